@@ -1,0 +1,45 @@
+# Helpers shared by every module's CMakeLists.
+
+# ged_library(NAME SOURCES... DEPS ...): one shared library per module. Modules
+# are shared so that engine plugins and executables see one copy of each
+# registry (the op registry, loggers) instead of one per static link.
+function(ged_library name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS;PRIVATE_DEPS" ${ARGN})
+  add_library(${name} SHARED ${ARG_SOURCES})
+  target_include_directories(${name} PUBLIC ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR})
+  target_link_libraries(${name} PUBLIC ${ARG_DEPS} PRIVATE ${ARG_PRIVATE_DEPS})
+endfunction()
+
+# ged_engine_plugin(NAME SOURCES... CONF file DEPS ...): an engine shared
+# library plus its configuration file, both placed in the engine directory.
+function(ged_engine_plugin name)
+  cmake_parse_arguments(ARG "" "CONF" "SOURCES;DEPS" ${ARGN})
+  add_library(${name} MODULE ${ARG_SOURCES})
+  target_link_libraries(${name} PRIVATE ge_engine_api ${ARG_DEPS})
+  set_target_properties(${name} PROPERTIES
+    LIBRARY_OUTPUT_DIRECTORY ${GED_ENGINE_DIR}
+    PREFIX "lib")
+  if(ARG_CONF)
+    get_filename_component(conf_name ${ARG_CONF} NAME)
+    add_custom_command(TARGET ${name} POST_BUILD
+      COMMAND ${CMAKE_COMMAND} -E copy_if_different
+              ${CMAKE_CURRENT_SOURCE_DIR}/${ARG_CONF} ${GED_ENGINE_DIR}/${conf_name})
+  endif()
+endfunction()
+
+# ged_test(NAME SOURCES... DEPS ... [LABELS ...]): a googletest binary run by ctest.
+function(ged_test name)
+  cmake_parse_arguments(ARG "" "TIMEOUT" "SOURCES;DEPS;LABELS" ${ARGN})
+  add_executable(${name} ${ARG_SOURCES})
+  target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gtest GTest::gmock GTest::gtest_main)
+  set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
+  add_test(NAME ${name} COMMAND ${name})
+  if(NOT ARG_TIMEOUT)
+    set(ARG_TIMEOUT 120)
+  endif()
+  set_tests_properties(${name} PROPERTIES TIMEOUT ${ARG_TIMEOUT}
+    ENVIRONMENT "GED_SOURCE_DIR=${PROJECT_SOURCE_DIR};GED_BINARY_DIR=${CMAKE_BINARY_DIR}")
+  if(ARG_LABELS)
+    set_tests_properties(${name} PROPERTIES LABELS "${ARG_LABELS}")
+  endif()
+endfunction()

@@ -1,0 +1,85 @@
+// The engine interface (GE's DNNEngine + OpsKernelInfoStore + GraphOptimizer
+// + OpsKernelBuilder, seeds/05).
+//
+// An engine is a plugin. The compiler asks it whether it supports a node
+// (CheckSupported), lets it rewrite the subgraphs placed on it
+// (GraphOptimizer), and the runtime asks it for kernels (KernelFactory).
+// Adding an engine touches no compiler or runtime code.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "base/ir/graph.h"
+#include "runtime/engines/api/kernel.h"
+
+namespace ge::engine {
+
+enum class RuntimeType : uint8_t { kHost, kDevice };
+
+// Identity and scheduling configuration of an engine.
+struct EngineAttributes {
+  std::string name;
+  int compute_cost = 10;  // COST_0 (preferred) .. COST_10 (fallback)
+  RuntimeType runtime_type = RuntimeType::kHost;
+  bool atomic = true;
+  std::string composite_engine;  // the composite engine this atomic engine belongs to
+  // engine_conf.json's scheduling flags.
+  bool independent_stream = false;
+  bool attach = false;
+  bool skip_assign_stream = false;
+  std::string version;  // the engine's own version (kernels and parameter blobs)
+};
+
+// Answers which nodes the engine can run.
+class OpsKernelInfoStore {
+ public:
+  virtual ~OpsKernelInfoStore() = default;
+  // OK when the engine can run `node` as typed and attributed; otherwise an
+  // error whose message is the reason (shown in placement reports).
+  virtual absl::Status CheckSupported(const ir::Node& node) const = 0;
+  // Op types the engine has kernels for (some may still fail CheckSupported
+  // for particular dtypes or attributes).
+  virtual std::vector<std::string> SupportedOpTypes() const = 0;
+};
+
+// Rewrites graphs placed on the engine. Each method returns whether it
+// changed the graph.
+class GraphOptimizer {
+ public:
+  virtual ~GraphOptimizer() = default;
+  virtual std::string_view name() const = 0;
+  // On the whole graph before placement.
+  virtual absl::StatusOr<bool> OptimizeOriginalGraph(ir::Graph& graph) {
+    (void)graph;
+    return false;
+  }
+  // On each subgraph the engine partitioner gave this engine.
+  virtual absl::StatusOr<bool> OptimizeFusedGraph(ir::Graph& graph) {
+    (void)graph;
+    return false;
+  }
+};
+
+// Options handed to an engine at initialization (GE option keys and values).
+using EngineOptions = std::map<std::string, std::string, std::less<>>;
+
+class Engine {
+ public:
+  virtual ~Engine() = default;
+  virtual absl::Status Initialize(const EngineOptions& options) {
+    (void)options;
+    return absl::OkStatus();
+  }
+  virtual void Finalize() {}
+  virtual const EngineAttributes& attributes() const = 0;
+  virtual const OpsKernelInfoStore& info_store() const = 0;
+  virtual const KernelFactory& kernel_factory() const = 0;
+  virtual std::vector<GraphOptimizer*> graph_optimizers() { return {}; }
+};
+
+}  // namespace ge::engine

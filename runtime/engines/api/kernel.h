@@ -1,0 +1,90 @@
+// The kernel interface every engine implements.
+//
+// A kernel is created once per node from its OpDesc (attributes validated
+// there), prepared whenever its input shapes become known (running
+// parameters, workspace size), and computed any number of times. Output
+// shapes come from the op registry's shape inference (base/ops), run by the
+// compiler for static subgraphs and by the dynamic executor otherwise, so a
+// kernel does not re-derive them. Prepare may
+// be called at compile time for static subgraphs (GE's
+// OpsKernelBuilder::CalcOpRunningParam) or at run time by the dynamic
+// executor; Compute never allocates what Prepare could have planned.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "base/ir/op_desc.h"
+#include "base/thread_pool.h"
+#include "base/value.h"
+
+namespace ge::engine {
+
+// Shapes and constant values a kernel is prepared for.
+struct PrepareContext {
+  const ir::OpDesc* op = nullptr;
+  std::vector<ir::ValueType> input_types;   // concrete when shapes are known
+  std::vector<ir::ValueType> output_types;  // as inferred
+  std::vector<const Tensor*> const_inputs;  // values known at prepare time, else null
+  int num_threads = 1;
+  // Outputs of Prepare.
+  size_t workspace_bytes = 0;
+};
+
+// What a running kernel sees. Implemented by the executors.
+class ExecuteContext {
+ public:
+  virtual ~ExecuteContext() = default;
+
+  virtual int num_inputs() const = 0;
+  virtual int num_outputs() const = 0;
+  // The value of input `i`; kNone for an absent optional input.
+  virtual const Value& input_value(int i) const = 0;
+  bool has_input(int i) const { return i < num_inputs() && !input_value(i).is_none(); }
+  // The tensor of input `i` (an undefined Tensor when absent or not a tensor).
+  const Tensor& input(int i) const;
+
+  // The type shape inference gave output `i` for the current inputs. Shapes
+  // are concrete except for value-dependent outputs (NonZero, Unique), whose
+  // kernels compute the shape and pass it to Output(i, shape).
+  virtual const ir::ValueType& output_type(int i) const = 0;
+  DataType output_dtype(int i) const { return output_type(i).dtype(); }
+  // Storage for output `i` with its inferred shape.
+  absl::StatusOr<Tensor> Output(int i) { return Output(i, output_type(i).shape()); }
+  // Storage for output `i` with `shape`: the planned buffer when one exists
+  // and fits, else a new allocation; the dtype is output_dtype(i).
+  virtual absl::StatusOr<Tensor> Output(int i, const Shape& shape) = 0;
+  // Sets output `i` to an existing value (sequences, optionals, or an
+  // output that forwards an input without copying).
+  virtual absl::Status SetOutputValue(int i, Value value) = 0;
+
+  // Scratch memory of at least PrepareContext::workspace_bytes.
+  virtual void* workspace() = 0;
+  // The device's intra-op pool (may have zero workers) and thread budget.
+  virtual ThreadPool* thread_pool() = 0;
+  virtual int num_threads() const = 0;
+};
+
+class Kernel {
+ public:
+  virtual ~Kernel() = default;
+  // Called when input shapes are known, before Compute with those shapes.
+  virtual absl::Status Prepare(PrepareContext& ctx) {
+    (void)ctx;
+    return absl::OkStatus();
+  }
+  virtual absl::Status Compute(ExecuteContext& ctx) = 0;
+};
+
+// Creates the kernels of one engine.
+class KernelFactory {
+ public:
+  virtual ~KernelFactory() = default;
+  // InvalidArgument (naming the node) for bad attributes; Unimplemented when
+  // the engine has no kernel for the op.
+  virtual absl::StatusOr<std::unique_ptr<Kernel>> CreateKernel(const ir::OpDesc& op) const = 0;
+};
+
+}  // namespace ge::engine

@@ -1,0 +1,43 @@
+// The C entry point of an engine plugin.
+//
+// Each engine shared library exports exactly one symbol,
+// `ge_engine_plugin_entry`, returning a GeEnginePlugin that names the ABI
+// version and the ged version it was built against. The loader refuses a
+// plugin whose ABI version or ged version differs from its own, naming the
+// file. Engines are C++ objects built by the same toolchain against the same
+// ged headers; the entry point is C so that it can be found with dlsym.
+#pragma once
+
+#include <cstdint>
+
+#include "runtime/engines/api/engine.h"
+
+// Bumped whenever a class in runtime/engines/api changes layout or meaning.
+#define GE_ENGINE_ABI_VERSION 1u
+#define GE_ENGINE_PLUGIN_ENTRY_SYMBOL "ge_engine_plugin_entry"
+
+extern "C" {
+
+struct GeEnginePlugin {
+  uint32_t abi_version;     // GE_ENGINE_ABI_VERSION at the plugin's build
+  const char* ged_version;  // GED_VERSION_STRING at the plugin's build
+  const char* engine_name;
+  // Creates the engine; the loader owns it and destroys it with `destroy`.
+  ge::engine::Engine* (*create)();
+  void (*destroy)(ge::engine::Engine*);
+};
+
+typedef const GeEnginePlugin* (*GeEnginePluginEntryFn)();
+}
+
+// Defines the entry point of a plugin whose engine class is default
+// constructible. Use once per plugin library.
+#define GE_DEFINE_ENGINE_PLUGIN(EngineClass, engine_name_literal)                   \
+  extern "C" __attribute__((visibility("default"))) const GeEnginePlugin*           \
+  ge_engine_plugin_entry() {                                                        \
+    static const GeEnginePlugin plugin = {                                          \
+        GE_ENGINE_ABI_VERSION, GED_VERSION_STRING, engine_name_literal,             \
+        []() -> ge::engine::Engine* { return new EngineClass(); },                  \
+        [](ge::engine::Engine* e) { delete e; }};                                   \
+    return &plugin;                                                                 \
+  }
