@@ -72,6 +72,10 @@ absl::Status FailedPrecondition(const Args&... args) {
   return absl::FailedPreconditionError(::ge::StrCat(args...));
 }
 template <typename... Args>
+absl::Status AlreadyExists(const Args&... args) {
+  return absl::AlreadyExistsError(::ge::StrCat(args...));
+}
+template <typename... Args>
 absl::Status ResourceExhausted(const Args&... args) {
   return absl::ResourceExhaustedError(::ge::StrCat(args...));
 }

@@ -1,0 +1,133 @@
+// The option table. Adding a key: add a row here, parse it in the typed
+// struct of the layer that uses it, and document it in docs/options.md.
+#include "base/options.h"
+
+#include <algorithm>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "base/status.h"
+#include "base/strings.h"
+
+namespace ge {
+namespace {
+
+absl::Status AnyString(std::string_view) { return absl::OkStatus(); }
+
+absl::Status Bool01(std::string_view v) {
+  if (v == "0" || v == "1" || v == "true" || v == "false") return absl::OkStatus();
+  return InvalidArgument("expected 0, 1, true or false");
+}
+
+absl::Status EngineList(std::string_view v) {
+  for (const std::string& name : ParseListOption(v)) {
+    for (char c : name) {
+      if (!absl::ascii_isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-') {
+        return InvalidArgument("engine name '", name, "' has a character other than letters, digits, _ and -");
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status DumpGraphLevel(std::string_view v) {
+  if (v == "0" || v == "1" || v == "2") return absl::OkStatus();
+  return InvalidArgument("expected 0 (off), 1 (after each pipeline step) or 2 (also before)");
+}
+
+const std::vector<OptionSpec>& Table() {
+  static const std::vector<OptionSpec>* table = new std::vector<OptionSpec>{
+      {"ge.dump_graph", "0",
+       "Dump the graph as text and DOT: 1 after each compile pipeline step, 2 before and after.",
+       DumpGraphLevel},
+      {"ge.dump_path", ".", "Directory for ge.dump_graph files (created when absent).", AnyString},
+      {"ge.engineType", "cpu_dense",
+       "The engine that wins ops both cpu_dense and cpu_vector support; never excludes the other.",
+       EngineList},
+      {"ge.exec.disable_host_cpu_fallback", "0",
+       "1: fail compilation naming every compute node that would fall back to host_cpu, and why.",
+       Bool01},
+      {"ge.exec.exclude_engines", "",
+       "Comma-separated engines never to place nodes on; unknown names are a warning.", EngineList},
+      {"ge.exec.host_exec_ops", "", "Comma-separated op types to run on host_cpu.", AnyString},
+  };
+  return *table;
+}
+
+}  // namespace
+
+const std::vector<OptionSpec>& AllOptionSpecs() { return Table(); }
+
+const OptionSpec* FindOptionSpec(std::string_view key) {
+  for (const OptionSpec& spec : Table()) {
+    if (spec.key == key) return &spec;
+  }
+  return nullptr;
+}
+
+absl::Status ValidateOptions(const OptionMap& options) {
+  for (const auto& [key, value] : options) {
+    const OptionSpec* spec = FindOptionSpec(key);
+    if (spec == nullptr) {
+      std::vector<std::string> close;
+      for (const OptionSpec& s : Table()) {
+        std::string lower_key = absl::AsciiStrToLower(AbslView(key));
+        std::string lower_spec = absl::AsciiStrToLower(AbslView(s.key));
+        if (lower_spec.find(lower_key.substr(lower_key.rfind('.') + 1)) != std::string::npos) {
+          close.emplace_back(s.key);
+        }
+      }
+      return InvalidArgument("unknown option '", key, "'",
+                             close.empty() ? "" : StrCat(" (did you mean ", absl::StrJoin(close, ", "), "?)"),
+                             "; see docs/options.md");
+    }
+    absl::Status s = spec->validate(value);
+    if (!s.ok()) {
+      return InvalidArgument("bad value '", value, "' for option '", key, "': ", StdView(s.message()));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ParseOptionAssignment(std::string_view text, OptionMap& options) {
+  size_t eq = text.find('=');
+  if (eq == std::string_view::npos || eq == 0) {
+    return InvalidArgument("bad option '", text, "': expected KEY=VALUE");
+  }
+  options[std::string(text.substr(0, eq))] = std::string(text.substr(eq + 1));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<bool> ParseBoolOption(std::string_view key, std::string_view value) {
+  if (value == "1" || value == "true") return true;
+  if (value == "0" || value == "false" || value.empty()) return false;
+  return InvalidArgument("bad value '", value, "' for option '", key, "': expected 0 or 1");
+}
+
+absl::StatusOr<int64_t> ParseIntOption(std::string_view key, std::string_view value) {
+  int64_t n;
+  if (!absl::SimpleAtoi(AbslView(value), &n)) {
+    return InvalidArgument("bad value '", value, "' for option '", key, "': expected an integer");
+  }
+  return n;
+}
+
+std::vector<std::string> ParseListOption(std::string_view value) {
+  std::vector<std::string> out;
+  for (absl::string_view piece : absl::StrSplit(AbslView(value), ',')) {
+    piece = absl::StripAsciiWhitespace(piece);
+    if (!piece.empty()) out.emplace_back(piece);
+  }
+  return out;
+}
+
+std::string OptionOrDefault(const OptionMap& options, std::string_view key) {
+  auto it = options.find(key);
+  if (it != options.end()) return it->second;
+  const OptionSpec* spec = FindOptionSpec(key);
+  return spec ? std::string(spec->default_value) : std::string();
+}
+
+}  // namespace ge

@@ -1,0 +1,112 @@
+// ge_local kernels: Const, NoOp and zero-copy views.
+#include "runtime/engines/ge_local/ge_local_engine.h"
+
+#include <algorithm>
+#include <array>
+#include <string_view>
+
+#include "base/ir/node.h"
+#include "base/ir/op_types.h"
+#include "base/status.h"
+
+namespace ge::engine {
+namespace {
+
+// Ops the executor binds itself; ge_local owns them for placement.
+constexpr std::array<std::string_view, 2> kBoundOps = {ir::kData, ir::kNetOutput};
+constexpr std::array<std::string_view, 5> kViewOps = {ir::kIdentity, "Reshape", "Squeeze",
+                                                       "Unsqueeze", "Flatten"};
+
+template <size_t N>
+bool Contains(const std::array<std::string_view, N>& list, std::string_view type) {
+  return std::find(list.begin(), list.end(), type) != list.end();
+}
+
+class ConstKernel final : public Kernel {
+ public:
+  explicit ConstKernel(Tensor value) : value_(std::move(value)) {}
+  absl::Status Compute(ExecuteContext& ctx) override { return ctx.SetOutputValue(0, Value(value_)); }
+
+ private:
+  Tensor value_;
+};
+
+class NoOpKernel final : public Kernel {
+ public:
+  absl::Status Compute(ExecuteContext&) override { return absl::OkStatus(); }
+};
+
+// Output 0 is input 0's storage under the inferred output shape.
+class ViewKernel final : public Kernel {
+ public:
+  absl::Status Compute(ExecuteContext& ctx) override {
+    const Value& in = ctx.input_value(0);
+    if (!in.is_tensor()) return ctx.SetOutputValue(0, in);  // Identity of a sequence/optional
+    const Shape& shape = ctx.output_type(0).shape();
+    if (!shape.IsFullyKnown() || shape.NumElementsUnchecked() != in.tensor().NumElements()) {
+      return Internal("view output shape ", shape.ToString(), " does not fit input ",
+                      in.tensor().shape().ToString());
+    }
+    return ctx.SetOutputValue(0, Value(in.tensor().Reshaped(shape)));
+  }
+};
+
+}  // namespace
+
+class GeLocalEngine::InfoStore final : public OpsKernelInfoStore {
+ public:
+  absl::Status CheckSupported(const ir::Node& node) const override {
+    const std::string& type = node.type();
+    if (Contains(kBoundOps, type) || type == ir::kConst || type == ir::kNoOp) return absl::OkStatus();
+    if (Contains(kViewOps, type)) {
+      // A view forwards only its first output; extra outputs (none today) would need compute.
+      if (node.num_outputs() != 1) return Unimplemented("ge_local runs ", type, " with one output only");
+      return absl::OkStatus();
+    }
+    return Unimplemented("ge_local has no kernel for op type ", type);
+  }
+  std::vector<std::string> SupportedOpTypes() const override {
+    std::vector<std::string> out(kBoundOps.begin(), kBoundOps.end());
+    out.insert(out.end(), kViewOps.begin(), kViewOps.end());
+    out.emplace_back(ir::kConst);
+    out.emplace_back(ir::kNoOp);
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+};
+
+class GeLocalEngine::Factory final : public KernelFactory {
+ public:
+  absl::StatusOr<std::unique_ptr<Kernel>> CreateKernel(const ir::OpDesc& op) const override {
+    const std::string& type = op.type();
+    if (type == ir::kConst) {
+      GE_ASSIGN_OR_RETURN(Tensor value, op.RequireAttr<Tensor>(ir::kAttrValue));
+      return std::unique_ptr<Kernel>(new ConstKernel(std::move(value)));
+    }
+    if (type == ir::kNoOp) return std::unique_ptr<Kernel>(new NoOpKernel());
+    if (Contains(kViewOps, type)) return std::unique_ptr<Kernel>(new ViewKernel());
+    if (Contains(kBoundOps, type)) {
+      return FailedPrecondition("node '", op.name(), "' (", type,
+                                ") is bound by the executor and has no kernel");
+    }
+    return Unimplemented("ge_local has no kernel for op type ", type, " (node '", op.name(), "')");
+  }
+};
+
+GeLocalEngine::GeLocalEngine()
+    : info_store_(std::make_unique<InfoStore>()), factory_(std::make_unique<Factory>()) {
+  attributes_.name = "ge_local";
+  attributes_.compute_cost = 9;
+  attributes_.runtime_type = RuntimeType::kHost;
+  attributes_.atomic = true;
+  attributes_.attach = true;
+  attributes_.skip_assign_stream = true;
+  attributes_.version = "1";
+}
+
+GeLocalEngine::~GeLocalEngine() = default;
+
+const OpsKernelInfoStore& GeLocalEngine::info_store() const { return *info_store_; }
+const KernelFactory& GeLocalEngine::kernel_factory() const { return *factory_; }
+
+}  // namespace ge::engine
