@@ -27,6 +27,9 @@ struct Descr {
 };
 
 absl::StatusOr<Descr> ParseDescr(std::string_view d, std::string_view source) {
+  if (d.size() >= 2 && d[1] == 'O') {
+    return InvalidArgument(source, ": .npy holds Python objects (pickled); save a numeric or string array instead");
+  }
   if (d.size() < 3) return InvalidArgument(source, ": bad .npy dtype '", d, "'");
   Descr out;
   const char order = d[0];
@@ -63,8 +66,6 @@ absl::StatusOr<Descr> ParseDescr(std::string_view d, std::string_view source) {
       out.kind = Descr::Kind::kBytes;
       out.dtype = DataType::kString;
       return out;
-    case 'O':
-      return InvalidArgument(source, ": .npy holds Python objects (pickled); save a numeric or string array instead");
     default:
       return InvalidArgument(source, ": unsupported .npy dtype '", d, "'");
   }
@@ -217,7 +218,9 @@ absl::StatusOr<Tensor> ParseNpy(std::string_view bytes, std::string_view source)
   if (header_len > bytes.size() - offset) return InvalidArgument(source, ": truncated .npy header");
   GE_ASSIGN_OR_RETURN(Header h, ParseHeader(bytes.substr(offset, header_len), source));
   offset += header_len;
-  GE_ASSIGN_OR_RETURN(int64_t count, h.shape.NumElements());
+  auto count_or = h.shape.NumElements();
+  if (!count_or.ok()) return Annotate(count_or.status(), source);
+  const int64_t count = *count_or;
   if (static_cast<uint64_t>(count) > (bytes.size() - offset) / std::max<size_t>(1, h.descr.item_size) + (count == 0)) {
     return InvalidArgument(source, ": .npy data is shorter than its shape ", h.shape.ToString(), " needs");
   }

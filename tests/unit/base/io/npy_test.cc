@@ -1,0 +1,110 @@
+// .npy round trips for every dtype, numpy's own header variants, and every
+// malformed-file error.
+#include "base/io/npy.h"
+
+#include <cstring>
+
+#include "gtest/gtest.h"
+
+namespace ge::io {
+namespace {
+
+std::string Header(const std::string& dict, int major = 1) {
+  std::string h = dict;
+  std::string out = std::string("\x93NUMPY", 6);
+  out += static_cast<char>(major);
+  out += '\0';
+  if (major == 1) {
+    out += static_cast<char>(h.size() & 0xff);
+    out += static_cast<char>(h.size() >> 8);
+  } else {
+    for (int i = 0; i < 4; ++i) out += static_cast<char>((h.size() >> (8 * i)) & 0xff);
+  }
+  return out + h;
+}
+
+template <typename T>
+void RoundTrip(std::vector<T> values, Shape shape) {
+  Tensor t = Tensor::FromVector<T>(values, shape);
+  auto bytes = SerializeNpy(t);
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  EXPECT_EQ((bytes->find('\n') + 1) % 64, 0u) << "data must start 64-byte aligned";
+  auto back = ParseNpy(*bytes);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_TRUE(TensorsEqual(*back, t)) << back->DebugString() << " vs " << t.DebugString();
+}
+
+TEST(NpyTest, RoundTripsEveryDtype) {
+  RoundTrip<float>({1.5f, -2, 3, 4, 5, 6}, Shape{2, 3});
+  RoundTrip<double>({1e300, -0.0}, Shape{2});
+  RoundTrip<int8_t>({-128, 127}, Shape{2});
+  RoundTrip<int16_t>({-3}, Shape{});
+  RoundTrip<int32_t>({1, 2, 3, 4}, Shape{2, 2, 1});
+  RoundTrip<int64_t>({INT64_MIN, INT64_MAX}, Shape{2});
+  RoundTrip<uint8_t>({0, 255}, Shape{2});
+  RoundTrip<uint16_t>({65535}, Shape{1});
+  RoundTrip<uint32_t>({4000000000u}, Shape{1});
+  RoundTrip<uint64_t>({UINT64_MAX}, Shape{1});
+  RoundTrip<bool>({true, false, true}, Shape{3});
+  RoundTrip<Float16>({Float16(1.5f), Float16(-2.0f)}, Shape{2});
+  RoundTrip<std::string>({"a", "héllo", "", "日本"}, Shape{2, 2});
+  RoundTrip<float>({}, Shape{0, 3});
+}
+
+TEST(NpyTest, BFloat16IsWidenedToFloat32) {
+  Tensor t = Tensor::FromVector<BFloat16>({BFloat16(1.5f), BFloat16(-3.0f)}, Shape{2});
+  auto back = ParseNpy(*SerializeNpy(t));
+  ASSERT_TRUE(back.ok());
+  EXPECT_TRUE(TensorsEqual(*back, Tensor::FromVector<float>({1.5f, -3.0f}, Shape{2})));
+}
+
+TEST(NpyTest, ReadsBigEndianFortranAndVersion2) {
+  // >i4, Fortran order, shape (2, 3): memory holds columns.
+  std::string bytes = Header("{'descr': '>i4', 'fortran_order': True, 'shape': (2, 3), }\n", 2);
+  const int32_t column_major[] = {1, 4, 2, 5, 3, 6};
+  for (int32_t v : column_major) {
+    for (int b = 3; b >= 0; --b) bytes += static_cast<char>((v >> (8 * b)) & 0xff);
+  }
+  auto t = ParseNpy(bytes);
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_TRUE(TensorsEqual(*t, Tensor::FromVector<int32_t>({1, 2, 3, 4, 5, 6}, Shape{2, 3})));
+}
+
+TEST(NpyTest, ReadsByteStrings) {
+  std::string bytes = Header("{'descr': '|S3', 'fortran_order': False, 'shape': (2,), }\n");
+  bytes += std::string("ab\0xyz", 6);
+  auto t = ParseNpy(bytes);
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_EQ(t->data<std::string>()[0], "ab");
+  EXPECT_EQ(t->data<std::string>()[1], "xyz");
+}
+
+TEST(NpyTest, RejectsMalformedFiles) {
+  struct Case {
+    std::string bytes;
+    std::string needle;
+  };
+  const std::string good_dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (4,), }\n";
+  std::vector<Case> cases = {
+      {"hello", "bad magic"},
+      {Header(good_dict) + std::string(8, '\0'), "shorter than its shape"},
+      {Header("{'descr': '|O', 'fortran_order': False, 'shape': (1,), }\n") + std::string(8, '\0'), "pickled"},
+      {Header("{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (1,), }\n"), "structured"},
+      {Header("{'fortran_order': False, 'shape': (1,), }\n"), "lacks 'descr'"},
+      {Header("{'descr': '<f4', 'fortran_order': False, 'shape': (-1,), }\n"), "bad .npy dim"},
+      {Header("{'descr': '<f3', 'fortran_order': False, 'shape': (1,), }\n"), "unsupported .npy dtype"},
+      {Header(good_dict, 9), "unsupported .npy format version 9"},
+      {Header(good_dict).substr(0, 20), "truncated"},
+      {Header("{'descr': '<f4', 'fortran_order': False, 'shape': (4611686018427387904, 4), }\n"), "overflow"},
+  };
+  for (const Case& c : cases) {
+    auto t = ParseNpy(c.bytes, "x.npy");
+    ASSERT_FALSE(t.ok()) << c.needle;
+    EXPECT_EQ(t.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_NE(std::string(t.status().message()).find(c.needle), std::string::npos) << t.status();
+    EXPECT_NE(std::string(t.status().message()).find("x.npy"), std::string::npos) << t.status();
+  }
+}
+
+}  // namespace
+}  // namespace ge::io
