@@ -1,7 +1,7 @@
 // Binary and n-ary element-wise kernels with numpy broadcasting: arithmetic
-// (Add, Sub, Mul, Div, Mod, Pow), comparisons (Equal, Less, Greater,
-// LessOrEqual, GreaterOrEqual), logic (And, Or, Xor), the variadic Max, Min,
-// Sum and Mean, and Where. Integer arithmetic wraps like two's complement
+// (Add, Sub, Mul, Div, Mod, Pow, PRelu, BitShift), comparisons (Equal,
+// Less, Greater, LessOrEqual, GreaterOrEqual), logic (And, Or, Xor), the
+// variadic Max, Min, Sum and Mean, and Where. Integer arithmetic wraps like two's complement
 // hardware; integer division by zero is an error naming the node rather than
 // a trap.
 #include <cmath>
@@ -258,6 +258,56 @@ class PowKernel final : public Kernel {
   ir::OpDesc op_;
 };
 
+// ---- PRelu and BitShift ----
+
+struct PReluFn {  // the slope broadcasts to X (unidirectionally)
+  template <typename C>
+  C operator()(C x, C slope) const {
+    return x < C(0) ? WrapMul(x, slope) : x;
+  }
+};
+using PReluTypes = Concat<FloatTypes, TypeList<int32_t, int64_t, uint32_t, uint64_t>>;
+
+template <bool kLeft>
+struct ShiftFn {  // shifting by the bit width or more gives 0
+  template <typename C>
+  C operator()(C x, C n) const {
+    constexpr C kBits = static_cast<C>(sizeof(C) * 8);
+    if (n >= kBits) return C(0);
+    return kLeft ? static_cast<C>(x << n) : static_cast<C>(x >> n);
+  }
+};
+
+class BitShiftKernel final : public Kernel {
+ public:
+  static absl::StatusOr<std::unique_ptr<Kernel>> Create(const ir::OpDesc& op) {
+    const std::string direction = StringAttr(op, "direction", "");
+    if (direction != "LEFT" && direction != "RIGHT") {
+      return NodeError(op, "attribute direction must be LEFT or RIGHT, got '", direction, "'");
+    }
+    return std::unique_ptr<Kernel>(new BitShiftKernel(op, direction == "LEFT"));
+  }
+
+  absl::Status Compute(ExecuteContext& ctx) override {
+    GE_RETURN_IF_ERROR(CheckSameDtype(op_, ctx, 0, 2));
+    GE_ASSIGN_OR_RETURN(Tensor out, ctx.Output(0));
+    return DispatchType<UnsignedIntTypes>(ctx.input(0).dtype(), op_, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      if (left_) {
+        BinaryBroadcast<T, T, T>(ctx.input(0), ctx.input(1), out, ShiftFn<true>{}, ctx.thread_pool());
+      } else {
+        BinaryBroadcast<T, T, T>(ctx.input(0), ctx.input(1), out, ShiftFn<false>{}, ctx.thread_pool());
+      }
+      return absl::OkStatus();
+    });
+  }
+
+ private:
+  BitShiftKernel(const ir::OpDesc& op, bool left) : op_(op), left_(left) {}
+  ir::OpDesc op_;
+  bool left_;
+};
+
 // ---- Variadic Max, Min, Sum, Mean ----
 
 template <typename Types, typename Fn, bool kMean = false>
@@ -351,6 +401,9 @@ void RegisterBinaryKernels(KernelTable& table) {
   AddBinary<BoolTypes, AndFn, true>(table, "And", kBool);
   AddBinary<BoolTypes, OrFn, true>(table, "Or", kBool);
   AddBinary<BoolTypes, XorFn, true>(table, "Xor", kBool);
+  AddBinary<PReluTypes, PReluFn>(table, "PRelu", SetOf(PReluTypes{}));
+  table.Add({"BitShift", [](const ir::OpDesc& op) { return BitShiftKernel::Create(op); },
+             {SetOf(UnsignedIntTypes{})}, {SetOf(UnsignedIntTypes{})}});
   AddVariadic<NumericTypes, MaxFn>(table, "Max");
   AddVariadic<NumericTypes, MinFn>(table, "Min");
   AddVariadic<FloatTypes, AddFn>(table, "Sum");

@@ -1,4 +1,4 @@
-// Cast and CastLike, and ConvertTensor, the conversion every kernel uses to
+// Cast, and ConvertTensor, the conversion every kernel uses to
 // change dtypes. Conversions follow ONNX Cast: numeric and bool convert both
 // ways (float to integer truncates toward zero, NaN becomes 0 and values out
 // of range wrap or saturate without undefined behaviour; anything non-zero,
@@ -124,42 +124,31 @@ absl::Status ConvertFrom(const Tensor& src, const Tensor& dst) {
 
 class CastKernel final : public Kernel {
  public:
-  // `to` is the target dtype for Cast; CastLike takes it from input 1.
-  CastKernel(const ir::OpDesc& op, bool like) : op_(op), like_(like) {}
-
-  static absl::StatusOr<std::unique_ptr<Kernel>> Create(const ir::OpDesc& op, bool like) {
-    if (!like) {
-      GE_ASSIGN_OR_RETURN(int64_t to, op.RequireAttr<int64_t>("to"));
-      const auto dtype = static_cast<DataType>(to);
-      if (!IsValidDataType(static_cast<int32_t>(to)) || !SetOf(AllTypes{}).Contains(dtype)) {
-        return NodeError(op, "attribute to=", to, " is not a dtype Cast supports");
-      }
+  static absl::StatusOr<std::unique_ptr<Kernel>> Create(const ir::OpDesc& op) {
+    GE_ASSIGN_OR_RETURN(int64_t to, op.RequireAttr<int64_t>("to"));
+    if (!IsValidDataType(static_cast<int32_t>(to)) ||
+        !SetOf(AllTypes{}).Contains(static_cast<DataType>(to))) {
+      return NodeError(op, "attribute to=", to, " is not a dtype Cast supports");
     }
-    return std::unique_ptr<Kernel>(new CastKernel(op, like));
+    return std::unique_ptr<Kernel>(new CastKernel(op, static_cast<DataType>(to)));
   }
 
   absl::Status Compute(ExecuteContext& ctx) override {
     const Tensor& x = ctx.input(0);
     GE_ASSIGN_OR_RETURN(Tensor y, ctx.Output(0));
-    if (like_ && y.dtype() != ctx.input(1).dtype()) {
-      return NodeError(op_, "output dtype ", DataTypeName(y.dtype()),
-                       " differs from target_type's ", DataTypeName(ctx.input(1).dtype()));
+    if (y.dtype() != to_) {
+      return NodeError(op_, "output dtype ", DataTypeName(y.dtype()), " differs from to=",
+                       DataTypeName(to_));
     }
-    absl::Status status;
-    auto visit = [&](auto tag) {
-      using S = typename decltype(tag)::type;
-      return ConvertFrom<S>(x, y);
-    };
-    if (!internal::VisitType(AllTypes{}, x.dtype(), visit, &status)) {
-      return NodeError(op_, "cannot convert from dtype ", DataTypeName(x.dtype()));
-    }
+    absl::Status status = ConvertInto(x, y);
     if (!status.ok()) return NodeError(op_, status.message());
     return absl::OkStatus();
   }
 
  private:
+  CastKernel(const ir::OpDesc& op, DataType to) : op_(op), to_(to) {}
   ir::OpDesc op_;
-  bool like_;
+  DataType to_;
 };
 
 }  // namespace
@@ -188,10 +177,7 @@ absl::Status ConvertInto(const Tensor& src, const Tensor& dst) {
 
 void RegisterCastKernels(KernelTable& table) {
   const DataTypeSet all = SetOf(AllTypes{});
-  table.Add({"Cast", [](const ir::OpDesc& op) { return CastKernel::Create(op, false); }, {all},
-             {all}});
-  table.Add({"CastLike", [](const ir::OpDesc& op) { return CastKernel::Create(op, true); },
-             {all}, {all}});
+  table.Add({"Cast", [](const ir::OpDesc& op) { return CastKernel::Create(op); }, {all}, {all}});
 }
 
 }  // namespace ge::engine::host_cpu

@@ -1,8 +1,10 @@
 // Unary element-wise kernels: activations (Relu, Sigmoid, HardSigmoid,
-// Tanh, LeakyRelu, Elu, ...), math (Erf, Sqrt, Exp, Log, Neg, Abs, Ceil,
-// Floor, Round, Reciprocal, Sign, Sin, Cos), Clip with optional min/max
-// inputs, and logical Not. Each op is a small functor on compute-type values
-// plugged into one templated kernel; the dtype is dispatched once per call.
+// Tanh, LeakyRelu, Elu, Selu, Celu, ThresholdedRelu, Shrink, ...), math
+// (Erf, Sqrt, Exp, Log, Neg, Abs, Ceil, Floor, Round, Reciprocal, Sign, the
+// trigonometric and hyperbolic functions), the predicates IsNaN and IsInf,
+// Clip with optional min/max inputs, and logical Not. Each op is a small
+// functor on compute-type values plugged into one templated kernel; the
+// dtype is dispatched once per call.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -16,7 +18,8 @@
 namespace ge::engine::host_cpu {
 namespace {
 
-template <typename Types, typename Fn>
+// y = fn(x) element-wise; y has x's dtype, or bool for predicates.
+template <typename Types, typename Fn, bool kBoolOut = false>
 class UnaryKernel final : public Kernel {
  public:
   UnaryKernel(const ir::OpDesc& op, Fn fn) : op_(op), fn_(std::move(fn)) {}
@@ -30,7 +33,8 @@ class UnaryKernel final : public Kernel {
     }
     return DispatchType<Types>(x.dtype(), op_, [&](auto tag) {
       using T = typename decltype(tag)::type;
-      UnaryLoop(x.data<T>(), y.data<T>(), x.NumElements(), fn_, ctx.thread_pool(), 4);
+      using Out = std::conditional_t<kBoolOut, bool, T>;
+      UnaryLoop(x.data<T>(), y.data<Out>(), x.NumElements(), fn_, ctx.thread_pool(), 4);
       return absl::OkStatus();
     });
   }
@@ -40,17 +44,23 @@ class UnaryKernel final : public Kernel {
   Fn fn_;
 };
 
-template <typename Types, typename MakeFn>
+template <typename Types, typename MakeFn, bool kBoolOut = false>
 void AddUnary(KernelTable& table, std::string type, MakeFn make) {
   KernelDef def;
   def.op_type = std::move(type);
   def.create = [make](const ir::OpDesc& op) -> absl::StatusOr<std::unique_ptr<Kernel>> {
     using Fn = decltype(make(op));
-    return std::unique_ptr<Kernel>(new UnaryKernel<Types, Fn>(op, make(op)));
+    return std::unique_ptr<Kernel>(new UnaryKernel<Types, Fn, kBoolOut>(op, make(op)));
   };
   def.input_dtypes = {SetOf(Types{})};
-  def.output_dtypes = {SetOf(Types{})};
+  def.output_dtypes = {kBoolOut ? DataTypeSet{DataType::kBool} : SetOf(Types{})};
   table.Add(std::move(def));
+}
+
+// A predicate: the output is bool.
+template <typename Types, typename MakeFn>
+void AddPredicate(KernelTable& table, std::string type, MakeFn make) {
+  AddUnary<Types, MakeFn, /*kBoolOut=*/true>(table, std::move(type), make);
 }
 
 // ---- Functors (C is the compute type: float, double or an integer) ----
@@ -143,6 +153,47 @@ struct Softsign {
     return x / (C(1) + std::abs(x));
   }
 };
+struct Celu {
+  float alpha;
+  template <typename C>
+  C operator()(C x) const {
+    const C a = static_cast<C>(alpha);
+    return std::max(C(0), x) + std::min(C(0), a * (std::exp(x / a) - C(1)));
+  }
+};
+struct ThresholdedRelu {
+  float alpha;
+  template <typename C>
+  C operator()(C x) const {
+    return x > static_cast<C>(alpha) ? x : C(0);
+  }
+};
+struct Shrink {
+  float bias, lambd;
+  template <typename C>
+  C operator()(C x) const {
+    const double v = static_cast<double>(x);
+    const double y = v < -lambd ? v + bias : (v > lambd ? v - bias : 0.0);
+    if constexpr (std::is_integral_v<C>) {
+      return FloatToInt<C>(y);
+    } else {
+      return static_cast<C>(y);
+    }
+  }
+};
+struct IsNaN {
+  template <typename C>
+  bool operator()(C x) const {
+    return std::isnan(x);
+  }
+};
+struct IsInf {
+  bool negative, positive;
+  template <typename C>
+  bool operator()(C x) const {
+    return std::isinf(x) && (x > C(0) ? positive : negative);
+  }
+};
 struct Erf {
   template <typename C>
   C operator()(C x) const {
@@ -172,6 +223,15 @@ GE_HOST_CPU_MATH_FUNCTOR(Round, std::nearbyint(x));  // half to even
 GE_HOST_CPU_MATH_FUNCTOR(Reciprocal, C(1) / x);
 GE_HOST_CPU_MATH_FUNCTOR(Sin, std::sin(x));
 GE_HOST_CPU_MATH_FUNCTOR(Cos, std::cos(x));
+GE_HOST_CPU_MATH_FUNCTOR(Tan, std::tan(x));
+GE_HOST_CPU_MATH_FUNCTOR(Asin, std::asin(x));
+GE_HOST_CPU_MATH_FUNCTOR(Acos, std::acos(x));
+GE_HOST_CPU_MATH_FUNCTOR(Atan, std::atan(x));
+GE_HOST_CPU_MATH_FUNCTOR(Sinh, std::sinh(x));
+GE_HOST_CPU_MATH_FUNCTOR(Cosh, std::cosh(x));
+GE_HOST_CPU_MATH_FUNCTOR(Asinh, std::asinh(x));
+GE_HOST_CPU_MATH_FUNCTOR(Acosh, std::acosh(x));
+GE_HOST_CPU_MATH_FUNCTOR(Atanh, std::atanh(x));
 GE_HOST_CPU_MATH_FUNCTOR(Not, !x);
 #undef GE_HOST_CPU_MATH_FUNCTOR
 
@@ -240,6 +300,28 @@ void RegisterUnaryKernels(KernelTable& table) {
   AddUnary<FloatTypes>(table, "Reciprocal", Make<Reciprocal>());
   AddUnary<FloatTypes>(table, "Sin", Make<Sin>());
   AddUnary<FloatTypes>(table, "Cos", Make<Cos>());
+  AddUnary<FloatTypes>(table, "Tan", Make<Tan>());
+  AddUnary<FloatTypes>(table, "Asin", Make<Asin>());
+  AddUnary<FloatTypes>(table, "Acos", Make<Acos>());
+  AddUnary<FloatTypes>(table, "Atan", Make<Atan>());
+  AddUnary<FloatTypes>(table, "Sinh", Make<Sinh>());
+  AddUnary<FloatTypes>(table, "Cosh", Make<Cosh>());
+  AddUnary<FloatTypes>(table, "Asinh", Make<Asinh>());
+  AddUnary<FloatTypes>(table, "Acosh", Make<Acosh>());
+  AddUnary<FloatTypes>(table, "Atanh", Make<Atanh>());
+  AddPredicate<FloatTypes>(table, "IsNaN", Make<IsNaN>());
+  AddPredicate<TypeList<float, double>>(table, "IsInf", [](const ir::OpDesc& op) {
+    return IsInf{IntAttr(op, "detect_negative", 1) != 0, IntAttr(op, "detect_positive", 1) != 0};
+  });
+  AddUnary<FloatTypes>(table, "Celu", [](const ir::OpDesc& op) {
+    return Celu{FloatAttr(op, "alpha", 1.0f)};
+  });
+  AddUnary<FloatTypes>(table, "ThresholdedRelu", [](const ir::OpDesc& op) {
+    return ThresholdedRelu{FloatAttr(op, "alpha", 1.0f)};
+  });
+  AddUnary<NumericTypes>(table, "Shrink", [](const ir::OpDesc& op) {
+    return Shrink{FloatAttr(op, "bias", 0.0f), FloatAttr(op, "lambd", 0.5f)};
+  });
   AddUnary<FloatTypes>(table, "Softplus", Make<Softplus>());
   AddUnary<FloatTypes>(table, "Softsign", Make<Softsign>());
   AddUnary<FloatTypes>(table, "HardSwish", Make<HardSwish>());

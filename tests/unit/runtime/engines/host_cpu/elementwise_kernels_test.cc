@@ -45,6 +45,49 @@ TEST(UnaryKernels, ActivationsMatchFormulas) {
                           MapF32(x, [](float v) { return v > 0 ? 1.0f : (v < 0 ? -1.0f : 0.0f); })));
 }
 
+TEST(UnaryKernels, TrigonometricAndHyperbolic) {
+  const Tensor x = F32({-0.9f, -0.3f, 0.0f, 0.4f, 0.8f}, {5});
+  EXPECT_TRUE(TensorNear(Host("Sin", {x}), MapF32(x, [](float v) { return std::sin(v); })));
+  EXPECT_TRUE(TensorNear(Host("Cos", {x}), MapF32(x, [](float v) { return std::cos(v); })));
+  EXPECT_TRUE(TensorNear(Host("Tan", {x}), MapF32(x, [](float v) { return std::tan(v); })));
+  EXPECT_TRUE(TensorNear(Host("Asin", {x}), MapF32(x, [](float v) { return std::asin(v); })));
+  EXPECT_TRUE(TensorNear(Host("Acos", {x}), MapF32(x, [](float v) { return std::acos(v); })));
+  EXPECT_TRUE(TensorNear(Host("Atan", {x}), MapF32(x, [](float v) { return std::atan(v); })));
+  EXPECT_TRUE(TensorNear(Host("Sinh", {x}), MapF32(x, [](float v) { return std::sinh(v); })));
+  EXPECT_TRUE(TensorNear(Host("Cosh", {x}), MapF32(x, [](float v) { return std::cosh(v); })));
+  EXPECT_TRUE(TensorNear(Host("Asinh", {x}), MapF32(x, [](float v) { return std::asinh(v); })));
+  EXPECT_TRUE(TensorNear(Host("Atanh", {x}), MapF32(x, [](float v) { return std::atanh(v); })));
+  const Tensor big = F32({1.0f, 2.0f, 10.0f}, {3});
+  EXPECT_TRUE(TensorNear(Host("Acosh", {big}), MapF32(big, [](float v) { return std::acosh(v); })));
+}
+
+TEST(UnaryKernels, MoreActivations) {
+  const Tensor x = F32({-2.0f, -0.5f, 0.0f, 0.5f, 1.5f, 3.0f}, {6});
+  EXPECT_TRUE(TensorNear(Host("Celu", {x}, {{"alpha", 2.0f}}), MapF32(x, [](float v) {
+    return std::max(0.0f, v) + std::min(0.0f, 2.0f * (std::exp(v / 2.0f) - 1.0f));
+  })));
+  EXPECT_TRUE(TensorEq(Host("ThresholdedRelu", {x}), F32({0, 0, 0, 0, 1.5f, 3}, {6})));
+  EXPECT_TRUE(TensorNear(Host("Shrink", {x}, {{"lambd", 1.0f}, {"bias", 0.5f}}), F32({-1.5f, 0, 0, 0, 1, 2.5f}, {6})));
+  EXPECT_TRUE(TensorEq(Host("Shrink", {T1<int32_t>({-5, 0, 5}, {3})}, {{"lambd", 1.0f}, {"bias", 1.0f}}),
+                       T1<int32_t>({-4, 0, 4}, {3})));
+  EXPECT_TRUE(TensorNear(Host("Elu", {x}), MapF32(x, [](float v) { return v >= 0 ? v : std::exp(v) - 1.0f; })));
+  EXPECT_TRUE(TensorNear(Host("Selu", {x}), MapF32(x, [](float v) {
+    return 1.0507010f * (v > 0 ? v : 1.6732632f * (std::exp(v) - 1.0f));
+  })));
+  EXPECT_TRUE(TensorNear(Host("Softsign", {x}), MapF32(x, [](float v) { return v / (1 + std::fabs(v)); })));
+  EXPECT_TRUE(TensorNear(Host("HardSwish", {x}),
+                         MapF32(x, [](float v) { return v * std::clamp(v / 6 + 0.5f, 0.0f, 1.0f); })));
+}
+
+TEST(UnaryKernels, Predicates) {
+  const Tensor x = F32({1.0f, NAN, INFINITY, -INFINITY}, {4});
+  EXPECT_TRUE(TensorEq(Host("IsNaN", {x}), T1<bool>({false, true, false, false}, {4})));
+  EXPECT_TRUE(TensorEq(Host("IsInf", {x}), T1<bool>({false, false, true, true}, {4})));
+  EXPECT_TRUE(TensorEq(Host("IsInf", {x}, {{"detect_positive", 0}}), T1<bool>({false, false, false, true}, {4})));
+  EXPECT_TRUE(TensorEq(Host("IsNaN", {test::MakeTensor(DataType::kFloat16, {0, NAN}, {2})}),
+                       T1<bool>({false, true}, {2})));
+}
+
 TEST(UnaryKernels, SqrtLogReciprocalOnPositiveInputs) {
   const Tensor x = F32({0.25f, 1.0f, 2.0f, 100.0f}, {4});
   EXPECT_TRUE(TensorNear(Host("Sqrt", {x}), F32({0.5f, 1.0f, std::sqrt(2.0f), 10.0f}, {4})));
@@ -260,6 +303,16 @@ TEST(BinaryKernels, MismatchedDtypesAreAnError) {
   test::RunOptions options;
   options.output_types = {ir::ValueType::Tensor(DataType::kFloat, Shape{1})};
   EXPECT_FALSE(RunError("Add", {F32({1}, {1}), T1<int32_t>({1}, {1})}, {}, 1, options).ok());
+}
+
+TEST(BinaryKernels, PReluAndBitShift) {
+  const Tensor x = F32({-2, -1, 0, 3, -4, 5}, {2, 3});
+  EXPECT_TRUE(TensorEq(Host("PRelu", {x, F32({0.5f, 2, 1}, {3})}), F32({-1, -2, 0, 3, -8, 5}, {2, 3})));
+  EXPECT_TRUE(TensorEq(Host("PRelu", {x, F32({0.1f}, {1})}), F32({-0.2f, -0.1f, 0, 3, -0.4f, 5}, {2, 3})));
+  const Tensor v = T1<uint8_t>({1, 16, 255}, {3}), n = T1<uint8_t>({1, 2, 9}, {3});
+  EXPECT_TRUE(TensorEq(Host("BitShift", {v, n}, {{"direction", "LEFT"}}), T1<uint8_t>({2, 64, 0}, {3})));
+  EXPECT_TRUE(TensorEq(Host("BitShift", {v, n}, {{"direction", "RIGHT"}}), T1<uint8_t>({0, 4, 0}, {3})));
+  EXPECT_FALSE(RunError("BitShift", {v, n}, {{"direction", "UP"}}).ok());
 }
 
 TEST(VariadicKernels, MaxMinSumMean) {
