@@ -1,0 +1,31 @@
+// Conversion of a checked ONNX model into an ir::Graph (the importer's step
+// 4; see onnx_importer.h for the conventions it implements). Internal to the
+// frontend: callers use onnx_importer.h.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "base/ir/graph.h"
+#include "base/ops/op_registry.h"
+#include "compiler/frontend/onnx_model_check.h"
+#include "compiler/frontend/onnx_opset_adapter.h"
+#include "onnx/onnx_pb.h"
+
+namespace ge::frontend {
+
+struct OnnxBuildContext {
+  const onnx::ModelProto* model = nullptr;  // after CheckModelBasics / CheckGraphStructure
+  OpsetMap opsets;                          // from CheckOpsets
+  std::string model_dir;                    // absolute, or empty
+  const ops::OpRegistry* registry = nullptr;
+  const OpsetAdapterTable* adapters = nullptr;
+};
+
+// Builds the graph. Does not run ops::ValidateOp; fails on ops the registry
+// does not know (naming op type, domain, opset, node) and on anything the
+// conversion cannot represent.
+absl::StatusOr<std::unique_ptr<ir::Graph>> BuildGraphFromOnnx(const OnnxBuildContext& context);
+
+}  // namespace ge::frontend

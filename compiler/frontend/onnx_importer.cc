@@ -1,0 +1,236 @@
+// The ONNX import pipeline: parse, check, infer, convert, validate. libonnx
+// throws (ValidationError, InferenceError, and whatever its protobuf code
+// throws); every call into it is wrapped here so that no exception leaves
+// the frontend.
+#include "compiler/frontend/onnx_importer.h"
+
+#include <climits>
+#include <filesystem>
+#include <fstream>
+#include <system_error>
+#include <unordered_map>
+
+#include "base/ir/op_types.h"
+#include "base/ops/op_registry.h"
+#include "base/status.h"
+#include "compiler/frontend/onnx_graph_builder.h"
+#include "compiler/frontend/onnx_model_check.h"
+#include "compiler/frontend/onnx_op_support.h"
+#include "compiler/frontend/onnx_opset_adapter.h"
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
+#include "onnx/checker.h"
+#include "onnx/shape_inference/implementation.h"
+
+namespace ge::frontend {
+namespace fs = std::filesystem;
+namespace {
+
+// onnx::checker::check_model(ModelProto) checks external data files
+// relative to the process's working directory; the checker needs the model's
+// directory instead. libonnx 1.12 declares no overload taking a context, so
+// this does what check_model does (ged checks ir_version and opset imports
+// itself) with a context that carries the directory. ged has already
+// checked the external files inside that directory.
+absl::Status RunOnnxChecker(const onnx::ModelProto& model, const std::string& model_dir) {
+  if (model.ir_version() > onnx::IR_VERSION) {
+    return InvalidArgument("the model's IR version ", model.ir_version(),
+                           " is newer than this libonnx supports (", onnx::IR_VERSION, ")");
+  }
+  try {
+    onnx::checker::CheckerContext ctx;
+    ctx.set_ir_version(static_cast<int>(model.ir_version()));
+    std::unordered_map<std::string, int> opsets;
+    for (const auto& imp : model.opset_import()) {
+      opsets[imp.domain()] = static_cast<int>(imp.version());
+    }
+    ctx.set_opset_imports(std::move(opsets));
+    ctx.set_model_dir(model_dir);
+    onnx::checker::LexicalScopeContext lex;
+    onnx::checker::check_graph(model.graph(), ctx, lex);
+    if (model.ir_version() >= 8) onnx::checker::check_model_local_functions(model, ctx, lex);
+  } catch (const onnx::checker::ValidationError& e) {
+    return InvalidArgument("the ONNX checker rejected the model: ", e.what());
+  } catch (const std::exception& e) {
+    return InvalidArgument("the ONNX checker failed: ", e.what());
+  }
+  return absl::OkStatus();
+}
+
+// libonnx's inference functions trust the checker's work: with the checker
+// off, a node missing a required attribute can crash them. When only
+// inference is asked for, each node is at least verified against its
+// schema (counts, required attributes, attribute types).
+void VerifyNodes(const onnx::GraphProto& graph,
+                 const std::unordered_map<std::string, int>& opsets) {
+  for (const auto& node : graph.node()) {
+    auto it = opsets.find(std::string(NormalizeDomain(node.domain())));
+    if (it == opsets.end()) continue;
+    const onnx::OpSchema* schema =
+        onnx::OpSchemaRegistry::Schema(node.op_type(), it->second, node.domain());
+    if (schema != nullptr) schema->Verify(node);
+    for (const auto& attr : node.attribute()) {
+      if (attr.has_g()) VerifyNodes(attr.g(), opsets);
+      for (const auto& g : attr.graphs()) VerifyNodes(g, opsets);
+    }
+  }
+}
+
+absl::Status VerifyNodesForInference(const onnx::ModelProto& model) {
+  std::unordered_map<std::string, int> opsets;
+  for (const auto& imp : model.opset_import()) {
+    opsets[std::string(NormalizeDomain(imp.domain()))] = static_cast<int>(imp.version());
+  }
+  try {
+    VerifyNodes(model.graph(), opsets);
+  } catch (const std::exception& e) {
+    return InvalidArgument("a node does not match its ONNX schema: ", e.what());
+  }
+  return absl::OkStatus();
+}
+
+absl::Status RunOnnxShapeInference(onnx::ModelProto& model) {
+  try {
+    onnx::ShapeInferenceOptions options(/*check_type_val=*/false, /*strict_mode_val=*/1,
+                                        /*data_prop_val=*/false);
+    onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(), options);
+  } catch (const onnx::InferenceError& e) {
+    return InvalidArgument("ONNX shape inference failed: ", e.what());
+  } catch (const std::exception& e) {
+    return InvalidArgument("ONNX shape inference failed: ", e.what());
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ValidateAllNodes(const ir::Graph& root, const ops::OpRegistry& registry) {
+  std::vector<const ir::Graph*> graphs = {&root};
+  for (const ir::Graph* sub : root.subgraphs()) graphs.push_back(sub);
+  for (const ir::Graph* graph : graphs) {
+    for (const ir::Node* node : graph->nodes()) {
+      absl::Status status = ops::ValidateOp(node->op_desc(), registry);
+      if (status.ok()) continue;
+      std::string where = StrCat("graph '", graph->name(), "'");
+      if (auto opset = node->op_desc().GetAttr<int64_t>(ir::kAttrOpset)) {
+        StrAppend(&where, ", imported from ONNX opset ", *opset);
+      }
+      return Annotate(status, where);
+    }
+  }
+  return absl::OkStatus();
+}
+
+std::string AbsoluteDir(const std::string& dir) {
+  if (dir.empty()) return dir;
+  std::error_code ec;
+  fs::path abs = fs::weakly_canonical(fs::absolute(dir, ec), ec);
+  return ec ? dir : abs.string();
+}
+
+// Imports a model this file owns (shape inference writes into it).
+absl::StatusOr<std::unique_ptr<ir::Graph>> ImportOwnedModel(onnx::ModelProto& model,
+                                                            const std::string& model_dir,
+                                                            const OnnxImportOptions& options) {
+  absl::Status basics = CheckModelBasics(model);
+  if (!basics.ok()) return InvalidArgument("not a valid ONNX model: ", StdView(basics.message()));
+  GE_ASSIGN_OR_RETURN(OpsetMap opsets, CheckOpsets(model));
+  {
+    CaptureAnalysis captures;
+    GE_RETURN_IF_ERROR(CheckGraphStructure(model.graph(), StringSet(), captures));
+  }
+  GE_RETURN_IF_ERROR(CheckNoLocalFunctionCalls(model));
+  const ops::OpRegistry& registry =
+      options.registry != nullptr ? *options.registry : ops::OpRegistry::Global();
+  GE_RETURN_IF_ERROR(CheckOpsSupported(model.graph(), opsets, registry, BuiltinOpsetAdapters()));
+  const std::string dir = AbsoluteDir(model_dir);
+  GE_RETURN_IF_ERROR(CheckExternalInitializers(model.graph(), dir));
+  if (options.run_checker) GE_RETURN_IF_ERROR(RunOnnxChecker(model, dir));
+  if (options.run_onnx_shape_inference) {
+    if (!options.run_checker) GE_RETURN_IF_ERROR(VerifyNodesForInference(model));
+    GE_RETURN_IF_ERROR(RunOnnxShapeInference(model));
+  }
+  OnnxBuildContext context;
+  context.model = &model;
+  context.opsets = std::move(opsets);
+  context.model_dir = dir;
+  context.registry = &registry;
+  context.adapters = &BuiltinOpsetAdapters();
+  GE_ASSIGN_OR_RETURN(std::unique_ptr<ir::Graph> graph, BuildGraphFromOnnx(context));
+  GE_RETURN_IF_ERROR(ValidateAllNodes(*graph, *context.registry));
+  return graph;
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> ReadOnnxFile(const std::string& path) {
+  std::error_code ec;
+  const auto status = fs::status(path, ec);
+  if (ec || !fs::exists(status)) return NotFound("ONNX model '", path, "' does not exist");
+  if (!fs::is_regular_file(status)) {
+    return InvalidArgument("ONNX model '", path, "' is not a regular file");
+  }
+  const uintmax_t size = fs::file_size(path, ec);
+  if (ec) return InvalidArgument("cannot read ONNX model '", path, "': ", ec.message());
+  if (size > static_cast<uintmax_t>(INT_MAX)) {
+    return InvalidArgument(
+        "ONNX model '", path, "' is ", size,
+        " bytes, over protobuf's 2 GiB limit; store its weights as external data");
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return InvalidArgument("cannot open ONNX model '", path, "'");
+  std::string bytes(size, '\0');
+  in.read(bytes.data(), static_cast<std::streamsize>(size));
+  if (static_cast<uintmax_t>(in.gcount()) != size) {
+    return InvalidArgument("cannot read ONNX model '", path, "': short read");
+  }
+  return bytes;
+}
+
+absl::StatusOr<onnx::ModelProto> ParseOnnxModel(std::string_view bytes, std::string_view source) {
+  if (bytes.size() > static_cast<size_t>(INT_MAX)) {
+    return InvalidArgument("not a valid ONNX model: ", source, ": ", bytes.size(),
+                           " bytes is over protobuf's 2 GiB limit");
+  }
+  google::protobuf::io::ArrayInputStream array(bytes.data(), static_cast<int>(bytes.size()));
+  google::protobuf::io::CodedInputStream coded(&array);
+  coded.SetTotalBytesLimit(INT_MAX);
+  onnx::ModelProto model;
+  if (!model.ParseFromCodedStream(&coded) || !coded.ConsumedEntireMessage()) {
+    return InvalidArgument("not a valid ONNX model: ", source,
+                           ": the bytes do not parse as an ONNX ModelProto (truncated, corrupt "
+                           "or not an ONNX file)");
+  }
+  absl::Status basics = CheckModelBasics(model);
+  if (!basics.ok()) {
+    return InvalidArgument("not a valid ONNX model: ", source, ": ", StdView(basics.message()));
+  }
+  return model;
+}
+
+absl::StatusOr<std::unique_ptr<ir::Graph>> ImportOnnxFile(const std::string& path,
+                                                          const OnnxImportOptions& options) {
+  GE_ASSIGN_OR_RETURN(std::string bytes, ReadOnnxFile(path));
+  GE_ASSIGN_OR_RETURN(onnx::ModelProto model, ParseOnnxModel(bytes, path));
+  bytes.clear();
+  bytes.shrink_to_fit();
+  std::error_code ec;
+  const std::string dir = fs::absolute(fs::path(path), ec).parent_path().string();
+  auto graph = ImportOwnedModel(model, dir, options);
+  if (!graph.ok()) return Annotate(graph.status(), StrCat("ONNX model '", path, "'"));
+  return graph;
+}
+
+absl::StatusOr<std::unique_ptr<ir::Graph>> ImportOnnxBytes(std::string_view bytes,
+                                                           const std::string& model_dir,
+                                                           const OnnxImportOptions& options) {
+  GE_ASSIGN_OR_RETURN(onnx::ModelProto model, ParseOnnxModel(bytes, "<bytes>"));
+  return ImportOwnedModel(model, model_dir, options);
+}
+
+absl::StatusOr<std::unique_ptr<ir::Graph>> ImportOnnxModel(const onnx::ModelProto& model,
+                                                           const std::string& model_dir,
+                                                           const OnnxImportOptions& options) {
+  onnx::ModelProto copy = model;
+  return ImportOwnedModel(copy, model_dir, options);
+}
+
+}  // namespace ge::frontend
