@@ -27,6 +27,7 @@ class OpRegistry {
   const OpSchema* Find(std::string_view type, std::string_view domain = "") const;
   // Every schema sorted by (domain, type).
   std::vector<const OpSchema*> All() const;
+  size_t size() const { return schemas_.size(); }
 
  private:
   absl::flat_hash_map<std::string, std::unique_ptr<OpSchema>> schemas_;  // "domain::type"
@@ -49,5 +50,23 @@ absl::Status InferNode(ir::Node& node, const OpRegistry& registry = OpRegistry::
 // Runs InferNode over `graph` in topological order, then over every subgraph
 // reached through the nodes that own them.
 absl::Status InferShapes(ir::Graph& graph, const OpRegistry& registry = OpRegistry::Global());
+
+// Infers the output types of `op` from the given input types, without a
+// graph around it: what InferNode does for one node, and what the dynamic
+// executor calls at run time with concrete shapes. Checks the input and
+// output counts, the attributes, that every required input is present, and
+// the input dtypes against the type constraints, then runs the schema's
+// inference. `input_types[i]` is null for an absent optional input.
+// `input_values[i]` (the vector may be shorter than the inputs) is the
+// value of input i when known; only the inputs listed in the schema's
+// value_inputs are passed on to the inference, the rest are ignored. With
+// every input shape concrete and every value input known, the result is
+// concrete (except for value_dependent_output_shape ops). `graph` resolves
+// subgraph names (If, Case, While, PartitionedCall); without it those ops
+// keep their declared output types.
+absl::StatusOr<std::vector<ir::ValueType>> InferOutputTypes(
+    const ir::OpDesc& op, const std::vector<const ir::ValueType*>& input_types,
+    const std::vector<const Tensor*>& input_values, const ir::Graph* graph = nullptr,
+    const OpRegistry& registry = OpRegistry::Global());
 
 }  // namespace ge::ops

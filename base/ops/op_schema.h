@@ -22,6 +22,8 @@
 
 namespace ge::ops {
 
+struct OpSchema;
+
 // What shape inference sees of one node. Used at compile time (types may
 // have -1 dims, values are known only for constants) and at run time
 // (concrete shapes, and the values of host inputs the schema asks for).
@@ -50,8 +52,24 @@ class InferenceContext {
     output_types_[i] = ir::ValueType::Tensor(dtype, std::move(shape));
   }
   std::vector<ir::ValueType>& output_types() { return output_types_; }
+  // Whether a graph was given to resolve subgraph names with.
+  bool has_graph() const { return graph_ != nullptr; }
   const ir::Graph* FindSubgraph(std::string_view name) const {
     return graph_ ? graph_->FindSubgraph(name) : nullptr;
+  }
+
+  // The schema of the op: the one set by set_schema (InferOutputTypes sets
+  // it), else the global registry's schema of op().type(); null if unknown.
+  const OpSchema* schema() const;
+  void set_schema(const OpSchema* schema) { schema_ = schema; }
+  // Attribute `name` as a T: the node's value, else the schema's default;
+  // nullopt when neither exists (or the kinds differ: ValidateOp's concern).
+  template <typename T>
+  std::optional<T> Attr(std::string_view name) const;
+  template <typename T>
+  T AttrOr(std::string_view name, T fallback) const {
+    auto v = Attr<T>(name);
+    return v ? *std::move(v) : std::move(fallback);
   }
 
   // InvalidArgument prefixed with the node's name and type.
@@ -67,6 +85,7 @@ class InferenceContext {
   std::vector<const Tensor*> input_values_;
   std::vector<ir::ValueType> output_types_;
   const ir::Graph* graph_;
+  mutable const OpSchema* schema_ = nullptr;
 };
 
 using ShapeInferenceFn = std::function<absl::Status(InferenceContext&)>;
@@ -123,7 +142,38 @@ struct OpSchema {
 
   const AttrSpec* FindAttr(std::string_view name) const;
   const TypeConstraint* FindTypeConstraint(std::string_view name) const;
+
+  // The node's attribute `name` as a T, else this schema's default for it;
+  // nullopt when neither exists. Kernels use it so that defaults live only
+  // in the schema.
+  template <typename T>
+  std::optional<T> GetAttr(const ir::OpDesc& op, std::string_view name) const;
+  // Allowed input counts: [min_inputs, max_inputs]; max is -1 when the last
+  // formal input is variadic. Likewise for outputs.
+  int min_inputs() const;
+  int max_inputs() const;
+  int min_outputs() const;
+  int max_outputs() const;
+  // The formal parameter that actual input (output) `i` binds to; null when
+  // `i` is past the formal parameters.
+  const FormalParameter* InputParam(int i) const;
+  const FormalParameter* OutputParam(int i) const;
 };
+
+template <typename T>
+std::optional<T> OpSchema::GetAttr(const ir::OpDesc& op, std::string_view name) const {
+  if (auto v = op.GetAttr<T>(name)) return v;
+  const AttrSpec* spec = FindAttr(name);
+  if (spec == nullptr || !spec->default_value) return std::nullopt;
+  const T* p = spec->default_value->template get<T>();
+  return p ? std::optional<T>(*p) : std::nullopt;
+}
+
+template <typename T>
+std::optional<T> InferenceContext::Attr(std::string_view name) const {
+  const OpSchema* s = schema();
+  return s ? s->GetAttr<T>(op_, name) : op_.GetAttr<T>(name);
+}
 
 // Fluent construction of schemas for the registration functions.
 class OpSchemaBuilder {

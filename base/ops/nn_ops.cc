@@ -1,0 +1,292 @@
+// Neural-network ops: convolution and pooling (window geometry from
+// shape_utils, shared with the kernels), normalization, softmax, dropout in
+// its inference form, matrix products and Flatten.
+#include "base/ops/op_families.h"
+
+#include "base/ops/infer_util.h"
+#include "base/ops/shape_utils.h"
+#include "base/status.h"
+
+namespace ge::ops {
+namespace {
+
+using Kind = ir::AttrValue::Kind;
+using DT = DataType;
+
+// The dim that several 1-D inputs and a dim of X must agree on (BatchNorm's
+// C): known wins, known values must match.
+absl::StatusOr<int64_t> AgreeOnChannels(const InferenceContext& ctx, int64_t channels,
+                                        const std::vector<int>& inputs) {
+  for (int i : inputs) {
+    if (!ctx.has_input(i)) continue;
+    const Shape& s = ctx.input_tensor(i).shape;
+    if (s.unknown_rank()) continue;
+    if (s.rank() != 1) return InvalidArgument("input ", i, " must be 1-D, got ", s.ToString());
+    if (channels >= 0 && s.dim(0) >= 0 && channels != s.dim(0)) {
+      return InvalidArgument("input ", i, " has shape ", s.ToString(), " but the channel count is ",
+                             channels);
+    }
+    if (channels < 0) channels = s.dim(0);
+  }
+  return channels;
+}
+
+absl::Status InferConv(InferenceContext& ctx) {
+  GE_ASSIGN_OR_RETURN(WindowAttrs attrs, WindowAttrsFromOp(ctx.op()));
+  GE_ASSIGN_OR_RETURN(WindowGeometry g,
+                      ConvOutputShape(ctx.input_tensor(0).shape, ctx.input_tensor(1).shape, attrs));
+  if (!g.output.unknown_rank()) {
+    GE_ASSIGN_OR_RETURN(int64_t m, AgreeOnChannels(ctx, g.output.dim(1), {2}));
+    g.output.set_dim(1, m);
+  }
+  SetOutput(ctx, 0, ctx.input_tensor(0).dtype, std::move(g.output));
+  return absl::OkStatus();
+}
+
+absl::Status InferPool(InferenceContext& ctx) {
+  GE_ASSIGN_OR_RETURN(WindowAttrs attrs, WindowAttrsFromOp(ctx.op()));
+  GE_ASSIGN_OR_RETURN(WindowGeometry g, PoolOutputShape(ctx.input_tensor(0).shape, attrs));
+  SetOutput(ctx, 1, DT::kInt64, g.output);
+  SetOutput(ctx, 0, ctx.input_tensor(0).dtype, std::move(g.output));
+  return absl::OkStatus();
+}
+
+absl::Status InferGlobalPool(InferenceContext& ctx) {
+  Shape shape = ctx.input_tensor(0).shape;
+  if (!shape.unknown_rank()) {
+    if (shape.rank() < 2) return InvalidArgument("input 0 needs rank >= 2, got ", shape.ToString());
+    for (size_t i = 2; i < shape.dims().size(); ++i) shape.set_dim(i, 1);
+  }
+  SetOutput(ctx, 0, ctx.input_tensor(0).dtype, std::move(shape));
+  return absl::OkStatus();
+}
+
+absl::Status InferBatchNorm(InferenceContext& ctx) {
+  const Shape& x = ctx.input_tensor(0).shape;
+  if (!x.unknown_rank() && x.rank() < 2) return InvalidArgument("input 0 (X) needs rank >= 2, got ", x.ToString());
+  int64_t channels = x.unknown_rank() ? kUnknownDim : x.dim(1);
+  GE_ASSIGN_OR_RETURN(channels, AgreeOnChannels(ctx, channels, {1, 2, 3, 4}));
+  Shape y = x;
+  if (!y.unknown_rank()) y.set_dim(1, channels);
+  SetOutput(ctx, 0, ctx.input_tensor(0).dtype, std::move(y));
+  SetOutput(ctx, 1, ctx.input_tensor(3).dtype, Shape{channels});
+  SetOutput(ctx, 2, ctx.input_tensor(4).dtype, Shape{channels});
+  return absl::OkStatus();
+}
+
+// Softmax, LogSoftmax, Hardmax: the output is the input; the axis must fit.
+absl::Status InferAxisSameShape(InferenceContext& ctx) {
+  const Shape& x = ctx.input_tensor(0).shape;
+  if (!x.unknown_rank()) {
+    GE_RETURN_IF_ERROR(NormalizeAxis(ctx.AttrOr<int64_t>("axis", -1), x.rank()).status());
+  }
+  return SameAsInput0(ctx);
+}
+
+absl::Status InferLayerNorm(InferenceContext& ctx) {
+  const Shape& x = ctx.input_tensor(0).shape;
+  const int64_t stash = ctx.AttrOr<int64_t>("stash_type", 1);
+  if (stash != static_cast<int64_t>(DT::kFloat) && stash != static_cast<int64_t>(DT::kBFloat16)) {
+    return InvalidArgument("stash_type ", stash, " must be 1 (f32) or 16 (bf16)");
+  }
+  Shape stats = Shape::UnknownRank();
+  if (!x.unknown_rank()) {
+    GE_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(ctx.AttrOr<int64_t>("axis", -1), x.rank()));
+    stats = x;
+    for (int64_t i = axis; i < x.rank(); ++i) stats.set_dim(i, 1);
+    for (int i = 1; i <= 2; ++i) {
+      if (!ctx.has_input(i)) continue;
+      absl::Status s = CheckUnidirectionalBroadcast(ctx.input_tensor(i).shape,
+                                                    Shape(x.span().subspan(axis)));
+      if (!s.ok()) return Annotate(s, StrCat("input ", i, i == 1 ? " (Scale)" : " (B)"));
+    }
+  }
+  SetOutput(ctx, 0, ctx.input_type(0));
+  SetOutput(ctx, 1, static_cast<DataType>(stash), stats);
+  SetOutput(ctx, 2, static_cast<DataType>(stash), stats);
+  return absl::OkStatus();
+}
+
+absl::Status InferDropout(InferenceContext& ctx) {
+  if (ctx.has_input(1)) {
+    const Shape& ratio = ctx.input_tensor(1).shape;
+    if (ratio.IsFullyKnown() && ratio.NumElementsUnchecked() != 1) {
+      return InvalidArgument("input 1 (ratio) must be a scalar, got ", ratio.ToString());
+    }
+  }
+  SetOutput(ctx, 1, DT::kBool, ctx.input_tensor(0).shape);
+  return SameAsInput0(ctx);
+}
+
+absl::Status InferGemm(InferenceContext& ctx) {
+  GE_ASSIGN_OR_RETURN(Shape y, GemmShape(ctx.input_tensor(0).shape, ctx.input_tensor(1).shape,
+                                         ctx.AttrOr<int64_t>("transA", 0) != 0,
+                                         ctx.AttrOr<int64_t>("transB", 0) != 0));
+  if (ctx.has_input(2)) {
+    absl::Status s = CheckUnidirectionalBroadcast(ctx.input_tensor(2).shape, y);
+    if (!s.ok()) return Annotate(s, "input 2 (C)");
+  }
+  SetOutput(ctx, 0, ctx.input_tensor(0).dtype, std::move(y));
+  return absl::OkStatus();
+}
+
+absl::Status InferMatMul(InferenceContext& ctx) {
+  GE_ASSIGN_OR_RETURN(Shape y, MatMulShape(ctx.input_tensor(0).shape, ctx.input_tensor(1).shape));
+  SetOutput(ctx, 0, ctx.input_tensor(0).dtype, std::move(y));
+  return absl::OkStatus();
+}
+
+absl::Status InferFlatten(InferenceContext& ctx) {
+  const Shape& x = ctx.input_tensor(0).shape;
+  Shape y{kUnknownDim, kUnknownDim};
+  if (!x.unknown_rank()) {
+    int64_t axis = ctx.AttrOr<int64_t>("axis", 1);
+    // Flatten's axis ranges over [-r, r]: r puts everything in the first dim.
+    if (axis < -x.rank() || axis > x.rank()) {
+      return InvalidArgument("axis ", axis, " is out of range for rank ", x.rank(), " (allowed ",
+                             -x.rank(), "..", x.rank(), ")");
+    }
+    if (axis < 0) axis += x.rank();
+    y = Shape{DimProduct(x.span().subspan(0, axis)), DimProduct(x.span().subspan(axis))};
+  }
+  SetOutput(ctx, 0, ctx.input_tensor(0).dtype, std::move(y));
+  return absl::OkStatus();
+}
+
+// The attributes every window op has; pooling requires kernel_shape.
+OpSchemaBuilder& AddWindowAttrs(OpSchemaBuilder& b, bool kernel_required) {
+  if (kernel_required) {
+    b.RequiredAttr("kernel_shape", Kind::kInts);
+  } else {
+    b.OptionalAttr("kernel_shape", Kind::kInts);
+  }
+  return b.Attr("auto_pad", Kind::kString, "NOTSET")
+      .OptionalAttr("pads", Kind::kInts)
+      .OptionalAttr("strides", Kind::kInts);
+}
+
+void RegisterWindowOps(OpRegistry& r) {
+  OpSchemaBuilder conv("Conv", 11);
+  AddWindowAttrs(conv.Input("X", "T").Input("W", "T").OptionalInput("B", "T").Output("Y", "T"),
+                 /*kernel_required=*/false)
+      .TypeConstraint("T", FloatTypes())
+      .OptionalAttr("dilations", Kind::kInts)
+      .Attr("group", Kind::kInt, int64_t{1})
+      .Infer(InferConv);
+  MustRegister(r, conv);
+  OpSchemaBuilder max_pool("MaxPool", 12);
+  AddWindowAttrs(max_pool.Input("X", "T").Output("Y", "T").OptionalOutput("Indices", "i64"),
+                 /*kernel_required=*/true)
+      .TypeConstraint("T", Union(FloatTypes(), Types({DT::kInt8, DT::kUint8})))
+      .Attr("ceil_mode", Kind::kInt, int64_t{0})
+      .OptionalAttr("dilations", Kind::kInts)
+      .Attr("storage_order", Kind::kInt, int64_t{0})
+      .Infer(InferPool);
+  MustRegister(r, max_pool);
+  OpSchemaBuilder avg_pool("AveragePool", 11);
+  AddWindowAttrs(avg_pool.Input("X", "T").Output("Y", "T"), /*kernel_required=*/true)
+      .TypeConstraint("T", FloatTypes())
+      .Attr("ceil_mode", Kind::kInt, int64_t{0})
+      .Attr("count_include_pad", Kind::kInt, int64_t{0})
+      .Infer(InferPool);
+  MustRegister(r, avg_pool);
+  for (const char* type : {"GlobalAveragePool", "GlobalMaxPool"}) {
+    MustRegister(r, OpSchemaBuilder(type, 1)
+                        .Input("X", "T")
+                        .Output("Y", "T")
+                        .TypeConstraint("T", FloatTypes())
+                        .Infer(InferGlobalPool));
+  }
+}
+
+void RegisterNormalizationOps(OpRegistry& r) {
+  MustRegister(r, OpSchemaBuilder("BatchNormalization", 15)
+                      .Input("X", "T")
+                      .Input("scale", "T1")
+                      .Input("B", "T1")
+                      .Input("input_mean", "T2")
+                      .Input("input_var", "T2")
+                      .Output("Y", "T")
+                      .OptionalOutput("running_mean", "T2")
+                      .OptionalOutput("running_var", "T2")
+                      .TypeConstraint("T", FloatTypes())
+                      .TypeConstraint("T1", FloatTypes())
+                      .TypeConstraint("T2", FloatTypes())
+                      .Attr("epsilon", Kind::kFloat, 1e-5f)
+                      .Attr("momentum", Kind::kFloat, 0.9f)
+                      .Attr("training_mode", Kind::kInt, int64_t{0})
+                      .Inplace(0, 0)
+                      .Infer(InferBatchNorm));
+  MustRegister(r, OpSchemaBuilder("LayerNormalization", 17)
+                      .Input("X", "T")
+                      .Input("Scale", "T")
+                      .OptionalInput("B", "T")
+                      .Output("Y", "T")
+                      .OptionalOutput("Mean", "U")
+                      .OptionalOutput("InvStdDev", "U")
+                      .TypeConstraint("T", FloatTypes())
+                      .TypeConstraint("U", Types({DT::kFloat, DT::kBFloat16}))
+                      .Attr("axis", Kind::kInt, int64_t{-1})
+                      .Attr("epsilon", Kind::kFloat, 1e-5f)
+                      .Attr("stash_type", Kind::kInt, int64_t{1})
+                      .Infer(InferLayerNorm));
+  for (const char* type : {"Softmax", "LogSoftmax", "Hardmax"}) {
+    MustRegister(r, OpSchemaBuilder(type, 13)
+                        .Input("input", "T")
+                        .Output("output", "T")
+                        .TypeConstraint("T", FloatTypes())
+                        .Attr("axis", Kind::kInt, int64_t{-1})
+                        .Inplace(0, 0)
+                        .Infer(InferAxisSameShape));
+  }
+  MustRegister(r, OpSchemaBuilder("Dropout", 13)
+                      .Doc("Inference form: output = data; the mask, when asked for, is all true.")
+                      .Input("data", "T")
+                      .OptionalInput("ratio", "T1")
+                      .OptionalInput("training_mode", "bool")
+                      .Output("output", "T")
+                      .OptionalOutput("mask", "bool")
+                      .TypeConstraint("T", FloatTypes())
+                      .TypeConstraint("T1", FloatTypes())
+                      .OptionalAttr("seed", Kind::kInt)
+                      .View(0, 0)
+                      .Infer(InferDropout));
+}
+
+void RegisterMatrixOps(OpRegistry& r) {
+  const auto gemm_types = Union(FloatTypes(), Types({DT::kInt32, DT::kInt64, DT::kUint32, DT::kUint64}));
+  MustRegister(r, OpSchemaBuilder("Gemm", 13)
+                      .Input("A", "T")
+                      .Input("B", "T")
+                      .OptionalInput("C", "T")
+                      .Output("Y", "T")
+                      .TypeConstraint("T", gemm_types)
+                      .Attr("alpha", Kind::kFloat, 1.0f)
+                      .Attr("beta", Kind::kFloat, 1.0f)
+                      .Attr("transA", Kind::kInt, int64_t{0})
+                      .Attr("transB", Kind::kInt, int64_t{0})
+                      .Infer(InferGemm));
+  MustRegister(r, OpSchemaBuilder("MatMul", 13)
+                      .Input("A", "T")
+                      .Input("B", "T")
+                      .Output("Y", "T")
+                      .TypeConstraint("T", gemm_types)
+                      .Infer(InferMatMul));
+  MustRegister(r, OpSchemaBuilder("Flatten", 13)
+                      .Input("input", "T")
+                      .Output("output", "T")
+                      .TypeConstraint("T", AllTensorTypes())
+                      .Attr("axis", Kind::kInt, int64_t{1})
+                      .View(0, 0)
+                      .Infer(InferFlatten));
+}
+
+}  // namespace
+
+void RegisterNnOps(OpRegistry& registry) {
+  RegisterWindowOps(registry);
+  RegisterNormalizationOps(registry);
+  RegisterMatrixOps(registry);
+}
+
+}  // namespace ge::ops

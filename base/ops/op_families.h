@@ -1,0 +1,20 @@
+// The registration functions of the op families, called by
+// RegisterBuiltinOps in a fixed order. Each lives in its family's file.
+#pragma once
+
+#include "base/ops/op_registry.h"
+
+namespace ge::ops {
+
+// ge_ops.cc: ged's own ops (Data, NetOutput, Const, control flow, ...).
+void RegisterGeOps(OpRegistry& registry);
+// elementwise_ops.cc: unary, binary and variadic element-wise ops.
+void RegisterElementwiseOps(OpRegistry& registry);
+// nn_ops.cc: convolution, pooling, normalization, matrix products.
+void RegisterNnOps(OpRegistry& registry);
+// tensor_ops.cc: data movement and shape manipulation.
+void RegisterTensorOps(OpRegistry& registry);
+// reduction_ops.cc: ReduceX, ArgMax, ArgMin.
+void RegisterReductionOps(OpRegistry& registry);
+
+}  // namespace ge::ops

@@ -1,0 +1,194 @@
+// Shape inference of the neural-network ops: Conv, pooling, normalization,
+// softmax, Dropout, Gemm, MatMul, Flatten.
+#include "gtest/gtest.h"
+#include "tests/unit/base/ops/op_test_util.h"
+
+namespace ge::ops::testing {
+namespace {
+
+using Ints = std::vector<int64_t>;
+
+void AddConvCases(std::vector<InferCase>& t) {
+  t.push_back({.op = "Conv", .inputs = {"f32[1,3,224,224]", "f32[64,3,7,7]", "f32[64]"},
+               .attrs = {{"strides", Ints{2, 2}}, {"pads", Ints{3, 3, 3, 3}}},
+               .outputs = {"f32[1,64,112,112]"}});
+  t.push_back({.op = "Conv", .inputs = {"f32[1,3,5,5]", "f32[8,3,3,3]"},
+               .attrs = {{"auto_pad", "SAME_UPPER"}, {"strides", Ints{2, 2}}}, .outputs = {"f32[1,8,3,3]"}});
+  t.push_back({.op = "Conv", .inputs = {"f32[1,3,6,6]", "f32[8,3,3,3]"},
+               .attrs = {{"auto_pad", "SAME_LOWER"}}, .outputs = {"f32[1,8,6,6]"}});
+  t.push_back({.op = "Conv", .inputs = {"f32[1,3,5,5]", "f32[8,3,3,3]"},
+               .attrs = {{"auto_pad", "VALID"}, {"strides", Ints{2, 2}}}, .outputs = {"f32[1,8,2,2]"}});
+  t.push_back({.op = "Conv", .inputs = {"f32[1,1,7,7]", "f32[1,1,3,3]"},
+               .attrs = {{"dilations", Ints{2, 2}}}, .outputs = {"f32[1,1,3,3]"}});
+  t.push_back({.op = "Conv", .inputs = {"f32[1,4,5,5]", "f32[6,2,3,3]"}, .attrs = {{"group", 2}},
+               .outputs = {"f32[1,6,3,3]"}});
+  t.push_back({.op = "Conv", .inputs = {"f32[2,3,10]", "f32[4,3,3]"}, .outputs = {"f32[2,4,8]"}});
+  t.push_back({.op = "Conv", .inputs = {"f32[-1,3,-1,32]", "f32[16,3,3,3]"},
+               .attrs = {{"pads", Ints{1, 1, 1, 1}}}, .outputs = {"f32[-1,16,-1,32]"}});
+  t.push_back({.op = "Conv", .inputs = {"f32[-1,3,-1,-1]", "f32[16,3,3,3]", "f32[-1]"},
+               .attrs = {{"kernel_shape", Ints{3, 3}}}, .outputs = {"f32[-1,16,-1,-1]"}});
+  t.push_back({.op = "Conv", .inputs = {"f32[?]", "f32[16,3,3,3]"}, .outputs = {"f32[-1,16,-1,-1]"}});
+  t.push_back({.op = "Conv", .inputs = {"f32[?]", "f32[?]"}, .outputs = {"f32[?]"}});
+  // A bias of unknown length learns M from W.
+  t.push_back({.op = "Conv", .inputs = {"f32[1,3,4,4]", "f32[-1,3,1,1]", "f32[5]"}, .outputs = {"f32[1,5,4,4]"}});
+  t.push_back({.op = "Conv", .inputs = {"f32[1,4,5,5]", "f32[8,3,3,3]"}, .outputs = {""},
+               .error = "has 4 channels"});
+  t.push_back({.op = "Conv", .inputs = {"f32[1,3,5,5]", "f32[8,3,3,3]", "f32[7]"}, .outputs = {""},
+               .error = "input 2 has shape [7] but the channel count is 8"});
+  t.push_back({.op = "Conv", .inputs = {"f32[1,3,5,5]", "f32[8,3,3,3]"}, .attrs = {{"pads", Ints{1, 1}}},
+               .outputs = {""}, .error = "pads [1,1] has 2 values, expected 4"});
+  t.push_back({.op = "Conv", .inputs = {"f32[1,3,2,2]", "f32[8,3,3,3]"}, .outputs = {""},
+               .error = "smaller than the dilated kernel"});
+  t.push_back({.op = "Conv", .inputs = {"f32[1,3,5,5]", "f32[8,3,3,3]"}, .attrs = {{"auto_pad", "FOO"}},
+               .outputs = {""}, .error = "auto_pad 'FOO'"});
+  t.push_back({.op = "Conv", .inputs = {"f32[1,8,5,5]", "f32[6,2,3,3]"}, .attrs = {{"group", 4}},
+               .outputs = {""}, .error = "not divisible by group 4"});
+  t.push_back({.op = "Conv", .inputs = {"f32[1,3,5,5]", "f64[8,3,3,3]"}, .outputs = {""},
+               .error = "input 1 (W) has dtype f64 but T is f32"});
+  t.push_back({.op = "Conv", .inputs = {"f32[1,3,5,5]", "f32[8,3,3]"}, .outputs = {""}, .error = "differ in rank"});
+  t.push_back({.op = "Conv", .inputs = {"f32[1,3,5,5]", "f32[8,3,3,3]"}, .attrs = {{"kernel_shape", Ints{2, 2}}},
+               .outputs = {""}, .error = "contradicts W"});
+}
+
+void AddPoolCases(std::vector<InferCase>& t) {
+  for (const char* op : {"MaxPool", "AveragePool"}) {
+    t.push_back({.op = op, .inputs = {"f32[1,3,32,32]"},
+                 .attrs = {{"kernel_shape", Ints{2, 2}}, {"strides", Ints{2, 2}}}, .outputs = {"f32[1,3,16,16]"}});
+    t.push_back({.op = op, .inputs = {"f32[1,1,5,5]"},
+                 .attrs = {{"kernel_shape", Ints{2, 2}}, {"strides", Ints{2, 2}}, {"ceil_mode", 1}},
+                 .outputs = {"f32[1,1,3,3]"}});
+    // With ceil_mode, a last window that would start in the end pad is dropped.
+    t.push_back({.op = op, .inputs = {"f32[1,1,4,4]"},
+                 .attrs = {{"kernel_shape", Ints{2, 2}}, {"strides", Ints{2, 2}},
+                           {"pads", Ints{0, 0, 1, 1}}, {"ceil_mode", 1}},
+                 .outputs = {"f32[1,1,2,2]"}});
+    t.push_back({.op = op, .inputs = {"f32[1,1,5,5]"},
+                 .attrs = {{"kernel_shape", Ints{3, 3}}, {"strides", Ints{2, 2}}, {"auto_pad", "SAME_UPPER"}},
+                 .outputs = {"f32[1,1,3,3]"}});
+    t.push_back({.op = op, .inputs = {"f32[-1,3,-1,8]"}, .attrs = {{"kernel_shape", Ints{2, 2}}, {"strides", Ints{2, 2}}},
+                 .outputs = {"f32[-1,3,-1,4]"}});
+    t.push_back({.op = op, .inputs = {"f32[?]"}, .attrs = {{"kernel_shape", Ints{3}}}, .outputs = {"f32[-1,-1,-1]"}});
+    t.push_back({.op = op, .inputs = {"f32[1,3,8,8]"}, .outputs = {""},
+                 .error = "missing required attribute 'kernel_shape'"});
+    t.push_back({.op = op, .inputs = {"f32[1,3,8]"}, .attrs = {{"kernel_shape", Ints{2, 2}}}, .outputs = {""},
+                 .error = "needs rank 4"});
+    t.push_back({.op = op, .inputs = {"f32[1,3,8,8]"}, .attrs = {{"kernel_shape", Ints{2, 2}}, {"strides", Ints{0, 1}}},
+                 .outputs = {""}, .error = "strides [0,1] has a value below 1"});
+  }
+  t.push_back({.op = "MaxPool", .inputs = {"f32[1,1,7,7]"},
+               .attrs = {{"kernel_shape", Ints{3, 3}}, {"dilations", Ints{2, 2}}},
+               .outputs = {"f32[1,1,3,3]", "i64[1,1,3,3]"}});
+  t.push_back({.op = "MaxPool", .inputs = {"i8[1,1,4,4]"}, .attrs = {{"kernel_shape", Ints{2, 2}}},
+               .outputs = {"i8[1,1,3,3]"}});
+  t.push_back({.op = "AveragePool", .inputs = {"i8[1,1,4,4]"}, .attrs = {{"kernel_shape", Ints{2, 2}}},
+               .outputs = {""}, .error = "not allowed for T"});
+  t.push_back({.op = "AveragePool", .inputs = {"f32[1,1,4,4]"},
+               .attrs = {{"kernel_shape", Ints{2, 2}}, {"dilations", Ints{1, 1}}}, .outputs = {""},
+               .error = "unknown attribute 'dilations'"});
+  for (const char* op : {"GlobalAveragePool", "GlobalMaxPool"}) {
+    t.push_back({.op = op, .inputs = {"f32[2,3,7,7]"}, .outputs = {"f32[2,3,1,1]"}});
+    t.push_back({.op = op, .inputs = {"f32[-1,3,-1,-1,-1]"}, .outputs = {"f32[-1,3,1,1,1]"}});
+    t.push_back({.op = op, .inputs = {"f32[?]"}, .outputs = {"f32[?]"}});
+    t.push_back({.op = op, .inputs = {"f32[3]"}, .outputs = {""}, .error = "needs rank >= 2"});
+  }
+}
+
+void AddNormalizationCases(std::vector<InferCase>& t) {
+  t.push_back({.op = "BatchNormalization", .inputs = {"f32[2,3,4,4]", "f32[3]", "f32[3]", "f32[3]", "f32[3]"},
+               .outputs = {"f32[2,3,4,4]"}});
+  t.push_back({.op = "BatchNormalization", .inputs = {"f32[2,3,4,4]", "f32[3]", "f32[3]", "f32[3]", "f32[3]"},
+               .attrs = {{"training_mode", 1}}, .outputs = {"f32[2,3,4,4]", "f32[3]", "f32[3]"}});
+  // The 1-D inputs pin down an unknown channel dim.
+  t.push_back({.op = "BatchNormalization", .inputs = {"f32[-1,-1,4]", "f32[3]", "f32[-1]", "f32[-1]", "f32[-1]"},
+               .outputs = {"f32[-1,3,4]"}});
+  t.push_back({.op = "BatchNormalization", .inputs = {"f32[?]", "f32[3]", "f32[3]", "f32[3]", "f32[3]"},
+               .outputs = {"f32[?]"}});
+  t.push_back({.op = "BatchNormalization", .inputs = {"f32[2,3,4,4]", "f32[4]", "f32[3]", "f32[3]", "f32[3]"},
+               .outputs = {""}, .error = "input 1 has shape [4] but the channel count is 3"});
+  t.push_back({.op = "BatchNormalization", .inputs = {"f32[2,3,4,4]", "f32[3]", "f32[3]", "f32[3]"},
+               .outputs = {""}, .error = "has 4 inputs, expected 5"});
+  t.push_back({.op = "LayerNormalization", .inputs = {"f32[2,5,8]", "f32[8]", "f32[8]"},
+               .outputs = {"f32[2,5,8]", "f32[2,5,1]", "f32[2,5,1]"}});
+  t.push_back({.op = "LayerNormalization", .inputs = {"f32[2,5,8]", "f32[5,8]"}, .attrs = {{"axis", 1}},
+               .outputs = {"f32[2,5,8]", "f32[2,1,1]"}});
+  t.push_back({.op = "LayerNormalization", .inputs = {"f16[2,-1,8]", "f16[8]"},
+               .outputs = {"f16[2,-1,8]", "f32[2,-1,1]", "f32[2,-1,1]"}});
+  t.push_back({.op = "LayerNormalization", .inputs = {"f32[?]", "f32[8]"}, .outputs = {"f32[?]", "f32[?]"}});
+  t.push_back({.op = "LayerNormalization", .inputs = {"f32[2,5,8]", "f32[8]"}, .attrs = {{"axis", 3}},
+               .outputs = {""}, .error = "axis 3 is out of range for rank 3"});
+  t.push_back({.op = "LayerNormalization", .inputs = {"f32[2,5,8]", "f32[7]"}, .outputs = {""},
+               .error = "input 1 (Scale)"});
+  for (const char* op : {"Softmax", "LogSoftmax", "Hardmax"}) {
+    t.push_back({.op = op, .inputs = {"f32[2,3]"}, .outputs = {"f32[2,3]"}});
+    t.push_back({.op = op, .inputs = {"f32[-1,3]"}, .attrs = {{"axis", 0}}, .outputs = {"f32[-1,3]"}});
+    t.push_back({.op = op, .inputs = {"f32[?]"}, .attrs = {{"axis", 5}}, .outputs = {"f32[?]"}});
+    t.push_back({.op = op, .inputs = {"f32[2,3]"}, .attrs = {{"axis", 2}}, .outputs = {""},
+                 .error = "axis 2 is out of range for rank 2"});
+  }
+  t.push_back({.op = "Dropout", .inputs = {"f32[2,3]"}, .outputs = {"f32[2,3]"}});
+  t.push_back({.op = "Dropout", .inputs = {"f32[2,-1]", "f32[]", "bool[]"}, .outputs = {"f32[2,-1]", "bool[2,-1]"}});
+  t.push_back({.op = "Dropout", .inputs = {"f32[?]"}, .outputs = {"f32[?]", "bool[?]"}});
+  t.push_back({.op = "Dropout", .inputs = {"f32[2]", "f32[2]"}, .outputs = {""},
+               .error = "input 1 (ratio) must be a scalar"});
+  t.push_back({.op = "Dropout", .inputs = {"f32[2]", "", "f32[]"}, .outputs = {""},
+               .error = "input 2 (training_mode) has dtype f32, expected bool"});
+}
+
+void AddMatrixCases(std::vector<InferCase>& t) {
+  t.push_back({.op = "Gemm", .inputs = {"f32[4,5]", "f32[5,6]"}, .outputs = {"f32[4,6]"}});
+  t.push_back({.op = "Gemm", .inputs = {"f32[5,4]", "f32[6,5]", "f32[6]"},
+               .attrs = {{"transA", 1}, {"transB", 1}}, .outputs = {"f32[4,6]"}});
+  t.push_back({.op = "Gemm", .inputs = {"f32[4,5]", "f32[5,6]", "f32[4,1]"}, .outputs = {"f32[4,6]"}});
+  t.push_back({.op = "Gemm", .inputs = {"f32[-1,5]", "f32[5,-1]", "f32[]"}, .outputs = {"f32[-1,-1]"}});
+  t.push_back({.op = "Gemm", .inputs = {"f32[?]", "f32[5,6]"}, .outputs = {"f32[-1,6]"}});
+  t.push_back({.op = "Gemm", .inputs = {"f32[4,5]", "f32[5,6]", "f32[5]"}, .outputs = {""},
+               .error = "input 2 (C): shape [5] cannot broadcast to [4,6]"});
+  t.push_back({.op = "Gemm", .inputs = {"f32[4,5]", "f32[4,6]"}, .outputs = {""}, .error = "inner dims differ"});
+  t.push_back({.op = "Gemm", .inputs = {"f32[2,4,5]", "f32[5,6]"}, .outputs = {""}, .error = "must be 2-D"});
+  t.push_back({.op = "MatMul", .inputs = {"f32[2,3,4]", "f32[4,5]"}, .outputs = {"f32[2,3,5]"}});
+  t.push_back({.op = "MatMul", .inputs = {"f32[4]", "f32[4,5]"}, .outputs = {"f32[5]"}});
+  t.push_back({.op = "MatMul", .inputs = {"f32[2,3,4]", "f32[4]"}, .outputs = {"f32[2,3]"}});
+  t.push_back({.op = "MatMul", .inputs = {"f32[4]", "f32[4]"}, .outputs = {"f32[]"}});
+  t.push_back({.op = "MatMul", .inputs = {"f32[2,1,3,4]", "f32[5,4,6]"}, .outputs = {"f32[2,5,3,6]"}});
+  t.push_back({.op = "MatMul", .inputs = {"f32[-1,3,4]", "f32[-1,-1]"}, .outputs = {"f32[-1,3,-1]"}});
+  t.push_back({.op = "MatMul", .inputs = {"f32[?]", "f32[4,5]"}, .outputs = {"f32[?]"}});
+  t.push_back({.op = "MatMul", .inputs = {"f32[2,3]", "f32[4,5]"}, .outputs = {""}, .error = "inner dims differ"});
+  t.push_back({.op = "MatMul", .inputs = {"f32[]", "f32[4,5]"}, .outputs = {""}, .error = "rank >= 1"});
+  t.push_back({.op = "MatMul", .inputs = {"f32[2,3,4]", "f32[3,4,5]"}, .outputs = {""},
+               .error = "batch dims"});
+  t.push_back({.op = "MatMul", .inputs = {"bool[2,2]", "bool[2,2]"}, .outputs = {""}, .error = "not allowed"});
+  t.push_back({.op = "Flatten", .inputs = {"f32[2,3,4,5]"}, .outputs = {"f32[2,60]"}});
+  t.push_back({.op = "Flatten", .inputs = {"f32[2,3,4,5]"}, .attrs = {{"axis", 0}}, .outputs = {"f32[1,120]"}});
+  t.push_back({.op = "Flatten", .inputs = {"f32[2,3,4,5]"}, .attrs = {{"axis", 4}}, .outputs = {"f32[120,1]"}});
+  t.push_back({.op = "Flatten", .inputs = {"f32[2,3,4,5]"}, .attrs = {{"axis", -1}}, .outputs = {"f32[24,5]"}});
+  t.push_back({.op = "Flatten", .inputs = {"f32[-1,3,4]"}, .outputs = {"f32[-1,12]"}});
+  t.push_back({.op = "Flatten", .inputs = {"f32[0,-1]"}, .outputs = {"f32[0,-1]"}});
+  t.push_back({.op = "Flatten", .inputs = {"f32[?]"}, .outputs = {"f32[-1,-1]"}});
+  t.push_back({.op = "Flatten", .inputs = {"f32[2,3,4,5]"}, .attrs = {{"axis", 5}}, .outputs = {""},
+               .error = "axis 5 is out of range for rank 4"});
+}
+
+}  // namespace
+
+const std::vector<InferCase>& NnCases() {
+  static const auto* cases = [] {
+    auto* t = new std::vector<InferCase>();
+    AddConvCases(*t);
+    AddPoolCases(*t);
+    AddNormalizationCases(*t);
+    AddMatrixCases(*t);
+    return t;
+  }();
+  return *cases;
+}
+
+TEST(NnOpsTest, Inference) { RunCases(NnCases()); }
+
+TEST(NnOpsTest, ViewRules) {
+  using Pairs = std::vector<std::pair<int, int>>;
+  EXPECT_EQ(OpRegistry::Global().Find("Flatten")->views, (Pairs{{0, 0}}));
+  EXPECT_EQ(OpRegistry::Global().Find("Dropout")->views, (Pairs{{0, 0}}));
+  EXPECT_TRUE(OpRegistry::Global().Find("Conv")->views.empty());
+}
+
+}  // namespace ge::ops::testing
