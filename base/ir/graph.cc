@@ -126,10 +126,23 @@ void Graph::RemoveInputEdge(Node* dst, int dst_port) {
 }
 
 absl::Status Graph::ReplaceAllUses(Node* from, int from_port, Node* to, int to_port) {
-  std::vector<InPort> consumers = from->outputs_[from_port];
+  // Ports are checked up front so that a bad call changes nothing, and the
+  // consumer list moves in one go: removing consumers one by one would
+  // search `from`'s list each time, quadratic in the fan-out.
+  if (from_port < 0 || from_port >= from->num_outputs()) {
+    return InvalidArgument("ReplaceAllUses: '", from->name(), "' has no output ", from_port);
+  }
+  if (to_port < 0 || to_port >= to->num_outputs()) {
+    return InvalidArgument("ReplaceAllUses: '", to->name(), "' has no output ", to_port);
+  }
+  if (from == to && from_port == to_port) return absl::OkStatus();
+  std::vector<InPort> consumers = std::move(from->outputs_[from_port]);
+  from->outputs_[from_port].clear();
+  auto& dst = to->outputs_[to_port];
+  dst.reserve(dst.size() + consumers.size());
   for (const InPort& c : consumers) {
-    RemoveInputEdge(c.node, c.index);
-    GE_RETURN_IF_ERROR(AddEdge(to, to_port, c.node, c.index));
+    c.node->inputs_[c.index] = OutPort{to, to_port};
+    dst.push_back(c);
   }
   return absl::OkStatus();
 }
@@ -286,15 +299,26 @@ std::vector<Graph*> Graph::subgraphs() const { return subgraph_order_; }
 
 std::unique_ptr<Graph> Graph::Clone() const {
   auto copy = CloneInto(name_);
-  if (is_root()) {
-    for (const Graph* sub : subgraph_order_) {
-      auto sub_copy = sub->CloneInto(sub->name_);
-      Graph* parent = sub->parent_graph_ == this ? copy.get() : copy->FindSubgraph(sub->parent_graph_->name_);
-      GE_CHECK(parent != nullptr);
-      Node* pnode = sub->parent_node_ ? parent->FindNode(sub->parent_node_->name()) : nullptr;
-      auto added = parent->AddSubgraph(std::move(sub_copy), pnode);
-      GE_CHECK(added.ok());
+  if (!is_root()) return copy;
+  std::vector<Graph*> copies;
+  for (const Graph* sub : subgraph_order_) {
+    auto added = copy->AddSubgraph(sub->CloneInto(sub->name_), nullptr);
+    GE_CHECK(added.ok());
+    copies.push_back(*added);
+  }
+  // Parents are linked once every copy exists: a subgraph may come before
+  // its parent in the order (MoveNodeTo re-parents subgraphs).
+  for (size_t i = 0; i < copies.size(); ++i) {
+    const Graph* sub = subgraph_order_[i];
+    Graph* parent = nullptr;
+    if (sub->parent_graph_ == this) {
+      parent = copy.get();
+    } else if (sub->parent_graph_ != nullptr) {
+      parent = copy->FindSubgraph(sub->parent_graph_->name_);
     }
+    Node* pnode =
+        parent && sub->parent_node_ ? parent->FindNode(sub->parent_node_->name()) : nullptr;
+    copies[i]->SetParent(parent, pnode);
   }
   return copy;
 }
