@@ -368,6 +368,24 @@ TEST(VerifierTest, ANonRootGraphChecksItsOwnReferences) {
               "names subgraph 'x', which is not in the tree of 'main'");
 }
 
+TEST(VerifierTest, GraphsWithSparseIdsAreIndexedToo) {
+  // After many removals the ids are far apart; the verifier hashes them.
+  Graph g("g");
+  std::vector<Node*> nodes;
+  for (int i = 0; i < 5000; ++i) nodes.push_back(AddOp(g, StrCat("n", i), "Relu", 1));
+  for (int i = 1; i < 4999; ++i) g.RemoveNode(nodes[i]);
+  ASSERT_TRUE(g.AddEdge(nodes[0], 0, nodes[4999], 0).ok());
+  EXPECT_TRUE(VerifyGraph(g).ok()) << VerifyGraph(g);
+  // Moved out, n0 gets id 4999 in `other`, the id n4999 has here: the
+  // lookup by id must still see that it is foreign.
+  Graph other("other");
+  for (int i = 0; i < 4999; ++i) AddOp(other, StrCat("o", i), "X", 0);
+  ASSERT_TRUE(g.MoveNodeTo(nodes[0], &other).ok());
+  ASSERT_EQ(nodes[0]->id(), nodes[4999]->id());
+  ExpectError(VerifyGraph(g), absl::StatusCode::kFailedPrecondition,
+              "input 0 of 'n4999' is fed by 'n0' of graph 'other'");
+}
+
 TEST(VerifierTest, LargeGraphsVerifyInLinearTime) {
   // A chain with a fan-out node and control edges: 200k nodes.
   Graph g("big");
