@@ -18,6 +18,15 @@ namespace {
 template <typename T>
 constexpr bool kIsInt = std::is_integral_v<T> && !std::is_same_v<T, bool>;
 
+// Inputs [first, first + count) broadcast to `out`.
+absl::Status CheckBroadcast(const ir::OpDesc& op, const ExecuteContext& ctx, int first, int count,
+                            const Tensor& out) {
+  for (int i = first; i < first + count; ++i) {
+    GE_RETURN_IF_ERROR(CheckBroadcastsTo(op, ctx.input(i).shape(), i, out.shape()));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status CheckSameDtype(const ir::OpDesc& op, const ExecuteContext& ctx, int first,
                             int count) {
   const DataType d = ctx.input(first).dtype();
@@ -140,6 +149,7 @@ class BinaryKernel final : public Kernel {
     const Tensor& a = ctx.input(0);
     const Tensor& b = ctx.input(1);
     GE_ASSIGN_OR_RETURN(Tensor out, ctx.Output(0));
+    GE_RETURN_IF_ERROR(CheckBroadcast(op_, ctx, 0, 2, out));
     return DispatchType<Types>(a.dtype(), op_, [&](auto tag) {
       using T = typename decltype(tag)::type;
       using Out = std::conditional_t<kCompare, bool, T>;
@@ -182,6 +192,7 @@ class ModKernel final : public Kernel {
                        "; floating-point Mod needs fmod=1");
     }
     GE_ASSIGN_OR_RETURN(Tensor out, ctx.Output(0));
+    GE_RETURN_IF_ERROR(CheckBroadcast(op_, ctx, 0, 2, out));
     return DispatchType<NumericTypes>(a.dtype(), op_, [&](auto tag) {
       using T = typename decltype(tag)::type;
       GE_RETURN_IF_ERROR(CheckNoZero<T>(op_, b));
@@ -230,6 +241,7 @@ class PowKernel final : public Kernel {
     const Tensor& a = ctx.input(0);
     const Tensor& b = ctx.input(1);
     GE_ASSIGN_OR_RETURN(Tensor out, ctx.Output(0));
+    GE_RETURN_IF_ERROR(CheckBroadcast(op_, ctx, 0, 2, out));
     ThreadPool* pool = ctx.thread_pool();
     return DispatchType<PowBaseTypes>(a.dtype(), op_, [&](auto tag) -> absl::Status {
       using T = typename decltype(tag)::type;
@@ -291,6 +303,7 @@ class BitShiftKernel final : public Kernel {
   absl::Status Compute(ExecuteContext& ctx) override {
     GE_RETURN_IF_ERROR(CheckSameDtype(op_, ctx, 0, 2));
     GE_ASSIGN_OR_RETURN(Tensor out, ctx.Output(0));
+    GE_RETURN_IF_ERROR(CheckBroadcast(op_, ctx, 0, 2, out));
     return DispatchType<UnsignedIntTypes>(ctx.input(0).dtype(), op_, [&](auto tag) {
       using T = typename decltype(tag)::type;
       if (left_) {
@@ -320,6 +333,7 @@ class VariadicKernel final : public Kernel {
     if (n < 1) return NodeError(op_, "needs at least one input");
     GE_RETURN_IF_ERROR(CheckSameDtype(op_, ctx, 0, n));
     GE_ASSIGN_OR_RETURN(Tensor out, ctx.Output(0));
+    GE_RETURN_IF_ERROR(CheckBroadcast(op_, ctx, 0, n, out));
     ThreadPool* pool = ctx.thread_pool();
     return DispatchType<Types>(ctx.input(0).dtype(), op_, [&](auto tag) {
       using T = typename decltype(tag)::type;
@@ -328,7 +342,7 @@ class VariadicKernel final : public Kernel {
       // partial result in its final shape, and each further input
       // broadcasts into it.
       if (n == 1) {
-        BroadcastCopy(ctx.input(0), out, pool);
+        GE_RETURN_IF_ERROR(BroadcastCopy(op_, ctx.input(0), out, pool));
       } else {
         BinaryBroadcast<T, T, T>(ctx.input(0), ctx.input(1), out, Fn{}, pool);
       }
@@ -370,6 +384,7 @@ class WhereKernel final : public Kernel {
     }
     GE_RETURN_IF_ERROR(CheckSameDtype(op_, ctx, 1, 2));
     GE_ASSIGN_OR_RETURN(Tensor out, ctx.Output(0));
+    GE_RETURN_IF_ERROR(CheckBroadcast(op_, ctx, 0, 3, out));
     return DispatchType<AllTypes>(ctx.input(1).dtype(), op_, [&](auto tag) {
       using T = typename decltype(tag)::type;
       TernaryBroadcast<bool, T, T, T>(

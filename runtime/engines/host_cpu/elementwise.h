@@ -88,7 +88,9 @@ void TernaryBroadcast(const Tensor& a, const Tensor& b, const Tensor& c, const T
   });
 }
 
-// Copies `in` broadcast to `out`'s shape (same dtype; strings included).
-void BroadcastCopy(const Tensor& in, const Tensor& out, ThreadPool* pool);
+// Copies `in` broadcast to `out`'s shape (same dtype; strings included);
+// errors name `op`.
+absl::Status BroadcastCopy(const ir::OpDesc& op, const Tensor& in, const Tensor& out,
+                           ThreadPool* pool);
 
 }  // namespace ge::engine::host_cpu

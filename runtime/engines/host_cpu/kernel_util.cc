@@ -23,6 +23,28 @@ absl::StatusOr<int64_t> NormalizeAxisFor(const ir::OpDesc& op, int64_t axis, int
   return axis < 0 ? axis + rank : axis;
 }
 
+absl::Status CheckSameSize(const ir::OpDesc& op, const Tensor& in, const Tensor& out) {
+  if (in.NumElements() != out.NumElements()) {
+    return NodeError(op, "output ", out.shape().ToString(), " does not match input ",
+                     in.shape().ToString());
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckBroadcastsTo(const ir::OpDesc& op, const Shape& in, int index,
+                               const Shape& out) {
+  bool ok = in.dims().size() <= out.dims().size();
+  for (size_t i = 0; ok && i < in.dims().size(); ++i) {
+    const int64_t d = in.dims()[in.dims().size() - 1 - i];
+    ok = d == 1 || d == out.dims()[out.dims().size() - 1 - i];
+  }
+  if (!ok) {
+    return NodeError(op, "input ", index, " ", in.ToString(), " does not broadcast to the output ",
+                     out.ToString());
+  }
+  return absl::OkStatus();
+}
+
 void CopyElements(DataType dtype, const void* src, int64_t src_offset, void* dst,
                   int64_t dst_offset, int64_t count) {
   if (count <= 0) return;

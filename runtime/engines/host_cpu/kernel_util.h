@@ -225,6 +225,16 @@ inline std::string StringAttr(const ir::OpDesc& op, std::string_view name, std::
 // [-rank, rank).
 absl::StatusOr<int64_t> NormalizeAxisFor(const ir::OpDesc& op, int64_t axis, int64_t rank);
 
+// ---- Checks of what the executor hands a kernel ----
+
+// OK when `out` has `in`'s element count (same-shape kernels).
+absl::Status CheckSameSize(const ir::OpDesc& op, const Tensor& in, const Tensor& out);
+// OK when `in` (input `index`) broadcasts to `out` by numpy rules:
+// element-wise kernels walk inputs by the output's shape and must not
+// read past an input that does not fit.
+absl::Status CheckBroadcastsTo(const ir::OpDesc& op, const Shape& in, int index,
+                               const Shape& out);
+
 // ---- Element copies (any dtype, strings included) ----
 
 // Copies `count` elements of `dtype` from src[src_offset] to

@@ -89,7 +89,7 @@ class GemmKernel final : public Kernel {
         return NodeError(op_, "C ", c.shape().ToString(), " does not broadcast to ",
                          shape->ToString());
       }
-      BroadcastCopy(c, y, ctx.thread_pool());
+      GE_RETURN_IF_ERROR(BroadcastCopy(op_, c, y, ctx.thread_pool()));
     }
     return WithComputeTensors(a, b, y, use_c, [&](const Tensor& ac, const Tensor& bc,
                                                   const Tensor& yc) {

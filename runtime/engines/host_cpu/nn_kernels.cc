@@ -46,6 +46,7 @@ class BatchNormKernel final : public Kernel {
       b[c] = ctx.input(2).GetAsDouble(c) - ctx.input(3).GetAsDouble(c) * a[c];
     }
     GE_ASSIGN_OR_RETURN(Tensor y, ctx.Output(0));
+    GE_RETURN_IF_ERROR(CheckSameSize(op_, x, y));
     for (int i = 1; i <= 2 && i < ctx.num_outputs(); ++i) {  // running stats: the inputs
       GE_ASSIGN_OR_RETURN(Tensor stat, ctx.Output(i));
       GE_RETURN_IF_ERROR(ConvertInto(ctx.input(i + 2), stat));
@@ -129,6 +130,7 @@ class SoftmaxKernel final : public Kernel {
     const auto dims = x.shape().span();
     GE_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxisFor(op_, axis_, x.shape().rank()));
     GE_ASSIGN_OR_RETURN(Tensor y, ctx.Output(0));
+    GE_RETURN_IF_ERROR(CheckSameSize(op_, x, y));
     const int64_t outer = DimProduct(dims, 0, axis);
     const int64_t n = dims[axis];
     const int64_t inner = DimProduct(dims, axis + 1, dims.size());
@@ -170,6 +172,7 @@ class LayerNormKernel final : public Kernel {
     GE_ASSIGN_OR_RETURN(std::vector<double> scale, Expanded(ctx, 1, norm_shape, 1.0));
     GE_ASSIGN_OR_RETURN(std::vector<double> bias, Expanded(ctx, 2, norm_shape, 0.0));
     GE_ASSIGN_OR_RETURN(Tensor y, ctx.Output(0));
+    GE_RETURN_IF_ERROR(CheckSameSize(op_, x, y));
     Tensor mean_out, inv_out;
     if (ctx.num_outputs() > 1) {
       GE_ASSIGN_OR_RETURN(mean_out, ctx.Output(1));
@@ -223,7 +226,7 @@ class LayerNormKernel final : public Kernel {
       return NodeError(op_, "input ", i, " ", t.shape().ToString(),
                        " does not broadcast to the normalized shape ", shape.ToString());
     }
-    BroadcastCopy(as_double, full, nullptr);
+    GE_RETURN_IF_ERROR(BroadcastCopy(op_, as_double, full, nullptr));
     return std::vector<double>(full.data<double>(), full.data<double>() + n);
   }
 

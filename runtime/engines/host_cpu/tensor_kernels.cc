@@ -103,23 +103,30 @@ class ConcatKernel final : public Kernel {
     const Tensor& first_tensor = ctx.input(0);
     const Shape& first = first_tensor.shape();
     GE_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxisFor(op_, axis_, first.rank()));
+    Shape expected = first;
+    int64_t total = 0;
+    for (int i = 0; i < ctx.num_inputs(); ++i) {
+      GE_RETURN_IF_ERROR(CheckCompatible(ctx.input(i), first_tensor, axis, i));
+      total += ctx.input(i).shape().dim(axis);
+    }
+    expected.set_dim(axis, total);
     GE_ASSIGN_OR_RETURN(Tensor y, ctx.Output(0));
+    if (y.shape() != expected) {
+      return NodeError(op_, "output ", y.shape().ToString(), " differs from the concatenation ",
+                       expected.ToString());
+    }
     const int64_t outer = DimProduct(first.span(), 0, axis);
     const int64_t inner = DimProduct(first.span(), axis + 1, first.dims().size());
-    const int64_t out_chunk = y.shape().rank() > axis ? y.shape().dim(axis) * inner : 0;
+    const int64_t out_chunk = total * inner;
     int64_t offset = 0;
     for (int i = 0; i < ctx.num_inputs(); ++i) {
       const Tensor& in = ctx.input(i);
-      GE_RETURN_IF_ERROR(CheckCompatible(in, first_tensor, axis, i));
       const int64_t chunk = in.shape().dim(axis) * inner;
       for (int64_t o = 0; o < outer; ++o) {
         CopyElements(in.dtype(), in.raw_data(), o * chunk, y.raw_data(), o * out_chunk + offset,
                      chunk);
       }
       offset += chunk;
-    }
-    if (offset != out_chunk) {
-      return NodeError(op_, "output ", y.shape().ToString(), " does not fit the inputs");
     }
     return absl::OkStatus();
   }
@@ -294,8 +301,7 @@ class ExpandKernel final : public Kernel {
                        Shape(absl::MakeConstSpan(target)).ToString(), ": ", shape.status().message());
     }
     GE_ASSIGN_OR_RETURN(Tensor y, ctx.Output(0, *shape));
-    BroadcastCopy(x, y, ctx.thread_pool());
-    return absl::OkStatus();
+    return BroadcastCopy(op_, x, y, ctx.thread_pool());
   }
 
  private:
@@ -311,16 +317,20 @@ KernelCreateFn Simple() {
 
 }  // namespace
 
-void BroadcastCopy(const Tensor& in, const Tensor& out, ThreadPool* pool) {
-  if (out.NumElements() == 0) return;
+absl::Status BroadcastCopy(const ir::OpDesc& op, const Tensor& in, const Tensor& out,
+                           ThreadPool* pool) {
+  if (in.dtype() != out.dtype()) {
+    return NodeError(op, "cannot copy ", DataTypeName(in.dtype()), " into ",
+                     DataTypeName(out.dtype()));
+  }
+  GE_RETURN_IF_ERROR(CheckBroadcastsTo(op, in.shape(), 0, out.shape()));
+  if (out.NumElements() == 0) return absl::OkStatus();
   const BroadcastPlan plan = MakeBroadcastPlan(out.shape().span(), {in.shape().span()});
-  const ir::OpDesc unused;
-  absl::Status s = DispatchCopyType(in.dtype(), unused, [&](auto tag) {
+  return DispatchCopyType(in.dtype(), op, [&](auto tag) {
     using T = typename decltype(tag)::type;
     StridedCopy<T>(in.data<T>(), 0, plan, out.data<T>(), pool);
     return absl::OkStatus();
   });
-  GE_CHECK_MSG(s.ok(), "BroadcastCopy of an unsupported dtype");
 }
 
 void RegisterTensorKernels(KernelTable& table) {

@@ -27,10 +27,7 @@ class UnaryKernel final : public Kernel {
   absl::Status Compute(ExecuteContext& ctx) override {
     const Tensor& x = ctx.input(0);
     GE_ASSIGN_OR_RETURN(Tensor y, ctx.Output(0));
-    if (y.NumElements() != x.NumElements()) {
-      return NodeError(op_, "output has ", y.NumElements(), " elements, input has ",
-                       x.NumElements());
-    }
+    GE_RETURN_IF_ERROR(CheckSameSize(op_, x, y));
     return DispatchType<Types>(x.dtype(), op_, [&](auto tag) {
       using T = typename decltype(tag)::type;
       using Out = std::conditional_t<kBoolOut, bool, T>;
@@ -244,6 +241,7 @@ class ClipKernel final : public Kernel {
   absl::Status Compute(ExecuteContext& ctx) override {
     const Tensor& x = ctx.input(0);
     GE_ASSIGN_OR_RETURN(Tensor y, ctx.Output(0));
+    GE_RETURN_IF_ERROR(CheckSameSize(op_, x, y));
     for (int i = 1; i <= 2; ++i) {
       if (!ctx.has_input(i)) continue;
       const Tensor& bound = ctx.input(i);

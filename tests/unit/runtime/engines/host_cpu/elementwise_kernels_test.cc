@@ -315,6 +315,25 @@ TEST(BinaryKernels, PReluAndBitShift) {
   EXPECT_FALSE(RunError("BitShift", {v, n}, {{"direction", "UP"}}).ok());
 }
 
+// An executor handing a kernel an output that does not fit its inputs gets
+// an error naming the node, never an out-of-bounds access.
+TEST(BinaryKernels, OutputsThatDoNotFitAreRejected) {
+  test::RunOptions options;
+  options.check_output_types = false;
+  options.output_types = {ir::ValueType::Tensor(DataType::kFloat, Shape{5})};
+  absl::Status s = RunError("Add", {F32({1, 2, 3}, {3}), F32({1, 2, 3}, {3})}, {}, 1, options);
+  EXPECT_NE(s.message().find("does not broadcast"), absl::string_view::npos) << s;
+  EXPECT_NE(s.message().find("test_Add"), absl::string_view::npos) << s;
+  s = RunError("Where", {T1<bool>({true}, {1}), F32({1, 2}, {2}), F32({1, 2, 3}, {3})}, {}, 1, options);
+  EXPECT_FALSE(s.ok());
+  s = RunError("Max", {F32({1, 2, 3, 4, 5, 6}, {6})}, {}, 1, options);
+  EXPECT_FALSE(s.ok());
+  s = RunError("Softmax", {F32({1, 2}, {2})}, {}, 1, options);
+  EXPECT_FALSE(s.ok());
+  s = RunError("Sigmoid", {F32({1, 2}, {2})}, {}, 1, options);
+  EXPECT_FALSE(s.ok());
+}
+
 TEST(VariadicKernels, MaxMinSumMean) {
   const Tensor a = F32({1, 5, 3}, {3}), b = F32({4}, {1}), c = F32({2, 2, 9}, {1, 3});
   EXPECT_TRUE(TensorEq(Host("Max", {a}), a));
