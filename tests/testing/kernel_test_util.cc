@@ -351,4 +351,60 @@ bool ElementsMatch(const Tensor& a, const Tensor& e, int64_t i, Tolerance tol, d
   return TensorNear(actual, expected, Tolerance{0, 0});
 }
 
+namespace {
+
+::testing::AssertionResult CompareOutput(const Value& got, const Value& want, size_t index,
+                                         std::optional<Tolerance> tolerance) {
+  if (got.kind() != want.kind()) {
+    return ::testing::AssertionFailure() << "output " << index << " differs in kind";
+  }
+  std::vector<Tensor> a, b;
+  if (got.is_tensor()) {
+    a = {got.tensor()};
+    b = {want.tensor()};
+  } else if (got.is_sequence()) {
+    a = got.sequence();
+    b = want.sequence();
+  }
+  if (a.size() != b.size()) {
+    return ::testing::AssertionFailure() << "output " << index << " has " << a.size()
+                                         << " elements, the reference " << b.size();
+  }
+  for (size_t k = 0; k < a.size(); ++k) {
+    ::testing::AssertionResult r =
+        TensorNear(a[k], b[k], tolerance.value_or(DefaultTolerance(b[k].dtype())));
+    if (!r) return ::testing::AssertionFailure() << "output " << index << ": " << r.message();
+  }
+  return ::testing::AssertionSuccess();
+}
+
+}  // namespace
+
+::testing::AssertionResult MatchesReference(const engine::Engine& engine,
+                                            const engine::Engine& reference,
+                                            const ir::OpDesc& op,
+                                            const std::vector<Value>& inputs,
+                                            std::optional<Tolerance> tolerance,
+                                            const RunOptions& options) {
+  auto got = RunKernel(engine, op, inputs, options);
+  if (!got.ok()) {
+    return ::testing::AssertionFailure() << engine.attributes().name << " failed: " << got.status();
+  }
+  auto want = RunKernel(reference, op, inputs, options);
+  if (!want.ok()) {
+    return ::testing::AssertionFailure()
+           << "the reference " << reference.attributes().name << " failed: " << want.status();
+  }
+  for (size_t i = 0; i < want->size(); ++i) {
+    ::testing::AssertionResult r = CompareOutput((*got)[i], (*want)[i], i, tolerance);
+    if (!r) {
+      return ::testing::AssertionFailure() << engine.attributes().name << " vs "
+                                           << reference.attributes().name << " on node '"
+                                           << op.name() << "' (" << op.type() << "): "
+                                           << r.message();
+    }
+  }
+  return ::testing::AssertionSuccess();
+}
+
 }  // namespace ge::test

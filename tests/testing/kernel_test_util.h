@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -146,5 +147,19 @@ Tolerance DefaultTolerance(DataType dtype);
 ::testing::AssertionResult TensorNear(const Tensor& actual, const Tensor& expected);
 // Same dtype, shape and values exactly (NaN matches NaN).
 ::testing::AssertionResult TensorEq(const Tensor& actual, const Tensor& expected);
+
+// ---- Engine conformance ----
+
+// Runs `op` on `engine` and on `reference` (host_cpu) with the same inputs
+// and compares every tensor output: within `tolerance` when given, else
+// DefaultTolerance of the output's dtype. Fails when either run fails
+// (naming which), when a sequence output differs in length, or when an
+// output differs.
+::testing::AssertionResult MatchesReference(const engine::Engine& engine,
+                                            const engine::Engine& reference,
+                                            const ir::OpDesc& op,
+                                            const std::vector<Value>& inputs,
+                                            std::optional<Tolerance> tolerance = std::nullopt,
+                                            const RunOptions& options = {});
 
 }  // namespace ge::test

@@ -3,7 +3,9 @@
 #include "runtime/engines/host_cpu/kernel_util.h"
 
 #include <algorithm>
+#include <optional>
 
+#include "base/ops/op_registry.h"
 #include "runtime/engines/host_cpu/broadcast.h"
 
 namespace ge::engine::host_cpu {
@@ -15,6 +17,34 @@ constexpr int64_t kMinParallelWork = 1 << 15;
 constexpr int64_t kMinBlockWork = 1 << 14;
 
 }  // namespace
+
+namespace {
+
+template <typename T>
+std::optional<T> AttrOrSchemaDefault(const ir::OpDesc& op, std::string_view name) {
+  if (auto v = op.GetAttr<T>(name)) return v;
+  const ops::OpSchema* schema = ops::OpRegistry::Global().Find(op.type());
+  return schema != nullptr ? schema->GetAttr<T>(op, name) : std::nullopt;
+}
+
+}  // namespace
+
+int64_t IntAttr(const ir::OpDesc& op, std::string_view name, int64_t def) {
+  return AttrOrSchemaDefault<int64_t>(op, name).value_or(def);
+}
+
+float FloatAttr(const ir::OpDesc& op, std::string_view name, float def) {
+  if (auto i = op.GetAttr<int64_t>(name)) return static_cast<float>(*i);
+  return AttrOrSchemaDefault<float>(op, name).value_or(def);
+}
+
+std::vector<int64_t> IntsAttr(const ir::OpDesc& op, std::string_view name) {
+  return AttrOrSchemaDefault<std::vector<int64_t>>(op, name).value_or(std::vector<int64_t>{});
+}
+
+std::string StringAttr(const ir::OpDesc& op, std::string_view name, std::string def) {
+  return AttrOrSchemaDefault<std::string>(op, name).value_or(std::move(def));
+}
 
 absl::StatusOr<int64_t> NormalizeAxisFor(const ir::OpDesc& op, int64_t axis, int64_t rank) {
   if (axis < -rank || axis >= rank) {

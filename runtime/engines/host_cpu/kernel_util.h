@@ -206,20 +206,14 @@ inline T FloatToInt(F v) {
 
 // ---- Attributes ----
 
-inline int64_t IntAttr(const ir::OpDesc& op, std::string_view name, int64_t def) {
-  return op.GetAttrOr<int64_t>(name, def);
-}
-inline float FloatAttr(const ir::OpDesc& op, std::string_view name, float def) {
-  if (auto f = op.GetAttr<float>(name)) return *f;
-  if (auto i = op.GetAttr<int64_t>(name)) return static_cast<float>(*i);
-  return def;
-}
-inline std::vector<int64_t> IntsAttr(const ir::OpDesc& op, std::string_view name) {
-  return op.GetAttrOr<std::vector<int64_t>>(name, {});
-}
-inline std::string StringAttr(const ir::OpDesc& op, std::string_view name, std::string def) {
-  return op.GetAttrOr<std::string>(name, std::move(def));
-}
+// Attribute `name` of `op`: the node's value, else the default of the op's
+// schema in the op registry (so defaults live in one place), else `def`.
+// Read when kernels are created, never per element.
+int64_t IntAttr(const ir::OpDesc& op, std::string_view name, int64_t def);
+// A float attribute (an int attribute is converted).
+float FloatAttr(const ir::OpDesc& op, std::string_view name, float def);
+std::vector<int64_t> IntsAttr(const ir::OpDesc& op, std::string_view name);
+std::string StringAttr(const ir::OpDesc& op, std::string_view name, std::string def);
 
 // Normalizes `axis` into [0, rank); an error naming the node when outside
 // [-rank, rank).

@@ -130,7 +130,7 @@ class PoolKernel final : public Kernel {
                        geometry->output.ToString());
     }
     Tensor indices;
-    if (kind_ == Kind::kMax && ctx.num_outputs() > 1 && !ctx.output_type(1).shape().unknown_rank()) {
+    if (kind_ == Kind::kMax && ctx.num_outputs() > 1) {
       GE_ASSIGN_OR_RETURN(indices, ctx.Output(1, y.shape()));
     }
     GE_ASSIGN_OR_RETURN(Window3 w, MakeWindow3(op_, x.shape(), *geometry));

@@ -202,5 +202,50 @@ TEST(KernelTestHarness, ChecksOutputsAgainstInference) {
   EXPECT_TRUE(test::RunKernel(BrokenFactory(/*wrong_shape=*/false), op, {x}).ok());
 }
 
+// An engine whose Relu is off by one, to see MatchesReference fail.
+class OffByOneEngine final : public ge::engine::Engine {
+ public:
+  class Factory final : public KernelFactory {
+   public:
+    absl::StatusOr<std::unique_ptr<Kernel>> CreateKernel(const ir::OpDesc& op) const override {
+      auto inner = host_cpu::Engine().kernel_factory().CreateKernel(op);
+      if (!inner.ok()) return inner.status();
+      return std::unique_ptr<Kernel>(new Wrapper(*std::move(inner)));
+    }
+  };
+  class Wrapper final : public Kernel {
+   public:
+    explicit Wrapper(std::unique_ptr<Kernel> inner) : inner_(std::move(inner)) {}
+    absl::Status Compute(ExecuteContext& ctx) override {
+      GE_RETURN_IF_ERROR(inner_->Compute(ctx));
+      GE_ASSIGN_OR_RETURN(Tensor y, ctx.Output(0));
+      y.data<float>()[0] += 1.0f;
+      return absl::OkStatus();
+    }
+
+   private:
+    std::unique_ptr<Kernel> inner_;
+  };
+  OffByOneEngine() { attributes_.name = "off_by_one"; }
+  const EngineAttributes& attributes() const override { return attributes_; }
+  const OpsKernelInfoStore& info_store() const override { return host_cpu::Engine().info_store(); }
+  const KernelFactory& kernel_factory() const override { return factory_; }
+
+ private:
+  EngineAttributes attributes_;
+  Factory factory_;
+};
+
+TEST(KernelTestHarness, MatchesReferenceComparesEngines) {
+  const Tensor x = F32({-1, 2}, {2});
+  const ir::OpDesc op = test::OpBuilder("Relu", "relu3").Inputs({x}).Outputs(1).Build();
+  EXPECT_TRUE(test::MatchesReference(Engine(), Engine(), op, {x}));
+  const ::testing::AssertionResult r = test::MatchesReference(OffByOneEngine(), Engine(), op, {x});
+  ASSERT_FALSE(r);
+  EXPECT_NE(std::string(r.message()).find("off_by_one vs host_cpu on node 'relu3' (Relu)"),
+            std::string::npos)
+      << r.message();
+}
+
 }  // namespace
 }  // namespace ge::engine::host_cpu
