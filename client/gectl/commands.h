@@ -1,0 +1,46 @@
+// gectl's subcommands. main.cc parses flags (CLI11 lives there only); each
+// command returns the process exit code: 0 success, 1 user error, 2
+// internal error (docs/cli.md). Results go to stdout, errors to stderr as
+// one line.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+
+namespace ge::gectl {
+
+struct RunFlags {
+  std::string model;
+  std::vector<std::string> inputs;   // NAME=FILE.npy
+  std::vector<std::string> shapes;   // NAME=D0,D1,...
+  std::vector<std::string> options;  // KEY=VALUE
+  std::string output_dir;
+  uint64_t seed = 0;
+};
+
+struct DumpFlags {
+  std::string model;
+  std::string format = "text";  // text | dot
+  bool compiled = false;        // dump after compilation (placed, typed)
+  std::vector<std::string> options;
+};
+
+struct InspectFlags {
+  std::string model;
+  std::string format = "text";  // text | json
+};
+
+int RunCommand(const RunFlags& flags);
+int DumpCommand(const DumpFlags& flags);
+int InspectCommand(const InspectFlags& flags);
+
+// 1 for errors the user can fix (bad input, unsupported model, limits), 2
+// for the rest.
+int ExitCodeFor(const absl::Status& status);
+// Prints "gectl: error: <message>" on stderr and returns ExitCodeFor.
+int ReportError(const absl::Status& status);
+
+}  // namespace ge::gectl

@@ -1,0 +1,42 @@
+// LocalRuntime and model loading for gectl's in-process commands.
+#include "client/gectl/local_runtime.h"
+
+#include <filesystem>
+#include <thread>
+
+#include "base/status.h"
+#include "compiler/frontend/onnx_importer.h"
+
+namespace ge::gectl {
+
+absl::StatusOr<std::unique_ptr<LocalRuntime>> LocalRuntime::Create() {
+  auto rt = std::unique_ptr<LocalRuntime>(new LocalRuntime());
+  GE_ASSIGN_OR_RETURN(rt->engines_, engine::CreateEngineRegistry({}, {}));
+  // The caller thread takes part in ParallelFor, so one worker fewer than cores.
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  rt->pool_ = std::make_unique<ThreadPool>(cores - 1, "gectl-intra");
+  return rt;
+}
+
+absl::StatusOr<std::unique_ptr<session::Session>> LocalRuntime::NewSession(std::unique_ptr<ir::Graph> graph,
+                                                                           const OptionMap& options) {
+  auto session = std::make_unique<session::Session>(*engines_, OptionMap(), pool_.get());
+  GE_RETURN_IF_ERROR(session->AddGraph(0, std::move(graph), options));
+  return session;
+}
+
+absl::StatusOr<std::unique_ptr<ir::Graph>> LoadModel(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return NotFound("model file ", path, " does not exist");
+  if (std::filesystem::is_directory(path, ec)) return InvalidArgument("model path ", path, " is a directory");
+  return frontend::ImportOnnxFile(path);
+}
+
+absl::StatusOr<OptionMap> ParseOptionFlags(const std::vector<std::string>& flags) {
+  OptionMap options;
+  for (const std::string& flag : flags) GE_RETURN_IF_ERROR(ParseOptionAssignment(flag, options));
+  GE_RETURN_IF_ERROR(ValidateOptions(options));
+  return options;
+}
+
+}  // namespace ge::gectl

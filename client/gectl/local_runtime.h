@@ -1,0 +1,38 @@
+// LocalRuntime: the engines and thread pool gectl uses to compile and run
+// in process (the daemon owns the same pieces for its sessions).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "base/ir/graph.h"
+#include "base/options.h"
+#include "base/thread_pool.h"
+#include "runtime/engines/engine_registry.h"
+#include "session/session.h"
+
+namespace ge::gectl {
+
+class LocalRuntime {
+ public:
+  static absl::StatusOr<std::unique_ptr<LocalRuntime>> Create();
+  const engine::EngineRegistry& engines() const { return *engines_; }
+  ThreadPool* pool() { return pool_.get(); }
+
+  // A session holding `graph` as graph 0 with `options`.
+  absl::StatusOr<std::unique_ptr<session::Session>> NewSession(std::unique_ptr<ir::Graph> graph,
+                                                               const OptionMap& options);
+
+ private:
+  std::unique_ptr<engine::EngineRegistry> engines_;
+  std::unique_ptr<ThreadPool> pool_;
+};
+
+// Loads a model file by its extension (.onnx).
+absl::StatusOr<std::unique_ptr<ir::Graph>> LoadModel(const std::string& path);
+
+// Parses repeated KEY=VALUE flags and validates them against the option table.
+absl::StatusOr<OptionMap> ParseOptionFlags(const std::vector<std::string>& flags);
+
+}  // namespace ge::gectl

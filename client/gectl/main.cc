@@ -1,0 +1,58 @@
+// gectl: the command-line client of ged. Flag parsing only; the commands
+// live in commands.cc. CLI11 is included in this one file (it is slow to
+// compile).
+#include <exception>
+#include <iostream>
+
+#include "CLI/CLI.hpp"
+#include "base/logging.h"
+#include "base/version.h"
+#include "client/gectl/commands.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"gectl: compile, run and inspect models with ged"};
+  app.set_version_flag("--version", std::string("gectl ") + GED_VERSION_STRING);
+  app.require_subcommand(1);
+  std::string log_level = "warn";
+  app.add_option("--log-level", log_level, "trace, debug, info, warn, error, critical or off")
+      ->capture_default_str();
+
+  ge::gectl::RunFlags run;
+  CLI::App* run_cmd = app.add_subcommand("run", "Run a model on given or random inputs");
+  run_cmd->add_option("model", run.model, "Model file (.onnx)")->required();
+  run_cmd->add_option("--input", run.inputs, "NAME=FILE.npy (repeatable)");
+  run_cmd->add_option("--shape", run.shapes, "NAME=D0,D1,... for random inputs with unknown dims (repeatable)");
+  run_cmd->add_option("--output-dir", run.output_dir, "Save each output as DIR/<name>.npy");
+  run_cmd->add_option("--seed", run.seed, "Seed of the random inputs")->capture_default_str();
+  run_cmd->add_option("--option", run.options, "KEY=VALUE compile option (repeatable)");
+
+  ge::gectl::DumpFlags dump;
+  CLI::App* dump_cmd = app.add_subcommand("dump", "Print a model's graph as text or DOT");
+  dump_cmd->add_option("model", dump.model, "Model file (.onnx)")->required();
+  dump_cmd->add_option("--format", dump.format, "text or dot")->capture_default_str();
+  dump_cmd->add_flag("--compiled", dump.compiled, "Dump after compilation (typed and placed)");
+  dump_cmd->add_option("--option", dump.options, "KEY=VALUE compile option (repeatable)");
+
+  ge::gectl::InspectFlags inspect;
+  CLI::App* inspect_cmd = app.add_subcommand("inspect", "Show a model's inputs, outputs, ops and opsets");
+  inspect_cmd->add_option("model", inspect.model, "Model file (.onnx)")->required();
+  inspect_cmd->add_option("--format", inspect.format, "text or json")->capture_default_str();
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    std::cerr << "gectl: error: " << e.what() << " (see gectl --help)" << std::endl;
+    return 1;
+  }
+  try {
+    if (absl::Status s = ge::SetLogLevel(log_level); !s.ok()) return ge::gectl::ReportError(s);
+    if (run_cmd->parsed()) return ge::gectl::RunCommand(run);
+    if (dump_cmd->parsed()) return ge::gectl::DumpCommand(dump);
+    if (inspect_cmd->parsed()) return ge::gectl::InspectCommand(inspect);
+  } catch (const std::exception& e) {
+    std::cerr << "gectl: internal error: " << e.what() << std::endl;
+    return 2;
+  }
+  return 2;
+}

@@ -1,0 +1,37 @@
+// The compile pipeline, built in one function in order.
+#include "compiler/build/graph_compiler.h"
+
+#include "base/ir/verifier.h"
+#include "base/status.h"
+#include "compiler/passes/graph_dumper.h"
+#include "compiler/passes/infer_shapes_pass.h"
+#include "compiler/passes/pass_pipeline.h"
+
+namespace ge::compiler {
+
+GraphCompiler::GraphCompiler(const engine::EngineRegistry& engines, ThreadPool* pool)
+    : engines_(engines), pool_(pool) {}
+
+absl::StatusOr<std::unique_ptr<CompiledGraph>> GraphCompiler::Compile(std::unique_ptr<ir::Graph> graph,
+                                                                      const CompileOptions& options) const {
+  auto compiled = std::make_unique<CompiledGraph>();
+  compiled->options = options;
+  GraphDumper dumper(options.dump_graph_level, options.dump_path);
+
+  // Graph optimization before placement. Shape inference comes first: every
+  // later step (placement's CheckSupported, partitioning) reads types.
+  PassPipeline optimize("optimize");
+  optimize.set_dumper(&dumper);
+  optimize.AddPass<InferShapesPass>();
+  GE_RETURN_IF_ERROR(optimize.Run(*graph).status());
+
+  GE_RETURN_IF_ERROR(dumper.Before(*graph, "EnginePlacer"));
+  EnginePlacer placer(engines_, options, pool_);
+  GE_ASSIGN_OR_RETURN(compiled->placement, placer.Run(*graph));
+  GE_RETURN_IF_ERROR(dumper.After(*graph, "EnginePlacer"));
+
+  compiled->graph = std::move(graph);
+  return compiled;
+}
+
+}  // namespace ge::compiler

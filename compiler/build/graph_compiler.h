@@ -1,0 +1,40 @@
+// GraphCompiler: the compile pipeline from an imported graph to a placed,
+// typed graph the runtime can load (seeds/01 §3's OptimizeSubgraph order;
+// the partitioning steps join as their issues land).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "base/ir/graph.h"
+#include "base/thread_pool.h"
+#include "compiler/compile_options.h"
+#include "compiler/placement/engine_placer.h"
+#include "runtime/engines/engine_registry.h"
+
+namespace ge::compiler {
+
+struct CompiledGraph {
+  std::unique_ptr<ir::Graph> graph;  // verified, typed, every node placed
+  PlacementReport placement;         // points into `graph`
+  CompileOptions options;
+};
+
+class GraphCompiler {
+ public:
+  // `pool` may be null.
+  GraphCompiler(const engine::EngineRegistry& engines, ThreadPool* pool);
+
+  // Runs the pipeline: verify, infer shapes, place engines (with dumps
+  // between steps when asked). Errors name the step and the node.
+  absl::StatusOr<std::unique_ptr<CompiledGraph>> Compile(std::unique_ptr<ir::Graph> graph,
+                                                         const CompileOptions& options) const;
+
+ private:
+  const engine::EngineRegistry& engines_;
+  ThreadPool* pool_;
+};
+
+}  // namespace ge::compiler

@@ -1,0 +1,247 @@
+// DynamicExecutor: topological execution with run-time shape inference.
+#include "runtime/executor/dynamic_executor.h"
+
+#include <algorithm>
+
+#include "absl/container/flat_hash_map.h"
+#include "base/ir/op_types.h"
+#include "base/ops/op_registry.h"
+#include "base/status.h"
+
+namespace ge::runtime {
+namespace {
+
+ir::ValueType TypeOfValue(const Value& v, const ir::ValueType& declared) {
+  switch (v.kind()) {
+    case Value::Kind::kTensor:
+      return ir::ValueType::Tensor(v.tensor().dtype(), v.tensor().shape());
+    case Value::Kind::kSequence: {
+      // Element shapes may differ; keep the declared element shape's rank only if all agree.
+      ir::ValueType element = ir::ValueType::Tensor(v.element_dtype(), Shape::UnknownRank());
+      if (!v.sequence().empty()) {
+        Shape s = v.sequence()[0].shape();
+        bool same = std::all_of(v.sequence().begin(), v.sequence().end(),
+                                [&](const Tensor& t) { return t.shape() == s; });
+        if (same) element = ir::ValueType::Tensor(v.element_dtype(), s);
+      }
+      ir::ValueType seq = ir::ValueType::Sequence(element);
+      return declared.kind() == ir::ValueType::Kind::kOptional ? ir::ValueType::Optional(seq) : seq;
+    }
+    case Value::Kind::kNone:
+      return declared;
+  }
+  return declared;
+}
+
+}  // namespace
+
+struct DynamicExecutor::Step {
+  const ir::Node* node = nullptr;
+  const ops::OpSchema* schema = nullptr;
+  std::unique_ptr<engine::Kernel> kernel;
+  std::vector<int> inputs;  // slot per input, -1 when absent
+  int output_base = 0;
+  int num_outputs = 0;
+  std::vector<int> release;  // slots that die after this step
+  bool is_data = false;
+  bool is_net_output = false;
+  // Whether the compiled types are fully known, so inference can be skipped
+  // when the actual inputs match them.
+  bool static_types = false;
+  std::vector<ir::ValueType> prepared_inputs;
+  bool prepared = false;
+  size_t workspace_bytes = 0;
+  std::shared_ptr<Buffer> workspace;
+};
+
+class DynamicExecutor::StepContext final : public engine::ExecuteContext {
+ public:
+  StepContext(const std::vector<const Value*>& inputs, const std::vector<ir::ValueType>& output_types,
+              std::vector<Value>& outputs, void* workspace, ThreadPool* pool)
+      : inputs_(inputs), output_types_(output_types), outputs_(outputs), workspace_(workspace), pool_(pool) {}
+
+  int num_inputs() const override { return static_cast<int>(inputs_.size()); }
+  int num_outputs() const override { return static_cast<int>(outputs_.size()); }
+  const Value& input_value(int i) const override {
+    static const Value* kNone = new Value();
+    return inputs_[i] ? *inputs_[i] : *kNone;
+  }
+  const ir::ValueType& output_type(int i) const override { return output_types_[i]; }
+  absl::StatusOr<Tensor> Output(int i, const Shape& shape) override {
+    GE_ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(output_types_[i].dtype(), shape));
+    outputs_[i] = Value(t);
+    return t;
+  }
+  absl::Status SetOutputValue(int i, Value value) override {
+    outputs_[i] = std::move(value);
+    return absl::OkStatus();
+  }
+  void* workspace() override { return workspace_; }
+  ThreadPool* thread_pool() override { return pool_ ? pool_ : SerialPool(); }
+  int num_threads() const override { return pool_ ? pool_->num_threads() + 1 : 1; }
+
+ private:
+  static ThreadPool* SerialPool() {
+    static ThreadPool* pool = new ThreadPool(0, "serial");
+    return pool;
+  }
+  const std::vector<const Value*>& inputs_;
+  const std::vector<ir::ValueType>& output_types_;
+  std::vector<Value>& outputs_;
+  void* workspace_;
+  ThreadPool* pool_;
+};
+
+DynamicExecutor::~DynamicExecutor() = default;
+
+absl::StatusOr<std::unique_ptr<DynamicExecutor>> DynamicExecutor::Create(
+    const ir::Graph& graph, const engine::EngineRegistry& engines, ExecutorOptions options) {
+  std::unique_ptr<DynamicExecutor> exec(new DynamicExecutor());
+  exec->graph_ = &graph;
+  exec->options_ = options;
+  GE_RETURN_IF_ERROR(exec->Build(graph, engines));
+  return exec;
+}
+
+absl::Status DynamicExecutor::Build(const ir::Graph& graph, const engine::EngineRegistry& engines) {
+  GE_ASSIGN_OR_RETURN(std::vector<ir::Node*> order, graph.TopologicalOrder());
+  absl::flat_hash_map<const ir::Node*, int> output_base;
+  steps_.resize(order.size());
+  absl::flat_hash_map<int, size_t> last_use;  // slot -> step index
+  for (size_t s = 0; s < order.size(); ++s) {
+    const ir::Node* node = order[s];
+    Step& step = steps_[s];
+    step.node = node;
+    step.output_base = static_cast<int>(num_slots_);
+    step.num_outputs = node->num_outputs();
+    output_base[node] = step.output_base;
+    num_slots_ += node->num_outputs();
+    for (int i = 0; i < node->num_inputs(); ++i) {
+      ir::OutPort p = node->input(i);
+      int slot = p.node ? output_base.at(p.node) + p.index : -1;
+      step.inputs.push_back(slot);
+      if (slot >= 0) last_use[slot] = s;
+    }
+    const std::string& type = node->type();
+    if (type == ir::kData) {
+      step.is_data = true;
+      int64_t index = node->op_desc().GetAttrOr<int64_t>(ir::kAttrIndex, 0);
+      if (index < 0 || index >= 1 << 20) return InvalidArgument("Data node '", node->name(), "' has bad index ", index);
+      if (static_cast<size_t>(index) >= input_slots_.size()) input_slots_.resize(index + 1, -1);
+      input_slots_[index] = step.output_base;
+      continue;
+    }
+    if (type == ir::kNetOutput) {
+      step.is_net_output = true;
+      output_slots_ = step.inputs;
+      continue;
+    }
+    step.schema = ops::OpRegistry::Global().Find(type);
+    if (step.schema == nullptr) return InvalidArgument("node '", node->name(), "': unknown op type ", type);
+    auto engine_name = node->op_desc().GetAttr<std::string>(ir::kAttrEngineName);
+    if (!engine_name) return FailedPrecondition("node '", node->name(), "' was not placed on an engine");
+    engine::Engine* engine = engines.Find(*engine_name);
+    if (engine == nullptr) {
+      return FailedPrecondition("node '", node->name(), "' is placed on engine '", *engine_name, "', which is not loaded");
+    }
+    GE_ASSIGN_OR_RETURN(step.kernel, engine->kernel_factory().CreateKernel(node->op_desc()));
+    step.static_types = true;
+    for (const ir::IoDesc& io : node->op_desc().inputs()) {
+      step.static_types = step.static_types && io.type.is_tensor() && io.type.shape().IsFullyKnown();
+    }
+    for (const ir::IoDesc& io : node->op_desc().outputs()) {
+      step.static_types = step.static_types && io.type.is_tensor() && io.type.shape().IsFullyKnown();
+    }
+  }
+  for (size_t i = 0; i < input_slots_.size(); ++i) {
+    if (input_slots_[i] < 0) return InvalidArgument("graph '", graph.name(), "' has no Data node with index ", i);
+  }
+  num_inputs_ = static_cast<int>(input_slots_.size());
+  // Values die after their last consumer, except graph outputs.
+  absl::flat_hash_map<int, bool> is_output;
+  for (int slot : output_slots_) is_output[slot] = true;
+  for (const auto& [slot, step_index] : last_use) {
+    if (!is_output.contains(slot)) steps_[step_index].release.push_back(slot);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status DynamicExecutor::RunStep(Step& step, std::vector<Value>& slots) {
+  const ir::Node& node = *step.node;
+  const ir::OpDesc& op = node.op_desc();
+  std::vector<const Value*> inputs(step.inputs.size(), nullptr);
+  std::vector<ir::ValueType> input_types(step.inputs.size());
+  bool matches_static = step.static_types;
+  for (size_t i = 0; i < step.inputs.size(); ++i) {
+    if (step.inputs[i] < 0) continue;
+    const Value& v = slots[step.inputs[i]];
+    if (v.is_none() && op.input(static_cast<int>(i)).type.kind() != ir::ValueType::Kind::kOptional) continue;
+    inputs[i] = &v;
+    input_types[i] = TypeOfValue(v, op.input(static_cast<int>(i)).type);
+    matches_static = matches_static && input_types[i] == op.input(static_cast<int>(i)).type;
+  }
+  std::vector<ir::ValueType> output_types;
+  if (matches_static) {
+    for (const ir::IoDesc& io : op.outputs()) output_types.push_back(io.type);
+  } else {
+    std::vector<const ir::ValueType*> type_ptrs(inputs.size(), nullptr);
+    std::vector<const Tensor*> values(inputs.size(), nullptr);
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      if (inputs[i] == nullptr) continue;
+      type_ptrs[i] = &input_types[i];
+      if (inputs[i]->is_tensor()) values[i] = &inputs[i]->tensor();
+    }
+    GE_ASSIGN_OR_RETURN(output_types, ops::InferOutputTypes(op, type_ptrs, values, graph_));
+  }
+  if (!step.prepared || step.prepared_inputs != input_types) {
+    engine::PrepareContext pctx;
+    pctx.op = &op;
+    pctx.input_types = input_types;
+    pctx.output_types = output_types;
+    pctx.num_threads = options_.intra_op_pool ? options_.intra_op_pool->num_threads() + 1 : 1;
+    pctx.const_inputs.assign(inputs.size(), nullptr);
+    GE_RETURN_IF_ERROR(step.kernel->Prepare(pctx));
+    if (pctx.workspace_bytes > step.workspace_bytes || !step.workspace) {
+      GE_ASSIGN_OR_RETURN(step.workspace, Buffer::Allocate(pctx.workspace_bytes));
+      step.workspace_bytes = pctx.workspace_bytes;
+    }
+    step.prepared_inputs = input_types;
+    step.prepared = true;
+  }
+  std::vector<Value> outputs(step.num_outputs);
+  StepContext ctx(inputs, output_types, outputs, step.workspace->data(), options_.intra_op_pool);
+  GE_RETURN_IF_ERROR(step.kernel->Compute(ctx));
+  for (int o = 0; o < step.num_outputs; ++o) {
+    if (outputs[o].is_none() && !node.consumers(o).empty() &&
+        output_types[o].kind() != ir::ValueType::Kind::kOptional) {
+      return Internal("kernel did not produce output ", o);
+    }
+    slots[step.output_base + o] = std::move(outputs[o]);
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<Value>> DynamicExecutor::Run(std::vector<Value> inputs) {
+  if (static_cast<int>(inputs.size()) != num_inputs_) {
+    return InvalidArgument("graph '", graph_->name(), "' takes ", num_inputs_, " inputs, got ", inputs.size());
+  }
+  std::lock_guard<std::mutex> lock(run_mu_);
+  std::vector<Value> slots(num_slots_);
+  for (int i = 0; i < num_inputs_; ++i) slots[input_slots_[i]] = std::move(inputs[i]);
+  for (Step& step : steps_) {
+    if (step.is_data || step.is_net_output) continue;
+    absl::Status s = RunStep(step, slots);
+    if (!s.ok()) {
+      const std::string prefix = StrCat("node '", step.node->name(), "'");
+      if (StdView(s.message()).substr(0, prefix.size()) == prefix) return s;
+      return absl::Status(s.code(), StrCat(prefix, " (", step.node->type(), "): ", StdView(s.message())));
+    }
+    for (int slot : step.release) slots[slot] = Value();
+  }
+  std::vector<Value> outputs;
+  outputs.reserve(output_slots_.size());
+  for (int slot : output_slots_) outputs.push_back(slot >= 0 ? slots[slot] : Value());
+  return outputs;
+}
+
+}  // namespace ge::runtime

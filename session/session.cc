@@ -1,0 +1,133 @@
+// Session: graph bookkeeping, option scopes, compile-on-demand and runs.
+#include "session/session.h"
+
+#include "base/ir/op_types.h"
+#include "base/status.h"
+
+namespace ge::session {
+namespace {
+
+GraphInfo DescribeGraph(const ir::Graph& graph) {
+  GraphInfo info;
+  for (const ir::Node* data : graph.InputNodes()) {
+    const ir::IoDesc& out = data->op_desc().output(0);
+    info.inputs.push_back({out.name.empty() ? data->name() : out.name, out.type});
+  }
+  if (const ir::Node* net_output = graph.OutputNode()) {
+    for (int i = 0; i < net_output->num_inputs(); ++i) {
+      const ir::IoDesc& in = net_output->op_desc().input(i);
+      ir::ValueType type = in.type;
+      if (ir::OutPort p = net_output->input(i)) type = p.node->op_desc().output(p.index).type;
+      info.outputs.push_back({in.name.empty() ? StrCat("output_", i) : in.name, type});
+    }
+  }
+  return info;
+}
+
+bool DimsCompatible(const Shape& declared, const Shape& actual) {
+  if (declared.unknown_rank()) return true;
+  if (declared.rank() != actual.rank()) return false;
+  for (size_t i = 0; i < declared.dims().size(); ++i) {
+    if (declared.dim(i) >= 0 && declared.dim(i) != actual.dim(i)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+struct Session::GraphEntry {
+  std::unique_ptr<ir::Graph> graph;  // until compiled
+  OptionMap options;
+  std::unique_ptr<compiler::CompiledGraph> compiled;
+  std::unique_ptr<runtime::DynamicExecutor> executor;
+  GraphInfo info;
+  std::mutex compile_mu;
+};
+
+absl::Status CheckInputs(const GraphInfo& info, const std::vector<Value>& inputs) {
+  if (inputs.size() != info.inputs.size()) {
+    return InvalidArgument("the graph takes ", info.inputs.size(), " input(s), got ", inputs.size());
+  }
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const GraphIo& io = info.inputs[i];
+    const Value& v = inputs[i];
+    if (io.type.is_tensor()) {
+      if (!v.is_tensor()) return InvalidArgument("input ", i, " '", io.name, "': expected a tensor ", io.type.ToString());
+      const Tensor& t = v.tensor();
+      if (t.dtype() != io.type.dtype() || !DimsCompatible(io.type.shape(), t.shape())) {
+        return InvalidArgument("input ", i, " '", io.name, "': expected ", io.type.ToString(), ", got ",
+                               DataTypeName(t.dtype()), t.shape().ToString());
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+Session::Session(const engine::EngineRegistry& engines, OptionMap options, ThreadPool* pool)
+    : engines_(engines), options_(std::move(options)), pool_(pool) {}
+
+Session::~Session() = default;
+
+absl::Status Session::AddGraph(uint32_t graph_id, std::unique_ptr<ir::Graph> graph, const OptionMap& options) {
+  OptionMap merged = options_;
+  for (const auto& [k, v] : options) merged[k] = v;
+  GE_RETURN_IF_ERROR(ValidateOptions(merged));
+  auto entry = std::make_unique<GraphEntry>();
+  entry->info = DescribeGraph(*graph);
+  entry->graph = std::move(graph);
+  entry->options = std::move(merged);
+  std::lock_guard<std::mutex> lock(mu_);
+  if (graphs_.contains(graph_id)) return AlreadyExists("graph ", graph_id, " already exists in this session");
+  graphs_.emplace(graph_id, std::move(entry));
+  return absl::OkStatus();
+}
+
+absl::Status Session::RemoveGraph(uint32_t graph_id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (graphs_.erase(graph_id) == 0) return NotFound("graph ", graph_id, " does not exist in this session");
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Session::GraphEntry*> Session::Find(uint32_t graph_id) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = graphs_.find(graph_id);
+  if (it == graphs_.end()) return NotFound("graph ", graph_id, " does not exist in this session");
+  return it->second.get();
+}
+
+absl::Status Session::CompileGraph(uint32_t graph_id) {
+  GE_ASSIGN_OR_RETURN(GraphEntry * entry, Find(graph_id));
+  std::lock_guard<std::mutex> lock(entry->compile_mu);
+  if (entry->compiled) return absl::OkStatus();
+  GE_ASSIGN_OR_RETURN(compiler::CompileOptions options, compiler::CompileOptions::FromOptions(entry->options));
+  compiler::GraphCompiler compiler(engines_, pool_);
+  GE_ASSIGN_OR_RETURN(auto compiled, compiler.Compile(std::move(entry->graph), options));
+  runtime::ExecutorOptions exec_options;
+  exec_options.intra_op_pool = pool_;
+  GE_ASSIGN_OR_RETURN(entry->executor, runtime::DynamicExecutor::Create(*compiled->graph, engines_, exec_options));
+  entry->info = DescribeGraph(*compiled->graph);
+  entry->compiled = std::move(compiled);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<Value>> Session::RunGraph(uint32_t graph_id, std::vector<Value> inputs) {
+  GE_RETURN_IF_ERROR(CompileGraph(graph_id));
+  GE_ASSIGN_OR_RETURN(GraphEntry * entry, Find(graph_id));
+  GE_RETURN_IF_ERROR(CheckInputs(entry->info, inputs));
+  return entry->executor->Run(std::move(inputs));
+}
+
+absl::StatusOr<GraphInfo> Session::GetGraphInfo(uint32_t graph_id) const {
+  GE_ASSIGN_OR_RETURN(GraphEntry * entry, Find(graph_id));
+  std::lock_guard<std::mutex> lock(entry->compile_mu);
+  return entry->info;
+}
+
+absl::StatusOr<const compiler::CompiledGraph*> Session::GetCompiledGraph(uint32_t graph_id) const {
+  GE_ASSIGN_OR_RETURN(GraphEntry * entry, Find(graph_id));
+  std::lock_guard<std::mutex> lock(entry->compile_mu);
+  if (!entry->compiled) return FailedPrecondition("graph ", graph_id, " is not compiled");
+  return entry->compiled.get();
+}
+
+}  // namespace ge::session

@@ -1,0 +1,73 @@
+// Session: the graphs of one client and their compile-or-run lifecycle
+// (GE's Session + GraphManager). Used in process by gectl and by the daemon.
+//
+// Options come in three scopes: global (the process), session, and graph;
+// a graph's options override its session's. A graph is compiled once
+// (explicitly or on its first run) and then run any number of times; runs of
+// one graph are serialized by its executor, runs of different graphs are not.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "base/ir/graph.h"
+#include "base/options.h"
+#include "base/thread_pool.h"
+#include "base/value.h"
+#include "compiler/build/graph_compiler.h"
+#include "runtime/engines/engine_registry.h"
+#include "runtime/executor/dynamic_executor.h"
+
+namespace ge::session {
+
+struct GraphIo {
+  std::string name;
+  ir::ValueType type;
+};
+
+struct GraphInfo {
+  std::vector<GraphIo> inputs;   // by Data index
+  std::vector<GraphIo> outputs;  // NetOutput order
+};
+
+class Session {
+ public:
+  // `engines` and `pool` (may be null) must outlive the session.
+  Session(const engine::EngineRegistry& engines, OptionMap options, ThreadPool* pool);
+  ~Session();
+
+  // Validates the options and keeps the graph under `graph_id`.
+  absl::Status AddGraph(uint32_t graph_id, std::unique_ptr<ir::Graph> graph, const OptionMap& options = {});
+  absl::Status RemoveGraph(uint32_t graph_id);
+  // Compiles the graph (a no-op when it is already compiled).
+  absl::Status CompileGraph(uint32_t graph_id);
+  // Runs the graph, compiling it first if needed. Inputs are checked
+  // against the graph's input types (count, dtype, rank, known dims).
+  absl::StatusOr<std::vector<Value>> RunGraph(uint32_t graph_id, std::vector<Value> inputs);
+
+  // Inputs and outputs with their types (inferred ones once compiled).
+  absl::StatusOr<GraphInfo> GetGraphInfo(uint32_t graph_id) const;
+  // The compiled form, for reports; FailedPrecondition before compilation.
+  absl::StatusOr<const compiler::CompiledGraph*> GetCompiledGraph(uint32_t graph_id) const;
+
+ private:
+  struct GraphEntry;
+  absl::StatusOr<GraphEntry*> Find(uint32_t graph_id) const;
+
+  const engine::EngineRegistry& engines_;
+  OptionMap options_;
+  ThreadPool* pool_;
+  mutable std::mutex mu_;
+  std::map<uint32_t, std::unique_ptr<GraphEntry>> graphs_;
+};
+
+// Checks run inputs against the graph's declared inputs; messages name the
+// input by index and name with the expected and actual types.
+absl::Status CheckInputs(const GraphInfo& info, const std::vector<Value>& inputs);
+
+}  // namespace ge::session

@@ -1,0 +1,189 @@
+// gectl's contract on bad input: every case exits 1 with a one-line message
+// naming the cause on stderr, never a signal; and the happy paths of run.
+#include <filesystem>
+#include <fstream>
+
+#include "base/io/npy.h"
+#include "gtest/gtest.h"
+#include "onnx/onnx_pb.h"
+#include "tests/integration/process.h"
+
+namespace ge {
+namespace {
+
+namespace fs = std::filesystem;
+
+class GectlErrorsTest : public ::testing::Test {
+ protected:
+  void SetUp() override { dir_ = testing::MakeTempDir("gectl-errors"); }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  testing::ProcessResult Gectl(std::vector<std::string> args) {
+    args.insert(args.begin(), testing::BinaryDir() + "/bin/gectl");
+    return testing::RunProcess(args, 120);
+  }
+  std::string Path(const std::string& name) const { return (fs::path(dir_) / name).string(); }
+  void WriteFile(const std::string& name, const std::string& bytes) {
+    std::ofstream(Path(name), std::ios::binary) << bytes;
+  }
+  std::string SampleModel() const { return testing::SourceDir() + "/examples/models/sample_cnn.onnx"; }
+
+  // X f32[2,3] -> Relu -> Y, with hooks to break it.
+  static onnx::ModelProto ReluModel() {
+    onnx::ModelProto model;
+    model.set_ir_version(8);
+    model.add_opset_import()->set_version(17);
+    onnx::GraphProto* g = model.mutable_graph();
+    g->set_name("relu");
+    for (auto [list, name] : {std::pair{g->add_input(), "X"}, std::pair{g->add_output(), "Y"}}) {
+      list->set_name(name);
+      auto* t = list->mutable_type()->mutable_tensor_type();
+      t->set_elem_type(onnx::TensorProto::FLOAT);
+      t->mutable_shape()->add_dim()->set_dim_value(2);
+      t->mutable_shape()->add_dim()->set_dim_value(3);
+    }
+    onnx::NodeProto* relu = g->add_node();
+    relu->set_name("relu");
+    relu->set_op_type("Relu");
+    relu->add_input("X");
+    relu->add_output("Y");
+    return model;
+  }
+  void WriteModel(const std::string& name, const onnx::ModelProto& model) {
+    WriteFile(name, model.SerializeAsString());
+  }
+
+  static void ExpectUserError(const testing::ProcessResult& r, const std::string& needle) {
+    EXPECT_EQ(r.signal, 0) << "gectl died of a signal: " << r.err;
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_NE(r.err.find(needle), std::string::npos) << "stderr lacks '" << needle << "': " << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << "expected one line: " << r.err;
+    EXPECT_EQ(r.out, "");
+  }
+
+  std::string dir_;
+};
+
+TEST_F(GectlErrorsTest, RunsSampleModelAndPrintsSummary) {
+  auto r = Gectl({"run", SampleModel()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  EXPECT_NE(r.out.find("probabilities: f32[1,10]"), std::string::npos) << r.out;
+}
+
+TEST_F(GectlErrorsTest, SavesOutputsWithSanitizedNames) {
+  onnx::ModelProto model = ReluModel();
+  model.mutable_graph()->mutable_output(0)->set_name("out/y:0");
+  model.mutable_graph()->mutable_node(0)->set_output(0, "out/y:0");
+  WriteModel("m.onnx", model);
+  auto r = Gectl({"run", Path("m.onnx"), "--output-dir", Path("a/b"), "--seed", "3"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto y = io::ReadNpyFile(Path("a/b/out_y_0.npy"));
+  ASSERT_TRUE(y.ok()) << y.status();
+  EXPECT_EQ(y->shape(), (Shape{2, 3}));
+  for (int64_t i = 0; i < y->NumElements(); ++i) EXPECT_GE(y->data<float>()[i], 0.0f);
+}
+
+TEST_F(GectlErrorsTest, ReluOfGivenInputIsExact) {
+  WriteModel("m.onnx", ReluModel());
+  ASSERT_TRUE(io::WriteNpyFile(Path("x.npy"), Tensor::FromVector<float>({-1, 2, -3, 4, 0, -0.5f}, Shape{2, 3})).ok());
+  auto r = Gectl({"run", Path("m.onnx"), "--input", "X=" + Path("x.npy"), "--output-dir", Path("out")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto y = io::ReadNpyFile(Path("out/Y.npy"));
+  ASSERT_TRUE(y.ok());
+  EXPECT_TRUE(TensorsEqual(*y, Tensor::FromVector<float>({0, 2, 0, 4, 0, 0}, Shape{2, 3})));
+}
+
+TEST_F(GectlErrorsTest, MissingModelFile) { ExpectUserError(Gectl({"run", Path("nope.onnx")}), "does not exist"); }
+
+TEST_F(GectlErrorsTest, TruncatedModel) {
+  std::ifstream in(SampleModel(), std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  WriteFile("t.onnx", bytes.substr(0, bytes.size() / 2));
+  ExpectUserError(Gectl({"run", Path("t.onnx")}), "t.onnx");
+}
+
+TEST_F(GectlErrorsTest, NotAnOnnxFile) {
+  WriteFile("text.onnx", "this is not a model\n");
+  ExpectUserError(Gectl({"run", Path("text.onnx")}), "text.onnx");
+}
+
+TEST_F(GectlErrorsTest, GraphWithCycle) {
+  onnx::ModelProto model = ReluModel();
+  onnx::GraphProto* g = model.mutable_graph();
+  g->mutable_node(0)->set_input(0, "Z");  // relu reads Z
+  onnx::NodeProto* neg = g->add_node();    // neg reads Y (relu's output) and writes Z
+  neg->set_name("neg");
+  neg->set_op_type("Neg");
+  neg->add_input("Y");
+  neg->add_output("Z");
+  WriteModel("cycle.onnx", model);
+  ExpectUserError(Gectl({"run", Path("cycle.onnx")}), "cycle");
+}
+
+TEST_F(GectlErrorsTest, EdgeToMissingNode) {
+  onnx::ModelProto model = ReluModel();
+  model.mutable_graph()->mutable_node(0)->set_input(0, "ghost");
+  WriteModel("dangling.onnx", model);
+  ExpectUserError(Gectl({"run", Path("dangling.onnx")}), "ghost");
+}
+
+TEST_F(GectlErrorsTest, UnsupportedOp) {
+  onnx::ModelProto model = ReluModel();
+  model.mutable_graph()->mutable_node(0)->set_op_type("FrobnicateTensor");
+  WriteModel("unknown.onnx", model);
+  ExpectUserError(Gectl({"run", Path("unknown.onnx")}), "FrobnicateTensor");
+}
+
+TEST_F(GectlErrorsTest, ExternalDataOutsideModelDirectory) {
+  onnx::ModelProto model = ReluModel();
+  onnx::GraphProto* g = model.mutable_graph();
+  g->mutable_node(0)->set_op_type("Add");
+  g->mutable_node(0)->add_input("W");
+  onnx::TensorProto* w = g->add_initializer();
+  w->set_name("W");
+  w->set_data_type(onnx::TensorProto::FLOAT);
+  w->add_dims(3);
+  w->set_data_location(onnx::TensorProto::EXTERNAL);
+  auto* entry = w->add_external_data();
+  entry->set_key("location");
+  entry->set_value("../../etc/passwd");
+  fs::create_directories(Path("model"));
+  WriteModel("model/ext.onnx", model);
+  ExpectUserError(Gectl({"run", Path("model/ext.onnx")}), "outside");
+}
+
+TEST_F(GectlErrorsTest, InputOfWrongDtype) {
+  WriteModel("m.onnx", ReluModel());
+  ASSERT_TRUE(io::WriteNpyFile(Path("x.npy"), Tensor::FromVector<double>({1, 2, 3, 4, 5, 6}, Shape{2, 3})).ok());
+  ExpectUserError(Gectl({"run", Path("m.onnx"), "--input", "X=" + Path("x.npy")}), "expected f32[2,3], got f64[2,3]");
+}
+
+TEST_F(GectlErrorsTest, InputOfWrongShape) {
+  WriteModel("m.onnx", ReluModel());
+  ASSERT_TRUE(io::WriteNpyFile(Path("x.npy"), Tensor::FromVector<float>({1, 2, 3}, Shape{3})).ok());
+  ExpectUserError(Gectl({"run", Path("m.onnx"), "--input", "X=" + Path("x.npy")}), "expected f32[2,3], got f32[3]");
+}
+
+TEST_F(GectlErrorsTest, InputNameUnknown) {
+  WriteModel("m.onnx", ReluModel());
+  ExpectUserError(Gectl({"run", Path("m.onnx"), "--shape", "nope=1,2"}), "inputs are: X");
+}
+
+TEST_F(GectlErrorsTest, UnknownOptionKey) {
+  ExpectUserError(Gectl({"run", SampleModel(), "--option", "ge.no_such_key=1"}), "unknown option 'ge.no_such_key'");
+}
+
+TEST_F(GectlErrorsTest, BadOptionValue) {
+  ExpectUserError(Gectl({"run", SampleModel(), "--option", "ge.exec.disable_host_cpu_fallback=maybe"}),
+                  "ge.exec.disable_host_cpu_fallback");
+}
+
+TEST_F(GectlErrorsTest, BadFlagIsUserError) {
+  auto r = Gectl({"run"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.signal, 0);
+}
+
+}  // namespace
+}  // namespace ge

@@ -1,0 +1,99 @@
+// Session: compile on demand, runs, input checks, option validation and
+// graph bookkeeping, on the built-in engines.
+#include "session/session.h"
+
+#include "base/ir/op_types.h"
+#include "base/ir/text_format.h"
+#include "gtest/gtest.h"
+
+namespace ge::session {
+namespace {
+
+class SessionTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    auto registry = engine::CreateEngineRegistry({}, {});
+    ASSERT_TRUE(registry.ok()) << registry.status();
+    engines_ = registry->release();
+  }
+  static void TearDownTestSuite() { delete engines_; }
+
+  static std::unique_ptr<ir::Graph> Parse(const std::string& text) {
+    auto g = ir::ParseGraph(text);
+    EXPECT_TRUE(g.ok()) << g.status();
+    return g.ok() ? std::move(*g) : nullptr;
+  }
+  // y = relu(x) + x, x: f32[-1, 3]
+  static std::unique_ptr<ir::Graph> ReluAdd() {
+    return Parse(R"(graph main {
+      x = Data() {index = 0} -> (f32[-1,3])
+      r = Relu(x:0) -> (f32[-1,3])
+      y = Add(r:0, x:0) -> (f32[-1,3])
+      out = NetOutput(y:0)
+    })");
+  }
+
+  static engine::EngineRegistry* engines_;
+  ThreadPool pool_{1, "session-test"};
+};
+
+engine::EngineRegistry* SessionTest::engines_ = nullptr;
+
+TEST_F(SessionTest, CompilesOnFirstRunAndRunsWithNewShapes) {
+  Session session(*engines_, {}, &pool_);
+  ASSERT_TRUE(session.AddGraph(1, ReluAdd()).ok());
+  for (int64_t rows : {1, 4, 0}) {
+    std::vector<float> x(rows * 3);
+    for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i) - 5;
+    auto outputs = session.RunGraph(1, {Tensor::FromVector<float>(x, Shape{rows, 3})});
+    ASSERT_TRUE(outputs.ok()) << outputs.status();
+    ASSERT_EQ(outputs->size(), 1u);
+    const Tensor& y = (*outputs)[0].tensor();
+    ASSERT_EQ(y.shape(), (Shape{rows, 3}));
+    for (size_t i = 0; i < x.size(); ++i) EXPECT_EQ(y.data<float>()[i], std::max(x[i], 0.0f) + x[i]);
+  }
+  auto compiled = session.GetCompiledGraph(1);
+  ASSERT_TRUE(compiled.ok());
+  EXPECT_EQ((*compiled)->graph->FindNode("r")->op_desc().GetAttrOr<std::string>(ir::kAttrEngineName, ""), "host_cpu");
+  EXPECT_EQ((*compiled)->graph->FindNode("x")->op_desc().GetAttrOr<std::string>(ir::kAttrEngineName, ""), "ge_local");
+}
+
+TEST_F(SessionTest, ChecksInputs) {
+  Session session(*engines_, {}, &pool_);
+  ASSERT_TRUE(session.AddGraph(1, ReluAdd()).ok());
+  auto wrong_count = session.RunGraph(1, {});
+  EXPECT_EQ(wrong_count.status().code(), absl::StatusCode::kInvalidArgument);
+  auto wrong_dtype = session.RunGraph(1, {Tensor::FromVector<double>({1, 2, 3}, Shape{1, 3})});
+  EXPECT_NE(std::string(wrong_dtype.status().message()).find("input 0 'x': expected f32[-1,3], got f64[1,3]"),
+            std::string::npos)
+      << wrong_dtype.status();
+  auto wrong_dim = session.RunGraph(1, {Tensor::FromVector<float>({1, 2}, Shape{1, 2})});
+  EXPECT_EQ(wrong_dim.status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST_F(SessionTest, GraphBookkeepingAndOptions) {
+  Session session(*engines_, {{"ge.exec.host_exec_ops", "Relu"}}, &pool_);
+  ASSERT_TRUE(session.AddGraph(1, ReluAdd()).ok());
+  EXPECT_EQ(session.AddGraph(1, ReluAdd()).code(), absl::StatusCode::kAlreadyExists);
+  EXPECT_EQ(session.AddGraph(2, ReluAdd(), {{"ge.bogus", "1"}}).code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(session.RunGraph(7, {}).status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(session.GetCompiledGraph(1).status().code(), absl::StatusCode::kFailedPrecondition);
+  ASSERT_TRUE(session.CompileGraph(1).ok());
+  auto info = session.GetGraphInfo(1);
+  ASSERT_TRUE(info.ok());
+  ASSERT_EQ(info->inputs.size(), 1u);
+  EXPECT_EQ(info->inputs[0].type.ToString(), "f32[-1,3]");
+  ASSERT_TRUE(session.RemoveGraph(1).ok());
+  EXPECT_EQ(session.RemoveGraph(1).code(), absl::StatusCode::kNotFound);
+}
+
+TEST_F(SessionTest, StrictModeFailsCompilation) {
+  Session session(*engines_, {{"ge.exec.disable_host_cpu_fallback", "1"}}, &pool_);
+  ASSERT_TRUE(session.AddGraph(1, ReluAdd()).ok());
+  absl::Status s = session.CompileGraph(1);
+  EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(std::string(s.message()).find("'r' (Relu)"), std::string::npos) << s;
+}
+
+}  // namespace
+}  // namespace ge::session
