@@ -1,0 +1,165 @@
+// MemoryPlanner: in-place and view reuse, lifetimes of graph outputs, the
+// reported bounds, and validity on random graphs.
+#include "compiler/memory/memory_planner.h"
+
+#include <random>
+
+#include "base/ir/text_format.h"
+#include "gtest/gtest.h"
+
+namespace ge::compiler {
+namespace {
+
+struct Planned {
+  std::unique_ptr<ir::Graph> graph;
+  MemoryPlan plan;
+  int BufferOf(const std::string& node, int port = 0) const {
+    return plan.values.at(graph->FindNode(node))[port].buffer;
+  }
+};
+
+Planned Plan(const std::string& text) {
+  Planned p;
+  auto g = ir::ParseGraph(text);
+  EXPECT_TRUE(g.ok()) << g.status();
+  p.graph = std::move(*g);
+  auto order = p.graph->TopologicalOrder();
+  EXPECT_TRUE(order.ok());
+  auto plan = PlanMemory(*p.graph, *order);
+  EXPECT_TRUE(plan.ok()) << plan.status();
+  if (plan.ok()) p.plan = std::move(*plan);
+  return p;
+}
+
+// No two buffers alive at the same step overlap in the arena.
+void ExpectValid(const MemoryPlan& plan) {
+  for (size_t a = 0; a < plan.buffers.size(); ++a) {
+    const BufferPlan& x = plan.buffers[a];
+    EXPECT_LE(x.offset + x.size, plan.arena_bytes);
+    EXPECT_EQ(x.offset % kArenaAlignment, 0);
+    for (size_t b = a + 1; b < plan.buffers.size(); ++b) {
+      const BufferPlan& y = plan.buffers[b];
+      const bool time = x.first_step <= y.last_step && y.first_step <= x.last_step;
+      const bool space = x.offset < y.offset + y.size && y.offset < x.offset + x.size;
+      EXPECT_FALSE(time && space) << "buffers " << a << " and " << b << " overlap";
+    }
+  }
+  EXPECT_GE(plan.arena_bytes, plan.lower_bound);
+  EXPECT_LE(plan.arena_bytes, plan.no_reuse_bytes);
+}
+
+TEST(MemoryPlannerTest, ElementwiseChainRunsInPlace) {
+  Planned p = Plan(R"(graph g {
+    x = Data() {index = 0} -> (f32[16])
+    a = Relu(x) -> (f32[16])
+    b = Sigmoid(a) -> (f32[16])
+    c = Tanh(b) -> (f32[16])
+    out = NetOutput(c)
+  })");
+  EXPECT_EQ(p.BufferOf("a"), p.BufferOf("b"));
+  EXPECT_EQ(p.BufferOf("b"), p.BufferOf("c"));
+  EXPECT_EQ(p.plan.inplace_reuses, 2);
+  EXPECT_EQ(p.plan.arena_bytes, 64);
+  EXPECT_EQ(p.plan.values.at(p.graph->FindNode("x"))[0].kind, ValuePlacement::Kind::kExternal);
+  ExpectValid(p.plan);
+}
+
+TEST(MemoryPlannerTest, NoInPlaceWhenTheInputIsReadLater) {
+  Planned p = Plan(R"(graph g {
+    x = Data() {index = 0} -> (f32[16])
+    a = Relu(x) -> (f32[16])
+    b = Sigmoid(a) -> (f32[16])
+    c = Add(a, b) -> (f32[16])
+    out = NetOutput(c)
+  })");
+  EXPECT_NE(p.BufferOf("a"), p.BufferOf("b"));
+  // Add may overwrite either input: both die there.
+  const int c = p.BufferOf("c");
+  EXPECT_TRUE(c == p.BufferOf("a") || c == p.BufferOf("b"));
+  ExpectValid(p.plan);
+}
+
+TEST(MemoryPlannerTest, ViewsShareTheirInputsBuffer) {
+  Planned p = Plan(R"(graph g {
+    x = Data() {index = 0} -> (f32[2,8])
+    a = Relu(x) -> (f32[2,8])
+    shape = Const() {value = tensor<i64[1]>[16]} -> (i64[1])
+    r = Reshape(a, shape) -> (f32[16])
+    s = Sigmoid(r) -> (f32[16])
+    out = NetOutput(s)
+  })");
+  EXPECT_EQ(p.BufferOf("a"), p.BufferOf("r"));
+  EXPECT_EQ(p.plan.views, 1);
+  ExpectValid(p.plan);
+}
+
+TEST(MemoryPlannerTest, GraphOutputsAreNeitherReusedNorOverwritten) {
+  Planned p = Plan(R"(graph g {
+    x = Data() {index = 0} -> (f32[16])
+    a = Relu(x) -> (f32[16])
+    b = Sigmoid(a) -> (f32[16])
+    c = Tanh(b) -> (f32[16])
+    d = Exp(c) -> (f32[16])
+    out = NetOutput(a, d)
+  })");
+  EXPECT_NE(p.BufferOf("b"), p.BufferOf("a")) << "a is a graph output: b must not overwrite it";
+  const BufferPlan& a = p.plan.buffers[p.BufferOf("a")];
+  EXPECT_EQ(a.last_step, static_cast<int>(p.graph->num_nodes()));
+  for (size_t i = 0; i < p.plan.buffers.size(); ++i) {
+    if (static_cast<int>(i) == p.BufferOf("a")) continue;
+    const BufferPlan& o = p.plan.buffers[i];
+    EXPECT_TRUE(o.offset >= a.offset + a.size || a.offset >= o.offset + o.size);
+  }
+  ExpectValid(p.plan);
+}
+
+TEST(MemoryPlannerTest, ReportsBounds) {
+  Planned p = Plan(R"(graph g {
+    x = Data() {index = 0} -> (f32[64])
+    a = Relu(x) -> (f32[64])
+    b = Relu(x) -> (f32[32])
+    c = Concat(a, b) {axis = 0} -> (f32[96])
+    out = NetOutput(c)
+  })");
+  // a (256 B) and b (128 B) live together, then c (384 B) with both inputs.
+  EXPECT_EQ(p.plan.no_reuse_bytes, 256 + 128 + 384);
+  EXPECT_EQ(p.plan.lower_bound, 256 + 128 + 384);
+  EXPECT_EQ(p.plan.arena_bytes, p.plan.lower_bound);
+  EXPECT_NE(p.plan.Summary().find("3 buffers"), std::string::npos) << p.plan.Summary();
+}
+
+TEST(MemoryPlannerTest, UnknownShapesAreRefused) {
+  auto g = ir::ParseGraph(R"(graph g {
+    x = Data() {index = 0} -> (f32[-1])
+    a = Relu(x) -> (f32[-1])
+    out = NetOutput(a)
+  })");
+  ASSERT_TRUE(g.ok());
+  auto plan = PlanMemory(**g, *(*g)->TopologicalOrder());
+  ASSERT_FALSE(plan.ok());
+  EXPECT_NE(std::string(plan.status().message()).find("node 'a' output 0 has type f32[-1]"), std::string::npos);
+}
+
+TEST(MemoryPlannerTest, RandomGraphsGetValidPlansNearTheLowerBound) {
+  std::mt19937 rng(7);
+  for (int trial = 0; trial < 200; ++trial) {
+    std::string text = "graph g {\n  x = Data() {index = 0} -> (f32[8])\n";
+    std::vector<std::string> names = {"x"};
+    const int n = 2 + static_cast<int>(rng() % 40);
+    for (int i = 0; i < n; ++i) {
+      const std::string name = "n" + std::to_string(i);
+      const std::string a = names[rng() % names.size()];
+      const std::string b = names[rng() % names.size()];
+      text += (rng() % 2) ? "  " + name + " = Relu(" + a + ") -> (f32[8])\n"
+                          : "  " + name + " = Add(" + a + ", " + b + ") -> (f32[8])\n";
+      names.push_back(name);
+    }
+    text += "  out = NetOutput(" + names.back() + ")\n}\n";
+    Planned p = Plan(text);
+    ExpectValid(p.plan);
+    EXPECT_LE(p.plan.arena_bytes, 2 * p.plan.lower_bound + 64) << text;
+  }
+}
+
+}  // namespace
+}  // namespace ge::compiler
