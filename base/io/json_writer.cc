@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 
 #include "base/status.h"
 
@@ -77,8 +78,12 @@ JsonWriter& JsonWriter::Double(double value) {
     out_ += "null";
     return *this;
   }
+  // The shortest of %.15g..%.17g that reads back as the same double.
   char buf[32];
-  std::snprintf(buf, sizeof(buf), "%.17g", value);
+  for (int precision = 15; precision <= 17; ++precision) {
+    std::snprintf(buf, sizeof(buf), "%.*g", precision, value);
+    if (std::strtod(buf, nullptr) == value) break;
+  }
   out_ += buf;
   return *this;
 }

@@ -15,6 +15,12 @@ TEST(JsonWriterTest, WritesNestedValues) {
   EXPECT_EQ(w.str(), R"({"a":1,"b":["x",true,null,0.5],"c":{}})");
 }
 
+TEST(JsonWriterTest, DoublesAreShortestRoundTrip) {
+  JsonWriter w;
+  w.BeginArray().Double(173.9317315).Double(0.1).Double(1.0 / 3).EndArray();
+  EXPECT_EQ(w.str(), "[173.9317315,0.1,0.3333333333333333]");
+}
+
 TEST(JsonWriterTest, EscapesStringsAndNonFiniteNumbers) {
   JsonWriter w;
   w.BeginArray().String("q\"b\\n\n\x01").Double(std::nan("")).Double(INFINITY).EndArray();
