@@ -1,0 +1,219 @@
+// Conv on oneDNN: 1-D, 2-D and 3-D, groups (depthwise included), strides,
+// dilations, asymmetric pads and every auto_pad mode, with fused post-ops.
+//
+// The window geometry (output size and the pads actually applied) comes
+// from ops::ConvOutputShape, the function shape inference uses. The
+// primitive is created with layout `any`, so oneDNN picks the source,
+// weights and destination layouts it runs fastest (channel-blocked on
+// AVX-512); activations are converted at the kernel's edges when the
+// graph hands them in another layout, and the weights are packed once
+// when they are constant (PackedWeights). The `add` post-op is a oneDNN
+// sum: the operand is written into the destination before the primitive
+// accumulates onto it.
+#include <optional>
+#include <unordered_map>
+
+#include "base/ops/shape_utils.h"
+#include "runtime/engines/cpu_dense/dense_fused_op.h"
+#include "runtime/engines/cpu_dense/dense_ops.h"
+#include "runtime/engines/cpu_dense/kernel_registry.h"
+
+namespace ge::engine::cpu_dense {
+namespace {
+
+using tag = dnnl::memory::format_tag;
+
+class ConvKernel final : public DenseKernel {
+ public:
+  ConvKernel(const ir::OpDesc& op, const DenseContext& ctx, ops::WindowAttrs attrs,
+             PostOpChain chain)
+      : DenseKernel(op, ctx), attrs_(std::move(attrs)), chain_(std::move(chain)) {}
+
+ private:
+  struct ConvPlan final : Plan {
+    dnnl::convolution_forward conv;
+    dnnl::memory::desc src_user, src_md, dst_user, dst_md, add_user, bias_md, scratchpad_md;
+    std::optional<dnnl::reorder> src_reorder, dst_reorder, add_reorder;
+    PackedWeights weights;
+    bool has_bias = false;
+  };
+
+  absl::StatusOr<std::unique_ptr<Plan>> Build(const PlanRequest& request) override;
+  absl::Status Run(Plan& plan, ExecuteContext& ctx, Scratch& scratch) override;
+  absl::StatusOr<dnnl::convolution_forward::primitive_desc> MakePrimitiveDesc(
+      const PlanRequest& request, const ops::WindowGeometry& g, bool has_bias) const;
+
+  ops::WindowAttrs attrs_;
+  PostOpChain chain_;
+};
+
+dnnl::memory::dims Dims(const std::vector<int64_t>& v) { return dnnl::memory::dims(v.begin(), v.end()); }
+
+absl::StatusOr<dnnl::convolution_forward::primitive_desc> ConvKernel::MakePrimitiveDesc(
+    const PlanRequest& request, const ops::WindowGeometry& g, bool has_bias) const {
+  const Shape& x = request.shape(0);
+  const Shape& w = request.shape(1);
+  const auto type = ToDnnlType(request.dtype(0));
+  const int64_t group = attrs_.group;
+  dnnl::memory::dims wdims = ToDnnlDims(w);
+  if (group > 1) {
+    wdims[0] = w.dim(0) / group;
+    wdims.insert(wdims.begin(), group);
+  }
+  dnnl::memory::dims dilations;
+  for (int64_t d : g.dilations) dilations.push_back(d - 1);  // oneDNN counts the gaps
+  const dnnl::memory::desc src_any(ToDnnlDims(x), type, tag::any);
+  const dnnl::memory::desc wei_any(wdims, type, tag::any);
+  const dnnl::memory::desc dst_any(ToDnnlDims(g.output), type, tag::any);
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  dnnl::post_ops ops;
+  AppendPostOps(chain_, AddMode::kSum, {}, ops);
+  attr.set_post_ops(ops);
+  using fwd = dnnl::convolution_forward;
+  const auto prop = dnnl::prop_kind::forward_inference;
+  const auto alg = dnnl::algorithm::convolution_direct;
+  if (has_bias) {
+    const dnnl::memory::desc bias = PlainDesc(request.shape(2), request.dtype(2));
+    return fwd::primitive_desc(
+        fwd::desc(prop, alg, src_any, wei_any, bias, dst_any, Dims(g.strides), dilations,
+                  Dims(g.pads_begin), Dims(g.pads_end)),
+        attr, eng());
+  }
+  return fwd::primitive_desc(fwd::desc(prop, alg, src_any, wei_any, dst_any, Dims(g.strides),
+                                       dilations, Dims(g.pads_begin), Dims(g.pads_end)),
+                             attr, eng());
+}
+
+absl::StatusOr<std::unique_ptr<DenseKernel::Plan>> ConvKernel::Build(const PlanRequest& request) {
+  const Shape& x = request.shape(0);
+  const DataType dtype = request.dtype(0);
+  if (x.rank() < 3 || x.rank() > 5) return NodeUnimplemented(op(), "input ", x.ToString(), " is not 1-D to 3-D");
+  if (request.dtype(1) != dtype || (request.has_input(2) && request.dtype(2) != dtype)) {
+    return NodeError(op(), "X, W and B must share a dtype");
+  }
+  auto g = ops::ConvOutputShape(x, request.shape(1), attrs_);
+  if (!g.ok()) return NodeError(op(), g.status().message());
+  for (size_t i = 0; i < g->pads_begin.size(); ++i) {
+    if (g->pads_begin[i] < 0 || g->pads_end[i] < 0) return NodeUnimplemented(op(), "negative pads");
+  }
+  const ir::ValueType& out_type = request.output_types[0];
+  if (out_type.shape().IsFullyKnown() && out_type.shape() != g->output) {
+    return NodeError(op(), "output ", out_type.shape().ToString(), " differs from the computed ",
+                     g->output.ToString());
+  }
+  const bool has_bias = request.has_input(2);
+  if (has_bias && (request.shape(2).rank() != 1 || request.shape(2).dim(0) != request.shape(1).dim(0))) {
+    return NodeError(op(), "bias ", request.shape(2).ToString(), " must be [", request.shape(1).dim(0), "]");
+  }
+  GE_ASSIGN_OR_RETURN(auto pd, MakePrimitiveDesc(request, *g, has_bias));
+  auto plan = std::make_unique<ConvPlan>();
+  plan->has_bias = has_bias;
+  if (has_bias) plan->bias_md = pd.bias_desc();
+  GE_ASSIGN_OR_RETURN(plan->src_user, FormatDesc(x, dtype, op().input(0).type.tensor().format));
+  GE_ASSIGN_OR_RETURN(plan->dst_user, FormatDesc(g->output, dtype, op().output(0).type.tensor().format));
+  plan->src_md = pd.src_desc();
+  plan->dst_md = pd.dst_desc();
+  plan->scratchpad_md = pd.scratchpad_desc();
+  size_t bytes = Scratch::Padded(plan->scratchpad_md.get_size());
+  if (plan->src_md != plan->src_user) {
+    plan->src_reorder = MakeReorder(eng(), plan->src_user, plan->src_md);
+    bytes += Scratch::Padded(plan->src_md.get_size());
+  }
+  if (plan->dst_md != plan->dst_user) {
+    plan->dst_reorder = MakeReorder(eng(), plan->dst_md, plan->dst_user);
+    bytes += Scratch::Padded(plan->dst_md.get_size());
+  }
+  if (chain_.has_add()) {
+    if (!request.has_input(kFusedAddInput) || request.shape(kFusedAddInput) != g->output) {
+      return NodeError(op(), "the add operand must have the output's shape ", g->output.ToString());
+    }
+    GE_ASSIGN_OR_RETURN(plan->add_user, FormatDesc(g->output, request.dtype(kFusedAddInput),
+                                                   op().input(kFusedAddInput).type.tensor().format));
+    plan->add_reorder = MakeReorder(eng(), plan->add_user, plan->dst_md);
+  }
+  const dnnl::memory::desc wei_plain = PlainDesc(pd.weights_desc().dims(), pd.weights_desc().data_type());
+  plan->weights.Init(eng(), wei_plain, pd.weights_desc(), IsConstInput(1, request));
+  bytes += plan->weights.scratch_bytes();
+  if (const Tensor* w = request.const_input(1)) GE_RETURN_IF_ERROR(plan->weights.Preload(eng(), *w));
+  plan->conv = dnnl::convolution_forward(pd);
+  plan->workspace_bytes = bytes + Scratch::kAlign;
+  return plan;
+}
+
+absl::Status ConvKernel::Run(Plan& base_plan, ExecuteContext& ctx, Scratch& scratch) {
+  auto& plan = static_cast<ConvPlan&>(base_plan);
+  GE_ASSIGN_OR_RETURN(Tensor y, ctx.Output(0));
+  dnnl::stream stream(eng());
+  dnnl::memory src = WrapTensor(plan.src_user, eng(), ctx.input(0));
+  if (plan.src_reorder) {
+    dnnl::memory tmp(plan.src_md, eng(), scratch.Take(plan.src_md.get_size()));
+    plan.src_reorder->execute(stream, src, tmp);
+    src = tmp;
+  }
+  GE_ASSIGN_OR_RETURN(dnnl::memory weights, plan.weights.Get(eng(), stream, ctx.input(1), scratch));
+  dnnl::memory dst_user = WrapTensor(plan.dst_user, eng(), y);
+  dnnl::memory dst = dst_user;
+  if (plan.dst_reorder) dst = dnnl::memory(plan.dst_md, eng(), scratch.Take(plan.dst_md.get_size()));
+  if (plan.add_reorder) {
+    dnnl::memory addend = WrapTensor(plan.add_user, eng(), ctx.input(kFusedAddInput));
+    plan.add_reorder->execute(stream, addend, dst);
+  }
+  std::unordered_map<int, dnnl::memory> args = {
+      {DNNL_ARG_SRC, src},
+      {DNNL_ARG_WEIGHTS, weights},
+      {DNNL_ARG_DST, dst},
+      {DNNL_ARG_SCRATCHPAD,
+       dnnl::memory(plan.scratchpad_md, eng(), scratch.Take(plan.scratchpad_md.get_size()))}};
+  if (plan.has_bias) args[DNNL_ARG_BIAS] = WrapTensor(plan.bias_md, eng(), ctx.input(2));
+  plan.conv.execute(stream, args);
+  if (plan.dst_reorder) plan.dst_reorder->execute(stream, dst, dst_user);
+  stream.wait();
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status CheckConv(const ir::OpDesc& op, const DenseContext& ctx) {
+  for (int i = 0; i < std::min(op.num_inputs(), 3); ++i) GE_RETURN_IF_ERROR(CheckFloatInput(op, i, ctx));
+  if (InputDtype(op, 1) != DataType::kUndefined && InputDtype(op, 1) != InputDtype(op, 0)) {
+    return Unsupported(op, "X and W have different dtypes");
+  }
+  auto attrs = ops::WindowAttrsFromOp(op);
+  if (!attrs.ok()) return Unsupported(op, attrs.status().message());
+  if (attrs->group < 1) return Unsupported(op, "group ", attrs->group, " is not positive");
+  for (int64_t p : attrs->pads) {
+    if (p < 0) return Unsupported(op, "negative pads");
+  }
+  const Shape x = InputShape(op, 0);
+  if (x.rank() >= 0 && (x.rank() < 3 || x.rank() > 5)) {
+    return Unsupported(op, "input rank ", x.rank(), " (1-D to 3-D convolutions only)");
+  }
+  const Shape w = InputShape(op, 1);
+  if (x.IsFullyKnown() && w.IsFullyKnown()) {
+    auto g = ops::ConvOutputShape(x, w, *attrs);
+    if (!g.ok()) return Unsupported(op, g.status().message());
+    for (size_t i = 0; i < g->pads_begin.size(); ++i) {
+      if (g->pads_begin[i] < 0 || g->pads_end[i] < 0) return Unsupported(op, "negative pads");
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::unique_ptr<Kernel>> CreateConvKernel(const ir::OpDesc& op,
+                                                         const ir::OpDesc& base, PostOpChain chain,
+                                                         const DenseContext& ctx) {
+  auto attrs = ops::WindowAttrsFromOp(base);
+  if (!attrs.ok()) return NodeError(op, attrs.status().message());
+  if (attrs->group < 1) return NodeError(op, "group ", attrs->group, " must be at least 1");
+  return std::unique_ptr<Kernel>(new ConvKernel(op, ctx, *std::move(attrs), std::move(chain)));
+}
+
+void RegisterConvKernels(DenseKernelTable& table) {
+  table.Add({"Conv", {DataType::kFloat, DataType::kBFloat16}, CheckConv,
+             [](const ir::OpDesc& op, const DenseContext& ctx) {
+               return CreateConvKernel(op, op, PostOpChain{}, ctx);
+             }});
+}
+
+}  // namespace ge::engine::cpu_dense

@@ -1,0 +1,75 @@
+// The cpu_dense engine: attributes, CheckSupported, the kernel factory and
+// Initialize.
+#include "runtime/engines/cpu_dense/cpu_dense_engine.h"
+
+#include "base/ir/node.h"
+#include "base/ops/op_registry.h"
+#include "base/status.h"
+#include "runtime/engines/cpu_dense/dense_fused_op.h"
+
+namespace ge::engine {
+
+absl::Status CpuDenseInfoStore::CheckSupported(const ir::Node& node) const {
+  return CheckSupportedOp(node.op_desc());
+}
+
+absl::Status CpuDenseInfoStore::CheckSupportedOp(const ir::OpDesc& op) const {
+  GE_RETURN_IF_ERROR(init_status_);
+  return table_.CheckSupported(op, context_);
+}
+
+absl::StatusOr<std::unique_ptr<Kernel>> CpuDenseKernelFactory::CreateKernel(const ir::OpDesc& op) const {
+  GE_RETURN_IF_ERROR(init_status_);
+  const cpu_dense::DenseKernelDef* def = table_.Find(op.type());
+  if (def == nullptr) {
+    return Unimplemented(kCpuDenseEngineName, " has no kernel for op type ", op.type(), " (node '",
+                         op.name(), "')");
+  }
+  return def->create(op, context_);
+}
+
+namespace {
+
+EngineAttributes MakeAttributes() {
+  EngineAttributes a;
+  a.name = std::string(kCpuDenseEngineName);
+  a.compute_cost = 1;
+  a.runtime_type = RuntimeType::kHost;
+  a.atomic = true;
+  a.version = "1.0";
+  return a;
+}
+
+// Whether oneDNN runs bf16 natively here (AVX512-BF16 or AMX).
+bool NativeBf16() {
+  const auto isa = static_cast<unsigned>(dnnl::get_effective_cpu_isa());
+  const auto bf16 = static_cast<unsigned>(dnnl::cpu_isa::avx512_core_bf16);
+  return (isa & bf16) == bf16;
+}
+
+}  // namespace
+
+CpuDenseEngine::CpuDenseEngine()
+    : attributes_(MakeAttributes()),
+      info_store_(table_, context_, init_status_),
+      factory_(table_, context_, init_status_),
+      optimizer_([this](const ir::OpDesc& op) { return info_store_.CheckSupportedOp(op); }) {
+  try {
+    context_.engine = dnnl::engine(dnnl::engine::kind::cpu, 0);
+    context_.bf16 = NativeBf16();
+  } catch (const dnnl::error& e) {
+    init_status_ = Internal("cpu_dense: oneDNN's CPU engine is unavailable: ", e.what());
+  }
+  host_cpu::RegisterHostCpuKernels(context_.reference);
+  cpu_dense::RegisterDenseKernels(table_);
+}
+
+CpuDenseEngine::~CpuDenseEngine() = default;
+
+absl::Status CpuDenseEngine::Initialize(const EngineOptions& options) {
+  (void)options;
+  GE_RETURN_IF_ERROR(init_status_);
+  return cpu_dense::RegisterDenseFusedOp(ops::OpRegistry::Global());
+}
+
+}  // namespace ge::engine

@@ -1,0 +1,222 @@
+// DenseKernel: plans cached by input shapes, the reference fallback, and
+// weights packed once.
+#include "runtime/engines/cpu_dense/dense_kernel.h"
+
+#include <algorithm>
+#include <atomic>
+
+#include "base/logging.h"
+
+namespace ge::engine::cpu_dense {
+
+// ---- PackedWeights ----
+
+void PackedWeights::Init(const dnnl::engine& eng, const dnnl::memory::desc& plain,
+                         const dnnl::memory::desc& packed, bool constant) {
+  plain_ = plain;
+  packed_ = packed;
+  constant_ = constant;
+  reorder_.reset();
+  if (needs_reorder()) reorder_ = MakeReorder(eng, plain_, packed_);
+  source_.reset();
+  packed_memory_ = dnnl::memory();
+}
+
+size_t PackedWeights::scratch_bytes() const {
+  return needs_reorder() && !constant_ ? Scratch::Padded(packed_.get_size()) : 0;
+}
+
+absl::Status PackedWeights::Preload(const dnnl::engine& eng, const Tensor& value) {
+  if (!needs_reorder() || !constant_) return absl::OkStatus();
+  dnnl::stream stream(eng);
+  dnnl::memory src = WrapTensor(plain_, eng, value);
+  packed_memory_ = dnnl::memory(packed_, eng);
+  reorder_->execute(stream, src, packed_memory_);
+  stream.wait();
+  source_ = value.buffer();
+  source_offset_ = value.byte_offset();
+  return absl::OkStatus();
+}
+
+absl::StatusOr<dnnl::memory> PackedWeights::Get(const dnnl::engine& eng, dnnl::stream& stream,
+                                                const Tensor& t, Scratch& scratch) {
+  if (!needs_reorder()) return WrapTensor(plain_, eng, t);
+  dnnl::memory src = WrapTensor(plain_, eng, t);
+  if (constant_) {
+    // The same storage as last time holds the same (constant) values.
+    if (source_ != nullptr && source_ == t.buffer() && source_offset_ == t.byte_offset()) {
+      return packed_memory_;
+    }
+    packed_memory_ = dnnl::memory(packed_, eng);
+    reorder_->execute(stream, src, packed_memory_);
+    source_ = t.buffer();
+    source_offset_ = t.byte_offset();
+    return packed_memory_;
+  }
+  dnnl::memory dst(packed_, eng, scratch.Take(packed_.get_size()));
+  reorder_->execute(stream, src, dst);
+  return dst;
+}
+
+// ---- DenseKernel ----
+
+namespace {
+
+constexpr size_t kMaxCachedPlans = 32;
+
+ir::ValueType TypeOfInput(const ExecuteContext& ctx, int i) {
+  if (!ctx.has_input(i) || !ctx.input_value(i).is_tensor()) return ir::ValueType();
+  const Tensor& t = ctx.input(i);
+  return ir::ValueType::Tensor(t.dtype(), t.shape());
+}
+
+bool AnyEmptyInput(const PlanRequest& r) {
+  for (size_t i = 0; i < r.input_types.size(); ++i) {
+    if (r.has_input(static_cast<int>(i)) && r.input_types[i].shape().NumElementsUnchecked() == 0) {
+      return true;
+    }
+  }
+  return false;
+}
+
+bool AllOutputsEmpty(const PlanRequest& r) {
+  for (const ir::ValueType& t : r.output_types) {
+    if (!t.is_tensor() || !t.shape().IsFullyKnown() || t.shape().NumElementsUnchecked() != 0) {
+      return false;
+    }
+  }
+  return !r.output_types.empty();
+}
+
+}  // namespace
+
+absl::Status ProduceEmptyOutputs(ExecuteContext& ctx) {
+  for (int i = 0; i < ctx.num_outputs(); ++i) {
+    GE_ASSIGN_OR_RETURN(Tensor t, ctx.Output(i));
+    (void)t;
+  }
+  return absl::OkStatus();
+}
+
+DenseKernel::DenseKernel(const ir::OpDesc& op, const DenseContext& context)
+    : op_(op), context_(context) {
+  for (int64_t i : op.GetAttrOr<std::vector<int64_t>>(kAttrConstInputs, {})) {
+    const_inputs_attr_.push_back(static_cast<int>(i));
+  }
+}
+
+DenseKernel::~DenseKernel() = default;
+
+bool DenseKernel::IsConstInput(int i, const PlanRequest& request) const {
+  return request.const_input(i) != nullptr ||
+         std::find(const_inputs_attr_.begin(), const_inputs_attr_.end(), i) !=
+             const_inputs_attr_.end();
+}
+
+std::vector<int64_t> DenseKernel::KeyOf(const std::vector<ir::ValueType>& inputs) {
+  std::vector<int64_t> key;
+  for (const ir::ValueType& t : inputs) {
+    key.push_back(static_cast<int64_t>(t.dtype()));
+    key.push_back(t.shape().rank());
+    key.insert(key.end(), t.shape().dims().begin(), t.shape().dims().end());
+  }
+  return key;
+}
+
+absl::StatusOr<DenseKernel::Entry*> DenseKernel::FindOrBuild(const PlanRequest& request) {
+  std::vector<int64_t> key = KeyOf(request.input_types);
+  auto it = plans_.find(key);
+  if (it != plans_.end()) return &it->second;
+  if (plans_.size() >= kMaxCachedPlans) plans_.clear();
+  absl::StatusOr<std::unique_ptr<Plan>> plan =
+      DnnlTry(op_, kCreation, [&] { return Build(request); });
+  Entry entry;
+  if (plan.ok()) {
+    entry.plan = *std::move(plan);
+  } else if (absl::IsUnimplemented(plan.status())) {
+    GE_LOG_DEBUG("cpu_dense", "{}: using the reference kernel: {}", op_.name(),
+                 plan.status().message());
+  } else {
+    return plan.status();
+  }
+  return &plans_.emplace(std::move(key), std::move(entry)).first->second;
+}
+
+absl::Status DenseKernel::Prepare(PrepareContext& ctx) {
+  ctx.workspace_bytes = 0;
+  prepared_workspace_bytes_ = 0;
+  PlanRequest request;
+  for (const ir::ValueType& t : ctx.input_types) {
+    if (t.is_tensor() && t.dtype() != DataType::kUndefined && !t.shape().IsFullyKnown()) {
+      return absl::OkStatus();  // shapes come at run time; plans are built then
+    }
+    request.input_types.push_back(t.is_tensor() ? t : ir::ValueType());
+  }
+  request.output_types = ctx.output_types;
+  request.const_inputs = ctx.const_inputs;
+  if (AllOutputsEmpty(request) || AnyEmptyInput(request)) return absl::OkStatus();
+  SetDnnlThreads(ctx.num_threads);
+  GE_ASSIGN_OR_RETURN(Entry * entry, FindOrBuild(request));
+  if (entry->plan != nullptr) ctx.workspace_bytes = entry->plan->workspace_bytes;
+  prepared_workspace_bytes_ = ctx.workspace_bytes;
+  return absl::OkStatus();
+}
+
+std::atomic<int64_t>& ReferenceRuns() {
+  static std::atomic<int64_t> runs{0};
+  return runs;
+}
+
+absl::Status DenseKernel::RunReference(ExecuteContext& ctx, const PlanRequest& request) {
+  ReferenceRuns().fetch_add(1, std::memory_order_relaxed);
+  if (reference_ == nullptr) {
+    const host_cpu::KernelDef* def = context_.reference.Find(op_.type());
+    if (def == nullptr) {
+      return Internal("node '", op_.name(), "' (", op_.type(),
+                      "): cpu_dense cannot run these shapes and has no reference kernel");
+    }
+    GE_ASSIGN_OR_RETURN(reference_, def->create(op_));
+  }
+  std::vector<int64_t> key = KeyOf(request.input_types);
+  if (key != reference_key_) {
+    PrepareContext pctx;
+    pctx.op = &op_;
+    pctx.input_types = request.input_types;
+    pctx.output_types = request.output_types;
+    pctx.const_inputs.assign(request.input_types.size(), nullptr);
+    pctx.num_threads = ctx.num_threads();
+    GE_RETURN_IF_ERROR(reference_->Prepare(pctx));
+    if (pctx.workspace_bytes > 0 &&
+        (!reference_workspace_ || reference_workspace_->size() < pctx.workspace_bytes)) {
+      GE_ASSIGN_OR_RETURN(reference_workspace_, Buffer::Allocate(pctx.workspace_bytes));
+    }
+    reference_key_ = std::move(key);
+  }
+  // The reference kernel sees the executor's context; its workspace (none
+  // for host_cpu today) would come from reference_workspace_.
+  return reference_->Compute(ctx);
+}
+
+absl::Status DenseKernel::Compute(ExecuteContext& ctx) {
+  PlanRequest request;
+  for (int i = 0; i < ctx.num_inputs(); ++i) request.input_types.push_back(TypeOfInput(ctx, i));
+  for (int i = 0; i < ctx.num_outputs(); ++i) request.output_types.push_back(ctx.output_type(i));
+  if (AllOutputsEmpty(request)) return ProduceEmptyOutputs(ctx);
+  if (AnyEmptyInput(request)) return RunReference(ctx, request);
+  SetDnnlThreads(ctx.num_threads());
+  GE_ASSIGN_OR_RETURN(Entry * entry, FindOrBuild(request));
+  if (entry->plan == nullptr) return RunReference(ctx, request);
+  Plan& plan = *entry->plan;
+  // The executor's workspace holds what the last Prepare asked for; a plan
+  // built here at run time (shapes unknown at prepare) brings its own.
+  std::shared_ptr<Buffer> own;
+  void* base = ctx.workspace();
+  if (plan.workspace_bytes > 0 && (base == nullptr || plan.workspace_bytes > prepared_workspace_bytes_)) {
+    GE_ASSIGN_OR_RETURN(own, Buffer::Allocate(plan.workspace_bytes));
+    base = own->data();
+  }
+  Scratch scratch(base, plan.workspace_bytes);
+  return DnnlTry(op_, "execution", [&] { return Run(plan, ctx, scratch); });
+}
+
+}  // namespace ge::engine::cpu_dense

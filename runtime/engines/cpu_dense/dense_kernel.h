@@ -1,0 +1,144 @@
+// The common machinery of cpu_dense kernels.
+//
+// A DenseKernel turns each set of input shapes into a Plan: the oneDNN
+// primitives, their memory descriptors and the scratch layout. Plans are
+// built in Prepare (where the executor reports shapes, and the values of
+// constant inputs) and cached by shape, so Compute only binds pointers and
+// executes. oneDNN's scratchpad and the temporary buffers of layout
+// conversions live in the kernel workspace Prepare asks for.
+//
+// When a plan cannot be built for some shapes (oneDNN has no
+// implementation, or a case CheckSupported could not see because shapes
+// were unknown at placement), the kernel runs host_cpu's reference kernel
+// for those shapes instead, so a node accepted by CheckSupported always
+// computes. Shapes known at placement are checked there, so this path
+// serves dynamic shapes only.
+//
+// Weights (PackedWeights): a constant weights input is reordered once into
+// the layout the primitive prefers and kept; an input is constant when
+// Prepare receives its value (PrepareContext::const_inputs) or the node's
+// `_const_inputs` attribute (set by the cpu_dense graph optimizer for
+// inputs fed by Const nodes) lists it. Other weights are reordered into
+// scratch on each run.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "base/ir/op_desc.h"
+#include "runtime/engines/api/kernel.h"
+#include "runtime/engines/cpu_dense/dnnl_util.h"
+#include "runtime/engines/host_cpu/kernel_registry.h"
+
+namespace ge::engine::cpu_dense {
+
+// The `_const_inputs` attribute: input indices whose values are constant.
+inline constexpr std::string_view kAttrConstInputs = "_const_inputs";
+
+// What every kernel of the engine shares: the oneDNN engine, whether this
+// CPU runs bf16 primitives, and host_cpu's kernels for the fallback.
+struct DenseContext {
+  dnnl::engine engine;  // created by the engine (oneDNN may refuse: a status, not a throw)
+  bool bf16 = false;
+  host_cpu::KernelTable reference;
+};
+
+// What a plan is built from.
+struct PlanRequest {
+  std::vector<ir::ValueType> input_types;   // concrete tensor types; undefined when absent
+  std::vector<ir::ValueType> output_types;  // as inferred
+  std::vector<const Tensor*> const_inputs;  // values known now, else null (may be shorter)
+  bool has_input(int i) const {
+    return i < static_cast<int>(input_types.size()) &&
+           input_types[i].dtype() != DataType::kUndefined;
+  }
+  const Shape& shape(int i) const { return input_types[i].shape(); }
+  DataType dtype(int i) const { return input_types[i].dtype(); }
+  const Tensor* const_input(int i) const {
+    return i < static_cast<int>(const_inputs.size()) ? const_inputs[i] : nullptr;
+  }
+};
+
+// A reordered copy of one weights input.
+class PackedWeights {
+ public:
+  PackedWeights() = default;
+  // `plain` is how the input is stored, `packed` what the primitive wants.
+  void Init(const dnnl::engine& eng, const dnnl::memory::desc& plain,
+            const dnnl::memory::desc& packed, bool constant);
+  bool needs_reorder() const { return plain_ != packed_; }
+  // Scratch bytes a run needs (non-constant weights that need a reorder).
+  size_t scratch_bytes() const;
+  // Warms the cache from a value known at prepare time.
+  absl::Status Preload(const dnnl::engine& eng, const Tensor& value);
+  // The memory to hand the primitive for input tensor `t`.
+  absl::StatusOr<dnnl::memory> Get(const dnnl::engine& eng, dnnl::stream& stream, const Tensor& t,
+                                   Scratch& scratch);
+
+ private:
+  dnnl::memory::desc plain_, packed_;
+  bool constant_ = false;
+  std::optional<dnnl::reorder> reorder_;
+  // The storage packed_memory_ was made from (kept alive, so that its
+  // address cannot be reused by another tensor while it identifies it).
+  std::shared_ptr<Buffer> source_;
+  size_t source_offset_ = 0;
+  dnnl::memory packed_memory_;
+};
+
+class DenseKernel : public Kernel {
+ public:
+  DenseKernel(const ir::OpDesc& op, const DenseContext& context);
+  ~DenseKernel() override;
+
+  absl::Status Prepare(PrepareContext& ctx) final;
+  absl::Status Compute(ExecuteContext& ctx) final;
+
+ protected:
+  struct Plan {
+    virtual ~Plan() = default;
+    size_t workspace_bytes = 0;
+  };
+
+  // Builds the plan for these shapes. Unimplemented means "run the
+  // reference kernel for these shapes"; other errors fail the node.
+  virtual absl::StatusOr<std::unique_ptr<Plan>> Build(const PlanRequest& request) = 0;
+  // Computes with `plan`; every output must be produced.
+  virtual absl::Status Run(Plan& plan, ExecuteContext& ctx, Scratch& scratch) = 0;
+
+  const ir::OpDesc& op() const { return op_; }
+  const DenseContext& context() const { return context_; }
+  const dnnl::engine& eng() const { return context_.engine; }
+  bool IsConstInput(int i, const PlanRequest& request) const;
+
+ private:
+  struct Entry {
+    std::unique_ptr<Plan> plan;  // null: the reference kernel runs these shapes
+  };
+  absl::StatusOr<Entry*> FindOrBuild(const PlanRequest& request);
+  absl::Status RunReference(ExecuteContext& ctx, const PlanRequest& request);
+  static std::vector<int64_t> KeyOf(const std::vector<ir::ValueType>& inputs);
+
+  ir::OpDesc op_;
+  const DenseContext& context_;
+  std::vector<int> const_inputs_attr_;
+  std::map<std::vector<int64_t>, Entry> plans_;
+  size_t prepared_workspace_bytes_ = 0;  // what the last Prepare asked the executor for
+  std::unique_ptr<Kernel> reference_;
+  std::vector<int64_t> reference_key_;
+  std::shared_ptr<Buffer> reference_workspace_;
+};
+
+// How many computes in this process ran a reference kernel instead of
+// oneDNN (tests check that supported cases never do).
+std::atomic<int64_t>& ReferenceRuns();
+
+// Allocates every output (for kernels whose outputs are all empty).
+absl::Status ProduceEmptyOutputs(ExecuteContext& ctx);
+
+}  // namespace ge::engine::cpu_dense

@@ -1,0 +1,38 @@
+// Entry points shared between cpu_dense's kernel families: the fused op
+// reuses the Conv and MatMul/Gemm kernels and their support checks.
+#pragma once
+
+#include <memory>
+
+#include "absl/status/statusor.h"
+#include "base/ir/op_desc.h"
+#include "runtime/engines/api/kernel.h"
+#include "runtime/engines/cpu_dense/dense_kernel.h"
+#include "runtime/engines/cpu_dense/post_ops.h"
+
+namespace ge::engine::cpu_dense {
+
+// `base` is the Conv (or MatMul / Gemm) the kernel computes, `op` the node
+// itself (the base op or the _DenseFused node holding it), `chain` the
+// post-ops (empty for plain nodes).
+absl::StatusOr<std::unique_ptr<Kernel>> CreateConvKernel(const ir::OpDesc& op,
+                                                         const ir::OpDesc& base,
+                                                         PostOpChain chain,
+                                                         const DenseContext& ctx);
+absl::StatusOr<std::unique_ptr<Kernel>> CreateMatMulKernel(const ir::OpDesc& op,
+                                                           const ir::OpDesc& base,
+                                                           PostOpChain chain,
+                                                           const DenseContext& ctx);
+
+// Support checks of the base ops (what cpu_dense's CheckSupported runs).
+absl::Status CheckConv(const ir::OpDesc& op, const DenseContext& ctx);
+absl::Status CheckMatMul(const ir::OpDesc& op, const DenseContext& ctx);
+absl::Status CheckGemm(const ir::OpDesc& op, const DenseContext& ctx);
+
+// Whether a MatMul / Gemm node can take `chain` (its add operand's shape
+// `add_shape`, unknown rank when the chain has no add). Used by the
+// fused op's check and by the fusion pass before it fuses.
+absl::Status CheckMatMulPostOps(const ir::OpDesc& base, const PostOpChain& chain,
+                                const Shape& add_shape);
+
+}  // namespace ge::engine::cpu_dense

@@ -1,0 +1,258 @@
+// Element-wise ops on oneDNN: unary activations and math (eltwise
+// primitive) and binary arithmetic with numpy broadcasting (binary
+// primitive).
+//
+// Unary ops see the tensor as one flat vector, so they run in any layout.
+// oneDNN's binary primitive broadcasts its second operand only, and its
+// first must have the output's shape: for Add, Mul, Max and Min the
+// operands are swapped when only the first one broadcasts; other shapes
+// (both broadcasting, or Sub / Div with a broadcast first operand) are
+// rejected by CheckSupported when shapes are known, and run on the
+// reference kernel when they were not.
+#include <limits>
+#include <map>
+#include <utility>
+
+#include "base/ops/shape_utils.h"
+#include "runtime/engines/cpu_dense/kernel_registry.h"
+#include "runtime/engines/host_cpu/kernel_util.h"
+
+namespace ge::engine::cpu_dense {
+namespace {
+
+using alg = dnnl::algorithm;
+
+// ---- Unary ----
+
+struct UnarySpec {
+  std::string_view op;
+  alg algorithm;
+  float alpha = 0.0f;
+  float beta = 0.0f;
+  std::string_view alpha_attr = {};  // read alpha from this attribute
+};
+
+constexpr UnarySpec kUnary[] = {
+    {"Relu", alg::eltwise_relu},
+    {"LeakyRelu", alg::eltwise_relu, 0.01f, 0.0f, "alpha"},
+    {"Sigmoid", alg::eltwise_logistic},
+    {"Tanh", alg::eltwise_tanh},
+    {"Elu", alg::eltwise_elu, 1.0f, 0.0f, "alpha"},
+    {"Softplus", alg::eltwise_soft_relu},
+    {"HardSwish", alg::eltwise_hardswish},
+    {"Sqrt", alg::eltwise_sqrt},
+    {"Exp", alg::eltwise_exp},
+    {"Log", alg::eltwise_log},
+    {"Abs", alg::eltwise_abs},
+    {"Neg", alg::eltwise_linear, -1.0f, 0.0f},
+    {"Reciprocal", alg::eltwise_pow, 1.0f, -1.0f},
+    {"Round", alg::eltwise_round},
+    {"Clip", alg::eltwise_clip_v2},
+};
+
+class EltwiseKernel final : public DenseKernel {
+ public:
+  EltwiseKernel(const ir::OpDesc& op, const DenseContext& ctx, const UnarySpec& spec)
+      : DenseKernel(op, ctx), spec_(spec) {
+    if (!spec.alpha_attr.empty()) spec_.alpha = host_cpu::FloatAttr(op, spec.alpha_attr, spec.alpha);
+  }
+
+ private:
+  struct EltwisePlan final : Plan {
+    dnnl::memory::desc md;
+    // By (alpha, beta): Clip's bounds are inputs and may change per run.
+    std::map<std::pair<float, float>, dnnl::eltwise_forward> primitives;
+  };
+
+  absl::StatusOr<std::unique_ptr<Plan>> Build(const PlanRequest& r) override {
+    auto plan = std::make_unique<EltwisePlan>();
+    const int64_t n = r.shape(0).NumElementsUnchecked();
+    plan->md = PlainDesc(dnnl::memory::dims{n}, ToDnnlType(r.dtype(0)));
+    if (spec_.algorithm != alg::eltwise_clip_v2) {
+      GE_ASSIGN_OR_RETURN(auto prim, Primitive(*plan, spec_.alpha, spec_.beta));
+      (void)prim;
+    }
+    plan->workspace_bytes = 0;
+    return plan;
+  }
+
+  absl::StatusOr<dnnl::eltwise_forward*> Primitive(EltwisePlan& plan, float alpha, float beta) {
+    auto key = std::make_pair(alpha, beta);
+    auto it = plan.primitives.find(key);
+    if (it != plan.primitives.end()) return &it->second;
+    if (plan.primitives.size() > 16) plan.primitives.clear();
+    using fwd = dnnl::eltwise_forward;
+    fwd::primitive_desc pd(fwd::desc(dnnl::prop_kind::forward_inference, spec_.algorithm, plan.md, alpha, beta), eng());
+    return &plan.primitives.emplace(key, fwd(pd)).first->second;
+  }
+
+  absl::Status Run(Plan& base_plan, ExecuteContext& ctx, Scratch&) override {
+    auto& plan = static_cast<EltwisePlan&>(base_plan);
+    float alpha = spec_.alpha, beta = spec_.beta;
+    if (spec_.algorithm == alg::eltwise_clip_v2) {
+      alpha = ctx.has_input(1) ? static_cast<float>(ctx.input(1).GetAsDouble(0))
+                               : -std::numeric_limits<float>::infinity();
+      beta = ctx.has_input(2) ? static_cast<float>(ctx.input(2).GetAsDouble(0))
+                              : std::numeric_limits<float>::infinity();
+      alpha = std::min(alpha, beta);  // numpy: min > max clips everything to max
+    }
+    GE_ASSIGN_OR_RETURN(dnnl::eltwise_forward * prim, Primitive(plan, alpha, beta));
+    GE_ASSIGN_OR_RETURN(Tensor y, ctx.Output(0));
+    dnnl::stream stream(eng());
+    prim->execute(stream, {{DNNL_ARG_SRC, WrapTensor(plan.md, eng(), ctx.input(0))},
+                           {DNNL_ARG_DST, WrapTensor(plan.md, eng(), y)}});
+    stream.wait();
+    return absl::OkStatus();
+  }
+
+  UnarySpec spec_;
+};
+
+absl::Status CheckClip(const ir::OpDesc& op, const DenseContext& ctx) {
+  for (int i = 1; i < op.num_inputs(); ++i) {
+    GE_RETURN_IF_ERROR(CheckFloatInput(op, i, ctx));
+    const Shape s = InputShape(op, i);
+    if (s.IsFullyKnown() && s.NumElementsUnchecked() != 1) return Unsupported(op, "min and max must be scalars");
+  }
+  return absl::OkStatus();
+}
+
+// ---- Binary ----
+
+struct BinarySpec {
+  std::string_view op;
+  alg algorithm;
+  bool commutative;
+};
+
+constexpr BinarySpec kBinary[] = {
+    {"Add", alg::binary_add, true}, {"Sub", alg::binary_sub, false}, {"Mul", alg::binary_mul, true},
+    {"Div", alg::binary_div, false}, {"Max", alg::binary_max, true},  {"Min", alg::binary_min, true},
+};
+
+// The dims of `s` left-padded with 1s to `rank`.
+dnnl::memory::dims AlignedDims(const Shape& s, size_t rank) {
+  dnnl::memory::dims d(rank, 1);
+  for (size_t i = 0; i < s.dims().size(); ++i) d[rank - s.dims().size() + i] = s.dim(i);
+  return d;
+}
+
+// Which operand oneDNN reads as src0 (the one of the output's shape): 0 or
+// 1, or -1 when neither can be (both broadcast, or a non-commutative op
+// whose first operand broadcasts).
+int FirstOperand(const Shape& a, const Shape& b, const Shape& out, bool commutative) {
+  const size_t rank = std::max<size_t>(out.dims().size(), 1);
+  const auto od = AlignedDims(out, rank);
+  if (AlignedDims(a, rank) == od) return 0;
+  if (commutative && AlignedDims(b, rank) == od) return 1;
+  return -1;
+}
+
+class BinaryKernel final : public DenseKernel {
+ public:
+  BinaryKernel(const ir::OpDesc& op, const DenseContext& ctx, const BinarySpec& spec)
+      : DenseKernel(op, ctx), spec_(spec) {}
+
+ private:
+  struct BinaryPlan final : Plan {
+    dnnl::binary binary;
+    dnnl::memory::desc src0_md, src1_md, dst_md, scratchpad_md;
+    int first = 0;
+  };
+
+  absl::StatusOr<std::unique_ptr<Plan>> Build(const PlanRequest& r) override {
+    if (r.dtype(0) != r.dtype(1)) return NodeError(op(), "inputs of different dtypes");
+    auto out = ops::BroadcastShapes(r.shape(0), r.shape(1));
+    if (!out.ok()) return NodeError(op(), out.status().message());
+    const size_t rank = std::max<size_t>(out->dims().size(), 1);
+    if (rank > static_cast<size_t>(DNNL_MAX_NDIMS)) return NodeUnimplemented(op(), "rank ", rank);
+    auto plan = std::make_unique<BinaryPlan>();
+    plan->first = FirstOperand(r.shape(0), r.shape(1), *out, spec_.commutative);
+    if (plan->first < 0) {
+      return NodeUnimplemented(op(), "operands ", r.shape(0).ToString(), " and ", r.shape(1).ToString(),
+                               " (oneDNN broadcasts the second operand only)");
+    }
+    const auto type = ToDnnlType(r.dtype(0));
+    const ir::Format format = op().output(0).type.tensor().format;
+    if (r.shape(0) == r.shape(1) && format != ir::Format::kND) {
+      // Same-shape operands in the engine's own layout: element order is all that matters.
+      GE_ASSIGN_OR_RETURN(plan->dst_md, FormatDesc(*out, r.dtype(0), format));
+      plan->src0_md = plan->src1_md = plan->dst_md;
+    } else {
+      plan->dst_md = PlainDesc(AlignedDims(*out, rank), type);
+      plan->src0_md = PlainDesc(AlignedDims(r.shape(plan->first), rank), type);
+      plan->src1_md = PlainDesc(AlignedDims(r.shape(1 - plan->first), rank), type);
+    }
+    dnnl::primitive_attr attr;
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    dnnl::binary::primitive_desc pd(
+        dnnl::binary::desc(spec_.algorithm, plan->src0_md, plan->src1_md, plan->dst_md), attr, eng());
+    plan->scratchpad_md = pd.scratchpad_desc();
+    plan->binary = dnnl::binary(pd);
+    plan->workspace_bytes = Scratch::Padded(plan->scratchpad_md.get_size()) + Scratch::kAlign;
+    return plan;
+  }
+
+  absl::Status Run(Plan& base_plan, ExecuteContext& ctx, Scratch& scratch) override {
+    auto& plan = static_cast<BinaryPlan&>(base_plan);
+    GE_ASSIGN_OR_RETURN(Tensor y, ctx.Output(0));
+    dnnl::stream stream(eng());
+    plan.binary.execute(stream, {{DNNL_ARG_SRC_0, WrapTensor(plan.src0_md, eng(), ctx.input(plan.first))},
+                                 {DNNL_ARG_SRC_1, WrapTensor(plan.src1_md, eng(), ctx.input(1 - plan.first))},
+                                 {DNNL_ARG_DST, WrapTensor(plan.dst_md, eng(), y)},
+                                 {DNNL_ARG_SCRATCHPAD, dnnl::memory(plan.scratchpad_md, eng(),
+                                                                    scratch.Take(plan.scratchpad_md.get_size()))}});
+    stream.wait();
+    return absl::OkStatus();
+  }
+
+  BinarySpec spec_;
+};
+
+absl::Status CheckBinary(const ir::OpDesc& op, const DenseContext& ctx, bool commutative) {
+  if (op.num_inputs() != 2) return Unsupported(op, op.num_inputs(), " inputs (two only)");
+  GE_RETURN_IF_ERROR(CheckFloatInput(op, 1, ctx));
+  if (InputDtype(op, 1) != DataType::kUndefined && InputDtype(op, 1) != InputDtype(op, 0)) {
+    return Unsupported(op, "inputs of different dtypes");
+  }
+  const Shape a = InputShape(op, 0), b = InputShape(op, 1);
+  if (a.rank() > DNNL_MAX_NDIMS || b.rank() > DNNL_MAX_NDIMS) return Unsupported(op, "rank above ", DNNL_MAX_NDIMS);
+  if (a.IsFullyKnown() && b.IsFullyKnown()) {
+    auto out = ops::BroadcastShapes(a, b);
+    if (!out.ok()) return Unsupported(op, out.status().message());
+    if (FirstOperand(a, b, *out, commutative) < 0) {
+      return Unsupported(op, "operands ", a.ToString(), " and ", b.ToString(),
+                         " (oneDNN broadcasts the second operand only)");
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+void RegisterEltwiseKernels(DenseKernelTable& table) {
+  const host_cpu::DataTypeSet floats{DataType::kFloat, DataType::kBFloat16};
+  for (const UnarySpec& spec : kUnary) {
+    // oneDNN 2.6 rounds f32 only.
+    const host_cpu::DataTypeSet types =
+        spec.algorithm == alg::eltwise_round ? host_cpu::DataTypeSet{DataType::kFloat} : floats;
+    table.Add({std::string(spec.op), types,
+               spec.algorithm == alg::eltwise_clip_v2 ? SupportCheckFn(CheckClip) : SupportCheckFn(),
+               [&spec](const ir::OpDesc& op, const DenseContext& ctx) -> absl::StatusOr<std::unique_ptr<Kernel>> {
+                 return std::unique_ptr<Kernel>(new EltwiseKernel(op, ctx, spec));
+               }});
+  }
+}
+
+void RegisterBinaryKernels(DenseKernelTable& table) {
+  const host_cpu::DataTypeSet floats{DataType::kFloat, DataType::kBFloat16};
+  for (const BinarySpec& spec : kBinary) {
+    table.Add({std::string(spec.op), floats,
+               [&spec](const ir::OpDesc& op, const DenseContext& ctx) { return CheckBinary(op, ctx, spec.commutative); },
+               [&spec](const ir::OpDesc& op, const DenseContext& ctx) -> absl::StatusOr<std::unique_ptr<Kernel>> {
+                 return std::unique_ptr<Kernel>(new BinaryKernel(op, ctx, spec));
+               }});
+  }
+}
+
+}  // namespace ge::engine::cpu_dense

@@ -1,0 +1,86 @@
+// cpu_dense's graph optimizer: the pass order and the marking of constant
+// weights.
+#include "runtime/engines/cpu_dense/graph_optimizer.h"
+
+#include <vector>
+
+#include "base/ir/op_types.h"
+#include "base/status.h"
+#include "runtime/engines/cpu_dense/conv_bn_fold.h"
+#include "runtime/engines/cpu_dense/dense_kernel.h"
+#include "runtime/engines/cpu_dense/post_op_fusion.h"
+#include "runtime/engines/cpu_dense/post_ops.h"
+
+namespace ge::engine::cpu_dense {
+namespace {
+
+constexpr std::string_view kEngineName = "cpu_dense";
+
+bool IsDenseNode(const ir::Node& n) {
+  return n.type() == "Conv" || n.type() == "MatMul" || n.type() == "Gemm" || n.type() == kDenseFusedOp;
+}
+
+// Before placement: anything not pinned elsewhere.
+bool UnpinnedOrDense(const ir::Node& n) {
+  const ir::OpDesc& op = n.op_desc();
+  if (op.GetAttrOr<bool>(ir::kAttrHostExec, false) || op.GetAttrOr<int64_t>(ir::kAttrHostExec, 0) != 0) {
+    return false;
+  }
+  const auto forced = op.GetAttr<std::string>(ir::kAttrEngine);
+  return !forced || *forced == kEngineName;
+}
+
+// After placement: nodes placed on cpu_dense (or not placed at all).
+bool PlacedOnDense(const ir::Node& n) {
+  const auto placed = n.op_desc().GetAttr<std::string>(ir::kAttrEngineName);
+  return !placed || *placed == kEngineName;
+}
+
+}  // namespace
+
+absl::StatusOr<bool> MarkConstInputs(ir::Graph& graph, const NodeFilter& can_rewrite) {
+  bool changed = false;
+  graph.ForEachNode([&](ir::Node* n) {
+    if (!IsDenseNode(*n) || !can_rewrite(*n)) return;
+    std::vector<int64_t> constant;
+    for (int i = 1; i < n->num_inputs(); ++i) {
+      if (IsConstInput(*n, i)) constant.push_back(i);
+    }
+    ir::OpDesc& op = n->mutable_op_desc();
+    const auto old = op.GetAttr<std::vector<int64_t>>(kAttrConstInputs);
+    if (constant.empty()) {
+      changed = op.RemoveAttr(kAttrConstInputs) || changed;
+    } else if (!old || *old != constant) {
+      op.SetAttr(kAttrConstInputs, ir::AttrValue(std::move(constant)));
+      changed = true;
+    }
+  });
+  return changed;
+}
+
+absl::StatusOr<bool> CpuDenseGraphOptimizer::OptimizeOne(ir::Graph& graph, const NodeFilter& can_rewrite,
+                                                         bool fold) {
+  bool changed = false;
+  if (fold) {
+    GE_ASSIGN_OR_RETURN(bool folded, FoldConvBatchNorm(graph, can_rewrite));
+    changed = folded;
+  }
+  GE_ASSIGN_OR_RETURN(bool fused, FusePostOps(graph, can_rewrite, supported_));
+  GE_ASSIGN_OR_RETURN(bool marked, MarkConstInputs(graph, can_rewrite));
+  return changed || fused || marked;
+}
+
+absl::StatusOr<bool> CpuDenseGraphOptimizer::OptimizeOriginalGraph(ir::Graph& graph) {
+  GE_ASSIGN_OR_RETURN(bool changed, OptimizeOne(graph, UnpinnedOrDense, /*fold=*/true));
+  for (ir::Graph* sub : graph.subgraphs()) {
+    GE_ASSIGN_OR_RETURN(bool c, OptimizeOne(*sub, UnpinnedOrDense, /*fold=*/true));
+    changed = changed || c;
+  }
+  return changed;
+}
+
+absl::StatusOr<bool> CpuDenseGraphOptimizer::OptimizeFusedGraph(ir::Graph& graph) {
+  return OptimizeOne(graph, PlacedOnDense, /*fold=*/false);
+}
+
+}  // namespace ge::engine::cpu_dense

@@ -1,0 +1,235 @@
+// Pooling on oneDNN: MaxPool (dilations, ceil_mode; not the Indices
+// output), AveragePool (count_include_pad, ceil_mode) for 1-D to 3-D
+// windows, and GlobalAveragePool / GlobalMaxPool as reductions over the
+// spatial dims.
+//
+// The geometry comes from ops::PoolOutputShape, the function shape
+// inference uses. oneDNN derives the output size by floor division, so
+// ceil_mode's extra window becomes extra end padding; oneDNN's max pooling
+// ignores padding and its exclude-padding average counts only input
+// elements, which is ONNX's meaning. With count_include_pad ONNX counts
+// the explicit pads but not that extra window, which oneDNN cannot
+// express: those shapes run on the reference kernel.
+#include <cstring>
+#include <unordered_map>
+
+#include "base/ops/shape_utils.h"
+#include "runtime/engines/cpu_dense/kernel_registry.h"
+#include "runtime/engines/host_cpu/kernel_util.h"
+
+namespace ge::engine::cpu_dense {
+namespace {
+
+dnnl::memory::dims Dims(const std::vector<int64_t>& v) { return dnnl::memory::dims(v.begin(), v.end()); }
+
+// Whether some output window covers no input element (only pads): ONNX
+// leaves its value to the implementation and oneDNN's differs from
+// host_cpu's (the type's lowest value against -inf, NaN against 0), so
+// such shapes run on the reference.
+bool HasEmptyWindow(const Shape& x, const ops::WindowGeometry& g) {
+  for (size_t i = 0; i < g.kernel.size(); ++i) {
+    const int64_t in = x.dim(i + 2);
+    for (int64_t o = 0; o < g.output.dim(i + 2); ++o) {
+      const int64_t start = o * g.strides[i] - g.pads_begin[i];
+      bool covered = false;
+      for (int64_t k = 0; k < g.kernel[i] && !covered; ++k) {
+        const int64_t p = start + k * g.dilations[i];
+        covered = p >= 0 && p < in;
+      }
+      if (!covered) return true;
+    }
+  }
+  return false;
+}
+
+class PoolKernel final : public DenseKernel {
+ public:
+  PoolKernel(const ir::OpDesc& op, const DenseContext& ctx, ops::WindowAttrs attrs, bool max,
+             bool include_pad)
+      : DenseKernel(op, ctx), attrs_(std::move(attrs)), max_(max), include_pad_(include_pad) {}
+
+ private:
+  struct PoolPlan final : Plan {
+    dnnl::pooling_v2_forward pool;
+    dnnl::memory::desc src_md, dst_md, scratchpad_md;
+  };
+
+  absl::StatusOr<std::unique_ptr<Plan>> Build(const PlanRequest& r) override {
+    const Shape& x = r.shape(0);
+    if (x.rank() < 3 || x.rank() > 5) return NodeUnimplemented(op(), "input ", x.ToString(), " is not 1-D to 3-D");
+    auto g = ops::PoolOutputShape(x, attrs_);
+    if (!g.ok()) return NodeError(op(), g.status().message());
+    const Shape& out = r.output_types[0].shape();
+    if (out.IsFullyKnown() && out != g->output) {
+      return NodeError(op(), "output ", out.ToString(), " differs from the computed ", g->output.ToString());
+    }
+    if (HasEmptyWindow(x, *g)) return NodeUnimplemented(op(), "a window covers only padding");
+    std::vector<int64_t> dilation, pad_end;
+    for (size_t i = 0; i < g->kernel.size(); ++i) {
+      const int64_t extent = (g->kernel[i] - 1) * g->dilations[i] + 1;
+      const int64_t in = x.dim(i + 2);
+      const int64_t needed = (g->output.dim(i + 2) - 1) * g->strides[i] + extent - in - g->pads_begin[i];
+      if (g->pads_begin[i] < 0 || g->pads_end[i] < 0) return NodeUnimplemented(op(), "negative pads");
+      if (needed > g->pads_end[i] && include_pad_) {
+        return NodeUnimplemented(op(), "count_include_pad with a ceil_mode window past the pads");
+      }
+      pad_end.push_back(std::max(needed, g->pads_end[i]));
+      dilation.push_back(g->dilations[i] - 1);
+    }
+    auto plan = std::make_unique<PoolPlan>();
+    GE_ASSIGN_OR_RETURN(plan->src_md, FormatDesc(x, r.dtype(0), op().input(0).type.tensor().format));
+    GE_ASSIGN_OR_RETURN(plan->dst_md, FormatDesc(g->output, r.dtype(0), op().output(0).type.tensor().format));
+    const auto alg = max_ ? dnnl::algorithm::pooling_max
+                          : include_pad_ ? dnnl::algorithm::pooling_avg_include_padding
+                                         : dnnl::algorithm::pooling_avg_exclude_padding;
+    dnnl::primitive_attr attr;
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    using fwd = dnnl::pooling_v2_forward;
+    fwd::primitive_desc pd(fwd::desc(dnnl::prop_kind::forward_inference, alg, plan->src_md, plan->dst_md,
+                                     Dims(g->strides), Dims(g->kernel), Dims(dilation),
+                                     Dims(g->pads_begin), Dims(pad_end)),
+                           attr, eng());
+    plan->scratchpad_md = pd.scratchpad_desc();
+    plan->pool = fwd(pd);
+    plan->workspace_bytes = Scratch::Padded(plan->scratchpad_md.get_size()) + Scratch::kAlign;
+    return plan;
+  }
+
+  absl::Status Run(Plan& base_plan, ExecuteContext& ctx, Scratch& scratch) override {
+    auto& plan = static_cast<PoolPlan&>(base_plan);
+    GE_ASSIGN_OR_RETURN(Tensor y, ctx.Output(0));
+    dnnl::stream stream(eng());
+    plan.pool.execute(stream, {{DNNL_ARG_SRC, WrapTensor(plan.src_md, eng(), ctx.input(0))},
+                               {DNNL_ARG_DST, WrapTensor(plan.dst_md, eng(), y)},
+                               {DNNL_ARG_SCRATCHPAD, dnnl::memory(plan.scratchpad_md, eng(),
+                                                                  scratch.Take(plan.scratchpad_md.get_size()))}});
+    stream.wait();
+    return absl::OkStatus();
+  }
+
+  ops::WindowAttrs attrs_;
+  bool max_;
+  bool include_pad_;
+};
+
+// GlobalAveragePool / GlobalMaxPool: a reduction over every dim after C.
+class GlobalPoolKernel final : public DenseKernel {
+ public:
+  GlobalPoolKernel(const ir::OpDesc& op, const DenseContext& ctx, bool max)
+      : DenseKernel(op, ctx), max_(max) {}
+
+ private:
+  struct ReducePlan final : Plan {
+    dnnl::reduction reduce;
+    dnnl::memory::desc src_md, dst_md, scratchpad_md;
+    bool identity = false;  // every spatial dim is 1: a copy (oneDNN refuses a reduction of nothing)
+  };
+
+  absl::StatusOr<std::unique_ptr<Plan>> Build(const PlanRequest& r) override {
+    const Shape& x = r.shape(0);
+    if (x.rank() < 3) return NodeUnimplemented(op(), "input ", x.ToString(), " has no spatial dims");
+    Shape out = x;
+    for (int64_t i = 2; i < x.rank(); ++i) out.set_dim(i, 1);
+    if (r.output_types[0].shape().IsFullyKnown() && r.output_types[0].shape() != out) {
+      return NodeError(op(), "output ", r.output_types[0].shape().ToString(), " must be ", out.ToString());
+    }
+    auto plan = std::make_unique<ReducePlan>();
+    GE_ASSIGN_OR_RETURN(plan->src_md, FormatDesc(x, r.dtype(0), op().input(0).type.tensor().format));
+    GE_ASSIGN_OR_RETURN(plan->dst_md, FormatDesc(out, r.dtype(0), op().output(0).type.tensor().format));
+    if (out == x && plan->src_md == plan->dst_md) {
+      plan->identity = true;
+      return plan;
+    }
+    dnnl::primitive_attr attr;
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    const auto alg = max_ ? dnnl::algorithm::reduction_max : dnnl::algorithm::reduction_mean;
+    dnnl::reduction::primitive_desc pd(
+        dnnl::reduction::desc(alg, plan->src_md, plan->dst_md, /*p=*/0.0f, /*eps=*/0.0f), attr, eng());
+    plan->scratchpad_md = pd.scratchpad_desc();
+    plan->reduce = dnnl::reduction(pd);
+    plan->workspace_bytes = Scratch::Padded(plan->scratchpad_md.get_size()) + Scratch::kAlign;
+    return plan;
+  }
+
+  absl::Status Run(Plan& base_plan, ExecuteContext& ctx, Scratch& scratch) override {
+    auto& plan = static_cast<ReducePlan&>(base_plan);
+    GE_ASSIGN_OR_RETURN(Tensor y, ctx.Output(0));
+    if (plan.identity) {
+      std::memcpy(y.raw_data(), ctx.input(0).raw_data(), plan.src_md.get_size());
+      return absl::OkStatus();
+    }
+    dnnl::stream stream(eng());
+    plan.reduce.execute(stream, {{DNNL_ARG_SRC, WrapTensor(plan.src_md, eng(), ctx.input(0))},
+                                 {DNNL_ARG_DST, WrapTensor(plan.dst_md, eng(), y)},
+                                 {DNNL_ARG_SCRATCHPAD, dnnl::memory(plan.scratchpad_md, eng(),
+                                                                    scratch.Take(plan.scratchpad_md.get_size()))}});
+    stream.wait();
+    return absl::OkStatus();
+  }
+
+  bool max_;
+};
+
+absl::Status CheckPool(const ir::OpDesc& op, const DenseContext&) {
+  if (op.num_outputs() > 1) return Unsupported(op, "the Indices output is not supported");
+  auto attrs = ops::WindowAttrsFromOp(op);
+  if (!attrs.ok()) return Unsupported(op, attrs.status().message());
+  if (attrs->kernel_shape.empty()) return Unsupported(op, "kernel_shape is missing");
+  for (int64_t p : attrs->pads) {
+    if (p < 0) return Unsupported(op, "negative pads");
+  }
+  const Shape x = InputShape(op, 0);
+  if (x.rank() >= 0 && (x.rank() < 3 || x.rank() > 5)) {
+    return Unsupported(op, "input rank ", x.rank(), " (1-D to 3-D windows only)");
+  }
+  if (x.IsFullyKnown()) {
+    auto g = ops::PoolOutputShape(x, *attrs);
+    if (!g.ok()) return Unsupported(op, g.status().message());
+    if (HasEmptyWindow(x, *g)) return Unsupported(op, "a window covers only padding");
+    const bool include_pad = op.type() == "AveragePool" && host_cpu::IntAttr(op, "count_include_pad", 0) != 0;
+    for (size_t i = 0; i < g->kernel.size(); ++i) {
+      const int64_t extent = (g->kernel[i] - 1) * g->dilations[i] + 1;
+      const int64_t needed = (g->output.dim(i + 2) - 1) * g->strides[i] + extent - x.dim(i + 2) - g->pads_begin[i];
+      if (include_pad && needed > g->pads_end[i]) {
+        return Unsupported(op, "count_include_pad with a ceil_mode window past the pads");
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckGlobalPool(const ir::OpDesc& op, const DenseContext&) {
+  const Shape x = InputShape(op, 0);
+  if (x.rank() >= 0 && (x.rank() < 3 || x.rank() > 5)) {
+    return Unsupported(op, "input rank ", x.rank(), " (1 to 3 spatial dims only)");
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::unique_ptr<Kernel>> CreatePool(const ir::OpDesc& op, const DenseContext& ctx, bool max) {
+  auto attrs = ops::WindowAttrsFromOp(op);
+  if (!attrs.ok()) return NodeError(op, attrs.status().message());
+  if (attrs->kernel_shape.empty()) return NodeError(op, "attribute kernel_shape is required");
+  const bool include_pad = !max && host_cpu::IntAttr(op, "count_include_pad", 0) != 0;
+  return std::unique_ptr<Kernel>(new PoolKernel(op, ctx, *std::move(attrs), max, include_pad));
+}
+
+}  // namespace
+
+void RegisterPoolKernels(DenseKernelTable& table) {
+  const host_cpu::DataTypeSet floats{DataType::kFloat, DataType::kBFloat16};
+  table.Add({"MaxPool", {DataType::kFloat, DataType::kBFloat16, DataType::kInt8, DataType::kUint8},
+             CheckPool, [](const ir::OpDesc& op, const DenseContext& ctx) { return CreatePool(op, ctx, true); }});
+  table.Add({"AveragePool", floats, CheckPool,
+             [](const ir::OpDesc& op, const DenseContext& ctx) { return CreatePool(op, ctx, false); }});
+  table.Add({"GlobalAveragePool", floats, CheckGlobalPool,
+             [](const ir::OpDesc& op, const DenseContext& ctx) -> absl::StatusOr<std::unique_ptr<Kernel>> {
+               return std::unique_ptr<Kernel>(new GlobalPoolKernel(op, ctx, false));
+             }});
+  table.Add({"GlobalMaxPool", floats, CheckGlobalPool,
+             [](const ir::OpDesc& op, const DenseContext& ctx) -> absl::StatusOr<std::unique_ptr<Kernel>> {
+               return std::unique_ptr<Kernel>(new GlobalPoolKernel(op, ctx, true));
+             }});
+}
+
+}  // namespace ge::engine::cpu_dense

@@ -1,0 +1,309 @@
+// Conformance cases of cpu_dense's dense kernels: Conv (1-D to 3-D, groups,
+// depthwise, strides, dilations, asymmetric pads, every auto_pad), MatMul
+// (promotion, batches, broadcasting), Gemm (transposes, alpha, beta, every
+// C broadcast), pooling and the fused op, with zero-sized tensors.
+#include <cmath>
+
+#include "runtime/engines/cpu_dense/post_ops.h"
+#include "tests/unit/runtime/engines/cpu_dense/conformance_util.h"
+
+namespace ge::engine::cpu_dense {
+namespace {
+
+using Ints = std::vector<int64_t>;
+
+ir::AttrValue IntsAttr(Ints v) { return ir::AttrValue(std::move(v)); }
+
+// A random window configuration for `nd` spatial dims (Conv and pooling).
+struct Window {
+  Ints kernel, strides, dilations, pads;
+  std::string auto_pad = "NOTSET";
+};
+
+Window RandomWindow(Rng& rng, int64_t nd, bool dilations) {
+  Window w;
+  for (int64_t i = 0; i < nd; ++i) {
+    w.kernel.push_back(rng.Int(1, 3));
+    w.strides.push_back(rng.Int(1, 3));
+    w.dilations.push_back(dilations ? rng.Int(1, 2) : 1);
+  }
+  for (int64_t i = 0; i < 2 * nd; ++i) w.pads.push_back(rng.Int(0, 2));
+  const int64_t mode = rng.Int(0, 5);
+  w.auto_pad = mode == 3 ? "SAME_UPPER" : mode == 4 ? "SAME_LOWER" : mode == 5 ? "VALID" : "NOTSET";
+  return w;
+}
+
+void SetWindowAttrs(const Window& w, ir::AttrMap& attrs, bool dilations, Rng& rng) {
+  attrs["strides"] = IntsAttr(w.strides);
+  if (dilations) attrs["dilations"] = IntsAttr(w.dilations);
+  attrs["auto_pad"] = ir::AttrValue(w.auto_pad);
+  if (w.auto_pad == "NOTSET") attrs["pads"] = IntsAttr(w.pads);
+  if (rng.Bool()) attrs["kernel_shape"] = IntsAttr(w.kernel);
+}
+
+Shape SpatialShape(Rng& rng, int64_t n, int64_t c, int64_t nd) {
+  Shape s{n, c};
+  for (int64_t i = 0; i < nd; ++i) s.push_back(rng.Int(1, nd == 3 ? 6 : 10));
+  return s;
+}
+
+// Whether inference accepts the case and gives every spatial output dim > 0.
+bool HasPositiveSpatialOutput(const Case& c) {
+  auto types = test::InferOutputTypes(c.op, c.inputs);
+  if (!types.ok()) return false;
+  const Shape& y = (*types)[0].shape();
+  for (size_t i = 2; i < y.dims().size(); ++i) {
+    if (y.dim(i) <= 0) return false;
+  }
+  return true;
+}
+
+// ---- Conv ----
+
+std::vector<Case> ConvCases(Rng& rng) {
+  std::vector<Case> cases;
+  for (DataType dt : DenseFloatTypes()) {
+    for (int trial = 0; trial < 60; ++trial) {
+      const int64_t nd = rng.Int(1, 3);
+      const int64_t kind = rng.Int(0, 2);  // 0 dense, 1 grouped, 2 depthwise
+      const int64_t group = kind == 0 ? 1 : kind == 1 ? 2 : rng.Int(2, 6);
+      const int64_t c = kind == 2 ? group : group * rng.Int(1, 4);
+      const int64_t m = kind == 2 ? group * rng.Int(1, 2) : group * rng.Int(1, 4);
+      const Shape x = SpatialShape(rng, trial == 0 ? 0 : rng.Int(1, 2), c, nd);
+      const Window w = RandomWindow(rng, nd, /*dilations=*/true);
+      Shape ws{m, c / group};
+      for (int64_t k : w.kernel) ws.push_back(k);
+      ir::AttrMap attrs;
+      SetWindowAttrs(w, attrs, /*dilations=*/true, rng);
+      attrs["group"] = ir::AttrValue(group);
+      std::vector<Value> inputs = {rng.Random(dt, x), rng.Random(dt, ws)};
+      if (rng.Bool()) inputs.push_back(rng.Random(dt, Shape{m}));
+      Case cc = MakeCase("Conv", std::move(inputs), std::move(attrs));
+      if (!HasPositiveSpatialOutput(cc)) continue;
+      cases.push_back(std::move(cc));
+    }
+    // Zero channels: the output is the bias alone (the reference path).
+    cases.push_back(MakeCase("Conv", {rng.Random(dt, Shape{1, 0, 4, 4}), rng.Random(dt, Shape{3, 0, 3, 3}),
+                                      rng.Random(dt, Shape{3})}));
+  }
+  return cases;
+}
+
+// ---- Pooling ----
+
+std::vector<Case> PoolCases(Rng& rng, const std::string& type) {
+  const bool max = type == "MaxPool";
+  std::vector<DataType> types = DenseFloatTypes();
+  if (max) types.insert(types.end(), {DataType::kInt8, DataType::kUint8});
+  std::vector<Case> cases;
+  for (DataType dt : types) {
+    for (int trial = 0; trial < 40; ++trial) {
+      const int64_t nd = rng.Int(1, 3);
+      const Shape x = SpatialShape(rng, trial == 0 ? 0 : rng.Int(1, 2), rng.Int(1, 5), nd);
+      Window w = RandomWindow(rng, nd, /*dilations=*/max);
+      for (size_t i = 0; i < w.pads.size(); ++i) w.pads[i] = std::min(w.pads[i], w.kernel[i % nd] - 1);
+      ir::AttrMap attrs;
+      SetWindowAttrs(w, attrs, /*dilations=*/max, rng);
+      attrs["kernel_shape"] = IntsAttr(w.kernel);
+      const bool ceil = rng.Bool();
+      attrs["ceil_mode"] = ir::AttrValue(int64_t{ceil});
+      if (!max) attrs["count_include_pad"] = ir::AttrValue(int64_t{rng.Bool()});
+      Case c = MakeCase(type, {rng.Random(dt, x, -50, 50)}, std::move(attrs));
+      const bool positive = HasPositiveSpatialOutput(c);
+      // count_include_pad with ceil_mode past the pads is cpu_dense's documented gap.
+      if (!positive || !Rejection(c).ok()) continue;
+      cases.push_back(std::move(c));
+    }
+  }
+  return cases;
+}
+
+std::vector<Case> GlobalPoolCases(Rng& rng, const std::string& type) {
+  std::vector<Case> cases;
+  for (DataType dt : DenseFloatTypes()) {
+    for (int trial = 0; trial < 12; ++trial) {
+      const Shape x = SpatialShape(rng, rng.Int(1, 2), rng.Int(1, 20), rng.Int(1, 3));
+      cases.push_back(MakeCase(type, {rng.Random(dt, x)}));
+    }
+    cases.push_back(MakeCase(type, {rng.Random(dt, Shape{2, 3, 0, 4})}));  // empty planes
+    cases.push_back(MakeCase(type, {rng.Random(dt, Shape{0, 3, 4, 4})}));
+  }
+  return cases;
+}
+
+// ---- MatMul and Gemm ----
+
+std::vector<Case> MatMulCases(Rng& rng) {
+  std::vector<Case> cases;
+  for (DataType dt : DenseFloatTypes()) {
+    for (int trial = 0; trial < 40; ++trial) {
+      const int64_t m = rng.Int(1, 17), n = rng.Int(1, 17), k = rng.Int(1, 33), b = rng.Int(2, 3);
+      const std::vector<std::pair<Shape, Shape>> forms = {
+          {Shape{k}, Shape{k}},          {Shape{k}, Shape{k, n}},          {Shape{m, k}, Shape{k}},
+          {Shape{m, k}, Shape{k, n}},    {Shape{b, m, k}, Shape{b, k, n}}, {Shape{b, m, k}, Shape{k, n}},
+          {Shape{m, k}, Shape{b, k, n}}, {Shape{2, 1, m, k}, Shape{3, k, n}}, {Shape{1, m, k}, Shape{b, k, n}}};
+      const auto& [a, bs] = forms[trial % forms.size()];
+      cases.push_back(MakeCase("MatMul", {rng.Random(dt, a), rng.Random(dt, bs)}));
+    }
+    cases.push_back(MakeCase("MatMul", {rng.Random(dt, Shape{0, 4}), rng.Random(dt, Shape{4, 3})}));
+    cases.push_back(MakeCase("MatMul", {rng.Random(dt, Shape{2, 0}), rng.Random(dt, Shape{0, 3})}));  // K = 0
+    cases.push_back(MakeCase("MatMul", {rng.Random(dt, Shape{0, 2, 4}), rng.Random(dt, Shape{4, 3})}));
+  }
+  return cases;
+}
+
+std::vector<Case> GemmCases(Rng& rng) {
+  std::vector<Case> cases;
+  for (DataType dt : DenseFloatTypes()) {
+    for (int trial = 0; trial < 48; ++trial) {
+      const int64_t m = rng.Int(1, 17), n = rng.Int(1, 17), k = rng.Int(1, 33);
+      const bool ta = rng.Bool(), tb = rng.Bool();
+      ir::AttrMap attrs = {{"transA", ir::AttrValue(int64_t{ta})}, {"transB", ir::AttrValue(int64_t{tb})}};
+      if (rng.Bool()) attrs["alpha"] = ir::AttrValue(rng.Pick<float>({0.5f, -2.0f, 1.0f}));
+      if (rng.Bool()) attrs["beta"] = ir::AttrValue(rng.Pick<float>({0.0f, 0.3f, 1.0f}));
+      std::vector<Value> inputs = {rng.Random(dt, ta ? Shape{k, m} : Shape{m, k}),
+                                   rng.Random(dt, tb ? Shape{n, k} : Shape{k, n})};
+      const std::vector<Shape> c_shapes = {Shape{n}, Shape{1, n}, Shape{m, 1}, Shape{m, n}, Shape{}, Shape{1}, Shape{1, 1}};
+      if (trial % 8 != 0) inputs.push_back(rng.Random(dt, c_shapes[trial % c_shapes.size()]));
+      cases.push_back(MakeCase("Gemm", std::move(inputs), std::move(attrs)));
+    }
+    cases.push_back(MakeCase("Gemm", {rng.Random(dt, Shape{0, 4}), rng.Random(dt, Shape{4, 3}), rng.Random(dt, Shape{3})}));
+    cases.push_back(MakeCase("Gemm", {rng.Random(dt, Shape{2, 0}), rng.Random(dt, Shape{0, 3}), rng.Random(dt, Shape{3})}));
+  }
+  return cases;
+}
+
+// ---- The fused op ----
+
+// Applies `chain` to `y` with host_cpu kernels (the definition of each step).
+absl::StatusOr<Tensor> ApplyChainOnHost(Tensor y, const PostOpChain& chain, const Value& addend) {
+  const DataType dt = y.dtype();
+  auto scalar = [&](double v) { return test::MakeTensor(dt, {v}, Shape{}); };
+  for (const PostOp& p : chain.ops) {
+    absl::StatusOr<Tensor> next;
+    switch (p.kind) {
+      case PostOpKind::kAdd: next = HostOp("Add", {y, addend}); break;
+      case PostOpKind::kRelu: next = HostOp("LeakyRelu", {y}, {{"alpha", ir::AttrValue(p.alpha)}}); break;
+      case PostOpKind::kClip: next = HostOp("Clip", {y, scalar(p.alpha), scalar(p.beta)}); break;
+      case PostOpKind::kSigmoid: next = HostOp("Sigmoid", {y}); break;
+      case PostOpKind::kTanh: next = HostOp("Tanh", {y}); break;
+      case PostOpKind::kElu: next = HostOp("Elu", {y}, {{"alpha", ir::AttrValue(p.alpha)}}); break;
+      case PostOpKind::kGeluErf: {
+        GE_ASSIGN_OR_RETURN(Tensor d, HostOp("Div", {y, scalar(std::sqrt(2.0))}));
+        GE_ASSIGN_OR_RETURN(Tensor e, HostOp("Erf", {d}));
+        GE_ASSIGN_OR_RETURN(Tensor a, HostOp("Add", {e, scalar(1.0)}));
+        GE_ASSIGN_OR_RETURN(Tensor m, HostOp("Mul", {y, a}));
+        next = HostOp("Mul", {m, scalar(0.5)});
+        break;
+      }
+    }
+    GE_ASSIGN_OR_RETURN(y, std::move(next));
+  }
+  return y;
+}
+
+PostOpChain RandomChain(Rng& rng, bool with_add) {
+  PostOpChain chain;
+  const int steps = static_cast<int>(rng.Int(0, 3));
+  const int add_at = with_add ? static_cast<int>(rng.Int(0, steps)) : -1;
+  for (int i = 0; i <= steps; ++i) {
+    if (i == add_at) chain.ops.push_back({PostOpKind::kAdd, 0, 0});
+    if (i == steps) break;
+    switch (rng.Int(0, 5)) {
+      case 0: chain.ops.push_back({PostOpKind::kRelu, rng.Pick<float>({0.0f, 0.1f}), 0}); break;
+      case 1: chain.ops.push_back({PostOpKind::kClip, -0.5f, rng.Pick<float>({0.5f, 6.0f})}); break;
+      case 2: chain.ops.push_back({PostOpKind::kSigmoid, 0, 0}); break;
+      case 3: chain.ops.push_back({PostOpKind::kTanh, 0, 0}); break;
+      case 4: chain.ops.push_back({PostOpKind::kElu, 0.7f, 0}); break;
+      default: chain.ops.push_back({PostOpKind::kGeluErf, 0, 0}); break;
+    }
+  }
+  // oneDNN cannot mix parameters of one algorithm in a chain (cpu_dense
+  // rejects that; see the rejection test): keep the first of each kind.
+  PostOpChain kept;
+  for (const PostOp& p : chain.ops) {
+    bool clash = false;
+    for (const PostOp& q : kept.ops) {
+      clash = clash || (q.kind == p.kind && p.kind != PostOpKind::kAdd && (q.alpha != p.alpha || q.beta != p.beta));
+    }
+    if (!clash) kept.ops.push_back(p);
+  }
+  return kept;
+}
+
+Case FusedCase(const std::string& base, std::vector<Value> inputs, ir::AttrMap attrs, const PostOpChain& chain,
+               const Value& addend, int base_inputs) {
+  // The base op's result on host_cpu, then the chain.
+  std::vector<Value> base_values(inputs.begin(),
+                                 inputs.begin() + std::min<size_t>(base_inputs, inputs.size()));
+  ir::AttrMap base_attrs = attrs;
+  ir::OpDesc holder;
+  SetPostOps(chain, holder);
+  for (const auto& [k, v] : holder.attrs()) attrs[k] = v;
+  attrs[std::string(kAttrFusedBase)] = ir::AttrValue(base);
+  const Value bias = inputs.size() > 2 && base == "MatMul" ? inputs[2] : Value();
+  if (addend.is_tensor()) {
+    while (inputs.size() < 3) inputs.push_back(Value());
+    inputs.push_back(addend);
+  }
+  Case c = MakeCase(std::string(kDenseFusedOp), std::move(inputs), std::move(attrs), test::Tolerance{1e-4, 1e-4});
+  c.reference = [base, base_values, base_attrs, bias, chain, addend]() -> absl::StatusOr<Tensor> {
+    GE_ASSIGN_OR_RETURN(Tensor y, HostOp(base, base_values, base_attrs));
+    if (bias.is_tensor()) {
+      GE_ASSIGN_OR_RETURN(y, HostOp("Add", {y, bias}));
+    }
+    return ApplyChainOnHost(y, chain, addend);
+  };
+  return c;
+}
+
+std::vector<Case> FusedCases(Rng& rng) {
+  std::vector<Case> cases;
+  const DataType dt = DataType::kFloat;
+  for (int trial = 0; trial < 20; ++trial) {  // Conv
+    const int64_t c = rng.Int(1, 8), m = rng.Int(1, 8);
+    const Shape x{1, c, rng.Int(3, 9), rng.Int(3, 9)};
+    ir::AttrMap attrs = {{"pads", IntsAttr({1, 1, 1, 1})}};
+    std::vector<Value> inputs = {rng.Random(dt, x), rng.Random(dt, Shape{m, c, 3, 3})};
+    if (rng.Bool()) inputs.push_back(rng.Random(dt, Shape{m}));
+    const PostOpChain chain = RandomChain(rng, rng.Bool());
+    Value addend = chain.has_add() ? Value(rng.Random(dt, Shape{1, m, x.dim(2), x.dim(3)})) : Value();
+    cases.push_back(FusedCase("Conv", std::move(inputs), std::move(attrs), chain, addend, 3));
+  }
+  for (int trial = 0; trial < 20; ++trial) {  // MatMul with an [N] bias
+    const int64_t m = rng.Int(1, 9), n = rng.Int(1, 9), k = rng.Int(1, 20);
+    std::vector<Value> inputs = {rng.Random(dt, Shape{2, m, k}), rng.Random(dt, Shape{k, n})};
+    if (rng.Bool()) inputs.push_back(rng.Random(dt, Shape{n}));
+    const PostOpChain chain = RandomChain(rng, rng.Bool());
+    const Shape add_shape = rng.Pick<Shape>({Shape{2, m, n}, Shape{m, n}, Shape{n}, Shape{2, 1, n}});
+    Value addend = chain.has_add() ? Value(rng.Random(dt, add_shape)) : Value();
+    cases.push_back(FusedCase("MatMul", std::move(inputs), {}, chain, addend, 2));
+  }
+  for (int trial = 0; trial < 12; ++trial) {  // Gemm with C
+    const int64_t m = rng.Int(1, 9), n = rng.Int(1, 9), k = rng.Int(1, 20);
+    ir::AttrMap attrs = {{"transB", ir::AttrValue(int64_t{1})}};
+    if (trial % 3 == 0) attrs["beta"] = ir::AttrValue(0.5f);
+    std::vector<Value> inputs = {rng.Random(dt, Shape{m, k}), rng.Random(dt, Shape{n, k}), rng.Random(dt, Shape{n})};
+    const PostOpChain chain = RandomChain(rng, trial % 2 == 0);
+    Value addend = chain.has_add() ? Value(rng.Random(dt, Shape{m, n})) : Value();
+    cases.push_back(FusedCase("Gemm", std::move(inputs), std::move(attrs), chain, addend, 3));
+  }
+  return cases;
+}
+
+}  // namespace
+
+void AddDenseCases(CaseTable& table) {
+  table["Conv"] = ConvCases;
+  table["MatMul"] = MatMulCases;
+  table["Gemm"] = GemmCases;
+  for (const char* type : {"MaxPool", "AveragePool"}) {
+    table[type] = [type](Rng& rng) { return PoolCases(rng, type); };
+  }
+  for (const char* type : {"GlobalAveragePool", "GlobalMaxPool"}) {
+    table[type] = [type](Rng& rng) { return GlobalPoolCases(rng, type); };
+  }
+  table[std::string(kDenseFusedOp)] = FusedCases;
+}
+
+}  // namespace ge::engine::cpu_dense

@@ -1,0 +1,142 @@
+// Engine conformance of cpu_dense against host_cpu: one parameterized test
+// per kernel of the engine's table (so a kernel without cases fails), plus
+// the cases cpu_dense must refuse, and the fallback to the reference kernel
+// for shapes it could not see at placement.
+#include <functional>
+
+#include "tests/unit/runtime/engines/cpu_dense/conformance_util.h"
+
+namespace ge::engine::cpu_dense {
+namespace {
+
+const CaseTable& Cases() {
+  static const CaseTable* table = [] {
+    auto* t = new CaseTable();
+    AddDenseCases(*t);
+    AddNnCases(*t);
+    return t;
+  }();
+  return *table;
+}
+
+class ConformanceTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ConformanceTest, MatchesHostCpu) {
+  const std::string& type = GetParam();
+  auto it = Cases().find(type);
+  ASSERT_NE(it, Cases().end()) << "cpu_dense has a kernel for " << type << " but no conformance cases";
+  Rng rng(std::hash<std::string>()(type));
+  const std::vector<Case> cases = it->second(rng);
+  EXPECT_GE(cases.size(), 5u) << "too few cases for " << type;
+  RecordProperty("cases", static_cast<int>(cases.size()));
+  int failures = 0;
+  for (size_t i = 0; i < cases.size() && failures < 5; ++i) {
+    ::testing::AssertionResult r = Conforms(cases[i]);
+    if (!r) {
+      ADD_FAILURE() << type << " case " << i << ": " << r.message();
+      ++failures;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllKernels, ConformanceTest,
+                         ::testing::ValuesIn(Dense().info_store().SupportedOpTypes()),
+                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
+
+// ---- What cpu_dense refuses, and why ----
+
+void ExpectRejected(const Case& c, std::string_view reason) {
+  const absl::Status s = Rejection(c);
+  EXPECT_FALSE(s.ok()) << c.op.type() << " should be rejected (" << reason << ")";
+  EXPECT_TRUE(absl::IsUnimplemented(s)) << s;
+  EXPECT_NE(std::string(s.message()).find(reason), std::string::npos) << s;
+}
+
+TEST(CpuDenseRejects, DtypesOneDnnDoesNotRun) {
+  Rng rng(1);
+  ExpectRejected(MakeCase("Conv", {rng.Random(DataType::kDouble, Shape{1, 1, 3, 3}),
+                                   rng.Random(DataType::kDouble, Shape{1, 1, 1, 1})}),
+                 "dtype f64");
+  ExpectRejected(MakeCase("MatMul", {rng.Random(DataType::kInt32, Shape{2, 2}),
+                                     rng.Random(DataType::kInt32, Shape{2, 2})}),
+                 "dtype i32");
+  ExpectRejected(MakeCase("Relu", {rng.Random(DataType::kFloat16, Shape{4})}), "dtype f16");
+  ExpectRejected(MakeCase("Add", {rng.Random(DataType::kInt64, Shape{4}), rng.Random(DataType::kInt64, Shape{4})}),
+                 "dtype i64");
+}
+
+TEST(CpuDenseRejects, AttributesAndOutputsItDoesNotHandle) {
+  Rng rng(2);
+  const Tensor x = rng.Random(DataType::kFloat, Shape{1, 2, 5, 5});
+  ExpectRejected(MakeCase("MaxPool", {x}, {{"kernel_shape", ir::AttrValue(std::vector<int64_t>{2, 2})}},
+                          std::nullopt, /*num_outputs=*/2),
+                 "Indices");
+  const Tensor c = rng.Random(DataType::kFloat, Shape{2});
+  ExpectRejected(MakeCase("BatchNormalization", {x, c, c, c, c}, {{"training_mode", ir::AttrValue(int64_t{1})}}),
+                 "training_mode");
+  ExpectRejected(MakeCase("LayerNormalization", {x, rng.Random(DataType::kFloat, Shape{5})}, {}, std::nullopt, 3),
+                 "InvStdDev");
+  ExpectRejected(MakeCase("AveragePool", {rng.Random(DataType::kFloat, Shape{1, 1, 5, 5})},
+                          {{"kernel_shape", ir::AttrValue(std::vector<int64_t>{2, 2})},
+                           {"strides", ir::AttrValue(std::vector<int64_t>{2, 2})},
+                           {"ceil_mode", ir::AttrValue(int64_t{1})},
+                           {"count_include_pad", ir::AttrValue(int64_t{1})}}),
+                 "count_include_pad");
+  ExpectRejected(MakeCase("Softmax", {Tensor::Scalar<float>(1.0f)}), "scalar");
+}
+
+TEST(CpuDenseRejects, BroadcastsOneDnnCannotExpress) {
+  Rng rng(3);
+  ExpectRejected(MakeCase("Sub", {rng.Random(DataType::kFloat, Shape{1, 3}), rng.Random(DataType::kFloat, Shape{2, 3})}),
+                 "broadcasts the second operand only");
+  ExpectRejected(MakeCase("Add", {rng.Random(DataType::kFloat, Shape{2, 1}), rng.Random(DataType::kFloat, Shape{1, 3})}),
+                 "broadcasts the second operand only");
+}
+
+TEST(CpuDenseRejects, PostOpChainsOneDnnMiscomputes) {
+  Rng rng(6);
+  ir::AttrMap attrs = {{"base", ir::AttrValue("MatMul")},
+                       {"post_ops", ir::AttrValue(std::vector<std::string>{"relu", "relu"})},
+                       {"post_alpha", ir::AttrValue(std::vector<float>{0.0f, 0.1f})},
+                       {"post_beta", ir::AttrValue(std::vector<float>{0.0f, 0.0f})}};
+  ExpectRejected(MakeCase("_DenseFused", {rng.Random(DataType::kFloat, Shape{2, 3}), rng.Random(DataType::kFloat, Shape{3, 4})},
+                          attrs),
+                 "two relu post-ops with different parameters");
+}
+
+TEST(CpuDenseRejects, UnknownOpType) {
+  ir::OpDesc op("n", "Erf");
+  const absl::Status s = Dense().dense_info_store().CheckSupportedOp(op);
+  EXPECT_TRUE(absl::IsUnimplemented(s)) << s;
+  EXPECT_NE(std::string(s.message()).find("no kernel for op type Erf"), std::string::npos) << s;
+}
+
+// Shapes unknown at placement that oneDNN cannot run still compute: the
+// kernel runs host_cpu's for them.
+TEST(CpuDenseFallback, RunsReferenceForShapesItCannotPlan) {
+  Rng rng(4);
+  for (const char* type : {"Sub", "Add", "Div"}) {
+    Case c = MakeCase(type, {rng.Random(DataType::kFloat, Shape{2, 1}), rng.Random(DataType::kFloat, Shape{1, 3})});
+    EXPECT_TRUE(test::MatchesReference(Dense(), Host(), c.op, c.inputs));
+  }
+  Case pool = MakeCase("AveragePool", {rng.Random(DataType::kFloat, Shape{1, 1, 5, 5})},
+                       {{"kernel_shape", ir::AttrValue(std::vector<int64_t>{2, 2})},
+                        {"strides", ir::AttrValue(std::vector<int64_t>{2, 2})},
+                        {"ceil_mode", ir::AttrValue(int64_t{1})},
+                        {"count_include_pad", ir::AttrValue(int64_t{1})}});
+  EXPECT_TRUE(test::MatchesReference(Dense(), Host(), pool.op, pool.inputs));
+}
+
+// The device's thread budget reaches oneDNN (OpenMP) and results do not
+// depend on it.
+TEST(CpuDenseThreads, ResultsDoNotDependOnTheThreadBudget) {
+  Rng rng(5);
+  Case c = MakeCase("MatMul", {rng.Random(DataType::kFloat, Shape{64, 300}), rng.Random(DataType::kFloat, Shape{300, 96})},
+                    {}, test::Tolerance{1e-4, 1e-4});
+  test::RunOptions options;
+  options.thread_pool = test::TestThreadPool();
+  EXPECT_TRUE(test::MatchesReference(Dense(), Host(), c.op, c.inputs, c.tolerance, options));
+}
+
+}  // namespace
+}  // namespace ge::engine::cpu_dense
