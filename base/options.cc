@@ -32,6 +32,25 @@ absl::Status EngineList(std::string_view v) {
   return absl::OkStatus();
 }
 
+absl::Status BackendList(std::string_view v) {
+  for (const std::string& name : ParseListOption(v)) {
+    for (char c : name) {
+      if (!absl::ascii_isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-') {
+        return InvalidArgument("backend name '", name, "' has a character other than letters, digits, _ and -");
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status IntAtLeast(std::string_view v, int64_t min) {
+  int64_t n;
+  if (!absl::SimpleAtoi(AbslView(v), &n) || n < min) return InvalidArgument("expected an integer >= ", min);
+  return absl::OkStatus();
+}
+absl::Status LowerLimit(std::string_view v) { return IntAtLeast(v, -1); }
+absl::Status NonNegative(std::string_view v) { return IntAtLeast(v, 0); }
+
 absl::Status DumpGraphLevel(std::string_view v) {
   if (v == "0" || v == "1" || v == "2") return absl::OkStatus();
   return InvalidArgument("expected 0 (off), 1 (after each pipeline step) or 2 (also before)");
@@ -52,6 +71,15 @@ const std::vector<OptionSpec>& Table() {
       {"ge.exec.exclude_engines", "",
        "Comma-separated engines never to place nodes on; unknown names are a warning.", EngineList},
       {"ge.exec.host_exec_ops", "", "Comma-separated op types to run on host_cpu.", AnyString},
+      {"ge.exec.static_model_ops_lower_limit", "4",
+       "Static subgraphs with fewer ops become dynamic; -1 puts the whole graph into one dynamic subgraph.",
+       LowerLimit},
+      {"ge.host_scheduling_max_threshold", "0",
+       "An all-static graph with fewer ops than this runs dynamically as a whole (0: never).", NonNegative},
+      {"ge.subgraph_backends", "",
+       "Comma-separated subgraph-API backends applied in order (see docs/design/partitioning.md).", BackendList},
+      {"ge.tiling_schedule_optimize", "0",
+       "1: tiling can be offloaded to run time, so nodes with a tiling dependency may stay static.", Bool01},
   };
   return *table;
 }

@@ -1,7 +1,9 @@
 // Parsing of the compiler's option keys.
 #include "compiler/compile_options.h"
 
+#include "absl/strings/str_join.h"
 #include "base/status.h"
+#include "compiler/partition/subgraph_property.h"
 
 namespace ge::compiler {
 
@@ -17,6 +19,22 @@ absl::StatusOr<CompileOptions> CompileOptions::FromOptions(const OptionMap& opti
   GE_ASSIGN_OR_RETURN(int64_t dump, ParseIntOption("ge.dump_graph", OptionOrDefault(options, "ge.dump_graph")));
   out.dump_graph_level = static_cast<int>(dump);
   out.dump_path = OptionOrDefault(options, "ge.dump_path");
+  GE_ASSIGN_OR_RETURN(out.static_model_ops_lower_limit,
+                      ParseIntOption("ge.exec.static_model_ops_lower_limit",
+                                     OptionOrDefault(options, "ge.exec.static_model_ops_lower_limit")));
+  GE_ASSIGN_OR_RETURN(out.host_scheduling_max_threshold,
+                      ParseIntOption("ge.host_scheduling_max_threshold",
+                                     OptionOrDefault(options, "ge.host_scheduling_max_threshold")));
+  GE_ASSIGN_OR_RETURN(out.tiling_schedule_optimize,
+                      ParseBoolOption("ge.tiling_schedule_optimize", OptionOrDefault(options, "ge.tiling_schedule_optimize")));
+  out.subgraph_backends = ParseListOption(OptionOrDefault(options, "ge.subgraph_backends"));
+  const auto& backends = partition::SubgraphBackendRegistry::Builtin();
+  for (const std::string& name : out.subgraph_backends) {
+    if (backends.Find(name) == nullptr) {
+      return InvalidArgument("bad value for option 'ge.subgraph_backends': unknown backend '", name, "' (known: ",
+                             absl::StrJoin(backends.Names(), ", "), ")");
+    }
+  }
   return out;
 }
 

@@ -1,6 +1,7 @@
 // CompileOptions: the typed form of the option keys the compiler reads.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,21 @@ struct CompileOptions {
   // ge.dump_graph / ge.dump_path
   int dump_graph_level = 0;
   std::string dump_path = ".";
+  // ge.exec.static_model_ops_lower_limit: static subgraphs with fewer ops
+  // become dynamic; -1 puts everything into one dynamic subgraph.
+  int64_t static_model_ops_lower_limit = 4;
+  // ge.host_scheduling_max_threshold: an all-static graph with fewer ops
+  // runs dynamically as a whole; 0 never.
+  int64_t host_scheduling_max_threshold = 0;
+  // ge.tiling_schedule_optimize: tiling may be offloaded to run time, so
+  // nodes with a tiling dependency may stay static.
+  bool tiling_schedule_optimize = false;
+  // ge.subgraph_backends: subgraph-API backends to apply, in order.
+  std::vector<std::string> subgraph_backends;
+
+  // Not an option key: tools that report on partitioning (gectl partition)
+  // ask the compiler to keep the partitioned graph next to the flat one.
+  bool keep_partitioned_graph = false;
 
   // Validates `options` (unknown keys and bad values are errors) and parses
   // the keys above; keys for other layers are ignored here.

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <queue>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "base/ir/op_types.h"
@@ -293,6 +294,42 @@ void Graph::RemoveSubgraph(std::string_view name) {
   }
   EraseOne(r->subgraph_order_, g);
   r->subgraphs_.erase(std::string(name));
+}
+
+void Graph::RemoveSubgraphs(const std::vector<std::string>& names) {
+  Graph* r = root();
+  // Collect the doomed graphs first (names plus everything their nodes own),
+  // then drop them from the order in one pass and from the table by name.
+  absl::flat_hash_set<const Graph*> doomed;
+  std::vector<Graph*> pending;
+  for (const std::string& name : names) {
+    auto it = r->subgraphs_.find(name);
+    if (it != r->subgraphs_.end() && doomed.insert(it->second.get()).second) pending.push_back(it->second.get());
+  }
+  while (!pending.empty()) {
+    Graph* g = pending.back();
+    pending.pop_back();
+    for (const auto& n : g->nodes_) {
+      for (const std::string& sub : n->op_.subgraph_names()) {
+        auto it = r->subgraphs_.find(sub);
+        if (it != r->subgraphs_.end() && doomed.insert(it->second.get()).second) pending.push_back(it->second.get());
+      }
+    }
+  }
+  if (doomed.empty()) return;
+  std::vector<std::string> doomed_names;
+  doomed_names.reserve(doomed.size());
+  std::vector<Graph*> kept;
+  kept.reserve(r->subgraph_order_.size() - std::min(r->subgraph_order_.size(), doomed.size()));
+  for (Graph* g : r->subgraph_order_) {
+    if (doomed.contains(g)) {
+      doomed_names.push_back(g->name_);
+    } else {
+      kept.push_back(g);
+    }
+  }
+  r->subgraph_order_ = std::move(kept);
+  for (const std::string& name : doomed_names) r->subgraphs_.erase(name);
 }
 
 std::vector<Graph*> Graph::subgraphs() const { return subgraph_order_; }

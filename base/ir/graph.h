@@ -97,6 +97,10 @@ class Graph {
   Graph* FindSubgraph(std::string_view name) const;
   // Removes a subgraph (and, recursively, the subgraphs its nodes own).
   void RemoveSubgraph(std::string_view name);
+  // Removes the named subgraphs (and, recursively, the subgraphs their nodes
+  // own) with one pass over the tree's subgraph order: removing k of n
+  // subgraphs one by one would cost O(k * n). Unknown names are ignored.
+  void RemoveSubgraphs(const std::vector<std::string>& names);
   // Every subgraph of the tree, in insertion order (root only; empty elsewhere).
   std::vector<Graph*> subgraphs() const;
   // Re-points a subgraph's parent (used when nodes move between graphs).

@@ -33,7 +33,16 @@ struct InspectFlags {
   std::string format = "text";  // text | json
 };
 
+struct PartitionFlags {
+  std::string model;
+  std::vector<std::string> options;  // KEY=VALUE
+  std::string report = "text";       // text | json
+  std::string dump;                  // "" | dot
+  std::string dump_file;             // default: <model stem>.partition.dot
+};
+
 int RunCommand(const RunFlags& flags);
+int PartitionCommand(const PartitionFlags& flags);
 int DumpCommand(const DumpFlags& flags);
 int InspectCommand(const InspectFlags& flags);
 

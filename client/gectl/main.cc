@@ -33,6 +33,15 @@ int main(int argc, char** argv) {
   dump_cmd->add_flag("--compiled", dump.compiled, "Dump after compilation (typed and placed)");
   dump_cmd->add_option("--option", dump.options, "KEY=VALUE compile option (repeatable)");
 
+  ge::gectl::PartitionFlags partition;
+  CLI::App* partition_cmd =
+      app.add_subcommand("partition", "Compile a model and report its placement and subgraphs");
+  partition_cmd->add_option("model", partition.model, "Model file (.onnx)")->required();
+  partition_cmd->add_option("--option", partition.options, "KEY=VALUE compile option (repeatable)");
+  partition_cmd->add_option("--report", partition.report, "json or text")->capture_default_str();
+  partition_cmd->add_option("--dump", partition.dump, "dot: also draw the partitioned graph");
+  partition_cmd->add_option("--dump-file", partition.dump_file, "Where --dump writes (default <model>.partition.dot)");
+
   ge::gectl::InspectFlags inspect;
   CLI::App* inspect_cmd = app.add_subcommand("inspect", "Show a model's inputs, outputs, ops and opsets");
   inspect_cmd->add_option("model", inspect.model, "Model file (.onnx)")->required();
@@ -49,6 +58,7 @@ int main(int argc, char** argv) {
     if (absl::Status s = ge::SetLogLevel(log_level); !s.ok()) return ge::gectl::ReportError(s);
     if (run_cmd->parsed()) return ge::gectl::RunCommand(run);
     if (dump_cmd->parsed()) return ge::gectl::DumpCommand(dump);
+    if (partition_cmd->parsed()) return ge::gectl::PartitionCommand(partition);
     if (inspect_cmd->parsed()) return ge::gectl::InspectCommand(inspect);
   } catch (const std::exception& e) {
     std::cerr << "gectl: internal error: " << e.what() << std::endl;

@@ -3,6 +3,7 @@
 
 #include "base/ir/verifier.h"
 #include "base/status.h"
+#include "compiler/partition/partition_pipeline.h"
 #include "compiler/passes/graph_dumper.h"
 #include "compiler/passes/infer_shapes_pass.h"
 #include "compiler/passes/pass_pipeline.h"
@@ -25,11 +26,11 @@ absl::StatusOr<std::unique_ptr<CompiledGraph>> GraphCompiler::Compile(std::uniqu
   optimize.AddPass<InferShapesPass>();
   GE_RETURN_IF_ERROR(optimize.Run(*graph).status());
 
-  GE_RETURN_IF_ERROR(dumper.Before(*graph, "EnginePlacer"));
-  EnginePlacer placer(engines_, options, pool_);
-  GE_ASSIGN_OR_RETURN(compiled->placement, placer.Run(*graph));
-  GE_RETURN_IF_ERROR(dumper.After(*graph, "EnginePlacer"));
-
+  // StagePartition -> EnginePlacer -> DynamicShapePartition -> EnginePlacer
+  // -> engine partitioning and optimization -> flattening.
+  GE_ASSIGN_OR_RETURN(SplitResult split, RunSplitSteps(*graph, engines_, options, pool_, dumper));
+  compiled->placement = std::move(split.placement);
+  compiled->partitioned = std::move(split.partitioned);
   compiled->graph = std::move(graph);
   return compiled;
 }

@@ -1,6 +1,5 @@
 // GraphCompiler: the compile pipeline from an imported graph to a placed,
-// typed graph the runtime can load (seeds/01 §3's OptimizeSubgraph order;
-// the partitioning steps join as their issues land).
+// typed graph the runtime can load (seeds/01 §3's OptimizeSubgraph order).
 #pragma once
 
 #include <memory>
@@ -17,8 +16,13 @@
 namespace ge::compiler {
 
 struct CompiledGraph {
-  std::unique_ptr<ir::Graph> graph;  // verified, typed, every node placed
-  PlacementReport placement;         // points into `graph`
+  // Verified, typed, every node placed; partitioned, then flattened for the
+  // executor (compiler/partition/partition_pipeline.h).
+  std::unique_ptr<ir::Graph> graph;
+  PlacementReport placement;  // points into `graph`
+  // The graph before flattening: PartitionedCall nodes and their subgraphs
+  // (only with CompileOptions::keep_partitioned_graph).
+  std::unique_ptr<ir::Graph> partitioned;
   CompileOptions options;
 };
 
@@ -27,8 +31,11 @@ class GraphCompiler {
   // `pool` may be null.
   GraphCompiler(const engine::EngineRegistry& engines, ThreadPool* pool);
 
-  // Runs the pipeline: verify, infer shapes, place engines (with dumps
-  // between steps when asked). Errors name the step and the node.
+  // Runs the pipeline: verify, infer shapes, then the splitting steps
+  // (stages, placement, subgraph backends, dynamic shape partitioning,
+  // placement again, engine partitioning with the engines' optimizers,
+  // flattening), with dumps between steps when asked. Errors name the step
+  // and the node.
   absl::StatusOr<std::unique_ptr<CompiledGraph>> Compile(std::unique_ptr<ir::Graph> graph,
                                                          const CompileOptions& options) const;
 
