@@ -16,5 +16,7 @@ void RegisterNnOps(OpRegistry& registry);
 void RegisterTensorOps(OpRegistry& registry);
 // reduction_ops.cc: ReduceX, ArgMax, ArgMin.
 void RegisterReductionOps(OpRegistry& registry);
+// control_flow_ops.cc: ONNX Loop and Scan (import form), loop accumulators.
+void RegisterLoopOps(OpRegistry& registry);
 
 }  // namespace ge::ops

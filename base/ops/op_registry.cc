@@ -197,6 +197,7 @@ void RegisterBuiltinOps(OpRegistry& registry) {
   RegisterNnOps(registry);
   RegisterTensorOps(registry);
   RegisterReductionOps(registry);
+  RegisterLoopOps(registry);
 }
 
 // ---- Checks and inference of one op ----

@@ -1,4 +1,5 @@
-// DynamicExecutor: topological execution with run-time shape inference.
+// DynamicExecutor: topological execution with run-time shape inference, and
+// the subgraph executors control-flow kernels call through RunSubgraph.
 #include "runtime/executor/dynamic_executor.h"
 
 #include <algorithm>
@@ -33,6 +34,24 @@ ir::ValueType TypeOfValue(const Value& v, const ir::ValueType& declared) {
   return declared;
 }
 
+bool IsInputNode(const std::string& type) { return type == ir::kData || type == ir::kInnerData; }
+bool IsOutputNode(const std::string& type) { return type == ir::kNetOutput || type == ir::kInnerNetOutput; }
+
+// Data index i of an If / Case branch is the parent's input i + 1 (input 0
+// selects the branch); every other owner passes its inputs straight through.
+int64_t ParentIndexOffset(const ir::Graph& graph) {
+  const ir::Node* parent = graph.parent_node();
+  if (parent == nullptr) return 0;
+  return parent->type() == ir::kIf || parent->type() == ir::kCase ? 1 : 0;
+}
+
+// Prefixes `s` with the node, unless a kernel or inference already did.
+absl::Status WithNodePrefix(const absl::Status& s, const ir::Node& node) {
+  const std::string prefix = StrCat("node '", node.name(), "'");
+  if (StdView(s.message()).substr(0, prefix.size()) == prefix) return s;
+  return absl::Status(s.code(), StrCat(prefix, " (", node.type(), "): ", StdView(s.message())));
+}
+
 }  // namespace
 
 struct DynamicExecutor::Step {
@@ -56,9 +75,11 @@ struct DynamicExecutor::Step {
 
 class DynamicExecutor::StepContext final : public engine::ExecuteContext {
  public:
-  StepContext(const std::vector<const Value*>& inputs, const std::vector<ir::ValueType>& output_types,
-              std::vector<Value>& outputs, void* workspace, ThreadPool* pool)
-      : inputs_(inputs), output_types_(output_types), outputs_(outputs), workspace_(workspace), pool_(pool) {}
+  StepContext(DynamicExecutor& exec, const Step& step, const std::vector<const Value*>& inputs,
+              const std::vector<ir::ValueType>& output_types, std::vector<Value>& outputs, void* workspace,
+              ThreadPool* pool)
+      : exec_(exec), step_(step), inputs_(inputs), output_types_(output_types), outputs_(outputs),
+        workspace_(workspace), pool_(pool) {}
 
   int num_inputs() const override { return static_cast<int>(inputs_.size()); }
   int num_outputs() const override { return static_cast<int>(outputs_.size()); }
@@ -79,12 +100,17 @@ class DynamicExecutor::StepContext final : public engine::ExecuteContext {
   void* workspace() override { return workspace_; }
   ThreadPool* thread_pool() override { return pool_ ? pool_ : SerialPool(); }
   int num_threads() const override { return pool_ ? pool_->num_threads() + 1 : 1; }
+  absl::StatusOr<std::vector<Value>> RunSubgraph(std::string_view name, std::vector<Value> inputs) override {
+    return exec_.RunSubgraphOf(step_, name, std::move(inputs));
+  }
 
  private:
   static ThreadPool* SerialPool() {
     static ThreadPool* pool = new ThreadPool(0, "serial");
     return pool;
   }
+  DynamicExecutor& exec_;
+  const Step& step_;
   const std::vector<const Value*>& inputs_;
   const std::vector<ir::ValueType>& output_types_;
   std::vector<Value>& outputs_;
@@ -99,11 +125,62 @@ absl::StatusOr<std::unique_ptr<DynamicExecutor>> DynamicExecutor::Create(
   std::unique_ptr<DynamicExecutor> exec(new DynamicExecutor());
   exec->graph_ = &graph;
   exec->options_ = options;
-  GE_RETURN_IF_ERROR(exec->Build(graph, engines));
+  GE_RETURN_IF_ERROR(exec->Build(graph, engines, /*is_subgraph=*/false));
+  exec->owned_subgraphs_ = std::make_unique<SubgraphTable>();
+  GE_RETURN_IF_ERROR(BuildSubgraphs(graph, engines, options, *exec->owned_subgraphs_));
+  exec->subgraphs_ = exec->owned_subgraphs_.get();
+  for (auto& [name, child] : *exec->owned_subgraphs_) child->subgraphs_ = exec->subgraphs_;
   return exec;
 }
 
-absl::Status DynamicExecutor::Build(const ir::Graph& graph, const engine::EngineRegistry& engines) {
+absl::Status DynamicExecutor::BuildSubgraphs(const ir::Graph& graph, const engine::EngineRegistry& engines,
+                                             const ExecutorOptions& options, SubgraphTable& table) {
+  for (const ir::Node* node : graph.nodes()) {
+    for (const std::string& name : node->op_desc().subgraph_names()) {
+      if (table.contains(name)) continue;
+      const ir::Graph* sub = graph.FindSubgraph(name);
+      if (sub == nullptr) {
+        return InvalidArgument("node '", node->name(), "' (", node->type(), ") names subgraph '", name,
+                               "', which is not in the graph tree");
+      }
+      std::unique_ptr<DynamicExecutor> child(new DynamicExecutor());
+      child->graph_ = sub;
+      child->options_ = options;
+      GE_RETURN_IF_ERROR(Annotate(child->Build(*sub, engines, /*is_subgraph=*/true),
+                                  StrCat("subgraph '", name, "' of node '", node->name(), "'")));
+      table.emplace(name, std::move(child));
+      GE_RETURN_IF_ERROR(BuildSubgraphs(*sub, engines, options, table));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status DynamicExecutor::BindInputNode(const ir::Node& node, int slot, bool is_subgraph) {
+  const ir::OpDesc& op = node.op_desc();
+  if (is_subgraph) {
+    int64_t index;
+    if (auto p = op.GetAttr<int64_t>(ir::kAttrParentIndex)) {
+      index = *p;
+    } else if (node.type() == ir::kData) {
+      index = op.GetAttrOr<int64_t>(ir::kAttrIndex, 0) + ParentIndexOffset(*graph_);
+    } else {
+      return InvalidArgument("InnerData node '", node.name(), "' has no integer '", ir::kAttrParentIndex, "'");
+    }
+    if (index < 0) return InvalidArgument("input node '", node.name(), "' maps to parent input ", index);
+    parent_bindings_.push_back({slot, index, &node});
+    return absl::OkStatus();
+  }
+  if (node.type() != ir::kData) {
+    return InvalidArgument("node '", node.name(), "' (", node.type(), ") can only appear in a subgraph");
+  }
+  int64_t index = op.GetAttrOr<int64_t>(ir::kAttrIndex, 0);
+  if (index < 0 || index >= 1 << 20) return InvalidArgument("Data node '", node.name(), "' has bad index ", index);
+  if (static_cast<size_t>(index) >= input_slots_.size()) input_slots_.resize(index + 1, -1);
+  input_slots_[index] = slot;
+  return absl::OkStatus();
+}
+
+absl::Status DynamicExecutor::Build(const ir::Graph& graph, const engine::EngineRegistry& engines, bool is_subgraph) {
   GE_ASSIGN_OR_RETURN(std::vector<ir::Node*> order, graph.TopologicalOrder());
   absl::flat_hash_map<const ir::Node*, int> output_base;
   steps_.resize(order.size());
@@ -123,15 +200,12 @@ absl::Status DynamicExecutor::Build(const ir::Graph& graph, const engine::Engine
       if (slot >= 0) last_use[slot] = s;
     }
     const std::string& type = node->type();
-    if (type == ir::kData) {
+    if (IsInputNode(type)) {
       step.is_data = true;
-      int64_t index = node->op_desc().GetAttrOr<int64_t>(ir::kAttrIndex, 0);
-      if (index < 0 || index >= 1 << 20) return InvalidArgument("Data node '", node->name(), "' has bad index ", index);
-      if (static_cast<size_t>(index) >= input_slots_.size()) input_slots_.resize(index + 1, -1);
-      input_slots_[index] = step.output_base;
+      GE_RETURN_IF_ERROR(BindInputNode(*node, step.output_base, is_subgraph));
       continue;
     }
-    if (type == ir::kNetOutput) {
+    if (IsOutputNode(type)) {
       step.is_net_output = true;
       output_slots_ = step.inputs;
       continue;
@@ -157,13 +231,17 @@ absl::Status DynamicExecutor::Build(const ir::Graph& graph, const engine::Engine
     if (input_slots_[i] < 0) return InvalidArgument("graph '", graph.name(), "' has no Data node with index ", i);
   }
   num_inputs_ = static_cast<int>(input_slots_.size());
+  ComputeReleases({last_use.begin(), last_use.end()});
+  return absl::OkStatus();
+}
+
+void DynamicExecutor::ComputeReleases(const std::vector<std::pair<int, size_t>>& last_use) {
   // Values die after their last consumer, except graph outputs.
   absl::flat_hash_map<int, bool> is_output;
   for (int slot : output_slots_) is_output[slot] = true;
   for (const auto& [slot, step_index] : last_use) {
     if (!is_output.contains(slot)) steps_[step_index].release.push_back(slot);
   }
-  return absl::OkStatus();
 }
 
 absl::Status DynamicExecutor::RunStep(Step& step, std::vector<Value>& slots) {
@@ -209,7 +287,7 @@ absl::Status DynamicExecutor::RunStep(Step& step, std::vector<Value>& slots) {
     step.prepared = true;
   }
   std::vector<Value> outputs(step.num_outputs);
-  StepContext ctx(inputs, output_types, outputs, step.workspace->data(), options_.intra_op_pool);
+  StepContext ctx(*this, step, inputs, output_types, outputs, step.workspace->data(), options_.intra_op_pool);
   GE_RETURN_IF_ERROR(step.kernel->Compute(ctx));
   for (int o = 0; o < step.num_outputs; ++o) {
     if (outputs[o].is_none() && !node.consumers(o).empty() &&
@@ -221,6 +299,19 @@ absl::Status DynamicExecutor::RunStep(Step& step, std::vector<Value>& slots) {
   return absl::OkStatus();
 }
 
+absl::StatusOr<std::vector<Value>> DynamicExecutor::Execute(std::vector<Value>& slots) {
+  for (Step& step : steps_) {
+    if (step.is_data || step.is_net_output) continue;
+    absl::Status s = RunStep(step, slots);
+    if (!s.ok()) return WithNodePrefix(s, *step.node);
+    for (int slot : step.release) slots[slot] = Value();
+  }
+  std::vector<Value> outputs;
+  outputs.reserve(output_slots_.size());
+  for (int slot : output_slots_) outputs.push_back(slot >= 0 ? slots[slot] : Value());
+  return outputs;
+}
+
 absl::StatusOr<std::vector<Value>> DynamicExecutor::Run(std::vector<Value> inputs) {
   if (static_cast<int>(inputs.size()) != num_inputs_) {
     return InvalidArgument("graph '", graph_->name(), "' takes ", num_inputs_, " inputs, got ", inputs.size());
@@ -228,19 +319,40 @@ absl::StatusOr<std::vector<Value>> DynamicExecutor::Run(std::vector<Value> input
   std::lock_guard<std::mutex> lock(run_mu_);
   std::vector<Value> slots(num_slots_);
   for (int i = 0; i < num_inputs_; ++i) slots[input_slots_[i]] = std::move(inputs[i]);
-  for (Step& step : steps_) {
-    if (step.is_data || step.is_net_output) continue;
-    absl::Status s = RunStep(step, slots);
-    if (!s.ok()) {
-      const std::string prefix = StrCat("node '", step.node->name(), "'");
-      if (StdView(s.message()).substr(0, prefix.size()) == prefix) return s;
-      return absl::Status(s.code(), StrCat(prefix, " (", step.node->type(), "): ", StdView(s.message())));
-    }
-    for (int slot : step.release) slots[slot] = Value();
+  return Execute(slots);
+}
+
+absl::StatusOr<std::vector<Value>> DynamicExecutor::RunAsSubgraph(std::vector<Value> parent_inputs) {
+  std::unique_lock<std::mutex> lock(run_mu_, std::try_to_lock);
+  if (!lock.owns_lock()) {
+    return FailedPrecondition("already running (re-entrant or concurrent RunSubgraph calls)");
   }
-  std::vector<Value> outputs;
-  outputs.reserve(output_slots_.size());
-  for (int slot : output_slots_) outputs.push_back(slot >= 0 ? slots[slot] : Value());
+  // A parent input bound to one input node only is moved, so that it dies
+  // with its last consumer inside the subgraph rather than after the run.
+  absl::flat_hash_map<int64_t, int> uses;
+  for (const ParentBinding& b : parent_bindings_) ++uses[b.index];
+  std::vector<Value> slots(num_slots_);
+  for (const ParentBinding& b : parent_bindings_) {
+    if (b.index >= static_cast<int64_t>(parent_inputs.size())) {
+      return InvalidArgument("input node '", b.node->name(), "' takes parent input ", b.index, " but only ",
+                             parent_inputs.size(), " value(s) were passed");
+    }
+    Value& v = parent_inputs[b.index];
+    slots[b.slot] = uses[b.index] == 1 ? std::move(v) : v;
+  }
+  return Execute(slots);
+}
+
+absl::StatusOr<std::vector<Value>> DynamicExecutor::RunSubgraphOf(const Step& step, std::string_view name,
+                                                                  std::vector<Value> inputs) {
+  const std::vector<std::string>& owned = step.node->op_desc().subgraph_names();
+  if (std::find(owned.begin(), owned.end(), name) == owned.end()) {
+    return InvalidArgument("asked to run subgraph '", name, "', which the node does not own");
+  }
+  auto it = subgraphs_->find(name);
+  if (it == subgraphs_->end()) return Internal("no executor was built for subgraph '", name, "'");
+  absl::StatusOr<std::vector<Value>> outputs = it->second->RunAsSubgraph(std::move(inputs));
+  if (!outputs.ok()) return Annotate(outputs.status(), StrCat("subgraph '", name, "'"));
   return outputs;
 }
 

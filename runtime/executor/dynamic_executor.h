@@ -10,15 +10,33 @@
 // drops every value whose last consumer has run. Runs of one executor are
 // serialized (kernels keep prepared state); create one executor per
 // concurrent stream of runs.
+//
+// Subgraphs: creation also builds one child executor per subgraph that a
+// node of the graph (or, recursively, of a subgraph) owns, so that every
+// subgraph is checked at load and its kernels keep their prepared state
+// across calls. Control-flow kernels run them through
+// ExecuteContext::RunSubgraph, which binds the subgraph's input nodes to the
+// values the kernel passes by the parent-index conventions of
+// base/ops/graph_inference.cc (If / Case: Data index i <- input i + 1;
+// other owners: Data index i <- input i; InnerData or Data with
+// `_parent_index`: that input) and returns the values reaching its
+// NetOutput (or InnerNetOutput). A subgraph runs only inside the run of its
+// owner, so the root's run lock covers the tree; a kernel asking for a
+// subgraph that is already running (re-entrancy, or concurrent calls from
+// one kernel's threads) gets an error instead of a deadlock.
 #pragma once
 
 #include <memory>
 #include <mutex>
+#include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "base/ir/graph.h"
 #include "base/ops/op_schema.h"
+#include "base/strings.h"
 #include "base/thread_pool.h"
 #include "base/value.h"
 #include "runtime/engines/engine_registry.h"
@@ -31,7 +49,10 @@ struct ExecutorOptions {
 
 class DynamicExecutor {
  public:
-  // `graph` must outlive the executor and stay unchanged.
+  // `graph` (and its graph tree) must outlive the executor and stay
+  // unchanged. Fails naming the node (and subgraph) that cannot run: not
+  // placed, engine not loaded, no kernel, a subgraph name that does not
+  // resolve.
   static absl::StatusOr<std::unique_ptr<DynamicExecutor>> Create(const ir::Graph& graph,
                                                                  const engine::EngineRegistry& engines,
                                                                  ExecutorOptions options);
@@ -45,18 +66,44 @@ class DynamicExecutor {
  private:
   struct Step;
   class StepContext;
+  // A subgraph input node's slot and the parent input it takes.
+  struct ParentBinding {
+    int slot;
+    int64_t index;
+    const ir::Node* node;
+  };
+  using SubgraphTable = StringMap<std::unique_ptr<DynamicExecutor>>;
+
   DynamicExecutor() = default;
-  absl::Status Build(const ir::Graph& graph, const engine::EngineRegistry& engines);
+  absl::Status Build(const ir::Graph& graph, const engine::EngineRegistry& engines, bool is_subgraph);
+  absl::Status BindInputNode(const ir::Node& node, int slot, bool is_subgraph);
+  void ComputeReleases(const std::vector<std::pair<int, size_t>>& last_use);
+  // Creates the executors of the subgraphs `graph`'s nodes own, recursively,
+  // into `table`.
+  static absl::Status BuildSubgraphs(const ir::Graph& graph, const engine::EngineRegistry& engines,
+                                     const ExecutorOptions& options, SubgraphTable& table);
   absl::Status RunStep(Step& step, std::vector<Value>& slots);
+  // Runs every step over `slots` (inputs already bound) and collects the outputs.
+  absl::StatusOr<std::vector<Value>> Execute(std::vector<Value>& slots);
+  // A subgraph's run: `parent_inputs` indexed like the owner node's inputs.
+  absl::StatusOr<std::vector<Value>> RunAsSubgraph(std::vector<Value> parent_inputs);
+  // ExecuteContext::RunSubgraph for the kernel of `step`.
+  absl::StatusOr<std::vector<Value>> RunSubgraphOf(const Step& step, std::string_view name,
+                                                   std::vector<Value> inputs);
 
   const ir::Graph* graph_ = nullptr;
   ExecutorOptions options_;
   std::vector<Step> steps_;
   size_t num_slots_ = 0;
   int num_inputs_ = 0;
-  std::vector<int> input_slots_;  // by Data index
+  std::vector<int> input_slots_;   // root: by Data index
+  std::vector<ParentBinding> parent_bindings_;  // subgraph only
   std::vector<int> output_slots_;  // NetOutput inputs, -1 when unconnected
   std::mutex run_mu_;
+  // Every subgraph executor of the tree, owned by the executor Create made;
+  // its children point at the same table.
+  std::unique_ptr<SubgraphTable> owned_subgraphs_;
+  const SubgraphTable* subgraphs_ = nullptr;
 };
 
 }  // namespace ge::runtime

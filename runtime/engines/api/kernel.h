@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -65,6 +66,20 @@ class ExecuteContext {
   // The device's intra-op pool (may have zero workers) and thread budget.
   virtual ThreadPool* thread_pool() = 0;
   virtual int num_threads() const = 0;
+
+  // Runs subgraph `name`, which must be one the running node owns (listed in
+  // its OpDesc::subgraph_names()), and returns the values of its output node
+  // in order, with their actual shapes. `inputs` are indexed like the
+  // node's inputs: the subgraph's input nodes take them by the parent-index
+  // conventions of base/ops/graph_inference.cc (If, Case: Data index i takes
+  // inputs[i + 1]; While, PartitionedCall and other owners: inputs[i];
+  // InnerData, or a Data with `_parent_index`: inputs[_parent_index]).
+  // Control-flow kernels call it any number of times per Compute (a While
+  // body once per iteration); nested control flow nests these calls. Errors
+  // name the subgraph and its failing node. The default, for executors that
+  // cannot run subgraphs (kernel test harnesses), is Unimplemented.
+  virtual absl::StatusOr<std::vector<Value>> RunSubgraph(std::string_view name,
+                                                         std::vector<Value> inputs);
 };
 
 class Kernel {

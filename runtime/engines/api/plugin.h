@@ -13,6 +13,9 @@
 #include "runtime/engines/api/engine.h"
 
 // Bumped whenever a class in runtime/engines/api changes layout or meaning.
+// Appending a virtual to an interface only ged implements (ExecuteContext::
+// RunSubgraph) keeps existing plugins' calls valid and did not bump it; a
+// plugin built against another ged version is refused anyway.
 #define GE_ENGINE_ABI_VERSION 1u
 #define GE_ENGINE_PLUGIN_ENTRY_SYMBOL "ge_engine_plugin_entry"
 

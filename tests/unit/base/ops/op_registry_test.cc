@@ -145,7 +145,8 @@ TEST(OpRegistryTest, EveryOpHasInferenceTests) {
     bool ok = false, error = false, unknown = false, has_inputs = false;
   };
   std::map<std::string, Coverage> covered;
-  for (const auto* table : {&GeOpCases(), &ElementwiseCases(), &NnCases(), &TensorCases(), &ReductionCases()}) {
+  for (const auto* table :
+       {&GeOpCases(), &ElementwiseCases(), &NnCases(), &TensorCases(), &ReductionCases(), &LoopOpCases()}) {
     for (const InferCase& c : *table) {
       Coverage& cov = covered[c.op];
       (c.error.empty() ? cov.ok : cov.error) = true;

@@ -47,5 +47,6 @@ const std::vector<InferCase>& ElementwiseCases();
 const std::vector<InferCase>& NnCases();
 const std::vector<InferCase>& TensorCases();
 const std::vector<InferCase>& ReductionCases();
+const std::vector<InferCase>& LoopOpCases();  // control_flow_ops_test.cc
 
 }  // namespace ge::ops::testing

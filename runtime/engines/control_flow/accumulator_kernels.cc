@@ -1,0 +1,147 @@
+// The loop accumulators: the scan outputs of a lowered ONNX Loop or Scan
+// gather one tensor per iteration into a sequence (a loop-carried value of
+// the While) and are stacked into one tensor after the loop.
+#include <cstring>
+#include <optional>
+#include <string>
+
+#include "base/status.h"
+#include "runtime/engines/control_flow/control_flow_kernels.h"
+
+namespace ge::engine::control_flow {
+namespace {
+
+class InitKernel final : public Kernel {
+ public:
+  explicit InitKernel(DataType dtype) : dtype_(dtype) {}
+  absl::Status Compute(ExecuteContext& ctx) override {
+    return ctx.SetOutputValue(0, Value::Sequence({}, dtype_));
+  }
+
+ private:
+  DataType dtype_;
+};
+
+// Appending copies the sequence's tensor handles (not their data): a loop
+// of n iterations costs O(n^2) handle copies, small next to the body's work.
+class AppendKernel final : public Kernel {
+ public:
+  absl::Status Compute(ExecuteContext& ctx) override {
+    const Value& seq = ctx.input_value(0);
+    const Value& value = ctx.input_value(1);
+    if (!seq.is_sequence() || !value.is_tensor()) {
+      return InvalidArgument("expects a sequence and a tensor");
+    }
+    if (value.tensor().dtype() != seq.element_dtype()) {
+      return InvalidArgument("appends a ", DataTypeName(value.tensor().dtype()), " tensor to a sequence of ",
+                             DataTypeName(seq.element_dtype()));
+    }
+    std::vector<Tensor> items = seq.sequence();
+    items.push_back(value.tensor());
+    return ctx.SetOutputValue(0, Value::Sequence(std::move(items), seq.element_dtype()));
+  }
+};
+
+// Copies `count` elements of `dtype` from src[src_offset] to dst[dst_offset].
+void CopyElements(DataType dtype, const Tensor& src, int64_t src_offset, const Tensor& dst, int64_t dst_offset,
+                  int64_t count) {
+  if (dtype == DataType::kString) {
+    const std::string* from = src.data<std::string>() + src_offset;
+    std::string* to = dst.data<std::string>() + dst_offset;
+    for (int64_t i = 0; i < count; ++i) to[i] = from[i];
+    return;
+  }
+  const size_t size = DataTypeSize(dtype);
+  std::memcpy(static_cast<char*>(dst.raw_data()) + dst_offset * size,
+              static_cast<const char*>(src.raw_data()) + src_offset * size, count * size);
+}
+
+class StackKernel final : public Kernel {
+ public:
+  StackKernel(int64_t axis, bool reverse, std::optional<Shape> element_shape)
+      : axis_(axis), reverse_(reverse), element_shape_(std::move(element_shape)) {}
+
+  absl::Status Compute(ExecuteContext& ctx) override {
+    const Value& seq = ctx.input_value(0);
+    if (!seq.is_sequence()) return InvalidArgument("expects a sequence");
+    const std::vector<Tensor>& items = seq.sequence();
+    if (items.empty()) return StackNothing(ctx, seq.element_dtype());
+    const Shape& shape = items[0].shape();
+    for (size_t k = 1; k < items.size(); ++k) {
+      if (items[k].shape() != shape) {
+        return InvalidArgument("element ", k, " has shape ", items[k].shape().ToString(), ", element 0 has ",
+                               shape.ToString(), "; stacked elements must have one shape");
+      }
+    }
+    GE_ASSIGN_OR_RETURN(int64_t axis, Axis(shape.rank()));
+    const int64_t n = static_cast<int64_t>(items.size());
+    GE_ASSIGN_OR_RETURN(Tensor out, Tensor::Allocate(seq.element_dtype(), Stacked(shape, axis, n)));
+    int64_t outer = 1, inner = 1;
+    for (int64_t d = 0; d < shape.rank(); ++d) (d < axis ? outer : inner) *= shape.dim(d);
+    for (int64_t k = 0; k < n; ++k) {
+      const Tensor& item = items[reverse_ ? n - 1 - k : k];
+      for (int64_t o = 0; o < outer; ++o) {
+        CopyElements(seq.element_dtype(), item, o * inner, out, (o * n + k) * inner, inner);
+      }
+    }
+    return ctx.SetOutputValue(0, Value(std::move(out)));
+  }
+
+ private:
+  absl::StatusOr<int64_t> Axis(int64_t rank) const {
+    if (axis_ < -(rank + 1) || axis_ > rank) {
+      return InvalidArgument("axis ", axis_, " is outside [", -(rank + 1), ", ", rank, "] for elements of rank ", rank);
+    }
+    return axis_ < 0 ? axis_ + rank + 1 : axis_;
+  }
+  static Shape Stacked(const Shape& element, int64_t axis, int64_t n) {
+    Shape out;
+    for (int64_t d = 0; d <= element.rank(); ++d) {
+      if (d == axis) out.push_back(n);
+      if (d < element.rank()) out.push_back(element.dim(d));
+    }
+    return out;
+  }
+  // A loop that ran no iteration: length 0 on the stacked axis, the other
+  // dims from the element shape the compiler knew (shape [0] without one).
+  absl::Status StackNothing(ExecuteContext& ctx, DataType dtype) const {
+    Shape shape{0};
+    if (element_shape_ && element_shape_->IsFullyKnown()) {
+      GE_ASSIGN_OR_RETURN(int64_t axis, Axis(element_shape_->rank()));
+      shape = Stacked(*element_shape_, axis, 0);
+    }
+    GE_ASSIGN_OR_RETURN(Tensor out, Tensor::Allocate(dtype, shape));
+    return ctx.SetOutputValue(0, Value(std::move(out)));
+  }
+
+  int64_t axis_;
+  bool reverse_;
+  std::optional<Shape> element_shape_;
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Kernel>> CreateAccumulatorInitKernel(const ir::OpDesc& op, const KernelOptions&) {
+  GE_ASSIGN_OR_RETURN(int64_t dtype, op.RequireAttr<int64_t>("dtype"));
+  if (dtype < 1 || dtype > kMaxDataTypeValue) {
+    return InvalidArgument("node '", op.name(), "' (", op.type(), "): attribute 'dtype' is ", dtype,
+                           ", not a data type");
+  }
+  return std::unique_ptr<Kernel>(new InitKernel(static_cast<DataType>(dtype)));
+}
+
+absl::StatusOr<std::unique_ptr<Kernel>> CreateAccumulatorAppendKernel(const ir::OpDesc&, const KernelOptions&) {
+  return std::unique_ptr<Kernel>(new AppendKernel());
+}
+
+absl::StatusOr<std::unique_ptr<Kernel>> CreateAccumulatorStackKernel(const ir::OpDesc& op, const KernelOptions&) {
+  const int64_t reverse = op.GetAttrOr<int64_t>("reverse", 0);
+  if (reverse != 0 && reverse != 1) {
+    return InvalidArgument("node '", op.name(), "' (", op.type(), "): attribute 'reverse' is ", reverse,
+                           "; expected 0 or 1");
+  }
+  return std::unique_ptr<Kernel>(
+      new StackKernel(op.GetAttrOr<int64_t>("axis", 0), reverse == 1, op.GetAttr<Shape>("element_shape")));
+}
+
+}  // namespace ge::engine::control_flow

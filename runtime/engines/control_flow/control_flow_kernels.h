@@ -1,0 +1,49 @@
+// The kernels of the control_flow engine (see control_flow_engine.h for the
+// semantics). Internal to the engine.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "base/ir/op_desc.h"
+#include "runtime/engines/api/kernel.h"
+
+namespace ge::engine::control_flow {
+
+// Caps While's iterations: node attribute, then engine option.
+inline constexpr std::string_view kAttrMaxLoopIterations = "_max_loop_iterations";
+inline constexpr std::string_view kOptionMaxLoopIterations = "ge.exec.max_loop_iterations";
+
+struct KernelOptions {
+  int64_t max_loop_iterations = -1;  // -1: no cap
+};
+
+using KernelCreateFn = absl::StatusOr<std::unique_ptr<Kernel>> (*)(const ir::OpDesc& op,
+                                                                   const KernelOptions& options);
+
+struct KernelEntry {
+  std::string_view op_type;
+  KernelCreateFn create;
+};
+
+// Every op the engine runs, sorted by op type.
+const std::vector<KernelEntry>& KernelTable();
+
+// control_flow_kernels.cc
+absl::StatusOr<std::unique_ptr<Kernel>> CreateIfKernel(const ir::OpDesc& op, const KernelOptions& options);
+absl::StatusOr<std::unique_ptr<Kernel>> CreateCaseKernel(const ir::OpDesc& op, const KernelOptions& options);
+absl::StatusOr<std::unique_ptr<Kernel>> CreateWhileKernel(const ir::OpDesc& op, const KernelOptions& options);
+absl::StatusOr<std::unique_ptr<Kernel>> CreatePartitionedCallKernel(const ir::OpDesc& op,
+                                                                    const KernelOptions& options);
+// accumulator_kernels.cc
+absl::StatusOr<std::unique_ptr<Kernel>> CreateAccumulatorInitKernel(const ir::OpDesc& op,
+                                                                    const KernelOptions& options);
+absl::StatusOr<std::unique_ptr<Kernel>> CreateAccumulatorAppendKernel(const ir::OpDesc& op,
+                                                                      const KernelOptions& options);
+absl::StatusOr<std::unique_ptr<Kernel>> CreateAccumulatorStackKernel(const ir::OpDesc& op,
+                                                                     const KernelOptions& options);
+
+}  // namespace ge::engine::control_flow

@@ -1,0 +1,84 @@
+// The loop accumulators' kernels through the kernel test harness (their
+// inference is tested with the op tables in tests/unit/base/ops).
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/testing/kernel_test_util.h"
+#include "tests/unit/runtime/engines/control_flow/cf_test_util.h"
+
+namespace ge::test {
+namespace {
+
+using ::testing::HasSubstr;
+
+const engine::Engine& ControlFlow() { return *BuiltinEngines().Find("control_flow"); }
+
+std::string Message(const absl::Status& s) { return std::string(s.message()); }
+
+// Appends `items` to an accumulator made by LoopAccumulatorInit.
+absl::StatusOr<Value> Accumulate(DataType dtype, const std::vector<Tensor>& items) {
+  GE_ASSIGN_OR_RETURN(std::vector<Value> init,
+                      RunOp(ControlFlow(), "LoopAccumulatorInit", {}, {{"dtype", static_cast<int64_t>(dtype)}}));
+  Value seq = init[0];
+  for (const Tensor& item : items) {
+    GE_ASSIGN_OR_RETURN(std::vector<Value> next, RunOp(ControlFlow(), "LoopAccumulatorAppend", {seq, item}));
+    seq = next[0];
+  }
+  return seq;
+}
+
+absl::StatusOr<Tensor> Stack(const Value& seq, ir::AttrMap attrs) {
+  RunOptions options;
+  options.check_output_types = false;  // the stacked length is known only at run time
+  return RunOp1(ControlFlow(), "LoopAccumulatorStack", {seq}, attrs, options);
+}
+
+TEST(LoopAccumulators, GatherAndStackAlongAnAxis) {
+  auto seq = Accumulate(DataType::kFloat, {Tensor::FromVector<float>({1, 2, 3, 4}, Shape{2, 2}),
+                                           Tensor::FromVector<float>({5, 6, 7, 8}, Shape{2, 2}),
+                                           Tensor::FromVector<float>({9, 10, 11, 12}, Shape{2, 2})});
+  ASSERT_TRUE(seq.ok()) << seq.status();
+  ASSERT_EQ(seq->sequence().size(), 3u);
+  auto axis0 = Stack(*seq, {});
+  ASSERT_TRUE(axis0.ok()) << axis0.status();
+  EXPECT_TRUE(TensorEq(*axis0, Tensor::FromVector<float>({1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, Shape{3, 2, 2})));
+  auto axis1 = Stack(*seq, {{"axis", int64_t{1}}});
+  ASSERT_TRUE(axis1.ok()) << axis1.status();
+  EXPECT_TRUE(TensorEq(*axis1, Tensor::FromVector<float>({1, 2, 5, 6, 9, 10, 3, 4, 7, 8, 11, 12}, Shape{2, 3, 2})));
+  auto last = Stack(*seq, {{"axis", int64_t{-1}}, {"reverse", int64_t{1}}});
+  ASSERT_TRUE(last.ok()) << last.status();
+  EXPECT_TRUE(TensorEq(*last, Tensor::FromVector<float>({9, 5, 1, 10, 6, 2, 11, 7, 3, 12, 8, 4}, Shape{2, 2, 3})));
+}
+
+TEST(LoopAccumulators, StackStringsAndEmptySequences) {
+  auto words = Accumulate(DataType::kString, {Tensor::FromVector<std::string>({"a", "b"}, Shape{2}),
+                                              Tensor::FromVector<std::string>({"c", "d"}, Shape{2})});
+  ASSERT_TRUE(words.ok()) << words.status();
+  auto stacked = Stack(*words, {{"axis", int64_t{1}}});
+  ASSERT_TRUE(stacked.ok()) << stacked.status();
+  EXPECT_TRUE(TensorEq(*stacked, Tensor::FromVector<std::string>({"a", "c", "b", "d"}, Shape{2, 2})));
+  auto empty = Accumulate(DataType::kInt32, {});
+  ASSERT_TRUE(empty.ok());
+  auto known = Stack(*empty, {{"axis", int64_t{1}}, {"element_shape", Shape{3, 4}}});
+  ASSERT_TRUE(known.ok()) << known.status();
+  EXPECT_EQ(known->shape(), (Shape{3, 0, 4}));
+  EXPECT_EQ(known->dtype(), DataType::kInt32);
+  auto unknown = Stack(*empty, {});
+  ASSERT_TRUE(unknown.ok()) << unknown.status();
+  EXPECT_EQ(unknown->shape(), Shape{0});
+}
+
+TEST(LoopAccumulators, Errors) {
+  auto mixed = Accumulate(DataType::kFloat, {Tensor::FromVector<float>({1, 2}, Shape{2}),
+                                             Tensor::FromVector<float>({1, 2, 3}, Shape{3})});
+  ASSERT_TRUE(mixed.ok()) << mixed.status();
+  EXPECT_THAT(Message(Stack(*mixed, {}).status()), HasSubstr("element 1 has shape [3], element 0 has [2]"));
+  auto seq = Accumulate(DataType::kFloat, {Tensor::FromVector<float>({1, 2}, Shape{2})});
+  EXPECT_THAT(Message(Stack(*seq, {{"axis", int64_t{2}}}).status()), HasSubstr("axis 2 is outside [-2, 1]"));
+  EXPECT_THAT(Message(Accumulate(DataType::kFloat, {Tensor::Scalar(int64_t{1})}).status()),
+              HasSubstr("i64"));
+  EXPECT_THAT(Message(RunOp(ControlFlow(), "LoopAccumulatorInit", {}, {{"dtype", int64_t{99}}}).status()),
+              HasSubstr("'dtype' is 99"));
+}
+
+}  // namespace
+}  // namespace ge::test
