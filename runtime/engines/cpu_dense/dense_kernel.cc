@@ -11,6 +11,11 @@ namespace ge::engine::cpu_dense {
 
 // ---- PackedWeights ----
 
+std::atomic<int64_t>& WeightPacks() {
+  static std::atomic<int64_t> packs{0};
+  return packs;
+}
+
 void PackedWeights::Init(const dnnl::engine& eng, const dnnl::memory::desc& plain,
                          const dnnl::memory::desc& packed, bool constant) {
   plain_ = plain;
@@ -33,6 +38,7 @@ absl::Status PackedWeights::Preload(const dnnl::engine& eng, const Tensor& value
   packed_memory_ = dnnl::memory(packed_, eng);
   reorder_->execute(stream, src, packed_memory_);
   stream.wait();
+  WeightPacks().fetch_add(1, std::memory_order_relaxed);
   source_ = value.buffer();
   source_offset_ = value.byte_offset();
   return absl::OkStatus();
@@ -49,6 +55,7 @@ absl::StatusOr<dnnl::memory> PackedWeights::Get(const dnnl::engine& eng, dnnl::s
     }
     packed_memory_ = dnnl::memory(packed_, eng);
     reorder_->execute(stream, src, packed_memory_);
+    WeightPacks().fetch_add(1, std::memory_order_relaxed);
     source_ = t.buffer();
     source_offset_ = t.byte_offset();
     return packed_memory_;

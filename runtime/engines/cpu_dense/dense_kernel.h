@@ -137,6 +137,9 @@ class DenseKernel : public Kernel {
 // How many computes in this process ran a reference kernel instead of
 // oneDNN (tests check that supported cases never do).
 std::atomic<int64_t>& ReferenceRuns();
+// How many times constant weights were packed (tests check: once per
+// weights tensor, not per run).
+std::atomic<int64_t>& WeightPacks();
 
 // Allocates every output (for kernels whose outputs are all empty).
 absl::Status ProduceEmptyOutputs(ExecuteContext& ctx);

@@ -1,0 +1,176 @@
+// CpuDenseGraphOptimizer end to end: a small residual network optimized
+// (BN folded, post-ops fused, constant weights marked) and run on cpu_dense
+// computes what the original computes on host_cpu; OptimizeFusedGraph
+// touches only the nodes placed on cpu_dense.
+#include "runtime/engines/cpu_dense/graph_optimizer.h"
+
+#include <cstdlib>
+
+#include "base/ir/op_types.h"
+#include "runtime/engines/engine_registry.h"
+#include "runtime/engines/host_cpu/host_cpu_engine.h"
+#include "runtime/executor/dynamic_executor.h"
+#include "tests/testing/kernel_test_util.h"
+#include "tests/unit/runtime/engines/cpu_dense/pass_test_util.h"
+
+namespace ge::engine::cpu_dense {
+namespace {
+
+constexpr char kNet[] = R"(graph main {
+  x = Data() {index = 0} -> (f32[2,3,12,12])
+  w1 = Const() {value = tensor<f32[16,3,3,3]>splat(0.0)} -> (f32[16,3,3,3])
+  s1 = Const() {value = tensor<f32[16]>splat(0.0)} -> (f32[16])
+  b1 = Const() {value = tensor<f32[16]>splat(0.0)} -> (f32[16])
+  m1 = Const() {value = tensor<f32[16]>splat(0.0)} -> (f32[16])
+  v1 = Const() {value = tensor<f32[16]>splat(1.0)} -> (f32[16])
+  conv1 = Conv(x, w1) {pads = [1, 1, 1, 1]} -> (f32[2,16,12,12])
+  bn1 = BatchNormalization(conv1, s1, b1, m1, v1) -> (f32[2,16,12,12])
+  relu1 = Relu(bn1) -> (f32[2,16,12,12])
+  w2 = Const() {value = tensor<f32[16,16,3,3]>splat(0.0)} -> (f32[16,16,3,3])
+  conv2 = Conv(relu1, w2) {pads = [1, 1, 1, 1]} -> (f32[2,16,12,12])
+  bn2 = BatchNormalization(conv2, s1, b1, m1, v1) -> (f32[2,16,12,12])
+  add = Add(bn2, relu1) -> (f32[2,16,12,12])
+  relu2 = Relu(add) -> (f32[2,16,12,12])
+  pool = MaxPool(relu2) {kernel_shape = [2, 2], strides = [2, 2]} -> (f32[2,16,6,6])
+  gap = GlobalAveragePool(pool) -> (f32[2,16,1,1])
+  flat = Flatten(gap) -> (f32[2,16])
+  wfc = Const() {value = tensor<f32[10,16]>splat(0.0)} -> (f32[10,16])
+  bfc = Const() {value = tensor<f32[10]>splat(0.0)} -> (f32[10])
+  fc = Gemm(flat, wfc, bfc) {transB = 1} -> (f32[2,10])
+  lo = Const() {value = tensor<f32[]>[0.0]} -> (f32[])
+  hi = Const() {value = tensor<f32[]>[6.0]} -> (f32[])
+  clip = Clip(fc, lo, hi) -> (f32[2,10])
+  sm = Softmax(clip) {axis = 1} -> (f32[2,10] as "probs")
+  out = NetOutput(sm)
+})";
+
+class GraphOptimizerTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    engines_ = new EngineRegistry();
+    const char* dir = std::getenv("GED_BINARY_DIR");
+    const std::string plugins = std::string(dir != nullptr ? dir : ".") + "/lib/ged/engines/";
+    ASSERT_TRUE(engines_->LoadPlugin(plugins + "libge_engine_ge_local.so", {}).ok());
+    ASSERT_TRUE(engines_->AddEngine(std::make_unique<HostCpuEngine>(), {}).ok());
+    ASSERT_TRUE(engines_->AddEngine(std::make_unique<CpuDenseEngine>(), {}).ok());
+  }
+  static void TearDownTestSuite() { delete engines_; }
+
+  // Random weights in every Const named w*, positive statistics in v*.
+  static void FillWeights(ir::Graph& g) {
+    uint64_t seed = 100;
+    g.ForEachNode([&](ir::Node* n) {
+      if (n->type() != ir::kConst || n->name() == "lo" || n->name() == "hi") return;
+      const Shape shape = n->op_desc().output(0).type.shape();
+      const bool variance = n->name()[0] == 'v';
+      n->mutable_op_desc().SetAttr(ir::kAttrValue,
+                                   test::RandomTensor(DataType::kFloat, shape, seed++, variance ? 0.5 : -0.5, 1.0));
+    });
+  }
+
+  // Places every node on the cheapest engine that accepts it (what
+  // EnginePlacer does), skipping cpu_dense unless `dense`.
+  static void Place(ir::Graph& g, bool dense) {
+    g.ForEachNode([&](ir::Node* n) {
+      for (Engine* e : engines_->ByCost()) {
+        if (!dense && e->attributes().name == "cpu_dense") continue;
+        if (e->info_store().CheckSupported(*n).ok()) {
+          n->mutable_op_desc().SetAttr(ir::kAttrEngineName, ir::AttrValue(e->attributes().name));
+          return;
+        }
+      }
+      ADD_FAILURE() << "no engine runs " << n->name();
+    });
+  }
+
+  static Tensor Run(const ir::Graph& g, const Tensor& x) {
+    auto exec = runtime::DynamicExecutor::Create(g, *engines_, {});
+    EXPECT_TRUE(exec.ok()) << exec.status();
+    if (!exec.ok()) return Tensor();
+    auto out = (*exec)->Run({x});
+    EXPECT_TRUE(out.ok()) << out.status();
+    return out.ok() ? (*out)[0].tensor() : Tensor();
+  }
+
+  static int Count(const ir::Graph& g, std::string_view type) {
+    int n = 0;
+    g.ForEachNode([&](ir::Node* node) { n += node->type() == type; });
+    return n;
+  }
+
+  static EngineRegistry* engines_;
+};
+
+EngineRegistry* GraphOptimizerTest::engines_ = nullptr;
+
+TEST_F(GraphOptimizerTest, OptimizedNetworkMatchesTheOriginal) {
+  auto original = Parse(kNet);
+  FillWeights(*original);
+  auto optimized = original->Clone();
+  auto& optimizer = *PassTestEngine().graph_optimizers()[0];
+  auto changed = optimizer.OptimizeOriginalGraph(*optimized);
+  ASSERT_TRUE(changed.ok()) << changed.status();
+  EXPECT_TRUE(*changed);
+  EXPECT_EQ(Count(*optimized, "BatchNormalization"), 0);
+  EXPECT_EQ(Count(*optimized, "_DenseFused"), 3);  // conv1+relu, conv2+add+relu, fc+clip
+  EXPECT_EQ(Count(*optimized, "Relu") + Count(*optimized, "Clip") + Count(*optimized, "Add"), 0);
+  const ir::Node* conv2 = optimized->FindNode("conv2");
+  ASSERT_NE(conv2, nullptr);
+  EXPECT_EQ(conv2->op_desc().GetAttrOr<std::vector<int64_t>>(kAttrConstInputs, {}), (std::vector<int64_t>{1, 2}));
+
+  Place(*original, /*dense=*/false);
+  Place(*optimized, /*dense=*/true);
+  optimized->ForEachNode([](ir::Node* n) {
+    if (n->type() == "_DenseFused" || n->type() == "MaxPool" || n->type() == "Softmax") {
+      EXPECT_EQ(n->op_desc().GetAttrOr<std::string>(ir::kAttrEngineName, ""), "cpu_dense") << n->name();
+    }
+  });
+  for (uint64_t seed : {1, 2}) {
+    const Tensor x = test::RandomTensor(DataType::kFloat, Shape{2, 3, 12, 12}, seed);
+    const Tensor want = Run(*original, x);
+    const Tensor got = Run(*optimized, x);
+    EXPECT_TRUE(test::TensorNear(got, want, {1e-5, 1e-4}));
+  }
+}
+
+TEST_F(GraphOptimizerTest, FusedGraphOptimizationTouchesOnlyDenseNodes) {
+  auto g = Parse(R"(graph main {
+    x = Data() {index = 0} -> (f32[4,8])
+    w = Const() {value = tensor<f32[8,8]>splat(0.5)} -> (f32[8,8])
+    mm = MatMul(x, w) {_engine_name = "cpu_dense"} -> (f32[4,8])
+    relu = Relu(mm) {_engine_name = "cpu_dense"} -> (f32[4,8])
+    mm2 = MatMul(relu, w) {_engine_name = "host_cpu"} -> (f32[4,8])
+    relu2 = Relu(mm2) {_engine_name = "host_cpu"} -> (f32[4,8])
+    out = NetOutput(relu2)
+  })");
+  auto changed = PassTestEngine().graph_optimizers()[0]->OptimizeFusedGraph(*g);
+  ASSERT_TRUE(changed.ok()) << changed.status();
+  EXPECT_TRUE(*changed);
+  EXPECT_EQ(ir::PrintGraph(*g), Canonical(R"(graph main {
+    x = Data() {index = 0} -> (f32[4,8])
+    w = Const() {value = tensor<f32[8,8]>splat(0.5)} -> (f32[8,8])
+    mm2 = MatMul(mm, w) {_engine_name = "host_cpu"} -> (f32[4,8])
+    relu2 = Relu(mm2) {_engine_name = "host_cpu"} -> (f32[4,8])
+    out = NetOutput(relu2)
+    mm = _DenseFused(x, w) {_const_inputs = [1], _engine_name = "cpu_dense", base = "MatMul", post_alpha = [0.0],
+                            post_beta = [0.0], post_ops = ["relu"]} -> (f32[4,8])
+  })"));
+}
+
+TEST_F(GraphOptimizerTest, NodesPinnedElsewhereStayAsTheyAre) {
+  const std::string text = R"(graph main {
+    x = Data() {index = 0} -> (f32[4,8])
+    w = Const() {value = tensor<f32[8,8]>splat(0.5)} -> (f32[8,8])
+    mm = MatMul(x, w) {_ge_engine = "host_cpu"} -> (f32[4,8])
+    relu = Relu(mm) -> (f32[4,8])
+    out = NetOutput(relu)
+  })";
+  auto g = Parse(text);
+  auto changed = PassTestEngine().graph_optimizers()[0]->OptimizeOriginalGraph(*g);
+  ASSERT_TRUE(changed.ok());
+  EXPECT_FALSE(*changed);
+  EXPECT_EQ(ir::PrintGraph(*g), Canonical(text));
+}
+
+}  // namespace
+}  // namespace ge::engine::cpu_dense

@@ -1,0 +1,211 @@
+// PostOpFusion: text in, text out. Each test gives a graph, runs the pass
+// and compares the printed result with the expected graph.
+#include "runtime/engines/cpu_dense/post_op_fusion.h"
+
+#include "tests/unit/runtime/engines/cpu_dense/pass_test_util.h"
+
+namespace ge::engine::cpu_dense {
+namespace {
+
+// Runs the pass on `input` and returns the printed graph and whether it changed.
+std::pair<std::string, bool> Fuse(const std::string& input, const NodeFilter& filter = AnyNode) {
+  auto g = Parse(input);
+  auto changed = FusePostOps(*g, filter, DenseSupport());
+  EXPECT_TRUE(changed.ok()) << changed.status();
+  return {ir::PrintGraph(*g), changed.ok() && *changed};
+}
+
+TEST(PostOpFusionTest, ConvResidualAddRelu) {
+  const auto [out, changed] = Fuse(R"(graph main {
+    x = Data() {index = 0} -> (f32[1,3,8,8])
+    r = Data() {index = 1} -> (f32[1,4,8,8])
+    w = Const() {value = tensor<f32[4,3,3,3]>splat(0.5)} -> (f32[4,3,3,3])
+    b = Const() {value = tensor<f32[4]>splat(0.25)} -> (f32[4])
+    conv = Conv(x, w, b) {pads = [1, 1, 1, 1]} -> (f32[1,4,8,8])
+    add = Add(r, conv) -> (f32[1,4,8,8])
+    relu = Relu(add) -> (f32[1,4,8,8] as "y")
+    out = NetOutput(relu)
+  })");
+  EXPECT_TRUE(changed);
+  EXPECT_EQ(out, Canonical(R"(graph main {
+    x = Data() {index = 0} -> (f32[1,3,8,8])
+    r = Data() {index = 1} -> (f32[1,4,8,8])
+    w = Const() {value = tensor<f32[4,3,3,3]>splat(0.5)} -> (f32[4,3,3,3])
+    b = Const() {value = tensor<f32[4]>splat(0.25)} -> (f32[4])
+    out = NetOutput(conv)
+    conv = _DenseFused(x, w, b, r) {base = "Conv", pads = [1, 1, 1, 1], post_alpha = [0.0, 0.0],
+                                    post_beta = [0.0, 0.0], post_ops = ["add", "relu"]}
+           -> (f32[1,4,8,8] as "y")
+  })"));
+}
+
+TEST(PostOpFusionTest, MatMulBiasAndGeluBecomeOneNode) {
+  // PyTorch's GELU export: x * (1 + erf(x / sqrt 2)) * 0.5, after a Linear.
+  const auto [out, changed] = Fuse(R"(graph main {
+    a = Data() {index = 0} -> (f32[2,16,64])
+    w = Const() {value = tensor<f32[64,32]>splat(0.125)} -> (f32[64,32])
+    bias = Const() {value = tensor<f32[32]>splat(0.5)} -> (f32[32])
+    sqrt2 = Const() {value = tensor<f32[]>[1.4142135]} -> (f32[])
+    one = Const() {value = tensor<f32[]>[1.0]} -> (f32[])
+    half = Const() {value = tensor<f32[]>[0.5]} -> (f32[])
+    mm = MatMul(a, w) -> (f32[2,16,32])
+    x = Add(mm, bias) -> (f32[2,16,32])
+    d = Div(x, sqrt2) -> (f32[2,16,32])
+    e = Erf(d) -> (f32[2,16,32])
+    p = Add(e, one) -> (f32[2,16,32])
+    m = Mul(x, p) -> (f32[2,16,32])
+    g = Mul(m, half) -> (f32[2,16,32])
+    out = NetOutput(g)
+  })");
+  EXPECT_TRUE(changed);
+  EXPECT_EQ(out, Canonical(R"(graph main {
+    a = Data() {index = 0} -> (f32[2,16,64])
+    w = Const() {value = tensor<f32[64,32]>splat(0.125)} -> (f32[64,32])
+    bias = Const() {value = tensor<f32[32]>splat(0.5)} -> (f32[32])
+    out = NetOutput(mm)
+    mm = _DenseFused(a, w, bias) {base = "MatMul", post_alpha = [0.0], post_beta = [0.0], post_ops = ["gelu_erf"]}
+         -> (f32[2,16,32])
+  })"));
+}
+
+TEST(PostOpFusionTest, GeluWithTheHalfFirst) {
+  // Hugging Face's form: x * 0.5 * (1 + erf(x / sqrt 2)).
+  const auto [out, changed] = Fuse(R"(graph main {
+    a = Data() {index = 0} -> (f32[4,8])
+    w = Const() {value = tensor<f32[8,8]>splat(0.125)} -> (f32[8,8])
+    sqrt2 = Const() {value = tensor<f32[1]>[1.4142135]} -> (f32[1])
+    one = Const() {value = tensor<f32[]>[1.0]} -> (f32[])
+    half = Const() {value = tensor<f32[]>[0.5]} -> (f32[])
+    x = MatMul(a, w) -> (f32[4,8])
+    d = Div(x, sqrt2) -> (f32[4,8])
+    e = Erf(d) -> (f32[4,8])
+    p = Add(one, e) -> (f32[4,8])
+    h = Mul(half, x) -> (f32[4,8])
+    g = Mul(h, p) -> (f32[4,8])
+    out = NetOutput(g)
+  })");
+  EXPECT_TRUE(changed);
+  EXPECT_EQ(out, Canonical(R"(graph main {
+    a = Data() {index = 0} -> (f32[4,8])
+    w = Const() {value = tensor<f32[8,8]>splat(0.125)} -> (f32[8,8])
+    out = NetOutput(x)
+    x = _DenseFused(a, w) {base = "MatMul", post_alpha = [0.0], post_beta = [0.0], post_ops = ["gelu_erf"]} -> (f32[4,8])
+  })"));
+}
+
+TEST(PostOpFusionTest, GemmClipWithConstantBounds) {
+  const auto [out, changed] = Fuse(R"(graph main {
+    a = Data() {index = 0} -> (f32[4,8])
+    w = Const() {value = tensor<f32[6,8]>splat(0.125)} -> (f32[6,8])
+    c = Const() {value = tensor<f32[6]>splat(1.0)} -> (f32[6])
+    lo = Const() {value = tensor<f32[]>[0.0]} -> (f32[])
+    hi = Const() {value = tensor<f32[]>[6.0]} -> (f32[])
+    gemm = Gemm(a, w, c) {transB = 1} -> (f32[4,6])
+    clip = Clip(gemm, lo, hi) -> (f32[4,6])
+    out = NetOutput(clip)
+  })");
+  EXPECT_TRUE(changed);
+  EXPECT_EQ(out, Canonical(R"(graph main {
+    a = Data() {index = 0} -> (f32[4,8])
+    w = Const() {value = tensor<f32[6,8]>splat(0.125)} -> (f32[6,8])
+    c = Const() {value = tensor<f32[6]>splat(1.0)} -> (f32[6])
+    out = NetOutput(gemm)
+    gemm = _DenseFused(a, w, c) {base = "Gemm", post_alpha = [0.0], post_beta = [6.0], post_ops = ["clip"],
+                                 transB = 1} -> (f32[4,6])
+  })"));
+}
+
+// What must stay as it is.
+TEST(PostOpFusionTest, LeavesChainsItCannotFuse) {
+  const std::string shared_output = R"(graph main {
+    x = Data() {index = 0} -> (f32[1,3,8,8])
+    w = Const() {value = tensor<f32[4,3,1,1]>splat(0.5)} -> (f32[4,3,1,1])
+    conv = Conv(x, w) -> (f32[1,4,8,8])
+    relu = Relu(conv) -> (f32[1,4,8,8])
+    out = NetOutput(relu, conv)
+  })";
+  const std::string runtime_bounds = R"(graph main {
+    x = Data() {index = 0} -> (f32[4,8])
+    hi = Data() {index = 1} -> (f32[])
+    w = Const() {value = tensor<f32[8,8]>splat(0.5)} -> (f32[8,8])
+    mm = MatMul(x, w) -> (f32[4,8])
+    clip = Clip(mm, _, hi) -> (f32[4,8])
+    out = NetOutput(clip)
+  })";
+  const std::string broadcast_conv_add = R"(graph main {
+    x = Data() {index = 0} -> (f32[1,3,8,8])
+    r = Data() {index = 1} -> (f32[1,4,1,1])
+    w = Const() {value = tensor<f32[4,3,1,1]>splat(0.5)} -> (f32[4,3,1,1])
+    conv = Conv(x, w) -> (f32[1,4,8,8])
+    add = Add(conv, r) -> (f32[1,4,8,8])
+    out = NetOutput(add)
+  })";
+  const std::string growing_add = R"(graph main {
+    x = Data() {index = 0} -> (f32[4,8])
+    r = Data() {index = 1} -> (f32[2,4,8])
+    w = Const() {value = tensor<f32[8,8]>splat(0.5)} -> (f32[8,8])
+    mm = MatMul(x, w) -> (f32[4,8])
+    add = Add(mm, r) -> (f32[2,4,8])
+    out = NetOutput(add)
+  })";
+  const std::string unknown_shape = R"(graph main {
+    x = Data() {index = 0} -> (f32[-1,8])
+    w = Const() {value = tensor<f32[8,8]>splat(0.5)} -> (f32[8,8])
+    mm = MatMul(x, w) -> (f32[-1,8])
+    relu = Relu(mm) -> (f32[-1,8])
+    out = NetOutput(relu)
+  })";
+  const std::string f64 = R"(graph main {
+    x = Data() {index = 0} -> (f64[4,8])
+    w = Const() {value = tensor<f64[8,8]>splat(0.5)} -> (f64[8,8])
+    mm = MatMul(x, w) -> (f64[4,8])
+    relu = Relu(mm) -> (f64[4,8])
+    out = NetOutput(relu)
+  })";
+  for (const std::string& text : {shared_output, runtime_bounds, broadcast_conv_add, growing_add, unknown_shape, f64}) {
+    const auto [out, changed] = Fuse(text);
+    EXPECT_FALSE(changed) << text;
+    EXPECT_EQ(out, Canonical(text));
+  }
+}
+
+TEST(PostOpFusionTest, RespectsTheFilter) {
+  const std::string text = R"(graph main {
+    x = Data() {index = 0} -> (f32[4,8])
+    w = Const() {value = tensor<f32[8,8]>splat(0.5)} -> (f32[8,8])
+    mm = MatMul(x, w) {_engine_name = "cpu_dense"} -> (f32[4,8])
+    relu = Relu(mm) {_engine_name = "host_cpu"} -> (f32[4,8])
+    out = NetOutput(relu)
+  })";
+  const auto [out, changed] = Fuse(text, [](const ir::Node& n) {
+    return n.op_desc().GetAttrOr<std::string>("_engine_name", "") == "cpu_dense";
+  });
+  EXPECT_FALSE(changed);
+  EXPECT_EQ(out, Canonical(text));
+}
+
+TEST(PostOpFusionTest, MatMulAddBiasThenResidual) {
+  // A Linear layer's bias, then the residual connection, then Relu.
+  const auto [out, changed] = Fuse(R"(graph main {
+    x = Data() {index = 0} -> (f32[2,16,64])
+    w = Const() {value = tensor<f32[64,64]>splat(0.125)} -> (f32[64,64])
+    bias = Const() {value = tensor<f32[64]>splat(0.5)} -> (f32[64])
+    mm = MatMul(x, w) {_engine_name = "cpu_dense"} -> (f32[2,16,64])
+    b = Add(mm, bias) {_engine_name = "cpu_dense"} -> (f32[2,16,64])
+    res = Add(x, b) {_engine_name = "cpu_dense"} -> (f32[2,16,64])
+    relu = Relu(res) {_engine_name = "cpu_dense"} -> (f32[2,16,64])
+    out = NetOutput(relu)
+  })");
+  EXPECT_TRUE(changed);
+  EXPECT_EQ(out, Canonical(R"(graph main {
+    x = Data() {index = 0} -> (f32[2,16,64])
+    w = Const() {value = tensor<f32[64,64]>splat(0.125)} -> (f32[64,64])
+    bias = Const() {value = tensor<f32[64]>splat(0.5)} -> (f32[64])
+    out = NetOutput(mm)
+    mm = _DenseFused(x, w, bias, x) {_engine_name = "cpu_dense", base = "MatMul", post_alpha = [0.0, 0.0],
+                                     post_beta = [0.0, 0.0], post_ops = ["add", "relu"]} -> (f32[2,16,64])
+  })"));
+}
+
+}  // namespace
+}  // namespace ge::engine::cpu_dense
