@@ -33,6 +33,17 @@ struct InspectFlags {
   std::string format = "text";  // text | json
 };
 
+struct BenchFlags {
+  std::string model;
+  std::vector<std::string> inputs;
+  std::vector<std::string> shapes;
+  std::vector<std::string> options;
+  uint64_t seed = 0;
+  int iterations = 100;
+  int warmup = 10;
+  int threads = 0;  // the device's thread count; 0 means every core
+};
+
 struct PartitionFlags {
   std::string model;
   std::vector<std::string> options;  // KEY=VALUE
@@ -43,6 +54,7 @@ struct PartitionFlags {
 
 int RunCommand(const RunFlags& flags);
 int PartitionCommand(const PartitionFlags& flags);
+int BenchCommand(const BenchFlags& flags);
 int DumpCommand(const DumpFlags& flags);
 int InspectCommand(const InspectFlags& flags);
 

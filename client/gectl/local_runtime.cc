@@ -9,12 +9,12 @@
 
 namespace ge::gectl {
 
-absl::StatusOr<std::unique_ptr<LocalRuntime>> LocalRuntime::Create() {
+absl::StatusOr<std::unique_ptr<LocalRuntime>> LocalRuntime::Create(int threads) {
   auto rt = std::unique_ptr<LocalRuntime>(new LocalRuntime());
   GE_ASSIGN_OR_RETURN(rt->engines_, engine::CreateEngineRegistry({}, {}));
-  // The caller thread takes part in ParallelFor, so one worker fewer than cores.
+  // The caller thread takes part in ParallelFor, so one worker fewer than threads.
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  rt->pool_ = std::make_unique<ThreadPool>(cores - 1, "gectl-intra");
+  rt->pool_ = std::make_unique<ThreadPool>((threads > 0 ? threads : cores) - 1, "gectl-intra");
   return rt;
 }
 

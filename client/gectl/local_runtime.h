@@ -16,7 +16,8 @@ namespace ge::gectl {
 
 class LocalRuntime {
  public:
-  static absl::StatusOr<std::unique_ptr<LocalRuntime>> Create();
+  // `threads` intra-op threads (the caller included); 0 means every core.
+  static absl::StatusOr<std::unique_ptr<LocalRuntime>> Create(int threads = 0);
   const engine::EngineRegistry& engines() const { return *engines_; }
   ThreadPool* pool() { return pool_.get(); }
 

@@ -26,6 +26,17 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--seed", run.seed, "Seed of the random inputs")->capture_default_str();
   run_cmd->add_option("--option", run.options, "KEY=VALUE compile option (repeatable)");
 
+  ge::gectl::BenchFlags bench;
+  CLI::App* bench_cmd = app.add_subcommand("bench", "Time repeated runs of a model; one JSON line on stdout");
+  bench_cmd->add_option("model", bench.model, "Model file (.onnx)")->required();
+  bench_cmd->add_option("--iterations", bench.iterations, "Timed runs")->capture_default_str();
+  bench_cmd->add_option("--warmup", bench.warmup, "Untimed runs first")->capture_default_str();
+  bench_cmd->add_option("--threads", bench.threads, "Intra-op threads (0: every core)")->capture_default_str();
+  bench_cmd->add_option("--input", bench.inputs, "NAME=FILE.npy (repeatable)");
+  bench_cmd->add_option("--shape", bench.shapes, "NAME=D0,D1,... for random inputs (repeatable)");
+  bench_cmd->add_option("--seed", bench.seed, "Seed of the random inputs")->capture_default_str();
+  bench_cmd->add_option("--option", bench.options, "KEY=VALUE compile option (repeatable)");
+
   ge::gectl::DumpFlags dump;
   CLI::App* dump_cmd = app.add_subcommand("dump", "Print a model's graph as text or DOT");
   dump_cmd->add_option("model", dump.model, "Model file (.onnx)")->required();
@@ -57,6 +68,7 @@ int main(int argc, char** argv) {
   try {
     if (absl::Status s = ge::SetLogLevel(log_level); !s.ok()) return ge::gectl::ReportError(s);
     if (run_cmd->parsed()) return ge::gectl::RunCommand(run);
+    if (bench_cmd->parsed()) return ge::gectl::BenchCommand(bench);
     if (dump_cmd->parsed()) return ge::gectl::DumpCommand(dump);
     if (partition_cmd->parsed()) return ge::gectl::PartitionCommand(partition);
     if (inspect_cmd->parsed()) return ge::gectl::InspectCommand(inspect);

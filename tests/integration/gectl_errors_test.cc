@@ -94,6 +94,18 @@ TEST_F(GectlErrorsTest, ReluOfGivenInputIsExact) {
   EXPECT_TRUE(TensorsEqual(*y, Tensor::FromVector<float>({0, 2, 0, 4, 0, 0}, Shape{2, 3})));
 }
 
+TEST_F(GectlErrorsTest, BenchPrintsOneJsonLine) {
+  auto r = Gectl({"bench", SampleModel(), "--iterations", "3", "--warmup", "1", "--threads", "1"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
+  for (const char* key : {"\"model\":", "\"iterations\":3,", "\"p50_ms\":", "\"p90_ms\":", "\"p99_ms\":",
+                          "\"mean_ms\":", "\"peak_rss_mb\":"}) {
+    EXPECT_NE(r.out.find(key), std::string::npos) << key << " missing in " << r.out;
+  }
+  ExpectUserError(Gectl({"bench", SampleModel(), "--iterations", "0"}), "--iterations");
+}
+
 TEST_F(GectlErrorsTest, MissingModelFile) { ExpectUserError(Gectl({"run", Path("nope.onnx")}), "does not exist"); }
 
 TEST_F(GectlErrorsTest, TruncatedModel) {
