@@ -13,7 +13,12 @@
 namespace ge::ir {
 namespace {
 
-bool IsBoundary(const Node& n) { return n.type() == kInnerData || n.type() == kInnerNetOutput; }
+// A PartitionedCall body marks its inputs with InnerData (_parent_index) or,
+// as GE's user-written functions do, Data (index); its results with
+// InnerNetOutput or NetOutput.
+bool IsInput(const Node& n) { return n.type() == kInnerData || n.type() == kData; }
+bool IsOutput(const Node& n) { return n.type() == kInnerNetOutput || n.type() == kNetOutput; }
+bool IsBoundary(const Node& n) { return IsInput(n) || IsOutput(n); }
 
 struct Body {
   Graph* graph = nullptr;
@@ -42,8 +47,8 @@ absl::StatusOr<Body> InspectBody(const Graph& graph, Node* call) {
   absl::Status error;
   body.graph->ForEachNode([&](Node* n) {
     if (!error.ok()) return;
-    if (n->type() == kInnerData) {
-      auto index = n->op_desc().GetAttr<int64_t>(kAttrParentIndex);
+    if (IsInput(*n)) {
+      auto index = n->op_desc().GetAttr<int64_t>(n->type() == kData ? kAttrIndex : kAttrParentIndex);
       if (!index || *index < 0 || *index >= call->num_inputs()) {
         error = InvalidArgument("PartitionedCall '", call->name(), "': InnerData '", n->name(), "' has ",
                                 index ? StrCat("_parent_index ", *index) : std::string("no _parent_index"),
@@ -51,7 +56,7 @@ absl::StatusOr<Body> InspectBody(const Graph& graph, Node* call) {
         return;
       }
       body.inner_data.emplace_back(n, static_cast<int>(*index));
-    } else if (n->type() == kInnerNetOutput) {
+    } else if (IsOutput(*n)) {
       if (body.inner_output != nullptr) {
         error = InvalidArgument("PartitionedCall '", call->name(), "': subgraph '", names[0],
                                 "' has more than one InnerNetOutput");

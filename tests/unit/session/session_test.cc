@@ -40,7 +40,7 @@ class SessionTest : public ::testing::Test {
 engine::EngineRegistry* SessionTest::engines_ = nullptr;
 
 TEST_F(SessionTest, CompilesOnFirstRunAndRunsWithNewShapes) {
-  Session session(*engines_, {}, &pool_);
+  Session session(*engines_, {{"ge.exec.exclude_engines", "cpu_dense"}}, &pool_);
   ASSERT_TRUE(session.AddGraph(1, ReluAdd()).ok());
   for (int64_t rows : {1, 4, 0}) {
     std::vector<float> x(rows * 3);
@@ -88,7 +88,8 @@ TEST_F(SessionTest, GraphBookkeepingAndOptions) {
 }
 
 TEST_F(SessionTest, StrictModeFailsCompilation) {
-  Session session(*engines_, {{"ge.exec.disable_host_cpu_fallback", "1"}}, &pool_);
+  Session session(*engines_, {{"ge.exec.disable_host_cpu_fallback", "1"}, {"ge.exec.exclude_engines", "cpu_dense"}},
+                  &pool_);
   ASSERT_TRUE(session.AddGraph(1, ReluAdd()).ok());
   absl::Status s = session.CompileGraph(1);
   EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition);

@@ -35,7 +35,10 @@ graph main {
 
 absl::StatusOr<std::unique_ptr<CompiledGraph>> Compile(std::string_view text, const OptionMap& option_map,
                                                        bool keep = true) {
-  auto options = CompileOptions::FromOptions(option_map);
+  // Placement expectations here are on the reference engines; cpu_dense has its own tests.
+  OptionMap with_exclusion = option_map;
+  with_exclusion.emplace("ge.exec.exclude_engines", "cpu_dense");
+  auto options = CompileOptions::FromOptions(with_exclusion);
   if (!options.ok()) return options.status();
   options->keep_partitioned_graph = keep;
   GraphCompiler compiler(BuiltEngines(), nullptr);
@@ -172,7 +175,9 @@ TEST(PartitionPipelineTest, PlacesBoundaryNodesTheEnginesDoNotKnowYet) {
       o = InnerNetOutput(r:0)
     }
   )");
-  auto report = PlaceWithBoundaryNodes(*g, BuiltEngines(), CompileOptions(), nullptr);
+  CompileOptions no_dense;  // pins placement on the reference engine; cpu_dense has its own tests
+  no_dense.exclude_engines = {"cpu_dense"};
+  auto report = PlaceWithBoundaryNodes(*g, BuiltEngines(), no_dense, nullptr);
   ASSERT_TRUE(report.ok()) << report.status();
   EXPECT_EQ(g->FindNode("c")->type(), "PartitionedCall");  // restored
   EXPECT_EQ(g->FindSubgraph("body")->FindNode("i")->type(), "InnerData");
