@@ -2,7 +2,9 @@
 #include "session/session.h"
 
 #include "base/ir/op_types.h"
+#include "base/logging.h"
 #include "base/status.h"
+#include "compiler/build/task_builder.h"
 
 namespace ge::session {
 namespace {
@@ -40,6 +42,7 @@ struct Session::GraphEntry {
   OptionMap options;
   std::unique_ptr<compiler::CompiledGraph> compiled;
   std::unique_ptr<runtime::DynamicExecutor> executor;
+  std::unique_ptr<runtime::StaticExecutor> static_executor;
   GraphInfo info;
   std::mutex compile_mu;
 };
@@ -102,18 +105,74 @@ absl::Status Session::CompileGraph(uint32_t graph_id) {
   GE_ASSIGN_OR_RETURN(compiler::CompileOptions options, compiler::CompileOptions::FromOptions(entry->options));
   compiler::GraphCompiler compiler(engines_, pool_);
   GE_ASSIGN_OR_RETURN(auto compiled, compiler.Compile(std::move(entry->graph), options));
+  std::optional<runtime::StaticProgram> program;
+  if (compiler::IsStaticGraph(*compiled->graph)) {
+    const int threads = pool_ ? pool_->num_threads() + 1 : 1;
+    absl::StatusOr<runtime::StaticProgram> built = compiler::BuildStaticProgram(*compiled->graph, engines_, threads);
+    if (built.ok()) {
+      program = *std::move(built);
+    } else if (built.status().code() == absl::StatusCode::kUnimplemented) {
+      GE_LOG_INFO("session", "graph {} runs dynamically: {}", graph_id, built.status().message());
+    } else {
+      return built.status();
+    }
+  }
+  entry->compiled = std::move(compiled);
+  absl::Status loaded = LoadExecutor(*entry, std::move(program));
+  if (!loaded.ok()) entry->compiled.reset();
+  return loaded;
+}
+
+absl::Status Session::LoadExecutor(GraphEntry& entry, std::optional<runtime::StaticProgram> program) {
   runtime::ExecutorOptions exec_options;
   exec_options.intra_op_pool = pool_;
-  GE_ASSIGN_OR_RETURN(entry->executor, runtime::DynamicExecutor::Create(*compiled->graph, engines_, exec_options));
-  entry->info = DescribeGraph(*compiled->graph);
-  entry->compiled = std::move(compiled);
+  if (program) {
+    GE_ASSIGN_OR_RETURN(device::Device * device, GetDevice());
+    GE_ASSIGN_OR_RETURN(entry.static_executor,
+                        runtime::StaticExecutor::Load(*std::move(program), engines_, *device, exec_options));
+  } else {
+    GE_ASSIGN_OR_RETURN(entry.executor,
+                        runtime::DynamicExecutor::Create(*entry.compiled->graph, engines_, exec_options));
+  }
+  entry.info = DescribeGraph(*entry.compiled->graph);
   return absl::OkStatus();
+}
+
+absl::StatusOr<device::Device*> Session::GetDevice() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!device_) {
+    // Memory only: kernels use the session's pool, so the device gets no workers.
+    device::DeviceSpec spec;
+    spec.num_threads = 1;
+    device_ = std::make_unique<device::CpuDevice>(spec);
+  }
+  return device_.get();
+}
+
+absl::Status Session::AddCompiledGraph(uint32_t graph_id, std::unique_ptr<compiler::CompiledGraph> compiled,
+                                       std::optional<runtime::StaticProgram> program) {
+  auto entry = std::make_unique<GraphEntry>();
+  entry->options = options_;
+  entry->compiled = std::move(compiled);
+  GE_RETURN_IF_ERROR(LoadExecutor(*entry, std::move(program)));
+  std::lock_guard<std::mutex> lock(mu_);
+  if (graphs_.contains(graph_id)) return AlreadyExists("graph ", graph_id, " already exists in this session");
+  graphs_.emplace(graph_id, std::move(entry));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<bool> Session::RunsStatically(uint32_t graph_id) const {
+  GE_ASSIGN_OR_RETURN(GraphEntry * entry, Find(graph_id));
+  std::lock_guard<std::mutex> lock(entry->compile_mu);
+  if (!entry->compiled) return FailedPrecondition("graph ", graph_id, " is not compiled");
+  return entry->static_executor != nullptr;
 }
 
 absl::StatusOr<std::vector<Value>> Session::RunGraph(uint32_t graph_id, std::vector<Value> inputs) {
   GE_RETURN_IF_ERROR(CompileGraph(graph_id));
   GE_ASSIGN_OR_RETURN(GraphEntry * entry, Find(graph_id));
   GE_RETURN_IF_ERROR(CheckInputs(entry->info, inputs));
+  if (entry->static_executor) return entry->static_executor->Run(std::move(inputs));
   return entry->executor->Run(std::move(inputs));
 }
 

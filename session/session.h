@@ -5,12 +5,19 @@
 // a graph's options override its session's. A graph is compiled once
 // (explicitly or on its first run) and then run any number of times; runs of
 // one graph are serialized by its executor, runs of different graphs are not.
+//
+// Execution path: a compiled graph the partition pipeline left as one static
+// unit (compiler::IsStaticGraph) runs on the StaticExecutor, its arena taken
+// from the session's device; every other graph, and a static graph the
+// static path cannot take (variables, strings; logged), runs on the
+// DynamicExecutor.
 #pragma once
 
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,7 +28,9 @@
 #include "base/value.h"
 #include "compiler/build/graph_compiler.h"
 #include "runtime/engines/engine_registry.h"
+#include "runtime/device/device.h"
 #include "runtime/executor/dynamic_executor.h"
+#include "runtime/executor/static_executor.h"
 
 namespace ge::session {
 
@@ -54,15 +63,30 @@ class Session {
   absl::StatusOr<GraphInfo> GetGraphInfo(uint32_t graph_id) const;
   // The compiled form, for reports; FailedPrecondition before compilation.
   absl::StatusOr<const compiler::CompiledGraph*> GetCompiledGraph(uint32_t graph_id) const;
+  // Whether the compiled graph runs on the StaticExecutor; FailedPrecondition
+  // before compilation.
+  absl::StatusOr<bool> RunsStatically(uint32_t graph_id) const;
+
+  // Adds a graph that is already compiled (a loaded .gem): `program`, when
+  // set, runs on the StaticExecutor, else `compiled->graph` on the
+  // DynamicExecutor. Fails like CompileGraph when an executor cannot load.
+  absl::Status AddCompiledGraph(uint32_t graph_id, std::unique_ptr<compiler::CompiledGraph> compiled,
+                                std::optional<runtime::StaticProgram> program);
 
  private:
   struct GraphEntry;
   absl::StatusOr<GraphEntry*> Find(uint32_t graph_id) const;
+  // Creates the executor of a compiled entry (static when `program` is set).
+  absl::Status LoadExecutor(GraphEntry& entry, std::optional<runtime::StaticProgram> program);
+  absl::StatusOr<device::Device*> GetDevice();
 
   const engine::EngineRegistry& engines_;
   OptionMap options_;
   ThreadPool* pool_;
   mutable std::mutex mu_;
+  // Created on the first static load; declared before graphs_ so that it
+  // outlives the executors whose arenas it holds.
+  std::unique_ptr<device::Device> device_;
   std::map<uint32_t, std::unique_ptr<GraphEntry>> graphs_;
 };
 

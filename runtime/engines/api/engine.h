@@ -16,6 +16,7 @@
 #include "absl/status/statusor.h"
 #include "base/ir/graph.h"
 #include "runtime/engines/api/kernel.h"
+#include "runtime/engines/api/kernel_builder.h"
 
 namespace ge::engine {
 
@@ -80,6 +81,9 @@ class Engine {
   virtual const OpsKernelInfoStore& info_store() const = 0;
   virtual const KernelFactory& kernel_factory() const = 0;
   virtual std::vector<GraphOptimizer*> graph_optimizers() { return {}; }
+  // Compile-time running parameters and tasks for known-shape nodes
+  // (kernel_builder.h); engines without private parameters keep the default.
+  virtual const KernelBuilder& kernel_builder() const { return KernelBuilder::Default(); }
 };
 
 }  // namespace ge::engine

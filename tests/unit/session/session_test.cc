@@ -98,3 +98,59 @@ TEST_F(SessionTest, StrictModeFailsCompilation) {
 
 }  // namespace
 }  // namespace ge::session
+
+namespace ge::session {
+namespace {
+
+// A known-shape graph runs on the StaticExecutor; the same graph forced
+// dynamic (ge.host_scheduling_max_threshold above its op count) runs on the
+// DynamicExecutor, with the same results. (host_cpu nodes are dynamic by
+// GE's rule, so the static graph uses ge_local's view ops.)
+TEST_F(SessionTest, StaticGraphsRunOnTheStaticPath) {
+  const std::string text = R"(graph main {
+      x = Data() {index = 0} -> (f32[2,3])
+      s = Const() {value = tensor<i64[2]>[3, 2]} -> (i64[2])
+      r = Reshape(x:0, s:0) -> (f32[3,2])
+      f = Flatten(r:0) {axis = 0} -> (f32[1,6])
+      i = Identity(f:0) -> (f32[1,6])
+      u = Unsqueeze(x:0, a:0) -> (f32[1,2,3])
+      a = Const() {value = tensor<i64[1]>[0]} -> (i64[1])
+      out = NetOutput(i:0, u:0, r:0)
+    })";
+  Session fast(*engines_, {{"ge.exec.exclude_engines", "cpu_dense"}}, &pool_);
+  Session slow(*engines_, {{"ge.exec.exclude_engines", "cpu_dense"}, {"ge.host_scheduling_max_threshold", "1000"}},
+               &pool_);
+  ASSERT_TRUE(fast.AddGraph(1, Parse(text)).ok());
+  ASSERT_TRUE(slow.AddGraph(1, Parse(text)).ok());
+  EXPECT_EQ(fast.RunsStatically(1).status().code(), absl::StatusCode::kFailedPrecondition);
+  ASSERT_TRUE(fast.CompileGraph(1).ok());
+  ASSERT_TRUE(slow.CompileGraph(1).ok());
+  EXPECT_TRUE(*fast.RunsStatically(1)) << ir::PrintGraph(*(*fast.GetCompiledGraph(1))->graph);
+  EXPECT_FALSE(*slow.RunsStatically(1));
+  for (int run = 0; run < 2; ++run) {
+    Tensor x = Tensor::FromVector<float>({-1, 2, -3, 4, 5.f + run, -6}, Shape{2, 3});
+    auto a = fast.RunGraph(1, {x});
+    auto b = slow.RunGraph(1, {x});
+    ASSERT_TRUE(a.ok()) << a.status();
+    ASSERT_TRUE(b.ok()) << b.status();
+    ASSERT_EQ(a->size(), 3u);
+    EXPECT_EQ((*a)[0].tensor().shape(), (Shape{1, 6}));
+    for (int o = 0; o < 3; ++o) {
+      const Tensor& ta = (*a)[o].tensor();
+      const Tensor& tb = (*b)[o].tensor();
+      ASSERT_EQ(ta.shape(), tb.shape());
+      for (int64_t i = 0; i < ta.NumElements(); ++i) {
+        EXPECT_EQ(ta.data<float>()[i], tb.data<float>()[i]);
+        EXPECT_EQ(ta.data<float>()[i], x.data<float>()[i]);
+      }
+    }
+  }
+  // Dynamic graphs stay dynamic.
+  Session dynamic(*engines_, {{"ge.exec.exclude_engines", "cpu_dense"}}, &pool_);
+  ASSERT_TRUE(dynamic.AddGraph(1, ReluAdd()).ok());
+  ASSERT_TRUE(dynamic.CompileGraph(1).ok());
+  EXPECT_FALSE(*dynamic.RunsStatically(1));
+}
+
+}  // namespace
+}  // namespace ge::session

@@ -1,0 +1,178 @@
+// TaskBuilder: memory plan + engine tasks -> StaticProgram.
+#include "compiler/build/task_builder.h"
+
+#include "absl/container/flat_hash_map.h"
+#include "base/ir/op_types.h"
+#include "base/status.h"
+#include "compiler/memory/memory_planner.h"
+
+namespace ge::compiler {
+namespace {
+
+using runtime::ValueRef;
+
+bool IsStaticTensor(const ir::ValueType& type) {
+  return type.is_tensor() && type.shape().IsFullyKnown() && type.dtype() != DataType::kUndefined &&
+         type.dtype() != DataType::kString;
+}
+
+class ProgramBuilder {
+ public:
+  ProgramBuilder(const ir::Graph& graph, const engine::EngineRegistry& engines, int num_threads)
+      : graph_(graph), engines_(engines), num_threads_(num_threads) {}
+
+  absl::StatusOr<runtime::StaticProgram> Build() {
+    GE_ASSIGN_OR_RETURN(std::vector<ir::Node*> order, graph_.TopologicalOrder());
+    for (const ir::Node* node : order) GE_RETURN_IF_ERROR(CheckNode(*node));
+    GE_ASSIGN_OR_RETURN(plan_, PlanMemory(graph_, order));
+    program_.graph_name = graph_.name();
+    program_.arena_bytes = plan_.arena_bytes;
+    program_.lower_bound_bytes = plan_.lower_bound;
+    program_.no_reuse_bytes = plan_.no_reuse_bytes;
+    for (const ir::Node* node : order) GE_RETURN_IF_ERROR(AddSources(*node));
+    GE_RETURN_IF_ERROR(AddOutputs());
+    for (const ir::Node* node : order) GE_RETURN_IF_ERROR(AddTask(*node));
+    return std::move(program_);
+  }
+
+ private:
+  static absl::Status CheckNode(const ir::Node& node) {
+    if (!node.op_desc().subgraph_names().empty()) {
+      return Unimplemented("node '", node.name(), "' (", node.type(), ") owns subgraphs; it runs dynamically");
+    }
+    if (node.type() == ir::kFileConstant || node.type() == ir::kVariable || node.type() == ir::kInnerData) {
+      return Unimplemented("node '", node.name(), "' (", node.type(), ") is not supported on the static path");
+    }
+    for (int o = 0; o < node.num_outputs(); ++o) {
+      const ir::ValueType& type = node.op_desc().output(o).type;
+      if (!IsStaticTensor(type)) {
+        return Unimplemented("node '", node.name(), "' output ", o, " has type ", type.ToString(),
+                             ": the static path needs fixed-size tensors of known shape");
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  // Graph inputs and weights.
+  absl::Status AddSources(const ir::Node& node) {
+    if (node.type() == ir::kData) {
+      const int64_t index = node.op_desc().GetAttrOr<int64_t>(ir::kAttrIndex, 0);
+      if (index < 0 || index >= 1 << 20) return InvalidArgument("Data node '", node.name(), "' has bad index ", index);
+      if (static_cast<size_t>(index) >= program_.inputs.size()) program_.inputs.resize(index + 1);
+      const ir::IoDesc& out = node.op_desc().output(0);
+      program_.inputs[index] = {out.name.empty() ? node.name() : out.name, out.type};
+      refs_[{&node, 0}] = {ValueRef::Kind::kInput, 0, static_cast<int>(index), -1, out.type};
+    } else if (node.type() == ir::kConst) {
+      GE_ASSIGN_OR_RETURN(Tensor value, node.op_desc().RequireAttr<Tensor>(ir::kAttrValue));
+      const int index = static_cast<int>(program_.weights.size());
+      program_.weights.push_back({node.name(), value});
+      refs_[{&node, 0}] = {ValueRef::Kind::kWeight, 0, index, -1, node.op_desc().output(0).type};
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status AddOutputs() {
+    const ir::Node* net_output = graph_.OutputNode();
+    if (net_output == nullptr) return InvalidArgument("graph '", graph_.name(), "' has no NetOutput");
+    absl::flat_hash_map<int, int> values_per_buffer;
+    for (const auto& [node, placements] : plan_.values) {
+      for (const auto& p : placements) {
+        if (p.kind == ValuePlacement::Kind::kArena) ++values_per_buffer[p.buffer];
+      }
+    }
+    absl::flat_hash_map<int, int> outputs_per_buffer;
+    for (int i = 0; i < net_output->num_inputs(); ++i) {
+      ir::OutPort p = net_output->input(i);
+      if (!p) return InvalidArgument("NetOutput input ", i, " of graph '", graph_.name(), "' is not connected");
+      const int buffer = plan_.values.at(p.node)[p.index].buffer;
+      if (buffer >= 0) ++outputs_per_buffer[buffer];
+    }
+    for (int i = 0; i < net_output->num_inputs(); ++i) {
+      ir::OutPort p = net_output->input(i);
+      const ir::IoDesc& in = net_output->op_desc().input(i);
+      program_.outputs.push_back({in.name.empty() ? StrCat("output_", i) : in.name,
+                                  p.node->op_desc().output(p.index).type});
+      const int buffer = plan_.values.at(p.node)[p.index].buffer;
+      const bool dedicated = buffer >= 0 && values_per_buffer[buffer] == 1 && outputs_per_buffer[buffer] == 1;
+      program_.output_dedicated.push_back(dedicated);
+      if (dedicated) dedicated_[{p.node, p.index}] = i;
+      program_.output_values.push_back(RefOf(p));
+    }
+    return absl::OkStatus();
+  }
+
+  ValueRef RefOf(ir::OutPort p) const {
+    auto it = refs_.find({p.node, p.index});
+    if (it != refs_.end()) return it->second;
+    const ValuePlacement& v = plan_.values.at(p.node)[p.index];
+    ValueRef ref{ValueRef::Kind::kArena, plan_.buffers[v.buffer].offset, -1, -1,
+                 p.node->op_desc().output(p.index).type};
+    auto d = dedicated_.find({p.node, p.index});
+    if (d != dedicated_.end()) ref.output = d->second;
+    return ref;
+  }
+
+  absl::Status AddTask(const ir::Node& node) {
+    const std::string& type = node.type();
+    if (type == ir::kData || type == ir::kConst || type == ir::kNetOutput || type == ir::kNoOp) {
+      return absl::OkStatus();
+    }
+    auto engine_name = node.op_desc().GetAttr<std::string>(ir::kAttrEngineName);
+    if (!engine_name) return FailedPrecondition("node '", node.name(), "' was not placed on an engine");
+    engine::Engine* engine = engines_.Find(*engine_name);
+    if (engine == nullptr) {
+      return FailedPrecondition("node '", node.name(), "' is placed on engine '", *engine_name, "', which is not loaded");
+    }
+    runtime::StaticTask task;
+    task.op = node.op_desc();
+    for (int i = 0; i < node.num_inputs(); ++i) {
+      task.inputs.push_back(node.input(i) ? RefOf(node.input(i)) : ValueRef());
+    }
+    for (int o = 0; o < node.num_outputs(); ++o) task.outputs.push_back(RefOf({const_cast<ir::Node*>(&node), o}));
+    engine::PrepareContext ctx;
+    ctx.op = &task.op;
+    ctx.num_threads = num_threads_;
+    for (const ValueRef& ref : task.inputs) {
+      ctx.input_types.push_back(ref.type);
+      ctx.const_inputs.push_back(ref.kind == ValueRef::Kind::kWeight ? &program_.weights[ref.index].value : nullptr);
+    }
+    for (const ValueRef& ref : task.outputs) ctx.output_types.push_back(ref.type);
+    auto def = engine->kernel_builder().BuildTask(engine->kernel_factory(), *engine_name, ctx);
+    if (!def.ok()) return Annotate(def.status(), StrCat("node '", node.name(), "' (", type, ")"));
+    task.def = *std::move(def);
+    program_.tasks.push_back(std::move(task));
+    return absl::OkStatus();
+  }
+
+  using PortKey = std::pair<const ir::Node*, int>;
+  const ir::Graph& graph_;
+  const engine::EngineRegistry& engines_;
+  int num_threads_;
+  MemoryPlan plan_;
+  runtime::StaticProgram program_;
+  absl::flat_hash_map<PortKey, ValueRef> refs_;  // inputs and weights
+  absl::flat_hash_map<PortKey, int> dedicated_;  // arena values that are dedicated outputs
+};
+
+}  // namespace
+
+bool IsStaticGraph(const ir::Graph& graph) {
+  auto it = graph.attrs().find(ir::kAttrIsUnknownShape);
+  if (it != graph.attrs().end()) {
+    const bool* unknown = it->second.get<bool>();
+    if (unknown != nullptr && *unknown) return false;
+  }
+  // Flattening keeps the dynamic partitioner's verdict on the nodes.
+  for (const ir::Node* node : graph.nodes()) {
+    if (!node->op_desc().subgraph_names().empty()) return false;
+    if (node->op_desc().GetAttrOr<bool>(ir::kAttrIsUnknownShape, false)) return false;
+  }
+  return true;
+}
+
+absl::StatusOr<runtime::StaticProgram> BuildStaticProgram(const ir::Graph& graph,
+                                                          const engine::EngineRegistry& engines, int num_threads) {
+  return ProgramBuilder(graph, engines, num_threads).Build();
+}
+
+}  // namespace ge::compiler

@@ -1,0 +1,34 @@
+// TaskBuilder: turns a placed, known-shape graph into a StaticProgram —
+// the memory plan (compiler/memory) plus each node's task from its engine's
+// KernelBuilder (GE's GraphBuilder::BuildForKnownShapeGraph).
+//
+// A graph can run statically when its root was not split as dynamic
+// (`_is_unknown_shape` is true neither on the graph nor on a node, as the
+// flattened form keeps it), every value is a tensor
+// of fully known shape and a fixed-size dtype, no node owns subgraphs, and
+// every weight is a Const. Data nodes become graph inputs, Const nodes
+// weights, NoOps nothing; the NetOutput's inputs are the outputs. A graph
+// output whose arena buffer holds no other value is marked dedicated so a
+// user buffer can take its place.
+#pragma once
+
+#include "absl/status/statusor.h"
+#include "base/ir/graph.h"
+#include "runtime/engines/engine_registry.h"
+#include "runtime/model/static_program.h"
+
+namespace ge::compiler {
+
+// Whether the partition pipeline left `graph` as one static unit (no
+// `_is_unknown_shape = true` on the graph or its nodes) and no node owns a
+// subgraph.
+bool IsStaticGraph(const ir::Graph& graph);
+
+// The program of `graph` (see above); Unimplemented naming the node and the
+// reason when the graph cannot run statically; other errors come from the
+// engines' builders and name the node. `num_threads` is the intra-op thread
+// budget kernels are prepared for.
+absl::StatusOr<runtime::StaticProgram> BuildStaticProgram(const ir::Graph& graph,
+                                                          const engine::EngineRegistry& engines, int num_threads);
+
+}  // namespace ge::compiler
