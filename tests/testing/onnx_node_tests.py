@@ -3,9 +3,12 @@
 
 Usage: onnx_node_tests.py OUT_DIR
 
-Generates the node tests with python3-onnx's generator (no network), keeps
-the single-node models of the default domain, and writes each test's
-tensors as .npy files plus OUT_DIR/manifest.txt, one block per test:
+Generates the backend tests with python3-onnx's generator (no network).
+Copies every `node` and `simple` test as generated (model.onnx plus
+test_data_set_*/{input,output}_N.pb) to OUT_DIR/backend/{node,simple} for
+the whole-path conformance runner (tests/conformance). For the kernel
+tests, keeps the single-node models of the default domain and writes each
+test's tensors as .npy files plus OUT_DIR/manifest.txt, one block per test:
 
     test <name> <op type> <since_version of the op at the model's opset>
     attr <name> int <v> | float <v> | string <v> | ints <n> <v...> |
@@ -20,6 +23,7 @@ marked. Exits with 77 (ctest's skip code) when onnx is not installed.
 import glob
 import os
 import runpy
+import shutil
 import sys
 import tempfile
 
@@ -147,6 +151,10 @@ def main():
                 block = None
             if block:
                 lines.extend(block)
+        backend_dir = os.path.join(out_dir, "backend")
+        shutil.rmtree(backend_dir, ignore_errors=True)
+        for kind in ("node", "simple"):
+            shutil.copytree(os.path.join(data_dir, kind), os.path.join(backend_dir, kind))
     with open(os.path.join(out_dir, "manifest.txt"), "w") as f:
         f.write("\n".join(lines) + "\n")
 

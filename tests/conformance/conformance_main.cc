@@ -1,0 +1,181 @@
+// onnx_conformance: runs every ONNX backend `node` and `simple` test through
+// ged's whole path (import -> compile with the default engine placement ->
+// execute) and compares with the suite's reference outputs.
+//
+// Prints "FAIL <test>: <reason>" per failing test and a closing
+// "N passed, N failed" line. Tests listed in known_failures.txt (name, then
+// the reason) may fail; any other failure, and any listed test that now
+// passes (so the list stays true), makes the exit code 1. Exit code 77
+// (ctest's skip) when there is no generated test data.
+//
+// Usage: onnx_conformance [--data DIR] [--known-failures FILE]
+//                         [--filter SUBSTRING] [--docs FILE] [--verbose]
+// The defaults come from ctest's environment (GED_BINARY_DIR,
+// GED_SOURCE_DIR). --docs rewrites the table of failures between the
+// markers in FILE (docs/conformance.md) from this run's results.
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_replace.h"
+#include "base/status.h"
+#include "base/strings.h"
+#include "tests/conformance/backend_case.h"
+
+namespace ge::conformance {
+namespace {
+
+struct Args {
+  std::string data, known_failures, filter, docs;
+  bool verbose = false;
+};
+
+std::string Env(const char* name) {
+  const char* v = std::getenv(name);
+  return v == nullptr ? std::string() : std::string(v);
+}
+
+absl::StatusOr<Args> ParseArgs(int argc, char** argv) {
+  Args args;
+  if (!Env("GED_BINARY_DIR").empty()) args.data = Env("GED_BINARY_DIR") + "/testdata/onnx_node/backend";
+  if (!Env("GED_SOURCE_DIR").empty()) {
+    args.known_failures = Env("GED_SOURCE_DIR") + "/tests/conformance/known_failures.txt";
+  }
+  for (int i = 1; i < argc; ++i) {
+    const std::string flag = argv[i];
+    if (flag == "--verbose") {
+      args.verbose = true;
+      continue;
+    }
+    if (i + 1 >= argc) return InvalidArgument("flag ", flag, " needs a value");
+    const std::string value = argv[++i];
+    if (flag == "--data") args.data = value;
+    else if (flag == "--known-failures") args.known_failures = value;
+    else if (flag == "--filter") args.filter = value;
+    else if (flag == "--docs") args.docs = value;
+    else return InvalidArgument("unknown flag ", flag);
+  }
+  if (args.data.empty()) return InvalidArgument("no --data and no GED_BINARY_DIR");
+  return args;
+}
+
+// name -> reason; '#' starts a comment line.
+absl::StatusOr<std::map<std::string, std::string>> ReadKnownFailures(const std::string& path) {
+  std::map<std::string, std::string> known;
+  if (path.empty()) return known;
+  std::ifstream in(path);
+  if (!in) return NotFound("cannot open known failures list ", path);
+  std::string line;
+  for (int line_no = 1; std::getline(in, line); ++line_no) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream s(line);
+    std::string name, reason;
+    s >> name;
+    std::getline(s >> std::ws, reason);
+    if (reason.empty()) return InvalidArgument(path, ":", line_no, ": ", name, " has no reason");
+    if (!known.emplace(name, reason).second) return InvalidArgument(path, ":", line_no, ": ", name, " listed twice");
+  }
+  return known;
+}
+
+std::string OneLine(std::string_view text) {
+  return absl::StrReplaceAll(AbslView(text), {{"\n", " | "}, {"\r", ""}});
+}
+
+struct Failure {
+  std::string name, kind, reason;
+};
+
+// Rewrites the lines between the table markers of `path`.
+absl::Status WriteDocsTable(const std::string& path, const std::vector<Failure>& failures,
+                            const std::map<std::string, std::string>& known, const std::string& summary) {
+  std::ifstream in(path);
+  if (!in) return NotFound("cannot open ", path);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  const std::string text = buffer.str();
+  const std::string begin = "<!-- conformance-table:begin -->", end = "<!-- conformance-table:end -->";
+  const size_t b = text.find(begin), e = text.find(end);
+  if (b == std::string::npos || e == std::string::npos || e < b) return InvalidArgument(path, " has no table markers");
+  std::string table = StrCat(begin, "\n", summary, "\n\n",
+                             "| test | kind | reason |\n|---|---|---|\n");
+  for (const Failure& f : failures) {
+    auto it = known.find(f.name);
+    std::string reason = it != known.end() ? it->second : "(not listed) " + f.reason;
+    StrAppend(&table, "| `", f.name, "` | ", f.kind, " | ", absl::StrReplaceAll(reason, {{"|", "\\|"}}), " |\n");
+  }
+  std::ofstream out(path);
+  out << text.substr(0, b) << table << text.substr(e);
+  return out ? absl::OkStatus() : Internal("cannot write ", path);
+}
+
+int Run(int argc, char** argv) {
+  auto args = ParseArgs(argc, argv);
+  if (!args.ok()) return std::cerr << args.status() << "\n", 2;
+  auto tests = ListBackendTests(args->data);
+  if (!tests.ok()) return std::cerr << tests.status() << " (run the onnx_node_test_data fixture)\n", 77;
+  auto known = ReadKnownFailures(args->known_failures);
+  if (!known.ok()) return std::cerr << known.status() << "\n", 2;
+  auto engines = engine::CreateEngineRegistry({}, {});
+  if (!engines.ok()) return std::cerr << engines.status() << "\n", 2;
+  ThreadPool pool(1, "conformance");
+
+  int passed = 0, unexpected = 0;
+  std::map<std::string, std::pair<int, int>> by_kind;  // kind -> (passed, run)
+  std::vector<Failure> failures;
+  std::vector<std::string> fixed;
+  std::set<std::string> seen;
+  for (const BackendTest& test : *tests) {
+    seen.insert(test.name);
+    if (!args->filter.empty() && test.name.find(args->filter) == std::string::npos) continue;
+    ++by_kind[test.kind].second;
+    const auto start = std::chrono::steady_clock::now();
+    const absl::Status status = RunBackendTest(test, **engines, &pool);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (seconds > 2) std::cout << "SLOW " << test.name << ": " << seconds << " s\n";
+    const bool is_known = known->count(test.name) > 0;
+    if (status.ok()) {
+      ++passed;
+      ++by_kind[test.kind].first;
+      if (args->verbose) std::cout << "PASS " << test.name << "\n";
+      if (is_known) fixed.push_back(test.name);
+      continue;
+    }
+    failures.push_back({test.name, test.kind, OneLine(StdView(status.message()))});
+    std::cout << "FAIL " << test.name << ": " << failures.back().reason << (is_known ? "" : " [not in known failures]")
+              << "\n";
+    if (!is_known) ++unexpected;
+  }
+  for (const std::string& name : fixed) {
+    std::cout << "FIXED " << name << ": passes but is listed in known_failures.txt; remove it\n";
+  }
+  for (const auto& [name, reason] : *known) {
+    if (!seen.count(name)) std::cout << "STALE " << name << ": listed in known_failures.txt but no such test\n";
+  }
+  std::string summary;
+  for (const auto& [kind, counts] : by_kind) {
+    StrAppend(&summary, summary.empty() ? "" : "; ", kind, ": ", counts.first, " of ", counts.second, " pass (",
+              absl::StrFormat("%.1f", 100.0 * counts.first / std::max(1, counts.second)), "%)");
+  }
+  std::cout << summary << "\n";
+  if (!args->docs.empty()) {
+    absl::Status s = WriteDocsTable(args->docs, failures, *known, summary);
+    if (!s.ok()) std::cerr << s << "\n";
+  }
+  std::cout << unexpected << " unexpected failures, " << fixed.size() << " listed tests now passing\n";
+  std::cout << passed << " passed, " << failures.size() << " failed\n";
+  return unexpected > 0 || !fixed.empty() ? 1 : 0;
+}
+
+}  // namespace
+}  // namespace ge::conformance
+
+int main(int argc, char** argv) { return ge::conformance::Run(argc, argv); }
