@@ -149,12 +149,15 @@ absl::StatusOr<device::Device*> Session::GetDevice() {
   return device_.get();
 }
 
-absl::Status Session::AddCompiledGraph(uint32_t graph_id, std::unique_ptr<compiler::CompiledGraph> compiled,
-                                       std::optional<runtime::StaticProgram> program) {
+absl::Status Session::AddCompiledModel(uint32_t graph_id, runtime::CompiledModel model) {
+  if (model.graph == nullptr) return InvalidArgument("compiled model for graph ", graph_id, " has no graph");
   auto entry = std::make_unique<GraphEntry>();
   entry->options = options_;
-  entry->compiled = std::move(compiled);
-  GE_RETURN_IF_ERROR(LoadExecutor(*entry, std::move(program)));
+  for (const auto& [k, v] : model.options) entry->options[k] = v;
+  entry->compiled = std::make_unique<compiler::CompiledGraph>();
+  GE_ASSIGN_OR_RETURN(entry->compiled->options, compiler::CompileOptions::FromOptions(entry->options));
+  entry->compiled->graph = std::move(model.graph);
+  GE_RETURN_IF_ERROR(LoadExecutor(*entry, std::move(model.program)));
   std::lock_guard<std::mutex> lock(mu_);
   if (graphs_.contains(graph_id)) return AlreadyExists("graph ", graph_id, " already exists in this session");
   graphs_.emplace(graph_id, std::move(entry));

@@ -31,6 +31,7 @@
 #include "runtime/device/device.h"
 #include "runtime/executor/dynamic_executor.h"
 #include "runtime/executor/static_executor.h"
+#include "runtime/model/gem.h"
 
 namespace ge::session {
 
@@ -67,11 +68,10 @@ class Session {
   // before compilation.
   absl::StatusOr<bool> RunsStatically(uint32_t graph_id) const;
 
-  // Adds a graph that is already compiled (a loaded .gem): `program`, when
-  // set, runs on the StaticExecutor, else `compiled->graph` on the
+  // Adds a graph that is already compiled (a loaded .gem): its program,
+  // when set, runs on the StaticExecutor, else its graph on the
   // DynamicExecutor. Fails like CompileGraph when an executor cannot load.
-  absl::Status AddCompiledGraph(uint32_t graph_id, std::unique_ptr<compiler::CompiledGraph> compiled,
-                                std::optional<runtime::StaticProgram> program);
+  absl::Status AddCompiledModel(uint32_t graph_id, runtime::CompiledModel model);
 
  private:
   struct GraphEntry;

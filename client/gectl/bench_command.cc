@@ -38,10 +38,8 @@ absl::Status Bench(const BenchFlags& flags) {
   spec.seed = flags.seed;
   for (const std::string& f : flags.inputs) GE_RETURN_IF_ERROR(ParseInputFlag(f, spec));
   for (const std::string& f : flags.shapes) GE_RETURN_IF_ERROR(ParseShapeFlag(f, spec));
-  GE_ASSIGN_OR_RETURN(auto graph, LoadModel(flags.model));
   GE_ASSIGN_OR_RETURN(auto runtime, LocalRuntime::Create(flags.threads));
-  GE_ASSIGN_OR_RETURN(auto session, runtime->NewSession(std::move(graph), options));
-  GE_RETURN_IF_ERROR(session->CompileGraph(0));
+  GE_ASSIGN_OR_RETURN(auto session, runtime->OpenModel(flags.model, options));
   GE_ASSIGN_OR_RETURN(session::GraphInfo info, session->GetGraphInfo(0));
   GE_ASSIGN_OR_RETURN(std::vector<Value> inputs, MakeInputs(info, spec));
   for (int i = 0; i < flags.warmup; ++i) GE_RETURN_IF_ERROR(session->RunGraph(0, inputs).status());

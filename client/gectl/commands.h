@@ -52,7 +52,16 @@ struct PartitionFlags {
   std::string dump_file;             // default: <model stem>.partition.dot
 };
 
+struct CompileFlags {
+  std::string model;
+  std::string output;                // OUT.gem
+  std::vector<std::string> options;  // KEY=VALUE
+  bool external_weights = false;     // weights to OUT.gem.weights
+  int threads = 0;                   // the thread budget kernels are prepared for
+};
+
 int RunCommand(const RunFlags& flags);
+int CompileCommand(const CompileFlags& flags);
 int PartitionCommand(const PartitionFlags& flags);
 int BenchCommand(const BenchFlags& flags);
 int DumpCommand(const DumpFlags& flags);

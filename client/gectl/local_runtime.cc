@@ -6,6 +6,7 @@
 
 #include "base/status.h"
 #include "compiler/frontend/onnx_importer.h"
+#include "runtime/model/gem.h"
 
 namespace ge::gectl {
 
@@ -25,10 +26,36 @@ absl::StatusOr<std::unique_ptr<session::Session>> LocalRuntime::NewSession(std::
   return session;
 }
 
-absl::StatusOr<std::unique_ptr<ir::Graph>> LoadModel(const std::string& path) {
+absl::StatusOr<std::unique_ptr<session::Session>> LocalRuntime::OpenModel(const std::string& path,
+                                                                          const OptionMap& options) {
+  if (!runtime::IsGemPath(path)) {
+    GE_ASSIGN_OR_RETURN(auto graph, LoadModel(path));
+    GE_ASSIGN_OR_RETURN(auto session, NewSession(std::move(graph), options));
+    GE_RETURN_IF_ERROR(session->CompileGraph(0));
+    return session;
+  }
+  if (!options.empty()) {
+    return InvalidArgument("--option applies when compiling; ", path, " is already compiled (gectl compile takes them)");
+  }
+  GE_RETURN_IF_ERROR(CheckModelPath(path));
+  GE_ASSIGN_OR_RETURN(runtime::CompiledModel model, runtime::LoadGem(path, *engines_));
+  auto session = std::make_unique<session::Session>(*engines_, OptionMap(), pool_.get());
+  GE_RETURN_IF_ERROR(session->AddCompiledModel(0, std::move(model)));
+  return session;
+}
+
+absl::Status CheckModelPath(const std::string& path) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) return NotFound("model file ", path, " does not exist");
   if (std::filesystem::is_directory(path, ec)) return InvalidArgument("model path ", path, " is a directory");
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::unique_ptr<ir::Graph>> LoadModel(const std::string& path) {
+  GE_RETURN_IF_ERROR(CheckModelPath(path));
+  if (runtime::IsGemPath(path)) {
+    return InvalidArgument(path, " is a compiled model (.gem); this command takes a source model (.onnx)");
+  }
   return frontend::ImportOnnxFile(path);
 }
 

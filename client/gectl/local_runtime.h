@@ -24,14 +24,21 @@ class LocalRuntime {
   // A session holding `graph` as graph 0 with `options`.
   absl::StatusOr<std::unique_ptr<session::Session>> NewSession(std::unique_ptr<ir::Graph> graph,
                                                                const OptionMap& options);
+  // A session holding the model at `path` as graph 0, compiled: a .gem is
+  // loaded (and checked against this host's engines and CPU; `options`
+  // must be empty, they were fixed at compile time), any other model is
+  // imported and compiled with `options`.
+  absl::StatusOr<std::unique_ptr<session::Session>> OpenModel(const std::string& path, const OptionMap& options);
 
  private:
   std::unique_ptr<engine::EngineRegistry> engines_;
   std::unique_ptr<ThreadPool> pool_;
 };
 
-// Loads a model file by its extension (.onnx).
+// Imports a model file (.onnx); a .gem is refused (use OpenModel).
 absl::StatusOr<std::unique_ptr<ir::Graph>> LoadModel(const std::string& path);
+// NotFound / InvalidArgument when `path` is missing or a directory.
+absl::Status CheckModelPath(const std::string& path);
 
 // Parses repeated KEY=VALUE flags and validates them against the option table.
 absl::StatusOr<OptionMap> ParseOptionFlags(const std::vector<std::string>& flags);

@@ -19,16 +19,25 @@ int main(int argc, char** argv) {
 
   ge::gectl::RunFlags run;
   CLI::App* run_cmd = app.add_subcommand("run", "Run a model on given or random inputs");
-  run_cmd->add_option("model", run.model, "Model file (.onnx)")->required();
+  run_cmd->add_option("model", run.model, "Model file (.onnx or .gem)")->required();
   run_cmd->add_option("--input", run.inputs, "NAME=FILE.npy (repeatable)");
   run_cmd->add_option("--shape", run.shapes, "NAME=D0,D1,... for random inputs with unknown dims (repeatable)");
   run_cmd->add_option("--output-dir", run.output_dir, "Save each output as DIR/<name>.npy");
   run_cmd->add_option("--seed", run.seed, "Seed of the random inputs")->capture_default_str();
   run_cmd->add_option("--option", run.options, "KEY=VALUE compile option (repeatable)");
 
+  ge::gectl::CompileFlags compile;
+  CLI::App* compile_cmd = app.add_subcommand("compile", "Compile a model into a .gem compiled model");
+  compile_cmd->add_option("model", compile.model, "Model file (.onnx)")->required();
+  compile_cmd->add_option("-o,--output", compile.output, "Output file (.gem)")->required();
+  compile_cmd->add_option("--option", compile.options, "KEY=VALUE compile option (repeatable)");
+  compile_cmd->add_flag("--external-weights", compile.external_weights, "Write weights to OUT.gem.weights");
+  compile_cmd->add_option("--threads", compile.threads, "Intra-op threads kernels are prepared for (0: every core)")
+      ->capture_default_str();
+
   ge::gectl::BenchFlags bench;
   CLI::App* bench_cmd = app.add_subcommand("bench", "Time repeated runs of a model; one JSON line on stdout");
-  bench_cmd->add_option("model", bench.model, "Model file (.onnx)")->required();
+  bench_cmd->add_option("model", bench.model, "Model file (.onnx or .gem)")->required();
   bench_cmd->add_option("--iterations", bench.iterations, "Timed runs")->capture_default_str();
   bench_cmd->add_option("--warmup", bench.warmup, "Untimed runs first")->capture_default_str();
   bench_cmd->add_option("--threads", bench.threads, "Intra-op threads (0: every core)")->capture_default_str();
@@ -68,6 +77,7 @@ int main(int argc, char** argv) {
   try {
     if (absl::Status s = ge::SetLogLevel(log_level); !s.ok()) return ge::gectl::ReportError(s);
     if (run_cmd->parsed()) return ge::gectl::RunCommand(run);
+    if (compile_cmd->parsed()) return ge::gectl::CompileCommand(compile);
     if (bench_cmd->parsed()) return ge::gectl::BenchCommand(bench);
     if (dump_cmd->parsed()) return ge::gectl::DumpCommand(dump);
     if (partition_cmd->parsed()) return ge::gectl::PartitionCommand(partition);

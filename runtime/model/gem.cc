@@ -1,0 +1,349 @@
+// .gem writing and loading: the CompiledModelDef message, external weight
+// files, and the checks that refuse a model built for another host.
+#include "runtime/model/gem.h"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "absl/container/flat_hash_map.h"
+#include "base/ir/op_types.h"
+#include "base/ir/proto_convert.h"
+#include "base/status.h"
+#include "base/version.h"
+#include "ge/v1/model.pb.h"
+
+namespace ge::runtime {
+namespace {
+
+// Features a kernel library may dispatch on; only those this host has are
+// recorded, and a loading host must have all of them.
+#define GE_CPU_FEATURE(name) {name, [] { return __builtin_cpu_supports(name) != 0; }}
+struct CpuFeature {
+  const char* name;
+  bool (*present)();
+};
+const CpuFeature kCpuFeatures[] = {
+    GE_CPU_FEATURE("sse4.2"),   GE_CPU_FEATURE("avx"),      GE_CPU_FEATURE("avx2"),
+    GE_CPU_FEATURE("fma"),      GE_CPU_FEATURE("f16c"),     GE_CPU_FEATURE("avx512f"),
+    GE_CPU_FEATURE("avx512bw"), GE_CPU_FEATURE("avx512vl"), GE_CPU_FEATURE("avx512dq"),
+    GE_CPU_FEATURE("avx512vnni"), GE_CPU_FEATURE("avx512bf16"),
+};
+#undef GE_CPU_FEATURE
+
+void RefToProto(const ValueRef& ref, v1::ValueRefDef* out) {
+  out->set_kind(static_cast<v1::ValueRefDef::Kind>(ref.kind));
+  out->set_offset(ref.offset);
+  out->set_index(ref.index);
+  out->set_output(ref.output);
+  if (ref.kind != ValueRef::Kind::kNone) ir::ValueTypeToProto(ref.type, out->mutable_type());
+}
+
+absl::StatusOr<ValueRef> RefFromProto(const v1::ValueRefDef& in) {
+  ValueRef ref;
+  if (in.kind() < v1::ValueRefDef::KIND_NONE || in.kind() > v1::ValueRefDef::KIND_INPUT) {
+    return InvalidArgument("bad value kind ", static_cast<int>(in.kind()));
+  }
+  ref.kind = static_cast<ValueRef::Kind>(in.kind());
+  ref.offset = in.offset();
+  ref.index = in.index();
+  ref.output = in.output();
+  if (ref.kind == ValueRef::Kind::kNone) return ref;
+  GE_ASSIGN_OR_RETURN(ref.type, ir::ValueTypeFromProto(in.type()));
+  if (!ref.type.is_tensor() || !ref.type.shape().IsFullyKnown() || ref.type.dtype() == DataType::kString) {
+    return InvalidArgument("value of type ", ref.type.ToString(), " on the static path");
+  }
+  return ref;
+}
+
+void IoToProto(const StaticIo& io, v1::IoDef* out) {
+  out->set_name(io.name);
+  ir::ValueTypeToProto(io.type, out->mutable_type());
+}
+
+absl::StatusOr<StaticIo> IoFromProto(const v1::IoDef& in) {
+  StaticIo io;
+  io.name = in.name();
+  GE_ASSIGN_OR_RETURN(io.type, ir::ValueTypeFromProto(in.type()));
+  return io;
+}
+
+void ProgramToProto(const StaticProgram& p, v1::StaticProgramDef* out) {
+  for (const StaticTask& t : p.tasks) {
+    v1::TaskDefProto* task = out->add_tasks();
+    task->set_node(t.op.name());
+    task->set_engine(t.def.engine);
+    task->set_kernel(t.def.kernel);
+    task->set_param_version(t.def.param_version);
+    task->set_params(t.def.params);
+    task->set_workspace_bytes(t.def.workspace_bytes);
+    for (const ValueRef& r : t.inputs) RefToProto(r, task->add_inputs());
+    for (const ValueRef& r : t.outputs) RefToProto(r, task->add_outputs());
+  }
+  for (const StaticWeight& w : p.weights) out->add_weight_nodes(w.node);
+  for (const StaticIo& io : p.inputs) IoToProto(io, out->add_inputs());
+  for (const StaticIo& io : p.outputs) IoToProto(io, out->add_outputs());
+  for (const ValueRef& r : p.output_values) RefToProto(r, out->add_output_values());
+  for (bool d : p.output_dedicated) out->add_output_dedicated(d);
+  out->set_arena_bytes(p.arena_bytes);
+  out->set_lower_bound_bytes(p.lower_bound_bytes);
+  out->set_no_reuse_bytes(p.no_reuse_bytes);
+}
+
+// Checks a reference against the program's tables.
+absl::Status CheckRef(const ValueRef& ref, const StaticProgram& p) {
+  switch (ref.kind) {
+    case ValueRef::Kind::kNone: return absl::OkStatus();
+    case ValueRef::Kind::kWeight:
+      if (ref.index < 0 || ref.index >= static_cast<int>(p.weights.size())) break;
+      return absl::OkStatus();
+    case ValueRef::Kind::kInput:
+      if (ref.index < 0 || ref.index >= static_cast<int>(p.inputs.size())) break;
+      return absl::OkStatus();
+    case ValueRef::Kind::kArena: {
+      auto count = ref.type.shape().NumElements();
+      if (!count.ok()) return count.status();
+      auto bytes = ByteSizeOf(ref.type.dtype(), *count);
+      if (!bytes.ok()) return bytes.status();
+      if (ref.offset < 0 || ref.offset > p.arena_bytes || static_cast<int64_t>(*bytes) > p.arena_bytes - ref.offset) break;
+      if (ref.output >= static_cast<int>(p.outputs.size())) break;
+      return absl::OkStatus();
+    }
+  }
+  return InvalidArgument("a value reference (kind ", static_cast<int>(ref.kind), ", index ", ref.index, ", offset ",
+                         ref.offset, ") points outside the program");
+}
+
+absl::StatusOr<StaticTask> TaskFromProto(const v1::TaskDefProto& in, const ir::Graph& graph, const StaticProgram& p) {
+  const ir::Node* node = graph.FindNode(in.node());
+  if (node == nullptr) return InvalidArgument("task names node '", in.node(), "', which is not in the graph");
+  StaticTask task;
+  task.op = node->op_desc();
+  task.def.engine = in.engine();
+  task.def.kernel = in.kernel();
+  task.def.param_version = in.param_version();
+  task.def.params = in.params();
+  task.def.workspace_bytes = in.workspace_bytes();
+  if (in.inputs_size() != node->num_inputs() || in.outputs_size() != node->num_outputs()) {
+    return InvalidArgument("task of node '", in.node(), "' has ", in.inputs_size(), " inputs and ", in.outputs_size(),
+                           " outputs; the node has ", node->num_inputs(), " and ", node->num_outputs());
+  }
+  for (const auto& r : in.inputs()) {
+    GE_ASSIGN_OR_RETURN(ValueRef ref, RefFromProto(r));
+    GE_RETURN_IF_ERROR(Annotate(CheckRef(ref, p), StrCat("task of node '", in.node(), "'")));
+    task.inputs.push_back(std::move(ref));
+  }
+  for (const auto& r : in.outputs()) {
+    GE_ASSIGN_OR_RETURN(ValueRef ref, RefFromProto(r));
+    if (ref.kind != ValueRef::Kind::kArena) return InvalidArgument("task of node '", in.node(), "' writes outside the arena");
+    GE_RETURN_IF_ERROR(Annotate(CheckRef(ref, p), StrCat("task of node '", in.node(), "'")));
+    task.outputs.push_back(std::move(ref));
+  }
+  return task;
+}
+
+absl::StatusOr<StaticProgram> ProgramFromProto(const v1::StaticProgramDef& in, const ir::Graph& graph) {
+  StaticProgram p;
+  p.graph_name = graph.name();
+  p.arena_bytes = in.arena_bytes();
+  p.lower_bound_bytes = in.lower_bound_bytes();
+  p.no_reuse_bytes = in.no_reuse_bytes();
+  if (p.arena_bytes < 0) return InvalidArgument("negative arena size");
+  for (const std::string& name : in.weight_nodes()) {
+    const ir::Node* node = graph.FindNode(name);
+    auto value = node != nullptr && node->type() == ir::kConst ? node->op_desc().GetAttr<Tensor>(ir::kAttrValue)
+                                                                : std::nullopt;
+    if (!value) return InvalidArgument("weight '", name, "' is not a Const node with a value");
+    p.weights.push_back({name, *value});
+  }
+  for (const auto& io : in.inputs()) {
+    GE_ASSIGN_OR_RETURN(StaticIo x, IoFromProto(io));
+    p.inputs.push_back(std::move(x));
+  }
+  for (const auto& io : in.outputs()) {
+    GE_ASSIGN_OR_RETURN(StaticIo x, IoFromProto(io));
+    p.outputs.push_back(std::move(x));
+  }
+  if (in.output_values_size() != in.outputs_size() || in.output_dedicated_size() != in.outputs_size()) {
+    return InvalidArgument("output tables of different lengths");
+  }
+  for (const auto& r : in.output_values()) {
+    GE_ASSIGN_OR_RETURN(ValueRef ref, RefFromProto(r));
+    GE_RETURN_IF_ERROR(CheckRef(ref, p));
+    p.output_values.push_back(std::move(ref));
+  }
+  p.output_dedicated.assign(in.output_dedicated().begin(), in.output_dedicated().end());
+  for (const auto& t : in.tasks()) {
+    GE_ASSIGN_OR_RETURN(StaticTask task, TaskFromProto(t, graph, p));
+    p.tasks.push_back(std::move(task));
+  }
+  return p;
+}
+
+std::vector<std::pair<std::string, std::string>> EnginesOf(const ir::Graph& graph,
+                                                           const engine::EngineRegistry& engines) {
+  std::map<std::string, std::string> found;
+  for (const ir::Node* node : graph.nodes()) {
+    auto name = node->op_desc().GetAttr<std::string>(ir::kAttrEngineName);
+    if (!name || found.contains(*name)) continue;
+    const engine::EngineAttributes* attrs = engines.FindAttributes(*name);
+    found[*name] = attrs ? attrs->version : "";
+  }
+  return {found.begin(), found.end()};
+}
+
+// Moves every Const's raw bytes from `graph` to the weights file.
+absl::Status WriteExternalWeights(v1::CompiledModelDef& def, const std::string& path) {
+  const std::string file = path + ".weights";
+  std::ofstream out(file, std::ios::binary | std::ios::trunc);
+  if (!out) return FailedPrecondition("cannot write weights file ", file);
+  uint64_t offset = 0;
+  const std::string base = std::filesystem::path(file).filename().string();
+  for (v1::NodeDef& node : *def.mutable_graph()->mutable_nodes()) {
+    if (node.type() != ir::kConst) continue;
+    auto it = node.mutable_attrs()->find(std::string(ir::kAttrValue));
+    if (it == node.mutable_attrs()->end() || !it->second.has_t() || it->second.t().raw_data().empty()) continue;
+    const v1::TensorDef& t = it->second.t();
+    const uint64_t aligned = (offset + kStaticAlignment - 1) / kStaticAlignment * kStaticAlignment;
+    out.write(std::string(aligned - offset, '\0').data(), static_cast<std::streamsize>(aligned - offset));
+    out.write(t.raw_data().data(), static_cast<std::streamsize>(t.raw_data().size()));
+    v1::ExternalWeight* w = def.add_external_weights();
+    w->set_node(node.name());
+    w->set_file(base);
+    w->set_offset(aligned);
+    w->set_size(t.raw_data().size());
+    w->set_dtype(t.dtype());
+    for (int64_t d : t.dims()) w->mutable_shape()->add_dims(d);
+    offset = aligned + t.raw_data().size();
+    node.mutable_attrs()->erase(it);
+  }
+  out.close();
+  if (!out) return Internal("writing weights file ", file, " failed");
+  return absl::OkStatus();
+}
+
+absl::Status ReadExternalWeights(v1::CompiledModelDef& def, const std::string& path) {
+  absl::flat_hash_map<std::string, v1::NodeDef*> nodes;
+  for (v1::NodeDef& node : *def.mutable_graph()->mutable_nodes()) nodes[node.name()] = &node;
+  const std::filesystem::path dir = std::filesystem::path(path).parent_path();
+  for (const v1::ExternalWeight& w : def.external_weights()) {
+    auto it = nodes.find(w.node());
+    if (it == nodes.end()) return InvalidArgument("external weight names node '", w.node(), "', which is not in the graph");
+    if (w.file().find('/') != std::string::npos || w.file() == "..") {
+      return InvalidArgument("external weight file '", w.file(), "' must be a plain file name");
+    }
+    const std::string file = (dir / w.file()).string();
+    std::ifstream in(file, std::ios::binary);
+    if (!in) return NotFound("weights file ", file, " of ", path, " cannot be opened");
+    in.seekg(0, std::ios::end);
+    const uint64_t file_size = static_cast<uint64_t>(in.tellg());
+    if (w.offset() > file_size || w.size() > file_size - w.offset()) {
+      return InvalidArgument("weight of node '", w.node(), "' lies past the end of ", file);
+    }
+    std::string bytes(w.size(), '\0');
+    in.seekg(static_cast<std::streamoff>(w.offset()));
+    in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    if (!in) return Internal("reading ", file, " failed");
+    v1::AttrValueDef value;
+    value.mutable_t()->set_dtype(w.dtype());
+    for (int64_t d : w.shape().dims()) value.mutable_t()->add_dims(d);
+    value.mutable_t()->set_raw_data(std::move(bytes));
+    (*it->second->mutable_attrs())[std::string(ir::kAttrValue)] = std::move(value);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckBuiltForThisHost(const v1::CompiledModelDef& def, const std::string& path,
+                                   const engine::EngineRegistry& engines) {
+  if (def.format_version() != kGemFormatVersion) {
+    return FailedPrecondition(path, " is a .gem of format version ", def.format_version(), "; this ged (",
+                              GED_VERSION_STRING, ") reads version ", kGemFormatVersion, ": recompile the model");
+  }
+  for (const v1::EngineVersion& e : def.engines()) {
+    const engine::EngineAttributes* attrs = engines.FindAttributes(e.name());
+    if (attrs == nullptr) {
+      return FailedPrecondition(path, " was built for engine '", e.name(), "' (version ", e.version(),
+                                "), which is not loaded here: recompile the model");
+    }
+    if (attrs->version != e.version()) {
+      return FailedPrecondition(path, " was built for engine '", e.name(), "' version ", e.version(),
+                                ", but the loaded engine is version ", attrs->version, ": recompile the model");
+    }
+  }
+  const std::vector<std::string> host = HostCpuFeatures();
+  std::string missing;
+  for (const std::string& f : def.cpu_features()) {
+    if (std::find(host.begin(), host.end(), f) == host.end()) StrAppend(&missing, missing.empty() ? "" : ", ", f);
+  }
+  if (!missing.empty()) {
+    return FailedPrecondition(path, " was built for a CPU with ", missing,
+                              ", which this CPU lacks: recompile the model on this host");
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+std::vector<std::string> HostCpuFeatures() {
+  std::vector<std::string> features;
+  for (const CpuFeature& f : kCpuFeatures) {
+    if (f.present()) features.push_back(f.name);
+  }
+  return features;
+}
+
+bool IsGemPath(std::string_view path) { return path.size() > 4 && path.substr(path.size() - 4) == ".gem"; }
+
+absl::Status SaveGem(const CompiledModel& model, const std::string& path, const engine::EngineRegistry& engines,
+                     const GemWriteOptions& options) {
+  if (model.graph == nullptr) return InvalidArgument("no graph to write to ", path);
+  v1::CompiledModelDef def;
+  def.set_format_version(kGemFormatVersion);
+  def.set_ged_version(GED_VERSION_STRING);
+  auto engine_list = model.engines.empty() ? EnginesOf(*model.graph, engines) : model.engines;
+  for (const auto& [name, version] : engine_list) {
+    v1::EngineVersion* e = def.add_engines();
+    e->set_name(name);
+    e->set_version(version);
+  }
+  for (const std::string& f : model.cpu_features.empty() ? HostCpuFeatures() : model.cpu_features) {
+    def.add_cpu_features(f);
+  }
+  for (const auto& [k, v] : model.options) (*def.mutable_options())[k] = v;
+  GE_RETURN_IF_ERROR(ir::GraphToProto(*model.graph, def.mutable_graph()));
+  if (model.program) {
+    ProgramToProto(*model.program, def.mutable_program());
+  }
+  if (options.external_weights) GE_RETURN_IF_ERROR(WriteExternalWeights(def, path));
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) return FailedPrecondition("cannot write ", path);
+  if (!def.SerializeToOstream(&out)) return Internal("serializing the compiled model to ", path, " failed");
+  out.close();
+  if (!out) return Internal("writing ", path, " failed");
+  return absl::OkStatus();
+}
+
+absl::StatusOr<CompiledModel> LoadGem(const std::string& path, const engine::EngineRegistry& engines) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return NotFound("compiled model ", path, " cannot be opened");
+  v1::CompiledModelDef def;
+  if (!def.ParseFromIstream(&in)) return InvalidArgument(path, " is not a .gem compiled model (unreadable)");
+  GE_RETURN_IF_ERROR(CheckBuiltForThisHost(def, path, engines));
+  GE_RETURN_IF_ERROR(ReadExternalWeights(def, path));
+  CompiledModel model;
+  absl::StatusOr<std::unique_ptr<ir::Graph>> graph = ir::GraphFromProto(def.graph());
+  if (!graph.ok()) return Annotate(graph.status(), StrCat("the graph of ", path));
+  model.graph = *std::move(graph);
+  if (def.has_program()) {
+    absl::StatusOr<StaticProgram> program = ProgramFromProto(def.program(), *model.graph);
+    if (!program.ok()) return Annotate(program.status(), StrCat("the static program of ", path));
+    model.program = *std::move(program);
+  }
+  for (const auto& [k, v] : def.options()) model.options[k] = v;
+  for (const auto& e : def.engines()) model.engines.emplace_back(e.name(), e.version());
+  model.ged_version = def.ged_version();
+  model.cpu_features.assign(def.cpu_features().begin(), def.cpu_features().end());
+  return model;
+}
+
+}  // namespace ge::runtime

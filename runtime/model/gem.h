@@ -1,0 +1,60 @@
+// The .gem compiled model file (proto/ge/v1/model.proto): writing and
+// loading (GE's OM file and ModelManager::LoadModelOffline).
+//
+// A CompiledModel is a placed, flattened graph plus, when it runs
+// statically, its StaticProgram, with the options it was compiled with and
+// what it was built for: the ged version, every engine a node is placed on
+// with its version, and the CPU features of the compiling host. Weights
+// live in the graph's Const nodes; with external weights they are written
+// to `<file>.weights` beside the .gem (offsets aligned) and read back at
+// load. Loading verifies the format version, that every engine is loaded
+// here at the same version, and that this CPU has every recorded feature;
+// a mismatch is FailedPrecondition naming the file and what differs.
+// Nothing a file contains can crash the loader: the graph goes through
+// the validating proto reader, and task references are checked.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "base/ir/graph.h"
+#include "base/options.h"
+#include "runtime/engines/engine_registry.h"
+#include "runtime/model/static_program.h"
+
+namespace ge::runtime {
+
+inline constexpr uint32_t kGemFormatVersion = 1;
+
+struct CompiledModel {
+  std::unique_ptr<ir::Graph> graph;       // flattened and placed
+  std::optional<StaticProgram> program;   // set when the graph runs statically
+  OptionMap options;
+  std::vector<std::pair<std::string, std::string>> engines;  // name, version (filled by SaveGem when empty)
+  std::string ged_version;
+  std::vector<std::string> cpu_features;
+};
+
+struct GemWriteOptions {
+  bool external_weights = false;  // Const values to `<path>.weights`
+};
+
+// The CPU features of this host that kernels may depend on ("avx2", ...).
+std::vector<std::string> HostCpuFeatures();
+
+// Writes `model` to `path` (and `<path>.weights`); records the engines'
+// versions from `engines`, this ged's version and this host's CPU features.
+absl::Status SaveGem(const CompiledModel& model, const std::string& path, const engine::EngineRegistry& engines,
+                     const GemWriteOptions& options = {});
+
+// Reads and verifies `path` against `engines` and this host (see above).
+absl::StatusOr<CompiledModel> LoadGem(const std::string& path, const engine::EngineRegistry& engines);
+
+// Whether `path` names a .gem file (by extension).
+bool IsGemPath(std::string_view path);
+
+}  // namespace ge::runtime
