@@ -1,0 +1,154 @@
+// .gem round trip (inline and external weights, static program and dynamic
+// graph) and refusal of models built for other engine versions, missing
+// engines, other CPUs, other format versions, and corrupt files.
+#include "runtime/model/gem.h"
+
+#include <filesystem>
+#include <fstream>
+
+#include "base/ir/text_format.h"
+#include "base/version.h"
+#include "compiler/build/model_builder.h"
+#include "ge/v1/model.pb.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "session/session.h"
+
+namespace ge::runtime {
+namespace {
+
+using ::testing::HasSubstr;
+namespace fs = std::filesystem;
+
+constexpr char kStatic[] = R"(graph main {
+    x = Data() {index = 0} -> (f32[2,3])
+    s = Const() {value = tensor<i64[2]>[3, 2]} -> (i64[2])
+    r = Reshape(x:0, s:0) -> (f32[3,2])
+    i = Identity(r:0) -> (f32[3,2])
+    out = NetOutput(i:0)
+  })";
+constexpr char kDynamic[] = R"(graph main {
+    x = Data() {index = 0} -> (f32[-1,3])
+    w = Const() {value = tensor<f32[3]>[1, 2, 3]} -> (f32[3])
+    y = Add(x:0, w:0) -> (f32[-1,3])
+    out = NetOutput(y:0)
+  })";
+
+class GemTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    auto registry = engine::CreateEngineRegistry({}, {});
+    ASSERT_TRUE(registry.ok()) << registry.status();
+    engines_ = registry->release();
+  }
+  static void TearDownTestSuite() { delete engines_; }
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("gem_test_" + std::to_string(::getpid()));
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  CompiledModel Build(const char* text) {
+    auto graph = ir::ParseGraph(text);
+    EXPECT_TRUE(graph.ok()) << graph.status();
+    auto model = compiler::BuildCompiledModel(std::move(*graph), {}, *engines_, nullptr);
+    EXPECT_TRUE(model.ok()) << model.status();
+    return std::move(*model);
+  }
+  std::vector<Value> RunLoaded(CompiledModel model, std::vector<Value> inputs) {
+    session::Session session(*engines_, {}, nullptr);
+    absl::Status added = session.AddCompiledModel(0, std::move(model));
+    EXPECT_TRUE(added.ok()) << added;
+    auto out = session.RunGraph(0, std::move(inputs));
+    EXPECT_TRUE(out.ok()) << out.status();
+    return out.ok() ? *out : std::vector<Value>();
+  }
+  // Rewrites the message in `path` with `edit`.
+  template <typename F>
+  void Edit(const std::string& path, F edit) {
+    v1::CompiledModelDef def;
+    {
+      std::ifstream in(path, std::ios::binary);
+      ASSERT_TRUE(def.ParseFromIstream(&in));
+    }
+    edit(def);
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    ASSERT_TRUE(def.SerializeToOstream(&out));
+  }
+
+  fs::path dir_;
+  static engine::EngineRegistry* engines_;
+};
+engine::EngineRegistry* GemTest::engines_ = nullptr;
+
+TEST_F(GemTest, StaticModelRoundTripsWithInlineAndExternalWeights) {
+  for (bool external : {false, true}) {
+    const std::string path = (dir_ / (external ? "ext.gem" : "inline.gem")).string();
+    CompiledModel model = Build(kStatic);
+    ASSERT_TRUE(model.program.has_value());
+    ASSERT_TRUE(SaveGem(model, path, *engines_, {.external_weights = external}).ok());
+    EXPECT_EQ(fs::exists(path + ".weights"), external);
+    auto loaded = LoadGem(path, *engines_);
+    ASSERT_TRUE(loaded.ok()) << loaded.status();
+    ASSERT_TRUE(loaded->program.has_value());
+    EXPECT_EQ(loaded->program->tasks.size(), model.program->tasks.size());
+    EXPECT_EQ(loaded->program->arena_bytes, model.program->arena_bytes);
+    EXPECT_EQ(loaded->ged_version, GED_VERSION_STRING);
+    EXPECT_EQ(loaded->cpu_features, HostCpuFeatures());
+    auto out = RunLoaded(*std::move(loaded), {Tensor::FromVector<float>({1, 2, 3, 4, 5, 6}, Shape{2, 3})});
+    ASSERT_EQ(out.size(), 1u);
+    EXPECT_EQ(out[0].tensor().shape(), (Shape{3, 2}));
+    EXPECT_EQ(out[0].tensor().data<float>()[5], 6);
+  }
+}
+
+TEST_F(GemTest, DynamicModelRoundTripsWithoutProgram) {
+  const std::string path = (dir_ / "dyn.gem").string();
+  CompiledModel model = Build(kDynamic);
+  EXPECT_FALSE(model.program.has_value());
+  ASSERT_TRUE(SaveGem(model, path, *engines_, {.external_weights = true}).ok());
+  auto loaded = LoadGem(path, *engines_);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_FALSE(loaded->program.has_value());
+  auto out = RunLoaded(*std::move(loaded), {Tensor::FromVector<float>({1, 1, 1}, Shape{1, 3})});
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].tensor().data<float>()[2], 4);
+}
+
+TEST_F(GemTest, RefusesOtherEngineVersionsEnginesCpusAndFormats) {
+  const std::string path = (dir_ / "m.gem").string();
+  auto expect_refused = [&](auto edit, const std::string& what) {
+    ASSERT_TRUE(SaveGem(Build(kStatic), path, *engines_).ok());
+    Edit(path, edit);
+    auto loaded = LoadGem(path, *engines_);
+    EXPECT_EQ(loaded.status().code(), absl::StatusCode::kFailedPrecondition) << loaded.status();
+    EXPECT_THAT(std::string(loaded.status().message()), HasSubstr(what));
+    EXPECT_THAT(std::string(loaded.status().message()), HasSubstr(path));
+  };
+  expect_refused([](v1::CompiledModelDef& d) { d.mutable_engines(0)->set_version("0.0-old"); },
+                 "version 0.0-old, but the loaded engine is version");
+  expect_refused([](v1::CompiledModelDef& d) { d.add_engines()->set_name("npu_core"); },
+                 "engine 'npu_core' (version ), which is not loaded here");
+  expect_refused([](v1::CompiledModelDef& d) { d.add_cpu_features("avx1024"); },
+                 "built for a CPU with avx1024, which this CPU lacks");
+  expect_refused([](v1::CompiledModelDef& d) { d.set_format_version(99); }, "format version 99");
+}
+
+TEST_F(GemTest, CorruptFilesAndMissingWeightsAreErrorsNotCrashes) {
+  const std::string path = (dir_ / "bad.gem").string();
+  {
+    std::ofstream out(path, std::ios::binary);
+    out << "this is not a compiled model";
+  }
+  EXPECT_EQ(LoadGem(path, *engines_).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(LoadGem((dir_ / "none.gem").string(), *engines_).status().code(), absl::StatusCode::kNotFound);
+  ASSERT_TRUE(SaveGem(Build(kStatic), path, *engines_, {.external_weights = true}).ok());
+  fs::remove(path + ".weights");
+  EXPECT_THAT(std::string(LoadGem(path, *engines_).status().message()), HasSubstr("cannot be opened"));
+  ASSERT_TRUE(SaveGem(Build(kStatic), path, *engines_).ok());
+  Edit(path, [](v1::CompiledModelDef& d) { d.mutable_program()->mutable_tasks(0)->mutable_outputs(0)->set_offset(1 << 30); });
+  EXPECT_THAT(std::string(LoadGem(path, *engines_).status().message()), HasSubstr("points outside the program"));
+}
+
+}  // namespace
+}  // namespace ge::runtime
