@@ -1,0 +1,140 @@
+// The daemon's C++ client: channel setup with message limits, per-call
+// deadlines and token metadata, and retries with exponential backoff on
+// UNAVAILABLE.
+#include "client/cpp/client.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+namespace ge::client {
+
+std::string DefaultAddress() {
+  const char* env = std::getenv("GED_ADDRESS");
+  return env != nullptr && *env != '\0' ? std::string(env) : std::string("127.0.0.1:50051");
+}
+
+Client::Client(ClientOptions options) : options_(std::move(options)) {
+  if (options_.address.empty()) options_.address = DefaultAddress();
+  if (options_.token.empty()) {
+    const char* env = std::getenv("GED_TOKEN");
+    if (env != nullptr) options_.token = env;
+  }
+  grpc::ChannelArguments args;
+  args.SetMaxReceiveMessageSize(options_.max_message_bytes);
+  args.SetMaxSendMessageSize(options_.max_message_bytes);
+  channel_ = grpc::CreateCustomChannel(options_.address, grpc::InsecureChannelCredentials(), args);
+  stub_ = v1::GraphEngine::NewStub(channel_);
+  health_ = grpc::health::v1::Health::NewStub(channel_);
+}
+
+std::unique_ptr<grpc::ClientContext> Client::NewContext(double timeout_seconds) const {
+  auto ctx = std::make_unique<grpc::ClientContext>();
+  const double seconds = timeout_seconds > 0 ? timeout_seconds : options_.timeout_seconds;
+  ctx->set_deadline(std::chrono::system_clock::now() +
+                    std::chrono::microseconds(static_cast<int64_t>(seconds * 1e6)));
+  if (!options_.token.empty()) ctx->AddMetadata("authorization", "Bearer " + options_.token);
+  return ctx;
+}
+
+grpc::Status Client::WithRetries(const std::function<grpc::Status(grpc::ClientContext*)>& attempt,
+                                 double timeout_seconds) const {
+  double backoff = options_.initial_backoff_seconds;
+  for (int i = 0;; ++i) {
+    std::unique_ptr<grpc::ClientContext> ctx = NewContext(timeout_seconds);
+    grpc::Status status = attempt(ctx.get());
+    if (status.error_code() != grpc::StatusCode::UNAVAILABLE || i >= options_.max_retries) return status;
+    std::this_thread::sleep_for(std::chrono::microseconds(static_cast<int64_t>(backoff * 1e6)));
+    backoff = std::min(backoff * 2, options_.max_backoff_seconds);
+  }
+}
+
+grpc::Status Client::CreateSession(const std::map<std::string, std::string>& options, std::string* session_id) {
+  v1::CreateSessionRequest request;
+  for (const auto& [key, value] : options) (*request.mutable_options()->mutable_entries())[key] = value;
+  v1::CreateSessionResponse response;
+  grpc::Status s = WithRetries([&](grpc::ClientContext* ctx) { return stub_->CreateSession(ctx, request, &response); });
+  if (s.ok()) *session_id = response.session_id();
+  return s;
+}
+
+grpc::Status Client::DestroySession(const std::string& session_id) {
+  v1::DestroySessionRequest request;
+  request.set_session_id(session_id);
+  v1::DestroySessionResponse response;
+  return WithRetries([&](grpc::ClientContext* ctx) { return stub_->DestroySession(ctx, request, &response); });
+}
+
+grpc::Status Client::AddGraph(const v1::AddGraphRequest& request, v1::AddGraphResponse* response) {
+  return WithRetries([&](grpc::ClientContext* ctx) { return stub_->AddGraph(ctx, request, response); });
+}
+
+grpc::Status Client::AddOnnxFile(const std::string& session_id, uint32_t graph_id, const std::string& path,
+                                 const std::map<std::string, std::string>& options, v1::AddGraphResponse* response) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return grpc::Status(grpc::StatusCode::NOT_FOUND, "cannot read model file " + path);
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  v1::AddGraphRequest request;
+  request.set_session_id(session_id);
+  request.set_graph_id(graph_id);
+  request.set_onnx_model(bytes.str());
+  for (const auto& [key, value] : options) (*request.mutable_options()->mutable_entries())[key] = value;
+  return AddGraph(request, response);
+}
+
+grpc::Status Client::RemoveGraph(const std::string& session_id, uint32_t graph_id) {
+  v1::RemoveGraphRequest request;
+  request.set_session_id(session_id);
+  request.set_graph_id(graph_id);
+  v1::RemoveGraphResponse response;
+  return WithRetries([&](grpc::ClientContext* ctx) { return stub_->RemoveGraph(ctx, request, &response); });
+}
+
+grpc::Status Client::CompileGraph(const std::string& session_id, uint32_t graph_id,
+                                  v1::CompileGraphResponse* response) {
+  v1::CompileGraphRequest request;
+  request.set_session_id(session_id);
+  request.set_graph_id(graph_id);
+  return WithRetries([&](grpc::ClientContext* ctx) { return stub_->CompileGraph(ctx, request, response); });
+}
+
+grpc::Status Client::RunGraph(const v1::RunGraphRequest& request, v1::RunGraphResponse* response,
+                              double timeout_seconds) {
+  return WithRetries([&](grpc::ClientContext* ctx) { return stub_->RunGraph(ctx, request, response); },
+                     timeout_seconds);
+}
+
+void Client::RunGraphAsync(const v1::RunGraphRequest& request, v1::RunGraphResponse* response,
+                           std::function<void(grpc::Status)> done, double timeout_seconds) {
+  // The context must outlive the call: the completion callback owns it.
+  std::shared_ptr<grpc::ClientContext> ctx = NewContext(timeout_seconds);
+  stub_->async()->RunGraph(ctx.get(), &request, response, [ctx, done = std::move(done)](grpc::Status s) {
+    done(std::move(s));
+  });
+}
+
+grpc::Status Client::ListSessions(v1::ListSessionsResponse* response) {
+  v1::ListSessionsRequest request;
+  return WithRetries([&](grpc::ClientContext* ctx) { return stub_->ListSessions(ctx, request, response); });
+}
+
+grpc::Status Client::GetStatus(v1::GetStatusResponse* response) {
+  v1::GetStatusRequest request;
+  return WithRetries([&](grpc::ClientContext* ctx) { return stub_->GetStatus(ctx, request, response); });
+}
+
+grpc::Status Client::ExecuteOp(const v1::ExecuteOpRequest& request, v1::ExecuteOpResponse* response) {
+  return WithRetries([&](grpc::ClientContext* ctx) { return stub_->ExecuteOp(ctx, request, response); });
+}
+
+grpc::Status Client::CheckHealth(const std::string& service, grpc::health::v1::HealthCheckResponse* response) {
+  grpc::health::v1::HealthCheckRequest request;
+  request.set_service(service);
+  return WithRetries([&](grpc::ClientContext* ctx) { return health_->Check(ctx, request, response); });
+}
+
+}  // namespace ge::client

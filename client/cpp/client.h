@@ -1,0 +1,80 @@
+// ge::client::Client: the C++ client of the ged daemon. It needs only the
+// generated service stubs and grpc++ (no ged runtime), so applications link
+// it without the compiler or engines.
+//
+// Every call is synchronous with a deadline (ClientOptions::timeout_seconds
+// unless the call gives its own), sends the tenant token as
+// `authorization: Bearer <token>`, and is retried with exponential backoff
+// while the daemon answers UNAVAILABLE (not yet listening, restarting,
+// draining). Other codes return at once. RunGraphAsync is the asynchronous
+// form of RunGraph. A Client is safe to use from several threads.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "ge/v1/service.grpc.pb.h"
+#include "grpc/health/v1/health.grpc.pb.h"
+#include "grpcpp/grpcpp.h"
+
+namespace ge::client {
+
+struct ClientOptions {
+  std::string address;  // HOST:PORT; empty: DefaultAddress()
+  std::string token;    // empty: $GED_TOKEN (may be empty too)
+  double timeout_seconds = 300;
+  int max_retries = 4;  // extra attempts after UNAVAILABLE
+  double initial_backoff_seconds = 0.05;
+  double max_backoff_seconds = 2.0;
+  // Send and receive limit; the default is protobuf's 2 GiB ceiling.
+  int max_message_bytes = 2147483647;
+};
+
+// $GED_ADDRESS, else 127.0.0.1:50051.
+std::string DefaultAddress();
+
+class Client {
+ public:
+  explicit Client(ClientOptions options);
+  const std::string& address() const { return options_.address; }
+
+  grpc::Status CreateSession(const std::map<std::string, std::string>& options, std::string* session_id);
+  grpc::Status DestroySession(const std::string& session_id);
+  grpc::Status AddGraph(const v1::AddGraphRequest& request, v1::AddGraphResponse* response);
+  // Reads an .onnx file's bytes into an AddGraph for `graph_id`.
+  grpc::Status AddOnnxFile(const std::string& session_id, uint32_t graph_id, const std::string& path,
+                           const std::map<std::string, std::string>& options, v1::AddGraphResponse* response);
+  grpc::Status RemoveGraph(const std::string& session_id, uint32_t graph_id);
+  grpc::Status CompileGraph(const std::string& session_id, uint32_t graph_id, v1::CompileGraphResponse* response);
+  // `timeout_seconds` > 0 overrides the default deadline for this call.
+  grpc::Status RunGraph(const v1::RunGraphRequest& request, v1::RunGraphResponse* response,
+                        double timeout_seconds = 0);
+  // Starts a RunGraph and calls `done` on a gRPC thread when it ends;
+  // `request` and `response` must live until then. No retries.
+  void RunGraphAsync(const v1::RunGraphRequest& request, v1::RunGraphResponse* response,
+                     std::function<void(grpc::Status)> done, double timeout_seconds = 0);
+  grpc::Status ListSessions(v1::ListSessionsResponse* response);
+  grpc::Status GetStatus(v1::GetStatusResponse* response);
+  grpc::Status ExecuteOp(const v1::ExecuteOpRequest& request, v1::ExecuteOpResponse* response);
+  // The grpc.health.v1 status of `service` ("" for the whole server).
+  grpc::Status CheckHealth(const std::string& service, grpc::health::v1::HealthCheckResponse* response);
+
+  v1::GraphEngine::Stub& stub() { return *stub_; }
+  // A context with the token and a deadline, for calls made on stub().
+  std::unique_ptr<grpc::ClientContext> NewContext(double timeout_seconds = 0) const;
+
+ private:
+  // Runs `attempt` with a fresh context until it returns something other
+  // than UNAVAILABLE or the retries are spent.
+  grpc::Status WithRetries(const std::function<grpc::Status(grpc::ClientContext*)>& attempt,
+                           double timeout_seconds = 0) const;
+
+  ClientOptions options_;
+  std::shared_ptr<grpc::Channel> channel_;
+  std::unique_ptr<v1::GraphEngine::Stub> stub_;
+  std::unique_ptr<grpc::health::v1::Health::Stub> health_;
+};
+
+}  // namespace ge::client

@@ -1,0 +1,249 @@
+// Daemon configuration: defaults, YAML (yaml-cpp), device flag parsing,
+// validation and printing.
+#include "server/config.h"
+
+#include <cstdlib>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "base/status.h"
+#include "base/strings.h"
+#include "yaml-cpp/yaml.h"
+
+namespace ge::server {
+namespace {
+
+template <typename T>
+absl::Status Read(const YAML::Node& node, std::string_view key, std::string_view source, T& out) {
+  try {
+    out = node.as<T>();
+  } catch (const std::exception& e) {
+    return InvalidArgument(source, ": bad value for '", key, "': ", e.what());
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ApplyDevice(const YAML::Node& node, std::string_view source, DeviceConfig& device) {
+  if (!node.IsMap()) return InvalidArgument(source, ": each entry of 'devices' must be a map");
+  for (const auto& kv : node) {
+    const std::string key = kv.first.as<std::string>();
+    if (key == "name") GE_RETURN_IF_ERROR(Read(kv.second, "devices.name", source, device.name));
+    else if (key == "threads") GE_RETURN_IF_ERROR(Read(kv.second, "devices.threads", source, device.threads));
+    else if (key == "workers") GE_RETURN_IF_ERROR(Read(kv.second, "devices.workers", source, device.workers));
+    else if (key == "queue_capacity") {
+      GE_RETURN_IF_ERROR(Read(kv.second, "devices.queue_capacity", source, device.queue_capacity));
+    } else {
+      return InvalidArgument(source, ": unknown key 'devices.", key, "' (name, threads, workers, queue_capacity)");
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ApplyTenant(const YAML::Node& node, std::string_view source, TenantConfig& tenant) {
+  if (!node.IsMap()) return InvalidArgument(source, ": each entry of 'tenants' must be a map");
+  for (const auto& kv : node) {
+    const std::string key = kv.first.as<std::string>();
+    if (key == "name") GE_RETURN_IF_ERROR(Read(kv.second, "tenants.name", source, tenant.name));
+    else if (key == "token_sha256") GE_RETURN_IF_ERROR(Read(kv.second, "tenants.token_sha256", source, tenant.token_sha256));
+    else if (key == "max_sessions") GE_RETURN_IF_ERROR(Read(kv.second, "tenants.max_sessions", source, tenant.max_sessions));
+    else if (key == "max_concurrent_runs") {
+      GE_RETURN_IF_ERROR(Read(kv.second, "tenants.max_concurrent_runs", source, tenant.max_concurrent_runs));
+    } else {
+      return InvalidArgument(source, ": unknown key 'tenants.", key,
+                             "' (name, token_sha256, max_sessions, max_concurrent_runs)");
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ApplyKey(const std::string& key, const YAML::Node& value, std::string_view source, ServerConfig& c) {
+  if (key == "listen") return Read(value, key, source, c.listen);
+  if (key == "metrics_listen") return Read(value, key, source, c.metrics_listen);
+  if (key == "ready_file") return Read(value, key, source, c.ready_file);
+  if (key == "cache_dir") return Read(value, key, source, c.cache_dir);
+  if (key == "plugin_dir") return Read(value, key, source, c.plugin_dir);
+  if (key == "log_level") return Read(value, key, source, c.log_level);
+  if (key == "session_idle_timeout_seconds") return Read(value, key, source, c.session_idle_timeout_seconds);
+  if (key == "shutdown_timeout_seconds") return Read(value, key, source, c.shutdown_timeout_seconds);
+  if (key == "max_message_bytes") return Read(value, key, source, c.max_message_bytes);
+  if (key == "devices") {
+    if (!value.IsSequence()) return InvalidArgument(source, ": 'devices' must be a list");
+    c.devices.clear();
+    for (const auto& item : value) {
+      c.devices.emplace_back();
+      GE_RETURN_IF_ERROR(ApplyDevice(item, source, c.devices.back()));
+    }
+    return absl::OkStatus();
+  }
+  if (key == "tenants") {
+    if (!value.IsSequence()) return InvalidArgument(source, ": 'tenants' must be a list");
+    c.tenants.clear();
+    for (const auto& item : value) {
+      c.tenants.emplace_back();
+      GE_RETURN_IF_ERROR(ApplyTenant(item, source, c.tenants.back()));
+    }
+    return absl::OkStatus();
+  }
+  return InvalidArgument(source, ": unknown configuration key '", key, "'");
+}
+
+bool IsHex64(std::string_view s) {
+  if (s.size() != 64) return false;
+  for (char ch : s) {
+    if (!((ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'f'))) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+ServerConfig DefaultConfig() {
+  ServerConfig config;
+  const char* xdg = std::getenv("XDG_CACHE_HOME");
+  const char* home = std::getenv("HOME");
+  if (xdg != nullptr && *xdg != '\0') config.cache_dir = StrCat(xdg, "/ged");
+  else if (home != nullptr && *home != '\0') config.cache_dir = StrCat(home, "/.cache/ged");
+  else config.cache_dir = "/var/cache/ged";
+  return config;
+}
+
+absl::Status ApplyYaml(std::string_view yaml_text, std::string_view source, ServerConfig& config) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(std::string(yaml_text));
+  } catch (const std::exception& e) {
+    return InvalidArgument(source, ": not valid YAML: ", e.what());
+  }
+  if (root.IsNull()) return absl::OkStatus();
+  if (!root.IsMap()) return InvalidArgument(source, ": the configuration must be a YAML map");
+  for (const auto& kv : root) {
+    GE_RETURN_IF_ERROR(ApplyKey(kv.first.as<std::string>(), kv.second, source, config));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ApplyYamlFile(const std::string& path, ServerConfig& config) {
+  std::ifstream in(path);
+  if (!in) return NotFound("cannot read configuration file ", path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return ApplyYaml(text.str(), path, config);
+}
+
+absl::StatusOr<std::vector<DeviceConfig>> ParseDevicesFlag(std::string_view text) {
+  std::vector<DeviceConfig> devices;
+  std::stringstream in{std::string(text)};
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    if (item.empty()) continue;
+    DeviceConfig device;
+    const size_t eq = item.find('=');
+    device.name = item.substr(0, eq);
+    if (eq != std::string::npos) {
+      char* end = nullptr;
+      const long threads = std::strtol(item.c_str() + eq + 1, &end, 10);
+      if (*end != '\0' || threads < 0 || threads > 4096) {
+        return InvalidArgument("bad --devices entry '", item, "': expected cpu:N or cpu:N=THREADS");
+      }
+      device.threads = static_cast<int>(threads);
+    }
+    devices.push_back(device);
+  }
+  if (devices.empty()) return InvalidArgument("--devices names no device (expected e.g. cpu:0,cpu:1=4)");
+  return devices;
+}
+
+absl::Status SplitHostPort(std::string_view address, std::string* host, int* port) {
+  const size_t colon = address.rfind(':');
+  if (colon == std::string_view::npos || colon == 0) {
+    return InvalidArgument("bad address '", address, "': expected HOST:PORT");
+  }
+  std::string h(address.substr(0, colon));
+  if (h.size() >= 2 && h.front() == '[' && h.back() == ']') h = h.substr(1, h.size() - 2);
+  const std::string p(address.substr(colon + 1));
+  char* end = nullptr;
+  const long value = std::strtol(p.c_str(), &end, 10);
+  if (p.empty() || *end != '\0' || value < 0 || value > 65535) {
+    return InvalidArgument("bad port in address '", address, "': expected 0..65535");
+  }
+  *host = h;
+  *port = static_cast<int>(value);
+  return absl::OkStatus();
+}
+
+bool IsLoopbackHost(std::string_view host) {
+  return host == "localhost" || host == "::1" || host.substr(0, 4) == "127.";
+}
+
+absl::Status ValidateConfig(const ServerConfig& config) {
+  std::string host;
+  int port = 0;
+  GE_RETURN_IF_ERROR(SplitHostPort(config.listen, &host, &port));
+  if (config.tenants.empty() && !IsLoopbackHost(host)) {
+    return InvalidArgument("listen address ", config.listen,
+                           " is not loopback: without tenants (and their tokens) ged serves loopback only");
+  }
+  std::string mhost;
+  GE_RETURN_IF_ERROR(SplitHostPort(config.metrics_listen, &mhost, &port));
+  if (config.devices.empty()) return InvalidArgument("no device configured");
+  std::set<std::string> names;
+  for (const DeviceConfig& d : config.devices) {
+    if (d.name.rfind("cpu:", 0) != 0 || d.name.size() == 4) {
+      return InvalidArgument("device '", d.name, "' is not a cpu:N device");
+    }
+    if (!names.insert(d.name).second) return InvalidArgument("device ", d.name, " is configured twice");
+    if (d.workers < 1 || d.queue_capacity < 0 || d.threads < 0) {
+      return InvalidArgument("device ", d.name, ": workers must be >= 1, threads and queue_capacity >= 0");
+    }
+  }
+  std::set<std::string> tenants;
+  for (const TenantConfig& t : config.tenants) {
+    if (t.name.empty()) return InvalidArgument("a tenant has no name");
+    if (!tenants.insert(t.name).second) return InvalidArgument("tenant ", t.name, " is configured twice");
+    if (!IsHex64(t.token_sha256)) {
+      return InvalidArgument("tenant ", t.name, ": token_sha256 must be 64 lowercase hex digits");
+    }
+    if (t.max_sessions < 1 || t.max_concurrent_runs < 1) {
+      return InvalidArgument("tenant ", t.name, ": max_sessions and max_concurrent_runs must be >= 1");
+    }
+  }
+  if (config.session_idle_timeout_seconds <= 0 || config.shutdown_timeout_seconds < 0) {
+    return InvalidArgument("session_idle_timeout_seconds must be > 0 and shutdown_timeout_seconds >= 0");
+  }
+  if (config.max_message_bytes < 1024 || config.max_message_bytes > 2147483647) {
+    return InvalidArgument("max_message_bytes must be in [1024, 2147483647]");
+  }
+  return absl::OkStatus();
+}
+
+std::string ConfigToYaml(const ServerConfig& config) {
+  YAML::Emitter out;
+  out << YAML::BeginMap;
+  out << YAML::Key << "listen" << YAML::Value << config.listen;
+  out << YAML::Key << "metrics_listen" << YAML::Value << config.metrics_listen;
+  out << YAML::Key << "ready_file" << YAML::Value << config.ready_file;
+  out << YAML::Key << "cache_dir" << YAML::Value << config.cache_dir;
+  out << YAML::Key << "plugin_dir" << YAML::Value << config.plugin_dir;
+  out << YAML::Key << "log_level" << YAML::Value << config.log_level;
+  out << YAML::Key << "session_idle_timeout_seconds" << YAML::Value << config.session_idle_timeout_seconds;
+  out << YAML::Key << "shutdown_timeout_seconds" << YAML::Value << config.shutdown_timeout_seconds;
+  out << YAML::Key << "max_message_bytes" << YAML::Value << config.max_message_bytes;
+  out << YAML::Key << "devices" << YAML::Value << YAML::BeginSeq;
+  for (const DeviceConfig& d : config.devices) {
+    out << YAML::BeginMap << YAML::Key << "name" << YAML::Value << d.name << YAML::Key << "threads"
+        << YAML::Value << d.threads << YAML::Key << "workers" << YAML::Value << d.workers << YAML::Key
+        << "queue_capacity" << YAML::Value << d.queue_capacity << YAML::EndMap;
+  }
+  out << YAML::EndSeq;
+  out << YAML::Key << "tenants" << YAML::Value << YAML::BeginSeq;
+  for (const TenantConfig& t : config.tenants) {
+    out << YAML::BeginMap << YAML::Key << "name" << YAML::Value << t.name << YAML::Key << "token_sha256"
+        << YAML::Value << t.token_sha256 << YAML::Key << "max_sessions" << YAML::Value << t.max_sessions
+        << YAML::Key << "max_concurrent_runs" << YAML::Value << t.max_concurrent_runs << YAML::EndMap;
+  }
+  out << YAML::EndSeq << YAML::EndMap;
+  return std::string(out.c_str()) + "\n";
+}
+
+}  // namespace ge::server

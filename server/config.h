@@ -1,0 +1,67 @@
+// ServerConfig: everything the daemon is configured with, from embedded
+// defaults, then a YAML file (--config), then flags of the same names
+// (server/main.cc). Parsed and validated once here; the rest of server/
+// reads typed fields only. docs/cli.md lists every key.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace ge::server {
+
+struct TenantConfig {
+  std::string name;
+  std::string token_sha256;  // 64 hex digits: SHA-256 of the bearer token
+  int64_t max_sessions = 64;
+  int64_t max_concurrent_runs = 16;
+};
+
+struct DeviceConfig {
+  std::string name = "cpu:0";
+  int threads = 0;               // intra-op threads; 0: every core
+  int workers = 2;               // runs executing at once on the device
+  int64_t queue_capacity = 64;   // runs waiting beyond the workers
+};
+
+struct ServerConfig {
+  std::string listen = "127.0.0.1:50051";
+  std::string metrics_listen = "127.0.0.1:9464";
+  std::string ready_file;
+  std::string cache_dir;  // default: $XDG_CACHE_HOME/ged or ~/.cache/ged
+  std::string plugin_dir;
+  std::string log_level = "info";
+  std::vector<DeviceConfig> devices = {DeviceConfig()};
+  std::vector<TenantConfig> tenants;  // empty: one default tenant, loopback only
+  double session_idle_timeout_seconds = 3600;
+  double shutdown_timeout_seconds = 30;
+  int64_t max_message_bytes = 2147483647;  // requests beyond: RESOURCE_EXHAUSTED
+};
+
+// The defaults with the cache directory resolved from the environment.
+ServerConfig DefaultConfig();
+
+// Applies a YAML document's keys over `config`; unknown keys and bad values
+// are InvalidArgument naming the key (and `source`, the file name).
+absl::Status ApplyYaml(std::string_view yaml_text, std::string_view source, ServerConfig& config);
+absl::Status ApplyYamlFile(const std::string& path, ServerConfig& config);
+
+// "cpu:0,cpu:1=4": device names, each optionally with its thread count.
+absl::StatusOr<std::vector<DeviceConfig>> ParseDevicesFlag(std::string_view text);
+
+// Cross-field checks: addresses parse, devices are unique cpu:N names,
+// tenants have names and 64-hex-digit hashes, and without tenants the
+// gRPC address is a loopback one.
+absl::Status ValidateConfig(const ServerConfig& config);
+
+// The configuration as YAML that ApplyYaml reads back (--print-config).
+std::string ConfigToYaml(const ServerConfig& config);
+
+// Splits "HOST:PORT" ("[::1]:50051" too); port 0 is allowed.
+absl::Status SplitHostPort(std::string_view address, std::string* host, int* port);
+bool IsLoopbackHost(std::string_view host);
+
+}  // namespace ge::server

@@ -1,0 +1,183 @@
+// Daemon assembly, gauges refreshed at scrape time, and the graceful stop.
+#include "server/daemon.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <thread>
+
+#include "base/logging.h"
+#include "base/status.h"
+#include "grpcpp/grpcpp.h"
+#include "grpcpp/health_check_service_interface.h"
+
+namespace ge::server {
+namespace {
+
+constexpr char kServiceName[] = "ge.v1.GraphEngine";
+
+int64_t ResidentBytes() {
+  std::ifstream statm("/proc/self/statm");
+  int64_t pages = 0, resident = 0;
+  statm >> pages >> resident;
+  return resident * sysconf(_SC_PAGESIZE);
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const ServerConfig& config) {
+  GE_RETURN_IF_ERROR(ValidateConfig(config));
+  auto d = std::unique_ptr<Daemon>(new Daemon());
+  d->config_ = config;
+  std::vector<std::string> plugin_dirs;
+  if (!config.plugin_dir.empty()) plugin_dirs.push_back(config.plugin_dir);
+  GE_ASSIGN_OR_RETURN(d->engines_, engine::CreateEngineRegistry(plugin_dirs, {}));
+  d->tenants_ = std::make_unique<TenantRegistry>(config.tenants);
+  GE_RETURN_IF_ERROR(d->StartDevices());
+  d->metrics_ = std::make_unique<ServerMetrics>(d->registry_);
+  d->registry_.AddCollector([raw = d.get()] { raw->RefreshGauges(); });
+  ServiceContext& ctx = d->context_;
+  ctx.config = &d->config_;
+  ctx.engines = d->engines_.get();
+  ctx.tenants = d->tenants_.get();
+  ctx.sessions = d->sessions_.get();
+  ctx.devices = &d->devices_;
+  ctx.metrics = d->metrics_.get();
+  ctx.session_factory = [raw = d.get()](const OptionMap& options, int device) {
+    return absl::StatusOr<std::unique_ptr<session::Session>>(std::make_unique<session::Session>(
+        *raw->engines_, options, raw->devices_[device].intra_op.get()));
+  };
+  ctx.start_ns = SteadyNowNs();
+  GE_RETURN_IF_ERROR(d->StartGrpc());
+  GE_RETURN_IF_ERROR(d->StartHttp());
+  Logger("server").info("ged serving gRPC on {} and metrics on {}", d->grpc_address(), d->metrics_address());
+  return d;
+}
+
+absl::Status Daemon::StartDevices() {
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  for (const DeviceConfig& c : config_.devices) {
+    Device d;
+    d.name = c.name;
+    d.threads = c.threads > 0 ? c.threads : cores;
+    // The run's own thread joins ParallelFor, so one worker fewer.
+    d.intra_op = std::make_unique<ThreadPool>(d.threads - 1, "intra-" + c.name);
+    d.queue = std::make_unique<RunQueue>(c.name, c.workers, c.queue_capacity);
+    devices_.push_back(std::move(d));
+  }
+  sessions_ = std::make_unique<SessionManager>(
+      [this](const OptionMap& options, int device) -> absl::StatusOr<std::unique_ptr<session::Session>> {
+        return std::make_unique<session::Session>(*engines_, options, devices_[device].intra_op.get());
+      },
+      static_cast<int>(devices_.size()));
+  return absl::OkStatus();
+}
+
+absl::Status Daemon::StartGrpc() {
+  GE_RETURN_IF_ERROR(SplitHostPort(config_.listen, &grpc_host_, &grpc_port_));
+  service_ = std::make_unique<GraphEngineService>(context_);
+  grpc::EnableDefaultHealthCheckService(true);
+  grpc::ServerBuilder builder;
+  int bound = 0;
+  builder.AddListeningPort(config_.listen, grpc::InsecureServerCredentials(), &bound);
+  builder.RegisterService(service_.get());
+  builder.SetMaxReceiveMessageSize(static_cast<int>(config_.max_message_bytes));
+  builder.SetMaxSendMessageSize(static_cast<int>(config_.max_message_bytes));
+  server_ = builder.BuildAndStart();
+  if (server_ == nullptr || bound == 0) {
+    return absl::UnavailableError(StrCat("cannot serve gRPC on ", config_.listen, ": address in use or not local"));
+  }
+  grpc_port_ = bound;
+  server_->GetHealthCheckService()->SetServingStatus(true);
+  server_->GetHealthCheckService()->SetServingStatus(kServiceName, true);
+  return absl::OkStatus();
+}
+
+absl::Status Daemon::StartHttp() {
+  std::map<std::string, HttpEndpoint::Handler> routes;
+  routes["/metrics"] = [this] {
+    return HttpReply{200, "text/plain; version=0.0.4; charset=utf-8", registry_.Render()};
+  };
+  routes["/healthz"] = [] { return HttpReply{200, "text/plain; charset=utf-8", "ok\n"}; };
+  routes["/readyz"] = [this] {
+    if (context_.draining.load()) return HttpReply{503, "text/plain; charset=utf-8", "draining\n"};
+    return HttpReply{200, "text/plain; charset=utf-8", "ready\n"};
+  };
+  GE_ASSIGN_OR_RETURN(http_, HttpEndpoint::Start(config_.metrics_listen, std::move(routes)));
+  return absl::OkStatus();
+}
+
+std::string Daemon::grpc_address() const {
+  const bool v6 = grpc_host_.find(':') != std::string::npos;
+  return StrCat(v6 ? "[" : "", grpc_host_, v6 ? "]" : "", ":", grpc_port_);
+}
+
+std::string Daemon::metrics_address() const {
+  std::string host;
+  int port = 0;
+  (void)SplitHostPort(config_.metrics_listen, &host, &port);
+  const bool v6 = host.find(':') != std::string::npos;
+  return StrCat(v6 ? "[" : "", host, v6 ? "]" : "", ":", http_ ? http_->port() : port);
+}
+
+void Daemon::RefreshGauges() {
+  std::map<std::string, std::pair<int64_t, int64_t>> per_tenant;  // sessions, graphs
+  for (const auto& t : tenants_->tenants()) per_tenant[t->name] = {0, 0};
+  for (const auto& s : sessions_->List(nullptr)) {
+    auto& [sessions, graphs] = per_tenant[s->tenant->name];
+    ++sessions;
+    std::lock_guard<std::mutex> lock(s->mu);
+    graphs += static_cast<int64_t>(s->graphs.size());
+  }
+  for (const auto& [tenant, counts] : per_tenant) {
+    metrics_->sessions.WithLabels({tenant}).Set(static_cast<double>(counts.first));
+    metrics_->graphs.WithLabels({tenant}).Set(static_cast<double>(counts.second));
+  }
+  metrics_->pending_requests.Get().Set(static_cast<double>(context_.inflight.load()));
+  // Sessions run on host memory: the devices share the process's resident
+  // set and the host's physical memory until they run on HAL devices.
+  const double total = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGESIZE);
+  const double used = static_cast<double>(ResidentBytes());
+  for (const Device& d : devices_) {
+    metrics_->device_memory_total_bytes.WithLabels({d.name}).Set(total / devices_.size());
+    metrics_->device_memory_used_bytes.WithLabels({d.name}).Set(used / devices_.size());
+  }
+}
+
+void Daemon::Tick() {
+  const auto idle = std::chrono::duration<double>(config_.session_idle_timeout_seconds);
+  const int expired = sessions_->ExpireIdle(std::chrono::duration_cast<std::chrono::nanoseconds>(idle));
+  if (expired > 0) Logger("server").info("expired {} idle session(s)", expired);
+}
+
+bool Daemon::Shutdown() {
+  if (stopped_ || server_ == nullptr) return true;
+  stopped_ = true;
+  context_.draining = true;
+  server_->GetHealthCheckService()->SetServingStatus(false);
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::duration<double>(config_.shutdown_timeout_seconds);
+  while (context_.inflight.load() > 0 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  const bool drained = context_.inflight.load() == 0;
+  if (!drained) {
+    Logger("server").warn("{} call(s) still in flight after {} s; cancelling them", context_.inflight.load(),
+                          config_.shutdown_timeout_seconds);
+  }
+  server_->Shutdown(std::chrono::system_clock::now() + std::chrono::milliseconds(100));
+  server_->Wait();
+  return drained;
+}
+
+Daemon::~Daemon() {
+  Shutdown();
+  server_.reset();
+  http_.reset();
+  for (Device& d : devices_) d.queue.reset();  // drains: runs still use sessions and pools
+  sessions_.reset();
+  devices_.clear();
+}
+
+}  // namespace ge::server

@@ -1,0 +1,61 @@
+// Daemon: the assembled ged server — engines, devices with their run
+// queues, tenants, sessions, the gRPC service (plus grpc.health.v1), and the
+// HTTP endpoint for metrics and probes.
+//
+// Lifecycle: Start binds both addresses (port 0 picks free ports, reported
+// by grpc_address()/metrics_address()) and serves. Tick() runs periodic work
+// (idle session expiry). Shutdown() is the graceful stop of SIGTERM: new
+// calls get UNAVAILABLE and health turns NOT_SERVING at once; calls in
+// flight get up to shutdown_timeout_seconds to finish; then the gRPC server
+// stops (cancelling what is left) and the run queues drain.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "grpcpp/server.h"
+#include "server/config.h"
+#include "server/http_endpoint.h"
+#include "server/metrics.h"
+#include "server/prometheus.h"
+#include "server/service.h"
+
+namespace ge::server {
+
+class Daemon {
+ public:
+  static absl::StatusOr<std::unique_ptr<Daemon>> Start(const ServerConfig& config);
+  ~Daemon();
+
+  std::string grpc_address() const;
+  std::string metrics_address() const;
+  void Tick();
+  // Returns whether every in-flight call finished within the timeout.
+  bool Shutdown();
+
+ private:
+  Daemon() = default;
+  absl::Status StartDevices();
+  absl::Status StartGrpc();
+  absl::Status StartHttp();
+  void RefreshGauges();
+
+  ServerConfig config_;
+  std::string grpc_host_;
+  int grpc_port_ = 0;
+  std::unique_ptr<engine::EngineRegistry> engines_;
+  std::unique_ptr<TenantRegistry> tenants_;
+  std::vector<Device> devices_;
+  std::unique_ptr<SessionManager> sessions_;
+  prometheus::Registry registry_;
+  std::unique_ptr<ServerMetrics> metrics_;
+  ServiceContext context_;
+  std::unique_ptr<GraphEngineService> service_;
+  std::unique_ptr<grpc::Server> server_;
+  std::unique_ptr<HttpEndpoint> http_;
+  bool stopped_ = false;
+};
+
+}  // namespace ge::server

@@ -1,0 +1,118 @@
+// ged: the graph engine daemon. Flag parsing (CLI11 lives in this file
+// only), configuration layering (defaults, --config YAML, flags), the ready
+// file, and the signal loop: SIGTERM or SIGINT drains and exits 0.
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "CLI/CLI.hpp"
+#include "base/logging.h"
+#include "base/version.h"
+#include "server/config.h"
+#include "server/daemon.h"
+
+namespace {
+
+// Writes the ready file atomically (temp file + rename) so a reader never
+// sees half of it.
+absl::Status WriteReadyFile(const std::string& path, const ge::server::Daemon& daemon) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp);
+    out << "{\"grpc\": \"" << daemon.grpc_address() << "\", \"metrics\": \"" << daemon.metrics_address()
+        << "\", \"pid\": " << getpid() << "}\n";
+    if (!out) return ge::InvalidArgument("cannot write the ready file ", tmp);
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) return ge::InvalidArgument("cannot write the ready file ", path, ": ", ec.message());
+  return absl::OkStatus();
+}
+
+int Fail(const absl::Status& status) {
+  std::cerr << "ged: error: " << status.message() << std::endl;
+  return status.code() == absl::StatusCode::kInvalidArgument || status.code() == absl::StatusCode::kNotFound ? 1 : 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"ged: the graph engine daemon"};
+  app.set_version_flag("--version", std::string("ged ") + GED_VERSION_STRING);
+  std::string config_path, listen, metrics_listen, ready_file, cache_dir, plugin_dir, devices, log_level;
+  double idle_timeout = 0, shutdown_timeout = -1;
+  bool print_config = false;
+  app.add_option("--config", config_path, "YAML configuration file (docs/cli.md lists the keys)");
+  app.add_option("--listen", listen, "gRPC address HOST:PORT (default 127.0.0.1:50051; port 0: a free port)");
+  app.add_option("--metrics-listen", metrics_listen, "HTTP address for /metrics, /healthz, /readyz (default 127.0.0.1:9464)");
+  app.add_option("--ready-file", ready_file, "Write {\"grpc\", \"metrics\", \"pid\"} as JSON here once serving");
+  app.add_option("--cache-dir", cache_dir, "Compiled-model cache directory");
+  app.add_option("--plugin-dir", plugin_dir, "Extra directory of engine plugins");
+  app.add_option("--devices", devices, "Devices: cpu:0,cpu:1=THREADS,...");
+  app.add_option("--log-level", log_level, "trace, debug, info, warn, error, critical or off");
+  app.add_option("--session-idle-timeout", idle_timeout, "Seconds before an unused session is destroyed");
+  app.add_option("--shutdown-timeout", shutdown_timeout, "Seconds in-flight calls get on SIGTERM");
+  app.add_flag("--print-config", print_config, "Print the effective configuration as YAML and exit");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);
+    std::cerr << "ged: error: " << e.what() << " (see ged --help)" << std::endl;
+    return 1;
+  }
+  ge::server::ServerConfig config = ge::server::DefaultConfig();
+  if (!config_path.empty()) {
+    if (absl::Status s = ge::server::ApplyYamlFile(config_path, config); !s.ok()) return Fail(s);
+  }
+  if (!listen.empty()) config.listen = listen;
+  if (!metrics_listen.empty()) config.metrics_listen = metrics_listen;
+  if (!ready_file.empty()) config.ready_file = ready_file;
+  if (!cache_dir.empty()) config.cache_dir = cache_dir;
+  if (!plugin_dir.empty()) config.plugin_dir = plugin_dir;
+  if (!log_level.empty()) config.log_level = log_level;
+  if (idle_timeout > 0) config.session_idle_timeout_seconds = idle_timeout;
+  if (shutdown_timeout >= 0) config.shutdown_timeout_seconds = shutdown_timeout;
+  if (!devices.empty()) {
+    auto parsed = ge::server::ParseDevicesFlag(devices);
+    if (!parsed.ok()) return Fail(parsed.status());
+    config.devices = *parsed;
+  }
+  if (absl::Status s = ge::server::ValidateConfig(config); !s.ok()) return Fail(s);
+  if (print_config) {
+    std::cout << ge::server::ConfigToYaml(config);
+    return 0;
+  }
+  if (absl::Status s = ge::SetLogLevel(config.log_level); !s.ok()) return Fail(s);
+
+  // Block the stop signals in every thread (threads inherit the mask), and
+  // take them synchronously below.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGTERM);
+  sigaddset(&stop_signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+
+  absl::StatusOr<std::unique_ptr<ge::server::Daemon>> daemon = ge::server::Daemon::Start(config);
+  if (!daemon.ok()) return Fail(daemon.status());
+  if (!config.ready_file.empty()) {
+    if (absl::Status s = WriteReadyFile(config.ready_file, **daemon); !s.ok()) return Fail(s);
+  }
+  timespec tick{1, 0};
+  for (;;) {
+    const int sig = sigtimedwait(&stop_signals, nullptr, &tick);
+    if (sig == SIGTERM || sig == SIGINT) {
+      ge::Logger("server").info("signal {}: draining", sig);
+      break;
+    }
+    (*daemon)->Tick();
+  }
+  const bool drained = (*daemon)->Shutdown();
+  daemon->reset();
+  if (!config.ready_file.empty()) std::remove(config.ready_file.c_str());
+  ge::Logger("server").info("ged stopped{}", drained ? "" : " (some calls were cancelled)");
+  return 0;
+}

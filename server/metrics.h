@@ -1,0 +1,32 @@
+// Every metric the daemon exports, declared in one place (docs/metrics.md
+// documents the same list). Names follow Prometheus conventions: base units
+// (seconds, bytes), _total for counters. The cache metrics stay 0 until the
+// compiled-model cache exists.
+#pragma once
+
+#include "server/prometheus.h"
+
+namespace ge::server {
+
+struct ServerMetrics {
+  explicit ServerMetrics(prometheus::Registry& registry);
+
+  prometheus::CounterFamily& requests_total;            // {rpc, code}
+  prometheus::HistogramFamily& request_duration;        // {rpc}
+  prometheus::HistogramFamily& queue_duration;          // {device}
+  prometheus::HistogramFamily& compile_duration;
+  prometheus::HistogramFamily& run_duration;            // {model}
+  prometheus::GaugeFamily& pending_requests;
+  prometheus::GaugeFamily& sessions;                    // {tenant}
+  prometheus::GaugeFamily& graphs;                      // {tenant}
+  prometheus::GaugeFamily& device_memory_used_bytes;    // {device}
+  prometheus::GaugeFamily& device_memory_total_bytes;   // {device}
+  prometheus::CounterFamily& cache_hits_total;
+  prometheus::CounterFamily& cache_misses_total;
+  prometheus::CounterFamily& cache_evictions_total;
+  prometheus::GaugeFamily& cache_bytes;
+  prometheus::HistogramFamily& model_load_duration;
+  prometheus::GaugeFamily& build_info;                  // {version}, always 1
+};
+
+}  // namespace ge::server

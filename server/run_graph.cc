@@ -1,0 +1,255 @@
+// Running graphs for the service: the unary RunGraph body, RunGraphStream's
+// reactor (pipelined runs on one stream, replies in completion order,
+// matched by request_id) and ExecuteOp (one op as a three-node graph).
+#include <deque>
+#include <mutex>
+
+#include "base/ir/proto_convert.h"
+#include "base/ops/op_registry.h"
+#include "base/status.h"
+#include "client/cpp/value_convert.h"
+#include "server/grpc_status.h"
+#include "server/service.h"
+
+namespace ge::server {
+namespace {
+
+using StreamReactor = grpc::ServerBidiReactor<v1::RunGraphRequest, v1::RunGraphResponse>;
+
+// One RunGraphStream call. Reads one request at a time and queues each run
+// on its session's device as soon as it arrives, so runs overlap; replies
+// are written one at a time in completion order. Finish is called only when
+// the client has half-closed (or gone) and every accepted run has replied,
+// so no run outlives the reactor.
+class RunStream final : public StreamReactor {
+ public:
+  RunStream(ServiceContext& ctx, grpc::CallbackServerContext* call)
+      : ctx_(ctx), call_(call), start_(SteadyNowNs()) {
+    ctx_.inflight.fetch_add(1);
+    absl::StatusOr<Tenant*> tenant = AdmitCall(ctx_, *call_);
+    if (!tenant.ok()) {
+      status_ = tenant.status();
+      Finish(ToGrpcStatus(status_));
+      return;
+    }
+    tenant_ = *tenant;
+    StartRead(&request_);
+  }
+
+  void OnReadDone(bool ok) override {
+    if (!ok) {
+      std::lock_guard<std::mutex> lock(mu_);
+      reads_done_ = true;
+      MaybeFinishLocked();
+      return;
+    }
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      ++pending_;
+    }
+    Dispatch(request_);
+    StartRead(&request_);
+  }
+
+  void OnWriteDone(bool /*ok*/) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    replies_.pop_front();
+    --pending_;
+    if (!replies_.empty()) {
+      StartWrite(&replies_.front());
+    } else {
+      writing_ = false;
+      MaybeFinishLocked();
+    }
+  }
+
+  void OnDone() override {
+    FinishCall(ctx_, "RunGraphStream", start_, status_);
+    delete this;
+  }
+
+ private:
+  void Dispatch(const v1::RunGraphRequest& request) {
+    absl::StatusOr<std::shared_ptr<ManagedSession>> session = ctx_.sessions->Get(tenant_, request.session_id());
+    if (!session.ok()) return Reply(request.request_id(), session.status(), {});
+    if (tenant_->running.fetch_add(1) >= tenant_->max_concurrent_runs) {
+      tenant_->running.fetch_sub(1);
+      return Reply(request.request_id(),
+                   ResourceExhausted("tenant ", tenant_->name, " already has ", tenant_->max_concurrent_runs,
+                                     " runs in flight (its quota)"),
+                   {});
+    }
+    std::shared_ptr<ManagedSession> s = *session;
+    s->active_calls.fetch_add(1);
+    Device& device = (*ctx_.devices)[s->device];
+    const int64_t queued_at = SteadyNowNs();
+    absl::Status submitted = device.queue->Submit([this, s, request, &device, queued_at] {
+      ctx_.metrics->queue_duration.WithLabels({device.name}).Observe((SteadyNowNs() - queued_at) * 1e-9);
+      v1::RunGraphResponse response;
+      absl::Status status = call_->IsCancelled() ? absl::CancelledError("the client cancelled the stream")
+                                                 : ExecuteRun(ctx_, *s, request, &response);
+      tenant_->running.fetch_sub(1);
+      s->active_calls.fetch_sub(1);
+      Reply(request.request_id(), status, std::move(response));
+    });
+    if (!submitted.ok()) {
+      tenant_->running.fetch_sub(1);
+      s->active_calls.fetch_sub(1);
+      Reply(request.request_id(), submitted, {});
+    }
+  }
+
+  void Reply(uint64_t request_id, const absl::Status& status, v1::RunGraphResponse response) {
+    response.set_request_id(request_id);
+    if (!status.ok()) {
+      response.clear_outputs();
+      response.set_error_code(static_cast<int32_t>(status.code()));
+      response.set_error_message(std::string(status.message()));
+    }
+    std::lock_guard<std::mutex> lock(mu_);
+    replies_.push_back(std::move(response));
+    if (!writing_) {
+      writing_ = true;
+      StartWrite(&replies_.front());
+    }
+  }
+
+  void MaybeFinishLocked() {
+    if (reads_done_ && pending_ == 0 && !writing_ && !finished_) {
+      finished_ = true;
+      Finish(grpc::Status::OK);
+    }
+  }
+
+  ServiceContext& ctx_;
+  grpc::CallbackServerContext* call_;
+  const int64_t start_;
+  Tenant* tenant_ = nullptr;
+  absl::Status status_;
+  v1::RunGraphRequest request_;
+  std::mutex mu_;
+  std::deque<v1::RunGraphResponse> replies_;  // front is being written
+  int pending_ = 0;  // requests read and not yet replied
+  bool writing_ = false;
+  bool reads_done_ = false;
+  bool finished_ = false;
+};
+
+// Data nodes for the inputs, the op, and a NetOutput of its outputs.
+absl::StatusOr<v1::GraphDef> SingleOpGraph(const v1::ExecuteOpRequest& request, const std::vector<Value>& inputs) {
+  const ops::OpSchema* schema = ops::OpRegistry::Global().Find(request.op_type());
+  if (schema == nullptr) return NotFound("ExecuteOp: unknown op type '", request.op_type(), "'");
+  const int num_outputs = request.num_outputs() > 0 ? request.num_outputs() : schema->min_outputs();
+  v1::GraphDef graph;
+  graph.set_name(StrCat("op_", request.op_type()));
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    v1::NodeDef* node = graph.add_nodes();
+    node->set_name(StrCat("input", i));
+    node->set_type("Data");
+    (*node->mutable_attrs())["index"].set_i(static_cast<int64_t>(i));
+    if (!inputs[i].is_tensor()) return InvalidArgument("ExecuteOp: input ", i, " is not a tensor");
+    ir::ValueType type = ir::ValueType::Tensor(inputs[i].tensor().dtype(), inputs[i].tensor().shape());
+    ir::ValueTypeToProto(type, node->add_output_types());
+  }
+  v1::NodeDef* op = graph.add_nodes();
+  op->set_name("op");
+  op->set_type(request.op_type());
+  *op->mutable_attrs() = request.attrs();
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    v1::InputRef* ref = op->add_inputs();
+    ref->set_node(StrCat("input", i));
+    ref->set_port(0);
+  }
+  v1::NodeDef* out = graph.add_nodes();
+  out->set_name("output");
+  out->set_type("NetOutput");
+  for (int i = 0; i < num_outputs; ++i) {
+    v1::ValueTypeDef* type = op->add_output_types();
+    type->mutable_tensor()->mutable_shape()->set_unknown_rank(true);
+    v1::InputRef* ref = out->add_inputs();
+    ref->set_node("op");
+    ref->set_port(i);
+  }
+  return graph;
+}
+
+absl::Status RunSingleOp(ServiceContext& ctx, const v1::ExecuteOpRequest& request, v1::ExecuteOpResponse* response) {
+  std::vector<Value> inputs;
+  for (int i = 0; i < request.inputs_size(); ++i) {
+    GE_ASSIGN_OR_RETURN(Value v, rpc::ValueFromProto(request.inputs(i), StrCat("ExecuteOp input ", i)));
+    inputs.push_back(std::move(v));
+  }
+  GE_ASSIGN_OR_RETURN(v1::GraphDef def, SingleOpGraph(request, inputs));
+  GE_ASSIGN_OR_RETURN(std::unique_ptr<ir::Graph> graph, ir::GraphFromProto(def));
+  OptionMap options;
+  for (const auto& [k, v] : request.options().entries()) options[k] = v;
+  GE_RETURN_IF_ERROR(ValidateOptions(options));
+  GE_ASSIGN_OR_RETURN(std::unique_ptr<session::Session> session, ctx.session_factory(options, 0));
+  GE_RETURN_IF_ERROR(session->AddGraph(0, std::move(graph)));
+  GE_ASSIGN_OR_RETURN(std::vector<Value> outputs, session->RunGraph(0, std::move(inputs)));
+  for (const Value& v : outputs) GE_RETURN_IF_ERROR(rpc::ValueToProto(v, response->add_outputs()));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status ExecuteRun(ServiceContext& ctx, ManagedSession& s, const v1::RunGraphRequest& request,
+                        v1::RunGraphResponse* response) {
+  const std::string where = StrCat("session ", s.id, " graph ", request.graph_id());
+  std::string model;
+  {
+    std::lock_guard<std::mutex> lock(s.mu);
+    auto it = s.graphs.find(request.graph_id());
+    if (it == s.graphs.end()) return NotFound(where, " does not exist (AddGraph it first)");
+    model = it->second;
+  }
+  absl::StatusOr<session::GraphInfo> info = s.session->GetGraphInfo(request.graph_id());
+  if (!info.ok()) return Annotate(info.status(), where);
+  if (static_cast<size_t>(request.inputs_size()) != info->inputs.size()) {
+    std::string names;
+    for (const auto& io : info->inputs) StrAppend(&names, names.empty() ? "" : ", ", io.name);
+    return InvalidArgument(where, ": expected ", info->inputs.size(), " inputs (", names, "), got ",
+                           request.inputs_size());
+  }
+  std::vector<Value> inputs;
+  inputs.reserve(info->inputs.size());
+  for (int i = 0; i < request.inputs_size(); ++i) {
+    GE_ASSIGN_OR_RETURN(Value v, rpc::ValueFromProto(request.inputs(i),
+                                                     StrCat(where, ": input ", i, " (", info->inputs[i].name, ")")));
+    inputs.push_back(std::move(v));
+  }
+  const int64_t start = SteadyNowNs();
+  absl::StatusOr<std::vector<Value>> outputs = s.session->RunGraph(request.graph_id(), std::move(inputs));
+  if (!outputs.ok()) return Annotate(outputs.status(), where);
+  ctx.metrics->run_duration.WithLabels({model}).Observe((SteadyNowNs() - start) * 1e-9);
+  for (const Value& v : *outputs) GE_RETURN_IF_ERROR(rpc::ValueToProto(v, response->add_outputs()));
+  response->set_request_id(request.request_id());
+  return absl::OkStatus();
+}
+
+grpc::ServerBidiReactor<v1::RunGraphRequest, v1::RunGraphResponse>* GraphEngineService::RunGraphStream(
+    grpc::CallbackServerContext* call) {
+  return new RunStream(ctx_, call);
+}
+
+grpc::ServerUnaryReactor* GraphEngineService::ExecuteOp(grpc::CallbackServerContext* call,
+                                                        const v1::ExecuteOpRequest* request,
+                                                        v1::ExecuteOpResponse* response) {
+  const int64_t start = SteadyNowNs();
+  ctx_.inflight.fetch_add(1);
+  grpc::ServerUnaryReactor* reactor = call->DefaultReactor();
+  ServiceContext& ctx = ctx_;
+  auto finish = [&ctx, reactor, start](const absl::Status& s) {
+    FinishCall(ctx, "ExecuteOp", start, s);
+    reactor->Finish(ToGrpcStatus(s));
+  };
+  absl::StatusOr<Tenant*> tenant = AdmitCall(ctx_, *call);
+  if (!tenant.ok()) return finish(tenant.status()), reactor;
+  absl::Status submitted = ctx_.devices->front().queue->Submit([&ctx, request, response, finish] {
+    finish(RunSingleOp(ctx, *request, response));
+  });
+  if (!submitted.ok()) finish(submitted);
+  return reactor;
+}
+
+}  // namespace ge::server

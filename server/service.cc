@@ -1,0 +1,298 @@
+// GraphEngineService: admission, the run-queue hand-off, and each unary RPC.
+#include "server/service.h"
+
+#include <chrono>
+#include <map>
+
+#include "base/ir/op_types.h"
+#include "base/ir/proto_convert.h"
+#include "base/logging.h"
+#include "base/status.h"
+#include "base/version.h"
+#include "compiler/frontend/onnx_importer.h"
+#include "server/grpc_status.h"
+
+namespace ge::server {
+namespace {
+
+OptionMap ToOptionMap(const v1::Options& options) {
+  OptionMap out;
+  for (const auto& [key, value] : options.entries()) out[key] = value;
+  return out;
+}
+
+std::string GraphLabel(const std::string& session_id, uint32_t graph_id) {
+  return StrCat("session ", session_id, " graph ", graph_id);
+}
+
+void FillIo(const session::GraphInfo& info, google::protobuf::RepeatedPtrField<v1::GraphIoInfo>* inputs,
+            google::protobuf::RepeatedPtrField<v1::GraphIoInfo>* outputs) {
+  for (const auto& io : info.inputs) {
+    v1::GraphIoInfo* p = inputs->Add();
+    p->set_name(io.name);
+    ir::ValueTypeToProto(io.type, p->mutable_type());
+  }
+  for (const auto& io : info.outputs) {
+    v1::GraphIoInfo* p = outputs->Add();
+    p->set_name(io.name);
+    ir::ValueTypeToProto(io.type, p->mutable_type());
+  }
+}
+
+// DEADLINE_EXCEEDED or CANCELLED once the client has given up on `call`.
+absl::Status CheckStillWanted(const grpc::CallbackServerContext& call, std::string_view what) {
+  if (call.deadline() <= std::chrono::system_clock::now()) {
+    return DeadlineExceeded(what, ": the deadline passed while the call waited in the run queue");
+  }
+  if (const_cast<grpc::CallbackServerContext&>(call).IsCancelled()) {
+    return absl::CancelledError(StrCat(what, ": the client cancelled the call"));
+  }
+  return absl::OkStatus();
+}
+
+// Answers a call on the calling gRPC thread.
+template <typename Body>
+grpc::ServerUnaryReactor* Inline(ServiceContext& ctx, grpc::CallbackServerContext* call, const char* rpc, Body body) {
+  const int64_t start = SteadyNowNs();
+  ctx.inflight.fetch_add(1);
+  grpc::ServerUnaryReactor* reactor = call->DefaultReactor();
+  absl::StatusOr<Tenant*> tenant = AdmitCall(ctx, *call);
+  const absl::Status status = tenant.ok() ? body(*tenant) : tenant.status();
+  FinishCall(ctx, rpc, start, status);
+  reactor->Finish(ToGrpcStatus(status));
+  return reactor;
+}
+
+// Runs `body(tenant, session)` on the session's device run queue.
+// `is_run` calls count against the tenant's concurrent-run quota.
+template <typename Body>
+grpc::ServerUnaryReactor* Queued(ServiceContext& ctx, grpc::CallbackServerContext* call, const char* rpc,
+                                 const std::string& session_id, bool is_run, Body body) {
+  const int64_t start = SteadyNowNs();
+  ctx.inflight.fetch_add(1);
+  grpc::ServerUnaryReactor* reactor = call->DefaultReactor();
+  auto finish = [&ctx, reactor, rpc, start](const absl::Status& s) {
+    FinishCall(ctx, rpc, start, s);
+    reactor->Finish(ToGrpcStatus(s));
+  };
+  absl::StatusOr<Tenant*> tenant = AdmitCall(ctx, *call);
+  if (!tenant.ok()) return finish(tenant.status()), reactor;
+  absl::StatusOr<std::shared_ptr<ManagedSession>> session = ctx.sessions->Get(*tenant, session_id);
+  if (!session.ok()) return finish(session.status()), reactor;
+  Tenant* t = *tenant;
+  if (is_run && t->running.fetch_add(1) >= t->max_concurrent_runs) {
+    t->running.fetch_sub(1);
+    return finish(ResourceExhausted("tenant ", t->name, " already has ", t->max_concurrent_runs,
+                                    " runs in flight (its quota); retry when one finishes")),
+           reactor;
+  }
+  std::shared_ptr<ManagedSession> s = *session;
+  s->active_calls.fetch_add(1);
+  auto release = [t, s, is_run] {
+    if (is_run) t->running.fetch_sub(1);
+    s->active_calls.fetch_sub(1);
+  };
+  Device& device = (*ctx.devices)[s->device];
+  const int64_t queued_at = SteadyNowNs();
+  absl::Status submitted = device.queue->Submit([&ctx, call, &device, s, t, queued_at, body, finish, release, rpc,
+                                                 session_id]() {
+    ctx.metrics->queue_duration.WithLabels({device.name}).Observe((SteadyNowNs() - queued_at) * 1e-9);
+    absl::Status status = CheckStillWanted(*call, StrCat(rpc, " in session ", session_id));
+    if (status.ok()) status = body(t, *s);
+    release();
+    finish(status);
+  });
+  if (!submitted.ok()) {
+    release();
+    finish(submitted);
+  }
+  return reactor;
+}
+
+grpc::ServerUnaryReactor* Unimplemented(ServiceContext& ctx, grpc::CallbackServerContext* call, const char* rpc,
+                                        std::string_view what) {
+  return Inline(ctx, call, rpc, [&](Tenant*) {
+    return absl::UnimplementedError(StrCat(rpc, " is not implemented yet: ", what, " (docs/api.md)"));
+  });
+}
+
+}  // namespace
+
+absl::StatusOr<Tenant*> AdmitCall(ServiceContext& ctx, const grpc::CallbackServerContext& call) {
+  if (ctx.draining.load()) return Unavailable("ged is shutting down and accepts no new calls");
+  std::string_view authorization;
+  const auto& metadata = call.client_metadata();
+  auto it = metadata.find("authorization");
+  if (it != metadata.end()) authorization = std::string_view(it->second.data(), it->second.size());
+  return ctx.tenants->Authenticate(authorization);
+}
+
+void FinishCall(ServiceContext& ctx, const char* rpc, int64_t start_ns, const absl::Status& status) {
+  const std::string code = absl::StatusCodeToString(status.code());
+  ctx.metrics->requests_total.WithLabels({rpc, code}).Increment();
+  ctx.metrics->request_duration.WithLabels({rpc}).Observe((SteadyNowNs() - start_ns) * 1e-9);
+  if (!status.ok()) Logger("server").debug("{} failed: {}", rpc, status.message());
+  ctx.inflight.fetch_sub(1);
+}
+
+grpc::ServerUnaryReactor* GraphEngineService::CreateSession(grpc::CallbackServerContext* call,
+                                                            const v1::CreateSessionRequest* request,
+                                                            v1::CreateSessionResponse* response) {
+  return Inline(ctx_, call, "CreateSession", [&](Tenant* tenant) -> absl::Status {
+    const OptionMap options = ToOptionMap(request->options());
+    GE_RETURN_IF_ERROR(ValidateOptions(options));
+    GE_ASSIGN_OR_RETURN(std::shared_ptr<ManagedSession> s, ctx_.sessions->Create(tenant, options));
+    response->set_session_id(s->id);
+    return absl::OkStatus();
+  });
+}
+
+grpc::ServerUnaryReactor* GraphEngineService::DestroySession(grpc::CallbackServerContext* call,
+                                                             const v1::DestroySessionRequest* request,
+                                                             v1::DestroySessionResponse*) {
+  return Inline(ctx_, call, "DestroySession",
+                [&](Tenant* tenant) { return ctx_.sessions->Destroy(tenant, request->session_id()); });
+}
+
+grpc::ServerUnaryReactor* GraphEngineService::AddGraph(grpc::CallbackServerContext* call,
+                                                       const v1::AddGraphRequest* request,
+                                                       v1::AddGraphResponse* response) {
+  return Queued(ctx_, call, "AddGraph", request->session_id(), /*is_run=*/false,
+                [request, response](Tenant*, ManagedSession& s) -> absl::Status {
+    const std::string where = GraphLabel(s.id, request->graph_id());
+    std::unique_ptr<ir::Graph> graph;
+    if (request->has_graph_def()) {
+      absl::StatusOr<std::unique_ptr<ir::Graph>> g = ir::GraphFromProto(request->graph_def());
+      if (!g.ok()) return Annotate(g.status(), StrCat(where, ": bad GraphDef"));
+      graph = std::move(*g);
+    } else if (request->model_case() == v1::AddGraphRequest::kOnnxModel) {
+      absl::StatusOr<std::unique_ptr<ir::Graph>> g = frontend::ImportOnnxBytes(request->onnx_model(), "");
+      if (!g.ok()) return Annotate(g.status(), StrCat(where, ": bad ONNX model"));
+      graph = std::move(*g);
+    } else {
+      return InvalidArgument(where, ": the request carries no model (set graph_def or onnx_model)");
+    }
+    const std::string name = graph->name();
+    {
+      std::lock_guard<std::mutex> lock(s.mu);
+      if (s.graphs.count(request->graph_id()) != 0) return AlreadyExists(where, " already exists");
+    }
+    GE_RETURN_IF_ERROR(Annotate(s.session->AddGraph(request->graph_id(), std::move(graph),
+                                                    ToOptionMap(request->options())), where));
+    {
+      std::lock_guard<std::mutex> lock(s.mu);
+      s.graphs[request->graph_id()] = name.empty() ? StrCat("graph", request->graph_id()) : name;
+    }
+    GE_ASSIGN_OR_RETURN(session::GraphInfo info, s.session->GetGraphInfo(request->graph_id()));
+    FillIo(info, response->mutable_inputs(), response->mutable_outputs());
+    return absl::OkStatus();
+  });
+}
+
+grpc::ServerUnaryReactor* GraphEngineService::RemoveGraph(grpc::CallbackServerContext* call,
+                                                          const v1::RemoveGraphRequest* request,
+                                                          v1::RemoveGraphResponse*) {
+  return Inline(ctx_, call, "RemoveGraph", [&](Tenant* tenant) -> absl::Status {
+    GE_ASSIGN_OR_RETURN(std::shared_ptr<ManagedSession> s, ctx_.sessions->Get(tenant, request->session_id()));
+    GE_RETURN_IF_ERROR(Annotate(s->session->RemoveGraph(request->graph_id()),
+                                GraphLabel(s->id, request->graph_id())));
+    std::lock_guard<std::mutex> lock(s->mu);
+    s->graphs.erase(request->graph_id());
+    return absl::OkStatus();
+  });
+}
+
+grpc::ServerUnaryReactor* GraphEngineService::CompileGraph(grpc::CallbackServerContext* call,
+                                                           const v1::CompileGraphRequest* request,
+                                                           v1::CompileGraphResponse* response) {
+  ServiceContext& ctx = ctx_;
+  return Queued(ctx_, call, "CompileGraph", request->session_id(), /*is_run=*/false,
+                [&ctx, request, response](Tenant*, ManagedSession& s) -> absl::Status {
+    const std::string where = GraphLabel(s.id, request->graph_id());
+    const int64_t start = SteadyNowNs();
+    GE_RETURN_IF_ERROR(Annotate(s.session->CompileGraph(request->graph_id()), where));
+    const double seconds = (SteadyNowNs() - start) * 1e-9;
+    ctx.metrics->compile_duration.Get().Observe(seconds);
+    response->set_compile_seconds(seconds);
+    GE_ASSIGN_OR_RETURN(const compiler::CompiledGraph* compiled, s.session->GetCompiledGraph(request->graph_id()));
+    v1::PartitionSummary* summary = response->mutable_summary();
+    for (const ir::Node* node : compiled->graph->nodes()) {
+      const std::string engine = node->op_desc().GetAttrOr<std::string>(ir::kAttrEngineName, "unplaced");
+      (*summary->mutable_nodes_per_engine())[engine] += 1;
+      summary->set_node_count(summary->node_count() + 1);
+    }
+    GE_ASSIGN_OR_RETURN(session::GraphInfo info, s.session->GetGraphInfo(request->graph_id()));
+    FillIo(info, response->mutable_inputs(), response->mutable_outputs());
+    return absl::OkStatus();
+  });
+}
+
+grpc::ServerUnaryReactor* GraphEngineService::RunGraph(grpc::CallbackServerContext* call,
+                                                       const v1::RunGraphRequest* request,
+                                                       v1::RunGraphResponse* response) {
+  ServiceContext& ctx = ctx_;
+  return Queued(ctx_, call, "RunGraph", request->session_id(), /*is_run=*/true,
+                [&ctx, request, response](Tenant*, ManagedSession& s) {
+                  return ExecuteRun(ctx, s, *request, response);
+                });
+}
+
+grpc::ServerUnaryReactor* GraphEngineService::ListSessions(grpc::CallbackServerContext* call,
+                                                           const v1::ListSessionsRequest*,
+                                                           v1::ListSessionsResponse* response) {
+  return Inline(ctx_, call, "ListSessions", [&](Tenant* tenant) {
+    const int64_t now = SteadyNowNs();
+    for (const auto& s : ctx_.sessions->List(tenant)) {
+      v1::SessionInfo* info = response->add_sessions();
+      info->set_session_id(s->id);
+      info->set_tenant(s->tenant->name);
+      info->set_idle_seconds((now - s->last_used_ns.load()) * 1e-9);
+      std::lock_guard<std::mutex> lock(s->mu);
+      for (const auto& [id, name] : s->graphs) info->add_graph_ids(id);
+    }
+    return absl::OkStatus();
+  });
+}
+
+grpc::ServerUnaryReactor* GraphEngineService::GetStatus(grpc::CallbackServerContext* call,
+                                                        const v1::GetStatusRequest*, v1::GetStatusResponse* response) {
+  return Inline(ctx_, call, "GetStatus", [&](Tenant*) {
+    response->set_version(GED_VERSION_STRING);
+    response->set_uptime_seconds((SteadyNowNs() - ctx_.start_ns) * 1e-9);
+    response->set_sessions(static_cast<int64_t>(ctx_.sessions->size()));
+    response->set_draining(ctx_.draining.load());
+    for (const Device& d : *ctx_.devices) {
+      v1::DeviceStatus* status = response->add_devices();
+      status->set_name(d.name);
+      status->set_threads(d.threads);
+      status->set_queue_capacity(d.queue->capacity());
+      status->set_queued(d.queue->queued());
+      status->set_running(d.queue->running());
+    }
+    for (const std::string& name : ctx_.engines->Names()) response->add_engines(name);
+    return absl::OkStatus();
+  });
+}
+
+grpc::ServerUnaryReactor* GraphEngineService::LoadModel(grpc::CallbackServerContext* call,
+                                                        const v1::LoadModelRequest*, v1::LoadModelResponse*) {
+  return Unimplemented(ctx_, call, "LoadModel", "loading .gem files and cache keys comes with the model cache");
+}
+grpc::ServerUnaryReactor* GraphEngineService::UnloadModel(grpc::CallbackServerContext* call,
+                                                          const v1::UnloadModelRequest*, v1::UnloadModelResponse*) {
+  return Unimplemented(ctx_, call, "UnloadModel", "loaded models come with the model cache");
+}
+grpc::ServerUnaryReactor* GraphEngineService::ExecuteModel(grpc::CallbackServerContext* call,
+                                                           const v1::ExecuteModelRequest*, v1::ExecuteModelResponse*) {
+  return Unimplemented(ctx_, call, "ExecuteModel", "loaded models come with the model cache; use RunGraph");
+}
+grpc::ServerUnaryReactor* GraphEngineService::GetVariable(grpc::CallbackServerContext* call,
+                                                          const v1::GetVariableRequest*, v1::GetVariableResponse*) {
+  return Unimplemented(ctx_, call, "GetVariable", "session variables come with the VarManager");
+}
+grpc::ServerUnaryReactor* GraphEngineService::SetVariable(grpc::CallbackServerContext* call,
+                                                          const v1::SetVariableRequest*, v1::SetVariableResponse*) {
+  return Unimplemented(ctx_, call, "SetVariable", "session variables come with the VarManager");
+}
+
+}  // namespace ge::server

@@ -1,0 +1,102 @@
+// GraphEngineService: the ge.v1.GraphEngine gRPC service on grpc++'s
+// callback API (no thread per request).
+//
+// Cheap RPCs (sessions, listing, status) are answered on the gRPC thread
+// that delivered them. AddGraph, CompileGraph, RunGraph, ExecuteOp and
+// stream runs go to the session's device run queue (RESOURCE_EXHAUSTED when
+// full); their deadline is checked when they leave the queue, before any
+// work. Every call authenticates its tenant first, is refused with
+// UNAVAILABLE while the daemon drains, and is counted in the metrics.
+// absl::Status turns into grpc::Status only here; messages name the session,
+// graph and input.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ge/v1/service.grpc.pb.h"
+#include "runtime/engines/engine_registry.h"
+#include "server/config.h"
+#include "server/metrics.h"
+#include "server/run_queue.h"
+#include "server/session_manager.h"
+#include "server/tenants.h"
+
+namespace ge::server {
+
+struct Device {
+  std::string name;
+  int threads = 1;
+  std::unique_ptr<ThreadPool> intra_op;  // kernels' ParallelFor
+  std::unique_ptr<RunQueue> queue;
+};
+
+// What the service works with; owned by the Daemon.
+struct ServiceContext {
+  const ServerConfig* config = nullptr;
+  const engine::EngineRegistry* engines = nullptr;
+  TenantRegistry* tenants = nullptr;
+  SessionManager* sessions = nullptr;
+  std::vector<Device>* devices = nullptr;
+  ServerMetrics* metrics = nullptr;
+  SessionFactory session_factory;  // ExecuteOp's scratch sessions
+  std::atomic<bool> draining{false};
+  std::atomic<int64_t> inflight{0};  // calls and streams not yet finished
+  int64_t start_ns = 0;
+};
+
+class GraphEngineService final : public v1::GraphEngine::CallbackService {
+ public:
+  explicit GraphEngineService(ServiceContext& context) : ctx_(context) {}
+
+  grpc::ServerUnaryReactor* CreateSession(grpc::CallbackServerContext* call, const v1::CreateSessionRequest* request,
+                                          v1::CreateSessionResponse* response) override;
+  grpc::ServerUnaryReactor* DestroySession(grpc::CallbackServerContext* call, const v1::DestroySessionRequest* request,
+                                           v1::DestroySessionResponse* response) override;
+  grpc::ServerUnaryReactor* AddGraph(grpc::CallbackServerContext* call, const v1::AddGraphRequest* request,
+                                     v1::AddGraphResponse* response) override;
+  grpc::ServerUnaryReactor* RemoveGraph(grpc::CallbackServerContext* call, const v1::RemoveGraphRequest* request,
+                                        v1::RemoveGraphResponse* response) override;
+  grpc::ServerUnaryReactor* CompileGraph(grpc::CallbackServerContext* call, const v1::CompileGraphRequest* request,
+                                         v1::CompileGraphResponse* response) override;
+  grpc::ServerUnaryReactor* RunGraph(grpc::CallbackServerContext* call, const v1::RunGraphRequest* request,
+                                     v1::RunGraphResponse* response) override;
+  grpc::ServerBidiReactor<v1::RunGraphRequest, v1::RunGraphResponse>* RunGraphStream(
+      grpc::CallbackServerContext* call) override;
+  grpc::ServerUnaryReactor* ListSessions(grpc::CallbackServerContext* call, const v1::ListSessionsRequest* request,
+                                         v1::ListSessionsResponse* response) override;
+  grpc::ServerUnaryReactor* GetStatus(grpc::CallbackServerContext* call, const v1::GetStatusRequest* request,
+                                      v1::GetStatusResponse* response) override;
+  grpc::ServerUnaryReactor* ExecuteOp(grpc::CallbackServerContext* call, const v1::ExecuteOpRequest* request,
+                                      v1::ExecuteOpResponse* response) override;
+  grpc::ServerUnaryReactor* LoadModel(grpc::CallbackServerContext* call, const v1::LoadModelRequest* request,
+                                      v1::LoadModelResponse* response) override;
+  grpc::ServerUnaryReactor* UnloadModel(grpc::CallbackServerContext* call, const v1::UnloadModelRequest* request,
+                                        v1::UnloadModelResponse* response) override;
+  grpc::ServerUnaryReactor* ExecuteModel(grpc::CallbackServerContext* call, const v1::ExecuteModelRequest* request,
+                                         v1::ExecuteModelResponse* response) override;
+  grpc::ServerUnaryReactor* GetVariable(grpc::CallbackServerContext* call, const v1::GetVariableRequest* request,
+                                        v1::GetVariableResponse* response) override;
+  grpc::ServerUnaryReactor* SetVariable(grpc::CallbackServerContext* call, const v1::SetVariableRequest* request,
+                                        v1::SetVariableResponse* response) override;
+
+ private:
+  ServiceContext& ctx_;
+};
+
+// Shared by the unary and the stream forms of RunGraph (server/run_graph.cc):
+// decodes the inputs, runs, encodes the outputs; errors name the session,
+// graph and input.
+absl::Status ExecuteRun(ServiceContext& ctx, ManagedSession& session, const v1::RunGraphRequest& request,
+                        v1::RunGraphResponse* response);
+
+// Admission for one call: not draining, a known tenant. On success the
+// caller counts in ctx.inflight until it calls FinishCall.
+absl::StatusOr<Tenant*> AdmitCall(ServiceContext& ctx, const grpc::CallbackServerContext& call);
+// Records the call's metrics and leaves ctx.inflight.
+void FinishCall(ServiceContext& ctx, const char* rpc, int64_t start_ns, const absl::Status& status);
+
+}  // namespace ge::server

@@ -1,0 +1,74 @@
+// SessionManager: the daemon's sessions, by unguessable id, each owned by
+// one tenant.
+//
+// Ids are 128 random bits from the OS CSPRNG in hex, so knowing one
+// session's id says nothing about another's. A session is reachable only by
+// its own tenant: another tenant's lookup is PERMISSION_DENIED, an unknown
+// id NOT_FOUND. Sessions count against their tenant's max_sessions quota
+// (RESOURCE_EXHAUSTED past it). Sessions idle longer than the configured
+// time are destroyed by ExpireIdle, unless a call is using them. A session
+// handed out by Get stays alive until its last user drops it, even when it
+// is destroyed meanwhile (an in-flight run finishes).
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "base/options.h"
+#include "server/tenants.h"
+#include "session/session.h"
+
+namespace ge::server {
+
+struct ManagedSession {
+  ~ManagedSession();
+  std::string id;
+  Tenant* tenant = nullptr;
+  int device = 0;  // index of the device whose run queue serves it
+  std::unique_ptr<session::Session> session;
+  std::atomic<int64_t> last_used_ns{0};  // steady clock
+  std::atomic<int> active_calls{0};
+  std::mutex mu;
+  std::map<uint32_t, std::string> graphs;  // graph id -> model name; guarded by mu
+};
+
+// Makes a session::Session for `options` on device `device`.
+using SessionFactory =
+    std::function<absl::StatusOr<std::unique_ptr<session::Session>>(const OptionMap& options, int device)>;
+
+class SessionManager {
+ public:
+  SessionManager(SessionFactory factory, int num_devices);
+
+  absl::StatusOr<std::shared_ptr<ManagedSession>> Create(Tenant* tenant, const OptionMap& options);
+  // Marks the session used now.
+  absl::StatusOr<std::shared_ptr<ManagedSession>> Get(const Tenant* tenant, const std::string& id);
+  absl::Status Destroy(const Tenant* tenant, const std::string& id);
+  // The sessions of `tenant` (all when null), by id.
+  std::vector<std::shared_ptr<ManagedSession>> List(const Tenant* tenant) const;
+  // Destroys sessions unused for longer than `idle` and with no active call;
+  // returns how many.
+  int ExpireIdle(std::chrono::nanoseconds idle);
+  size_t size() const;
+
+ private:
+  absl::StatusOr<std::shared_ptr<ManagedSession>> Lookup(const Tenant* tenant, const std::string& id) const;
+
+  SessionFactory factory_;
+  int num_devices_;
+  mutable std::mutex mu_;
+  std::map<std::string, std::shared_ptr<ManagedSession>> sessions_;
+  int next_device_ = 0;  // round robin; guarded by mu_
+};
+
+int64_t SteadyNowNs();
+
+}  // namespace ge::server

@@ -1,0 +1,62 @@
+// Tenants: who may call the daemon, and their quotas.
+//
+// A tenant is declared in the configuration with the SHA-256 of its bearer
+// token (the token itself is never stored). A call authenticates by the
+// metadata entry `authorization: Bearer <token>`: the token is hashed and
+// compared with every tenant's hash in constant time (no early exit on the
+// first match, no data-dependent branches in the comparison). With no
+// tenants configured, every call belongs to the built-in tenant "default"
+// and the daemon listens on loopback only (ValidateConfig).
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "server/config.h"
+#include "server/grpc_status.h"
+
+namespace ge::server {
+
+using Sha256Digest = std::array<uint8_t, 32>;
+
+Sha256Digest Sha256(std::string_view data);
+std::string ToHex(const uint8_t* data, size_t size);
+// Equality that takes the same time wherever the inputs differ.
+bool ConstantTimeEquals(const Sha256Digest& a, const Sha256Digest& b);
+// `bytes` random bytes from the OS CSPRNG, as lowercase hex.
+std::string RandomHex(size_t bytes);
+
+struct Tenant {
+  std::string name;
+  Sha256Digest token_hash{};
+  int64_t max_sessions = 0;
+  int64_t max_concurrent_runs = 0;
+  std::atomic<int64_t> sessions{0};
+  std::atomic<int64_t> running{0};
+};
+
+class TenantRegistry {
+ public:
+  // The tenants of `configs` (already validated); the default tenant when
+  // `configs` is empty.
+  explicit TenantRegistry(const std::vector<TenantConfig>& configs);
+
+  // The tenant of an `authorization` metadata value ("" when absent).
+  // UNAUTHENTICATED when the header is missing, malformed or matches no
+  // tenant; the message never echoes the token.
+  absl::StatusOr<Tenant*> Authenticate(std::string_view authorization) const;
+  bool open() const { return open_; }
+  const std::vector<std::unique_ptr<Tenant>>& tenants() const { return tenants_; }
+
+ private:
+  bool open_ = false;  // the default tenant, no token needed
+  std::vector<std::unique_ptr<Tenant>> tenants_;
+};
+
+}  // namespace ge::server

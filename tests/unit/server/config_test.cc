@@ -1,0 +1,114 @@
+// ServerConfig: YAML keys over defaults, errors naming the key, the
+// --devices form, validation rules and the --print-config round trip.
+#include "server/config.h"
+
+#include "gtest/gtest.h"
+
+namespace ge::server {
+namespace {
+
+TEST(ConfigTest, DefaultsAreValidAndLoopback) {
+  ServerConfig c = DefaultConfig();
+  EXPECT_EQ(c.listen, "127.0.0.1:50051");
+  EXPECT_EQ(c.metrics_listen, "127.0.0.1:9464");
+  ASSERT_EQ(c.devices.size(), 1u);
+  EXPECT_EQ(c.devices[0].name, "cpu:0");
+  EXPECT_EQ(c.devices[0].threads, 0);
+  EXPECT_FALSE(c.cache_dir.empty());
+  EXPECT_TRUE(ValidateConfig(c).ok());
+}
+
+TEST(ConfigTest, YamlOverridesDefaults) {
+  ServerConfig c = DefaultConfig();
+  ASSERT_TRUE(ApplyYaml(R"(
+listen: 127.0.0.1:6000
+session_idle_timeout_seconds: 5
+devices:
+  - {name: cpu:0, threads: 2, workers: 1, queue_capacity: 3}
+  - {name: cpu:1}
+tenants:
+  - {name: alice, token_sha256: 2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824, max_sessions: 2}
+)", "test.yaml", c).ok());
+  EXPECT_EQ(c.listen, "127.0.0.1:6000");
+  EXPECT_EQ(c.session_idle_timeout_seconds, 5);
+  ASSERT_EQ(c.devices.size(), 2u);
+  EXPECT_EQ(c.devices[0].threads, 2);
+  EXPECT_EQ(c.devices[0].queue_capacity, 3);
+  EXPECT_EQ(c.devices[1].name, "cpu:1");
+  ASSERT_EQ(c.tenants.size(), 1u);
+  EXPECT_EQ(c.tenants[0].max_sessions, 2);
+  EXPECT_TRUE(ValidateConfig(c).ok());
+}
+
+TEST(ConfigTest, UnknownKeyAndBadValueNameTheKey) {
+  ServerConfig c = DefaultConfig();
+  absl::Status s = ApplyYaml("listn: x\n", "my.yaml", c);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("my.yaml: unknown configuration key 'listn'"), absl::string_view::npos) << s;
+  s = ApplyYaml("shutdown_timeout_seconds: soon\n", "my.yaml", c);
+  EXPECT_NE(s.message().find("'shutdown_timeout_seconds'"), absl::string_view::npos) << s;
+  s = ApplyYaml("devices:\n  - {name: cpu:0, cores: 2}\n", "my.yaml", c);
+  EXPECT_NE(s.message().find("devices.cores"), absl::string_view::npos) << s;
+}
+
+TEST(ConfigTest, DevicesFlag) {
+  auto d = ParseDevicesFlag("cpu:0,cpu:1=4");
+  ASSERT_TRUE(d.ok()) << d.status();
+  ASSERT_EQ(d->size(), 2u);
+  EXPECT_EQ((*d)[1].name, "cpu:1");
+  EXPECT_EQ((*d)[1].threads, 4);
+  EXPECT_FALSE(ParseDevicesFlag("cpu:0=many").ok());
+  EXPECT_FALSE(ParseDevicesFlag("").ok());
+}
+
+TEST(ConfigTest, WithoutTenantsOnlyLoopback) {
+  ServerConfig c = DefaultConfig();
+  c.listen = "0.0.0.0:50051";
+  absl::Status s = ValidateConfig(c);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("not loopback"), absl::string_view::npos) << s;
+  c.tenants.push_back({"a", std::string(64, 'a'), 1, 1});
+  EXPECT_TRUE(ValidateConfig(c).ok());
+  c.tenants[0].token_sha256 = "secret";
+  EXPECT_FALSE(ValidateConfig(c).ok());
+}
+
+TEST(ConfigTest, BadAddressesAndDevices) {
+  ServerConfig c = DefaultConfig();
+  c.listen = "127.0.0.1";
+  EXPECT_FALSE(ValidateConfig(c).ok());
+  c = DefaultConfig();
+  c.metrics_listen = "127.0.0.1:99999";
+  EXPECT_FALSE(ValidateConfig(c).ok());
+  c = DefaultConfig();
+  c.devices.push_back(c.devices[0]);
+  EXPECT_NE(ValidateConfig(c).message().find("twice"), absl::string_view::npos);
+  c = DefaultConfig();
+  c.devices[0].name = "gpu:0";
+  EXPECT_FALSE(ValidateConfig(c).ok());
+}
+
+TEST(ConfigTest, SplitHostPortHandlesIpv6AndPortZero) {
+  std::string host;
+  int port = -1;
+  ASSERT_TRUE(SplitHostPort("[::1]:0", &host, &port).ok());
+  EXPECT_EQ(host, "::1");
+  EXPECT_EQ(port, 0);
+  EXPECT_TRUE(IsLoopbackHost(host));
+  EXPECT_FALSE(IsLoopbackHost("10.0.0.1"));
+}
+
+TEST(ConfigTest, PrintedConfigReadsBack) {
+  ServerConfig c = DefaultConfig();
+  c.listen = "127.0.0.1:7000";
+  c.devices = {DeviceConfig{"cpu:0", 3, 2, 9}};
+  c.tenants.push_back({"bob", std::string(64, 'b'), 5, 6});
+  ServerConfig back = DefaultConfig();
+  ASSERT_TRUE(ApplyYaml(ConfigToYaml(c), "printed", back).ok()) << ConfigToYaml(c);
+  EXPECT_EQ(ConfigToYaml(back), ConfigToYaml(c));
+  EXPECT_EQ(back.devices[0].queue_capacity, 9);
+  EXPECT_EQ(back.tenants[0].max_concurrent_runs, 6);
+}
+
+}  // namespace
+}  // namespace ge::server
