@@ -27,7 +27,30 @@ function(ged_engine_plugin name)
   endif()
 endfunction()
 
+# ged_sanitizer_env(OUT): the environment a test needs in a sanitizer tree
+# (GED_SANITIZE or GED_TSAN): options and the suppression files in
+# scripts/sanitizers/ (docs/reliability.md says why each entry is there).
+function(ged_sanitizer_env out)
+  set(supp ${PROJECT_SOURCE_DIR}/scripts/sanitizers)
+  set(env "")
+  if(GED_SANITIZE OR GED_FUZZ)
+    list(APPEND env
+      "ASAN_OPTIONS=detect_leaks=1:strict_init_order=1:detect_stack_use_after_return=1:check_initialization_order=1"
+      "LSAN_OPTIONS=suppressions=${supp}/lsan.supp:print_suppressions=0"
+      "UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:suppressions=${supp}/ubsan.supp")
+  endif()
+  if(GED_TSAN)
+    list(APPEND env "TSAN_OPTIONS=suppressions=${supp}/tsan.supp:second_deadlock_stack=1:history_size=4")
+  endif()
+  set(${out} "${env}" PARENT_SCOPE)
+endfunction()
+
 # ged_test(NAME SOURCES... DEPS ... [LABELS ...]): a googletest binary run by ctest.
+# Every test is also labelled by the folder under tests/ it lives in (`unit`,
+# `integration`, `reliability`). scripts/test.sh runs the unit, integration
+# and reliability tests again in an ASan+UBSan tree, except those labelled
+# `heavy` (model exports) or `conformance`; scripts/sanitize.sh tsan runs the
+# ones labelled `concurrency`.
 function(ged_test name)
   cmake_parse_arguments(ARG "" "TIMEOUT" "SOURCES;DEPS;LABELS" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
@@ -37,8 +60,14 @@ function(ged_test name)
   if(NOT ARG_TIMEOUT)
     set(ARG_TIMEOUT 120)
   endif()
+  ged_sanitizer_env(sanitizer_env)
   set_tests_properties(${name} PROPERTIES TIMEOUT ${ARG_TIMEOUT}
-    ENVIRONMENT "GED_SOURCE_DIR=${PROJECT_SOURCE_DIR};GED_BINARY_DIR=${CMAKE_BINARY_DIR}")
+    ENVIRONMENT "GED_SOURCE_DIR=${PROJECT_SOURCE_DIR};GED_BINARY_DIR=${CMAKE_BINARY_DIR};${sanitizer_env}")
+  file(RELATIVE_PATH rel ${PROJECT_SOURCE_DIR}/tests ${CMAKE_CURRENT_SOURCE_DIR})
+  if(NOT rel MATCHES "^\\.\\.")
+    string(REGEX REPLACE "/.*" "" folder "${rel}")
+    list(APPEND ARG_LABELS ${folder})
+  endif()
   if(ARG_LABELS)
     set_tests_properties(${name} PROPERTIES LABELS "${ARG_LABELS}")
   endif()

@@ -231,6 +231,15 @@ absl::StatusOr<Tensor> ParseNpy(std::string_view bytes, std::string_view source)
   GE_ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(h.descr.dtype, h.shape));
   const char* data = bytes.data() + offset;
   if (h.descr.kind == Descr::Kind::kNumeric) {
+    // A bool byte other than 0 or 1 is undefined behaviour when read as a
+    // C++ bool (numpy itself only writes 0 and 1).
+    for (size_t i = 0; h.descr.dtype == DataType::kBool && i < data_bytes; ++i) {
+      const auto byte = static_cast<uint8_t>(data[i]);
+      if (byte > 1) {
+        return InvalidArgument(source, ": .npy bool element ", i, " is byte ", static_cast<int>(byte),
+                               ", not 0 or 1");
+      }
+    }
     std::memcpy(t.raw_data(), data, data_bytes);
     if (h.descr.big_endian && h.descr.item_size > 1) {
       const size_t part = h.descr.dtype == DataType::kComplex64 || h.descr.dtype == DataType::kComplex128
@@ -251,6 +260,11 @@ absl::StatusOr<Tensor> ParseNpy(std::string_view bytes, std::string_view source)
         uint32_t cp = h.descr.big_endian ? (b[0] << 24 | b[1] << 16 | b[2] << 8 | b[3])
                                          : (b[3] << 24 | b[2] << 16 | b[1] << 8 | b[0]);
         if (cp == 0) break;
+        // numpy's '<U' is UCS-4; anything else has no UTF-8 form.
+        if (cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) {
+          return InvalidArgument(source, ": .npy string element ", i, " holds ", absl::Hex(cp),
+                                 " (hex), which is not a Unicode code point");
+        }
         AppendUtf8(cp, s);
       }
     }

@@ -96,6 +96,14 @@ TEST(NpyTest, RejectsMalformedFiles) {
       {Header(good_dict, 9), "unsupported .npy format version 9"},
       {Header(good_dict).substr(0, 20), "truncated"},
       {Header("{'descr': '<f4', 'fortran_order': False, 'shape': (4611686018427387904, 4), }\n"), "overflow"},
+      // Found by the npy fuzzer: a bool byte other than 0/1 is UB once read.
+      {Header("{'descr': '|b1', 'fortran_order': False, 'shape': (3,), }\n") + std::string("\x01\x00\x20", 3),
+       "bool element 2 is byte 32, not 0 or 1"},
+      // Also found by the fuzzer: UCS-4 values with no UTF-8 form.
+      {Header("{'descr': '<U1', 'fortran_order': False, 'shape': (2,), }\n") + std::string("a\0\0\0\xff\xff\xff\xff", 8),
+       "string element 1 holds ffffffff (hex), which is not a Unicode code point"},
+      {Header("{'descr': '>U1', 'fortran_order': False, 'shape': (1,), }\n") + std::string("\0\0\xd8\0", 4),
+       "string element 0 holds d800 (hex)"},
   };
   for (const Case& c : cases) {
     auto t = ParseNpy(c.bytes, "x.npy");
