@@ -3,6 +3,10 @@
 // timed. Results and commands are in docs/perf.md.
 #include <benchmark/benchmark.h>
 
+#include <chrono>
+#include <map>
+#include <string>
+
 #include "base/ir/flatten.h"
 #include "bench/partition_bench_graph.h"
 #include "compiler/partition/dynamic_shape_partitioner.h"
@@ -23,13 +27,32 @@ void Report(benchmark::State& state) {
       benchmark::Counter(static_cast<double>(state.range(0)), benchmark::Counter::kIsIterationInvariantRate);
 }
 
+// Milliseconds spent in each partitioner step (last iteration).
+class StepTimer final : public partition::PartitionObserver {
+ public:
+  void OnStep(std::string_view, std::string_view step, bool after, const ir::Graph&, partition::ClusterSet*) override {
+    const auto now = std::chrono::steady_clock::now();
+    if (after) ms_[std::string(step)] = std::chrono::duration<double, std::milli>(now - start_).count();
+    start_ = now;
+  }
+  void Report(benchmark::State& state) const {
+    for (const auto& [step, ms] : ms_) state.counters[step + "_ms"] = ms;
+  }
+
+ private:
+  std::chrono::steady_clock::time_point start_;
+  std::map<std::string, double> ms_;
+};
+
 void BM_DynamicShapePartition(benchmark::State& state) {
   int64_t subgraphs = 0;
+  StepTimer timer;
   for (auto _ : state) {
     state.PauseTiming();
     auto g = Build(state);
     state.ResumeTiming();
     partition::DynamicShapePartitioner partitioner;
+    partitioner.set_observer(&timer);
     auto made = partitioner.Partition(*g);
     if (!made.ok()) state.SkipWithError(std::string(made.status().message()).c_str());
     state.PauseTiming();
@@ -38,6 +61,7 @@ void BM_DynamicShapePartition(benchmark::State& state) {
     state.ResumeTiming();
   }
   state.counters["subgraphs"] = static_cast<double>(subgraphs);
+  timer.Report(state);
   Report(state);
 }
 

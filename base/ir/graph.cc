@@ -101,6 +101,37 @@ absl::Status Graph::MoveNodeTo(Node* node, Graph* dst) {
   return absl::OkStatus();
 }
 
+absl::Status Graph::MoveNodesTo(const std::vector<std::pair<Node*, Graph*>>& moves) {
+  for (const auto& [node, dst] : moves) {
+    if (node->graph_ != this) return InvalidArgument("node '", node->name(), "' is not in graph '", name_, "'");
+    if (dst != this && dst->by_name_.contains(node->name())) {
+      return InvalidArgument("graph '", dst->name_, "': cannot move node '", node->name(), "' in: name taken");
+    }
+  }
+  size_t moved = 0;
+  for (const auto& [node, dst] : moves) {
+    if (dst == this) continue;
+    dst->nodes_.splice(dst->nodes_.end(), nodes_, node->self_);
+    node->graph_ = dst;
+    node->id_ = dst->next_id_++;
+    dst->by_name_.emplace(node->name(), node);
+    for (const std::string& sub : node->op_.subgraph_names()) {
+      if (Graph* g = FindSubgraph(sub)) g->SetParent(dst, node);
+    }
+    ++moved;
+  }
+  if (moved * 2 > by_name_.size()) {
+    by_name_.clear();
+    by_name_.reserve(nodes_.size());
+    for (const auto& n : nodes_) by_name_.emplace(n->name(), n.get());
+  } else {
+    for (const auto& [node, dst] : moves) {
+      if (dst != this) by_name_.erase(node->name());
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::Status Graph::AddEdge(Node* src, int src_port, Node* dst, int dst_port) {
   if (src_port < 0 || src_port >= src->num_outputs()) {
     return InvalidArgument("edge ", src->name(), ":", src_port, " -> ", dst->name(), ":",

@@ -1,10 +1,12 @@
 // gectl partition: compiles a model and reports where every node was
 // placed, which engines rejected it and why, and the execution units the
 // splitting produced (static / dynamic subgraphs and their engines).
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 
+#include "base/logging.h"
 #include "base/status.h"
 #include "client/gectl/commands.h"
 #include "client/gectl/local_runtime.h"
@@ -13,6 +15,20 @@
 
 namespace ge::gectl {
 namespace {
+
+// Logs (at info level) how long each phase took.
+class Stopwatch {
+ public:
+  void Lap(std::string_view phase) {
+    const auto now = std::chrono::steady_clock::now();
+    GE_LOG_INFO("gectl", "partition: {} took {:.1f} ms", phase,
+                std::chrono::duration<double, std::milli>(now - last_).count());
+    last_ = now;
+  }
+
+ private:
+  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
+};
 
 absl::Status WriteFile(const std::string& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary);
@@ -32,10 +48,13 @@ absl::Status Partition(const PartitionFlags& flags) {
   GE_ASSIGN_OR_RETURN(OptionMap options, ParseOptionFlags(flags.options));
   GE_ASSIGN_OR_RETURN(compiler::CompileOptions compile_options, compiler::CompileOptions::FromOptions(options));
   compile_options.keep_partitioned_graph = true;
+  Stopwatch watch;
   GE_ASSIGN_OR_RETURN(auto graph, LoadModel(flags.model));
+  watch.Lap("import");
   GE_ASSIGN_OR_RETURN(auto runtime, LocalRuntime::Create());
   compiler::GraphCompiler compiler(runtime->engines(), runtime->pool());
   GE_ASSIGN_OR_RETURN(auto compiled, compiler.Compile(std::move(graph), compile_options));
+  watch.Lap("compile");
   partition::RejectionMap rejections;
   for (const compiler::NodePlacement& p : compiled->placement.nodes) {
     if (p.rejected.empty()) continue;
@@ -47,6 +66,7 @@ absl::Status Partition(const PartitionFlags& flags) {
       flags.report == "json" ? partition::PartitionReportJson(report) + "\n" : partition::PartitionReportText(report);
   std::cout.write(text.data(), static_cast<std::streamsize>(text.size()));
   std::cout.flush();
+  watch.Lap("report");
   if (flags.dump == "dot") {
     const std::string path = flags.dump_file.empty()
                                  ? std::filesystem::path(flags.model).stem().string() + ".partition.dot"

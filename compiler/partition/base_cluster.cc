@@ -24,6 +24,8 @@ std::string_view ClusterTypeName(int type_index) {
 // ---- BaseCluster ----
 
 int32_t BaseCluster::rank() const { return set_->RankOf(*this); }
+const std::string& BaseCluster::label() const { return set_->labels_[label_id_]; }
+void BaseCluster::set_label(std::string_view label) { label_id_ = set_->InternLabel(label); }
 
 std::vector<ir::Node*> BaseCluster::Nodes() const {
   std::vector<ir::Node*> out;
@@ -42,14 +44,58 @@ std::vector<BaseCluster*> BaseCluster::MergeAllPathFrom(BaseCluster& other) {
 
 // ---- ClusterSet ----
 
+namespace {
+
+// Whether the graph's insertion order is topological; `id_to_index` maps
+// node ids to insertion indexes.
+bool InsertionOrderIsTopological(const std::vector<ir::Node*>& nodes, const std::vector<int32_t>& id_to_index,
+                                 const ir::Graph& graph) {
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const ir::Node* n = nodes[i];
+    auto before = [&](const ir::Node* p) {
+      return p->owner_graph() != &graph || id_to_index[p->id()] < static_cast<int32_t>(i);
+    };
+    for (const ir::OutPort& in : n->inputs()) {
+      if (in.node != nullptr && !before(in.node)) return false;
+    }
+    for (const ir::Node* c : n->control_inputs()) {
+      if (!before(c)) return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
 absl::Status ClusterSet::Init(const ir::Graph& graph, const std::function<int(const ir::Node&)>& type_of) {
-  GE_ASSIGN_OR_RETURN(nodes_, graph.TopologicalOrder());
+  graph_ = &graph;
+  moved_.clear();
+  nodes_.clear();
+  nodes_.reserve(graph.num_nodes());
+  graph.ForEachNode([&](ir::Node* n) { nodes_.push_back(n); });
+  // Node ids grow along the node list (AddNode and MoveNodeTo append), so
+  // the last id bounds them all and a vector indexes them.
+  const int64_t max_id = nodes_.empty() ? -1 : nodes_.back()->id();
+  position_by_id_.assign(static_cast<size_t>(max_id + 1), -1);
+  for (size_t i = 0; i < nodes_.size(); ++i) position_by_id_[nodes_[i]->id()] = static_cast<int32_t>(i);
+  if (!InsertionOrderIsTopological(nodes_, position_by_id_, graph)) {
+    GE_ASSIGN_OR_RETURN(nodes_, graph.TopologicalOrder());
+    for (size_t i = 0; i < nodes_.size(); ++i) position_by_id_[nodes_[i]->id()] = static_cast<int32_t>(i);
+  }
   const size_t n = nodes_.size();
-  position_.clear();
-  position_.reserve(n);
+  input_offsets_.assign(1, 0);
+  control_offsets_.assign(1, 0);
+  input_positions_.clear();
+  control_positions_.clear();
+  for (const ir::Node* node : nodes_) {
+    for (const ir::OutPort& in : node->inputs()) input_positions_.push_back(in.node ? Locate(in.node) : -1);
+    for (const ir::Node* c : node->control_inputs()) control_positions_.push_back(Locate(c));
+    input_offsets_.push_back(static_cast<int32_t>(input_positions_.size()));
+    control_offsets_.push_back(static_cast<int32_t>(control_positions_.size()));
+  }
   clusters_.clear();
   clusters_.resize(n);
-  cluster_of_dag_.assign(n, 0);
+  cluster_of_dag_.resize(n);
   uf_parent_.resize(n);
   uf_size_.assign(n, 1);
   cluster_of_root_.resize(n);
@@ -57,7 +103,6 @@ absl::Status ClusterSet::Init(const ir::Graph& graph, const std::function<int(co
   dag_.Reserve(n);
   for (size_t i = 0; i < n; ++i) {
     const auto p = static_cast<int32_t>(i);
-    position_.emplace(nodes_[i], p);
     BaseCluster& c = clusters_[i];
     c.set_ = this;
     c.id_ = p;
@@ -72,24 +117,39 @@ absl::Status ClusterSet::Init(const ir::Graph& graph, const std::function<int(co
   // Nodes were added in topological order, so every edge agrees with the
   // initial ranks and costs O(1).
   for (size_t i = 0; i < n; ++i) {
-    const ir::Node* node = nodes_[i];
-    const int32_t to = clusters_[i].dag_id_;
-    auto link = [&](const ir::Node* producer) {
-      auto it = position_.find(producer);
-      if (it == position_.end()) return;  // another graph's node
-      GE_CHECK(dag_.InsertEdge(clusters_[it->second].dag_id_, to));
-    };
-    for (const ir::OutPort& in : node->inputs()) {
-      if (in.node != nullptr) link(in.node);
+    const auto to = static_cast<int32_t>(i);
+    for (int32_t q : InputPositions(to)) {
+      if (q >= 0) GE_CHECK(dag_.InsertEdge(q, to));
     }
-    for (const ir::Node* c : node->control_inputs()) link(c);
+    for (int32_t q : ControlInputPositions(to)) {
+      if (q >= 0) GE_CHECK(dag_.InsertEdge(q, to));
+    }
   }
   return absl::OkStatus();
 }
 
+int32_t ClusterSet::InternLabel(std::string_view label) {
+  if (label.empty()) return 0;
+  auto [it, fresh] = label_ids_.try_emplace(label, static_cast<int32_t>(labels_.size()));
+  if (fresh) labels_.emplace_back(label);
+  return it->second;
+}
+
+int32_t ClusterSet::Locate(const ir::Node* node) const {
+  if (node->owner_graph() != graph_) return -1;
+  const int64_t id = node->id();
+  return id >= 0 && id < static_cast<int64_t>(position_by_id_.size()) ? position_by_id_[id] : -1;
+}
+
 int32_t ClusterSet::PositionOf(const ir::Node* node) const {
-  auto it = position_.find(node);
-  return it == position_.end() ? -1 : it->second;
+  const int32_t p = Locate(node);
+  if (p >= 0 && nodes_[p] == node) return p;
+  if (moved_.empty() && !nodes_.empty()) {
+    moved_.reserve(nodes_.size());
+    for (size_t i = 0; i < nodes_.size(); ++i) moved_.emplace(nodes_[i], static_cast<int32_t>(i));
+  }
+  auto it = moved_.find(node);
+  return it == moved_.end() ? -1 : it->second;
 }
 
 int32_t ClusterSet::Find(int32_t position) {
@@ -111,13 +171,19 @@ BaseCluster* ClusterSet::ClusterOf(const ir::Node* node) {
 }
 
 std::vector<BaseCluster*> ClusterSet::OrderedClusters() {
-  std::vector<BaseCluster*> out;
+  // Ranks are a permutation of the DAG's ids: bucket instead of sorting.
+  std::vector<BaseCluster*> by_rank(dag_.num_nodes(), nullptr);
+  size_t alive = 0;
   for (BaseCluster& c : clusters_) {
-    if (c.alive_) out.push_back(&c);
+    if (!c.alive_) continue;
+    by_rank[RankOf(c)] = &c;
+    ++alive;
   }
-  std::sort(out.begin(), out.end(), [this](const BaseCluster* a, const BaseCluster* b) {
-    return RankOf(*a) < RankOf(*b);
-  });
+  std::vector<BaseCluster*> out;
+  out.reserve(alive);
+  for (BaseCluster* c : by_rank) {
+    if (c != nullptr) out.push_back(c);
+  }
   return out;
 }
 
@@ -287,7 +353,8 @@ std::string ClusterSet::Summary(size_t max_nodes) {
     std::vector<std::string> names;
     for (size_t i = 0; i < members.size() && i < max_nodes; ++i) names.push_back(nodes_[members[i]]->name());
     if (members.size() > max_nodes) names.push_back(StrCat("... (", members.size(), " nodes)"));
-    StrAppend(&out, ClusterTypeName(c->type_index_), c->label_.empty() ? "" : " ", c->label_, ": ",
+    const std::string& label = labels_[c->label_id_];
+    StrAppend(&out, ClusterTypeName(c->type_index_), label.empty() ? "" : " ", label, ": ",
               absl::StrJoin(names, ", "), "\n");
   }
   return out;

@@ -30,7 +30,9 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
+#include "absl/types/span.h"
 #include "base/ir/graph.h"
+#include "base/strings.h"
 #include "compiler/partition/cluster_dag.h"
 
 namespace ge::partition {
@@ -53,8 +55,11 @@ class BaseCluster {
   bool alive() const { return alive_; }
   int type_index() const { return type_index_; }
   void set_type_index(int type_index) { type_index_ = type_index; }
-  const std::string& label() const { return label_; }
-  void set_label(std::string label) { label_ = std::move(label); }
+  // A strategy's label (engine and stream, stage level); interned by the
+  // set, so comparing label_id()s compares labels.
+  const std::string& label() const;
+  int32_t label_id() const { return label_id_; }
+  void set_label(std::string_view label);
   // Position in the topological order of clusters (changes as merges
   // re-rank clusters).
   int32_t rank() const;
@@ -73,10 +78,8 @@ class BaseCluster {
   bool TryMerge(BaseCluster& other);
   std::vector<BaseCluster*> MergeAllPathFrom(BaseCluster& other);
 
-  // Filled when the cluster becomes a subgraph.
+  // The cluster's number among the subgraphs made (ProcessUniqueClusters).
   int index = -1;
-  ir::Node* partition_node = nullptr;
-  ir::Graph* subgraph = nullptr;
 
  private:
   friend class ClusterSet;
@@ -86,7 +89,7 @@ class BaseCluster {
   int32_t uf_root_ = -1;  // a member's union-find root
   bool alive_ = true;
   int type_index_ = 0;
-  std::string label_;
+  int32_t label_id_ = 0;  // 0 is the empty label
   absl::InlinedVector<int32_t, 1> members_;
 };
 
@@ -98,16 +101,30 @@ class ClusterSet {
 
   // One cluster per node of `graph`, in a topological order of the data and
   // control edges inside `graph` (edges to other graphs are ignored), typed
-  // by `type_of`, which is called once per node in that order. Replaces any
-  // previous state. FailedPrecondition when the graph has a cycle.
+  // by `type_of`, which is called once per node in that order. The order is
+  // the insertion order when that is already topological (the usual case),
+  // else Graph::TopologicalOrder(). Replaces any previous state.
+  // FailedPrecondition when the graph has a cycle.
   absl::Status Init(const ir::Graph& graph, const std::function<int(const ir::Node&)>& type_of);
 
   size_t num_nodes() const { return nodes_.size(); }
   // Nodes in the topological order Init computed.
   ir::Node* node(int32_t position) const { return nodes_[position]; }
   const std::vector<ir::Node*>& nodes() const { return nodes_; }
-  // The node's position, or -1 for a node of another graph.
+  // The node's position, or -1 for a node that never was in the graph.
+  // Constant time while the node is in the graph (an index by node id);
+  // nodes moved out since are found through a map built on first need.
   int32_t PositionOf(const ir::Node* node) const;
+  // Per data input of the node at `position`: the producer's position, or
+  // -1 for an absent input or a producer of another graph.
+  absl::Span<const int32_t> InputPositions(int32_t position) const {
+    return absl::MakeConstSpan(input_positions_).subspan(input_offsets_[position],
+                                                         input_offsets_[position + 1] - input_offsets_[position]);
+  }
+  absl::Span<const int32_t> ControlInputPositions(int32_t position) const {
+    return absl::MakeConstSpan(control_positions_)
+        .subspan(control_offsets_[position], control_offsets_[position + 1] - control_offsets_[position]);
+  }
 
   BaseCluster& ClusterOf(int32_t position);
   BaseCluster* ClusterOf(const ir::Node* node);  // null for another graph's node
@@ -149,8 +166,21 @@ class ClusterSet {
   void Absorb(BaseCluster& into, BaseCluster& from, int32_t surviving_dag_id);
   std::vector<BaseCluster*> ClustersOfDag(const IdSet& ids);
 
+  int32_t Locate(const ir::Node* node) const;
+  friend class BaseCluster;
+  int32_t InternLabel(std::string_view label);
+
+  std::vector<std::string> labels_{""};
+  StringMap<int32_t> label_ids_;
+
+  const ir::Graph* graph_ = nullptr;
   std::vector<ir::Node*> nodes_;
-  absl::flat_hash_map<const ir::Node*, int32_t> position_;
+  std::vector<int32_t> position_by_id_;  // node id -> position while in graph_
+  mutable absl::flat_hash_map<const ir::Node*, int32_t> moved_;  // built on first need
+  std::vector<int32_t> input_offsets_;
+  std::vector<int32_t> input_positions_;
+  std::vector<int32_t> control_offsets_;
+  std::vector<int32_t> control_positions_;
   std::vector<BaseCluster> clusters_;
   std::vector<int32_t> cluster_of_dag_;
   std::vector<int32_t> uf_parent_;

@@ -2,6 +2,7 @@
 // PartitionedCall nodes, their subgraphs and their boundary nodes.
 #include "compiler/partition/base_partitioner.h"
 
+#include <algorithm>
 #include <tuple>
 
 #include "absl/container/flat_hash_map.h"
@@ -32,8 +33,8 @@ struct BasePartitioner::Frame {
     std::vector<std::tuple<ir::Node*, int, int>> inner_reads;  // consumer, its input, call input
   };
   std::vector<Unit> units;
-  std::vector<int32_t> unit_of_cluster;  // by cluster id; -1 when the cluster stays outside
-  absl::flat_hash_map<std::pair<const ir::Node*, int>, int> output_index;
+  std::vector<int32_t> unit_of_position;  // by node position; -1 for nodes that stay outside
+  absl::flat_hash_map<std::pair<int32_t, int>, int> output_index;  // (producer position, port)
 };
 
 BasePartitioner::BasePartitioner(const PartitionAttrRegistry* attrs)
@@ -98,8 +99,10 @@ absl::Status BasePartitioner::DecorateCall(const BaseCluster&, ir::Node&, ir::Gr
 
 absl::Status BasePartitioner::BuildPartitionFrame() {
   Frame& f = *frame_;
-  f.unit_of_cluster.assign(clusters_->num_clusters(), -1);
+  f.unit_of_position.assign(clusters_->num_nodes(), -1);
   f.units.reserve(partitioned_.size());
+  std::vector<std::pair<ir::Node*, ir::Graph*>> moves;
+  moves.reserve(clusters_->num_nodes());
   for (BaseCluster* c : partitioned_) {
     const std::string call_name = graph_->UniqueNodeName(CallName(*c));
     std::string sub_name = StrCat(graph_->name(), "_", call_name);
@@ -111,90 +114,96 @@ absl::Status BasePartitioner::BuildPartitionFrame() {
     op.SetAttr(kAttrPartitionedBy, std::string(name()));
     GE_ASSIGN_OR_RETURN(ir::Node * call, graph_->AddNode(std::move(op)));
     GE_ASSIGN_OR_RETURN(ir::Graph * sub, graph_->AddSubgraph(std::make_unique<ir::Graph>(sub_name), call));
-    for (int32_t p : c->members()) GE_RETURN_IF_ERROR(graph_->MoveNodeTo(clusters_->node(p), sub));
-    f.unit_of_cluster[c->id()] = static_cast<int32_t>(f.units.size());
+    for (int32_t p : c->members()) {
+      f.unit_of_position[p] = static_cast<int32_t>(f.units.size());
+      moves.emplace_back(clusters_->node(p), sub);
+    }
     Frame::Unit unit;
     unit.cluster = c;
     unit.call = call;
     unit.subgraph = sub;
     f.units.push_back(std::move(unit));
   }
-  return absl::OkStatus();
+  // One batch: the graph's name index is updated once, not per node.
+  return graph_->MoveNodesTo(moves);
 }
 
 absl::Status BasePartitioner::CombinePartitionFrame() {
   Frame& f = *frame_;
-  auto unit_of = [&](const ir::Node* n) -> int32_t {
-    const int32_t p = clusters_->PositionOf(n);
-    return p < 0 ? -1 : f.unit_of_cluster[clusters_->ClusterOf(p).id()];
-  };
-  // Outputs: every value produced inside a unit and read outside it.
-  for (Frame::Unit& u : f.units) {
-    const int32_t self = f.unit_of_cluster[u.cluster->id()];
-    for (int32_t p : u.cluster->members()) {
-      ir::Node* n = clusters_->node(p);
-      for (int o = 0; o < n->num_outputs(); ++o) {
-        bool outside = false;
-        for (const ir::InPort& c : n->consumers(o)) outside = outside || unit_of(c.node) != self;
-        if (!outside) continue;
-        f.output_index[{n, o}] = static_cast<int>(u.outputs.size());
-        u.outputs.push_back({n, o});
-        graph_->AddOutputPort(u.call, n->op_desc().output(o));
-      }
+  const auto n = static_cast<int32_t>(clusters_->num_nodes());
+  // Positions stay valid although nodes moved: everything below works on
+  // them, not on lookups by node.
+  auto unit_at = [&](int32_t p) { return p < 0 ? -1 : f.unit_of_position[p]; };
+  // Outputs: every value produced inside a unit and read outside it,
+  // numbered by producer position, then port.
+  std::vector<std::pair<int32_t, int>> crossing;
+  for (int32_t p = 0; p < n; ++p) {
+    const int32_t up = unit_at(p);
+    const absl::Span<const int32_t> producers = clusters_->InputPositions(p);
+    for (size_t i = 0; i < producers.size(); ++i) {
+      const int32_t uq = unit_at(producers[i]);
+      if (uq >= 0 && uq != up) crossing.emplace_back(producers[i], clusters_->node(p)->input(static_cast<int>(i)).index);
     }
   }
-  auto source_of = [&](ir::OutPort p) -> ir::OutPort {
-    const int32_t pu = unit_of(p.node);
-    if (pu < 0) return p;
-    return {f.units[pu].call, f.output_index.at({p.node, p.index})};
+  std::sort(crossing.begin(), crossing.end());
+  crossing.erase(std::unique(crossing.begin(), crossing.end()), crossing.end());
+  for (const auto& [q, port] : crossing) {
+    Frame::Unit& u = f.units[unit_at(q)];
+    ir::Node* producer = clusters_->node(q);
+    f.output_index[{q, port}] = static_cast<int>(u.outputs.size());
+    u.outputs.push_back({producer, port});
+    graph_->AddOutputPort(u.call, producer->op_desc().output(port));
+  }
+  auto source_of = [&](int32_t q, ir::OutPort producer) -> ir::OutPort {
+    const int32_t uq = unit_at(q);
+    if (uq < 0) return producer;  // stays outside, or another graph's node
+    return {f.units[uq].call, f.output_index.at({q, producer.index})};
   };
   // Inputs: every distinct outside value a unit reads.
-  for (Frame::Unit& u : f.units) {
-    const int32_t self = f.unit_of_cluster[u.cluster->id()];
+  for (size_t self = 0; self < f.units.size(); ++self) {
+    Frame::Unit& u = f.units[self];
     absl::flat_hash_map<std::pair<const ir::Node*, int>, int> seen;
     for (int32_t p : u.cluster->members()) {
-      ir::Node* n = clusters_->node(p);
-      for (int i = 0; i < n->num_inputs(); ++i) {
-        const ir::OutPort producer = n->input(i);
-        if (producer.node == nullptr || unit_of(producer.node) == self) continue;
-        const ir::OutPort src = source_of(producer);
+      ir::Node* node = clusters_->node(p);
+      const absl::Span<const int32_t> producers = clusters_->InputPositions(p);
+      for (int i = 0; i < node->num_inputs(); ++i) {
+        const ir::OutPort producer = node->input(i);
+        if (producer.node == nullptr || unit_at(producers[i]) == static_cast<int32_t>(self)) continue;
+        const ir::OutPort src = source_of(producers[i], producer);
         auto [it, fresh] = seen.try_emplace({src.node, src.index}, static_cast<int>(u.inputs.size()));
         if (fresh) {
           u.inputs.push_back(src);
           graph_->AddInputPort(u.call, src.node->op_desc().output(src.index));
           GE_RETURN_IF_ERROR(graph_->AddEdge(src.node, src.index, u.call, it->second));
         }
-        u.inner_reads.emplace_back(n, i, it->second);
+        u.inner_reads.emplace_back(node, i, it->second);
       }
     }
   }
   // Nodes that stay outside read partitioned values through the calls.
-  for (int32_t p = 0; p < static_cast<int32_t>(clusters_->num_nodes()); ++p) {
-    ir::Node* n = clusters_->node(p);
-    if (unit_of(n) >= 0) continue;
-    for (int i = 0; i < n->num_inputs(); ++i) {
-      const ir::OutPort producer = n->input(i);
-      if (producer.node == nullptr || unit_of(producer.node) < 0) continue;
-      const ir::OutPort src = source_of(producer);
-      graph_->RemoveInputEdge(n, i);
-      GE_RETURN_IF_ERROR(graph_->AddEdge(src.node, src.index, n, i));
+  for (int32_t p = 0; p < n; ++p) {
+    if (unit_at(p) >= 0) continue;
+    ir::Node* node = clusters_->node(p);
+    const absl::Span<const int32_t> producers = clusters_->InputPositions(p);
+    for (int i = 0; i < node->num_inputs(); ++i) {
+      if (unit_at(producers[i]) < 0) continue;
+      const ir::OutPort src = source_of(producers[i], node->input(i));
+      graph_->RemoveInputEdge(node, i);
+      GE_RETURN_IF_ERROR(graph_->AddEdge(src.node, src.index, node, i));
     }
   }
   // Control edges that cross units join the units' nodes.
-  auto unit_node = [&](ir::Node* x) {
-    const int32_t u = unit_of(x);
-    return u < 0 ? x : f.units[u].call;
-  };
-  for (int32_t p = 0; p < static_cast<int32_t>(clusters_->num_nodes()); ++p) {
-    ir::Node* n = clusters_->node(p);
-    const int32_t un = unit_of(n);
-    const std::vector<ir::Node*> control = n->control_inputs();
-    for (ir::Node* c : control) {
-      const int32_t uc = unit_of(c);
-      if (uc == un) continue;  // inside one unit, or both outside
-      graph_->RemoveControlEdge(c, n);
-      ir::Node* from = unit_node(c);
-      ir::Node* to = unit_node(n);
+  for (int32_t p = 0; p < n; ++p) {
+    ir::Node* node = clusters_->node(p);
+    const int32_t up = unit_at(p);
+    const absl::Span<const int32_t> positions = clusters_->ControlInputPositions(p);
+    const std::vector<ir::Node*> control = node->control_inputs();
+    for (size_t k = 0; k < control.size(); ++k) {
+      const int32_t uc = unit_at(positions[k]);
+      if (uc == up) continue;  // inside one unit, or both outside
+      graph_->RemoveControlEdge(control[k], node);
+      ir::Node* from = uc < 0 ? control[k] : f.units[uc].call;
+      ir::Node* to = up < 0 ? node : f.units[up].call;
       if (from != to) GE_RETURN_IF_ERROR(graph_->AddControlEdge(from, to));
     }
   }

@@ -62,9 +62,12 @@ bool IsDataFlowOp(const ir::Node& node) {
 
 // ---- Classification ----
 
-bool DynamicShapePartitioner::HasTilingDependency(const ir::Node& node) const {
+bool DynamicShapePartitioner::HasTilingDependency(const ir::Node& node) {
   if (node.op_desc().GetAttrOr<bool>(kAttrTilingDepend, false)) return true;
-  const ops::OpSchema* schema = ops::OpRegistry::Global().Find(node.type());
+  // The registry builds a key string per lookup; a graph has few op types.
+  auto [it, fresh] = schemas_.try_emplace(node.type(), nullptr);
+  if (fresh) it->second = ops::OpRegistry::Global().Find(node.type());
+  const ops::OpSchema* schema = it->second;
   if (schema == nullptr) return false;
   for (int i : schema->value_inputs) {
     if (i >= node.num_inputs()) continue;
@@ -102,8 +105,9 @@ UnknownRule DynamicShapePartitioner::Classify(const ir::Node& node, int depth) {
     return UnknownRule::kTilingDepend;
   }
   if (!op.GetAttrOr<bool>(kAttrSupportAddrRefresh, true)) return UnknownRule::kNoAddrRefresh;
-  if (op.GetAttrOr<std::string>(ir::kAttrEngineName, "") == options_.host_cpu_engine) {
-    return UnknownRule::kHostCpuEngine;
+  if (const ir::AttrValue* engine = op.FindAttr(ir::kAttrEngineName)) {
+    const std::string* name = engine->get<std::string>();
+    if (name != nullptr && *name == options_.host_cpu_engine) return UnknownRule::kHostCpuEngine;
   }
   for (const std::string& name : op.subgraph_names()) {
     const ir::Graph* sub = node.owner_graph()->FindSubgraph(name);

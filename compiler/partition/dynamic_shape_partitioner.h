@@ -54,6 +54,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "base/ops/op_schema.h"
 #include "compiler/partition/base_partitioner.h"
 
 namespace ge::partition {
@@ -113,7 +114,7 @@ class DynamicShapePartitioner final : public BasePartitioner {
   // `depth` counts the subgraph levels walked by rule 6 (bounded).
   UnknownRule Classify(const ir::Node& node, int depth);
   bool SubgraphIsDynamic(const ir::Graph& graph, int depth);
-  bool HasTilingDependency(const ir::Node& node) const;
+  bool HasTilingDependency(const ir::Node& node);
 
   void MergeClustersNormal();
   void MergeUnknownPaths();
@@ -129,6 +130,7 @@ class DynamicShapePartitioner final : public BasePartitioner {
   DynamicShapeOptions options_;
   std::vector<UnknownRule> rules_;  // by cluster-set position
   absl::flat_hash_map<const ir::Graph*, bool> dynamic_subgraphs_;
+  StringMap<const ops::OpSchema*> schemas_;  // by op type
   bool merge_all_ = false;
   int resplits_ = 0;
 };

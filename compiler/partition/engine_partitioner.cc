@@ -120,13 +120,15 @@ absl::StatusOr<EnginePartition> EnginePartitioner::Split(ir::Graph& graph, Engin
   for (BaseCluster* c : clusters.OrderedClusters()) {
     if (!c->alive()) continue;
     for (BaseCluster* in : c->Inputs()) {
-      if (in->alive() && in->label() == c->label()) c->TryMerge(*in);
+      if (in->alive() && in->label_id() == c->label_id()) c->TryMerge(*in);
     }
   }
   clusters.SortMembers();
   std::vector<BaseCluster*> ordered = clusters.OrderedClusters();
   std::vector<int32_t> sub_of_cluster(clusters.num_clusters(), -1);
   PairBuilder pairs{part, {}, {}};
+  std::vector<std::pair<ir::Node*, ir::Graph*>> moves;
+  moves.reserve(clusters.num_nodes());
   for (size_t k = 0; k < ordered.size(); ++k) {
     const std::string& label = ordered[k]->label();
     const size_t sep = label.find(kLabelSeparator);
@@ -134,35 +136,40 @@ absl::StatusOr<EnginePartition> EnginePartitioner::Split(ir::Graph& graph, Engin
     sub.engine = label.substr(0, sep);
     sub.stream_label = label.substr(sep + 1);
     sub.graph = std::make_unique<ir::Graph>(StrCat(graph.name(), "/", sub.engine.empty() ? "unplaced" : sub.engine, "_", k));
-    for (int32_t p : ordered[k]->members()) GE_RETURN_IF_ERROR(graph.MoveNodeTo(clusters.node(p), sub.graph.get()));
+    for (int32_t p : ordered[k]->members()) moves.emplace_back(clusters.node(p), sub.graph.get());
     sub_of_cluster[ordered[k]->id()] = static_cast<int32_t>(k);
     pairs.graphs.push_back(sub.graph.get());
     part.subgraphs.push_back(std::move(sub));
   }
-  auto sub_of = [&](const ir::Node* n) -> int32_t {
-    BaseCluster* c = clusters.ClusterOf(n);
-    return c == nullptr ? -1 : sub_of_cluster[c->id()];
-  };
+  GE_RETURN_IF_ERROR(graph.MoveNodesTo(moves));
+  // Positions, not lookups by node: the nodes have moved.
+  std::vector<int32_t> sub_of_position(clusters.num_nodes(), -1);
+  for (size_t k = 0; k < ordered.size(); ++k) {
+    for (int32_t p : ordered[k]->members()) sub_of_position[p] = static_cast<int32_t>(k);
+  }
   for (size_t k = 0; k < ordered.size(); ++k) {
     ir::Graph& g = *part.subgraphs[k].graph;
+    const auto self = static_cast<int32_t>(k);
     for (int32_t p : ordered[k]->members()) {
       ir::Node* n = clusters.node(p);
+      const absl::Span<const int32_t> producers = clusters.InputPositions(p);
       for (int i = 0; i < n->num_inputs(); ++i) {
         const ir::OutPort producer = n->input(i);
         if (producer.node == nullptr) continue;
-        const int32_t from = sub_of(producer.node);
-        if (from < 0) return FailedPrecondition("node '", n->name(), "' reads '", producer.node->name(), "' of another graph");
-        if (from == static_cast<int32_t>(k)) continue;
-        GE_ASSIGN_OR_RETURN(ir::Node * ph, pairs.Get(producer.node, producer.index, from, static_cast<int>(k)));
+        if (producers[i] < 0) return FailedPrecondition("node '", n->name(), "' reads '", producer.node->name(), "' of another graph");
+        const int32_t from = sub_of_position[producers[i]];
+        if (from == self) continue;
+        GE_ASSIGN_OR_RETURN(ir::Node * ph, pairs.Get(producer.node, producer.index, from, self));
         g.RemoveInputEdge(n, i);
         GE_RETURN_IF_ERROR(g.AddEdge(ph, 0, n, i));
       }
+      const absl::Span<const int32_t> positions = clusters.ControlInputPositions(p);
       const std::vector<ir::Node*> control = n->control_inputs();
-      for (ir::Node* u : control) {
-        const int32_t from = sub_of(u);
-        if (from < 0 || from == static_cast<int32_t>(k)) continue;
-        GE_ASSIGN_OR_RETURN(ir::Node * ph, pairs.Get(u, -1, from, static_cast<int>(k)));
-        g.RemoveControlEdge(u, n);
+      for (size_t c = 0; c < control.size(); ++c) {
+        const int32_t from = positions[c] < 0 ? -1 : sub_of_position[positions[c]];
+        if (from < 0 || from == self) continue;
+        GE_ASSIGN_OR_RETURN(ir::Node * ph, pairs.Get(control[c], -1, from, self));
+        g.RemoveControlEdge(control[c], n);
         GE_RETURN_IF_ERROR(g.AddControlEdge(ph, n));
       }
     }

@@ -3,6 +3,7 @@
 // engines' optimizers, and flattening for the executor.
 #include "compiler/partition/partition_pipeline.h"
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 
@@ -134,7 +135,10 @@ absl::StatusOr<SplitResult> RunSplitSteps(ir::Graph& graph, const engine::Engine
   ClusterDumper clusters(dumper.enabled(), options.dump_path);
   auto step = [&](std::string_view name, const std::function<absl::Status()>& fn) -> absl::Status {
     GE_RETURN_IF_ERROR(dumper.Before(graph, name));
+    const auto start = std::chrono::steady_clock::now();
     GE_RETURN_IF_ERROR(Annotate(fn(), name));
+    GE_LOG_INFO("compiler", "{}: {:.1f} ms", name,
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
     return dumper.After(graph, name);
   };
   std::vector<partition::PartitionedSubgraph> stages;
@@ -188,9 +192,14 @@ absl::StatusOr<SplitResult> RunSplitSteps(ir::Graph& graph, const engine::Engine
     GE_RETURN_IF_ERROR(step(partition::EnginePartitionModeName(mode),
                             [&]() { return engine_partitioner.Run(graph, mode).status(); }));
   }
-  GE_RETURN_IF_ERROR(Annotate(ir::VerifyGraph(graph), "after partitioning"));
+  GE_RETURN_IF_ERROR(step("Verify", [&]() { return Annotate(ir::VerifyGraph(graph), "after partitioning"); }));
   SplitResult result;
-  if (options.keep_partitioned_graph) result.partitioned = graph.Clone();
+  if (options.keep_partitioned_graph) {
+    GE_RETURN_IF_ERROR(step("KeepPartitioned", [&]() {
+      result.partitioned = graph.Clone();
+      return absl::OkStatus();
+    }));
+  }
   GE_RETURN_IF_ERROR(step("Flatten", [&]() -> absl::Status {
     ir::FlattenOptions flatten;
     const std::string noop_engine = NoOpEngine(engines, options);
@@ -198,8 +207,11 @@ absl::StatusOr<SplitResult> RunSplitSteps(ir::Graph& graph, const engine::Engine
     flatten.inherited_attrs = partition::PartitionAttrRegistry::Builtin().CallToNodeNames();
     return ir::FlattenPartitionedCalls(graph, flatten).status();
   }));
-  GE_RETURN_IF_ERROR(Annotate(ir::VerifyGraph(graph), "after flattening"));
+  GE_RETURN_IF_ERROR(step("VerifyFlat", [&]() { return Annotate(ir::VerifyGraph(graph), "after flattening"); }));
+  const auto start = std::chrono::steady_clock::now();
   result.placement = RebuildPlacement(graph, by_name, std::move(warnings));
+  GE_LOG_INFO("compiler", "placement report: {:.1f} ms",
+              std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
   return result;
 }
 
