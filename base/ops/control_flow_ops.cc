@@ -93,25 +93,24 @@ absl::Status InferAccumulatorStack(InferenceContext& ctx) {
 TypeConstraint AnySequence() { return TypeConstraint{"S", AllTensorTypes(), false, true, false}; }
 
 void RegisterOnnxControlFlow(OpRegistry& r) {
-  TypeConstraint any_value{"V", AllTensorTypes(), true, true, true};
+  // Loop-carried values, scan inputs and outputs each have their own type
+  // (ONNX's heterogeneous variadic V): no constraint binds them together.
   MustRegister(r, OpSchemaBuilder("Loop", 16)
                       .Doc("ONNX Loop as imported (inputs M, cond, loop-carried values, then "
                            "captures); the importer lowers it to While.")
                       .OptionalInput("M", "I")
                       .OptionalInput("cond", "B")
-                      .VariadicInput("v_initial", "V", 0)
-                      .VariadicOutput("v_final_and_scan_outputs", "V", 1)
+                      .VariadicInput("v_initial", "", 0)
+                      .VariadicOutput("v_final_and_scan_outputs", "", 1)
                       .TypeConstraint("I", Types({DataType::kInt64}))
                       .TypeConstraint("B", Types({DataType::kBool}))
-                      .TypeConstraint(any_value)
                       .RequiredAttr("body", Kind::kGraph)
                       .Infer(KeepDeclared));
   MustRegister(r, OpSchemaBuilder("Scan", 16)
                       .Doc("ONNX Scan as imported (states, scan inputs, then captures); the "
                            "importer lowers it to While.")
-                      .VariadicInput("initial_state_and_scan_inputs", "V", 1)
-                      .VariadicOutput("final_state_and_scan_outputs", "V", 1)
-                      .TypeConstraint(any_value)
+                      .VariadicInput("initial_state_and_scan_inputs", "", 1)
+                      .VariadicOutput("final_state_and_scan_outputs", "", 1)
                       .RequiredAttr("body", Kind::kGraph)
                       .RequiredAttr("num_scan_inputs", Kind::kInt)
                       .OptionalAttr("scan_input_axes", Kind::kInts)

@@ -13,6 +13,7 @@
 #include "base/ir/op_types.h"
 #include "base/ops/op_registry.h"
 #include "base/status.h"
+#include "compiler/frontend/onnx_control_flow.h"
 #include "compiler/frontend/onnx_graph_builder.h"
 #include "compiler/frontend/onnx_model_check.h"
 #include "compiler/frontend/onnx_op_support.h"
@@ -155,6 +156,9 @@ absl::StatusOr<std::unique_ptr<ir::Graph>> ImportOwnedModel(onnx::ModelProto& mo
   context.registry = &registry;
   context.adapters = &BuiltinOpsetAdapters();
   GE_ASSIGN_OR_RETURN(std::unique_ptr<ir::Graph> graph, BuildGraphFromOnnx(context));
+  if (options.lower_control_flow.value_or(options.registry == nullptr)) {
+    GE_RETURN_IF_ERROR(LowerOnnxControlFlow(*graph));
+  }
   GE_RETURN_IF_ERROR(ValidateAllNodes(*graph, *context.registry));
   return graph;
 }

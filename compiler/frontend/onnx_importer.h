@@ -33,7 +33,8 @@
 //   With IR version < 4 every initializer had to be listed as an input, and
 //   such inputs are taken as constants (Const nodes, no Data node), as
 //   ONNX Runtime does.
-// - Control flow (If, Loop, Scan) keeps the ONNX ops. Each GRAPH attribute
+// - Control flow (If, Loop, Scan) is built as the ONNX ops (then Loop and
+//   Scan are lowered to While, see below). Each GRAPH attribute
 //   becomes a subgraph owned by the root graph, named "<node>_<attr>" (made
 //   unique in the tree), referenced by an AttrValue GraphRef under the
 //   attribute's name and listed in OpDesc::subgraph_names() (If: then_branch,
@@ -52,9 +53,12 @@
 //   records the count in attribute "_onnx_num_captures".
 // - Sequence and optional values have ir::ValueType::Sequence / Optional
 //   types; ONNX maps and sparse tensors are rejected.
+// - Last, Loop and Scan become ged's While on the control_flow engine
+//   (onnx_control_flow.h; docs/design/control_flow.md), before step 5.
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -85,6 +89,10 @@ struct OnnxImportOptions {
   // The registry that decides which ops are supported; null means
   // ops::OpRegistry::Global(). (Tests pass their own.)
   const ops::OpRegistry* registry = nullptr;
+  // Lower Loop and Scan to While (onnx_control_flow.h). Unset: lowered when
+  // importing against the global registry; with a registry of the caller's
+  // own (tests of the import conventions) they keep the ONNX form.
+  std::optional<bool> lower_control_flow;
 };
 
 // Reads and imports the model at `path`; external data is looked up next to
