@@ -49,12 +49,13 @@ class ConvKernel final : public DenseKernel {
 
 dnnl::memory::dims Dims(const std::vector<int64_t>& v) { return dnnl::memory::dims(v.begin(), v.end()); }
 
-absl::StatusOr<dnnl::convolution_forward::primitive_desc> ConvKernel::MakePrimitiveDesc(
-    const PlanRequest& request, const ops::WindowGeometry& g, bool has_bias) const {
-  const Shape& x = request.shape(0);
-  const Shape& w = request.shape(1);
-  const auto type = ToDnnlType(request.dtype(0));
-  const int64_t group = attrs_.group;
+// The primitive descriptor of a convolution with layouts left to oneDNN.
+dnnl::convolution_forward::primitive_desc ConvPrimitiveDesc(const dnnl::engine& eng, int64_t group,
+                                                           const PostOpChain& chain, const Shape& x,
+                                                           const Shape& w, DataType dtype,
+                                                           const std::optional<dnnl::memory::desc>& bias,
+                                                           const ops::WindowGeometry& g) {
+  const auto type = ToDnnlType(dtype);
   dnnl::memory::dims wdims = ToDnnlDims(w);
   if (group > 1) {
     wdims[0] = w.dim(0) / group;
@@ -68,21 +69,27 @@ absl::StatusOr<dnnl::convolution_forward::primitive_desc> ConvKernel::MakePrimit
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   dnnl::post_ops ops;
-  AppendPostOps(chain_, AddMode::kSum, {}, ops);
+  AppendPostOps(chain, AddMode::kSum, {}, ops);
   attr.set_post_ops(ops);
   using fwd = dnnl::convolution_forward;
   const auto prop = dnnl::prop_kind::forward_inference;
   const auto alg = dnnl::algorithm::convolution_direct;
-  if (has_bias) {
-    const dnnl::memory::desc bias = PlainDesc(request.shape(2), request.dtype(2));
-    return fwd::primitive_desc(
-        fwd::desc(prop, alg, src_any, wei_any, bias, dst_any, Dims(g.strides), dilations,
-                  Dims(g.pads_begin), Dims(g.pads_end)),
-        attr, eng());
+  if (bias) {
+    return fwd::primitive_desc(fwd::desc(prop, alg, src_any, wei_any, *bias, dst_any, Dims(g.strides),
+                                         dilations, Dims(g.pads_begin), Dims(g.pads_end)),
+                               attr, eng);
   }
-  return fwd::primitive_desc(fwd::desc(prop, alg, src_any, wei_any, dst_any, Dims(g.strides),
-                                       dilations, Dims(g.pads_begin), Dims(g.pads_end)),
-                             attr, eng());
+  return fwd::primitive_desc(fwd::desc(prop, alg, src_any, wei_any, dst_any, Dims(g.strides), dilations,
+                                       Dims(g.pads_begin), Dims(g.pads_end)),
+                             attr, eng);
+}
+
+absl::StatusOr<dnnl::convolution_forward::primitive_desc> ConvKernel::MakePrimitiveDesc(
+    const PlanRequest& request, const ops::WindowGeometry& g, bool has_bias) const {
+  std::optional<dnnl::memory::desc> bias;
+  if (has_bias) bias = PlainDesc(request.shape(2), request.dtype(2));
+  return ConvPrimitiveDesc(eng(), attrs_.group, chain_, request.shape(0), request.shape(1), request.dtype(0),
+                           bias, g);
 }
 
 absl::StatusOr<std::unique_ptr<DenseKernel::Plan>> ConvKernel::Build(const PlanRequest& request) {
@@ -198,6 +205,33 @@ absl::Status CheckConv(const ir::OpDesc& op, const DenseContext& ctx) {
     }
   }
   return absl::OkStatus();
+}
+
+absl::StatusOr<ir::Format> ConvPreferredFormat(const ir::OpDesc& op, const DenseContext& ctx) {
+  ir::OpDesc base = op;
+  PostOpChain chain;
+  if (op.type() == kDenseFusedOp) {
+    GE_ASSIGN_OR_RETURN(base, BaseOpDesc(op));
+    GE_ASSIGN_OR_RETURN(chain, ParsePostOps(op));
+  }
+  if (base.type() != "Conv" || base.num_inputs() < 2) return NodeError(op, "not a convolution");
+  const ir::TensorDesc& x = base.input(0).type.tensor();
+  const ir::TensorDesc& w = base.input(1).type.tensor();
+  if (!x.shape.IsFullyKnown() || !w.shape.IsFullyKnown()) return NodeError(op, "shapes are not known");
+  GE_ASSIGN_OR_RETURN(ops::WindowAttrs attrs, ops::WindowAttrsFromOp(base));
+  GE_ASSIGN_OR_RETURN(ops::WindowGeometry g, ops::ConvOutputShape(x.shape, w.shape, attrs));
+  std::optional<dnnl::memory::desc> bias;
+  if (base.num_inputs() > 2 && base.input(2).type.dtype() != DataType::kUndefined) {
+    bias = PlainDesc(base.input(2).type.shape(), base.input(2).type.dtype());
+  }
+  return DnnlTry(op, kCreation, [&]() -> absl::StatusOr<ir::Format> {
+    const auto pd = ConvPrimitiveDesc(ctx.engine, attrs.group, chain, x.shape, w.shape, x.dtype, bias, g);
+    for (ir::Format f : {ir::Format::kNChw16c, ir::Format::kNChw8c, ir::Format::kNHWC}) {
+      auto md = FormatDesc(g.output, x.dtype, f);
+      if (md.ok() && *md == pd.dst_desc()) return f;
+    }
+    return ir::Format::kND;
+  });
 }
 
 absl::StatusOr<std::unique_ptr<Kernel>> CreateConvKernel(const ir::OpDesc& op,

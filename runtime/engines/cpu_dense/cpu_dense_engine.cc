@@ -53,7 +53,7 @@ CpuDenseEngine::CpuDenseEngine()
     : attributes_(MakeAttributes()),
       info_store_(table_, context_, init_status_),
       factory_(table_, context_, init_status_),
-      optimizer_([this](const ir::OpDesc& op) { return info_store_.CheckSupportedOp(op); }) {
+      optimizer_([this](const ir::OpDesc& op) { return info_store_.CheckSupportedOp(op); }, context_) {
   try {
     context_.engine = dnnl::engine(dnnl::engine::kind::cpu, 0);
     context_.bf16 = NativeBf16();

@@ -176,6 +176,18 @@ std::atomic<int64_t>& ReferenceRuns() {
 
 absl::Status DenseKernel::RunReference(ExecuteContext& ctx, const PlanRequest& request) {
   ReferenceRuns().fetch_add(1, std::memory_order_relaxed);
+  // The reference reads plain tensors only; a node in the engine's own
+  // layout must never get here (the layout pass assigns layouts only where
+  // plans exist).
+  for (const std::vector<ir::IoDesc>* ports : {&op_.inputs(), &op_.outputs()}) {
+    for (const ir::IoDesc& io : *ports) {
+      const ir::Format f = io.type.tensor().format;
+      if (f != ir::Format::kND && f != ir::Format::kNCHW && f != ir::Format::kNCDHW) {
+        return Internal("node '", op_.name(), "' (", op_.type(), "): cannot run the reference kernel on layout ",
+                        ir::FormatName(f));
+      }
+    }
+  }
   if (reference_ == nullptr) {
     const host_cpu::KernelDef* def = context_.reference.Find(op_.type());
     if (def == nullptr) {

@@ -29,6 +29,11 @@ absl::Status CheckConv(const ir::OpDesc& op, const DenseContext& ctx);
 absl::Status CheckMatMul(const ir::OpDesc& op, const DenseContext& ctx);
 absl::Status CheckGemm(const ir::OpDesc& op, const DenseContext& ctx);
 
+// The layout oneDNN's convolution for `op` (Conv, or _DenseFused over a
+// Conv, with concrete types) writes fastest: kNChw16c, kNChw8c, kNHWC, or
+// kND for anything else. The layout pass keeps that layout downstream.
+absl::StatusOr<ir::Format> ConvPreferredFormat(const ir::OpDesc& op, const DenseContext& ctx);
+
 // Whether a MatMul / Gemm node can take `chain` (its add operand's shape
 // `add_shape`, unknown rank when the chain has no add). Used by the
 // fused op's check and by the fusion pass before it fuses.

@@ -8,6 +8,7 @@
 #include "base/status.h"
 #include "runtime/engines/cpu_dense/conv_bn_fold.h"
 #include "runtime/engines/cpu_dense/dense_kernel.h"
+#include "runtime/engines/cpu_dense/layout_pass.h"
 #include "runtime/engines/cpu_dense/post_op_fusion.h"
 #include "runtime/engines/cpu_dense/post_ops.h"
 
@@ -80,7 +81,9 @@ absl::StatusOr<bool> CpuDenseGraphOptimizer::OptimizeOriginalGraph(ir::Graph& gr
 }
 
 absl::StatusOr<bool> CpuDenseGraphOptimizer::OptimizeFusedGraph(ir::Graph& graph) {
-  return OptimizeOne(graph, PlacedOnDense, /*fold=*/false);
+  GE_ASSIGN_OR_RETURN(bool changed, OptimizeOne(graph, PlacedOnDense, /*fold=*/false));
+  GE_ASSIGN_OR_RETURN(bool layouts, AssignBlockedLayouts(graph, PlacedOnDense, context_));
+  return changed || layouts;
 }
 
 }  // namespace ge::engine::cpu_dense

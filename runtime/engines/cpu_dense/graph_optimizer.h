@@ -18,13 +18,18 @@
 //
 // OptimizeFusedGraph (each subgraph placed on cpu_dense) runs 2 and 3 on
 // nodes placed on cpu_dense, for graphs that reach the engine without the
-// original-graph step.
+// original-graph step, then 4. BlockedLayoutPass (layout_pass.h): oneDNN's
+// blocked layouts between cpu_dense nodes, TransData where they meet plain
+// readers. It runs last, on the final nodes, and only after placement:
+// TransData and layouts are decided per engine. Running it again on its
+// own output changes nothing.
 #pragma once
 
 #include <string_view>
 
 #include "absl/status/statusor.h"
 #include "runtime/engines/api/engine.h"
+#include "runtime/engines/cpu_dense/dense_kernel.h"
 #include "runtime/engines/cpu_dense/graph_util.h"
 
 namespace ge::engine::cpu_dense {
@@ -35,7 +40,9 @@ absl::StatusOr<bool> MarkConstInputs(ir::Graph& graph, const NodeFilter& can_rew
 
 class CpuDenseGraphOptimizer final : public GraphOptimizer {
  public:
-  explicit CpuDenseGraphOptimizer(SupportCheck supported) : supported_(std::move(supported)) {}
+  // `context` (the engine's) outlives the optimizer.
+  CpuDenseGraphOptimizer(SupportCheck supported, const DenseContext& context)
+      : supported_(std::move(supported)), context_(context) {}
   std::string_view name() const override { return "cpu_dense"; }
   absl::StatusOr<bool> OptimizeOriginalGraph(ir::Graph& graph) override;
   absl::StatusOr<bool> OptimizeFusedGraph(ir::Graph& graph) override;
@@ -43,6 +50,7 @@ class CpuDenseGraphOptimizer final : public GraphOptimizer {
  private:
   absl::StatusOr<bool> OptimizeOne(ir::Graph& graph, const NodeFilter& can_rewrite, bool fold);
   SupportCheck supported_;
+  const DenseContext& context_;
 };
 
 }  // namespace ge::engine::cpu_dense

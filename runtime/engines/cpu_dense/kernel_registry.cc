@@ -85,6 +85,7 @@ void RegisterDenseKernels(DenseKernelTable& table) {
   RegisterNormKernels(table);
   RegisterEltwiseKernels(table);
   RegisterBinaryKernels(table);
+  RegisterLayoutKernels(table);
 }
 
 }  // namespace ge::engine::cpu_dense

@@ -57,6 +57,7 @@ void RegisterNormKernels(DenseKernelTable& table);
 void RegisterEltwiseKernels(DenseKernelTable& table);
 void RegisterBinaryKernels(DenseKernelTable& table);
 void RegisterFusedKernels(DenseKernelTable& table);
+void RegisterLayoutKernels(DenseKernelTable& table);
 
 // Every cpu_dense kernel, in a fixed order.
 void RegisterDenseKernels(DenseKernelTable& table);

@@ -133,6 +133,30 @@ TEST_F(GraphOptimizerTest, OptimizedNetworkMatchesTheOriginal) {
   }
 }
 
+// After placement, OptimizeFusedGraph adds blocked layouts and TransData
+// nodes; the network still computes the same.
+TEST_F(GraphOptimizerTest, BlockedLayoutsComputeTheSame) {
+  auto original = Parse(kNet);
+  FillWeights(*original);
+  auto optimized = original->Clone();
+  auto& optimizer = *PassTestEngine().graph_optimizers()[0];
+  ASSERT_TRUE(optimizer.OptimizeOriginalGraph(*optimized).ok());
+  Place(*original, /*dense=*/false);
+  Place(*optimized, /*dense=*/true);
+  auto changed = optimizer.OptimizeFusedGraph(*optimized);
+  ASSERT_TRUE(changed.ok()) << changed.status();
+  int blocked = 0;
+  optimized->ForEachNode([&](ir::Node* n) {
+    if (n->num_outputs() > 0 && n->op_desc().output(0).type.tensor().format != ir::Format::kND) ++blocked;
+  });
+  if (blocked == 0) GTEST_SKIP() << "oneDNN prefers plain layouts on this CPU";
+  EXPECT_TRUE(*changed);
+  for (uint64_t seed : {3, 4}) {
+    const Tensor x = test::RandomTensor(DataType::kFloat, Shape{2, 3, 12, 12}, seed);
+    EXPECT_TRUE(test::TensorNear(Run(*optimized, x), Run(*original, x), {1e-5, 1e-4}));
+  }
+}
+
 TEST_F(GraphOptimizerTest, FusedGraphOptimizationTouchesOnlyDenseNodes) {
   auto g = Parse(R"(graph main {
     x = Data() {index = 0} -> (f32[4,8])

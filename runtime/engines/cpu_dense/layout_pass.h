@@ -1,0 +1,38 @@
+// BlockedLayoutPass: keeps activations in the layout oneDNN's convolutions
+// prefer (channel-blocked NChw16c on AVX-512) between consecutive cpu_dense
+// nodes, with TransData nodes only where that layout meets a reader of
+// plain tensors (seeds/02: formats change at subgraph boundaries).
+//
+// In topological order over the nodes the filter accepts (those placed on
+// cpu_dense):
+//   * a Conv (or `_DenseFused` over one) writes the layout oneDNN picks for
+//     it (ConvPreferredFormat) when its output is a rank 3-5 f32/bf16
+//     tensor of known shape whose channels fill whole blocks;
+//   * unary element-wise ops, MaxPool / AveragePool and BatchNormalization
+//     write the layout their input 0 has; binary element-wise ops of two
+//     same-shape operands write the layout of either operand (the other
+//     operand is converted with a TransData when it is plain);
+//   * GlobalAveragePool / GlobalMaxPool read any layout and write plain.
+// Then each consumer of a non-plain output either reads that layout (the
+// nodes above at their data ports; a Conv's X; a fused Conv's add operand)
+// or gets a TransData back to plain in front of it — one per producer
+// output, shared by such consumers (End nodes at subgraph boundaries
+// included). The chosen layouts are written into the IoDescs' formats,
+// which the kernels read. Layouts never change a tensor's byte size here
+// (channels fill whole blocks), so executors keep sizing buffers by shape.
+#pragma once
+
+#include "absl/status/statusor.h"
+#include "base/ir/graph.h"
+#include "runtime/engines/cpu_dense/dense_kernel.h"
+#include "runtime/engines/cpu_dense/graph_util.h"
+
+namespace ge::engine::cpu_dense {
+
+// Assigns layouts in `graph` (not its subgraphs); returns whether anything
+// changed. TransData nodes it inserts carry `_engine_name` = cpu_dense
+// when the node they serve does.
+absl::StatusOr<bool> AssignBlockedLayouts(ir::Graph& graph, const NodeFilter& on_dense,
+                                          const DenseContext& context);
+
+}  // namespace ge::engine::cpu_dense

@@ -1,0 +1,107 @@
+// BlockedLayoutPass: which edges keep the convolution's layout, where
+// TransData nodes go, and that running it twice changes nothing. The
+// layout is whatever oneDNN prefers on this CPU (asked, not assumed).
+#include "runtime/engines/cpu_dense/layout_pass.h"
+
+#include "absl/strings/str_replace.h"
+#include "runtime/engines/cpu_dense/dense_ops.h"
+#include "tests/unit/runtime/engines/cpu_dense/pass_test_util.h"
+
+namespace ge::engine::cpu_dense {
+namespace {
+
+bool OnDense(const ir::Node& n) { return n.op_desc().GetAttrOr<std::string>("_engine_name", "") == "cpu_dense"; }
+
+// The layout oneDNN picks for a 16-channel f32 convolution here.
+std::string Preferred() {
+  auto g = Parse(R"(graph main {
+    x = Data() {index = 0} -> (f32[1,16,8,8])
+    w = Const() {value = tensor<f32[16,16,3,3]>splat(0.5)} -> (f32[16,16,3,3])
+    c = Conv(x, w) {pads = [1, 1, 1, 1]} -> (f32[1,16,8,8])
+    out = NetOutput(c)
+  })");
+  auto f = ConvPreferredFormat(g->FindNode("c")->op_desc(), PassTestEngine().context());
+  EXPECT_TRUE(f.ok()) << f.status();
+  return f.ok() ? std::string(ir::FormatName(*f)) : "ND";
+}
+
+constexpr char kBlock[] = R"(graph main {
+  x = Data() {index = 0} -> (f32[1,16,8,8])
+  w = Const() {value = tensor<f32[16,16,3,3]>splat(0.5)} -> (f32[16,16,3,3])
+  c1 = Conv(x, w) {_engine_name = "cpu_dense", pads = [1, 1, 1, 1]} -> (f32[1,16,8,8])
+  r1 = Relu(c1) {_engine_name = "cpu_dense"} -> (f32[1,16,8,8])
+  c2 = Conv(r1, w) {_engine_name = "cpu_dense", pads = [1, 1, 1, 1]} -> (f32[1,16,8,8])
+  add = Add(c2, r1) {_engine_name = "cpu_dense"} -> (f32[1,16,8,8])
+  pool = MaxPool(add) {_engine_name = "cpu_dense", kernel_shape = [2, 2], strides = [2, 2]} -> (f32[1,16,4,4])
+  gap = GlobalAveragePool(pool) {_engine_name = "cpu_dense"} -> (f32[1,16,1,1])
+  other = Sigmoid(pool) {_engine_name = "host_cpu"} -> (f32[1,16,4,4])
+  out = NetOutput(gap, other, add)
+})";
+
+TEST(LayoutPassTest, KeepsTheConvolutionLayoutBetweenDenseNodes) {
+  const std::string f = Preferred();
+  if (f == "ND") GTEST_SKIP() << "oneDNN prefers plain layouts on this CPU";
+  auto g = Parse(kBlock);
+  auto changed = AssignBlockedLayouts(*g, OnDense, PassTestEngine().context());
+  ASSERT_TRUE(changed.ok()) << changed.status();
+  EXPECT_TRUE(*changed);
+  const std::string expected = absl::StrReplaceAll(R"(graph main {
+    x = Data() {index = 0} -> (f32[1,16,8,8])
+    w = Const() {value = tensor<f32[16,16,3,3]>splat(0.5)} -> (f32[16,16,3,3])
+    c1 = Conv(x, w) {_engine_name = "cpu_dense", pads = [1, 1, 1, 1]} -> (f32[1,16,8,8]@F)
+    r1 = Relu(c1) {_engine_name = "cpu_dense"} -> (f32[1,16,8,8]@F)
+    c2 = Conv(r1, w) {_engine_name = "cpu_dense", pads = [1, 1, 1, 1]} -> (f32[1,16,8,8]@F)
+    add = Add(c2, r1) {_engine_name = "cpu_dense"} -> (f32[1,16,8,8]@F)
+    pool = MaxPool(add) {_engine_name = "cpu_dense", kernel_shape = [2, 2], strides = [2, 2]} -> (f32[1,16,4,4]@F)
+    gap = GlobalAveragePool(pool) {_engine_name = "cpu_dense"} -> (f32[1,16,1,1])
+    other = Sigmoid(pool_to_plain) {_engine_name = "host_cpu"} -> (f32[1,16,4,4])
+    out = NetOutput(gap, other, add_to_plain)
+    add_to_plain = TransData(add) {_engine_name = "cpu_dense", dst_format = "ND", src_format = "F"} -> (f32[1,16,8,8])
+    pool_to_plain = TransData(pool) {_engine_name = "cpu_dense", dst_format = "ND", src_format = "F"} -> (f32[1,16,4,4])
+  })", {{"@F", "@" + f}, {"\"F\"", "\"" + f + "\""}});
+  EXPECT_EQ(ir::PrintGraph(*g), Canonical(expected));
+  // Idempotent: the partitioner may run the optimizer on its own output.
+  auto again = AssignBlockedLayouts(*g, OnDense, PassTestEngine().context());
+  ASSERT_TRUE(again.ok());
+  EXPECT_FALSE(*again);
+  EXPECT_EQ(ir::PrintGraph(*g), Canonical(expected));
+}
+
+TEST(LayoutPassTest, ConvertsThePlainOperandOfABinaryOp) {
+  const std::string f = Preferred();
+  if (f == "ND") GTEST_SKIP() << "oneDNN prefers plain layouts on this CPU";
+  auto g = Parse(R"(graph main {
+    x = Data() {index = 0} -> (f32[1,16,8,8])
+    y = Data() {index = 1} -> (f32[1,16,8,8])
+    w = Const() {value = tensor<f32[16,16,1,1]>splat(0.5)} -> (f32[16,16,1,1])
+    c = Conv(x, w) {_engine_name = "cpu_dense"} -> (f32[1,16,8,8])
+    add = Add(y, c) {_engine_name = "cpu_dense"} -> (f32[1,16,8,8])
+    out = NetOutput(add)
+  })");
+  ASSERT_TRUE(AssignBlockedLayouts(*g, OnDense, PassTestEngine().context()).ok());
+  const ir::Node* add = g->FindNode("add");
+  EXPECT_EQ(add->input(0).node->type(), "TransData");
+  EXPECT_EQ(add->op_desc().input(0).type.tensor().format, add->op_desc().output(0).type.tensor().format);
+  EXPECT_EQ(ir::FormatName(add->op_desc().output(0).type.tensor().format), f);
+  EXPECT_EQ(g->OutputNode()->input(0).node->type(), "TransData");
+}
+
+TEST(LayoutPassTest, LeavesShapesThatDoNotFillBlocks) {
+  const std::string text = R"(graph main {
+    x = Data() {index = 0} -> (f32[1,3,8,8])
+    w = Const() {value = tensor<f32[5,3,3,3]>splat(0.5)} -> (f32[5,3,3,3])
+    c = Conv(x, w) {_engine_name = "cpu_dense"} -> (f32[1,5,6,6])
+    r = Relu(c) {_engine_name = "cpu_dense"} -> (f32[1,5,6,6])
+    out = NetOutput(r)
+  })";
+  auto g = Parse(text);
+  auto changed = AssignBlockedLayouts(*g, OnDense, PassTestEngine().context());
+  ASSERT_TRUE(changed.ok());
+  if (Preferred() != "NHWC") {  // channels-last fits any channel count
+    EXPECT_FALSE(*changed);
+    EXPECT_EQ(ir::PrintGraph(*g), Canonical(text));
+  }
+}
+
+}  // namespace
+}  // namespace ge::engine::cpu_dense
