@@ -18,5 +18,10 @@ void RegisterTensorOps(OpRegistry& registry);
 void RegisterReductionOps(OpRegistry& registry);
 // control_flow_ops.cc: ONNX Loop and Scan (import form), loop accumulators.
 void RegisterLoopOps(OpRegistry& registry);
+// indexing_ops.cc: GatherElements, ScatterElements, Trilu, CumSum, Range,
+// EyeLike, CastLike, Tile, OneHot.
+void RegisterIndexingOps(OpRegistry& registry);
+// loss_ops.cc: NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss.
+void RegisterLossOps(OpRegistry& registry);
 
 }  // namespace ge::ops

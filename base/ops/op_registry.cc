@@ -145,7 +145,10 @@ absl::Status CheckRequiredInputs(const OpSchema& schema,
 }
 
 const OpSchema* FindOrNull(const OpRegistry& registry, const ir::OpDesc& op) {
-  return registry.Find(op.type());
+  // Ops outside the default domain (user operators of plugins) carry theirs.
+  const ir::AttrValue* domain = op.FindAttr(ir::kAttrOpDomain);
+  const std::string* name = domain != nullptr ? domain->get<std::string>() : nullptr;
+  return registry.Find(op.type(), name != nullptr ? std::string_view(*name) : std::string_view());
 }
 
 absl::Status UnknownOp(const ir::OpDesc& op) {
@@ -198,6 +201,8 @@ void RegisterBuiltinOps(OpRegistry& registry) {
   RegisterTensorOps(registry);
   RegisterReductionOps(registry);
   RegisterLoopOps(registry);
+  RegisterIndexingOps(registry);
+  RegisterLossOps(registry);
 }
 
 // ---- Checks and inference of one op ----

@@ -10,12 +10,16 @@
 //
 // Usage: onnx_conformance [--data DIR] [--known-failures FILE]
 //                         [--filter SUBSTRING] [--docs FILE] [--verbose]
+//                         [--no-fork]
+// Each test runs in a forked child with a time limit, so that a crash or a
+// hang fails that test only; --no-fork runs them in process (debuggers).
 // The defaults come from ctest's environment (GED_BINARY_DIR,
 // GED_SOURCE_DIR). --docs rewrites the table of failures between the
 // markers in FILE (docs/conformance.md) from this run's results.
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -23,6 +27,11 @@
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_replace.h"
@@ -36,7 +45,10 @@ namespace {
 struct Args {
   std::string data, known_failures, filter, docs;
   bool verbose = false;
+  bool isolate = true;  // each test in a forked child: a crash or hang fails only that test
 };
+
+constexpr int kTestTimeoutSeconds = 20;
 
 std::string Env(const char* name) {
   const char* v = std::getenv(name);
@@ -51,8 +63,8 @@ absl::StatusOr<Args> ParseArgs(int argc, char** argv) {
   }
   for (int i = 1; i < argc; ++i) {
     const std::string flag = argv[i];
-    if (flag == "--verbose") {
-      args.verbose = true;
+    if (flag == "--verbose" || flag == "--no-fork") {
+      (flag == "--verbose" ? args.verbose : args.isolate) = flag == "--verbose";
       continue;
     }
     if (i + 1 >= argc) return InvalidArgument("flag ", flag, " needs a value");
@@ -117,6 +129,54 @@ absl::Status WriteDocsTable(const std::string& path, const std::vector<Failure>&
   return out ? absl::OkStatus() : Internal("cannot write ", path);
 }
 
+// Runs the test in a forked child (the engines are loaded and the pool has
+// no worker threads, so the child's copy is usable) that reports its status
+// through a pipe: a crash or a hang then fails this test only.
+absl::Status RunIsolated(const BackendTest& test, const engine::EngineRegistry& engines, ThreadPool* pool) {
+  int fds[2];
+  if (pipe(fds) != 0) return Internal("pipe failed");
+  std::cout.flush();
+  const pid_t pid = fork();
+  if (pid < 0) return Internal("fork failed");
+  if (pid == 0) {
+    close(fds[0]);
+    const absl::Status status = RunBackendTest(test, engines, pool);
+    const std::string message = status.ok() ? "" : "E" + std::string(status.message());
+    const char* p = message.data();
+    for (size_t left = message.size(); left > 0;) {
+      const ssize_t n = write(fds[1], p, left);
+      if (n <= 0) break;
+      p += n;
+      left -= static_cast<size_t>(n);
+    }
+    _exit(0);
+  }
+  close(fds[1]);
+  std::string message;
+  char buffer[4096];
+  bool timed_out = false;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(kTestTimeoutSeconds);
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    pollfd pfd{fds[0], POLLIN, 0};
+    if (left.count() <= 0 || poll(&pfd, 1, static_cast<int>(left.count())) == 0) {
+      timed_out = true;
+      kill(pid, SIGKILL);
+      break;
+    }
+    const ssize_t n = read(fds[0], buffer, sizeof(buffer));
+    if (n <= 0) break;
+    message.append(buffer, static_cast<size_t>(n));
+  }
+  close(fds[0]);
+  int wstatus = 0;
+  waitpid(pid, &wstatus, 0);
+  if (timed_out) return absl::DeadlineExceededError(StrCat("timed out after ", kTestTimeoutSeconds, " s"));
+  if (WIFSIGNALED(wstatus)) return Internal("crashed with signal ", WTERMSIG(wstatus), " (", strsignal(WTERMSIG(wstatus)), ")");
+  if (!WIFEXITED(wstatus) || WEXITSTATUS(wstatus) != 0) return Internal("child exited with status ", WEXITSTATUS(wstatus));
+  return message.empty() ? absl::OkStatus() : absl::UnknownError(message.substr(1));
+}
+
 int Run(int argc, char** argv) {
   auto args = ParseArgs(argc, argv);
   if (!args.ok()) return std::cerr << args.status() << "\n", 2;
@@ -126,7 +186,9 @@ int Run(int argc, char** argv) {
   if (!known.ok()) return std::cerr << known.status() << "\n", 2;
   auto engines = engine::CreateEngineRegistry({}, {});
   if (!engines.ok()) return std::cerr << engines.status() << "\n", 2;
-  ThreadPool pool(1, "conformance");
+  // One worker thread when tests run in process; none when they run in
+  // forked children (a fork copies only the forking thread).
+  ThreadPool pool(args->isolate ? 0 : 1, "conformance");
 
   int passed = 0, unexpected = 0;
   std::map<std::string, std::pair<int, int>> by_kind;  // kind -> (passed, run)
@@ -138,7 +200,8 @@ int Run(int argc, char** argv) {
     if (!args->filter.empty() && test.name.find(args->filter) == std::string::npos) continue;
     ++by_kind[test.kind].second;
     const auto start = std::chrono::steady_clock::now();
-    const absl::Status status = RunBackendTest(test, **engines, &pool);
+    const absl::Status status =
+        args->isolate ? RunIsolated(test, **engines, &pool) : RunBackendTest(test, **engines, &pool);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (seconds > 2) std::cout << "SLOW " << test.name << ": " << seconds << " s\n";
     const bool is_known = known->count(test.name) > 0;

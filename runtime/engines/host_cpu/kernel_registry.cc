@@ -72,6 +72,8 @@ void RegisterHostCpuKernels(KernelTable& table) {
   RegisterTensorKernels(table);
   RegisterShapeKernels(table);
   RegisterReduceKernels(table);
+  RegisterIndexingKernels(table);
+  RegisterLossKernels(table);
   RegisterNnKernels(table);
   RegisterMatMulKernels(table);
   RegisterConvKernels(table);

@@ -96,6 +96,8 @@ void RegisterTensorKernels(KernelTable& table);
 void RegisterShapeKernels(KernelTable& table);
 void RegisterCastKernels(KernelTable& table);
 void RegisterReduceKernels(KernelTable& table);
+void RegisterIndexingKernels(KernelTable& table);
+void RegisterLossKernels(KernelTable& table);
 
 // Every host_cpu kernel, in a fixed order.
 void RegisterHostCpuKernels(KernelTable& table);

@@ -190,6 +190,63 @@ void AddMiscCases(std::vector<InferCase>& t) {
 
 }  // namespace
 
+// GatherElements, ScatterElements, Trilu, CumSum, Range, EyeLike, CastLike,
+// Tile, OneHot (indexing_ops.cc).
+void AddIndexingCases(std::vector<InferCase>& t) {
+  t.push_back({.op = "GatherElements", .inputs = {"f32[3,4]", "i64[3,2]"}, .outputs = {"f32[3,2]"}});
+  t.push_back({.op = "GatherElements", .inputs = {"f32[-1,4]", "i64[-1,2]"}, .outputs = {"f32[-1,2]"}});
+  t.push_back({.op = "GatherElements", .inputs = {"f32[3,4]", "i64[3]"}, .outputs = {""}, .error = "same rank"});
+  t.push_back({.op = "ScatterElements", .inputs = {"f32[3,4]", "i64[1,2]", "f32[1,2]"}, .outputs = {"f32[3,4]"}});
+  t.push_back({.op = "ScatterElements", .inputs = {"f32[-1,4]", "i32[1,2]", "f32[1,2]"}, .outputs = {"f32[-1,4]"}});
+  t.push_back({.op = "ScatterElements", .inputs = {"f32[3,4]", "f32[1,2]", "f32[1,2]"}, .outputs = {""},
+               .error = "dtype"});
+  t.push_back({.op = "Trilu", .inputs = {"f32[3,4]"}, .outputs = {"f32[3,4]"}});
+  t.push_back({.op = "Trilu", .inputs = {"f32[-1,4]", "i64[]"}, .outputs = {"f32[-1,4]"}});
+  t.push_back({.op = "Trilu", .inputs = {"f32[3,4]", "f32[]"}, .outputs = {""}, .error = "dtype"});
+  t.push_back({.op = "CumSum", .inputs = {"f32[3,4]", "i32[]"}, .outputs = {"f32[3,4]"}});
+  t.push_back({.op = "CumSum", .inputs = {"i64[-1]", "i64[]"}, .outputs = {"i64[-1]"}});
+  t.push_back({.op = "CumSum", .inputs = {"bool[3]", "i64[]"}, .outputs = {""}, .error = "dtype"});
+  t.push_back({.op = "Range", .inputs = {"f32[]", "f32[]", "f32[]"},
+               .values = {{0, Tensor::Scalar<float>(0)}, {1, Tensor::Scalar<float>(5)}, {2, Tensor::Scalar<float>(2)}},
+               .outputs = {"f32[3]"}});
+  t.push_back({.op = "Range", .inputs = {"i64[?]", "i64[]", "i64[]"}, .outputs = {"i64[-1]"}});
+  t.push_back({.op = "Range", .inputs = {"i32[]", "i32[]", "i32[]"},
+               .values = {{0, Tensor::Scalar<int32_t>(0)}, {1, Tensor::Scalar<int32_t>(5)}, {2, Tensor::Scalar<int32_t>(0)}},
+               .outputs = {""}, .error = "delta is 0"});
+  t.push_back({.op = "EyeLike", .inputs = {"f32[3,4]"}, .attrs = {{"dtype", 7}}, .outputs = {"i64[3,4]"}});
+  t.push_back({.op = "EyeLike", .inputs = {"i32[-1,4]"}, .outputs = {"i32[-1,4]"}});
+  t.push_back({.op = "EyeLike", .inputs = {"f32[3]"}, .outputs = {""}, .error = "2-D"});
+  t.push_back({.op = "CastLike", .inputs = {"f32[3]", "i64[]"}, .outputs = {"i64[3]"}});
+  t.push_back({.op = "CastLike", .inputs = {"f32[-1]", "f16[1]"}, .outputs = {"f16[-1]"}});
+  t.push_back({.op = "CastLike", .inputs = {"f32[3]"}, .outputs = {""}, .error = "inputs"});
+  t.push_back({.op = "Tile", .inputs = {"f32[2,3]", "i64[2]"}, .values = {{1, I64s({2, 1})}}, .outputs = {"f32[4,3]"}});
+  t.push_back({.op = "Tile", .inputs = {"f32[-1,3]", "i64[2]"}, .values = {{1, I64s({2, 2})}},
+               .outputs = {"f32[-1,6]"}});
+  t.push_back({.op = "Tile", .inputs = {"f32[2,3]", "i64[1]"}, .values = {{1, I64s({2})}}, .outputs = {""},
+               .error = "repeats has 1 values"});
+  t.push_back({.op = "OneHot", .inputs = {"i64[2,3]", "i64[]", "f32[2]"}, .values = {{1, Tensor::Scalar<int64_t>(5)}},
+               .outputs = {"f32[2,3,5]"}});
+  t.push_back({.op = "OneHot", .inputs = {"i64[-1]", "i64[]", "f32[2]"}, .attrs = {{"axis", 0}},
+               .outputs = {"f32[-1,-1]"}});
+  t.push_back({.op = "OneHot", .inputs = {"i64[2]", "i64[]", "f32[2]"}, .attrs = {{"axis", 5}}, .outputs = {""},
+               .error = "axis"});
+}
+
+// NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss (loss_ops.cc).
+void AddLossCases(std::vector<InferCase>& t) {
+  const std::string none = "none";
+  t.push_back({.op = "NegativeLogLikelihoodLoss", .inputs = {"f32[2,3,4]", "i64[2,4]"}, .outputs = {"f32[]"}});
+  t.push_back({.op = "NegativeLogLikelihoodLoss", .inputs = {"f32[-1,3]", "i64[-1]", "f32[3]"},
+               .attrs = {{"reduction", none}}, .outputs = {"f32[-1]"}});
+  t.push_back({.op = "NegativeLogLikelihoodLoss", .inputs = {"f32[2,3]", "i64[2,3]"}, .outputs = {""},
+               .error = "one dim less"});
+  t.push_back({.op = "SoftmaxCrossEntropyLoss", .inputs = {"f32[2,3]", "i64[2]"}, .outputs = {"f32[]", "f32[2,3]"}});
+  t.push_back({.op = "SoftmaxCrossEntropyLoss", .inputs = {"f32[-1,3]", "i32[-1]"}, .attrs = {{"reduction", none}},
+               .outputs = {"f32[-1]", "f32[-1,3]"}});
+  t.push_back({.op = "SoftmaxCrossEntropyLoss", .inputs = {"f32[2,3]", "i64[2]"},
+               .attrs = {{"reduction", std::string("avg")}}, .outputs = {""}, .error = "reduction"});
+}
+
 const std::vector<InferCase>& TensorCases() {
   static const auto* cases = [] {
     auto* t = new std::vector<InferCase>();
@@ -198,6 +255,8 @@ const std::vector<InferCase>& TensorCases() {
     AddSliceGatherCases(*t);
     AddSqueezeCases(*t);
     AddMiscCases(*t);
+    AddIndexingCases(*t);
+    AddLossCases(*t);
     return t;
   }();
   return *cases;

@@ -1,0 +1,190 @@
+// Schemas and shape inference of the indexing and tensor-building ops:
+// GatherElements, ScatterElements, Trilu, CumSum, Range, EyeLike, CastLike,
+// Tile, OneHot (each at its newest ONNX version up to opset 17; older
+// versions the backend tests use are subsets of these forms).
+#include <cmath>
+
+#include "base/ops/infer_util.h"
+#include "base/ops/op_families.h"
+#include "base/ops/shape_utils.h"
+#include "base/status.h"
+
+namespace ge::ops {
+namespace {
+
+using DT = DataType;
+using Kind = ir::AttrValue::Kind;
+
+DataType Dtype0(const InferenceContext& ctx) { return ctx.input_tensor(0).dtype; }
+
+absl::Status InferGatherElements(InferenceContext& ctx) {
+  const Shape& data = ctx.input_tensor(0).shape;
+  const Shape& indices = ctx.input_tensor(1).shape;
+  if (!data.unknown_rank() && !indices.unknown_rank() && data.rank() != indices.rank()) {
+    return InvalidArgument("data ", data.ToString(), " and indices ", indices.ToString(),
+                           " must have the same rank");
+  }
+  SetOutput(ctx, 0, Dtype0(ctx), indices);
+  return absl::OkStatus();
+}
+
+// A scalar input's value as a double, when known.
+std::optional<double> ScalarValue(const InferenceContext& ctx, int i) {
+  const Tensor* t = ctx.input_value(i);
+  if (t == nullptr || t->NumElements() != 1) return std::nullopt;
+  return t->GetAsDouble(0);
+}
+
+absl::Status InferRange(InferenceContext& ctx) {
+  auto start = ScalarValue(ctx, 0), limit = ScalarValue(ctx, 1), delta = ScalarValue(ctx, 2);
+  int64_t n = -1;
+  if (start && limit && delta) {
+    if (*delta == 0) return InvalidArgument("delta is 0");
+    n = std::max<int64_t>(0, static_cast<int64_t>(std::ceil((*limit - *start) / *delta)));
+  }
+  SetOutput(ctx, 0, Dtype0(ctx), Shape{n});
+  return absl::OkStatus();
+}
+
+absl::Status InferEyeLike(InferenceContext& ctx) {
+  const Shape& x = ctx.input_tensor(0).shape;
+  if (!x.unknown_rank() && x.rank() != 2) return InvalidArgument("input must be 2-D, got ", x.ToString());
+  DataType dtype = Dtype0(ctx);
+  if (auto to = ctx.Attr<int64_t>("dtype")) {
+    if (!IsValidDataType(static_cast<int32_t>(*to)) || *to == 0) {
+      return InvalidArgument("attribute 'dtype' is ", *to, ", not a data type");
+    }
+    dtype = static_cast<DataType>(*to);
+  }
+  SetOutput(ctx, 0, dtype, x.unknown_rank() ? UnknownShape(2) : x);
+  return absl::OkStatus();
+}
+
+absl::Status InferCastLike(InferenceContext& ctx) {
+  SetOutput(ctx, 0, ctx.input_tensor(1).dtype, ctx.input_tensor(0).shape);
+  return absl::OkStatus();
+}
+
+absl::Status InferTile(InferenceContext& ctx) {
+  const Shape& x = ctx.input_tensor(0).shape;
+  auto repeats = IntsValue(ctx, 1);
+  if (x.unknown_rank()) {
+    SetOutput(ctx, 0, Dtype0(ctx), UnknownShape(Length1D(ctx, 1)));
+    return absl::OkStatus();
+  }
+  if (!repeats) {
+    SetOutput(ctx, 0, Dtype0(ctx), UnknownShape(x.rank()));
+    return absl::OkStatus();
+  }
+  if (static_cast<int64_t>(repeats->size()) != x.rank()) {
+    return InvalidArgument("repeats has ", repeats->size(), " values for input ", x.ToString());
+  }
+  Shape out;
+  for (int64_t i = 0; i < x.rank(); ++i) {
+    if ((*repeats)[i] < 0) return InvalidArgument("repeats[", i, "] is negative: ", (*repeats)[i]);
+    out.push_back(x.dim(i) < 0 ? -1 : x.dim(i) * (*repeats)[i]);
+  }
+  SetOutput(ctx, 0, Dtype0(ctx), std::move(out));
+  return absl::OkStatus();
+}
+
+absl::Status InferOneHot(InferenceContext& ctx) {
+  const Shape& indices = ctx.input_tensor(0).shape;
+  const DataType dtype = ctx.input_tensor(2).dtype;
+  if (indices.unknown_rank()) {
+    SetOutput(ctx, 0, dtype, indices);
+    return absl::OkStatus();
+  }
+  const int64_t rank = indices.rank() + 1;
+  GE_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(ctx.AttrOr<int64_t>("axis", -1), rank));
+  auto depth = ScalarValue(ctx, 1);
+  Shape out;
+  for (int64_t i = 0, j = 0; i < rank; ++i) {
+    out.push_back(i == axis ? (depth ? static_cast<int64_t>(*depth) : -1) : indices.dim(j++));
+  }
+  SetOutput(ctx, 0, dtype, std::move(out));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+void RegisterIndexingOps(OpRegistry& r) {
+  const auto& all = AllTensorTypes();
+  MustRegister(r, OpSchemaBuilder("GatherElements", 13)
+                      .Input("data", "T")
+                      .Input("indices", "Tind")
+                      .Output("output", "T")
+                      .TypeConstraint("T", all)
+                      .TypeConstraint("Tind", IndexTypes())
+                      .Attr("axis", Kind::kInt, int64_t{0})
+                      .Infer(InferGatherElements));
+  MustRegister(r, OpSchemaBuilder("ScatterElements", 16)
+                      .Input("data", "T")
+                      .Input("indices", "Tind")
+                      .Input("updates", "T")
+                      .Output("output", "T")
+                      .TypeConstraint("T", all)
+                      .TypeConstraint("Tind", IndexTypes())
+                      .Attr("axis", Kind::kInt, int64_t{0})
+                      .Attr("reduction", Kind::kString, "none")
+                      .Infer(SameAsInput0));
+  MustRegister(r, OpSchemaBuilder("Trilu", 14)
+                      .Input("input", "T")
+                      .OptionalInput("k", "i64")
+                      .Output("output", "T")
+                      .TypeConstraint("T", all)
+                      .Attr("upper", Kind::kInt, int64_t{1})
+                      .Infer(SameAsInput0));
+  MustRegister(r, OpSchemaBuilder("CumSum", 14)
+                      .Input("x", "T")
+                      .Input("axis", "T2")
+                      .Output("y", "T")
+                      .TypeConstraint("T", NumericTypes())
+                      .TypeConstraint("T2", IndexTypes())
+                      .Attr("exclusive", Kind::kInt, int64_t{0})
+                      .Attr("reverse", Kind::kInt, int64_t{0})
+                      .Infer(SameAsInput0));
+  MustRegister(r, OpSchemaBuilder("Range", 11)
+                      .Input("start", "T")
+                      .Input("limit", "T")
+                      .Input("delta", "T")
+                      .Output("output", "T")
+                      .TypeConstraint("T", Types({DT::kFloat, DT::kDouble, DT::kInt16, DT::kInt32, DT::kInt64}))
+                      .ValueInputs({0, 1, 2})
+                      .Infer(InferRange));
+  MustRegister(r, OpSchemaBuilder("EyeLike", 9)
+                      .Input("input", "T1")
+                      .Output("output", "T2")
+                      .TypeConstraint("T1", Union(NumericTypes(), Types({DT::kBool})))
+                      .TypeConstraint("T2", Union(NumericTypes(), Types({DT::kBool})))
+                      .OptionalAttr("dtype", Kind::kInt)
+                      .Attr("k", Kind::kInt, int64_t{0})
+                      .Infer(InferEyeLike));
+  MustRegister(r, OpSchemaBuilder("CastLike", 15)
+                      .Input("input", "T1")
+                      .Input("target_type", "T2")
+                      .Output("output", "T2")
+                      .TypeConstraint("T1", all)
+                      .TypeConstraint("T2", all)
+                      .Infer(InferCastLike));
+  MustRegister(r, OpSchemaBuilder("Tile", 13)
+                      .Input("input", "T")
+                      .Input("repeats", "i64")
+                      .Output("output", "T")
+                      .TypeConstraint("T", all)
+                      .ValueInputs({1})
+                      .Infer(InferTile));
+  MustRegister(r, OpSchemaBuilder("OneHot", 11)
+                      .Input("indices", "T1")
+                      .Input("depth", "T2")
+                      .Input("values", "T3")
+                      .Output("output", "T3")
+                      .TypeConstraint("T1", NumericTypes())
+                      .TypeConstraint("T2", NumericTypes())
+                      .TypeConstraint("T3", all)
+                      .Attr("axis", Kind::kInt, int64_t{-1})
+                      .ValueInputs({1})
+                      .Infer(InferOneHot));
+}
+
+}  // namespace ge::ops

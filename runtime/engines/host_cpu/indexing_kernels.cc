@@ -1,0 +1,350 @@
+// Indexing and tensor-building kernels: GatherElements, ScatterElements
+// (none / add / mul), Trilu, CumSum (exclusive, reverse), Range, EyeLike,
+// CastLike, Tile, OneHot. Reference implementations: plain loops over
+// multi-indices, written for clarity rather than speed.
+#include <algorithm>
+#include <memory>
+#include <vector>
+
+#include "runtime/engines/host_cpu/kernel_registry.h"
+#include "runtime/engines/host_cpu/kernel_util.h"
+
+namespace ge::engine::host_cpu {
+namespace {
+
+template <typename K>
+KernelCreateFn Simple() {
+  return [](const ir::OpDesc& op) -> absl::StatusOr<std::unique_ptr<Kernel>> {
+    return std::unique_ptr<Kernel>(new K(op));
+  };
+}
+
+std::vector<int64_t> Strides(const Shape& shape) {
+  const auto s = ContiguousStrides(shape.span());
+  return std::vector<int64_t>(s.begin(), s.end());
+}
+
+// Advances the row-major multi-index `index` within `dims`.
+void Next(std::vector<int64_t>& index, absl::Span<const int64_t> dims) {
+  for (int64_t d = static_cast<int64_t>(dims.size()) - 1; d >= 0; --d) {
+    if (++index[d] < dims[d]) return;
+    index[d] = 0;
+  }
+}
+
+// The indices along `axis` normalized into [0, dim); an error naming the
+// node for any outside [-dim, dim).
+absl::StatusOr<std::vector<int64_t>> AxisIndices(const ir::OpDesc& op, const Tensor& indices, int64_t dim) {
+  std::vector<int64_t> idx(indices.NumElements());
+  for (size_t j = 0; j < idx.size(); ++j) {
+    idx[j] = indices.GetAsInt64(static_cast<int64_t>(j));
+    if (idx[j] < -dim || idx[j] >= dim) {
+      return NodeError(op, "index ", idx[j], " at flat position ", j, " is out of range [", -dim, ", ", dim, ")");
+    }
+    if (idx[j] < 0) idx[j] += dim;
+  }
+  return idx;
+}
+
+// For each element of `indices` (a tensor of data's rank), the flat offset in
+// `data` with the axis coordinate replaced by the index.
+absl::StatusOr<std::vector<int64_t>> ElementOffsets(const ir::OpDesc& op, const Shape& data, const Tensor& indices,
+                                                    int64_t axis_attr) {
+  if (indices.shape().rank() != data.rank()) {
+    return NodeError(op, "indices ", indices.shape().ToString(), " and data ", data.ToString(), " differ in rank");
+  }
+  GE_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxisFor(op, axis_attr, data.rank()));
+  GE_ASSIGN_OR_RETURN(std::vector<int64_t> idx, AxisIndices(op, indices, data.dim(axis)));
+  const std::vector<int64_t> strides = Strides(data);
+  std::vector<int64_t> at(data.rank(), 0), offsets(idx.size());
+  for (size_t j = 0; j < idx.size(); ++j, Next(at, indices.shape().span())) {
+    int64_t off = 0;
+    for (int64_t d = 0; d < data.rank(); ++d) {
+      const int64_t c = d == axis ? idx[j] : at[d];
+      if (d != axis && c >= data.dim(d)) {
+        return NodeError(op, "indices ", indices.shape().ToString(), " exceed data ", data.ToString(), " at dim ", d);
+      }
+      off += c * strides[d];
+    }
+    offsets[j] = off;
+  }
+  return offsets;
+}
+
+class GatherElementsKernel final : public Kernel {
+ public:
+  explicit GatherElementsKernel(const ir::OpDesc& op) : op_(op), axis_(IntAttr(op, "axis", 0)) {}
+  absl::Status Compute(ExecuteContext& ctx) override {
+    const Tensor& data = ctx.input(0);
+    GE_ASSIGN_OR_RETURN(std::vector<int64_t> offsets, ElementOffsets(op_, data.shape(), ctx.input(1), axis_));
+    GE_ASSIGN_OR_RETURN(Tensor y, ctx.Output(0, ctx.input(1).shape()));
+    for (size_t j = 0; j < offsets.size(); ++j) {
+      CopyElements(data.dtype(), data.raw_data(), offsets[j], y.raw_data(), static_cast<int64_t>(j), 1);
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  ir::OpDesc op_;
+  int64_t axis_;
+};
+
+class ScatterElementsKernel final : public Kernel {
+ public:
+  explicit ScatterElementsKernel(const ir::OpDesc& op)
+      : op_(op), axis_(IntAttr(op, "axis", 0)), reduction_(StringAttr(op, "reduction", "none")) {}
+  absl::Status Compute(ExecuteContext& ctx) override {
+    const Tensor& data = ctx.input(0);
+    const Tensor& updates = ctx.input(2);
+    if (updates.shape() != ctx.input(1).shape()) {
+      return NodeError(op_, "updates ", updates.shape().ToString(), " and indices ", ctx.input(1).shape().ToString(),
+                       " differ");
+    }
+    GE_ASSIGN_OR_RETURN(std::vector<int64_t> offsets, ElementOffsets(op_, data.shape(), ctx.input(1), axis_));
+    GE_ASSIGN_OR_RETURN(Tensor y, ctx.Output(0, data.shape()));
+    CopyElements(data.dtype(), data.raw_data(), 0, y.raw_data(), 0, data.NumElements());
+    if (reduction_ == "none") {
+      for (size_t j = 0; j < offsets.size(); ++j) {
+        CopyElements(data.dtype(), updates.raw_data(), static_cast<int64_t>(j), y.raw_data(), offsets[j], 1);
+      }
+      return absl::OkStatus();
+    }
+    if (reduction_ != "add" && reduction_ != "mul") return NodeError(op_, "reduction '", reduction_, "' is not none, add or mul");
+    const bool add = reduction_ == "add";
+    return DispatchType<NumericTypes>(data.dtype(), op_, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      T* out = y.data<T>();
+      const T* u = updates.data<T>();
+      for (size_t j = 0; j < offsets.size(); ++j) {
+        T& o = out[offsets[j]];
+        o = add ? Narrow<T>(Widen(o) + Widen(u[j])) : Narrow<T>(Widen(o) * Widen(u[j]));
+      }
+      return absl::OkStatus();
+    });
+  }
+
+ private:
+  ir::OpDesc op_;
+  int64_t axis_;
+  std::string reduction_;
+};
+
+class TriluKernel final : public Kernel {
+ public:
+  explicit TriluKernel(const ir::OpDesc& op) : op_(op), upper_(IntAttr(op, "upper", 1) != 0) {}
+  absl::Status Compute(ExecuteContext& ctx) override {
+    const Tensor& x = ctx.input(0);
+    if (x.shape().rank() < 2) return NodeError(op_, "input must have rank >= 2, got ", x.shape().ToString());
+    const int64_t k = ctx.has_input(1) ? ctx.input(1).GetAsInt64(0) : 0;
+    GE_ASSIGN_OR_RETURN(Tensor y, ctx.Output(0, x.shape()));
+    const int64_t rank = x.shape().rank();
+    const int64_t rows = x.shape().dim(rank - 2), cols = x.shape().dim(rank - 1);
+    const int64_t mats = rows * cols == 0 ? 0 : x.NumElements() / (rows * cols);
+    return DispatchCopyType(x.dtype(), op_, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      const T* in = x.data<T>();
+      T* out = y.data<T>();
+      for (int64_t m = 0; m < mats; ++m) {
+        for (int64_t i = 0; i < rows; ++i) {
+          for (int64_t j = 0; j < cols; ++j) {
+            const int64_t at = (m * rows + i) * cols + j;
+            const bool keep = upper_ ? j - i >= k : j - i <= k;
+            out[at] = keep ? in[at] : T{};
+          }
+        }
+      }
+      return absl::OkStatus();
+    });
+  }
+
+ private:
+  ir::OpDesc op_;
+  bool upper_;
+};
+
+class CumSumKernel final : public Kernel {
+ public:
+  explicit CumSumKernel(const ir::OpDesc& op)
+      : op_(op), exclusive_(IntAttr(op, "exclusive", 0) != 0), reverse_(IntAttr(op, "reverse", 0) != 0) {}
+  absl::Status Compute(ExecuteContext& ctx) override {
+    const Tensor& x = ctx.input(0);
+    if (ctx.input(1).NumElements() != 1) return NodeError(op_, "axis must be a scalar");
+    GE_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxisFor(op_, ctx.input(1).GetAsInt64(0), x.shape().rank()));
+    GE_ASSIGN_OR_RETURN(Tensor y, ctx.Output(0, x.shape()));
+    const auto dims = x.shape().span();
+    const int64_t outer = DimProduct(dims, 0, axis), n = dims[axis];
+    const int64_t inner = DimProduct(dims, axis + 1, dims.size());
+    return DispatchType<NumericTypes>(x.dtype(), op_, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      const T* in = x.data<T>();
+      T* out = y.data<T>();
+      for (int64_t o = 0; o < outer; ++o) {
+        for (int64_t i = 0; i < inner; ++i) {
+          ComputeType<T> sum{};
+          for (int64_t s = 0; s < n; ++s) {
+            const int64_t a = reverse_ ? n - 1 - s : s;
+            const int64_t at = (o * n + a) * inner + i;
+            const ComputeType<T> v = Widen(in[at]);
+            if (exclusive_) {
+              out[at] = Narrow<T>(sum);
+              sum = WrapAdd(sum, v);
+            } else {
+              sum = WrapAdd(sum, v);
+              out[at] = Narrow<T>(sum);
+            }
+          }
+        }
+      }
+      return absl::OkStatus();
+    });
+  }
+
+ private:
+  ir::OpDesc op_;
+  bool exclusive_, reverse_;
+};
+
+class RangeKernel final : public Kernel {
+ public:
+  explicit RangeKernel(const ir::OpDesc& op) : op_(op) {}
+  absl::Status Compute(ExecuteContext& ctx) override {
+    const Tensor& start = ctx.input(0);
+    using RangeTypes = TypeList<float, double, int16_t, int32_t, int64_t>;
+    return DispatchType<RangeTypes>(start.dtype(), op_, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      const T s = start.data<T>()[0], l = ctx.input(1).data<T>()[0], d = ctx.input(2).data<T>()[0];
+      if (d == T(0)) return NodeError(op_, "delta is 0");
+      const double count = std::ceil((static_cast<double>(l) - static_cast<double>(s)) / static_cast<double>(d));
+      const int64_t n = std::max<int64_t>(0, static_cast<int64_t>(count));
+      GE_ASSIGN_OR_RETURN(Tensor y, ctx.Output(0, Shape{n}));
+      T* out = y.data<T>();
+      for (int64_t i = 0; i < n; ++i) out[i] = static_cast<T>(s + static_cast<T>(i) * d);
+      return absl::OkStatus();
+    });
+  }
+
+ private:
+  ir::OpDesc op_;
+};
+
+class EyeLikeKernel final : public Kernel {
+ public:
+  explicit EyeLikeKernel(const ir::OpDesc& op) : op_(op), k_(IntAttr(op, "k", 0)) {}
+  absl::Status Compute(ExecuteContext& ctx) override {
+    const Shape& shape = ctx.input(0).shape();
+    if (shape.rank() != 2) return NodeError(op_, "input must be 2-D, got ", shape.ToString());
+    GE_ASSIGN_OR_RETURN(Tensor y, ctx.Output(0, shape));
+    return DispatchType<NumericAndBoolTypes>(y.dtype(), op_, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      T* out = y.data<T>();
+      for (int64_t i = 0; i < shape.dim(0); ++i) {
+        for (int64_t j = 0; j < shape.dim(1); ++j) {
+          out[i * shape.dim(1) + j] = Narrow<T>(ComputeType<T>(j - i == k_ ? 1 : 0));
+        }
+      }
+      return absl::OkStatus();
+    });
+  }
+
+ private:
+  ir::OpDesc op_;
+  int64_t k_;
+};
+
+class CastLikeKernel final : public Kernel {
+ public:
+  explicit CastLikeKernel(const ir::OpDesc& op) : op_(op) {}
+  absl::Status Compute(ExecuteContext& ctx) override {
+    GE_ASSIGN_OR_RETURN(Tensor y, ctx.Output(0, ctx.input(0).shape()));
+    absl::Status status = ConvertInto(ctx.input(0), y);
+    return status.ok() ? status : NodeError(op_, status.message());
+  }
+
+ private:
+  ir::OpDesc op_;
+};
+
+class TileKernel final : public Kernel {
+ public:
+  explicit TileKernel(const ir::OpDesc& op) : op_(op) {}
+  absl::Status Compute(ExecuteContext& ctx) override {
+    const Tensor& x = ctx.input(0);
+    const std::vector<int64_t> repeats = ReadInts(ctx.input(1));
+    if (static_cast<int64_t>(repeats.size()) != x.shape().rank()) {
+      return NodeError(op_, "repeats has ", repeats.size(), " values for input ", x.shape().ToString());
+    }
+    Shape shape;
+    for (int64_t d = 0; d < x.shape().rank(); ++d) {
+      if (repeats[d] < 0) return NodeError(op_, "repeats[", d, "] is negative");
+      shape.push_back(x.shape().dim(d) * repeats[d]);
+    }
+    GE_ASSIGN_OR_RETURN(Tensor y, ctx.Output(0, shape));
+    const std::vector<int64_t> strides = Strides(x.shape());
+    std::vector<int64_t> at(shape.rank(), 0);
+    for (int64_t j = 0; j < y.NumElements(); ++j, Next(at, shape.span())) {
+      int64_t off = 0;
+      for (int64_t d = 0; d < shape.rank(); ++d) off += (at[d] % x.shape().dim(d)) * strides[d];
+      CopyElements(x.dtype(), x.raw_data(), off, y.raw_data(), j, 1);
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  ir::OpDesc op_;
+};
+
+class OneHotKernel final : public Kernel {
+ public:
+  explicit OneHotKernel(const ir::OpDesc& op) : op_(op), axis_(IntAttr(op, "axis", -1)) {}
+  absl::Status Compute(ExecuteContext& ctx) override {
+    const Tensor& indices = ctx.input(0);
+    const Tensor& values = ctx.input(2);
+    if (ctx.input(1).NumElements() != 1) return NodeError(op_, "depth must hold one value");
+    if (values.NumElements() != 2) return NodeError(op_, "values must hold [off, on], got ", values.shape().ToString());
+    const int64_t depth = static_cast<int64_t>(ctx.input(1).GetAsDouble(0));
+    if (depth < 1) return NodeError(op_, "depth ", depth, " must be positive");
+    const int64_t rank = indices.shape().rank() + 1;
+    GE_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxisFor(op_, axis_, rank));
+    Shape shape;
+    for (int64_t d = 0, j = 0; d < rank; ++d) shape.push_back(d == axis ? depth : indices.shape().dim(j++));
+    GE_ASSIGN_OR_RETURN(Tensor y, ctx.Output(0, shape));
+    const int64_t outer = DimProduct(shape.span(), 0, axis);
+    const int64_t inner = DimProduct(shape.span(), axis + 1, rank);
+    for (int64_t j = 0; j < y.NumElements(); ++j) CopyElements(values.dtype(), values.raw_data(), 0, y.raw_data(), j, 1);
+    for (int64_t o = 0; o < outer; ++o) {
+      for (int64_t i = 0; i < inner; ++i) {
+        int64_t c = static_cast<int64_t>(indices.GetAsDouble(o * inner + i));
+        if (c < 0) c += depth;
+        if (c < 0 || c >= depth) continue;
+        CopyElements(values.dtype(), values.raw_data(), 1, y.raw_data(), (o * depth + c) * inner + i, 1);
+      }
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  ir::OpDesc op_;
+  int64_t axis_;
+};
+
+}  // namespace
+
+void RegisterIndexingKernels(KernelTable& table) {
+  const DataTypeSet all = SetOf(AllTypes{});
+  const DataTypeSet numeric = SetOf(NumericTypes{});
+  const DataTypeSet numeric_bool = SetOf(NumericAndBoolTypes{});
+  const DataTypeSet index = SetOf(IndexTypes{});
+  const DataTypeSet i64{DataType::kInt64};
+  const DataTypeSet range{DataType::kFloat, DataType::kDouble, DataType::kInt16, DataType::kInt32, DataType::kInt64};
+  table.Add({"GatherElements", Simple<GatherElementsKernel>(), {all, index}, {all}});
+  table.Add({"ScatterElements", Simple<ScatterElementsKernel>(), {all, index, all}, {all}});
+  table.Add({"Trilu", Simple<TriluKernel>(), {all, i64}, {all}});
+  table.Add({"CumSum", Simple<CumSumKernel>(), {numeric, index}, {numeric}});
+  table.Add({"Range", Simple<RangeKernel>(), {range}, {range}});
+  table.Add({"EyeLike", Simple<EyeLikeKernel>(), {numeric_bool}, {numeric_bool}});
+  table.Add({"CastLike", Simple<CastLikeKernel>(), {all, all}, {all}});
+  table.Add({"Tile", Simple<TileKernel>(), {all, i64}, {all}});
+  table.Add({"OneHot", Simple<OneHotKernel>(), {numeric, numeric, all}, {all}});
+}
+
+}  // namespace ge::engine::host_cpu
