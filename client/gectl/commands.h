@@ -52,6 +52,20 @@ struct PartitionFlags {
   std::string dump_file;             // default: <model stem>.partition.dot
 };
 
+// Where the daemon commands (and run --remote) connect: --remote, else
+// $GED_ADDRESS, else 127.0.0.1:50051; --token, else $GED_TOKEN.
+struct RemoteFlags {
+  std::string remote;
+  std::string token;
+  double timeout_seconds = 0;  // 0: the client library's default
+};
+
+struct SessionFlags {
+  std::string action;                // ls | create | destroy
+  std::string session_id;            // destroy
+  std::vector<std::string> options;  // create: KEY=VALUE
+};
+
 struct CompileFlags {
   std::string model;
   std::string output;                // OUT.gem
@@ -62,6 +76,12 @@ struct CompileFlags {
 
 int RunCommand(const RunFlags& flags);
 int CompileCommand(const CompileFlags& flags);
+// remote_commands.cc: the same run through the daemon, and the commands
+// that always talk to a daemon. `health` exits 0 only when SERVING.
+int RemoteRunCommand(const RunFlags& flags, const RemoteFlags& remote);
+int SessionCommand(const SessionFlags& flags, const RemoteFlags& remote);
+int StatusCommand(const RemoteFlags& remote);
+int HealthCommand(const RemoteFlags& remote, const std::string& service);
 int PartitionCommand(const PartitionFlags& flags);
 int BenchCommand(const BenchFlags& flags);
 int DumpCommand(const DumpFlags& flags);

@@ -25,6 +25,30 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--output-dir", run.output_dir, "Save each output as DIR/<name>.npy");
   run_cmd->add_option("--seed", run.seed, "Seed of the random inputs")->capture_default_str();
   run_cmd->add_option("--option", run.options, "KEY=VALUE compile option (repeatable)");
+  ge::gectl::RemoteFlags run_remote;
+  run_cmd->add_option("--remote", run_remote.remote, "Run on the daemon at HOST:PORT instead of in process");
+  run_cmd->add_option("--token", run_remote.token, "Tenant token for --remote (default $GED_TOKEN)");
+  run_cmd->add_option("--timeout", run_remote.timeout_seconds, "Deadline in seconds of each call to the daemon");
+
+  // Commands that always talk to a daemon.
+  ge::gectl::RemoteFlags remote;
+  std::string health_service;
+  auto add_remote_flags = [&remote](CLI::App* cmd) {
+    cmd->add_option("--remote", remote.remote, "Daemon HOST:PORT (default $GED_ADDRESS, else 127.0.0.1:50051)");
+    cmd->add_option("--token", remote.token, "Tenant token (default $GED_TOKEN)");
+    cmd->add_option("--timeout", remote.timeout_seconds, "Deadline in seconds of each call");
+  };
+  ge::gectl::SessionFlags session;
+  CLI::App* session_cmd = app.add_subcommand("session", "List, create or destroy sessions on the daemon");
+  session_cmd->add_option("action", session.action, "ls, create or destroy")->required();
+  session_cmd->add_option("session_id", session.session_id, "Session to destroy");
+  session_cmd->add_option("--option", session.options, "KEY=VALUE session option for create (repeatable)");
+  add_remote_flags(session_cmd);
+  CLI::App* status_cmd = app.add_subcommand("status", "Show the daemon's version, sessions, devices and engines");
+  add_remote_flags(status_cmd);
+  CLI::App* health_cmd = app.add_subcommand("health", "Exit 0 when the daemon reports SERVING");
+  health_cmd->add_option("--service", health_service, "Service name (default: the whole server)");
+  add_remote_flags(health_cmd);
 
   ge::gectl::CompileFlags compile;
   CLI::App* compile_cmd = app.add_subcommand("compile", "Compile a model into a .gem compiled model");
@@ -76,7 +100,12 @@ int main(int argc, char** argv) {
   }
   try {
     if (absl::Status s = ge::SetLogLevel(log_level); !s.ok()) return ge::gectl::ReportError(s);
-    if (run_cmd->parsed()) return ge::gectl::RunCommand(run);
+    if (run_cmd->parsed()) {
+      return run_remote.remote.empty() ? ge::gectl::RunCommand(run) : ge::gectl::RemoteRunCommand(run, run_remote);
+    }
+    if (session_cmd->parsed()) return ge::gectl::SessionCommand(session, remote);
+    if (status_cmd->parsed()) return ge::gectl::StatusCommand(remote);
+    if (health_cmd->parsed()) return ge::gectl::HealthCommand(remote, health_service);
     if (compile_cmd->parsed()) return ge::gectl::CompileCommand(compile);
     if (bench_cmd->parsed()) return ge::gectl::BenchCommand(bench);
     if (dump_cmd->parsed()) return ge::gectl::DumpCommand(dump);

@@ -1,0 +1,201 @@
+// gectl's daemon commands: `run --remote` (same outputs and exit codes as a
+// local run), `session ls|create|destroy`, `status` and `health`, all on
+// the C++ client library. gRPC codes become exit codes through
+// ExitCodeFor (the codes are absl's numbering too).
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+
+#include "base/io/npy.h"
+#include "base/ir/proto_convert.h"
+#include "base/status.h"
+#include "client/cpp/client.h"
+#include "client/cpp/value_convert.h"
+#include "client/gectl/commands.h"
+#include "client/gectl/model_inputs.h"
+
+namespace ge::gectl {
+namespace {
+
+absl::Status FromGrpc(const grpc::Status& s, std::string_view address) {
+  if (s.ok()) return absl::OkStatus();
+  std::string message = s.error_message();
+  if (s.error_code() == grpc::StatusCode::UNAVAILABLE) message = StrCat("daemon at ", address, ": ", message);
+  return absl::Status(static_cast<absl::StatusCode>(s.error_code()), message);
+}
+
+client::Client MakeClient(const RemoteFlags& remote) {
+  client::ClientOptions options;
+  options.address = remote.remote;
+  options.token = remote.token;
+  if (remote.timeout_seconds > 0) options.timeout_seconds = remote.timeout_seconds;
+  return client::Client(options);
+}
+
+absl::StatusOr<session::GraphInfo> InfoFromProto(const v1::AddGraphResponse& response) {
+  session::GraphInfo info;
+  for (const auto& io : response.inputs()) {
+    GE_ASSIGN_OR_RETURN(ir::ValueType type, ir::ValueTypeFromProto(io.type()));
+    info.inputs.push_back({io.name(), type});
+  }
+  for (const auto& io : response.outputs()) {
+    GE_ASSIGN_OR_RETURN(ir::ValueType type, ir::ValueTypeFromProto(io.type()));
+    info.outputs.push_back({io.name(), type});
+  }
+  return info;
+}
+
+// The same report as a local `gectl run` (commands.cc).
+void PrintSummary(const std::string& name, const Value& value) {
+  if (value.is_tensor()) {
+    std::cout << name << ": " << value.tensor().DebugString(8) << "\n";
+  } else if (value.is_sequence()) {
+    std::cout << name << ": sequence of " << value.sequence().size() << " tensor(s)\n";
+    for (size_t i = 0; i < value.sequence().size(); ++i) {
+      std::cout << "  [" << i << "] " << value.sequence()[i].DebugString(8) << "\n";
+    }
+  } else {
+    std::cout << name << ": none\n";
+  }
+}
+
+absl::Status SaveOutputs(const std::string& dir, const std::vector<std::string>& names,
+                         const std::vector<Value>& outputs) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return InvalidArgument("cannot create output directory ", dir, ": ", ec.message());
+  std::vector<std::string> files = OutputFileNames(names);
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    if (!outputs[i].is_tensor()) {
+      return InvalidArgument("output '", names[i], "' is not a tensor and cannot be saved as .npy");
+    }
+    GE_RETURN_IF_ERROR(io::WriteNpyFile((std::filesystem::path(dir) / (files[i] + ".npy")).string(),
+                                        outputs[i].tensor()));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status RunOnSession(client::Client& c, const std::string& session_id, const RunFlags& flags) {
+  std::map<std::string, std::string> options;
+  for (const std::string& f : flags.options) {
+    const size_t eq = f.find('=');
+    if (eq == std::string::npos) return InvalidArgument("bad --option '", f, "': expected KEY=VALUE");
+    options[f.substr(0, eq)] = f.substr(eq + 1);
+  }
+  InputSpec spec;
+  spec.seed = flags.seed;
+  for (const std::string& f : flags.inputs) GE_RETURN_IF_ERROR(ParseInputFlag(f, spec));
+  for (const std::string& f : flags.shapes) GE_RETURN_IF_ERROR(ParseShapeFlag(f, spec));
+  std::error_code ec;
+  if (!std::filesystem::exists(flags.model, ec)) return NotFound("model file ", flags.model, " does not exist");
+  v1::AddGraphResponse added;
+  GE_RETURN_IF_ERROR(FromGrpc(c.AddOnnxFile(session_id, 0, flags.model, options, &added), c.address()));
+  v1::CompileGraphResponse compiled;
+  GE_RETURN_IF_ERROR(FromGrpc(c.CompileGraph(session_id, 0, &compiled), c.address()));
+  v1::AddGraphResponse typed;  // the compiled graph's (inferred) input and output types
+  *typed.mutable_inputs() = compiled.inputs();
+  *typed.mutable_outputs() = compiled.outputs();
+  GE_ASSIGN_OR_RETURN(session::GraphInfo info, InfoFromProto(typed));
+  GE_ASSIGN_OR_RETURN(std::vector<Value> inputs, MakeInputs(info, spec));
+  v1::RunGraphRequest request;
+  request.set_session_id(session_id);
+  for (const Value& v : inputs) GE_RETURN_IF_ERROR(rpc::ValueToProto(v, request.add_inputs()));
+  v1::RunGraphResponse response;
+  GE_RETURN_IF_ERROR(FromGrpc(c.RunGraph(request, &response), c.address()));
+  std::vector<Value> outputs;
+  std::vector<std::string> names;
+  for (int i = 0; i < response.outputs_size(); ++i) {
+    names.push_back(i < static_cast<int>(info.outputs.size()) ? info.outputs[i].name : StrCat("output", i));
+    GE_ASSIGN_OR_RETURN(Value v, rpc::ValueFromProto(response.outputs(i), StrCat("output ", names.back())));
+    outputs.push_back(std::move(v));
+  }
+  if (!flags.output_dir.empty()) return SaveOutputs(flags.output_dir, names, outputs);
+  for (size_t i = 0; i < outputs.size(); ++i) PrintSummary(names[i], outputs[i]);
+  return absl::OkStatus();
+}
+
+absl::Status RemoteRun(const RunFlags& flags, const RemoteFlags& remote) {
+  client::Client c = MakeClient(remote);
+  std::string session_id;
+  GE_RETURN_IF_ERROR(FromGrpc(c.CreateSession({}, &session_id), c.address()));
+  absl::Status status = RunOnSession(c, session_id, flags);
+  (void)c.DestroySession(session_id);  // best effort: idle expiry collects it otherwise
+  return status;
+}
+
+absl::Status Session(const SessionFlags& flags, const RemoteFlags& remote) {
+  client::Client c = MakeClient(remote);
+  if (flags.action == "create") {
+    std::map<std::string, std::string> options;
+    for (const std::string& f : flags.options) {
+      const size_t eq = f.find('=');
+      if (eq == std::string::npos) return InvalidArgument("bad --option '", f, "': expected KEY=VALUE");
+      options[f.substr(0, eq)] = f.substr(eq + 1);
+    }
+    std::string id;
+    GE_RETURN_IF_ERROR(FromGrpc(c.CreateSession(options, &id), c.address()));
+    std::cout << id << "\n";
+    return absl::OkStatus();
+  }
+  if (flags.action == "destroy") {
+    if (flags.session_id.empty()) return InvalidArgument("gectl session destroy needs a session id");
+    return FromGrpc(c.DestroySession(flags.session_id), c.address());
+  }
+  if (flags.action == "ls") {
+    v1::ListSessionsResponse response;
+    GE_RETURN_IF_ERROR(FromGrpc(c.ListSessions(&response), c.address()));
+    for (const auto& s : response.sessions()) {
+      std::cout << s.session_id() << "  tenant=" << s.tenant() << "  graphs=" << s.graph_ids_size() << "  idle="
+                << std::fixed << std::setprecision(1) << s.idle_seconds() << "s\n";
+    }
+    return absl::OkStatus();
+  }
+  return InvalidArgument("unknown session action '", flags.action, "': expected ls, create or destroy");
+}
+
+absl::Status Status(const RemoteFlags& remote) {
+  client::Client c = MakeClient(remote);
+  v1::GetStatusResponse r;
+  GE_RETURN_IF_ERROR(FromGrpc(c.GetStatus(&r), c.address()));
+  std::cout << "ged " << r.version() << " at " << c.address() << (r.draining() ? " (draining)" : "") << "\n"
+            << "uptime: " << std::fixed << std::setprecision(1) << r.uptime_seconds() << " s\n"
+            << "sessions: " << r.sessions() << "\n";
+  for (const auto& d : r.devices()) {
+    std::cout << "device " << d.name() << ": threads=" << d.threads() << " running=" << d.running()
+              << " queued=" << d.queued() << "/" << d.queue_capacity() << "\n";
+  }
+  std::cout << "engines:";
+  for (const auto& e : r.engines()) std::cout << " " << e;
+  std::cout << "\n";
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+int RemoteRunCommand(const RunFlags& flags, const RemoteFlags& remote) {
+  absl::Status s = RemoteRun(flags, remote);
+  return s.ok() ? 0 : ReportError(s);
+}
+
+int SessionCommand(const SessionFlags& flags, const RemoteFlags& remote) {
+  absl::Status s = Session(flags, remote);
+  return s.ok() ? 0 : ReportError(s);
+}
+
+int StatusCommand(const RemoteFlags& remote) {
+  absl::Status s = Status(remote);
+  return s.ok() ? 0 : ReportError(s);
+}
+
+int HealthCommand(const RemoteFlags& remote, const std::string& service) {
+  client::Client c = MakeClient(remote);
+  grpc::health::v1::HealthCheckResponse response;
+  absl::Status s = FromGrpc(c.CheckHealth(service, &response), c.address());
+  if (!s.ok()) return ReportError(s);
+  std::cout << grpc::health::v1::HealthCheckResponse::ServingStatus_Name(response.status()) << "\n";
+  return response.status() == grpc::health::v1::HealthCheckResponse::SERVING ? 0 : 1;
+}
+
+}  // namespace ge::gectl
