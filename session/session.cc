@@ -43,6 +43,7 @@ struct Session::GraphEntry {
   std::unique_ptr<compiler::CompiledGraph> compiled;
   std::unique_ptr<runtime::DynamicExecutor> executor;
   std::unique_ptr<runtime::StaticExecutor> static_executor;
+  bool mixed = false;  // `executor` runs the partitioned graph with static subgraphs
   GraphInfo info;
   std::mutex compile_mu;
 };
@@ -103,6 +104,8 @@ absl::Status Session::CompileGraph(uint32_t graph_id) {
   std::lock_guard<std::mutex> lock(entry->compile_mu);
   if (entry->compiled) return absl::OkStatus();
   GE_ASSIGN_OR_RETURN(compiler::CompileOptions options, compiler::CompileOptions::FromOptions(entry->options));
+  // The partitioned form runs mixed graphs: static units on StaticExecutor.
+  options.keep_partitioned_graph = true;
   compiler::GraphCompiler compiler(engines_, pool_);
   GE_ASSIGN_OR_RETURN(auto compiled, compiler.Compile(std::move(entry->graph), options));
   std::optional<runtime::StaticProgram> program;
@@ -130,12 +133,51 @@ absl::Status Session::LoadExecutor(GraphEntry& entry, std::optional<runtime::Sta
     GE_ASSIGN_OR_RETURN(device::Device * device, GetDevice());
     GE_ASSIGN_OR_RETURN(entry.static_executor,
                         runtime::StaticExecutor::Load(*std::move(program), engines_, *device, exec_options));
-  } else {
+  } else if (!LoadMixed(entry, exec_options)) {
     GE_ASSIGN_OR_RETURN(entry.executor,
                         runtime::DynamicExecutor::Create(*entry.compiled->graph, engines_, exec_options));
   }
   entry.info = DescribeGraph(*entry.compiled->graph);
   return absl::OkStatus();
+}
+
+bool Session::LoadMixed(GraphEntry& entry, runtime::ExecutorOptions options) {
+  const ir::Graph* partitioned = entry.compiled->partitioned.get();
+  if (partitioned == nullptr) return false;
+  bool has_static_call = false;
+  for (const ir::Node* node : partitioned->nodes()) {
+    has_static_call = has_static_call || (node->type() == ir::kPartitionedCall &&
+                                          !node->op_desc().GetAttrOr<bool>(ir::kAttrIsUnknownShape, true));
+  }
+  if (!has_static_call) return false;
+  absl::StatusOr<device::Device*> device = GetDevice();
+  if (!device.ok()) return false;
+  const int threads = pool_ ? pool_->num_threads() + 1 : 1;
+  runtime::ExecutorOptions static_options = options;
+  options.static_loader =
+      [this, device = *device, threads,
+       static_options](const ir::Graph& graph) -> absl::StatusOr<std::unique_ptr<runtime::StaticExecutor>> {
+    GE_ASSIGN_OR_RETURN(runtime::StaticProgram program, compiler::BuildStaticProgram(graph, engines_, threads));
+    return runtime::StaticExecutor::Load(std::move(program), engines_, *device, static_options);
+  };
+  absl::StatusOr<std::unique_ptr<runtime::DynamicExecutor>> mixed =
+      runtime::DynamicExecutor::Create(*partitioned, engines_, options);
+  if (!mixed.ok()) {
+    GE_LOG_INFO("session", "the partitioned graph cannot run mixed, running it flattened: {}", mixed.status().message());
+    return false;
+  }
+  if ((*mixed)->num_static_subgraphs() == 0) return false;
+  entry.executor = *std::move(mixed);
+  entry.mixed = true;
+  return true;
+}
+
+absl::StatusOr<int> Session::NumStaticSubgraphs(uint32_t graph_id) const {
+  GE_ASSIGN_OR_RETURN(GraphEntry * entry, Find(graph_id));
+  std::lock_guard<std::mutex> lock(entry->compile_mu);
+  if (!entry->compiled) return FailedPrecondition("graph ", graph_id, " is not compiled");
+  if (entry->static_executor) return 1;
+  return entry->mixed ? entry->executor->num_static_subgraphs() : 0;
 }
 
 absl::StatusOr<device::Device*> Session::GetDevice() {

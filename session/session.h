@@ -10,7 +10,10 @@
 // unit (compiler::IsStaticGraph) runs on the StaticExecutor, its arena taken
 // from the session's device; every other graph, and a static graph the
 // static path cannot take (variables, strings; logged), runs on the
-// DynamicExecutor.
+// DynamicExecutor. A graph split into static and dynamic units (a mixed
+// root) runs its partitioned form on the DynamicExecutor, with each static
+// PartitionedCall's subgraph on a StaticExecutor; when that form cannot
+// run, the flattened graph runs dynamically.
 #pragma once
 
 #include <cstdint>
@@ -67,6 +70,9 @@ class Session {
   // Whether the compiled graph runs on the StaticExecutor; FailedPrecondition
   // before compilation.
   absl::StatusOr<bool> RunsStatically(uint32_t graph_id) const;
+  // How many (sub)graphs of the compiled graph run on a StaticExecutor: 1
+  // for a static graph, the static units of a mixed root, else 0.
+  absl::StatusOr<int> NumStaticSubgraphs(uint32_t graph_id) const;
 
   // Adds a graph that is already compiled (a loaded .gem): its program,
   // when set, runs on the StaticExecutor, else its graph on the
@@ -79,6 +85,8 @@ class Session {
   // Creates the executor of a compiled entry (static when `program` is set).
   absl::Status LoadExecutor(GraphEntry& entry, std::optional<runtime::StaticProgram> program);
   absl::StatusOr<device::Device*> GetDevice();
+  // Runs a mixed root's partitioned form (see above); false to fall back.
+  bool LoadMixed(GraphEntry& entry, runtime::ExecutorOptions options);
 
   const engine::EngineRegistry& engines_;
   OptionMap options_;

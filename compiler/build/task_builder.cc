@@ -1,6 +1,8 @@
 // TaskBuilder: memory plan + engine tasks -> StaticProgram.
 #include "compiler/build/task_builder.h"
 
+#include <algorithm>
+
 #include "absl/container/flat_hash_map.h"
 #include "base/ir/op_types.h"
 #include "base/status.h"
@@ -29,6 +31,7 @@ class ProgramBuilder {
     program_.arena_bytes = plan_.arena_bytes;
     program_.lower_bound_bytes = plan_.lower_bound;
     program_.no_reuse_bytes = plan_.no_reuse_bytes;
+    GE_RETURN_IF_ERROR(AddInputs());
     for (const ir::Node* node : order) GE_RETURN_IF_ERROR(AddSources(*node));
     GE_RETURN_IF_ERROR(AddOutputs());
     for (const ir::Node* node : order) GE_RETURN_IF_ERROR(AddTask(*node));
@@ -40,7 +43,7 @@ class ProgramBuilder {
     if (!node.op_desc().subgraph_names().empty()) {
       return Unimplemented("node '", node.name(), "' (", node.type(), ") owns subgraphs; it runs dynamically");
     }
-    if (node.type() == ir::kFileConstant || node.type() == ir::kVariable || node.type() == ir::kInnerData) {
+    if (node.type() == ir::kFileConstant || node.type() == ir::kVariable) {
       return Unimplemented("node '", node.name(), "' (", node.type(), ") is not supported on the static path");
     }
     for (int o = 0; o < node.num_outputs(); ++o) {
@@ -53,16 +56,19 @@ class ProgramBuilder {
     return absl::OkStatus();
   }
 
-  // Graph inputs and weights.
+  // Graph inputs, in StaticInputNodes order.
+  absl::Status AddInputs() {
+    for (const ir::Node* node : StaticInputNodes(graph_)) {
+      const ir::IoDesc& out = node->op_desc().output(0);
+      refs_[{node, 0}] = {ValueRef::Kind::kInput, 0, static_cast<int>(program_.inputs.size()), -1, out.type};
+      program_.inputs.push_back({out.name.empty() ? node->name() : out.name, out.type});
+    }
+    return absl::OkStatus();
+  }
+
+  // Weights.
   absl::Status AddSources(const ir::Node& node) {
-    if (node.type() == ir::kData) {
-      const int64_t index = node.op_desc().GetAttrOr<int64_t>(ir::kAttrIndex, 0);
-      if (index < 0 || index >= 1 << 20) return InvalidArgument("Data node '", node.name(), "' has bad index ", index);
-      if (static_cast<size_t>(index) >= program_.inputs.size()) program_.inputs.resize(index + 1);
-      const ir::IoDesc& out = node.op_desc().output(0);
-      program_.inputs[index] = {out.name.empty() ? node.name() : out.name, out.type};
-      refs_[{&node, 0}] = {ValueRef::Kind::kInput, 0, static_cast<int>(index), -1, out.type};
-    } else if (node.type() == ir::kConst) {
+    if (node.type() == ir::kConst) {
       GE_ASSIGN_OR_RETURN(Tensor value, node.op_desc().RequireAttr<Tensor>(ir::kAttrValue));
       const int index = static_cast<int>(program_.weights.size());
       program_.weights.push_back({node.name(), value});
@@ -72,7 +78,10 @@ class ProgramBuilder {
   }
 
   absl::Status AddOutputs() {
-    const ir::Node* net_output = graph_.OutputNode();
+    const ir::Node* net_output = nullptr;
+    for (const ir::Node* node : graph_.nodes()) {
+      if (node->type() == ir::kNetOutput || node->type() == ir::kInnerNetOutput) net_output = node;
+    }
     if (net_output == nullptr) return InvalidArgument("graph '", graph_.name(), "' has no NetOutput");
     absl::flat_hash_map<int, int> values_per_buffer;
     for (const auto& [node, placements] : plan_.values) {
@@ -114,7 +123,8 @@ class ProgramBuilder {
 
   absl::Status AddTask(const ir::Node& node) {
     const std::string& type = node.type();
-    if (type == ir::kData || type == ir::kConst || type == ir::kNetOutput || type == ir::kNoOp) {
+    if (type == ir::kData || type == ir::kInnerData || type == ir::kConst || type == ir::kNetOutput ||
+        type == ir::kInnerNetOutput || type == ir::kNoOp) {
       return absl::OkStatus();
     }
     auto engine_name = node.op_desc().GetAttr<std::string>(ir::kAttrEngineName);
@@ -155,6 +165,21 @@ class ProgramBuilder {
 };
 
 }  // namespace
+
+int64_t StaticInputKey(const ir::Node& node) {
+  const ir::OpDesc& op = node.op_desc();
+  return op.GetAttrOr<int64_t>(ir::kAttrParentIndex, op.GetAttrOr<int64_t>(ir::kAttrIndex, 0));
+}
+
+std::vector<const ir::Node*> StaticInputNodes(const ir::Graph& graph) {
+  std::vector<const ir::Node*> inputs;
+  for (const ir::Node* node : graph.nodes()) {
+    if (node->type() == ir::kData || node->type() == ir::kInnerData) inputs.push_back(node);
+  }
+  std::stable_sort(inputs.begin(), inputs.end(),
+                   [](const ir::Node* a, const ir::Node* b) { return StaticInputKey(*a) < StaticInputKey(*b); });
+  return inputs;
+}
 
 bool IsStaticGraph(const ir::Graph& graph) {
   auto it = graph.attrs().find(ir::kAttrIsUnknownShape);

@@ -7,7 +7,9 @@
 // flattened form keeps it), every value is a tensor
 // of fully known shape and a fixed-size dtype, no node owns subgraphs, and
 // every weight is a Const. Data nodes become graph inputs, Const nodes
-// weights, NoOps nothing; the NetOutput's inputs are the outputs. A graph
+// weights, NoOps nothing; the NetOutput's (or, in a partitioned subgraph,
+// the InnerNetOutput's) inputs are the outputs; InnerData nodes are inputs
+// like Data (order: StaticInputNodes). A graph
 // output whose arena buffer holds no other value is marked dedicated so a
 // user buffer can take its place.
 #pragma once
@@ -18,6 +20,12 @@
 #include "runtime/model/static_program.h"
 
 namespace ge::compiler {
+
+// The input nodes of a (sub)graph in the order of StaticProgram::inputs:
+// Data and InnerData nodes by `_parent_index` when set, else `index`.
+std::vector<const ir::Node*> StaticInputNodes(const ir::Graph& graph);
+// That key of one input node.
+int64_t StaticInputKey(const ir::Node& node);
 
 // Whether the partition pipeline left `graph` as one static unit (no
 // `_is_unknown_shape = true` on the graph or its nodes) and no node owns a

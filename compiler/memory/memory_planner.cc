@@ -18,6 +18,9 @@ bool IsExternalProducer(const ir::Node& node) {
          t == ir::kInnerData;
 }
 
+// NetOutput, or InnerNetOutput in a partitioned subgraph.
+bool IsOutputNode(const ir::Node& node) { return node.type() == ir::kNetOutput || node.type() == ir::kInnerNetOutput; }
+
 int64_t Align(int64_t bytes) { return (std::max<int64_t>(bytes, 1) + kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment; }
 
 absl::StatusOr<int64_t> ValueBytes(const ir::Node& node, int port) {
@@ -55,7 +58,7 @@ class Planner {
 
   bool IsGraphOutput(ir::OutPort p) const {
     for (const ir::InPort& c : p.node->consumers(p.index)) {
-      if (c.node->type() == ir::kNetOutput) return true;
+      if (IsOutputNode(*c.node)) return true;
     }
     return false;
   }
@@ -128,7 +131,7 @@ class Planner {
         int buffer = node->input(i) ? BufferOf(node->input(i)) : -1;
         if (buffer < 0) continue;
         BufferPlan& b = plan_.buffers[buffer];
-        b.last_step = std::max(b.last_step, node->type() == ir::kNetOutput ? end : step);
+        b.last_step = std::max(b.last_step, IsOutputNode(*node) ? end : step);
       }
     }
   }

@@ -8,6 +8,7 @@
 #include "base/ir/op_types.h"
 #include "base/ops/op_registry.h"
 #include "base/status.h"
+#include "runtime/executor/static_executor.h"
 
 namespace ge::runtime {
 namespace {
@@ -146,6 +147,11 @@ absl::Status DynamicExecutor::BuildSubgraphs(const ir::Graph& graph, const engin
       std::unique_ptr<DynamicExecutor> child(new DynamicExecutor());
       child->graph_ = sub;
       child->options_ = options;
+      GE_ASSIGN_OR_RETURN(bool is_static, child->TryLoadStatic(*node, *sub));
+      if (is_static) {
+        table.emplace(name, std::move(child));
+        continue;
+      }
       GE_RETURN_IF_ERROR(Annotate(child->Build(*sub, engines, /*is_subgraph=*/true),
                                   StrCat("subgraph '", name, "' of node '", node->name(), "'")));
       table.emplace(name, std::move(child));
@@ -153,6 +159,40 @@ absl::Status DynamicExecutor::BuildSubgraphs(const ir::Graph& graph, const engin
     }
   }
   return absl::OkStatus();
+}
+
+int DynamicExecutor::num_static_subgraphs() const {
+  int n = 0;
+  if (subgraphs_ != nullptr) {
+    for (const auto& [name, child] : *subgraphs_) n += child->static_ != nullptr;
+  }
+  return n;
+}
+
+absl::StatusOr<bool> DynamicExecutor::TryLoadStatic(const ir::Node& owner, const ir::Graph& sub) {
+  if (!options_.static_loader || owner.type() != ir::kPartitionedCall ||
+      owner.op_desc().GetAttrOr<bool>(ir::kAttrIsUnknownShape, true)) {
+    return false;
+  }
+  absl::StatusOr<std::unique_ptr<StaticExecutor>> loaded = options_.static_loader(sub);
+  if (!loaded.ok()) {
+    if (loaded.status().code() == absl::StatusCode::kUnimplemented) return false;
+    return Annotate(loaded.status(), StrCat("static subgraph '", sub.name(), "' of node '", owner.name(), "'"));
+  }
+  // The program's inputs are the Data / InnerData nodes by parent index
+  // (compiler::StaticInputNodes): input i takes parent input key(i).
+  for (const ir::Node* node : sub.nodes()) {
+    if (node->type() != ir::kData && node->type() != ir::kInnerData) continue;
+    const ir::OpDesc& op = node->op_desc();
+    static_parent_index_.push_back(op.GetAttrOr<int64_t>(ir::kAttrParentIndex, op.GetAttrOr<int64_t>(ir::kAttrIndex, 0)));
+  }
+  std::stable_sort(static_parent_index_.begin(), static_parent_index_.end());
+  if (static_cast<int>(static_parent_index_.size()) != (*loaded)->num_inputs()) {
+    return Internal("static subgraph '", sub.name(), "' has ", static_parent_index_.size(), " Data nodes but ",
+                    (*loaded)->num_inputs(), " program inputs");
+  }
+  static_ = *std::move(loaded);
+  return true;
 }
 
 absl::Status DynamicExecutor::BindInputNode(const ir::Node& node, int slot, bool is_subgraph) {
@@ -326,6 +366,18 @@ absl::StatusOr<std::vector<Value>> DynamicExecutor::RunAsSubgraph(std::vector<Va
   std::unique_lock<std::mutex> lock(run_mu_, std::try_to_lock);
   if (!lock.owns_lock()) {
     return FailedPrecondition("already running (re-entrant or concurrent RunSubgraph calls)");
+  }
+  if (static_) {
+    std::vector<Value> inputs;
+    inputs.reserve(static_parent_index_.size());
+    for (int64_t index : static_parent_index_) {
+      if (index < 0 || index >= static_cast<int64_t>(parent_inputs.size())) {
+        return InvalidArgument("static subgraph input takes parent input ", index, " but only ", parent_inputs.size(),
+                               " value(s) were passed");
+      }
+      inputs.push_back(parent_inputs[index]);
+    }
+    return static_->Run(std::move(inputs));
   }
   // A parent input bound to one input node only is moved, so that it dies
   // with its last consumer inside the subgraph rather than after the run.

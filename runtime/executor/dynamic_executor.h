@@ -26,6 +26,7 @@
 // one kernel's threads) gets an error instead of a deadlock.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -43,8 +44,15 @@
 
 namespace ge::runtime {
 
+class StaticExecutor;
+
 struct ExecutorOptions {
   ThreadPool* intra_op_pool = nullptr;  // may be null: kernels run single-threaded
+  // Mixed execution: loads a static executor for the subgraph of a
+  // PartitionedCall whose `_is_unknown_shape` is false (a static unit of a
+  // partitioned root). Unimplemented (or no loader) keeps the subgraph on
+  // a DynamicExecutor; other errors fail creation.
+  std::function<absl::StatusOr<std::unique_ptr<StaticExecutor>>(const ir::Graph&)> static_loader;
 };
 
 class DynamicExecutor {
@@ -57,6 +65,8 @@ class DynamicExecutor {
                                                                  const engine::EngineRegistry& engines,
                                                                  ExecutorOptions options);
   ~DynamicExecutor();
+  // Subgraphs that run on a StaticExecutor (mixed execution).
+  int num_static_subgraphs() const;
 
   // `inputs` in Data index order; returns the NetOutput's inputs in order.
   absl::StatusOr<std::vector<Value>> Run(std::vector<Value> inputs);
@@ -77,6 +87,9 @@ class DynamicExecutor {
   DynamicExecutor() = default;
   absl::Status Build(const ir::Graph& graph, const engine::EngineRegistry& engines, bool is_subgraph);
   absl::Status BindInputNode(const ir::Node& node, int slot, bool is_subgraph);
+  // Loads this (subgraph) executor as a static one when `owner` is a static
+  // PartitionedCall and the options' loader accepts `sub`.
+  absl::StatusOr<bool> TryLoadStatic(const ir::Node& owner, const ir::Graph& sub);
   void ComputeReleases(const std::vector<std::pair<int, size_t>>& last_use);
   // Creates the executors of the subgraphs `graph`'s nodes own, recursively,
   // into `table`.
@@ -104,6 +117,11 @@ class DynamicExecutor {
   // its children point at the same table.
   std::unique_ptr<SubgraphTable> owned_subgraphs_;
   const SubgraphTable* subgraphs_ = nullptr;
+  // A static PartitionedCall subgraph runs here instead (see
+  // ExecutorOptions::static_loader); its inputs by Data index take these
+  // parent inputs.
+  std::unique_ptr<StaticExecutor> static_;
+  std::vector<int64_t> static_parent_index_;
 };
 
 }  // namespace ge::runtime

@@ -125,7 +125,7 @@ TEST_F(SessionTest, StaticGraphsRunOnTheStaticPath) {
   EXPECT_EQ(fast.RunsStatically(1).status().code(), absl::StatusCode::kFailedPrecondition);
   ASSERT_TRUE(fast.CompileGraph(1).ok());
   ASSERT_TRUE(slow.CompileGraph(1).ok());
-  EXPECT_TRUE(*fast.RunsStatically(1)) << ir::PrintGraph(*(*fast.GetCompiledGraph(1))->graph);
+  EXPECT_TRUE(*fast.RunsStatically(1));
   EXPECT_FALSE(*slow.RunsStatically(1));
   for (int run = 0; run < 2; ++run) {
     Tensor x = Tensor::FromVector<float>({-1, 2, -3, 4, 5.f + run, -6}, Shape{2, 3});
@@ -150,6 +150,46 @@ TEST_F(SessionTest, StaticGraphsRunOnTheStaticPath) {
   ASSERT_TRUE(dynamic.AddGraph(1, ReluAdd()).ok());
   ASSERT_TRUE(dynamic.CompileGraph(1).ok());
   EXPECT_FALSE(*dynamic.RunsStatically(1));
+}
+
+}  // namespace
+}  // namespace ge::session
+
+namespace ge::session {
+namespace {
+
+// A root split into static and dynamic units runs its static units on
+// StaticExecutors inside the dynamic root, with the same results as the
+// flattened graph on the DynamicExecutor.
+TEST_F(SessionTest, MixedRootRunsStaticUnitsStatically) {
+  const std::string text = R"(graph main {
+      x = Data() {index = 0} -> (f32[2,3])
+      s = Const() {value = tensor<i64[2]>[3, 2]} -> (i64[2])
+      r = Reshape(x:0, s:0) -> (f32[3,2])
+      i = Identity(r:0) -> (f32[3,2])
+      n = Neg(i:0) {_ge_engine = "host_cpu"} -> (f32[3,2])
+      f = Flatten(n:0) {axis = 0} -> (f32[1,6])
+      j = Identity(f:0) -> (f32[1,6])
+      out = NetOutput(j:0, i:0)
+    })";
+  const OptionMap base = {{"ge.exec.exclude_engines", "cpu_dense"}, {"ge.exec.static_model_ops_lower_limit", "1"}};
+  Session mixed(*engines_, base, &pool_);
+  ASSERT_TRUE(mixed.AddGraph(1, Parse(text)).ok());
+  ASSERT_TRUE(mixed.CompileGraph(1).ok());
+  EXPECT_FALSE(*mixed.RunsStatically(1));
+  EXPECT_GE(*mixed.NumStaticSubgraphs(1), 1);
+  Tensor x = Tensor::FromVector<float>({-1, 2, -3, 4, 5, -6}, Shape{2, 3});
+  for (int run = 0; run < 2; ++run) {
+    auto out = mixed.RunGraph(1, {x});
+    ASSERT_TRUE(out.ok()) << out.status();
+    ASSERT_EQ(out->size(), 2u);
+    EXPECT_EQ((*out)[0].tensor().shape(), (Shape{1, 6}));
+    EXPECT_EQ((*out)[1].tensor().shape(), (Shape{3, 2}));
+    for (int k = 0; k < 6; ++k) {
+      EXPECT_EQ((*out)[0].tensor().data<float>()[k], -x.data<float>()[k]);
+      EXPECT_EQ((*out)[1].tensor().data<float>()[k], x.data<float>()[k]);
+    }
+  }
 }
 
 }  // namespace
