@@ -1,6 +1,6 @@
 // Schemas and shape inference of the indexing and tensor-building ops:
-// GatherElements, ScatterElements, Trilu, CumSum, Range, EyeLike, CastLike,
-// Tile, OneHot (each at its newest ONNX version up to opset 17; older
+// GatherElements, GatherND, ScatterElements, Trilu, CumSum, Range, EyeLike,
+// CastLike, Tile, OneHot, DepthToSpace, SpaceToDepth (each at its newest ONNX version up to opset 17; older
 // versions the backend tests use are subsets of these forms).
 #include <cmath>
 
@@ -106,9 +106,79 @@ absl::Status InferOneHot(InferenceContext& ctx) {
   return absl::OkStatus();
 }
 
+absl::Status InferDepthToSpace(InferenceContext& ctx, bool to_space) {
+  const Shape& x = ctx.input_tensor(0).shape;
+  const int64_t b = ctx.AttrOr<int64_t>("blocksize", 0);
+  if (b < 1) return InvalidArgument("blocksize ", b, " must be positive");
+  if (x.unknown_rank()) {
+    SetOutput(ctx, 0, Dtype0(ctx), UnknownShape(4));
+    return absl::OkStatus();
+  }
+  if (x.rank() != 4) return InvalidArgument("input must be 4-D [N, C, H, W], got ", x.ToString());
+  auto scale = [](int64_t d, int64_t f) { return d < 0 ? d : d * f; };
+  auto divide = [&](int64_t d, int64_t f, const char* what) -> absl::StatusOr<int64_t> {
+    if (d >= 0 && d % f != 0) return InvalidArgument(what, " ", d, " is not a multiple of ", f);
+    return d < 0 ? d : d / f;
+  };
+  Shape out{x.dim(0)};
+  if (to_space) {
+    GE_ASSIGN_OR_RETURN(int64_t c, divide(x.dim(1), b * b, "channels"));
+    out.push_back(c);
+    out.push_back(scale(x.dim(2), b));
+    out.push_back(scale(x.dim(3), b));
+  } else {
+    out.push_back(scale(x.dim(1), b * b));
+    GE_ASSIGN_OR_RETURN(int64_t h, divide(x.dim(2), b, "height"));
+    GE_ASSIGN_OR_RETURN(int64_t w, divide(x.dim(3), b, "width"));
+    out.push_back(h);
+    out.push_back(w);
+  }
+  SetOutput(ctx, 0, Dtype0(ctx), std::move(out));
+  return absl::OkStatus();
+}
+
+absl::Status InferGatherND(InferenceContext& ctx) {
+  const Shape& data = ctx.input_tensor(0).shape;
+  const Shape& indices = ctx.input_tensor(1).shape;
+  const int64_t batch = ctx.AttrOr<int64_t>("batch_dims", 0);
+  if (data.unknown_rank() || indices.unknown_rank() || indices.rank() == 0 || indices.dim(indices.rank() - 1) < 0) {
+    SetOutput(ctx, 0, Dtype0(ctx), UnknownShape(-1));
+    return absl::OkStatus();
+  }
+  const int64_t k = indices.dim(indices.rank() - 1);
+  if (batch < 0 || batch + k > data.rank() || batch >= indices.rank()) {
+    return InvalidArgument("indices ", indices.ToString(), " with batch_dims ", batch, " do not fit data ",
+                           data.ToString());
+  }
+  Shape out(indices.span().subspan(0, indices.rank() - 1));
+  for (int64_t d : data.span().subspan(batch + k)) out.push_back(d);
+  SetOutput(ctx, 0, Dtype0(ctx), std::move(out));
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 void RegisterIndexingOps(OpRegistry& r) {
+  MustRegister(r, OpSchemaBuilder("DepthToSpace", 13)
+                      .Input("input", "T")
+                      .Output("output", "T")
+                      .TypeConstraint("T", AllTensorTypes())
+                      .RequiredAttr("blocksize", Kind::kInt)
+                      .Attr("mode", Kind::kString, "DCR")
+                      .Infer([](InferenceContext& ctx) { return InferDepthToSpace(ctx, /*to_space=*/true); }));
+  MustRegister(r, OpSchemaBuilder("SpaceToDepth", 13)
+                      .Input("input", "T")
+                      .Output("output", "T")
+                      .TypeConstraint("T", AllTensorTypes())
+                      .RequiredAttr("blocksize", Kind::kInt)
+                      .Infer([](InferenceContext& ctx) { return InferDepthToSpace(ctx, /*to_space=*/false); }));
+  MustRegister(r, OpSchemaBuilder("GatherND", 13)
+                      .Input("data", "T")
+                      .Input("indices", "i64")
+                      .Output("output", "T")
+                      .TypeConstraint("T", AllTensorTypes())
+                      .Attr("batch_dims", Kind::kInt, int64_t{0})
+                      .Infer(InferGatherND));
   const auto& all = AllTensorTypes();
   MustRegister(r, OpSchemaBuilder("GatherElements", 13)
                       .Input("data", "T")

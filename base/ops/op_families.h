@@ -21,6 +21,9 @@ void RegisterLoopOps(OpRegistry& registry);
 // indexing_ops.cc: GatherElements, ScatterElements, Trilu, CumSum, Range,
 // EyeLike, CastLike, Tile, OneHot.
 void RegisterIndexingOps(OpRegistry& registry);
+// quantize_window_ops.cc: QuantizeLinear, DequantizeLinear, Hann/Hamming/
+// BlackmanWindow.
+void RegisterQuantizeWindowOps(OpRegistry& registry);
 // loss_ops.cc: NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss.
 void RegisterLossOps(OpRegistry& registry);
 

@@ -203,6 +203,7 @@ void RegisterBuiltinOps(OpRegistry& registry) {
   RegisterLoopOps(registry);
   RegisterIndexingOps(registry);
   RegisterLossOps(registry);
+  RegisterQuantizeWindowOps(registry);
 }
 
 // ---- Checks and inference of one op ----

@@ -327,6 +327,100 @@ class OneHotKernel final : public Kernel {
   int64_t axis_;
 };
 
+// DepthToSpace (DCR and CRD) and SpaceToDepth on [N, C, H, W].
+class DepthSpaceKernel final : public Kernel {
+ public:
+  DepthSpaceKernel(const ir::OpDesc& op, bool to_space)
+      : op_(op), to_space_(to_space), block_(IntAttr(op, "blocksize", 1)), crd_(StringAttr(op, "mode", "DCR") == "CRD") {}
+  absl::Status Compute(ExecuteContext& ctx) override {
+    const Tensor& x = ctx.input(0);
+    const Shape& s = x.shape();
+    const int64_t b = block_;
+    if (s.rank() != 4 || b < 1) return NodeError(op_, "input must be 4-D with blocksize >= 1, got ", s.ToString());
+    if (to_space_ ? s.dim(1) % (b * b) != 0 : (s.dim(2) % b != 0 || s.dim(3) % b != 0)) {
+      return NodeError(op_, "input ", s.ToString(), " does not divide by blocksize ", b);
+    }
+    // Loops over the space-side shape [N, C', H', W'] (C' = depth-side C / b^2).
+    const int64_t n = s.dim(0);
+    const int64_t c = to_space_ ? s.dim(1) / (b * b) : s.dim(1);
+    const int64_t h = to_space_ ? s.dim(2) * b : s.dim(2), w = to_space_ ? s.dim(3) * b : s.dim(3);
+    const Shape out_shape = to_space_ ? Shape{n, c, h, w} : Shape{n, c * b * b, h / b, w / b};
+    GE_ASSIGN_OR_RETURN(Tensor y, ctx.Output(0, out_shape));
+    const int64_t hd = h / b, wd = w / b;
+    for (int64_t in = 0; in < n; ++in) {
+      for (int64_t ic = 0; ic < c; ++ic) {
+        for (int64_t ih = 0; ih < h; ++ih) {
+          for (int64_t iw = 0; iw < w; ++iw) {
+            const int64_t i = ih % b, j = iw % b;
+            const int64_t dc = crd_ ? (ic * b + i) * b + j : (i * b + j) * c + ic;
+            const int64_t space = ((in * c + ic) * h + ih) * w + iw;
+            const int64_t depth = ((in * c * b * b + dc) * hd + ih / b) * wd + iw / b;
+            if (to_space_) {
+              CopyElements(x.dtype(), x.raw_data(), depth, y.raw_data(), space, 1);
+            } else {
+              CopyElements(x.dtype(), x.raw_data(), space, y.raw_data(), depth, 1);
+            }
+          }
+        }
+      }
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  ir::OpDesc op_;
+  bool to_space_;
+  int64_t block_;
+  bool crd_;
+};
+
+class GatherNDKernel final : public Kernel {
+ public:
+  explicit GatherNDKernel(const ir::OpDesc& op) : op_(op), batch_(IntAttr(op, "batch_dims", 0)) {}
+  absl::Status Compute(ExecuteContext& ctx) override {
+    const Tensor& data = ctx.input(0);
+    const Tensor& indices = ctx.input(1);
+    const Shape& ds = data.shape();
+    const Shape& is = indices.shape();
+    if (is.rank() < 1) return NodeError(op_, "indices must have rank >= 1");
+    const int64_t k = is.dim(is.rank() - 1);
+    if (batch_ < 0 || batch_ + k > ds.rank() || batch_ >= is.rank()) {
+      return NodeError(op_, "indices ", is.ToString(), " do not fit data ", ds.ToString());
+    }
+    Shape out(is.span().subspan(0, is.rank() - 1));
+    for (int64_t d : ds.span().subspan(batch_ + k)) out.push_back(d);
+    GE_ASSIGN_OR_RETURN(Tensor y, ctx.Output(0, out));
+    const int64_t batches = DimProduct(ds.span(), 0, batch_);
+    const int64_t slice = DimProduct(ds.span(), batch_ + k, ds.rank());
+    const int64_t per_batch_data = DimProduct(ds.span(), batch_, ds.rank());
+    const int64_t tuples = k == 0 ? DimProduct(is.span(), 0, is.rank() - 1) : indices.NumElements() / k;
+    const int64_t per_batch_tuples = batches == 0 ? 0 : tuples / batches;
+    const std::vector<int64_t> strides = Strides(ds);
+    for (int64_t t = 0; t < tuples; ++t) {
+      int64_t off = (per_batch_tuples == 0 ? 0 : t / per_batch_tuples) * per_batch_data;
+      for (int64_t j = 0; j < k; ++j) {
+        const int64_t dim = ds.dim(batch_ + j);
+        int64_t v = indices.GetAsInt64(t * k + j);
+        if (v < -dim || v >= dim) return NodeError(op_, "index ", v, " is out of range for dim ", batch_ + j, " of ", ds.ToString());
+        if (v < 0) v += dim;
+        off += v * strides[batch_ + j];
+      }
+      CopyElements(data.dtype(), data.raw_data(), off, y.raw_data(), t * slice, slice);
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  ir::OpDesc op_;
+  int64_t batch_;
+};
+
+KernelCreateFn DepthSpace(bool to_space) {
+  return [to_space](const ir::OpDesc& op) -> absl::StatusOr<std::unique_ptr<Kernel>> {
+    return std::unique_ptr<Kernel>(new DepthSpaceKernel(op, to_space));
+  };
+}
+
 }  // namespace
 
 void RegisterIndexingKernels(KernelTable& table) {
@@ -344,6 +438,9 @@ void RegisterIndexingKernels(KernelTable& table) {
   table.Add({"EyeLike", Simple<EyeLikeKernel>(), {numeric_bool}, {numeric_bool}});
   table.Add({"CastLike", Simple<CastLikeKernel>(), {all, all}, {all}});
   table.Add({"Tile", Simple<TileKernel>(), {all, i64}, {all}});
+  table.Add({"DepthToSpace", DepthSpace(/*to_space=*/true), {all}, {all}});
+  table.Add({"SpaceToDepth", DepthSpace(/*to_space=*/false), {all}, {all}});
+  table.Add({"GatherND", Simple<GatherNDKernel>(), {all, i64}, {all}});
   table.Add({"OneHot", Simple<OneHotKernel>(), {numeric, numeric, all}, {all}});
 }
 

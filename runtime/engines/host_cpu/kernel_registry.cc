@@ -74,6 +74,7 @@ void RegisterHostCpuKernels(KernelTable& table) {
   RegisterReduceKernels(table);
   RegisterIndexingKernels(table);
   RegisterLossKernels(table);
+  RegisterQuantizeWindowKernels(table);
   RegisterNnKernels(table);
   RegisterMatMulKernels(table);
   RegisterConvKernels(table);

@@ -98,6 +98,7 @@ void RegisterCastKernels(KernelTable& table);
 void RegisterReduceKernels(KernelTable& table);
 void RegisterIndexingKernels(KernelTable& table);
 void RegisterLossKernels(KernelTable& table);
+void RegisterQuantizeWindowKernels(KernelTable& table);
 
 // Every host_cpu kernel, in a fixed order.
 void RegisterHostCpuKernels(KernelTable& table);

@@ -232,6 +232,34 @@ void AddIndexingCases(std::vector<InferCase>& t) {
                .error = "axis"});
 }
 
+// DepthToSpace, SpaceToDepth, GatherND (indexing_ops.cc); QuantizeLinear,
+// DequantizeLinear and the windows (quantize_window_ops.cc).
+void AddLayoutIndexCases(std::vector<InferCase>& t) {
+  t.push_back({.op = "DepthToSpace", .inputs = {"f32[1,8,2,3]"}, .attrs = {{"blocksize", 2}}, .outputs = {"f32[1,2,4,6]"}});
+  t.push_back({.op = "DepthToSpace", .inputs = {"f32[-1,8,2,3]"}, .attrs = {{"blocksize", 2}}, .outputs = {"f32[-1,2,4,6]"}});
+  t.push_back({.op = "DepthToSpace", .inputs = {"f32[1,6,2,3]"}, .attrs = {{"blocksize", 2}}, .outputs = {""},
+               .error = "not a multiple"});
+  t.push_back({.op = "SpaceToDepth", .inputs = {"f32[1,2,4,6]"}, .attrs = {{"blocksize", 2}}, .outputs = {"f32[1,8,2,3]"}});
+  t.push_back({.op = "SpaceToDepth", .inputs = {"f32[1,2,-1,6]"}, .attrs = {{"blocksize", 2}}, .outputs = {"f32[1,8,-1,3]"}});
+  t.push_back({.op = "SpaceToDepth", .inputs = {"f32[1,2,5,6]"}, .attrs = {{"blocksize", 2}}, .outputs = {""},
+               .error = "not a multiple"});
+  t.push_back({.op = "GatherND", .inputs = {"f32[2,3,4]", "i64[5,2]"}, .outputs = {"f32[5,4]"}});
+  t.push_back({.op = "GatherND", .inputs = {"f32[-1,3,4]", "i64[-1,1]"}, .outputs = {"f32[-1,3,4]"}});
+  t.push_back({.op = "GatherND", .inputs = {"f32[2,3]", "i64[5,3]"}, .outputs = {""}, .error = "do not fit"});
+  t.push_back({.op = "QuantizeLinear", .inputs = {"f32[2,3]", "f32[]"}, .outputs = {"u8[2,3]"}});
+  t.push_back({.op = "QuantizeLinear", .inputs = {"f32[-1,3]", "f32[3]", "i8[3]"}, .outputs = {"i8[-1,3]"}});
+  t.push_back({.op = "QuantizeLinear", .inputs = {"f32[2]", "f32[]", "i32[]"}, .outputs = {""}, .error = "dtype"});
+  t.push_back({.op = "DequantizeLinear", .inputs = {"u8[2,3]", "f32[]", "u8[]"}, .outputs = {"f32[2,3]"}});
+  t.push_back({.op = "DequantizeLinear", .inputs = {"i8[-1]", "f32[]"}, .outputs = {"f32[-1]"}});
+  t.push_back({.op = "DequantizeLinear", .inputs = {"i8[2]", "f32[]", "u8[]"}, .outputs = {""}, .error = "dtype"});
+  for (const char* window : {"HannWindow", "HammingWindow", "BlackmanWindow"}) {
+    t.push_back({.op = window, .inputs = {"i64[]"}, .values = {{0, Tensor::Scalar<int64_t>(10)}}, .outputs = {"f32[10]"}});
+    t.push_back({.op = window, .inputs = {"i32[?]"}, .attrs = {{"output_datatype", 11}}, .outputs = {"f64[-1]"}});
+    t.push_back({.op = window, .inputs = {"i64[]"}, .values = {{0, Tensor::Scalar<int64_t>(-1)}}, .outputs = {""},
+                 .error = "negative"});
+  }
+}
+
 // NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss (loss_ops.cc).
 void AddLossCases(std::vector<InferCase>& t) {
   const std::string none = "none";
@@ -257,6 +285,7 @@ const std::vector<InferCase>& TensorCases() {
     AddMiscCases(*t);
     AddIndexingCases(*t);
     AddLossCases(*t);
+    AddLayoutIndexCases(*t);
     return t;
   }();
   return *cases;
