@@ -30,6 +30,7 @@ inline constexpr std::string_view kWhile = "While";
 inline constexpr std::string_view kAttrIndex = "index";                // Data: graph input position
 inline constexpr std::string_view kAttrParentIndex = "_parent_index";  // InnerData: parent input
 inline constexpr std::string_view kAttrValue = "value";                // Const: the tensor
+inline constexpr std::string_view kAttrOpDomain = "_onnx_domain";     // op schema domain ("" = default)
 inline constexpr std::string_view kAttrEngine = "_ge_engine";          // user: force this engine
 inline constexpr std::string_view kAttrEngineName = "_engine_name";    // the placer's choice
 inline constexpr std::string_view kAttrHostExec = "_host_exec";

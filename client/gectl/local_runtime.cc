@@ -9,10 +9,38 @@
 #include "runtime/model/gem.h"
 
 namespace ge::gectl {
+namespace {
+
+std::vector<std::string>& PluginDirectories() {
+  static std::vector<std::string> dirs;
+  return dirs;
+}
+
+// The engines of the process: the built-in ones, then those of the
+// --plugin-dir directories. Loaded once, before the first import, because
+// plugins register the schemas of their custom operators while they load.
+absl::StatusOr<const engine::EngineRegistry*> ProcessEngines() {
+  static absl::StatusOr<std::unique_ptr<engine::EngineRegistry>>* engines =
+      new absl::StatusOr<std::unique_ptr<engine::EngineRegistry>>(
+          engine::CreateEngineRegistry(PluginDirectories(), {}));
+  if (!engines->ok()) return engines->status();
+  return engines->value().get();
+}
+
+}  // namespace
+
+absl::Status SetPluginDirectories(const std::vector<std::string>& dirs) {
+  for (const std::string& dir : dirs) {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(dir, ec)) return NotFound("plugin directory ", dir, " does not exist");
+  }
+  PluginDirectories() = dirs;
+  return absl::OkStatus();
+}
 
 absl::StatusOr<std::unique_ptr<LocalRuntime>> LocalRuntime::Create(int threads) {
   auto rt = std::unique_ptr<LocalRuntime>(new LocalRuntime());
-  GE_ASSIGN_OR_RETURN(rt->engines_, engine::CreateEngineRegistry({}, {}));
+  GE_ASSIGN_OR_RETURN(rt->engines_, ProcessEngines());
   // The caller thread takes part in ParallelFor, so one worker fewer than threads.
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   rt->pool_ = std::make_unique<ThreadPool>((threads > 0 ? threads : cores) - 1, "gectl-intra");
@@ -56,6 +84,7 @@ absl::StatusOr<std::unique_ptr<ir::Graph>> LoadModel(const std::string& path) {
   if (runtime::IsGemPath(path)) {
     return InvalidArgument(path, " is a compiled model (.gem); this command takes a source model (.onnx)");
   }
+  GE_RETURN_IF_ERROR(ProcessEngines().status());  // plugins' operators first
   return frontend::ImportOnnxFile(path);
 }
 

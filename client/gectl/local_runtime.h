@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "base/ir/graph.h"
@@ -13,6 +14,12 @@
 #include "session/session.h"
 
 namespace ge::gectl {
+
+// Engine plugin directories named on the command line (`--plugin-dir`),
+// loaded after the built-in engines into the one engine registry of the
+// process (every LocalRuntime shares it). Call before any other function
+// here. NotFound naming a directory that does not exist.
+absl::Status SetPluginDirectories(const std::vector<std::string>& dirs);
 
 class LocalRuntime {
  public:
@@ -31,7 +38,7 @@ class LocalRuntime {
   absl::StatusOr<std::unique_ptr<session::Session>> OpenModel(const std::string& path, const OptionMap& options);
 
  private:
-  std::unique_ptr<engine::EngineRegistry> engines_;
+  const engine::EngineRegistry* engines_ = nullptr;  // the process's engines
   std::unique_ptr<ThreadPool> pool_;
 };
 

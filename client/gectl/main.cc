@@ -8,6 +8,7 @@
 #include "base/logging.h"
 #include "base/version.h"
 #include "client/gectl/commands.h"
+#include "client/gectl/local_runtime.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"gectl: compile, run and inspect models with ged"};
@@ -16,6 +17,9 @@ int main(int argc, char** argv) {
   std::string log_level = "warn";
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error, critical or off")
       ->capture_default_str();
+  std::vector<std::string> plugin_dirs;
+  app.add_option("--plugin-dir", plugin_dirs,
+                 "Also load engine plugins (custom operators) from DIR, after the built-in engines (repeatable)");
 
   ge::gectl::RunFlags run;
   CLI::App* run_cmd = app.add_subcommand("run", "Run a model on given or random inputs");
@@ -100,6 +104,7 @@ int main(int argc, char** argv) {
   }
   try {
     if (absl::Status s = ge::SetLogLevel(log_level); !s.ok()) return ge::gectl::ReportError(s);
+    if (absl::Status s = ge::gectl::SetPluginDirectories(plugin_dirs); !s.ok()) return ge::gectl::ReportError(s);
     if (run_cmd->parsed()) {
       return run_remote.remote.empty() ? ge::gectl::RunCommand(run) : ge::gectl::RemoteRunCommand(run, run_remote);
     }

@@ -64,6 +64,7 @@
 
 #include "absl/status/statusor.h"
 #include "base/ir/graph.h"
+#include "base/ir/op_types.h"
 #include "base/ops/op_registry.h"
 #include "onnx/onnx_pb.h"
 
@@ -71,7 +72,7 @@ namespace ge::frontend {
 
 // Attribute names the importer writes (see above).
 inline constexpr std::string_view kAttrDefaultValue = "_default_value";
-inline constexpr std::string_view kAttrOnnxDomain = "_onnx_domain";
+inline constexpr std::string_view kAttrOnnxDomain = ir::kAttrOpDomain;
 inline constexpr std::string_view kAttrOnnxCapture = "_onnx_capture";
 inline constexpr std::string_view kAttrOnnxNumCaptures = "_onnx_num_captures";
 // On the root graph.

@@ -2,6 +2,7 @@
 // outputs with torch's (scripts/make_test_models.py writes both).
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "base/io/npy.h"
@@ -42,14 +43,19 @@ std::string Compare(const Tensor& actual, const Tensor& expected, double atol) {
   return msg.str();
 }
 
-TEST_P(GectlModelsTest, MatchesTorch) {
-  const fs::path dir = fs::path(testing::BinaryDir()) / "models" / GetParam();
+fs::path ModelDir(const std::string& model) { return fs::path(testing::BinaryDir()) / "models" / model; }
+
+// Runs `gectl run` on the model's recorded inputs with `extra` flags and
+// compares every output with torch's.
+void ExpectMatchesTorch(const std::string& model, const std::vector<std::string>& extra) {
+  const fs::path dir = ModelDir(model);
   ASSERT_TRUE(fs::exists(dir / "model.onnx")) << dir << " missing: run scripts/make_test_models.py";
   YAML::Node meta = YAML::LoadFile((dir / "meta.json").string());
   const double atol = meta["atol"].as<double>();
   const std::string out_dir = testing::MakeTempDir("gectl-models");
   std::vector<std::string> argv = {testing::BinaryDir() + "/bin/gectl", "run", (dir / "model.onnx").string(),
                                    "--output-dir", out_dir};
+  argv.insert(argv.end(), extra.begin(), extra.end());
   for (const auto& input : meta["inputs"]) {
     const std::string name = input.as<std::string>();
     argv.push_back("--input");
@@ -67,6 +73,60 @@ TEST_P(GectlModelsTest, MatchesTorch) {
     EXPECT_EQ(Compare(*actual, *expected, atol), "") << "output " << name;
   }
   fs::remove_all(out_dir);
+}
+
+// The engine of every node in `gectl partition --report json`, by node name.
+std::map<std::string, std::string> Placement(const std::string& model, const std::vector<std::string>& extra) {
+  std::vector<std::string> argv = {testing::BinaryDir() + "/bin/gectl", "partition",
+                                   (ModelDir(model) / "model.onnx").string(), "--report", "json"};
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  testing::ProcessResult r = RunProcess(argv, 300);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  std::map<std::string, std::string> engines;
+  if (r.exit_code != 0) return engines;
+  YAML::Node report = YAML::Load(r.out);
+  for (const auto& node : report["nodes"]) engines[node["name"].as<std::string>()] = node["engine"].as<std::string>();
+  return engines;
+}
+
+size_t CountOn(const std::map<std::string, std::string>& placement, const std::string& engine) {
+  size_t n = 0;
+  for (const auto& [node, e] : placement) n += e == engine;
+  return n;
+}
+
+TEST_P(GectlModelsTest, MatchesTorch) { ExpectMatchesTorch(GetParam(), {}); }
+
+// With the fast dense engine excluded, its ops fall back to the reference
+// engine and the outputs still match.
+TEST_P(GectlModelsTest, MatchesTorchWithCpuDenseExcluded) {
+  ExpectMatchesTorch(GetParam(), {"--option", "ge.exec.exclude_engines=cpu_dense"});
+}
+
+TEST(GectlPlacementTest, ExcludedEngineGetsNoNode) {
+  for (const std::string model : {"resnet18_op17", "transformer_op17"}) {
+    const auto by_default = Placement(model, {});
+    EXPECT_GT(CountOn(by_default, "cpu_dense"), 0u) << model << ": the fast engine wins its ops by default";
+    const auto excluded = Placement(model, {"--option", "ge.exec.exclude_engines=cpu_dense"});
+    // cpu_dense's optimizer fuses nodes, so the graphs differ in size.
+    ASSERT_GE(excluded.size(), by_default.size()) << model;
+    EXPECT_EQ(CountOn(excluded, "cpu_dense"), 0u) << model;
+  }
+}
+
+TEST(GectlPlacementTest, StrictModeWithAnExcludedEngineFailsNamingTheNodes) {
+  const std::string model = (ModelDir("resnet18_op17") / "model.onnx").string();
+  const std::vector<std::string> strict = {"--option", "ge.exec.exclude_engines=cpu_dense", "--option",
+                                           "ge.exec.disable_host_cpu_fallback=1"};
+  for (const std::string command : {"partition", "run"}) {
+    std::vector<std::string> argv = {testing::BinaryDir() + "/bin/gectl", command, model};
+    argv.insert(argv.end(), strict.begin(), strict.end());
+    testing::ProcessResult r = RunProcess(argv, 300);
+    EXPECT_EQ(r.signal, 0) << command;
+    EXPECT_EQ(r.exit_code, 1) << command << ": " << r.err;
+    EXPECT_NE(r.err.find("host_cpu"), std::string::npos) << command << ": " << r.err;
+    EXPECT_NE(r.err.find("(Conv)"), std::string::npos) << command << " names the Conv nodes: " << r.err;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, GectlModelsTest,

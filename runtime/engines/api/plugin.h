@@ -15,8 +15,9 @@
 // Bumped whenever a class in runtime/engines/api changes layout or meaning.
 // Appending a virtual to an interface only ged implements (ExecuteContext::
 // RunSubgraph) keeps existing plugins' calls valid and did not bump it; a
-// plugin built against another ged version is refused anyway.
-#define GE_ENGINE_ABI_VERSION 1u
+// plugin built against another ged version is refused anyway. Version 2:
+// Engine::kernel_builder() (a new virtual in a class plugins implement).
+#define GE_ENGINE_ABI_VERSION 2u
 #define GE_ENGINE_PLUGIN_ENTRY_SYMBOL "ge_engine_plugin_entry"
 
 extern "C" {
