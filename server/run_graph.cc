@@ -159,6 +159,7 @@ absl::StatusOr<v1::GraphDef> SingleOpGraph(const v1::ExecuteOpRequest& request, 
     v1::InputRef* ref = op->add_inputs();
     ref->set_node(StrCat("input", i));
     ref->set_port(0);
+    *op->add_input_types() = graph.nodes(static_cast<int>(i)).output_types(0);
   }
   v1::NodeDef* out = graph.add_nodes();
   out->set_name("output");
@@ -166,6 +167,7 @@ absl::StatusOr<v1::GraphDef> SingleOpGraph(const v1::ExecuteOpRequest& request, 
   for (int i = 0; i < num_outputs; ++i) {
     v1::ValueTypeDef* type = op->add_output_types();
     type->mutable_tensor()->mutable_shape()->set_unknown_rank(true);
+    *out->add_input_types() = *type;
     v1::InputRef* ref = out->add_inputs();
     ref->set_node("op");
     ref->set_port(i);

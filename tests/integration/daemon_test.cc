@@ -1,0 +1,340 @@
+// The ged daemon end to end: started as a process on port 0, driven with
+// the C++ client library. Sessions and graphs, errors naming their cause,
+// tenants isolated from each other, quotas, deadlines, a full run queue,
+// graceful SIGTERM during runs, the health service and every documented
+// metric.
+#include <signal.h>
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include "base/ir/proto_convert.h"
+#include "base/ir/text_format.h"
+#include "client/cpp/client.h"
+#include "client/cpp/value_convert.h"
+#include "gtest/gtest.h"
+#include "server/tenants.h"
+#include "tests/integration/daemon_process.h"
+#include "tests/integration/process.h"
+
+namespace ge {
+namespace {
+
+using testing::DaemonProcess;
+
+// y = relu(x) + x, x: f32[-1, 3]
+v1::GraphDef ReluAdd() {
+  auto g = ir::ParseGraph(R"(graph relu_add {
+    x = Data() {index = 0} -> (f32[-1,3])
+    r = Relu(x:0) -> (f32[-1,3])
+    y = Add(r:0, x:0) -> (f32[-1,3])
+    out = NetOutput(y:0)
+  })");
+  EXPECT_TRUE(g.ok()) << g.status();
+  v1::GraphDef def;
+  EXPECT_TRUE(ir::GraphToProto(**g, &def).ok());
+  return def;
+}
+
+// Three chained 768x768 matrix products: slow enough (tens of ms or more)
+// to keep a worker busy.
+v1::GraphDef SlowGraph() {
+  auto g = ir::ParseGraph(R"(graph slow {
+    x = Data() {index = 0} -> (f32[768,768])
+    a = MatMul(x:0, x:0) -> (f32[768,768])
+    b = MatMul(a:0, x:0) -> (f32[768,768])
+    c = MatMul(b:0, x:0) -> (f32[768,768])
+    d = MatMul(c:0, x:0) -> (f32[768,768])
+    out = NetOutput(d:0)
+  })");
+  EXPECT_TRUE(g.ok()) << g.status();
+  v1::GraphDef def;
+  EXPECT_TRUE(ir::GraphToProto(**g, &def).ok());
+  return def;
+}
+
+v1::RunGraphRequest RunRequest(const std::string& session, uint32_t graph, const std::vector<Tensor>& inputs) {
+  v1::RunGraphRequest r;
+  r.set_session_id(session);
+  r.set_graph_id(graph);
+  for (const Tensor& t : inputs) EXPECT_TRUE(rpc::ValueToProto(Value(t), r.add_inputs()).ok());
+  return r;
+}
+
+Tensor Filled(int64_t n, float v) {
+  return Tensor::FromVector<float>(std::vector<float>(static_cast<size_t>(n * n), v), Shape{n, n});
+}
+
+client::Client MakeClient(const DaemonProcess& d, const std::string& token = "") {
+  client::ClientOptions options;
+  options.address = d.grpc_address();
+  options.token = token;
+  options.max_retries = 1;
+  return client::Client(options);
+}
+
+// Adds `def` as graph `id` to a new session; returns the session id.
+std::string SessionWithGraph(client::Client& c, const v1::GraphDef& def, uint32_t id = 1) {
+  std::string session;
+  EXPECT_TRUE(c.CreateSession({}, &session).ok());
+  v1::AddGraphRequest add;
+  add.set_session_id(session);
+  add.set_graph_id(id);
+  *add.mutable_graph_def() = def;
+  v1::AddGraphResponse added;
+  grpc::Status s = c.AddGraph(add, &added);
+  EXPECT_TRUE(s.ok()) << s.error_message();
+  return session;
+}
+
+class DaemonTest : public ::testing::Test {
+ protected:
+  std::string WriteConfig(const std::string& yaml) {
+    dir_ = ge::testing::MakeTempDir("ged-config");
+    const std::string path = dir_ + "/ged.yaml";
+    std::ofstream(path) << yaml;
+    return path;
+  }
+  void TearDown() override {
+    if (!dir_.empty()) std::filesystem::remove_all(dir_);
+  }
+  std::string dir_;
+};
+
+TEST_F(DaemonTest, SessionsGraphsAndRuns) {
+  auto d = DaemonProcess::Start({});
+  ASSERT_NE(d, nullptr);
+  client::Client c = MakeClient(*d);
+  grpc::health::v1::HealthCheckResponse health;
+  ASSERT_TRUE(c.CheckHealth("", &health).ok());
+  EXPECT_EQ(health.status(), grpc::health::v1::HealthCheckResponse::SERVING);
+
+  const std::string session = SessionWithGraph(c, ReluAdd(), 7);
+  EXPECT_EQ(session.size(), 32u);
+  v1::CompileGraphResponse compiled;
+  ASSERT_TRUE(c.CompileGraph(session, 7, &compiled).ok());
+  EXPECT_GT(compiled.summary().node_count(), 0);
+  EXPECT_FALSE(compiled.summary().nodes_per_engine().empty());
+
+  v1::RunGraphResponse out;
+  grpc::Status s = c.RunGraph(RunRequest(session, 7, {Tensor::FromVector<float>({-1, 2, -3, 4, 5, -6}, {2, 3})}), &out);
+  ASSERT_TRUE(s.ok()) << s.error_message();
+  ASSERT_EQ(out.outputs_size(), 1);
+  auto y = rpc::ValueFromProto(out.outputs(0), "y");
+  ASSERT_TRUE(y.ok()) << y.status();
+  EXPECT_TRUE(TensorsEqual(y->tensor(), Tensor::FromVector<float>({-1, 4, -3, 8, 10, -6}, {2, 3})));
+
+  v1::ListSessionsResponse listed;
+  ASSERT_TRUE(c.ListSessions(&listed).ok());
+  ASSERT_EQ(listed.sessions_size(), 1);
+  EXPECT_EQ(listed.sessions(0).session_id(), session);
+  EXPECT_EQ(listed.sessions(0).graph_ids(0), 7u);
+
+  v1::GetStatusResponse status;
+  ASSERT_TRUE(c.GetStatus(&status).ok());
+  EXPECT_EQ(status.sessions(), 1);
+  ASSERT_EQ(status.devices_size(), 1);
+  EXPECT_EQ(status.devices(0).name(), "cpu:0");
+
+  ASSERT_TRUE(c.RemoveGraph(session, 7).ok());
+  ASSERT_TRUE(c.DestroySession(session).ok());
+  EXPECT_EQ(c.DestroySession(session).error_code(), grpc::StatusCode::NOT_FOUND);
+  d->Signal(SIGTERM);
+  EXPECT_EQ(d->Wait(30), 0) << d->log();
+}
+
+TEST_F(DaemonTest, ErrorsNameSessionGraphAndInput) {
+  auto d = DaemonProcess::Start({});
+  ASSERT_NE(d, nullptr);
+  client::Client c = MakeClient(*d);
+  const std::string session = SessionWithGraph(c, ReluAdd(), 3);
+  v1::RunGraphResponse out;
+  grpc::Status s = c.RunGraph(RunRequest(session, 3, {}), &out);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(s.error_message().find("session " + session + " graph 3"), std::string::npos) << s.error_message();
+  EXPECT_NE(s.error_message().find("expected 1 inputs (x)"), std::string::npos) << s.error_message();
+
+  v1::RunGraphRequest bad = RunRequest(session, 3, {Tensor::FromVector<float>({1, 2, 3}, {1, 3})});
+  bad.mutable_inputs(0)->mutable_tensor()->mutable_raw_data()->resize(5);
+  s = c.RunGraph(bad, &out);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(s.error_message().find("input 0 (x)"), std::string::npos) << s.error_message();
+
+  s = c.RunGraph(RunRequest(session, 99, {}), &out);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::NOT_FOUND);
+  EXPECT_NE(s.error_message().find("graph 99"), std::string::npos) << s.error_message();
+  s = c.RunGraph(RunRequest("feedfacefeedfacefeedfacefeedface", 3, {}), &out);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::NOT_FOUND);
+
+  std::string other;
+  EXPECT_EQ(c.CreateSession({{"ge.no.such.option", "1"}}, &other).error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  v1::AddGraphRequest add;
+  add.set_session_id(session);
+  add.set_graph_id(4);
+  add.set_onnx_model("not a model");
+  v1::AddGraphResponse added;
+  s = c.AddGraph(add, &added);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(s.error_message().find("graph 4"), std::string::npos) << s.error_message();
+
+  v1::LoadModelRequest load;
+  v1::LoadModelResponse loaded;
+  s = c.stub().LoadModel(c.NewContext().get(), load, &loaded);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::UNIMPLEMENTED);
+  EXPECT_NE(s.error_message().find("LoadModel"), std::string::npos);
+}
+
+TEST_F(DaemonTest, TenantsAreIsolatedAndQuotasHold) {
+  const std::string config = WriteConfig(
+      "tenants:\n"
+      "  - {name: alice, token_sha256: " + server::ToHex(server::Sha256("alice-token").data(), 32) +
+      ", max_sessions: 2}\n"
+      "  - {name: bob, token_sha256: " + server::ToHex(server::Sha256("bob-token").data(), 32) + "}\n");
+  auto d = DaemonProcess::Start({"--config", config});
+  ASSERT_NE(d, nullptr);
+  client::Client alice = MakeClient(*d, "alice-token");
+  client::Client bob = MakeClient(*d, "bob-token");
+  client::Client stranger = MakeClient(*d, "guess");
+
+  std::string a1, a2, a3, b1;
+  ASSERT_TRUE(alice.CreateSession({}, &a1).ok());
+  ASSERT_TRUE(bob.CreateSession({}, &b1).ok());
+  EXPECT_EQ(stranger.CreateSession({}, &a3).error_code(), grpc::StatusCode::UNAUTHENTICATED);
+
+  v1::ListSessionsResponse listed;
+  ASSERT_TRUE(bob.ListSessions(&listed).ok());
+  ASSERT_EQ(listed.sessions_size(), 1);
+  EXPECT_EQ(listed.sessions(0).session_id(), b1);
+  grpc::Status s = bob.DestroySession(a1);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  v1::RunGraphResponse out;
+  EXPECT_EQ(bob.RunGraph(RunRequest(a1, 1, {}), &out).error_code(), grpc::StatusCode::PERMISSION_DENIED);
+
+  ASSERT_TRUE(alice.CreateSession({}, &a2).ok());
+  s = alice.CreateSession({}, &a3);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_NE(s.error_message().find("alice"), std::string::npos) << s.error_message();
+  ASSERT_TRUE(alice.DestroySession(a1).ok());
+  EXPECT_TRUE(alice.CreateSession({}, &a3).ok());
+}
+
+TEST_F(DaemonTest, DeadlinesAndAFullQueue) {
+  const std::string config = WriteConfig("devices:\n  - {name: cpu:0, workers: 1, queue_capacity: 1}\n");
+  auto d = DaemonProcess::Start({"--config", config});
+  ASSERT_NE(d, nullptr);
+  client::Client c = MakeClient(*d);
+  const std::string session = SessionWithGraph(c, SlowGraph());
+  v1::CompileGraphResponse compiled;
+  ASSERT_TRUE(c.CompileGraph(session, 1, &compiled).ok());
+  const v1::RunGraphRequest request = RunRequest(session, 1, {Filled(768, 0.001f)});
+
+  v1::RunGraphResponse out;
+  EXPECT_EQ(c.RunGraph(request, &out, /*timeout_seconds=*/0.001).error_code(), grpc::StatusCode::DEADLINE_EXCEEDED);
+
+  constexpr int kCalls = 8;
+  std::vector<v1::RunGraphResponse> responses(kCalls);
+  std::mutex mu;
+  std::condition_variable cv;
+  std::vector<grpc::StatusCode> codes;
+  for (int i = 0; i < kCalls; ++i) {
+    c.RunGraphAsync(request, &responses[i], [&](grpc::Status s) {
+      std::lock_guard<std::mutex> lock(mu);
+      codes.push_back(s.error_code());
+      cv.notify_all();
+    });
+  }
+  std::unique_lock<std::mutex> lock(mu);
+  ASSERT_TRUE(cv.wait_for(lock, std::chrono::seconds(120), [&] { return codes.size() == kCalls; }));
+  const auto count = [&](grpc::StatusCode code) { return std::count(codes.begin(), codes.end(), code); };
+  EXPECT_GE(count(grpc::StatusCode::OK), 1);
+  EXPECT_GE(count(grpc::StatusCode::RESOURCE_EXHAUSTED), 1);
+  EXPECT_EQ(count(grpc::StatusCode::OK) + count(grpc::StatusCode::RESOURCE_EXHAUSTED), kCalls);
+}
+
+TEST_F(DaemonTest, SigtermFinishesRunsInFlightAndExitsZero) {
+  auto d = DaemonProcess::Start({});
+  ASSERT_NE(d, nullptr);
+  client::Client c = MakeClient(*d);
+  const std::string session = SessionWithGraph(c, SlowGraph());
+  v1::CompileGraphResponse compiled;
+  ASSERT_TRUE(c.CompileGraph(session, 1, &compiled).ok());
+  const v1::RunGraphRequest request = RunRequest(session, 1, {Filled(768, 0.001f)});
+  constexpr int kCalls = 4;
+  std::vector<v1::RunGraphResponse> responses(kCalls);
+  std::atomic<int> ok{0}, done{0};
+  for (int i = 0; i < kCalls; ++i) {
+    c.RunGraphAsync(request, &responses[i], [&](grpc::Status s) {
+      if (s.ok()) ++ok;
+      ++done;
+    });
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  d->Signal(SIGTERM);
+  EXPECT_EQ(d->Wait(60), 0) << d->log();
+  while (done.load() < kCalls) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_EQ(ok.load(), kCalls) << "runs accepted before SIGTERM finish";
+  for (const auto& r : responses) EXPECT_EQ(r.outputs_size(), 1);
+}
+
+TEST_F(DaemonTest, StreamsExecuteOpAndMetrics) {
+  auto d = DaemonProcess::Start({});
+  ASSERT_NE(d, nullptr);
+  client::Client c = MakeClient(*d);
+  const std::string session = SessionWithGraph(c, ReluAdd(), 2);
+
+  auto ctx = c.NewContext();
+  auto stream = c.stub().RunGraphStream(ctx.get());
+  for (uint64_t i = 1; i <= 3; ++i) {
+    v1::RunGraphRequest r = RunRequest(session, 2, {Tensor::FromVector<float>({float(i), -1, 0}, {1, 3})});
+    r.set_request_id(i);
+    ASSERT_TRUE(stream->Write(r));
+  }
+  v1::RunGraphRequest wrong = RunRequest(session, 2, {});
+  wrong.set_request_id(4);
+  ASSERT_TRUE(stream->Write(wrong));
+  stream->WritesDone();
+  v1::RunGraphResponse reply;
+  std::map<uint64_t, v1::RunGraphResponse> replies;
+  while (stream->Read(&reply)) replies[reply.request_id()] = reply;
+  ASSERT_TRUE(stream->Finish().ok());
+  ASSERT_EQ(replies.size(), 4u);
+  for (uint64_t i = 1; i <= 3; ++i) {
+    ASSERT_EQ(replies[i].error_code(), 0) << replies[i].error_message();
+    auto y = rpc::ValueFromProto(replies[i].outputs(0), "y");
+    ASSERT_TRUE(y.ok());
+    EXPECT_EQ(y->tensor().GetAsDouble(0), 2.0 * i);
+  }
+  EXPECT_EQ(replies[4].error_code(), static_cast<int>(grpc::StatusCode::INVALID_ARGUMENT));
+
+  v1::ExecuteOpRequest op;
+  op.set_op_type("Add");
+  for (float v : {1.5f, 2.0f}) ASSERT_TRUE(rpc::ValueToProto(Value(Tensor::FromVector<float>({v}, {1})), op.add_inputs()).ok());
+  v1::ExecuteOpResponse op_out;
+  grpc::Status s = c.ExecuteOp(op, &op_out);
+  ASSERT_TRUE(s.ok()) << s.error_message();
+  ASSERT_EQ(op_out.outputs_size(), 1);
+  EXPECT_EQ(rpc::ValueFromProto(op_out.outputs(0), "sum")->tensor().GetAsDouble(0), 3.5);
+
+  EXPECT_EQ(testing::HttpGet(d->metrics_address(), "/healthz").status, 200);
+  EXPECT_EQ(testing::HttpGet(d->metrics_address(), "/readyz").status, 200);
+  testing::HttpResult metrics = testing::HttpGet(d->metrics_address(), "/metrics");
+  ASSERT_EQ(metrics.status, 200);
+  for (const char* name :
+       {"ged_requests_total{rpc=\"RunGraphStream\",code=\"OK\"} 1", "ged_request_duration_seconds_bucket",
+        "ged_queue_duration_seconds_bucket", "ged_compile_duration_seconds_count", "ged_run_duration_seconds_bucket",
+        "ged_pending_requests", "ged_sessions{tenant=\"default\"} 1", "ged_graphs{tenant=\"default\"} 1",
+        "ged_device_memory_used_bytes{device=\"cpu:0\"}", "ged_device_memory_total_bytes{device=\"cpu:0\"}",
+        "ged_cache_hits_total 0", "ged_cache_misses_total 0", "ged_cache_evictions_total 0", "ged_cache_bytes 0",
+        "ged_model_load_duration_seconds_count 0", "ged_build_info{version=\""}) {
+    EXPECT_NE(metrics.body.find(name), std::string::npos) << name << "\n" << metrics.body;
+  }
+}
+
+}  // namespace
+}  // namespace ge
