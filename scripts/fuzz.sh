@@ -44,7 +44,7 @@ if [ -f "fuzz/dicts/$target.dict" ]; then dict=(-dict="fuzz/dicts/$target.dict")
 
 supp=$PWD/scripts/sanitizers
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:check_initialization_order=1}
-export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$supp/lsan.supp:print_suppressions=0}
+export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$supp/lsan.supp:print_suppressions=0:use_tls=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1:suppressions=$supp/ubsan.supp}
 
 echo "fuzz.sh: $target for $seconds s (corpus $corpus, findings in $artifacts/)"

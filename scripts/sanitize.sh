@@ -22,7 +22,7 @@ case "$kind" in
   asan)
     dir=${GED_ASAN_DIR:-build-asan}
     cmake_args=(-DGED_SANITIZE=ON)
-    select=(-L 'unit|integration|reliability' -LE 'heavy|conformance')
+    select=(-L 'unit|integration|reliability' -LE 'heavy|conformance|asan_excluded')
     title="ASan+UBSan"
     ;;
   tsan)

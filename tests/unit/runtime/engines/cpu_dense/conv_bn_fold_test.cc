@@ -56,8 +56,8 @@ TEST(ConvBnFoldTest, FoldedConvComputesTheSame) {
   const ir::Node* conv = g->FindNode("conv");
   ASSERT_NE(conv, nullptr);
   ASSERT_EQ(conv->num_inputs(), 3);
-  const Tensor& w = conv->input(1).node->op_desc().GetAttr<Tensor>("value").value();
-  const Tensor& b = conv->input(2).node->op_desc().GetAttr<Tensor>("value").value();
+  const Tensor w = conv->input(1).node->op_desc().GetAttr<Tensor>("value").value();
+  const Tensor b = conv->input(2).node->op_desc().GetAttr<Tensor>("value").value();
   HostCpuEngine host;
   const Tensor x = test::RandomTensor(DataType::kFloat, Shape{1, 3, 5, 5}, 7);
   auto folded = test::RunOp1(host, "Conv", {x, w, b});
