@@ -14,36 +14,6 @@
 namespace ge::gectl {
 namespace {
 
-void PrintSummary(const std::string& name, const Value& value) {
-  if (value.is_tensor()) {
-    std::cout << name << ": " << value.tensor().DebugString(8) << "\n";
-  } else if (value.is_sequence()) {
-    std::cout << name << ": sequence of " << value.sequence().size() << " tensor(s)\n";
-    for (size_t i = 0; i < value.sequence().size(); ++i) {
-      std::cout << "  [" << i << "] " << value.sequence()[i].DebugString(8) << "\n";
-    }
-  } else {
-    std::cout << name << ": none\n";
-  }
-}
-
-absl::Status SaveOutputs(const std::string& dir, const session::GraphInfo& info, const std::vector<Value>& outputs) {
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) return InvalidArgument("cannot create output directory ", dir, ": ", ec.message());
-  std::vector<std::string> names;
-  for (const auto& io : info.outputs) names.push_back(io.name);
-  std::vector<std::string> files = OutputFileNames(names);
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    if (!outputs[i].is_tensor()) {
-      return InvalidArgument("output '", names[i], "' is not a tensor and cannot be saved as .npy");
-    }
-    const std::string path = (std::filesystem::path(dir) / (files[i] + ".npy")).string();
-    GE_RETURN_IF_ERROR(io::WriteNpyFile(path, outputs[i].tensor()));
-  }
-  return absl::OkStatus();
-}
-
 absl::Status Run(const RunFlags& flags) {
   GE_ASSIGN_OR_RETURN(OptionMap options, ParseOptionFlags(flags.options));
   InputSpec spec;
@@ -55,8 +25,10 @@ absl::Status Run(const RunFlags& flags) {
   GE_ASSIGN_OR_RETURN(session::GraphInfo info, session->GetGraphInfo(0));
   GE_ASSIGN_OR_RETURN(std::vector<Value> inputs, MakeInputs(info, spec));
   GE_ASSIGN_OR_RETURN(std::vector<Value> outputs, session->RunGraph(0, std::move(inputs)));
-  if (!flags.output_dir.empty()) return SaveOutputs(flags.output_dir, info, outputs);
-  for (size_t i = 0; i < outputs.size(); ++i) PrintSummary(info.outputs[i].name, outputs[i]);
+  std::vector<std::string> names;
+  for (const auto& io : info.outputs) names.push_back(io.name);
+  if (!flags.output_dir.empty()) return SaveOutputs(flags.output_dir, names, outputs);
+  for (size_t i = 0; i < outputs.size(); ++i) PrintOutputSummary(names[i], outputs[i]);
   return absl::OkStatus();
 }
 

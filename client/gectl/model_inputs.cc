@@ -1,6 +1,8 @@
 // Input preparation and output naming for gectl run and bench.
 #include "client/gectl/model_inputs.h"
 
+#include <filesystem>
+#include <iostream>
 #include <random>
 #include <set>
 
@@ -147,6 +149,35 @@ std::vector<std::string> OutputFileNames(const std::vector<std::string>& output_
     out.push_back(candidate);
   }
   return out;
+}
+
+absl::Status SaveOutputs(const std::string& dir, const std::vector<std::string>& names,
+                         const std::vector<Value>& outputs) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return InvalidArgument("cannot create output directory ", dir, ": ", ec.message());
+  std::vector<std::string> files = OutputFileNames(names);
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    if (!outputs[i].is_tensor()) {
+      return InvalidArgument("output '", names[i], "' is not a tensor and cannot be saved as .npy");
+    }
+    GE_RETURN_IF_ERROR(io::WriteNpyFile((std::filesystem::path(dir) / (files[i] + ".npy")).string(),
+                                        outputs[i].tensor()));
+  }
+  return absl::OkStatus();
+}
+
+void PrintOutputSummary(const std::string& name, const Value& value) {
+  if (value.is_tensor()) {
+    std::cout << name << ": " << value.tensor().DebugString(8) << "\n";
+  } else if (value.is_sequence()) {
+    std::cout << name << ": sequence of " << value.sequence().size() << " tensor(s)\n";
+    for (size_t i = 0; i < value.sequence().size(); ++i) {
+      std::cout << "  [" << i << "] " << value.sequence()[i].DebugString(8) << "\n";
+    }
+  } else {
+    std::cout << name << ": none\n";
+  }
 }
 
 }  // namespace ge::gectl

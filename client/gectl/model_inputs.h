@@ -1,5 +1,6 @@
 // Building a run's inputs from --input NAME=FILE.npy, --shape NAME=DIMS and
-// seeded random values, and naming output files.
+// seeded random values; naming, saving and summarizing a run's outputs (the
+// same for local and --remote runs).
 #pragma once
 
 #include <cstdint>
@@ -36,5 +37,12 @@ absl::StatusOr<Tensor> RandomTensor(DataType dtype, const Shape& shape, uint64_t
 // File names for outputs: characters other than letters, digits, '.', '_'
 // and '-' become '_'; collisions get _1, _2, ... appended.
 std::vector<std::string> OutputFileNames(const std::vector<std::string>& output_names);
+
+// Writes output i as DIR/<OutputFileNames(names)[i]>.npy, creating DIR.
+// InvalidArgument for an output that is not a tensor.
+absl::Status SaveOutputs(const std::string& dir, const std::vector<std::string>& names,
+                         const std::vector<Value>& outputs);
+// Prints "<name>: <dtype[shape]> {first values}" (sequences element by element).
+void PrintOutputSummary(const std::string& name, const Value& value);
 
 }  // namespace ge::gectl

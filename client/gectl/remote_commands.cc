@@ -47,36 +47,6 @@ absl::StatusOr<session::GraphInfo> InfoFromProto(const v1::AddGraphResponse& res
   return info;
 }
 
-// The same report as a local `gectl run` (commands.cc).
-void PrintSummary(const std::string& name, const Value& value) {
-  if (value.is_tensor()) {
-    std::cout << name << ": " << value.tensor().DebugString(8) << "\n";
-  } else if (value.is_sequence()) {
-    std::cout << name << ": sequence of " << value.sequence().size() << " tensor(s)\n";
-    for (size_t i = 0; i < value.sequence().size(); ++i) {
-      std::cout << "  [" << i << "] " << value.sequence()[i].DebugString(8) << "\n";
-    }
-  } else {
-    std::cout << name << ": none\n";
-  }
-}
-
-absl::Status SaveOutputs(const std::string& dir, const std::vector<std::string>& names,
-                         const std::vector<Value>& outputs) {
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) return InvalidArgument("cannot create output directory ", dir, ": ", ec.message());
-  std::vector<std::string> files = OutputFileNames(names);
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    if (!outputs[i].is_tensor()) {
-      return InvalidArgument("output '", names[i], "' is not a tensor and cannot be saved as .npy");
-    }
-    GE_RETURN_IF_ERROR(io::WriteNpyFile((std::filesystem::path(dir) / (files[i] + ".npy")).string(),
-                                        outputs[i].tensor()));
-  }
-  return absl::OkStatus();
-}
-
 absl::Status RunOnSession(client::Client& c, const std::string& session_id, const RunFlags& flags) {
   std::map<std::string, std::string> options;
   for (const std::string& f : flags.options) {
@@ -112,7 +82,7 @@ absl::Status RunOnSession(client::Client& c, const std::string& session_id, cons
     outputs.push_back(std::move(v));
   }
   if (!flags.output_dir.empty()) return SaveOutputs(flags.output_dir, names, outputs);
-  for (size_t i = 0; i < outputs.size(); ++i) PrintSummary(names[i], outputs[i]);
+  for (size_t i = 0; i < outputs.size(); ++i) PrintOutputSummary(names[i], outputs[i]);
   return absl::OkStatus();
 }
 

@@ -11,31 +11,21 @@ names to OUT_DIR/manifest.txt. Exits with 77 (ctest's skip code) when onnx
 is not installed.
 """
 import os
-import runpy
 import shutil
 import sys
 import tempfile
 
 try:
-    import numpy as np
     import onnx
 except ImportError:
     sys.exit(77)
 
+# The generator (with its numpy 1.24 workaround) is shared with the node
+# tests' fixture: tests/testing/onnx_node_tests.py.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "..", "testing"))
+from onnx_node_tests import generate  # noqa: E402
+
 CONTROL_FLOW = {"If", "Loop", "Scan"}
-
-
-def generate(data_dir):
-    # onnx 1.12's generator uses aliases numpy 1.24 removed.
-    for alias, value in (("float", float), ("int", int), ("bool", bool), ("object", object)):
-        if not hasattr(np, alias):
-            setattr(np, alias, value)
-    saved = sys.argv
-    sys.argv = ["onnx", "generate-data", "-o", data_dir]
-    try:
-        runpy.run_module("onnx.backend.test.cmd_tools", run_name="__main__")
-    finally:
-        sys.argv = saved
 
 
 def uses_control_flow(graph):
