@@ -30,7 +30,7 @@ constexpr std::string_view kDomain = "com.example";
 constexpr std::string_view kOpType = "Swish";
 
 bool IsSwish(const ge::ir::OpDesc& op) {
-  return op.type() == kOpType && op.GetAttrOr<std::string>(std::string(ge::ir::kAttrOpDomain), "") == kDomain;
+  return op.type() == kOpType && op.GetAttrOr<std::string>(ge::ir::kAttrOpDomain, "") == kDomain;
 }
 
 absl::Status InferSwish(ge::ops::InferenceContext& ctx) {
