@@ -76,7 +76,7 @@ absl::Status Session::AddGraph(uint32_t graph_id, std::unique_ptr<ir::Graph> gra
   OptionMap merged = options_;
   for (const auto& [k, v] : options) merged[k] = v;
   GE_RETURN_IF_ERROR(ValidateOptions(merged));
-  auto entry = std::make_unique<GraphEntry>();
+  auto entry = std::make_shared<GraphEntry>();
   entry->info = DescribeGraph(*graph);
   entry->graph = std::move(graph);
   entry->options = std::move(merged);
@@ -92,15 +92,15 @@ absl::Status Session::RemoveGraph(uint32_t graph_id) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<Session::GraphEntry*> Session::Find(uint32_t graph_id) const {
+absl::StatusOr<std::shared_ptr<Session::GraphEntry>> Session::Find(uint32_t graph_id) const {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = graphs_.find(graph_id);
   if (it == graphs_.end()) return NotFound("graph ", graph_id, " does not exist in this session");
-  return it->second.get();
+  return it->second;
 }
 
 absl::Status Session::CompileGraph(uint32_t graph_id) {
-  GE_ASSIGN_OR_RETURN(GraphEntry * entry, Find(graph_id));
+  GE_ASSIGN_OR_RETURN(std::shared_ptr<GraphEntry> entry, Find(graph_id));
   std::lock_guard<std::mutex> lock(entry->compile_mu);
   if (entry->compiled) return absl::OkStatus();
   GE_ASSIGN_OR_RETURN(compiler::CompileOptions options, compiler::CompileOptions::FromOptions(entry->options));
@@ -173,7 +173,7 @@ bool Session::LoadMixed(GraphEntry& entry, runtime::ExecutorOptions options) {
 }
 
 absl::StatusOr<int> Session::NumStaticSubgraphs(uint32_t graph_id) const {
-  GE_ASSIGN_OR_RETURN(GraphEntry * entry, Find(graph_id));
+  GE_ASSIGN_OR_RETURN(std::shared_ptr<GraphEntry> entry, Find(graph_id));
   std::lock_guard<std::mutex> lock(entry->compile_mu);
   if (!entry->compiled) return FailedPrecondition("graph ", graph_id, " is not compiled");
   if (entry->static_executor) return 1;
@@ -193,7 +193,7 @@ absl::StatusOr<device::Device*> Session::GetDevice() {
 
 absl::Status Session::AddCompiledModel(uint32_t graph_id, runtime::CompiledModel model) {
   if (model.graph == nullptr) return InvalidArgument("compiled model for graph ", graph_id, " has no graph");
-  auto entry = std::make_unique<GraphEntry>();
+  auto entry = std::make_shared<GraphEntry>();
   entry->options = options_;
   for (const auto& [k, v] : model.options) entry->options[k] = v;
   entry->compiled = std::make_unique<compiler::CompiledGraph>();
@@ -207,7 +207,7 @@ absl::Status Session::AddCompiledModel(uint32_t graph_id, runtime::CompiledModel
 }
 
 absl::StatusOr<bool> Session::RunsStatically(uint32_t graph_id) const {
-  GE_ASSIGN_OR_RETURN(GraphEntry * entry, Find(graph_id));
+  GE_ASSIGN_OR_RETURN(std::shared_ptr<GraphEntry> entry, Find(graph_id));
   std::lock_guard<std::mutex> lock(entry->compile_mu);
   if (!entry->compiled) return FailedPrecondition("graph ", graph_id, " is not compiled");
   return entry->static_executor != nullptr;
@@ -215,20 +215,20 @@ absl::StatusOr<bool> Session::RunsStatically(uint32_t graph_id) const {
 
 absl::StatusOr<std::vector<Value>> Session::RunGraph(uint32_t graph_id, std::vector<Value> inputs) {
   GE_RETURN_IF_ERROR(CompileGraph(graph_id));
-  GE_ASSIGN_OR_RETURN(GraphEntry * entry, Find(graph_id));
+  GE_ASSIGN_OR_RETURN(std::shared_ptr<GraphEntry> entry, Find(graph_id));
   GE_RETURN_IF_ERROR(CheckInputs(entry->info, inputs));
   if (entry->static_executor) return entry->static_executor->Run(std::move(inputs));
   return entry->executor->Run(std::move(inputs));
 }
 
 absl::StatusOr<GraphInfo> Session::GetGraphInfo(uint32_t graph_id) const {
-  GE_ASSIGN_OR_RETURN(GraphEntry * entry, Find(graph_id));
+  GE_ASSIGN_OR_RETURN(std::shared_ptr<GraphEntry> entry, Find(graph_id));
   std::lock_guard<std::mutex> lock(entry->compile_mu);
   return entry->info;
 }
 
 absl::StatusOr<const compiler::CompiledGraph*> Session::GetCompiledGraph(uint32_t graph_id) const {
-  GE_ASSIGN_OR_RETURN(GraphEntry * entry, Find(graph_id));
+  GE_ASSIGN_OR_RETURN(std::shared_ptr<GraphEntry> entry, Find(graph_id));
   std::lock_guard<std::mutex> lock(entry->compile_mu);
   if (!entry->compiled) return FailedPrecondition("graph ", graph_id, " is not compiled");
   return entry->compiled.get();

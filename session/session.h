@@ -81,7 +81,9 @@ class Session {
 
  private:
   struct GraphEntry;
-  absl::StatusOr<GraphEntry*> Find(uint32_t graph_id) const;
+  // Shared: a run or compile keeps its entry alive when RemoveGraph drops
+  // it meanwhile.
+  absl::StatusOr<std::shared_ptr<GraphEntry>> Find(uint32_t graph_id) const;
   // Creates the executor of a compiled entry (static when `program` is set).
   absl::Status LoadExecutor(GraphEntry& entry, std::optional<runtime::StaticProgram> program);
   absl::StatusOr<device::Device*> GetDevice();
@@ -95,7 +97,7 @@ class Session {
   // Created on the first static load; declared before graphs_ so that it
   // outlives the executors whose arenas it holds.
   std::unique_ptr<device::Device> device_;
-  std::map<uint32_t, std::unique_ptr<GraphEntry>> graphs_;
+  std::map<uint32_t, std::shared_ptr<GraphEntry>> graphs_;
 };
 
 // Checks run inputs against the graph's declared inputs; messages name the
