@@ -195,6 +195,31 @@ absl::Status RunSingleOp(ServiceContext& ctx, const v1::ExecuteOpRequest& reques
 
 }  // namespace
 
+absl::Status RunSessionGraph(ServiceContext& ctx, ManagedSession& s, uint32_t graph_id, const std::string& where,
+                             const std::string& model, const google::protobuf::RepeatedPtrField<v1::Value>& inputs,
+                             google::protobuf::RepeatedPtrField<v1::Value>* outputs) {
+  absl::StatusOr<session::GraphInfo> info = s.session->GetGraphInfo(graph_id);
+  if (!info.ok()) return Annotate(info.status(), where);
+  if (static_cast<size_t>(inputs.size()) != info->inputs.size()) {
+    std::string names;
+    for (const auto& io : info->inputs) StrAppend(&names, names.empty() ? "" : ", ", io.name);
+    return InvalidArgument(where, ": expected ", info->inputs.size(), " inputs (", names, "), got ", inputs.size());
+  }
+  std::vector<Value> values;
+  values.reserve(info->inputs.size());
+  for (int i = 0; i < inputs.size(); ++i) {
+    GE_ASSIGN_OR_RETURN(Value v, rpc::ValueFromProto(inputs.Get(i), StrCat(where, ": input ", i, " (",
+                                                                              info->inputs[i].name, ")")));
+    values.push_back(std::move(v));
+  }
+  const int64_t start = SteadyNowNs();
+  absl::StatusOr<std::vector<Value>> results = s.session->RunGraph(graph_id, std::move(values));
+  if (!results.ok()) return Annotate(results.status(), where);
+  ctx.metrics->run_duration.WithLabels({model}).Observe((SteadyNowNs() - start) * 1e-9);
+  for (const Value& v : *results) GE_RETURN_IF_ERROR(rpc::ValueToProto(v, outputs->Add()));
+  return absl::OkStatus();
+}
+
 absl::Status ExecuteRun(ServiceContext& ctx, ManagedSession& s, const v1::RunGraphRequest& request,
                         v1::RunGraphResponse* response) {
   const std::string where = StrCat("session ", s.id, " graph ", request.graph_id());
@@ -205,26 +230,8 @@ absl::Status ExecuteRun(ServiceContext& ctx, ManagedSession& s, const v1::RunGra
     if (it == s.graphs.end()) return NotFound(where, " does not exist (AddGraph it first)");
     model = it->second;
   }
-  absl::StatusOr<session::GraphInfo> info = s.session->GetGraphInfo(request.graph_id());
-  if (!info.ok()) return Annotate(info.status(), where);
-  if (static_cast<size_t>(request.inputs_size()) != info->inputs.size()) {
-    std::string names;
-    for (const auto& io : info->inputs) StrAppend(&names, names.empty() ? "" : ", ", io.name);
-    return InvalidArgument(where, ": expected ", info->inputs.size(), " inputs (", names, "), got ",
-                           request.inputs_size());
-  }
-  std::vector<Value> inputs;
-  inputs.reserve(info->inputs.size());
-  for (int i = 0; i < request.inputs_size(); ++i) {
-    GE_ASSIGN_OR_RETURN(Value v, rpc::ValueFromProto(request.inputs(i),
-                                                     StrCat(where, ": input ", i, " (", info->inputs[i].name, ")")));
-    inputs.push_back(std::move(v));
-  }
-  const int64_t start = SteadyNowNs();
-  absl::StatusOr<std::vector<Value>> outputs = s.session->RunGraph(request.graph_id(), std::move(inputs));
-  if (!outputs.ok()) return Annotate(outputs.status(), where);
-  ctx.metrics->run_duration.WithLabels({model}).Observe((SteadyNowNs() - start) * 1e-9);
-  for (const Value& v : *outputs) GE_RETURN_IF_ERROR(rpc::ValueToProto(v, response->add_outputs()));
+  GE_RETURN_IF_ERROR(
+      RunSessionGraph(ctx, s, request.graph_id(), where, model, request.inputs(), response->mutable_outputs()));
   response->set_request_id(request.request_id());
   return absl::OkStatus();
 }

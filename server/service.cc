@@ -11,6 +11,7 @@
 #include "base/version.h"
 #include "compiler/frontend/onnx_importer.h"
 #include "server/grpc_status.h"
+#include "server/models.h"
 
 namespace ge::server {
 namespace {
@@ -160,6 +161,7 @@ grpc::ServerUnaryReactor* GraphEngineService::AddGraph(grpc::CallbackServerConte
   return Queued(ctx_, call, "AddGraph", request->session_id(), /*is_run=*/false,
                 [request, response](Tenant*, ManagedSession& s) -> absl::Status {
     const std::string where = GraphLabel(s.id, request->graph_id());
+    GE_RETURN_IF_ERROR(CheckGraphId(s.id, request->graph_id()));
     std::unique_ptr<ir::Graph> graph;
     if (request->has_graph_def()) {
       absl::StatusOr<std::unique_ptr<ir::Graph>> g = ir::GraphFromProto(request->graph_def());
@@ -194,6 +196,7 @@ grpc::ServerUnaryReactor* GraphEngineService::RemoveGraph(grpc::CallbackServerCo
                                                           v1::RemoveGraphResponse*) {
   return Inline(ctx_, call, "RemoveGraph", [&](Tenant* tenant) -> absl::Status {
     GE_ASSIGN_OR_RETURN(std::shared_ptr<ManagedSession> s, ctx_.sessions->Get(tenant, request->session_id()));
+    GE_RETURN_IF_ERROR(CheckGraphId(s->id, request->graph_id()));
     GE_RETURN_IF_ERROR(Annotate(s->session->RemoveGraph(request->graph_id()),
                                 GraphLabel(s->id, request->graph_id())));
     std::lock_guard<std::mutex> lock(s->mu);
@@ -209,6 +212,7 @@ grpc::ServerUnaryReactor* GraphEngineService::CompileGraph(grpc::CallbackServerC
   return Queued(ctx_, call, "CompileGraph", request->session_id(), /*is_run=*/false,
                 [&ctx, request, response](Tenant*, ManagedSession& s) -> absl::Status {
     const std::string where = GraphLabel(s.id, request->graph_id());
+    GE_RETURN_IF_ERROR(CheckGraphId(s.id, request->graph_id()));
     const int64_t start = SteadyNowNs();
     GE_RETURN_IF_ERROR(Annotate(s.session->CompileGraph(request->graph_id()), where));
     const double seconds = (SteadyNowNs() - start) * 1e-9;
@@ -275,17 +279,34 @@ grpc::ServerUnaryReactor* GraphEngineService::GetStatus(grpc::CallbackServerCont
 }
 
 grpc::ServerUnaryReactor* GraphEngineService::LoadModel(grpc::CallbackServerContext* call,
-                                                        const v1::LoadModelRequest*, v1::LoadModelResponse*) {
-  return Unimplemented(ctx_, call, "LoadModel", "loading .gem files and cache keys comes with the model cache");
+                                                        const v1::LoadModelRequest* request,
+                                                        v1::LoadModelResponse* response) {
+  ServiceContext& ctx = ctx_;
+  return Queued(ctx_, call, "LoadModel", request->session_id(), /*is_run=*/false,
+                [&ctx, request, response](Tenant*, ManagedSession& s) {
+                  return LoadModelIntoSession(ctx, s, *request, response);
+                });
 }
+
 grpc::ServerUnaryReactor* GraphEngineService::UnloadModel(grpc::CallbackServerContext* call,
-                                                          const v1::UnloadModelRequest*, v1::UnloadModelResponse*) {
-  return Unimplemented(ctx_, call, "UnloadModel", "loaded models come with the model cache");
+                                                          const v1::UnloadModelRequest* request,
+                                                          v1::UnloadModelResponse*) {
+  return Inline(ctx_, call, "UnloadModel", [&](Tenant* tenant) -> absl::Status {
+    GE_ASSIGN_OR_RETURN(std::shared_ptr<ManagedSession> s, ctx_.sessions->Get(tenant, request->session_id()));
+    return UnloadModelFromSession(*s, request->model_id());
+  });
 }
+
 grpc::ServerUnaryReactor* GraphEngineService::ExecuteModel(grpc::CallbackServerContext* call,
-                                                           const v1::ExecuteModelRequest*, v1::ExecuteModelResponse*) {
-  return Unimplemented(ctx_, call, "ExecuteModel", "loaded models come with the model cache; use RunGraph");
+                                                           const v1::ExecuteModelRequest* request,
+                                                           v1::ExecuteModelResponse* response) {
+  ServiceContext& ctx = ctx_;
+  return Queued(ctx_, call, "ExecuteModel", request->session_id(), /*is_run=*/true,
+                [&ctx, request, response](Tenant*, ManagedSession& s) {
+                  return ExecuteLoadedModel(ctx, s, *request, response);
+                });
 }
+
 grpc::ServerUnaryReactor* GraphEngineService::GetVariable(grpc::CallbackServerContext* call,
                                                           const v1::GetVariableRequest*, v1::GetVariableResponse*) {
   return Unimplemented(ctx_, call, "GetVariable", "session variables come with the VarManager");

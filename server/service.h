@@ -87,6 +87,12 @@ class GraphEngineService final : public v1::GraphEngine::CallbackService {
   ServiceContext& ctx_;
 };
 
+// Decodes `inputs`, runs graph `graph_id` of the session and encodes its
+// outputs; `where` prefixes errors, `model` labels the run-duration metric.
+absl::Status RunSessionGraph(ServiceContext& ctx, ManagedSession& session, uint32_t graph_id, const std::string& where,
+                             const std::string& model, const google::protobuf::RepeatedPtrField<v1::Value>& inputs,
+                             google::protobuf::RepeatedPtrField<v1::Value>* outputs);
+
 // Shared by the unary and the stream forms of RunGraph (server/run_graph.cc):
 // decodes the inputs, runs, encodes the outputs; errors name the session,
 // graph and input.

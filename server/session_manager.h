@@ -38,6 +38,8 @@ struct ManagedSession {
   std::atomic<int> active_calls{0};
   std::mutex mu;
   std::map<uint32_t, std::string> graphs;  // graph id -> model name; guarded by mu
+  std::map<uint32_t, std::string> models;  // LoadModel's model id -> model name; guarded by mu
+  uint32_t next_model_id = 1;              // guarded by mu
 };
 
 // Makes a session::Session for `options` on device `device`.

@@ -131,6 +131,24 @@ grpc::Status Client::ExecuteOp(const v1::ExecuteOpRequest& request, v1::ExecuteO
   return WithRetries([&](grpc::ClientContext* ctx) { return stub_->ExecuteOp(ctx, request, response); });
 }
 
+grpc::Status Client::LoadModel(const v1::LoadModelRequest& request, v1::LoadModelResponse* response) {
+  return WithRetries([&](grpc::ClientContext* ctx) { return stub_->LoadModel(ctx, request, response); });
+}
+
+grpc::Status Client::UnloadModel(const std::string& session_id, uint32_t model_id) {
+  v1::UnloadModelRequest request;
+  request.set_session_id(session_id);
+  request.set_model_id(model_id);
+  v1::UnloadModelResponse response;
+  return WithRetries([&](grpc::ClientContext* ctx) { return stub_->UnloadModel(ctx, request, &response); });
+}
+
+grpc::Status Client::ExecuteModel(const v1::ExecuteModelRequest& request, v1::ExecuteModelResponse* response,
+                                  double timeout_seconds) {
+  return WithRetries([&](grpc::ClientContext* ctx) { return stub_->ExecuteModel(ctx, request, response); },
+                     timeout_seconds);
+}
+
 grpc::Status Client::CheckHealth(const std::string& service, grpc::health::v1::HealthCheckResponse* response) {
   grpc::health::v1::HealthCheckRequest request;
   request.set_service(service);

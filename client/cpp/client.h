@@ -58,6 +58,11 @@ class Client {
   grpc::Status ListSessions(v1::ListSessionsResponse* response);
   grpc::Status GetStatus(v1::GetStatusResponse* response);
   grpc::Status ExecuteOp(const v1::ExecuteOpRequest& request, v1::ExecuteOpResponse* response);
+  // Compiled models (.gem) loaded into a session.
+  grpc::Status LoadModel(const v1::LoadModelRequest& request, v1::LoadModelResponse* response);
+  grpc::Status UnloadModel(const std::string& session_id, uint32_t model_id);
+  grpc::Status ExecuteModel(const v1::ExecuteModelRequest& request, v1::ExecuteModelResponse* response,
+                            double timeout_seconds = 0);
   // The grpc.health.v1 status of `service` ("" for the whole server).
   grpc::Status CheckHealth(const std::string& service, grpc::health::v1::HealthCheckResponse* response);
 

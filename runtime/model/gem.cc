@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 #include "absl/container/flat_hash_map.h"
@@ -323,20 +324,17 @@ absl::Status SaveGem(const CompiledModel& model, const std::string& path, const 
   return absl::OkStatus();
 }
 
-absl::StatusOr<CompiledModel> LoadGem(const std::string& path, const engine::EngineRegistry& engines) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return NotFound("compiled model ", path, " cannot be opened");
-  v1::CompiledModelDef def;
-  if (!def.ParseFromIstream(&in)) return InvalidArgument(path, " is not a .gem compiled model (unreadable)");
-  GE_RETURN_IF_ERROR(CheckBuiltForThisHost(def, path, engines));
-  GE_RETURN_IF_ERROR(ReadExternalWeights(def, path));
+namespace {
+
+// The model of a parsed and host-checked `def`; `label` names it in errors.
+absl::StatusOr<CompiledModel> ModelFromDef(const v1::CompiledModelDef& def, const std::string& label) {
   CompiledModel model;
   absl::StatusOr<std::unique_ptr<ir::Graph>> graph = ir::GraphFromProto(def.graph());
-  if (!graph.ok()) return Annotate(graph.status(), StrCat("the graph of ", path));
+  if (!graph.ok()) return Annotate(graph.status(), StrCat("the graph of ", label));
   model.graph = *std::move(graph);
   if (def.has_program()) {
     absl::StatusOr<StaticProgram> program = ProgramFromProto(def.program(), *model.graph);
-    if (!program.ok()) return Annotate(program.status(), StrCat("the static program of ", path));
+    if (!program.ok()) return Annotate(program.status(), StrCat("the static program of ", label));
     model.program = *std::move(program);
   }
   for (const auto& [k, v] : def.options()) model.options[k] = v;
@@ -344,6 +342,33 @@ absl::StatusOr<CompiledModel> LoadGem(const std::string& path, const engine::Eng
   model.ged_version = def.ged_version();
   model.cpu_features.assign(def.cpu_features().begin(), def.cpu_features().end());
   return model;
+}
+
+}  // namespace
+
+absl::StatusOr<CompiledModel> LoadGem(const std::string& path, const engine::EngineRegistry& engines) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return NotFound("compiled model ", path, " cannot be opened");
+  v1::CompiledModelDef def;
+  if (!def.ParseFromIstream(&in)) return InvalidArgument(path, " is not a .gem compiled model (unreadable)");
+  GE_RETURN_IF_ERROR(CheckBuiltForThisHost(def, path, engines));
+  GE_RETURN_IF_ERROR(ReadExternalWeights(def, path));
+  return ModelFromDef(def, path);
+}
+
+absl::StatusOr<CompiledModel> LoadGemFromBytes(std::string_view bytes, const std::string& label,
+                                               const engine::EngineRegistry& engines) {
+  v1::CompiledModelDef def;
+  if (bytes.size() > static_cast<size_t>(std::numeric_limits<int>::max()) ||
+      !def.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+    return InvalidArgument(label, " is not a .gem compiled model (unreadable)");
+  }
+  GE_RETURN_IF_ERROR(CheckBuiltForThisHost(def, label, engines));
+  if (def.external_weights_size() > 0) {
+    return InvalidArgument(label, " keeps its weights in a separate file (", def.external_weights(0).file(),
+                           "), which bytes cannot carry: compile it with inline weights");
+  }
+  return ModelFromDef(def, label);
 }
 
 }  // namespace ge::runtime

@@ -17,6 +17,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -53,6 +54,11 @@ absl::Status SaveGem(const CompiledModel& model, const std::string& path, const 
 
 // Reads and verifies `path` against `engines` and this host (see above).
 absl::StatusOr<CompiledModel> LoadGem(const std::string& path, const engine::EngineRegistry& engines);
+
+// Reads and verifies a .gem held in memory (LoadModel's bytes), as LoadGem
+// does a file; its weights must be inline. `label` names it in errors.
+absl::StatusOr<CompiledModel> LoadGemFromBytes(std::string_view bytes, const std::string& label,
+                                               const engine::EngineRegistry& engines);
 
 // Whether `path` names a .gem file (by extension).
 bool IsGemPath(std::string_view path);
