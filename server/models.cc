@@ -44,7 +44,8 @@ absl::Status LoadModelIntoSession(ServiceContext& ctx, ManagedSession& s, const 
   switch (request.source_case()) {
     case v1::LoadModelRequest::kGem:
       if (request.gem().empty()) return InvalidArgument(where, ": the gem field is empty");
-      model = runtime::LoadGemFromBytes(request.gem(), "the .gem bytes", *ctx.engines);
+      model = runtime::LoadGemFromBytes(request.gem(), StrCat("the gem field (", request.gem().size(), " bytes)"),
+                                        *ctx.engines);
       break;
     case v1::LoadModelRequest::kCacheKey:
       // A key names a file under the cache directory: only the exact form

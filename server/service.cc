@@ -6,6 +6,8 @@
 
 #include "base/ir/op_types.h"
 #include "base/ir/proto_convert.h"
+#include "base/ir/verifier.h"
+#include "base/ops/op_registry.h"
 #include "base/logging.h"
 #include "base/status.h"
 #include "base/version.h"
@@ -38,6 +40,29 @@ void FillIo(const session::GraphInfo& info, google::protobuf::RepeatedPtrField<v
     p->set_name(io.name);
     ir::ValueTypeToProto(io.type, p->mutable_type());
   }
+}
+
+// A GraphDef from a client is checked as the ONNX importer checks its
+// models before anything is kept: the verifier's invariants (a broken
+// structure is the client's error here, so InvalidArgument) and every op
+// type known to the registry.
+absl::Status CheckGraphDef(const ir::Graph& graph, const std::string& where) {
+  if (absl::Status s = ir::VerifyGraph(graph); !s.ok()) {
+    return InvalidArgument(where, ": bad GraphDef: ", s.message());
+  }
+  std::vector<const ir::Graph*> graphs = {&graph};
+  for (const ir::Graph* sub : graph.subgraphs()) graphs.push_back(sub);
+  for (const ir::Graph* g : graphs) {
+    for (const ir::Node* node : g->nodes()) {
+      const std::string domain = node->op_desc().GetAttrOr<std::string>(std::string(ir::kAttrOpDomain), "");
+      if (ops::OpRegistry::Global().Find(node->type(), domain) == nullptr) {
+        return InvalidArgument(where, ": bad GraphDef: node '", node->name(), "' has op type '", node->type(), "'",
+                               domain.empty() ? "" : StrCat(" of domain '", domain, "'"),
+                               ", which no registered operator or engine plugin provides");
+      }
+    }
+  }
+  return absl::OkStatus();
 }
 
 // DEADLINE_EXCEEDED or CANCELLED once the client has given up on `call`.
@@ -167,6 +192,7 @@ grpc::ServerUnaryReactor* GraphEngineService::AddGraph(grpc::CallbackServerConte
       absl::StatusOr<std::unique_ptr<ir::Graph>> g = ir::GraphFromProto(request->graph_def());
       if (!g.ok()) return Annotate(g.status(), StrCat(where, ": bad GraphDef"));
       graph = std::move(*g);
+      GE_RETURN_IF_ERROR(CheckGraphDef(*graph, where));
     } else if (request->model_case() == v1::AddGraphRequest::kOnnxModel) {
       absl::StatusOr<std::unique_ptr<ir::Graph>> g = frontend::ImportOnnxBytes(request->onnx_model(), "");
       if (!g.ok()) return Annotate(g.status(), StrCat(where, ": bad ONNX model"));

@@ -256,6 +256,9 @@ absl::Status ReadExternalWeights(v1::CompiledModelDef& def, const std::string& p
 
 absl::Status CheckBuiltForThisHost(const v1::CompiledModelDef& def, const std::string& path,
                                    const engine::EngineRegistry& engines) {
+  if (def.format_version() == 0 || !def.has_graph()) {
+    return InvalidArgument(path, " is not a .gem compiled model (no format version or no graph)");
+  }
   if (def.format_version() != kGemFormatVersion) {
     return FailedPrecondition(path, " is a .gem of format version ", def.format_version(), "; this ged (",
                               GED_VERSION_STRING, ") reads version ", kGemFormatVersion, ": recompile the model");

@@ -165,6 +165,23 @@ TEST_F(GectlErrorsTest, ExternalDataOutsideModelDirectory) {
   ExpectUserError(Gectl({"run", Path("model/ext.onnx")}), "outside");
 }
 
+TEST_F(GectlErrorsTest, ExternalDataMissing) {
+  onnx::ModelProto model = ReluModel();
+  onnx::GraphProto* g = model.mutable_graph();
+  g->mutable_node(0)->set_op_type("Add");
+  g->mutable_node(0)->add_input("W");
+  onnx::TensorProto* w = g->add_initializer();
+  w->set_name("W");
+  w->set_data_type(onnx::TensorProto::FLOAT);
+  w->add_dims(3);
+  w->set_data_location(onnx::TensorProto::EXTERNAL);
+  auto* entry = w->add_external_data();
+  entry->set_key("location");
+  entry->set_value("weights.bin");
+  WriteModel("ext.onnx", model);
+  ExpectUserError(Gectl({"run", Path("ext.onnx")}), "weights.bin");
+}
+
 TEST_F(GectlErrorsTest, InputOfWrongDtype) {
   WriteModel("m.onnx", ReluModel());
   ASSERT_TRUE(io::WriteNpyFile(Path("x.npy"), Tensor::FromVector<double>({1, 2, 3, 4, 5, 6}, Shape{2, 3})).ok());
