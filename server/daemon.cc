@@ -171,13 +171,22 @@ bool Daemon::Shutdown() {
   return drained;
 }
 
-Daemon::~Daemon() {
+Daemon::ReleaseReport Daemon::Close() {
+  ReleaseReport report;
+  if (closed_) return report;
+  closed_ = true;
   Shutdown();
   server_.reset();
   http_.reset();
   for (Device& d : devices_) d.queue.reset();  // drains: runs still use sessions and pools
   sessions_.reset();
   devices_.clear();
+  report.calls_total = context_.calls_total.load();
+  report.calls_left = context_.inflight.load();
+  report.sessions_left = ManagedSession::Live();
+  return report;
 }
+
+Daemon::~Daemon() { Close(); }
 
 }  // namespace ge::server

@@ -35,6 +35,17 @@ class Daemon {
   // Returns whether every in-flight call finished within the timeout.
   bool Shutdown();
 
+  // What a closed daemon left behind: every call state and session it
+  // created must have been released (calls_left and sessions_left zero).
+  struct ReleaseReport {
+    int64_t calls_total = 0;  // calls and streams served over the daemon's life
+    int64_t calls_left = 0;   // of those, not finished
+    int64_t sessions_left = 0;
+  };
+  // Shuts down (if not yet), then releases the server, the run queues (which
+  // finish what they hold) and every session, and counts what is left.
+  ReleaseReport Close();
+
  private:
   Daemon() = default;
   absl::Status StartDevices();
@@ -56,6 +67,7 @@ class Daemon {
   std::unique_ptr<grpc::Server> server_;
   std::unique_ptr<HttpEndpoint> http_;
   bool stopped_ = false;
+  bool closed_ = false;
 };
 
 }  // namespace ge::server

@@ -26,6 +26,7 @@ class RunStream final : public StreamReactor {
   RunStream(ServiceContext& ctx, grpc::CallbackServerContext* call)
       : ctx_(ctx), call_(call), start_(SteadyNowNs()) {
     ctx_.inflight.fetch_add(1);
+    ctx_.calls_total.fetch_add(1);
     absl::StatusOr<Tenant*> tenant = AdmitCall(ctx_, *call_);
     if (!tenant.ok()) {
       status_ = tenant.status();
@@ -246,6 +247,7 @@ grpc::ServerUnaryReactor* GraphEngineService::ExecuteOp(grpc::CallbackServerCont
                                                         v1::ExecuteOpResponse* response) {
   const int64_t start = SteadyNowNs();
   ctx_.inflight.fetch_add(1);
+  ctx_.calls_total.fetch_add(1);
   grpc::ServerUnaryReactor* reactor = call->DefaultReactor();
   ServiceContext& ctx = ctx_;
   auto finish = [&ctx, reactor, start](const absl::Status& s) {

@@ -81,6 +81,7 @@ template <typename Body>
 grpc::ServerUnaryReactor* Inline(ServiceContext& ctx, grpc::CallbackServerContext* call, const char* rpc, Body body) {
   const int64_t start = SteadyNowNs();
   ctx.inflight.fetch_add(1);
+  ctx.calls_total.fetch_add(1);
   grpc::ServerUnaryReactor* reactor = call->DefaultReactor();
   absl::StatusOr<Tenant*> tenant = AdmitCall(ctx, *call);
   const absl::Status status = tenant.ok() ? body(*tenant) : tenant.status();
@@ -96,6 +97,7 @@ grpc::ServerUnaryReactor* Queued(ServiceContext& ctx, grpc::CallbackServerContex
                                  const std::string& session_id, bool is_run, Body body) {
   const int64_t start = SteadyNowNs();
   ctx.inflight.fetch_add(1);
+  ctx.calls_total.fetch_add(1);
   grpc::ServerUnaryReactor* reactor = call->DefaultReactor();
   auto finish = [&ctx, reactor, rpc, start](const absl::Status& s) {
     FinishCall(ctx, rpc, start, s);

@@ -45,6 +45,7 @@ struct ServiceContext {
   SessionFactory session_factory;  // ExecuteOp's scratch sessions
   std::atomic<bool> draining{false};
   std::atomic<int64_t> inflight{0};  // calls and streams not yet finished
+  std::atomic<int64_t> calls_total{0};  // calls and streams admitted or refused, ever
   int64_t start_ns = 0;
 };
 

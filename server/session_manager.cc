@@ -11,9 +11,18 @@ int64_t SteadyNowNs() {
       .count();
 }
 
+namespace {
+std::atomic<int64_t> live_sessions{0};
+}  // namespace
+
+ManagedSession::ManagedSession() { live_sessions.fetch_add(1); }
+
 ManagedSession::~ManagedSession() {
   if (tenant != nullptr) tenant->sessions.fetch_sub(1);
+  live_sessions.fetch_sub(1);
 }
+
+int64_t ManagedSession::Live() { return live_sessions.load(); }
 
 SessionManager::SessionManager(SessionFactory factory, int num_devices)
     : factory_(std::move(factory)), num_devices_(std::max(1, num_devices)) {}

@@ -29,7 +29,14 @@
 namespace ge::server {
 
 struct ManagedSession {
+  ManagedSession();
   ~ManagedSession();
+  ManagedSession(const ManagedSession&) = delete;
+  ManagedSession& operator=(const ManagedSession&) = delete;
+  // How many exist in this process (created and not yet destroyed): the
+  // daemon checks it is back at zero once it has shut down.
+  static int64_t Live();
+
   std::string id;
   Tenant* tenant = nullptr;
   int device = 0;  // index of the device whose run queue serves it
