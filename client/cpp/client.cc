@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <mutex>
 #include <sstream>
 #include <thread>
 
@@ -108,11 +109,25 @@ grpc::Status Client::RunGraph(const v1::RunGraphRequest& request, v1::RunGraphRe
                      timeout_seconds);
 }
 
+// The channel kept for the process's life (see Client::async in client.h):
+// never destroyed, on purpose. External linkage keeps the compiler from
+// dropping the never-read pointer, so it stays reachable (not a leak).
+std::shared_ptr<grpc::Channel>* pinned_callback_channel = nullptr;
+
+namespace {
+std::once_flag pin_once;
+}  // namespace
+
+v1::GraphEngine::StubInterface::async_interface* Client::async() {
+  std::call_once(pin_once, [this] { pinned_callback_channel = new std::shared_ptr<grpc::Channel>(channel_); });
+  return stub_->async();
+}
+
 void Client::RunGraphAsync(const v1::RunGraphRequest& request, v1::RunGraphResponse* response,
                            std::function<void(grpc::Status)> done, double timeout_seconds) {
   // The context must outlive the call: the completion callback owns it.
   std::shared_ptr<grpc::ClientContext> ctx = NewContext(timeout_seconds);
-  stub_->async()->RunGraph(ctx.get(), &request, response, [ctx, done = std::move(done)](grpc::Status s) {
+  async()->RunGraph(ctx.get(), &request, response, [ctx, done = std::move(done)](grpc::Status s) {
     done(std::move(s));
   });
 }

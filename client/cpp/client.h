@@ -67,6 +67,14 @@ class Client {
   grpc::Status CheckHealth(const std::string& service, grpc::health::v1::HealthCheckResponse* response);
 
   v1::GraphEngine::Stub& stub() { return *stub_; }
+  // The callback (async) interface of stub(); use it rather than
+  // stub().async(). The first channel that makes a callback call is kept
+  // for the life of the process: grpc 1.51 tears down its shared callback
+  // completion queue when the last channel that used it goes away and,
+  // when a new one is made soon after, frees that queue twice (ASan: double
+  // free in grpc_cq_internal_unref on one of its threads). Keeping one user
+  // means the queue is built once and never torn down.
+  v1::GraphEngine::StubInterface::async_interface* async();
   // A context with the token and a deadline, for calls made on stub().
   std::unique_ptr<grpc::ClientContext> NewContext(double timeout_seconds = 0) const;
 

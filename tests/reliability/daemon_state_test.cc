@@ -87,7 +87,7 @@ TEST(DaemonStateTest, EveryCallStateAndSessionIsReleasedAtShutdown) {
     v1::RunGraphRequest r = SlowRun(session);
     std::atomic<bool> done{false};
     grpc::Status status;
-    c.stub().async()->RunGraph(ctx.get(), &r, &out, [&](grpc::Status s) {
+    c.async()->RunGraph(ctx.get(), &r, &out, [&](grpc::Status s) {
       status = s;
       done = true;
     });
