@@ -67,6 +67,7 @@ absl::Status ApplyKey(const std::string& key, const YAML::Node& value, std::stri
   if (key == "session_idle_timeout_seconds") return Read(value, key, source, c.session_idle_timeout_seconds);
   if (key == "shutdown_timeout_seconds") return Read(value, key, source, c.shutdown_timeout_seconds);
   if (key == "max_message_bytes") return Read(value, key, source, c.max_message_bytes);
+  if (key == "testing_retain_bytes_per_run") return Read(value, key, source, c.testing_retain_bytes_per_run);
   if (key == "devices") {
     if (!value.IsSequence()) return InvalidArgument(source, ": 'devices' must be a list");
     c.devices.clear();
@@ -214,6 +215,9 @@ absl::Status ValidateConfig(const ServerConfig& config) {
   if (config.max_message_bytes < 1024 || config.max_message_bytes > 2147483647) {
     return InvalidArgument("max_message_bytes must be in [1024, 2147483647]");
   }
+  if (config.testing_retain_bytes_per_run < 0 || config.testing_retain_bytes_per_run > (int64_t{1} << 30)) {
+    return InvalidArgument("testing_retain_bytes_per_run must be in [0, 1 GiB]");
+  }
   return absl::OkStatus();
 }
 
@@ -229,6 +233,9 @@ std::string ConfigToYaml(const ServerConfig& config) {
   out << YAML::Key << "session_idle_timeout_seconds" << YAML::Value << config.session_idle_timeout_seconds;
   out << YAML::Key << "shutdown_timeout_seconds" << YAML::Value << config.shutdown_timeout_seconds;
   out << YAML::Key << "max_message_bytes" << YAML::Value << config.max_message_bytes;
+  if (config.testing_retain_bytes_per_run > 0) {
+    out << YAML::Key << "testing_retain_bytes_per_run" << YAML::Value << config.testing_retain_bytes_per_run;
+  }
   out << YAML::Key << "devices" << YAML::Value << YAML::BeginSeq;
   for (const DeviceConfig& d : config.devices) {
     out << YAML::BeginMap << YAML::Key << "name" << YAML::Value << d.name << YAML::Key << "threads"

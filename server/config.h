@@ -39,6 +39,9 @@ struct ServerConfig {
   double session_idle_timeout_seconds = 3600;
   double shutdown_timeout_seconds = 30;
   int64_t max_message_bytes = 2147483647;  // requests beyond: RESOURCE_EXHAUSTED
+  // Testing only: every RunGraph keeps this many bytes for the daemon's life,
+  // a deliberate leak (the negative control of the memory-growth test).
+  int64_t testing_retain_bytes_per_run = 0;
 };
 
 // The defaults with the cache directory resolved from the environment.

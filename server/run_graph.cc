@@ -1,6 +1,7 @@
 // Running graphs for the service: the unary RunGraph body, RunGraphStream's
 // reactor (pipelined runs on one stream, replies in completion order,
 // matched by request_id) and ExecuteOp (one op as a three-node graph).
+#include <cstring>
 #include <deque>
 #include <mutex>
 
@@ -194,6 +195,18 @@ absl::Status RunSingleOp(ServiceContext& ctx, const v1::ExecuteOpRequest& reques
   return absl::OkStatus();
 }
 
+// The deliberate leak of testing_retain_bytes_per_run: memory kept (and
+// touched, so it is resident) for the daemon's life.
+void RetainForTesting(const ServerConfig& config) {
+  static std::mutex mu;
+  static auto* retained = new std::vector<std::unique_ptr<char[]>>();
+  const size_t n = static_cast<size_t>(config.testing_retain_bytes_per_run);
+  auto block = std::make_unique<char[]>(n);
+  std::memset(block.get(), 0x5a, n);
+  std::lock_guard<std::mutex> lock(mu);
+  retained->push_back(std::move(block));
+}
+
 }  // namespace
 
 absl::Status RunSessionGraph(ServiceContext& ctx, ManagedSession& s, uint32_t graph_id, const std::string& where,
@@ -233,6 +246,7 @@ absl::Status ExecuteRun(ServiceContext& ctx, ManagedSession& s, const v1::RunGra
   }
   GE_RETURN_IF_ERROR(
       RunSessionGraph(ctx, s, request.graph_id(), where, model, request.inputs(), response->mutable_outputs()));
+  if (ctx.config != nullptr && ctx.config->testing_retain_bytes_per_run > 0) RetainForTesting(*ctx.config);
   response->set_request_id(request.request_id());
   return absl::OkStatus();
 }
