@@ -67,6 +67,10 @@ absl::Status ApplyKey(const std::string& key, const YAML::Node& value, std::stri
   if (key == "session_idle_timeout_seconds") return Read(value, key, source, c.session_idle_timeout_seconds);
   if (key == "shutdown_timeout_seconds") return Read(value, key, source, c.shutdown_timeout_seconds);
   if (key == "max_message_bytes") return Read(value, key, source, c.max_message_bytes);
+  if (key == "tls_cert_file") return Read(value, key, source, c.tls_cert_file);
+  if (key == "tls_key_file") return Read(value, key, source, c.tls_key_file);
+  if (key == "tls_client_ca_file") return Read(value, key, source, c.tls_client_ca_file);
+  if (key == "reflection") return Read(value, key, source, c.reflection);
   if (key == "testing_retain_bytes_per_run") return Read(value, key, source, c.testing_retain_bytes_per_run);
   if (key == "devices") {
     if (!value.IsSequence()) return InvalidArgument(source, ": 'devices' must be a list");
@@ -215,6 +219,12 @@ absl::Status ValidateConfig(const ServerConfig& config) {
   if (config.max_message_bytes < 1024 || config.max_message_bytes > 2147483647) {
     return InvalidArgument("max_message_bytes must be in [1024, 2147483647]");
   }
+  if (config.tls_cert_file.empty() != config.tls_key_file.empty()) {
+    return InvalidArgument("tls_cert_file and tls_key_file go together: set both for TLS, or neither");
+  }
+  if (!config.tls_client_ca_file.empty() && config.tls_cert_file.empty()) {
+    return InvalidArgument("tls_client_ca_file (mutual TLS) needs tls_cert_file and tls_key_file");
+  }
   if (config.testing_retain_bytes_per_run < 0 || config.testing_retain_bytes_per_run > (int64_t{1} << 30)) {
     return InvalidArgument("testing_retain_bytes_per_run must be in [0, 1 GiB]");
   }
@@ -233,6 +243,10 @@ std::string ConfigToYaml(const ServerConfig& config) {
   out << YAML::Key << "session_idle_timeout_seconds" << YAML::Value << config.session_idle_timeout_seconds;
   out << YAML::Key << "shutdown_timeout_seconds" << YAML::Value << config.shutdown_timeout_seconds;
   out << YAML::Key << "max_message_bytes" << YAML::Value << config.max_message_bytes;
+  out << YAML::Key << "tls_cert_file" << YAML::Value << config.tls_cert_file;
+  out << YAML::Key << "tls_key_file" << YAML::Value << config.tls_key_file;
+  out << YAML::Key << "tls_client_ca_file" << YAML::Value << config.tls_client_ca_file;
+  out << YAML::Key << "reflection" << YAML::Value << config.reflection;
   if (config.testing_retain_bytes_per_run > 0) {
     out << YAML::Key << "testing_retain_bytes_per_run" << YAML::Value << config.testing_retain_bytes_per_run;
   }

@@ -39,6 +39,12 @@ struct ServerConfig {
   double session_idle_timeout_seconds = 3600;
   double shutdown_timeout_seconds = 30;
   int64_t max_message_bytes = 2147483647;  // requests beyond: RESOURCE_EXHAUSTED
+  // TLS on the gRPC port: certificate and key (PEM) of the daemon; with a
+  // client CA, mutual TLS (clients must present a certificate it signed).
+  std::string tls_cert_file;
+  std::string tls_key_file;
+  std::string tls_client_ca_file;
+  bool reflection = false;  // the gRPC server reflection service
   // Testing only: every RunGraph keeps this many bytes for the daemon's life,
   // a deliberate leak (the negative control of the memory-growth test).
   int64_t testing_retain_bytes_per_run = 0;

@@ -1,10 +1,12 @@
 // Daemon assembly, gauges refreshed at scrape time, and the graceful stop.
 #include "server/daemon.h"
 
+#include <dlfcn.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <fstream>
+#include <sstream>
 #include <thread>
 
 #include "base/logging.h"
@@ -74,13 +76,52 @@ absl::Status Daemon::StartDevices() {
   return absl::OkStatus();
 }
 
+namespace {
+
+absl::StatusOr<std::string> ReadPem(const std::string& path, const char* key) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  if (!in || bytes.str().empty()) return InvalidArgument(key, ": cannot read ", path);
+  return bytes.str();
+}
+
+// Insecure unless tls_cert_file is set; mutual TLS with tls_client_ca_file.
+absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> ServerCredentials(const ServerConfig& config) {
+  if (config.tls_cert_file.empty()) return grpc::InsecureServerCredentials();
+  grpc::SslServerCredentialsOptions ssl(config.tls_client_ca_file.empty()
+                                            ? GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE
+                                            : GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY);
+  grpc::SslServerCredentialsOptions::PemKeyCertPair pair;
+  GE_ASSIGN_OR_RETURN(pair.cert_chain, ReadPem(config.tls_cert_file, "tls_cert_file"));
+  GE_ASSIGN_OR_RETURN(pair.private_key, ReadPem(config.tls_key_file, "tls_key_file"));
+  ssl.pem_key_cert_pairs.push_back(std::move(pair));
+  if (!config.tls_client_ca_file.empty()) {
+    GE_ASSIGN_OR_RETURN(ssl.pem_root_certs, ReadPem(config.tls_client_ca_file, "tls_client_ca_file"));
+  }
+  return grpc::SslServerCredentials(ssl);
+}
+
+// Loads grpc++'s reflection library, whose static initializer registers the
+// reflection service with every ServerBuilder made afterwards.
+absl::Status LoadReflection() {
+  if (dlopen(GED_GRPC_REFLECTION_LIBRARY, RTLD_NOW | RTLD_GLOBAL) == nullptr) {
+    return FailedPrecondition("reflection: cannot load ", GED_GRPC_REFLECTION_LIBRARY, ": ", dlerror());
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::Status Daemon::StartGrpc() {
   GE_RETURN_IF_ERROR(SplitHostPort(config_.listen, &grpc_host_, &grpc_port_));
   service_ = std::make_unique<GraphEngineService>(context_);
   grpc::EnableDefaultHealthCheckService(true);
+  GE_ASSIGN_OR_RETURN(std::shared_ptr<grpc::ServerCredentials> credentials, ServerCredentials(config_));
+  if (config_.reflection) GE_RETURN_IF_ERROR(LoadReflection());
   grpc::ServerBuilder builder;
   int bound = 0;
-  builder.AddListeningPort(config_.listen, grpc::InsecureServerCredentials(), &bound);
+  builder.AddListeningPort(config_.listen, credentials, &bound);
   builder.RegisterService(service_.get());
   builder.SetMaxReceiveMessageSize(static_cast<int>(config_.max_message_bytes));
   builder.SetMaxSendMessageSize(static_cast<int>(config_.max_message_bytes));

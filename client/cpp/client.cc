@@ -27,7 +27,31 @@ Client::Client(ClientOptions options) : options_(std::move(options)) {
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(options_.max_message_bytes);
   args.SetMaxSendMessageSize(options_.max_message_bytes);
-  channel_ = grpc::CreateCustomChannel(options_.address, grpc::InsecureChannelCredentials(), args);
+  std::shared_ptr<grpc::ChannelCredentials> credentials = grpc::InsecureChannelCredentials();
+  const bool tls = !options_.tls_ca_file.empty() || !options_.tls_cert_file.empty() ||
+                   !options_.tls_key_file.empty() || !options_.tls_server_name.empty();
+  if (tls) {
+    grpc::SslCredentialsOptions ssl;
+    std::string error;
+    const auto read = [&error](const std::string& path, const char* what, std::string* out) {
+      if (path.empty() || !error.empty()) return;
+      std::ifstream in(path, std::ios::binary);
+      std::ostringstream bytes;
+      bytes << in.rdbuf();
+      if (!in || bytes.str().empty()) error = std::string("cannot read the TLS ") + what + " file " + path;
+      *out = bytes.str();
+    };
+    read(options_.tls_ca_file, "CA", &ssl.pem_root_certs);
+    read(options_.tls_cert_file, "certificate", &ssl.pem_cert_chain);
+    read(options_.tls_key_file, "key", &ssl.pem_private_key);
+    if (error.empty() && options_.tls_cert_file.empty() != options_.tls_key_file.empty()) {
+      error = "a TLS client certificate needs its key, and a key its certificate (tls_cert_file, tls_key_file)";
+    }
+    if (!error.empty()) setup_ = grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, error);
+    if (!options_.tls_server_name.empty()) args.SetSslTargetNameOverride(options_.tls_server_name);
+    credentials = grpc::SslCredentials(ssl);
+  }
+  channel_ = grpc::CreateCustomChannel(options_.address, credentials, args);
   stub_ = v1::GraphEngine::NewStub(channel_);
   health_ = grpc::health::v1::Health::NewStub(channel_);
 }
@@ -43,6 +67,7 @@ std::unique_ptr<grpc::ClientContext> Client::NewContext(double timeout_seconds) 
 
 grpc::Status Client::WithRetries(const std::function<grpc::Status(grpc::ClientContext*)>& attempt,
                                  double timeout_seconds) const {
+  if (!setup_.ok()) return setup_;
   double backoff = options_.initial_backoff_seconds;
   for (int i = 0;; ++i) {
     std::unique_ptr<grpc::ClientContext> ctx = NewContext(timeout_seconds);
@@ -126,6 +151,7 @@ v1::GraphEngine::StubInterface::async_interface* Client::async() {
 void Client::RunGraphAsync(const v1::RunGraphRequest& request, v1::RunGraphResponse* response,
                            std::function<void(grpc::Status)> done, double timeout_seconds) {
   // The context must outlive the call: the completion callback owns it.
+  if (!setup_.ok()) return done(setup_);
   std::shared_ptr<grpc::ClientContext> ctx = NewContext(timeout_seconds);
   async()->RunGraph(ctx.get(), &request, response, [ctx, done = std::move(done)](grpc::Status s) {
     done(std::move(s));

@@ -28,6 +28,16 @@ struct ClientOptions {
   int max_retries = 4;  // extra attempts after UNAVAILABLE
   double initial_backoff_seconds = 0.05;
   double max_backoff_seconds = 2.0;
+  // TLS (docs/api.md, "Transport security"). Any of these set: the channel
+  // uses TLS, verifying the daemon against tls_ca_file (PEM; empty: the
+  // system's roots). tls_cert_file + tls_key_file: this client's
+  // certificate, for a daemon that requires mutual TLS. tls_server_name:
+  // the name the daemon's certificate must carry when it differs from the
+  // address's host.
+  std::string tls_ca_file;
+  std::string tls_cert_file;
+  std::string tls_key_file;
+  std::string tls_server_name;
   // Send and receive limit; the default is protobuf's 2 GiB ceiling.
   int max_message_bytes = 2147483647;
 };
@@ -85,6 +95,9 @@ class Client {
                            double timeout_seconds = 0) const;
 
   ClientOptions options_;
+  // Not OK when the options could not be applied (an unreadable TLS file):
+  // every call then fails with it, naming the file.
+  grpc::Status setup_;
   std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<v1::GraphEngine::Stub> stub_;
   std::unique_ptr<grpc::health::v1::Health::Stub> health_;

@@ -58,6 +58,10 @@ struct RemoteFlags {
   std::string remote;
   std::string token;
   double timeout_seconds = 0;  // 0: the client library's default
+  std::string tls_ca;           // PEM files (docs/cli.md); any set: TLS
+  std::string tls_cert;
+  std::string tls_key;
+  std::string tls_server_name;
 };
 
 struct SessionFlags {

@@ -29,18 +29,26 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--output-dir", run.output_dir, "Save each output as DIR/<name>.npy");
   run_cmd->add_option("--seed", run.seed, "Seed of the random inputs")->capture_default_str();
   run_cmd->add_option("--option", run.options, "KEY=VALUE compile option (repeatable)");
+  // The flags of every command that talks to a daemon.
+  auto add_connection_flags = [](CLI::App* cmd, ge::gectl::RemoteFlags& flags) {
+    cmd->add_option("--token", flags.token, "Tenant token (default $GED_TOKEN)");
+    cmd->add_option("--timeout", flags.timeout_seconds, "Deadline in seconds of each call to the daemon");
+    cmd->add_option("--tls-ca", flags.tls_ca, "TLS: PEM file of the CA that signed the daemon's certificate");
+    cmd->add_option("--tls-cert", flags.tls_cert, "TLS: PEM certificate of this client (mutual TLS)");
+    cmd->add_option("--tls-key", flags.tls_key, "TLS: PEM private key of --tls-cert");
+    cmd->add_option("--tls-server-name", flags.tls_server_name,
+                    "TLS: the name the daemon's certificate carries, when not the host of the address");
+  };
   ge::gectl::RemoteFlags run_remote;
   run_cmd->add_option("--remote", run_remote.remote, "Run on the daemon at HOST:PORT instead of in process");
-  run_cmd->add_option("--token", run_remote.token, "Tenant token for --remote (default $GED_TOKEN)");
-  run_cmd->add_option("--timeout", run_remote.timeout_seconds, "Deadline in seconds of each call to the daemon");
+  add_connection_flags(run_cmd, run_remote);
 
   // Commands that always talk to a daemon.
   ge::gectl::RemoteFlags remote;
   std::string health_service;
-  auto add_remote_flags = [&remote](CLI::App* cmd) {
+  auto add_remote_flags = [&remote, &add_connection_flags](CLI::App* cmd) {
     cmd->add_option("--remote", remote.remote, "Daemon HOST:PORT (default $GED_ADDRESS, else 127.0.0.1:50051)");
-    cmd->add_option("--token", remote.token, "Tenant token (default $GED_TOKEN)");
-    cmd->add_option("--timeout", remote.timeout_seconds, "Deadline in seconds of each call");
+    add_connection_flags(cmd, remote);
   };
   ge::gectl::SessionFlags session;
   CLI::App* session_cmd = app.add_subcommand("session", "List, create or destroy sessions on the daemon");

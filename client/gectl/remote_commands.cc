@@ -31,6 +31,10 @@ client::Client MakeClient(const RemoteFlags& remote) {
   options.address = remote.remote;
   options.token = remote.token;
   if (remote.timeout_seconds > 0) options.timeout_seconds = remote.timeout_seconds;
+  options.tls_ca_file = remote.tls_ca;
+  options.tls_cert_file = remote.tls_cert;
+  options.tls_key_file = remote.tls_key;
+  options.tls_server_name = remote.tls_server_name;
   return client::Client(options);
 }
 
