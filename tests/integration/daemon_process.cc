@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -47,8 +48,14 @@ std::unique_ptr<DaemonProcess> DaemonProcess::Start(const std::vector<std::strin
   auto d = std::unique_ptr<DaemonProcess>(new DaemonProcess());
   d->dir_ = MakeTempDir("ged-daemon");
   const std::string ready = d->dir_ + "/ready.json";
-  std::vector<std::string> argv = {BinaryDir() + "/bin/ged", "--listen", "127.0.0.1:0", "--metrics-listen",
-                                   "127.0.0.1:0", "--ready-file", ready};
+  // Port 0 for both addresses unless `args` chooses one.
+  std::vector<std::string> argv = {BinaryDir() + "/bin/ged", "--ready-file", ready};
+  for (const char* flag : {"--listen", "--metrics-listen"}) {
+    if (std::find(args.begin(), args.end(), flag) == args.end()) {
+      argv.push_back(flag);
+      argv.push_back("127.0.0.1:0");
+    }
+  }
   argv.insert(argv.end(), args.begin(), args.end());
   std::vector<char*> raw;
   for (const std::string& a : argv) raw.push_back(const_cast<char*>(a.c_str()));
