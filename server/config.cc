@@ -71,6 +71,7 @@ absl::Status ApplyKey(const std::string& key, const YAML::Node& value, std::stri
   if (key == "tls_key_file") return Read(value, key, source, c.tls_key_file);
   if (key == "tls_client_ca_file") return Read(value, key, source, c.tls_client_ca_file);
   if (key == "reflection") return Read(value, key, source, c.reflection);
+  if (key == "op_cache_capacity") return Read(value, key, source, c.op_cache_capacity);
   if (key == "testing_retain_bytes_per_run") return Read(value, key, source, c.testing_retain_bytes_per_run);
   if (key == "devices") {
     if (!value.IsSequence()) return InvalidArgument(source, ": 'devices' must be a list");
@@ -225,6 +226,9 @@ absl::Status ValidateConfig(const ServerConfig& config) {
   if (!config.tls_client_ca_file.empty() && config.tls_cert_file.empty()) {
     return InvalidArgument("tls_client_ca_file (mutual TLS) needs tls_cert_file and tls_key_file");
   }
+  if (config.op_cache_capacity < 0 || config.op_cache_capacity > 1000000) {
+    return InvalidArgument("op_cache_capacity must be in [0, 1000000]");
+  }
   if (config.testing_retain_bytes_per_run < 0 || config.testing_retain_bytes_per_run > (int64_t{1} << 30)) {
     return InvalidArgument("testing_retain_bytes_per_run must be in [0, 1 GiB]");
   }
@@ -247,6 +251,7 @@ std::string ConfigToYaml(const ServerConfig& config) {
   out << YAML::Key << "tls_key_file" << YAML::Value << config.tls_key_file;
   out << YAML::Key << "tls_client_ca_file" << YAML::Value << config.tls_client_ca_file;
   out << YAML::Key << "reflection" << YAML::Value << config.reflection;
+  out << YAML::Key << "op_cache_capacity" << YAML::Value << config.op_cache_capacity;
   if (config.testing_retain_bytes_per_run > 0) {
     out << YAML::Key << "testing_retain_bytes_per_run" << YAML::Value << config.testing_retain_bytes_per_run;
   }

@@ -45,6 +45,7 @@ struct ServerConfig {
   std::string tls_key_file;
   std::string tls_client_ca_file;
   bool reflection = false;  // the gRPC server reflection service
+  int64_t op_cache_capacity = 256;  // ExecuteOp's compiled single ops kept (0: none)
   // Testing only: every RunGraph keeps this many bytes for the daemon's life,
   // a deliberate leak (the negative control of the memory-growth test).
   int64_t testing_retain_bytes_per_run = 0;

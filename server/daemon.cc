@@ -50,6 +50,8 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const ServerConfig& config
     return absl::StatusOr<std::unique_ptr<session::Session>>(std::make_unique<session::Session>(
         *raw->engines_, options, raw->devices_[device].intra_op.get()));
   };
+  d->op_cache_ = std::make_unique<OpCache>(static_cast<size_t>(config.op_cache_capacity));
+  ctx.op_cache = d->op_cache_.get();
   ctx.start_ns = SteadyNowNs();
   GE_RETURN_IF_ERROR(d->StartGrpc());
   GE_RETURN_IF_ERROR(d->StartHttp());
@@ -220,6 +222,7 @@ Daemon::ReleaseReport Daemon::Close() {
   server_.reset();
   http_.reset();
   for (Device& d : devices_) d.queue.reset();  // drains: runs still use sessions and pools
+  op_cache_.reset();
   sessions_.reset();
   devices_.clear();
   report.calls_total = context_.calls_total.load();

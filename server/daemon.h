@@ -60,6 +60,7 @@ class Daemon {
   std::unique_ptr<TenantRegistry> tenants_;
   std::vector<Device> devices_;
   std::unique_ptr<SessionManager> sessions_;
+  std::unique_ptr<OpCache> op_cache_;
   prometheus::Registry registry_;
   std::unique_ptr<ServerMetrics> metrics_;
   ServiceContext context_;

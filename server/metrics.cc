@@ -36,6 +36,9 @@ ServerMetrics::ServerMetrics(prometheus::Registry& r)
       cache_bytes(r.AddGauge("ged_cache_bytes", "Bytes held by the compiled-model cache")),
       model_load_duration(r.AddHistogram("ged_model_load_duration_seconds", "Time to load one compiled model", {},
                                          LatencyBuckets())),
+      op_cache_lookups_total(r.AddCounter("ged_op_cache_lookups_total",
+                                          "ExecuteOp lookups of compiled single ops, by result (hit, miss)",
+                                          {"result"})),
       build_info(r.AddGauge("ged_build_info", "Always 1; the version label names the build", {"version"})) {
   build_info.WithLabels({GED_VERSION_STRING}).Set(1);
 }

@@ -26,6 +26,7 @@ struct ServerMetrics {
   prometheus::CounterFamily& cache_evictions_total;
   prometheus::GaugeFamily& cache_bytes;
   prometheus::HistogramFamily& model_load_duration;
+  prometheus::CounterFamily& op_cache_lookups_total;     // {result}: hit, miss
   prometheus::GaugeFamily& build_info;                  // {version}, always 1
 };
 

@@ -6,6 +6,8 @@
 #include <mutex>
 
 #include "base/ir/proto_convert.h"
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "base/ops/op_registry.h"
 #include "base/status.h"
 #include "client/cpp/value_convert.h"
@@ -184,12 +186,38 @@ absl::Status RunSingleOp(ServiceContext& ctx, const v1::ExecuteOpRequest& reques
     inputs.push_back(std::move(v));
   }
   GE_ASSIGN_OR_RETURN(v1::GraphDef def, SingleOpGraph(request, inputs));
-  GE_ASSIGN_OR_RETURN(std::unique_ptr<ir::Graph> graph, ir::GraphFromProto(def));
   OptionMap options;
   for (const auto& [k, v] : request.options().entries()) options[k] = v;
   GE_RETURN_IF_ERROR(ValidateOptions(options));
-  GE_ASSIGN_OR_RETURN(std::unique_ptr<session::Session> session, ctx.session_factory(options, 0));
-  GE_RETURN_IF_ERROR(session->AddGraph(0, std::move(graph)));
+  // The key: the op's graph (type, attributes, input types) and the options,
+  // both serialized deterministically (maps in key order).
+  std::string key;
+  {
+    google::protobuf::io::StringOutputStream stream(&key);
+    google::protobuf::io::CodedOutputStream coded(&stream);
+    coded.SetSerializationDeterministic(true);
+    def.SerializeToCodedStream(&coded);
+    for (const auto& [k, v] : options) {
+      coded.WriteVarint64(k.size());
+      coded.WriteString(k);
+      coded.WriteVarint64(v.size());
+      coded.WriteString(v);
+    }
+  }
+  bool hit = false;
+  GE_ASSIGN_OR_RETURN(std::shared_ptr<session::Session> session,
+                      ctx.op_cache->GetOrCreate(
+                          key,
+                          [&]() -> absl::StatusOr<std::unique_ptr<session::Session>> {
+                            GE_ASSIGN_OR_RETURN(std::unique_ptr<ir::Graph> graph, ir::GraphFromProto(def));
+                            GE_ASSIGN_OR_RETURN(std::unique_ptr<session::Session> made,
+                                                ctx.session_factory(options, 0));
+                            GE_RETURN_IF_ERROR(made->AddGraph(0, std::move(graph)));
+                            GE_RETURN_IF_ERROR(made->CompileGraph(0));
+                            return made;
+                          },
+                          &hit));
+  ctx.metrics->op_cache_lookups_total.WithLabels({hit ? "hit" : "miss"}).Increment();
   GE_ASSIGN_OR_RETURN(std::vector<Value> outputs, session->RunGraph(0, std::move(inputs)));
   for (const Value& v : outputs) GE_RETURN_IF_ERROR(rpc::ValueToProto(v, response->add_outputs()));
   return absl::OkStatus();

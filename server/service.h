@@ -22,6 +22,7 @@
 #include "server/config.h"
 #include "server/metrics.h"
 #include "server/run_queue.h"
+#include "server/op_cache.h"
 #include "server/session_manager.h"
 #include "server/tenants.h"
 
@@ -42,7 +43,8 @@ struct ServiceContext {
   SessionManager* sessions = nullptr;
   std::vector<Device>* devices = nullptr;
   ServerMetrics* metrics = nullptr;
-  SessionFactory session_factory;  // ExecuteOp's scratch sessions
+  SessionFactory session_factory;  // ExecuteOp's sessions
+  OpCache* op_cache = nullptr;     // ExecuteOp's compiled ops
   std::atomic<bool> draining{false};
   std::atomic<int64_t> inflight{0};  // calls and streams not yet finished
   std::atomic<int64_t> calls_total{0};  // calls and streams admitted or refused, ever

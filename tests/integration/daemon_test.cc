@@ -407,6 +407,21 @@ TEST_F(DaemonTest, StreamsExecuteOpAndMetrics) {
   ASSERT_TRUE(s.ok()) << s.error_message();
   ASSERT_EQ(op_out.outputs_size(), 1);
   EXPECT_EQ(rpc::ValueFromProto(op_out.outputs(0), "sum")->tensor().GetAsDouble(0), 3.5);
+  // The same op on other values of the same types is a cache hit; another
+  // shape is a miss. Both compute.
+  op.clear_inputs();
+  for (float v : {4.0f, -1.0f}) ASSERT_TRUE(rpc::ValueToProto(Value(Tensor::FromVector<float>({v}, {1})), op.add_inputs()).ok());
+  s = c.ExecuteOp(op, &op_out);
+  ASSERT_TRUE(s.ok()) << s.error_message();
+  EXPECT_EQ(rpc::ValueFromProto(op_out.outputs(0), "sum")->tensor().GetAsDouble(0), 3.0);
+  op.clear_inputs();
+  for (float v : {1.0f, 2.0f}) {
+    ASSERT_TRUE(rpc::ValueToProto(Value(Tensor::FromVector<float>({v, v}, {2})), op.add_inputs()).ok());
+  }
+  op_out.Clear();
+  s = c.ExecuteOp(op, &op_out);
+  ASSERT_TRUE(s.ok()) << s.error_message();
+  EXPECT_EQ(rpc::ValueFromProto(op_out.outputs(0), "sum")->tensor().GetAsDouble(1), 3.0);
 
   EXPECT_EQ(testing::HttpGet(d->metrics_address(), "/healthz").status, 200);
   EXPECT_EQ(testing::HttpGet(d->metrics_address(), "/readyz").status, 200);
@@ -418,7 +433,8 @@ TEST_F(DaemonTest, StreamsExecuteOpAndMetrics) {
         "ged_pending_requests", "ged_sessions{tenant=\"default\"} 1", "ged_graphs{tenant=\"default\"} 1",
         "ged_device_memory_used_bytes{device=\"cpu:0\"}", "ged_device_memory_total_bytes{device=\"cpu:0\"}",
         "ged_cache_hits_total 0", "ged_cache_misses_total 0", "ged_cache_evictions_total 0", "ged_cache_bytes 0",
-        "ged_model_load_duration_seconds_count 0", "ged_build_info{version=\""}) {
+        "ged_model_load_duration_seconds_count 0", "ged_op_cache_lookups_total{result=\"hit\"} 1",
+        "ged_op_cache_lookups_total{result=\"miss\"} 2", "ged_build_info{version=\""}) {
     EXPECT_NE(metrics.body.find(name), std::string::npos) << name << "\n" << metrics.body;
   }
 }
