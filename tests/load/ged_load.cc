@@ -10,6 +10,11 @@
 // a run is repeatable. Replies are checked: a RunGraph output must equal
 // relu(x W + b) for the input sent.
 //
+// --mode runs measures round trips instead: each client makes one session
+// and calls RunGraph back to back, on the built-in graph (--graph mlp or
+// tiny, a Relu of f32[1,16]) or an ONNX model (--model FILE, random float
+// inputs made once). bench/daemon_bench.sh uses it.
+//
 // Output: one JSON object on stdout (per-RPC counts, errors by code,
 // latency percentiles in ms, calls per second), plus a progress line on
 // stderr every --progress seconds. Exit 0 when no unexpected error happened
@@ -20,14 +25,17 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <fstream>
 #include <map>
 #include <mutex>
 #include <random>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "CLI/CLI.hpp"
+#include "absl/types/span.h"
 #include "base/ir/proto_convert.h"
 #include "base/ir/graph.h"
 #include "base/status.h"
@@ -88,7 +96,38 @@ struct Flags {
   int batch = 4;
   bool mix = true;
   uint64_t seed = 1;
+  std::string mode = "lives";  // lives | runs
+  std::string graph = "mlp";   // mlp | tiny (built in)
+  std::string model;           // an .onnx file instead of the built-in graph
 };
+
+// The request that adds the graph under test.
+struct Workload {
+  v1::AddGraphRequest add;  // session_id filled per session
+  bool check_outputs = false;  // the mlp's closed form
+};
+
+// x: f32[1,16] -> Relu -> y: the smallest useful round trip.
+absl::StatusOr<v1::GraphDef> TinyGraph() {
+  ir::Graph graph("tiny");
+  const ir::ValueType t = ir::ValueType::Tensor(DataType::kFloat, Shape{1, 16});
+  ir::OpDesc data("x", "Data");
+  data.AddOutput({"", t});
+  data.SetAttr("index", int64_t{0});
+  GE_ASSIGN_OR_RETURN(ir::Node * x, graph.AddNode(std::move(data)));
+  ir::OpDesc relu("relu", "Relu");
+  relu.AddInput({"", t});
+  relu.AddOutput({"", t});
+  GE_ASSIGN_OR_RETURN(ir::Node * r, graph.AddNode(std::move(relu)));
+  ir::OpDesc net("out", "NetOutput");
+  net.AddInput({"", t});
+  GE_ASSIGN_OR_RETURN(ir::Node * out, graph.AddNode(std::move(net)));
+  GE_RETURN_IF_ERROR(graph.AddEdge(x, 0, r, 0));
+  GE_RETURN_IF_ERROR(graph.AddEdge(r, 0, out, 0));
+  v1::GraphDef def;
+  GE_RETURN_IF_ERROR(ir::GraphToProto(graph, &def));
+  return def;
+}
 
 // Per-RPC latencies and error codes, merged from every client at the end.
 struct Stats {
@@ -125,8 +164,8 @@ const char* CodeName(grpc::StatusCode code) {
 
 class LoadClient {
  public:
-  LoadClient(const Flags& flags, const v1::GraphDef& graph, int index, std::atomic<int64_t>* calls)
-      : flags_(flags), graph_(graph), rng_(flags.seed * 1000003 + index), calls_(calls) {
+  LoadClient(const Flags& flags, const Workload& work, int index, std::atomic<int64_t>* calls)
+      : flags_(flags), work_(work), rng_(flags.seed * 1000003 + index), calls_(calls) {
     client::ClientOptions options;
     options.address = flags.address;
     options.token = flags.token;
@@ -135,6 +174,14 @@ class LoadClient {
   }
 
   void Run(Clock::time_point end) {
+    if (flags_.mode == "runs") {
+      // One session, then RunGraph back to back: round-trip latency.
+      std::string session;
+      if (!NewSession(&session)) return;
+      while (Clock::now() < end) RunOnce(session);
+      Timed("DestroySession", [&] { return client_->DestroySession(session); });
+      return;
+    }
     while (Clock::now() < end) Life(end);
     for (const std::string& s : kept_) Timed("DestroySession", [&] { return client_->DestroySession(s); });
   }
@@ -162,17 +209,8 @@ class LoadClient {
     if (flags_.mix && !kept_.empty() && rng_() % 3 == 0) {
       session = kept_.back();
       kept_.pop_back();
-    } else {
-      if (!Timed("CreateSession", [&] { return client_->CreateSession({}, &session); }).ok()) return;
-      v1::AddGraphRequest add;
-      add.set_session_id(session);
-      add.set_graph_id(1);
-      *add.mutable_graph_def() = graph_;
-      v1::AddGraphResponse added;
-      if (Timed("AddGraph", [&] { return client_->AddGraph(add, &added); }).ok()) {
-        v1::CompileGraphResponse compiled;
-        Timed("CompileGraph", [&] { return client_->CompileGraph(session, 1, &compiled); });
-      }
+    } else if (!NewSession(&session)) {
+      return;
     }
     const int runs = 1 + static_cast<int>(rng_() % (2 * flags_.runs_per_session));
     for (int i = 0; i < runs && Clock::now() < end; ++i) RunOnce(session);
@@ -183,18 +221,60 @@ class LoadClient {
     }
   }
 
+  // CreateSession, AddGraph, CompileGraph; false when one failed (the
+  // session, if made, is destroyed). Remembers the graph's input types.
+  bool NewSession(std::string* session) {
+    if (!Timed("CreateSession", [&] { return client_->CreateSession({}, session); }).ok()) return false;
+    v1::AddGraphRequest add = work_.add;
+    add.set_session_id(*session);
+    v1::AddGraphResponse added;
+    v1::CompileGraphResponse compiled;
+    if (!Timed("AddGraph", [&] { return client_->AddGraph(add, &added); }).ok() ||
+        !Timed("CompileGraph", [&] { return client_->CompileGraph(*session, 1, &compiled); }).ok()) {
+      Timed("DestroySession", [&] { return client_->DestroySession(*session); });
+      return false;
+    }
+    inputs_.assign(compiled.inputs().begin(), compiled.inputs().end());
+    return true;
+  }
+
   void RunOnce(const std::string& session) {
-    const int64_t rows = 1 + static_cast<int64_t>(rng_() % flags_.batch);
-    std::vector<float> x(static_cast<size_t>(rows * kDim));
-    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-    for (float& v : x) v = dist(rng_);
     v1::RunGraphRequest request;
     request.set_session_id(session);
     request.set_graph_id(1);
-    if (!rpc::ValueToProto(Value(Tensor::FromVector<float>(x, Shape{rows, kDim})), request.add_inputs()).ok()) return;
+    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+    std::vector<float> x;
+    int64_t rows = 1;
+    if (work_.check_outputs) {
+      rows = 1 + static_cast<int64_t>(rng_() % flags_.batch);
+      x.resize(static_cast<size_t>(rows * kDim));
+      for (float& v : x) v = dist(rng_);
+      if (!rpc::ValueToProto(Value(Tensor::FromVector<float>(x, Shape{rows, kDim})), request.add_inputs()).ok()) return;
+    } else {
+      // Random float inputs of the compiled types, unknown dims as 1 (made
+      // once per client: the round trip is what is measured).
+      if (fixed_inputs_.empty()) {
+        for (const v1::GraphIoInfo& io : inputs_) {
+          std::vector<int64_t> dims;
+          int64_t n = 1;
+          for (int64_t d : io.type().tensor().shape().dims()) {
+            dims.push_back(d > 0 ? d : 1);
+            n *= dims.back();
+          }
+          std::vector<float> data(static_cast<size_t>(n));
+          for (float& v : data) v = dist(rng_);
+          v1::Value value;
+          if (!rpc::ValueToProto(Value(Tensor::FromVector<float>(data, Shape(absl::MakeConstSpan(dims)))), &value).ok()) {
+            return;
+          }
+          fixed_inputs_.push_back(std::move(value));
+        }
+      }
+      for (const v1::Value& v : fixed_inputs_) *request.add_inputs() = v;
+    }
     v1::RunGraphResponse response;
     if (!Timed("RunGraph", [&] { return client_->RunGraph(request, &response); }).ok()) return;
-    if (!Check(x, rows, response)) stats_.wrong_outputs += 1;
+    if (work_.check_outputs ? !Check(x, rows, response) : response.outputs_size() == 0) stats_.wrong_outputs += 1;
   }
 
   static bool Check(const std::vector<float>& x, int64_t rows, const v1::RunGraphResponse& response) {
@@ -215,7 +295,9 @@ class LoadClient {
   }
 
   const Flags& flags_;
-  const v1::GraphDef& graph_;
+  const Workload& work_;
+  std::vector<v1::GraphIoInfo> inputs_;
+  std::vector<v1::Value> fixed_inputs_;
   std::mt19937_64 rng_;
   std::atomic<int64_t>* calls_;
   std::unique_ptr<client::Client> client_;
@@ -243,21 +325,41 @@ int Main(int argc, char** argv) {
   app.add_option("--batch", flags.batch, "Largest batch (rows) of a run")->check(CLI::Range(1, 4096));
   app.add_flag("!--no-mix", flags.mix, "Every life creates and destroys its own session");
   app.add_option("--seed", flags.seed, "PRNG seed");
+  app.add_option("--mode", flags.mode, "lives: session lifecycles with runs; runs: one session per client, RunGraph only")
+      ->check(CLI::IsMember({"lives", "runs"}));
+  app.add_option("--graph", flags.graph, "Built-in graph: mlp (64-wide MatMul+Add+Relu, outputs checked) or tiny (Relu of f32[1,16])")
+      ->check(CLI::IsMember({"mlp", "tiny"}));
+  app.add_option("--model", flags.model, "An .onnx model instead of the built-in graph (float inputs, unknown dims as 1)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   }
   if (flags.address.empty()) flags.address = client::DefaultAddress();
-  absl::StatusOr<v1::GraphDef> graph = LoadGraph();
-  if (!graph.ok()) {
-    std::fprintf(stderr, "ged_load: %s\n", std::string(graph.status().message()).c_str());
-    return 2;
+  Workload work;
+  work.add.set_graph_id(1);
+  if (!flags.model.empty()) {
+    std::ifstream in(flags.model, std::ios::binary);
+    std::ostringstream bytes;
+    bytes << in.rdbuf();
+    if (!in || bytes.str().empty()) {
+      std::fprintf(stderr, "ged_load: cannot read %s\n", flags.model.c_str());
+      return 2;
+    }
+    work.add.set_onnx_model(bytes.str());
+  } else {
+    absl::StatusOr<v1::GraphDef> graph = flags.graph == "tiny" ? TinyGraph() : LoadGraph();
+    if (!graph.ok()) {
+      std::fprintf(stderr, "ged_load: %s\n", std::string(graph.status().message()).c_str());
+      return 2;
+    }
+    *work.add.mutable_graph_def() = *std::move(graph);
+    work.check_outputs = flags.graph == "mlp";
   }
 
   std::atomic<int64_t> calls{0};
   std::vector<std::unique_ptr<LoadClient>> clients;
-  for (int i = 0; i < flags.clients; ++i) clients.push_back(std::make_unique<LoadClient>(flags, *graph, i, &calls));
+  for (int i = 0; i < flags.clients; ++i) clients.push_back(std::make_unique<LoadClient>(flags, work, i, &calls));
   const auto start = Clock::now();
   const auto end = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(flags.duration));
   std::vector<std::thread> threads;
