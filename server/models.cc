@@ -89,7 +89,7 @@ absl::Status UnloadModelFromSession(ManagedSession& s, uint32_t model_id) {
 }
 
 absl::Status ExecuteLoadedModel(ServiceContext& ctx, ManagedSession& s, const v1::ExecuteModelRequest& request,
-                                v1::ExecuteModelResponse* response) {
+                                v1::ExecuteModelResponse* response, grpc::CallbackServerContext* call) {
   const std::string where = ModelLabel(s.id, request.model_id());
   std::string name;
   {
@@ -99,7 +99,7 @@ absl::Status ExecuteLoadedModel(ServiceContext& ctx, ManagedSession& s, const v1
     name = it->second;
   }
   return RunSessionGraph(ctx, s, kLoadedModelGraphIdBase + request.model_id(), where, name, request.inputs(),
-                         response->mutable_outputs());
+                         response->mutable_outputs(), call);
 }
 
 }  // namespace ge::server

@@ -20,6 +20,6 @@ absl::Status LoadModelIntoSession(ServiceContext& ctx, ManagedSession& s, const 
                                   v1::LoadModelResponse* response);
 absl::Status UnloadModelFromSession(ManagedSession& s, uint32_t model_id);
 absl::Status ExecuteLoadedModel(ServiceContext& ctx, ManagedSession& s, const v1::ExecuteModelRequest& request,
-                                v1::ExecuteModelResponse* response);
+                                v1::ExecuteModelResponse* response, grpc::CallbackServerContext* call);
 
 }  // namespace ge::server

@@ -1,6 +1,7 @@
 // Running graphs for the service: the unary RunGraph body, RunGraphStream's
 // reactor (pipelined runs on one stream, replies in completion order,
 // matched by request_id) and ExecuteOp (one op as a three-node graph).
+#include <chrono>
 #include <cstring>
 #include <deque>
 #include <mutex>
@@ -91,7 +92,7 @@ class RunStream final : public StreamReactor {
       ctx_.metrics->queue_duration.WithLabels({device.name}).Observe((SteadyNowNs() - queued_at) * 1e-9);
       v1::RunGraphResponse response;
       absl::Status status = call_->IsCancelled() ? absl::CancelledError("the client cancelled the stream")
-                                                 : ExecuteRun(ctx_, *s, request, &response);
+                                                 : ExecuteRun(ctx_, *s, request, &response, call_);
       tenant_->running.fetch_sub(1);
       s->active_calls.fetch_sub(1);
       Reply(request.request_id(), status, std::move(response));
@@ -239,7 +240,8 @@ void RetainForTesting(const ServerConfig& config) {
 
 absl::Status RunSessionGraph(ServiceContext& ctx, ManagedSession& s, uint32_t graph_id, const std::string& where,
                              const std::string& model, const google::protobuf::RepeatedPtrField<v1::Value>& inputs,
-                             google::protobuf::RepeatedPtrField<v1::Value>* outputs) {
+                             google::protobuf::RepeatedPtrField<v1::Value>* outputs,
+                             grpc::CallbackServerContext* call) {
   absl::StatusOr<session::GraphInfo> info = s.session->GetGraphInfo(graph_id);
   if (!info.ok()) return Annotate(info.status(), where);
   if (static_cast<size_t>(inputs.size()) != info->inputs.size()) {
@@ -254,8 +256,20 @@ absl::Status RunSessionGraph(ServiceContext& ctx, ManagedSession& s, uint32_t gr
                                                                               info->inputs[i].name, ")")));
     values.push_back(std::move(v));
   }
+  runtime::RunControl control;
+  if (call != nullptr) {
+    // The call's deadline on the steady clock, and grpc's cancellation flag
+    // (set when the client cancels, the deadline passes or the daemon stops).
+    const auto left = call->deadline() - std::chrono::system_clock::now();
+    if (left < std::chrono::hours(24 * 365)) {
+      control.set_deadline(std::chrono::steady_clock::now() +
+                           std::chrono::duration_cast<std::chrono::steady_clock::duration>(left));
+    }
+    control.set_cancelled([call] { return call->IsCancelled(); });
+  }
   const int64_t start = SteadyNowNs();
-  absl::StatusOr<std::vector<Value>> results = s.session->RunGraph(graph_id, std::move(values));
+  absl::StatusOr<std::vector<Value>> results =
+      s.session->RunGraph(graph_id, std::move(values), call != nullptr ? &control : nullptr);
   if (!results.ok()) return Annotate(results.status(), where);
   ctx.metrics->run_duration.WithLabels({model}).Observe((SteadyNowNs() - start) * 1e-9);
   for (const Value& v : *results) GE_RETURN_IF_ERROR(rpc::ValueToProto(v, outputs->Add()));
@@ -263,7 +277,7 @@ absl::Status RunSessionGraph(ServiceContext& ctx, ManagedSession& s, uint32_t gr
 }
 
 absl::Status ExecuteRun(ServiceContext& ctx, ManagedSession& s, const v1::RunGraphRequest& request,
-                        v1::RunGraphResponse* response) {
+                        v1::RunGraphResponse* response, grpc::CallbackServerContext* call) {
   const std::string where = StrCat("session ", s.id, " graph ", request.graph_id());
   std::string model;
   {
@@ -273,7 +287,7 @@ absl::Status ExecuteRun(ServiceContext& ctx, ManagedSession& s, const v1::RunGra
     model = it->second;
   }
   GE_RETURN_IF_ERROR(
-      RunSessionGraph(ctx, s, request.graph_id(), where, model, request.inputs(), response->mutable_outputs()));
+      RunSessionGraph(ctx, s, request.graph_id(), where, model, request.inputs(), response->mutable_outputs(), call));
   if (ctx.config != nullptr && ctx.config->testing_retain_bytes_per_run > 0) RetainForTesting(*ctx.config);
   response->set_request_id(request.request_id());
   return absl::OkStatus();

@@ -264,8 +264,8 @@ grpc::ServerUnaryReactor* GraphEngineService::RunGraph(grpc::CallbackServerConte
                                                        v1::RunGraphResponse* response) {
   ServiceContext& ctx = ctx_;
   return Queued(ctx_, call, "RunGraph", request->session_id(), /*is_run=*/true,
-                [&ctx, request, response](Tenant*, ManagedSession& s) {
-                  return ExecuteRun(ctx, s, *request, response);
+                [&ctx, call, request, response](Tenant*, ManagedSession& s) {
+                  return ExecuteRun(ctx, s, *request, response, call);
                 });
 }
 
@@ -330,8 +330,8 @@ grpc::ServerUnaryReactor* GraphEngineService::ExecuteModel(grpc::CallbackServerC
                                                            v1::ExecuteModelResponse* response) {
   ServiceContext& ctx = ctx_;
   return Queued(ctx_, call, "ExecuteModel", request->session_id(), /*is_run=*/true,
-                [&ctx, request, response](Tenant*, ManagedSession& s) {
-                  return ExecuteLoadedModel(ctx, s, *request, response);
+                [&ctx, call, request, response](Tenant*, ManagedSession& s) {
+                  return ExecuteLoadedModel(ctx, s, *request, response, call);
                 });
 }
 

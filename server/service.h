@@ -92,15 +92,18 @@ class GraphEngineService final : public v1::GraphEngine::CallbackService {
 
 // Decodes `inputs`, runs graph `graph_id` of the session and encodes its
 // outputs; `where` prefixes errors, `model` labels the run-duration metric.
+// `call` (may be null) stops the run between nodes and tasks once the
+// client cancels or the call's deadline passes.
 absl::Status RunSessionGraph(ServiceContext& ctx, ManagedSession& session, uint32_t graph_id, const std::string& where,
                              const std::string& model, const google::protobuf::RepeatedPtrField<v1::Value>& inputs,
-                             google::protobuf::RepeatedPtrField<v1::Value>* outputs);
+                             google::protobuf::RepeatedPtrField<v1::Value>* outputs,
+                             grpc::CallbackServerContext* call);
 
 // Shared by the unary and the stream forms of RunGraph (server/run_graph.cc):
 // decodes the inputs, runs, encodes the outputs; errors name the session,
 // graph and input.
 absl::Status ExecuteRun(ServiceContext& ctx, ManagedSession& session, const v1::RunGraphRequest& request,
-                        v1::RunGraphResponse* response);
+                        v1::RunGraphResponse* response, grpc::CallbackServerContext* call);
 
 // Admission for one call: not draining, a known tenant. On success the
 // caller counts in ctx.inflight until it calls FinishCall.

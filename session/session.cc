@@ -213,12 +213,13 @@ absl::StatusOr<bool> Session::RunsStatically(uint32_t graph_id) const {
   return entry->static_executor != nullptr;
 }
 
-absl::StatusOr<std::vector<Value>> Session::RunGraph(uint32_t graph_id, std::vector<Value> inputs) {
+absl::StatusOr<std::vector<Value>> Session::RunGraph(uint32_t graph_id, std::vector<Value> inputs,
+                                                    const runtime::RunControl* control) {
   GE_RETURN_IF_ERROR(CompileGraph(graph_id));
   GE_ASSIGN_OR_RETURN(std::shared_ptr<GraphEntry> entry, Find(graph_id));
   GE_RETURN_IF_ERROR(CheckInputs(entry->info, inputs));
-  if (entry->static_executor) return entry->static_executor->Run(std::move(inputs));
-  return entry->executor->Run(std::move(inputs));
+  if (entry->static_executor) return entry->static_executor->Run(std::move(inputs), control);
+  return entry->executor->Run(std::move(inputs), control);
 }
 
 absl::StatusOr<GraphInfo> Session::GetGraphInfo(uint32_t graph_id) const {

@@ -61,7 +61,9 @@ class Session {
   absl::Status CompileGraph(uint32_t graph_id);
   // Runs the graph, compiling it first if needed. Inputs are checked
   // against the graph's input types (count, dtype, rank, known dims).
-  absl::StatusOr<std::vector<Value>> RunGraph(uint32_t graph_id, std::vector<Value> inputs);
+  // `control` (may be null) can stop the run between nodes and tasks.
+  absl::StatusOr<std::vector<Value>> RunGraph(uint32_t graph_id, std::vector<Value> inputs,
+                                              const runtime::RunControl* control = nullptr);
 
   // Inputs and outputs with their types (inferred ones once compiled).
   absl::StatusOr<GraphInfo> GetGraphInfo(uint32_t graph_id) const;

@@ -342,6 +342,7 @@ absl::Status DynamicExecutor::RunStep(Step& step, std::vector<Value>& slots) {
 absl::StatusOr<std::vector<Value>> DynamicExecutor::Execute(std::vector<Value>& slots) {
   for (Step& step : steps_) {
     if (step.is_data || step.is_net_output) continue;
+    if (control_ != nullptr) GE_RETURN_IF_ERROR(control_->Check(step.node->name()));
     absl::Status s = RunStep(step, slots);
     if (!s.ok()) return WithNodePrefix(s, *step.node);
     for (int slot : step.release) slots[slot] = Value();
@@ -352,21 +353,24 @@ absl::StatusOr<std::vector<Value>> DynamicExecutor::Execute(std::vector<Value>& 
   return outputs;
 }
 
-absl::StatusOr<std::vector<Value>> DynamicExecutor::Run(std::vector<Value> inputs) {
+absl::StatusOr<std::vector<Value>> DynamicExecutor::Run(std::vector<Value> inputs, const RunControl* control) {
   if (static_cast<int>(inputs.size()) != num_inputs_) {
     return InvalidArgument("graph '", graph_->name(), "' takes ", num_inputs_, " inputs, got ", inputs.size());
   }
   std::lock_guard<std::mutex> lock(run_mu_);
+  control_ = control;
   std::vector<Value> slots(num_slots_);
   for (int i = 0; i < num_inputs_; ++i) slots[input_slots_[i]] = std::move(inputs[i]);
   return Execute(slots);
 }
 
-absl::StatusOr<std::vector<Value>> DynamicExecutor::RunAsSubgraph(std::vector<Value> parent_inputs) {
+absl::StatusOr<std::vector<Value>> DynamicExecutor::RunAsSubgraph(std::vector<Value> parent_inputs,
+                                                                   const RunControl* control) {
   std::unique_lock<std::mutex> lock(run_mu_, std::try_to_lock);
   if (!lock.owns_lock()) {
     return FailedPrecondition("already running (re-entrant or concurrent RunSubgraph calls)");
   }
+  control_ = control;
   if (static_) {
     std::vector<Value> inputs;
     inputs.reserve(static_parent_index_.size());
@@ -377,7 +381,7 @@ absl::StatusOr<std::vector<Value>> DynamicExecutor::RunAsSubgraph(std::vector<Va
       }
       inputs.push_back(parent_inputs[index]);
     }
-    return static_->Run(std::move(inputs));
+    return static_->Run(std::move(inputs), control);
   }
   // A parent input bound to one input node only is moved, so that it dies
   // with its last consumer inside the subgraph rather than after the run.
@@ -403,7 +407,7 @@ absl::StatusOr<std::vector<Value>> DynamicExecutor::RunSubgraphOf(const Step& st
   }
   auto it = subgraphs_->find(name);
   if (it == subgraphs_->end()) return Internal("no executor was built for subgraph '", name, "'");
-  absl::StatusOr<std::vector<Value>> outputs = it->second->RunAsSubgraph(std::move(inputs));
+  absl::StatusOr<std::vector<Value>> outputs = it->second->RunAsSubgraph(std::move(inputs), control_);
   if (!outputs.ok()) return Annotate(outputs.status(), StrCat("subgraph '", name, "'"));
   return outputs;
 }

@@ -41,6 +41,7 @@
 #include "base/thread_pool.h"
 #include "base/value.h"
 #include "runtime/engines/engine_registry.h"
+#include "runtime/executor/run_control.h"
 
 namespace ge::runtime {
 
@@ -69,7 +70,8 @@ class DynamicExecutor {
   int num_static_subgraphs() const;
 
   // `inputs` in Data index order; returns the NetOutput's inputs in order.
-  absl::StatusOr<std::vector<Value>> Run(std::vector<Value> inputs);
+  // `control` (may be null) is checked before every node, in subgraphs too.
+  absl::StatusOr<std::vector<Value>> Run(std::vector<Value> inputs, const RunControl* control = nullptr);
 
   int num_inputs() const { return num_inputs_; }
 
@@ -99,7 +101,7 @@ class DynamicExecutor {
   // Runs every step over `slots` (inputs already bound) and collects the outputs.
   absl::StatusOr<std::vector<Value>> Execute(std::vector<Value>& slots);
   // A subgraph's run: `parent_inputs` indexed like the owner node's inputs.
-  absl::StatusOr<std::vector<Value>> RunAsSubgraph(std::vector<Value> parent_inputs);
+  absl::StatusOr<std::vector<Value>> RunAsSubgraph(std::vector<Value> parent_inputs, const RunControl* control);
   // ExecuteContext::RunSubgraph for the kernel of `step`.
   absl::StatusOr<std::vector<Value>> RunSubgraphOf(const Step& step, std::string_view name,
                                                    std::vector<Value> inputs);
@@ -113,6 +115,7 @@ class DynamicExecutor {
   std::vector<ParentBinding> parent_bindings_;  // subgraph only
   std::vector<int> output_slots_;  // NetOutput inputs, -1 when unconnected
   std::mutex run_mu_;
+  const RunControl* control_ = nullptr;  // of the run in progress; guarded by run_mu_
   // Every subgraph executor of the tree, owned by the executor Create made;
   // its children point at the same table.
   std::unique_ptr<SubgraphTable> owned_subgraphs_;

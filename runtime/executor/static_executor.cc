@@ -328,12 +328,14 @@ absl::Status StaticExecutor::CopyOutputs(std::vector<Tensor>& outputs) {
   return absl::OkStatus();
 }
 
-absl::Status StaticExecutor::RunWithOutputs(const std::vector<Value>& inputs, std::vector<Tensor>& outputs) {
+absl::Status StaticExecutor::RunWithOutputs(const std::vector<Value>& inputs, std::vector<Tensor>& outputs,
+                                            const RunControl* control) {
   std::lock_guard<std::mutex> lock(run_mu_);
   stats_ = StaticRunStats();
   GE_RETURN_IF_ERROR(BindInputs(inputs));
   GE_RETURN_IF_ERROR(BindOutputs(outputs));
   for (const auto& task : tasks_) {
+    if (control != nullptr) GE_RETURN_IF_ERROR(control->Check(task->op_.name()));
     absl::Status s = task->kernel_->Compute(*task);
     if (!s.ok()) {
       return absl::Status(s.code(), StrCat("node '", task->op_.name(), "' (", task->op_.type(), "): ",
@@ -343,9 +345,9 @@ absl::Status StaticExecutor::RunWithOutputs(const std::vector<Value>& inputs, st
   return CopyOutputs(outputs);
 }
 
-absl::StatusOr<std::vector<Value>> StaticExecutor::Run(std::vector<Value> inputs) {
+absl::StatusOr<std::vector<Value>> StaticExecutor::Run(std::vector<Value> inputs, const RunControl* control) {
   std::vector<Tensor> outputs(outputs_.size());
-  GE_RETURN_IF_ERROR(RunWithOutputs(inputs, outputs));
+  GE_RETURN_IF_ERROR(RunWithOutputs(inputs, outputs, control));
   std::vector<Value> values;
   values.reserve(outputs.size());
   for (Tensor& t : outputs) values.emplace_back(std::move(t));

@@ -56,10 +56,12 @@ class StaticExecutor {
   ~StaticExecutor();
 
   // Inputs in Data order; outputs are new tensors (written in place).
-  absl::StatusOr<std::vector<Value>> Run(std::vector<Value> inputs);
+  // `control` (may be null) is checked before every task.
+  absl::StatusOr<std::vector<Value>> Run(std::vector<Value> inputs, const RunControl* control = nullptr);
   // Writes the outputs into `outputs` (one tensor per output, of the
   // output's dtype and shape; undefined tensors are allocated here).
-  absl::Status RunWithOutputs(const std::vector<Value>& inputs, std::vector<Tensor>& outputs);
+  absl::Status RunWithOutputs(const std::vector<Value>& inputs, std::vector<Tensor>& outputs,
+                              const RunControl* control = nullptr);
 
   // Inputs whose buffer the caller keeps for every later run.
   absl::Status FreezeInputs(const std::vector<int>& indices);

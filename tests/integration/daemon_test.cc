@@ -344,6 +344,57 @@ TEST_F(DaemonTest, LoadedModelsRunLikeTheirGraph) {
   EXPECT_EQ(c.ExecuteModel(exec, &by_model).error_code(), grpc::StatusCode::NOT_FOUND);
 }
 
+// A run that has started stops between nodes when its deadline passes or
+// its client cancels it, instead of holding the device's only worker.
+TEST_F(DaemonTest, RunsStopBetweenNodesOnDeadlineAndCancellation) {
+  const std::string config = WriteConfig("devices:\n  - {name: cpu:0, workers: 1, queue_capacity: 4}\n");
+  auto d = DaemonProcess::Start({"--config", config, "--log-level", "debug"});
+  ASSERT_NE(d, nullptr);
+  client::Client c = MakeClient(*d);
+  // 400 chained 512x512 products: seconds of work, one task each.
+  std::string text = "graph long {\n  x = Data() {index = 0} -> (f32[512,512])\n";
+  std::string prev = "x";
+  for (int i = 0; i < 400; ++i) {
+    const std::string name = "mm" + std::to_string(i);
+    text += "  " + name + " = MatMul(" + prev + ":0, x:0) -> (f32[512,512])\n";
+    prev = name;
+  }
+  text += "  out = NetOutput(" + prev + ":0)\n}\n";
+  auto g = ir::ParseGraph(text);
+  ASSERT_TRUE(g.ok()) << g.status();
+  v1::GraphDef def;
+  ASSERT_TRUE(ir::GraphToProto(**g, &def).ok());
+  const std::string session = SessionWithGraph(c, def);
+  v1::CompileGraphResponse compiled;
+  ASSERT_TRUE(c.CompileGraph(session, 1, &compiled).ok());
+  const v1::RunGraphRequest request = RunRequest(session, 1, {Filled(512, 0.001f)});
+
+  v1::RunGraphResponse out;
+  EXPECT_EQ(c.RunGraph(request, &out, /*timeout_seconds=*/0.3).error_code(), grpc::StatusCode::DEADLINE_EXCEEDED);
+  {
+    std::unique_ptr<grpc::ClientContext> ctx = c.NewContext();
+    std::atomic<bool> done{false};
+    c.async()->RunGraph(ctx.get(), &request, &out, [&](grpc::Status) { done = true; });
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    ctx->TryCancel();
+    while (!done) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  // The worker is free again: a tiny graph runs.
+  const std::string tiny = SessionWithGraph(c, ReluAdd());
+  v1::RunGraphResponse tiny_out;
+  grpc::Status s = c.RunGraph(RunRequest(tiny, 1, {Tensor::FromVector<float>({1, -2, 3}, Shape{1, 3})}), &tiny_out);
+  EXPECT_TRUE(s.ok()) << s.error_message();
+  // The daemon's log says where each run stopped (debug level).
+  const auto wait_for = [&](const std::string& needle) {
+    for (int i = 0; i < 200 && d->log().find(needle) == std::string::npos; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return d->log().find(needle) != std::string::npos;
+  };
+  EXPECT_TRUE(wait_for("the deadline passed during the run, before node 'mm")) << d->log();
+  EXPECT_TRUE(wait_for("the run was cancelled before node 'mm")) << d->log();
+}
+
 TEST_F(DaemonTest, SigtermFinishesRunsInFlightAndExitsZero) {
   auto d = DaemonProcess::Start({});
   ASSERT_NE(d, nullptr);

@@ -2,6 +2,8 @@
 // graph bookkeeping, on the built-in engines.
 #include "session/session.h"
 
+#include <chrono>
+
 #include "base/ir/op_types.h"
 #include "base/ir/text_format.h"
 #include "gtest/gtest.h"
@@ -106,6 +108,41 @@ namespace {
 // dynamic (ge.host_scheduling_max_threshold above its op count) runs on the
 // DynamicExecutor, with the same results. (host_cpu nodes are dynamic by
 // GE's rule, so the static graph uses ge_local's view ops.)
+// A RunControl stops a run between nodes (dynamic) and between tasks
+// (static), naming the node it stopped before; without one, runs go on.
+TEST_F(SessionTest, RunControlStopsRunsBetweenNodesAndTasks) {
+  const std::string static_text = R"(graph main {
+      x = Data() {index = 0} -> (f32[2,3])
+      s = Const() {value = tensor<i64[2]>[3, 2]} -> (i64[2])
+      r = Reshape(x:0, s:0) -> (f32[3,2])
+      out = NetOutput(r:0)
+    })";
+  Session dynamic(*engines_, {{"ge.exec.exclude_engines", "cpu_dense"}}, &pool_);
+  Session fixed(*engines_, {{"ge.exec.exclude_engines", "cpu_dense"}}, &pool_);
+  ASSERT_TRUE(dynamic.AddGraph(1, ReluAdd()).ok());
+  ASSERT_TRUE(fixed.AddGraph(1, Parse(static_text)).ok());
+  ASSERT_TRUE(fixed.CompileGraph(1).ok());
+  ASSERT_TRUE(*fixed.RunsStatically(1));
+  const Tensor x = Tensor::FromVector<float>({1, 2, 3, 4, 5, 6}, Shape{2, 3});
+
+  runtime::RunControl cancelled;
+  cancelled.set_cancelled([] { return true; });
+  runtime::RunControl late;
+  late.set_deadline(runtime::RunControl::Clock::now() - std::chrono::seconds(1));
+  runtime::RunControl fine;
+  fine.set_cancelled([] { return false; });
+  fine.set_deadline(runtime::RunControl::Clock::now() + std::chrono::hours(1));
+  for (Session* session : {&dynamic, &fixed}) {
+    auto stopped = session->RunGraph(1, {x}, &cancelled);
+    EXPECT_EQ(stopped.status().code(), absl::StatusCode::kCancelled) << stopped.status();
+    EXPECT_NE(stopped.status().message().find("cancelled before node"), std::string::npos) << stopped.status();
+    auto expired = session->RunGraph(1, {x}, &late);
+    EXPECT_EQ(expired.status().code(), absl::StatusCode::kDeadlineExceeded) << expired.status();
+    EXPECT_TRUE(session->RunGraph(1, {x}, &fine).ok());
+    EXPECT_TRUE(session->RunGraph(1, {x}).ok());
+  }
+}
+
 TEST_F(SessionTest, StaticGraphsRunOnTheStaticPath) {
   const std::string text = R"(graph main {
       x = Data() {index = 0} -> (f32[2,3])

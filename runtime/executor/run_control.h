@@ -1,0 +1,34 @@
+// RunControl: what may stop a run that has started, checked by the
+// executors between steps (DynamicExecutor: before every node, in every
+// subgraph; StaticExecutor: before every task): a deadline and a
+// cancellation test. A run without one (nullptr) pays nothing.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <optional>
+#include <string_view>
+
+#include "absl/status/status.h"
+
+namespace ge::runtime {
+
+class RunControl {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  void set_deadline(Clock::time_point deadline) { deadline_ = deadline; }
+  // `cancelled` is called from the run's thread; it must be cheap and
+  // thread-safe.
+  void set_cancelled(std::function<bool()> cancelled) { cancelled_ = std::move(cancelled); }
+
+  // OK, else CANCELLED or DEADLINE_EXCEEDED saying the run stopped before
+  // `next` (a node name).
+  absl::Status Check(std::string_view next) const;
+
+ private:
+  std::optional<Clock::time_point> deadline_;
+  std::function<bool()> cancelled_;
+};
+
+}  // namespace ge::runtime
