@@ -20,8 +20,13 @@
 
 namespace ge::frontend {
 
-// ged accepts opsets 7..17 of the default ONNX domain.
-inline constexpr int64_t kMinOnnxOpset = 7;
+// ged accepts opsets 1..17 of the default ONNX domain. Ops are handled in
+// their versions from opset kMinCanonicalOnnxOpset (7) on, older versions
+// only through an opset adapter; a model below opset 7 is imported only
+// when each of its ops is the same version it is at opset 7 (the op did not
+// change in between), so nothing before opset 7 is read with later meaning.
+inline constexpr int64_t kMinOnnxOpset = 1;
+inline constexpr int64_t kMinCanonicalOnnxOpset = 7;
 inline constexpr int64_t kMaxOnnxOpset = 17;
 
 // The model's opset per domain, with "ai.onnx" spelled "" (the default

@@ -104,6 +104,17 @@ absl::Status CheckOpsSupported(const onnx::GraphProto& graph, const OpsetMap& op
         return UnsupportedOpError(node, label, domain, opset->second, registry);
       if (node.op_type() == "Constant") continue;
       if (adapters.Find(node.op_type(), schema->since_version()) != nullptr) continue;
+      if (opset->second < kMinCanonicalOnnxOpset) {
+        const onnx::OpSchema* at7 =
+            onnx::OpSchemaRegistry::Schema(node.op_type(), static_cast<int>(kMinCanonicalOnnxOpset), "");
+        if (at7 == nullptr || at7->since_version() != schema->since_version()) {
+          return InvalidArgument(label, ": the model's opset ", opset->second, " gives ", node.op_type(), "-",
+                                 schema->since_version(), ", which changed by opset ", kMinCanonicalOnnxOpset,
+                                 "; ged reads ops from before opset ", kMinCanonicalOnnxOpset,
+                                 " only where they did not change (convert the model with "
+                                 "onnx.version_converter)");
+        }
+      }
     }
     if (registry.Find(node.op_type(), domain) == nullptr) {
       return UnsupportedOpError(node, label, domain, opset->second, registry);

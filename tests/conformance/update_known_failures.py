@@ -20,7 +20,10 @@ def derive(error):
         return f"no {op} (opset {opset}) in ged yet: schema and host_cpu kernel missing"
     m = re.search(r"the model uses opset (\d+) of the default ONNX domain", error)
     if m:
-        return f"model uses opset {m.group(1)}; ged imports opsets 7..17 only"
+        return f"model uses opset {m.group(1)}; ged imports opsets 1..17 only"
+    m = re.search(r"opset (\d+) gives (\S+), which changed by opset 7", error)
+    if m:
+        return f"{m.group(2).rstrip(',')} (opset {m.group(1)}) changed by opset 7: ged reads pre-7 ops only where they did not change"
     if "training_mode" in error:
         return "training mode: ged's kernels are inference only"
     return "unclassified: " + error[:200]

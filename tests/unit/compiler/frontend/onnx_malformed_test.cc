@@ -145,7 +145,7 @@ TEST(OnnxMalformedTest, UnsupportedOpNamesTypeOpsetAndNode) {
   EXPECT_EQ(graph.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(Message(graph.status()),
               AllOf(HasSubstr("'FrobnicateV2'"), HasSubstr("opset 13"), HasSubstr("'relu1'"),
-                    HasSubstr("7..17"), HasSubstr("registered op types: "), HasSubstr("Relu")));
+                    HasSubstr("1..17"), HasSubstr("registered op types: "), HasSubstr("Relu")));
 
   onnx::ModelProto typo = TwoRelus();
   typo.mutable_graph()->mutable_node(1)->set_op_type("relu");
@@ -194,17 +194,34 @@ TEST(OnnxMalformedTest, ModelLocalFunctionCallsAreRejected) {
               AllOf(HasSubstr("'relu1'"), HasSubstr("local:MyRelu"), HasSubstr("inline")));
 }
 
-TEST(OnnxMalformedTest, OpsetsOutsideSevenToSeventeen) {
-  for (int64_t opset : {6, 18}) {
+TEST(OnnxMalformedTest, OpsetsOutsideOneToSeventeenAndOpsThatChangedBeforeSeven) {
+  for (int64_t opset : {0, 18}) {
     auto graph = ImportOnnxModel(TwoRelus(opset), "");
     ASSERT_FALSE(graph.ok()) << opset;
     EXPECT_EQ(graph.status().code(), absl::StatusCode::kInvalidArgument);
     EXPECT_THAT(Message(graph.status()),
-                AllOf(HasSubstr(StrCat("opset ", opset)), HasSubstr("7..17")));
+                AllOf(HasSubstr(StrCat("opset ", opset)), HasSubstr("1..17")));
   }
   for (int64_t opset : {7, 17}) {
     EXPECT_TRUE(ImportOnnxModel(TwoRelus(opset), "").ok()) << opset;
   }
+  // Below opset 7 an op must be the version it is at opset 7. Relu is
+  // Relu-6 from opset 6 to 12, so a Relu-only opset-6 model reads as at 7;
+  // Add-6 (with `broadcast`) changed by opset 7, and so did Relu-1.
+  onnx::ModelProto relus = TwoRelus(6);
+  relus.mutable_graph()->mutable_node(0)->set_op_type("Relu");
+  relus.mutable_graph()->mutable_node(0)->mutable_input()->RemoveLast();
+  EXPECT_TRUE(ImportOnnxModel(relus, "").ok());
+  auto add6 = ImportOnnxModel(TwoRelus(6), "");
+  ASSERT_FALSE(add6.ok());
+  EXPECT_THAT(Message(add6.status()),
+              AllOf(HasSubstr("'add'"), HasSubstr("Add-6"), HasSubstr("changed by opset 7"),
+                    HasSubstr("version_converter")));
+  onnx::ModelProto relus5 = relus;
+  relus5.mutable_opset_import(0)->set_version(5);
+  auto relu1 = ImportOnnxModel(relus5, "");
+  ASSERT_FALSE(relu1.ok());
+  EXPECT_THAT(Message(relu1.status()), HasSubstr("Relu-1"));
   onnx::ModelProto twice = TwoRelus();
   *twice.add_opset_import() = twice.opset_import(0);
   EXPECT_FALSE(ImportOnnxModel(twice, "").ok());
