@@ -60,6 +60,34 @@ absl::Status InferEyeLike(InferenceContext& ctx) {
   return absl::OkStatus();
 }
 
+// TopK: values and int64 indices of x's shape with `axis` cut to K (when K
+// is known).
+absl::Status InferTopK(InferenceContext& ctx) {
+  const Shape& x = ctx.input_tensor(0).shape;
+  if (x.unknown_rank()) {
+    SetOutput(ctx, 0, Dtype0(ctx), x);
+    SetOutput(ctx, 1, DT::kInt64, x);
+    return absl::OkStatus();
+  }
+  const int64_t rank = x.rank();
+  int64_t axis = ctx.Attr<int64_t>("axis").value_or(-1);
+  if (axis < -rank || axis >= rank) return InvalidArgument("axis ", axis, " is out of range for ", x.ToString());
+  if (axis < 0) axis += rank;
+  Shape out = x;
+  out.set_dim(axis, -1);
+  if (auto k = IntsValue(ctx, 1)) {
+    if (k->size() != 1) return InvalidArgument("K must hold one value, got ", k->size());
+    if ((*k)[0] < 0) return InvalidArgument("K is negative: ", (*k)[0]);
+    if (x.dim(axis) >= 0 && (*k)[0] > x.dim(axis)) {
+      return InvalidArgument("K = ", (*k)[0], " exceeds dim ", axis, " of ", x.ToString());
+    }
+    out.set_dim(axis, (*k)[0]);
+  }
+  SetOutput(ctx, 0, Dtype0(ctx), out);
+  SetOutput(ctx, 1, DT::kInt64, std::move(out));
+  return absl::OkStatus();
+}
+
 absl::Status InferCastLike(InferenceContext& ctx) {
   SetOutput(ctx, 0, ctx.input_tensor(1).dtype, ctx.input_tensor(0).shape);
   return absl::OkStatus();
@@ -230,6 +258,36 @@ void RegisterIndexingOps(OpRegistry& r) {
                       .OptionalAttr("dtype", Kind::kInt)
                       .Attr("k", Kind::kInt, int64_t{0})
                       .Infer(InferEyeLike));
+  MustRegister(r, OpSchemaBuilder("TopK", 11)
+                      .Doc("The K largest (or smallest) elements along an axis and their indices.")
+                      .Input("X", "T")
+                      .Input("K", "i64")
+                      .Output("Values", "T")
+                      .Output("Indices", "i64")
+                      .TypeConstraint("T", NumericTypes())
+                      .Attr("axis", Kind::kInt, int64_t{-1})
+                      .Attr("largest", Kind::kInt, int64_t{1})
+                      .Attr("sorted", Kind::kInt, int64_t{1})
+                      .ValueInputs({1})
+                      .Infer(InferTopK));
+  MustRegister(r, OpSchemaBuilder("ScatterND", 16)
+                      .Doc("Copies data, then writes (or reduces) slices of updates at index tuples.")
+                      .Input("data", "T")
+                      .Input("indices", "i64")
+                      .Input("updates", "T")
+                      .Output("output", "T")
+                      .TypeConstraint("T", all)
+                      .Attr("reduction", Kind::kString, "none")
+                      .Infer(SameAsInput0));
+  MustRegister(r, OpSchemaBuilder("ReverseSequence", 10)
+                      .Doc("Reverses the first sequence_lens[b] elements along time_axis of every batch b.")
+                      .Input("input", "T")
+                      .Input("sequence_lens", "i64")
+                      .Output("Y", "T")
+                      .TypeConstraint("T", all)
+                      .Attr("batch_axis", Kind::kInt, int64_t{1})
+                      .Attr("time_axis", Kind::kInt, int64_t{0})
+                      .Infer(SameAsInput0));
   MustRegister(r, OpSchemaBuilder("CastLike", 15)
                       .Input("input", "T1")
                       .Input("target_type", "T2")

@@ -415,6 +415,170 @@ class GatherNDKernel final : public Kernel {
   int64_t batch_;
 };
 
+// ScatterND: output = data, then for every index tuple (the last dim of
+// indices) its slice of updates is written or reduced into the slice of
+// output it names.
+class ScatterNDKernel final : public Kernel {
+ public:
+  explicit ScatterNDKernel(const ir::OpDesc& op) : op_(op), reduction_(StringAttr(op, "reduction", "none")) {}
+  absl::Status Compute(ExecuteContext& ctx) override {
+    const Tensor& data = ctx.input(0);
+    const Tensor& indices = ctx.input(1);
+    const Tensor& updates = ctx.input(2);
+    const Shape& ds = data.shape();
+    const Shape& is = indices.shape();
+    if (is.rank() < 1) return NodeError(op_, "indices must have rank >= 1");
+    const int64_t k = is.dim(is.rank() - 1);
+    if (k > ds.rank()) return NodeError(op_, "index tuples of length ", k, " do not fit data ", ds.ToString());
+    Shape want(is.span().subspan(0, is.rank() - 1));
+    for (int64_t d : ds.span().subspan(k)) want.push_back(d);
+    if (updates.shape() != want) {
+      return NodeError(op_, "updates ", updates.shape().ToString(), " must be ", want.ToString(), " for data ",
+                       ds.ToString(), " and indices ", is.ToString());
+    }
+    if (reduction_ != "none" && reduction_ != "add" && reduction_ != "mul" && reduction_ != "max" &&
+        reduction_ != "min") {
+      return NodeError(op_, "reduction '", reduction_, "' is not none, add, mul, max or min");
+    }
+    GE_ASSIGN_OR_RETURN(Tensor y, ctx.Output(0, ds));
+    CopyElements(data.dtype(), data.raw_data(), 0, y.raw_data(), 0, data.NumElements());
+    const int64_t slice = DimProduct(ds.span(), k, ds.rank());
+    const int64_t tuples = DimProduct(is.span(), 0, is.rank() - 1);
+    const std::vector<int64_t> strides = Strides(ds);
+    std::vector<int64_t> offsets(static_cast<size_t>(tuples));
+    for (int64_t t = 0; t < tuples; ++t) {
+      int64_t off = 0;
+      for (int64_t j = 0; j < k; ++j) {
+        const int64_t dim = ds.dim(j);
+        int64_t v = indices.GetAsInt64(t * k + j);
+        if (v < -dim || v >= dim) {
+          return NodeError(op_, "index ", v, " is out of range for dim ", j, " of ", ds.ToString());
+        }
+        off += (v < 0 ? v + dim : v) * strides[j];
+      }
+      offsets[t] = off;
+    }
+    if (reduction_ == "none") {
+      for (int64_t t = 0; t < tuples; ++t) {
+        CopyElements(data.dtype(), updates.raw_data(), t * slice, y.raw_data(), offsets[t], slice);
+      }
+      return absl::OkStatus();
+    }
+    return DispatchType<NumericTypes>(data.dtype(), op_, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      T* out = y.data<T>();
+      const T* u = updates.data<T>();
+      for (int64_t t = 0; t < tuples; ++t) {
+        for (int64_t i = 0; i < slice; ++i) {
+          T& o = out[offsets[t] + i];
+          const auto a = Widen(o), b = Widen(u[t * slice + i]);
+          if (reduction_ == "add") o = Narrow<T>(a + b);
+          else if (reduction_ == "mul") o = Narrow<T>(a * b);
+          else if (reduction_ == "max") o = Narrow<T>(b > a ? b : a);
+          else o = Narrow<T>(b < a ? b : a);
+        }
+      }
+      return absl::OkStatus();
+    });
+  }
+
+ private:
+  ir::OpDesc op_;
+  std::string reduction_;
+};
+
+// ReverseSequence: for every batch b, the first sequence_lens[b] elements
+// along time_axis are reversed; the rest are copied.
+class ReverseSequenceKernel final : public Kernel {
+ public:
+  explicit ReverseSequenceKernel(const ir::OpDesc& op)
+      : op_(op), batch_axis_(IntAttr(op, "batch_axis", 1)), time_axis_(IntAttr(op, "time_axis", 0)) {}
+  absl::Status Compute(ExecuteContext& ctx) override {
+    const Tensor& x = ctx.input(0);
+    const Tensor& lens = ctx.input(1);
+    const Shape& xs = x.shape();
+    if (xs.rank() < 2) return NodeError(op_, "input must have rank >= 2, got ", xs.ToString());
+    if (!((batch_axis_ == 0 && time_axis_ == 1) || (batch_axis_ == 1 && time_axis_ == 0))) {
+      return NodeError(op_, "batch_axis and time_axis must be 0 and 1 in some order, got ", batch_axis_, " and ",
+                       time_axis_);
+    }
+    const int64_t batches = xs.dim(batch_axis_), steps = xs.dim(time_axis_);
+    if (lens.NumElements() != batches) {
+      return NodeError(op_, "sequence_lens has ", lens.NumElements(), " values for ", batches, " batches");
+    }
+    GE_ASSIGN_OR_RETURN(Tensor y, ctx.Output(0, xs));
+    const int64_t inner = DimProduct(xs.span(), 2, xs.rank());
+    const std::vector<int64_t> strides = Strides(xs);
+    for (int64_t b = 0; b < batches; ++b) {
+      const int64_t len = lens.GetAsInt64(b);
+      if (len < 0 || len > steps) return NodeError(op_, "sequence_lens[", b, "] = ", len, " is outside [0, ", steps, "]");
+      for (int64_t t = 0; t < steps; ++t) {
+        const int64_t from = t < len ? len - 1 - t : t;
+        const int64_t dst = b * strides[batch_axis_] + t * strides[time_axis_];
+        const int64_t src = b * strides[batch_axis_] + from * strides[time_axis_];
+        CopyElements(x.dtype(), x.raw_data(), src, y.raw_data(), dst, inner);
+      }
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  ir::OpDesc op_;
+  int64_t batch_axis_, time_axis_;
+};
+
+// TopK: along `axis`, the K largest (or smallest) values and their indices;
+// ties go to the lower index; `sorted` = 0 still returns them sorted (a
+// valid order).
+class TopKKernel final : public Kernel {
+ public:
+  explicit TopKKernel(const ir::OpDesc& op)
+      : op_(op), axis_(IntAttr(op, "axis", -1)), largest_(IntAttr(op, "largest", 1) != 0) {}
+  absl::Status Compute(ExecuteContext& ctx) override {
+    const Tensor& x = ctx.input(0);
+    const Shape& xs = x.shape();
+    if (ctx.input(1).NumElements() != 1) return NodeError(op_, "K must hold one value");
+    const int64_t k = ctx.input(1).GetAsInt64(0);
+    GE_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxisFor(op_, axis_, xs.rank()));
+    const int64_t n = xs.dim(axis);
+    if (k < 0 || k > n) return NodeError(op_, "K = ", k, " is outside [0, ", n, "] for ", xs.ToString());
+    Shape out = xs;
+    out.set_dim(axis, k);
+    GE_ASSIGN_OR_RETURN(Tensor values, ctx.Output(0, out));
+    GE_ASSIGN_OR_RETURN(Tensor indices, ctx.Output(1, out));
+    const int64_t outer = DimProduct(xs.span(), 0, axis), inner = DimProduct(xs.span(), axis + 1, xs.rank());
+    return DispatchType<NumericTypes>(x.dtype(), op_, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      const T* in = x.data<T>();
+      T* pv = values.data<T>();
+      int64_t* pi = indices.data<int64_t>();
+      std::vector<int64_t> order(static_cast<size_t>(n));
+      for (int64_t o = 0; o < outer; ++o) {
+        for (int64_t i = 0; i < inner; ++i) {
+          const auto at = [&](int64_t j) { return Widen(in[(o * n + j) * inner + i]); };
+          for (int64_t j = 0; j < n; ++j) order[j] = j;
+          const auto before = [&](int64_t a, int64_t b) {
+            const auto va = at(a), vb = at(b);
+            if (va != vb) return largest_ ? va > vb : va < vb;
+            return a < b;
+          };
+          std::partial_sort(order.begin(), order.begin() + k, order.end(), before);
+          for (int64_t j = 0; j < k; ++j) {
+            pv[(o * k + j) * inner + i] = in[(o * n + order[j]) * inner + i];
+            pi[(o * k + j) * inner + i] = order[j];
+          }
+        }
+      }
+      return absl::OkStatus();
+    });
+  }
+
+ private:
+  ir::OpDesc op_;
+  int64_t axis_;
+  bool largest_;
+};
+
 KernelCreateFn DepthSpace(bool to_space) {
   return [to_space](const ir::OpDesc& op) -> absl::StatusOr<std::unique_ptr<Kernel>> {
     return std::unique_ptr<Kernel>(new DepthSpaceKernel(op, to_space));
@@ -442,6 +606,9 @@ void RegisterIndexingKernels(KernelTable& table) {
   table.Add({"SpaceToDepth", DepthSpace(/*to_space=*/false), {all}, {all}});
   table.Add({"GatherND", Simple<GatherNDKernel>(), {all, i64}, {all}});
   table.Add({"OneHot", Simple<OneHotKernel>(), {numeric, numeric, all}, {all}});
+  table.Add({"ScatterND", Simple<ScatterNDKernel>(), {all, i64, all}, {all}});
+  table.Add({"ReverseSequence", Simple<ReverseSequenceKernel>(), {all, i64}, {all}});
+  table.Add({"TopK", Simple<TopKKernel>(), {numeric, i64}, {numeric, i64}});
 }
 
 }  // namespace ge::engine::host_cpu

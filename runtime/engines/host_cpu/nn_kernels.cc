@@ -248,6 +248,105 @@ class LayerNormKernel final : public Kernel {
 
 // ---- Dropout (inference) ----
 
+// y[n,c,...] = scale[c] * (x - mean) / sqrt(var + epsilon) + B[c], the
+// moments taken over each (n, c) plane.
+class InstanceNormKernel final : public Kernel {
+ public:
+  explicit InstanceNormKernel(const ir::OpDesc& op) : op_(op), epsilon_(FloatAttr(op, "epsilon", 1e-5f)) {}
+
+  absl::Status Compute(ExecuteContext& ctx) override {
+    const Tensor& x = ctx.input(0);
+    const Shape& xs = x.shape();
+    if (xs.rank() < 2) return NodeError(op_, "input must have rank >= 2 (N, C, ...), got ", xs.ToString());
+    const int64_t n = xs.dim(0), c = xs.dim(1);
+    const int64_t plane = DimProduct(xs.span(), 2, xs.rank());
+    const Tensor& scale = ctx.input(1);
+    const Tensor& bias = ctx.input(2);
+    if (scale.NumElements() != c || bias.NumElements() != c) {
+      return NodeError(op_, "scale ", scale.shape().ToString(), " and B ", bias.shape().ToString(), " need ", c,
+                       " values (the channels of ", xs.ToString(), ")");
+    }
+    GE_ASSIGN_OR_RETURN(Tensor y, ctx.Output(0, xs));
+    return DispatchType<FloatTypes>(x.dtype(), op_, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      const T* px = x.data<T>();
+      T* py = y.data<T>();
+      ParallelFor(ctx.thread_pool(), n * c, plane * 4, [&](int64_t begin, int64_t end) {
+        for (int64_t p = begin; p < end; ++p) {
+          const T* src = px + p * plane;
+          double mean = 0, var = 0;
+          for (int64_t i = 0; i < plane; ++i) mean += static_cast<double>(Widen(src[i]));
+          mean = plane > 0 ? mean / static_cast<double>(plane) : 0.0;
+          for (int64_t i = 0; i < plane; ++i) {
+            const double d = static_cast<double>(Widen(src[i])) - mean;
+            var += d * d;
+          }
+          var = plane > 0 ? var / static_cast<double>(plane) : 0.0;
+          const double inv = 1.0 / std::sqrt(var + epsilon_);
+          const double s = scale.GetAsDouble(p % c), b = bias.GetAsDouble(p % c);
+          for (int64_t i = 0; i < plane; ++i) {
+            py[p * plane + i] = StoreAs<T>((static_cast<double>(Widen(src[i])) - mean) * inv * s + b);
+          }
+        }
+      });
+      return absl::OkStatus();
+    });
+  }
+
+ private:
+  ir::OpDesc op_;
+  float epsilon_;
+};
+
+// y = x / (bias + alpha / size * sum of x^2 over the channel window)^beta;
+// the window of channel c is [c - floor((size-1)/2), c + ceil((size-1)/2)].
+class LrnKernel final : public Kernel {
+ public:
+  explicit LrnKernel(const ir::OpDesc& op)
+      : op_(op),
+        alpha_(FloatAttr(op, "alpha", 1e-4f)),
+        beta_(FloatAttr(op, "beta", 0.75f)),
+        bias_(FloatAttr(op, "bias", 1.0f)),
+        size_(IntAttr(op, "size", 0)) {}
+
+  absl::Status Compute(ExecuteContext& ctx) override {
+    const Tensor& x = ctx.input(0);
+    const Shape& xs = x.shape();
+    if (xs.rank() < 2) return NodeError(op_, "input must have rank >= 2 (N, C, ...), got ", xs.ToString());
+    if (size_ < 1) return NodeError(op_, "size must be positive, got ", size_);
+    const int64_t n = xs.dim(0), c = xs.dim(1);
+    const int64_t plane = DimProduct(xs.span(), 2, xs.rank());
+    const int64_t before = (size_ - 1) / 2, after = size_ - 1 - before;
+    GE_ASSIGN_OR_RETURN(Tensor y, ctx.Output(0, xs));
+    return DispatchType<FloatTypes>(x.dtype(), op_, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      const T* px = x.data<T>();
+      T* py = y.data<T>();
+      for (int64_t b = 0; b < n; ++b) {
+        for (int64_t ch = 0; ch < c; ++ch) {
+          const int64_t lo = std::max<int64_t>(0, ch - before), hi = std::min<int64_t>(c - 1, ch + after);
+          for (int64_t i = 0; i < plane; ++i) {
+            double square_sum = 0;
+            for (int64_t k = lo; k <= hi; ++k) {
+              const double v = static_cast<double>(Widen(px[(b * c + k) * plane + i]));
+              square_sum += v * v;
+            }
+            const int64_t at = (b * c + ch) * plane + i;
+            const double denom = std::pow(bias_ + alpha_ / static_cast<double>(size_) * square_sum, beta_);
+            py[at] = StoreAs<T>(static_cast<double>(Widen(px[at])) / denom);
+          }
+        }
+      }
+      return absl::OkStatus();
+    });
+  }
+
+ private:
+  ir::OpDesc op_;
+  float alpha_, beta_, bias_;
+  int64_t size_;
+};
+
 class DropoutKernel final : public Kernel {
  public:
   explicit DropoutKernel(const ir::OpDesc& op) : op_(op) {}
@@ -293,6 +392,8 @@ void RegisterNnKernels(KernelTable& table) {
   table.Add({"Hardmax", Simple<SoftmaxKernel<SoftmaxKind::kHardmax>>(), {floats}, {floats}});
   table.Add({"LayerNormalization", Simple<LayerNormKernel>(), {floats},
              {floats, DataTypeSet{DataType::kFloat, DataType::kBFloat16}}});
+  table.Add({"InstanceNormalization", Simple<InstanceNormKernel>(), {floats, floats, floats}, {floats}});
+  table.Add({"LRN", Simple<LrnKernel>(), {floats}, {floats}});
   table.Add({"Dropout", Simple<DropoutKernel>(), {floats, floats, DataTypeSet{DataType::kBool}},
              {floats, DataTypeSet{DataType::kBool}}});
 }
