@@ -8,6 +8,7 @@
 // AddGraph refuses, so the two never collide.
 #include "server/models.h"
 
+#include "base/ir/proto_convert.h"
 #include "base/status.h"
 #include "runtime/model/gem.h"
 
@@ -75,6 +76,17 @@ absl::Status LoadModelIntoSession(ServiceContext& ctx, ManagedSession& s, const 
   }
   ctx.metrics->model_load_duration.Get().Observe((SteadyNowNs() - start) * 1e-9);
   response->set_model_id(model_id);
+  GE_ASSIGN_OR_RETURN(session::GraphInfo info, s.session->GetGraphInfo(kLoadedModelGraphIdBase + model_id));
+  for (const auto& io : info.inputs) {
+    v1::GraphIoInfo* p = response->add_inputs();
+    p->set_name(io.name);
+    ir::ValueTypeToProto(io.type, p->mutable_type());
+  }
+  for (const auto& io : info.outputs) {
+    v1::GraphIoInfo* p = response->add_outputs();
+    p->set_name(io.name);
+    ir::ValueTypeToProto(io.type, p->mutable_type());
+  }
   return absl::OkStatus();
 }
 

@@ -15,6 +15,7 @@
 #include "client/cpp/value_convert.h"
 #include "client/gectl/commands.h"
 #include "client/gectl/model_inputs.h"
+#include "runtime/model/gem.h"
 
 namespace ge::gectl {
 namespace {
@@ -51,6 +52,48 @@ absl::StatusOr<session::GraphInfo> InfoFromProto(const v1::AddGraphResponse& res
   return info;
 }
 
+// Prints or saves a run's outputs, named after `info`.
+absl::Status ReportOutputs(const RunFlags& flags, const session::GraphInfo& info,
+                           const google::protobuf::RepeatedPtrField<v1::Value>& values) {
+  std::vector<Value> outputs;
+  std::vector<std::string> names;
+  for (int i = 0; i < values.size(); ++i) {
+    names.push_back(i < static_cast<int>(info.outputs.size()) ? info.outputs[i].name : StrCat("output", i));
+    GE_ASSIGN_OR_RETURN(Value v, rpc::ValueFromProto(values.Get(i), StrCat("output ", names.back())));
+    outputs.push_back(std::move(v));
+  }
+  if (!flags.output_dir.empty()) return SaveOutputs(flags.output_dir, names, outputs);
+  for (size_t i = 0; i < outputs.size(); ++i) PrintOutputSummary(names[i], outputs[i]);
+  return absl::OkStatus();
+}
+
+// A compiled .gem: LoadModel with its bytes (weights inline), then
+// ExecuteModel, as GE's offline model flow.
+absl::Status RunGemOnSession(client::Client& c, const std::string& session_id, const RunFlags& flags,
+                             const InputSpec& spec) {
+  std::ifstream in(flags.model, std::ios::binary);
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  if (!in) return NotFound("cannot read compiled model ", flags.model);
+  v1::LoadModelRequest load;
+  load.set_session_id(session_id);
+  load.set_gem(bytes.str());
+  v1::LoadModelResponse loaded;
+  GE_RETURN_IF_ERROR(FromGrpc(c.LoadModel(load, &loaded), c.address()));
+  v1::AddGraphResponse typed;
+  *typed.mutable_inputs() = loaded.inputs();
+  *typed.mutable_outputs() = loaded.outputs();
+  GE_ASSIGN_OR_RETURN(session::GraphInfo info, InfoFromProto(typed));
+  GE_ASSIGN_OR_RETURN(std::vector<Value> inputs, MakeInputs(info, spec));
+  v1::ExecuteModelRequest request;
+  request.set_session_id(session_id);
+  request.set_model_id(loaded.model_id());
+  for (const Value& v : inputs) GE_RETURN_IF_ERROR(rpc::ValueToProto(v, request.add_inputs()));
+  v1::ExecuteModelResponse response;
+  GE_RETURN_IF_ERROR(FromGrpc(c.ExecuteModel(request, &response), c.address()));
+  return ReportOutputs(flags, info, response.outputs());
+}
+
 absl::Status RunOnSession(client::Client& c, const std::string& session_id, const RunFlags& flags) {
   std::map<std::string, std::string> options;
   for (const std::string& f : flags.options) {
@@ -64,6 +107,10 @@ absl::Status RunOnSession(client::Client& c, const std::string& session_id, cons
   for (const std::string& f : flags.shapes) GE_RETURN_IF_ERROR(ParseShapeFlag(f, spec));
   std::error_code ec;
   if (!std::filesystem::exists(flags.model, ec)) return NotFound("model file ", flags.model, " does not exist");
+  if (runtime::IsGemPath(flags.model)) {
+    if (!options.empty()) return InvalidArgument("--option does not apply to a compiled model (.gem)");
+    return RunGemOnSession(c, session_id, flags, spec);
+  }
   v1::AddGraphResponse added;
   GE_RETURN_IF_ERROR(FromGrpc(c.AddOnnxFile(session_id, 0, flags.model, options, &added), c.address()));
   v1::CompileGraphResponse compiled;
@@ -78,16 +125,7 @@ absl::Status RunOnSession(client::Client& c, const std::string& session_id, cons
   for (const Value& v : inputs) GE_RETURN_IF_ERROR(rpc::ValueToProto(v, request.add_inputs()));
   v1::RunGraphResponse response;
   GE_RETURN_IF_ERROR(FromGrpc(c.RunGraph(request, &response), c.address()));
-  std::vector<Value> outputs;
-  std::vector<std::string> names;
-  for (int i = 0; i < response.outputs_size(); ++i) {
-    names.push_back(i < static_cast<int>(info.outputs.size()) ? info.outputs[i].name : StrCat("output", i));
-    GE_ASSIGN_OR_RETURN(Value v, rpc::ValueFromProto(response.outputs(i), StrCat("output ", names.back())));
-    outputs.push_back(std::move(v));
-  }
-  if (!flags.output_dir.empty()) return SaveOutputs(flags.output_dir, names, outputs);
-  for (size_t i = 0; i < outputs.size(); ++i) PrintOutputSummary(names[i], outputs[i]);
-  return absl::OkStatus();
+  return ReportOutputs(flags, info, response.outputs());
 }
 
 absl::Status RemoteRun(const RunFlags& flags, const RemoteFlags& remote) {

@@ -337,6 +337,15 @@ TEST_F(DaemonTest, LoadedModelsRunLikeTheirGraph) {
   EXPECT_EQ(s.error_code(), grpc::StatusCode::NOT_FOUND);
   EXPECT_NE(s.error_message().find("model 1 is not loaded"), std::string::npos) << s.error_message();
 
+  // gectl run --remote takes a .gem through LoadModel / ExecuteModel and
+  // prints what the local run prints.
+  const std::string gectl = ge::testing::BinaryDir() + "/bin/gectl";
+  const auto remote = ge::testing::RunProcess({gectl, "run", "--remote", d->grpc_address(), gem});
+  const auto local = ge::testing::RunProcess({gectl, "run", gem});
+  EXPECT_EQ(remote.exit_code, 0) << remote.err;
+  EXPECT_EQ(remote.out, local.out);
+  EXPECT_FALSE(remote.out.empty());
+
   // Another tenant's session is out of reach (the open default tenant owns it
   // here, so an unknown session id stands in for it).
   exec.set_session_id("00000000000000000000000000000000");
