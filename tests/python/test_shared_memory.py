@@ -5,6 +5,7 @@ reference (unknown regions, bad keys, ranges past the end, a shrunk
 object)."""
 
 import os
+import threading
 import unittest
 from multiprocessing import shared_memory
 
@@ -66,6 +67,29 @@ class SharedMemoryTest(unittest.TestCase):
             self.assertEqual(g.last_run, (1, 0))
             np.testing.assert_array_equal(g.run([large])[0], large)  # the region grew
             self.assertEqual(g.last_run, (1, 1))
+
+    def test_threads_sharing_a_graph_get_their_own_results(self):
+        with self.client.session() as s:
+            g = s.add_graph(models.add_mul([64, 64]))
+            g.compile()
+            errors, used = [], []
+
+            def worker(seed):
+                rng = np.random.default_rng(seed)
+                for _ in range(20):
+                    a, b = rng.random([64, 64], np.float32), rng.random([64, 64], np.float32)
+                    total, product = g.run([a, b])
+                    if not (np.array_equal(total, a + b) and np.array_equal(product, a * b)):
+                        errors.append(seed)
+                    used.append(g.last_run)
+
+            threads = [threading.Thread(target=worker, args=(i,)) for i in range(4)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+            self.assertEqual(errors, [])
+            self.assertIn((2, 2), used)  # some runs took the region, the others gRPC
 
     def run_request(self, session, graph, tensor):
         request = service_pb2.RunGraphRequest(session_id=session.id, graph_id=graph.id)

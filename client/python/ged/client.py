@@ -26,7 +26,7 @@ import numpy as np
 from . import shared_memory as _shm
 from ._proto import graph_pb2, service_pb2, service_pb2_grpc
 from .errors import FailedPreconditionError, from_rpc_error
-from .tensors import dtype_from_proto, dtype_to_proto, from_value, to_value
+from .tensors import EmptySequence, dtype_from_proto, dtype_to_proto, from_value, to_value
 
 DEFAULT_ADDRESS = "127.0.0.1:50051"
 MAX_MESSAGE_BYTES = 2**31 - 1
@@ -274,9 +274,8 @@ class Graph:
     def run(self, inputs, timeout=None):
         """Runs on `inputs` (a list in input order, a dict by name, or one array); returns the outputs
         in order: numpy arrays, lists of arrays for sequences, None for empty optionals."""
-        values = self._ordered(inputs)
-        values = [np.asarray(v) if not isinstance(v, (list, tuple, type(None), np.ndarray)) and
-                  not hasattr(v, "dtype") else v for v in values]
+        values = [v if v is None or isinstance(v, (np.ndarray, list, tuple, EmptySequence)) else np.asarray(v)
+                  for v in self._ordered(inputs)]
         request = service_pb2.RunGraphRequest(session_id=self.session.id, graph_id=self.id)
         client = self.session.client
         region = None

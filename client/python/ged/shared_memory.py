@@ -76,30 +76,34 @@ class GraphIO:
     def __init__(self, client):
         self._client = client
         self._region = None
+        self._mutex = threading.Lock()  # guards _region
         self.output_bytes = {}  # output index -> bytes the last run produced
 
     def close(self):
-        if self._region is not None:
-            self._region.close()
-            self._region = None
+        with self._mutex:
+            if self._region is not None:
+                self._region.close()
+                self._region = None
 
     @staticmethod
     def eligible(array):
         return isinstance(array, np.ndarray) and dtype_to_proto(array.dtype) != graph_pb2.DT_STRING
 
     def acquire(self, needed):
-        """The region, locked, with at least `needed` bytes (None when busy)."""
-        region = self._region
-        if region is None or region.size < needed:
-            if region is not None:
-                if not region.lock.acquire(blocking=False):
-                    return None
-                region.lock.release()
-                region.close()
-            self._region = region = Region(self._client, max(needed, 4096))
-        if not region.lock.acquire(blocking=False):
-            return None  # another thread runs this graph: it takes the gRPC path
-        return region
+        """The region, locked for one run, with at least `needed` bytes; None while another
+        thread runs this graph through it (that run then takes the gRPC path)."""
+        with self._mutex:
+            region = self._region
+            if region is not None and not region.lock.acquire(blocking=False):
+                return None
+            if region is None or region.size < needed:
+                if region is not None:
+                    region.close()  # lock held: nobody else uses it
+                    self._region = None
+                region = Region(self._client, max(needed, 4096))
+                region.lock.acquire()
+                self._region = region
+            return region
 
     @staticmethod
     def write(region, offset, array):
@@ -108,7 +112,11 @@ class GraphIO:
 
     @staticmethod
     def read(region, ref):
-        return bytes(region.buffer[ref.offset:ref.offset + ref.byte_size])
+        """The bytes of an output the daemon wrote into `region` (a view: copy before the next run)."""
+        if ref.region != region.name or ref.offset + ref.byte_size > region.size:
+            raise ValueError(f"the daemon answered with shared memory {ref.region} [{ref.offset}, "
+                             f"+{ref.byte_size}), outside this run's region {region.name} of {region.size} bytes")
+        return region.buffer[ref.offset:ref.offset + ref.byte_size]
 
 
 def plan(arrays, output_bytes):
