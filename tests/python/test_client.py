@@ -3,8 +3,10 @@ form, every dtype, errors as exceptions with code and message, variables,
 retries on UNAVAILABLE, message limits, and the shared-memory switch when
 the daemon has it off."""
 
+import hashlib
 import os
 import socket
+import tempfile
 import threading
 import time
 import unittest
@@ -184,6 +186,30 @@ class ClientTest(unittest.TestCase):
         finally:
             thread.join()
             self.assertEqual(started["d"].stop(), 0)
+
+
+class TokenTest(unittest.TestCase):
+    """A daemon with tenants: the token (argument or $GED_TOKEN) travels as a bearer token."""
+
+    def test_tokens_authenticate_the_tenant(self):
+        with tempfile.TemporaryDirectory() as work:
+            config = os.path.join(work, "ged.yaml")
+            with open(config, "w") as f:
+                digest = hashlib.sha256(b"alice-token").hexdigest()
+                f.write(f"tenants:\n  - {{name: alice, token_sha256: {digest}}}\n")
+            daemon = Daemon("--config", config)
+            try:
+                with ged.Client(daemon.address, token="alice-token").session() as s:
+                    self.assertEqual([x.session_id for x in s.client.list_sessions()], [s.id])
+                with mock.patch.dict(os.environ, {"GED_TOKEN": "alice-token"}):
+                    ged.Client(daemon.address).status()
+                for token in ("", "bob-token"):
+                    with self.assertRaises(ged.UnauthenticatedError) as e:
+                        ged.Client(daemon.address, token=token).session()
+                    self.assertIs(e.exception.code, grpc.StatusCode.UNAUTHENTICATED)
+                    self.assertNotIn("bob-token", e.exception.message)
+            finally:
+                self.assertEqual(daemon.stop(), 0)
 
 
 if __name__ == "__main__":
