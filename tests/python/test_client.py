@@ -95,6 +95,17 @@ class ClientTest(unittest.TestCase):
             with self.assertRaisesRegex(KeyError, "no input"):
                 g.run({"c": a})
 
+    def test_compile_options_reach_the_daemon(self):
+        with self.client.session() as s:
+            g = s.add_graph(models.add_mul([2, 3]))
+            engines = set(g.compile().nodes_per_engine)
+            busiest = max(engines - {"ge_local"})
+            h = s.add_graph(models.add_mul([2, 3]))
+            result = h.compile(options={"ge.exec.exclude_engines": busiest})
+            self.assertNotIn(busiest, result.nodes_per_engine)
+            a = np.ones([2, 3], np.float32)
+            np.testing.assert_array_equal(h.run([a, a])[0], a + a)
+
     def test_every_dtype_round_trips(self):
         with self.client.session() as s:
             for name in models.DTYPES:
