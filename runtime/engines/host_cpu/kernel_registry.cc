@@ -79,6 +79,7 @@ void RegisterHostCpuKernels(KernelTable& table) {
   RegisterMatMulKernels(table);
   RegisterConvKernels(table);
   RegisterPoolKernels(table);
+  RegisterVariableKernels(table);
 }
 
 }  // namespace ge::engine::host_cpu
