@@ -15,38 +15,7 @@ namespace {
 
 uint64_t AlignUp(uint64_t bytes) { return (bytes + kVarAlignment - 1) / kVarAlignment * kVarAlignment; }
 
-bool SameBytes(const Tensor& a, const Tensor& b) {
-  if (!a.defined() || !b.defined() || a.SizeInBytes() != b.SizeInBytes()) return false;
-  return std::memcmp(a.raw_data(), b.raw_data(), a.SizeInBytes()) == 0;
-}
-
 }  // namespace
-
-std::string_view VarKindName(VarKind kind) {
-  switch (kind) {
-    case VarKind::kVariable: return "Variable";
-    case VarKind::kConstant: return "Constant";
-    case VarKind::kFileConstant: return "FileConstant";
-  }
-  return "?";
-}
-
-absl::StatusOr<uint64_t> VarDesc::ByteSize() const {
-  if (!shape.IsFullyKnown()) return InvalidArgument("shape ", shape.ToString(), " is not fully known");
-  if (dtype == DataType::kString || dtype == DataType::kUndefined) {
-    return InvalidArgument("dtype ", DataTypeName(dtype), " cannot live in variable memory");
-  }
-  GE_ASSIGN_OR_RETURN(size_t bytes, ByteSizeOf(dtype, shape.NumElementsUnchecked()));
-  return static_cast<uint64_t>(bytes);
-}
-
-std::string VarDesc::ToString() const {
-  return StrCat(DataTypeName(dtype), shape.ToString(), "@", ir::FormatName(format));
-}
-
-std::string VarKey(std::string_view name, const VarDesc& desc) {
-  return StrCat(name, "_", ir::FormatName(desc.format), "_", DataTypeName(desc.dtype));
-}
 
 absl::StatusOr<uint64_t> MemResource::AssignOffset(uint64_t bytes, std::string_view for_name) {
   const uint64_t aligned = AlignUp(std::max<uint64_t>(bytes, 1));
@@ -67,69 +36,31 @@ VarManager::~VarManager() {
   if (!freed.ok()) GE_LOG_ERROR("vars", "session {}: {}", session_id_, freed.message());
 }
 
-const VarManager::Entry* VarManager::FindByName(std::string_view name) const {
-  auto key = cur_key_.find(name);
-  if (key == cur_key_.end()) return nullptr;
-  auto it = vars_.find(key->second);
-  return it == vars_.end() ? nullptr : &it->second;
-}
-
-VarManager::Entry* VarManager::FindMutable(std::string_view name) {
-  return const_cast<Entry*>(FindByName(name));
-}
-
-// The reuse strategies, in GE's order (see the header).
-const VarManager::Entry* VarManager::FindReusableLocked(const VarInfo& info) const {
-  const std::string key = VarKey(info.name, info.desc);
-  if (auto it = vars_.find(key); it != vars_.end()) return &it->second;  // 1. format match
-  if (info.kind == VarKind::kConstant && info.init_value.defined()) {  // 2. same bytes
-    for (const auto& [k, e] : vars_) {
-      if (e.info.kind == VarKind::kConstant && SameBytes(e.info.init_value, info.init_value)) return &e;
-    }
-  }
-  if (info.kind == VarKind::kFileConstant) {  // 3. same file and offset
-    auto it = file_constants_.find({info.file.path, info.file.offset});
-    if (it != file_constants_.end()) {
-      for (const auto& [k, e] : vars_) {
-        if (e.info.logic_addr == it->second) return &e;
-      }
-    }
-  }
-  return nullptr;
-}
-
 absl::StatusOr<uint64_t> VarManager::AssignVarMem(VarInfo& info) {
   if (info.name.empty()) return InvalidArgument("a variable needs a name");
   absl::StatusOr<uint64_t> size = info.desc.ByteSize();
   if (!size.ok()) return Annotate(size.status(), StrCat("variable '", info.name, "'"));
   const uint64_t bytes = *size;
   std::lock_guard<std::mutex> lock(mu_);
-  const std::string key = VarKey(info.name, info.desc);
-  if (const Entry* same = FindReusableLocked(info)) {
+  // 1-3: the same key, a constant with the same bytes, the same file range.
+  if (const Entry* same = resource_.FindReusable(info)) {
     info.logic_addr = same->info.logic_addr;
     info.size = same->info.size;
-    if (!vars_.contains(key)) {
-      Entry alias{info, same->initialized};
-      vars_.emplace(key, std::move(alias));
-    }
-    if (!cur_key_.contains(info.name)) cur_key_[info.name] = key;
+    resource_.Add(info, same->initialized, /*make_current=*/false);
     return info.logic_addr;
   }
   // 4. size-compatible: the name's current memory holds the new description.
-  if (const Entry* current = FindByName(info.name); current != nullptr && bytes <= current->info.size) {
+  if (const Entry* current = resource_.FindByName(info.name); current != nullptr && bytes <= current->info.size) {
     info.logic_addr = current->info.logic_addr;
     info.size = current->info.size;
-    vars_.emplace(key, Entry{info, current->initialized});
-    cur_key_[info.name] = key;
+    resource_.Add(info, current->initialized, /*make_current=*/true);
     return info.logic_addr;
   }
-  auto [mem, inserted] = mem_.try_emplace(info.mem_type, limit_bytes_);
+  auto mem = mem_.try_emplace(info.mem_type, limit_bytes_).first;
   GE_ASSIGN_OR_RETURN(const uint64_t offset, mem->second.AssignOffset(bytes, info.name));
   info.logic_addr = kVarMemoryLogicBase + offset;
   info.size = AlignUp(std::max<uint64_t>(bytes, 1));
-  if (info.kind == VarKind::kFileConstant) file_constants_[{info.file.path, info.file.offset}] = info.logic_addr;
-  vars_.emplace(key, Entry{info, info.init_value.defined()});
-  cur_key_[info.name] = key;
+  resource_.Add(info, info.init_value.defined(), /*make_current=*/true);
   return info.logic_addr;
 }
 
@@ -139,8 +70,7 @@ absl::StatusOr<uint64_t> VarManager::RestoreVarMem(const VarInfo& model_info) {
   info.size = 0;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    auto it = vars_.find(VarKey(info.name, info.desc));
-    if (it != vars_.end()) return it->second.info.logic_addr;
+    if (const Entry* e = resource_.FindByKey(VarKey(info.name, info.desc))) return e->info.logic_addr;
   }
   return AssignVarMem(info);
 }
@@ -156,51 +86,48 @@ absl::Status VarManager::Restore(const VarManagerInfo& info) {
 
 bool VarManager::IsVarExist(std::string_view name) const {
   std::lock_guard<std::mutex> lock(mu_);
-  return FindByName(name) != nullptr;
+  return resource_.FindByName(name) != nullptr;
 }
 
 bool VarManager::IsVarExist(std::string_view name, const VarDesc& desc) const {
   std::lock_guard<std::mutex> lock(mu_);
-  return vars_.contains(VarKey(name, desc));
+  return resource_.FindByKey(VarKey(name, desc)) != nullptr;
 }
 
 absl::StatusOr<uint64_t> VarManager::GetVarAddr(std::string_view name, const VarDesc& desc) const {
   std::lock_guard<std::mutex> lock(mu_);
   const std::string key = VarKey(name, desc);
-  auto it = vars_.find(key);
-  if (it == vars_.end()) return NotFound("variable '", key, "' is not registered in session ", session_id_);
-  return it->second.info.logic_addr;
+  const Entry* e = resource_.FindByKey(key);
+  if (e == nullptr) return NotFound("variable '", key, "' is not registered in session ", session_id_);
+  return e->info.logic_addr;
 }
 
 absl::StatusOr<VarDesc> VarManager::GetCurVarDesc(std::string_view name) const {
   std::lock_guard<std::mutex> lock(mu_);
-  const Entry* e = FindByName(name);
+  const Entry* e = resource_.FindByName(name);
   if (e == nullptr) return NotFound("variable '", name, "' is not registered in session ", session_id_);
   return e->info.desc;
 }
 
 absl::Status VarManager::RenewCurVarDesc(std::string_view name, const VarDesc& desc) {
   std::lock_guard<std::mutex> lock(mu_);
-  const Entry* e = FindByName(name);
+  const Entry* e = resource_.FindByName(name);
   if (e == nullptr) return NotFound("variable '", name, "' is not registered in session ", session_id_);
-  const std::string key = VarKey(name, desc);
-  if (!vars_.contains(key)) {
-    GE_ASSIGN_OR_RETURN(const uint64_t bytes, desc.ByteSize());
-    if (bytes > e->info.size) {
-      return InvalidArgument("variable '", name, "': ", desc.ToString(), " needs ", bytes, " bytes, its memory holds ",
-                             e->info.size);
-    }
-    Entry renewed = *e;
-    renewed.info.desc = desc;
-    vars_.emplace(key, std::move(renewed));
+  GE_ASSIGN_OR_RETURN(const uint64_t bytes, desc.ByteSize());
+  if (bytes > e->info.size) {
+    return InvalidArgument("variable '", name, "': ", desc.ToString(), " needs ", bytes, " bytes, its memory holds ",
+                           e->info.size);
   }
-  cur_key_[std::string(name)] = key;
+  VarInfo renewed = e->info;
+  renewed.desc = desc;
+  resource_.Add(renewed, e->initialized, /*make_current=*/true);
+  resource_.SetCurrentKey(name, VarKey(name, desc));
   return absl::OkStatus();
 }
 
 absl::Status VarManager::SetTransRoad(std::string_view name, std::vector<TransNode> road) {
   std::lock_guard<std::mutex> lock(mu_);
-  Entry* e = FindMutable(name);
+  Entry* e = resource_.FindByName(name);
   if (e == nullptr) return NotFound("variable '", name, "' is not registered in session ", session_id_);
   e->info.trans_road = std::move(road);
   return absl::OkStatus();
@@ -208,23 +135,18 @@ absl::Status VarManager::SetTransRoad(std::string_view name, std::vector<TransNo
 
 std::vector<TransNode> VarManager::GetTransRoad(std::string_view name) const {
   std::lock_guard<std::mutex> lock(mu_);
-  const Entry* e = FindByName(name);
+  const Entry* e = resource_.FindByName(name);
   return e == nullptr ? std::vector<TransNode>{} : e->info.trans_road;
 }
 
 void VarManager::SetBatchVariablesKeyName(std::string batch_name, std::string var_name) {
   std::lock_guard<std::mutex> lock(mu_);
-  batch_names_[std::move(batch_name)] = std::move(var_name);
+  resource_.SetBatchName(std::move(batch_name), std::move(var_name));
 }
 
 std::string VarManager::ResolveName(std::string_view name) const {
   std::lock_guard<std::mutex> lock(mu_);
-  return ResolveNameLocked(name);
-}
-
-std::string VarManager::ResolveNameLocked(std::string_view name) const {
-  auto it = batch_names_.find(name);
-  return it == batch_names_.end() ? std::string(name) : it->second;
+  return resource_.ResolveName(name);
 }
 
 absl::Status VarManager::SetExternalVarMemory(void* base, uint64_t bytes) {
@@ -274,32 +196,26 @@ absl::StatusOr<void*> VarManager::AllocateLocked(const Entry& entry) {
 
 absl::StatusOr<void*> VarManager::GetVarMemoryAddr(uint64_t logic_addr) {
   std::lock_guard<std::mutex> lock(mu_);
-  for (const auto& [key, e] : vars_) {
-    if (logic_addr >= e.info.logic_addr && logic_addr < e.info.logic_addr + e.info.size) {
-      GE_ASSIGN_OR_RETURN(void* base, AllocateLocked(e));
-      return static_cast<char*>(base) + (logic_addr - e.info.logic_addr);
-    }
+  const Entry* e = resource_.FindByAddress(logic_addr);
+  if (e == nullptr) {
+    return InvalidArgument("logical address ", logic_addr, " belongs to no variable of session ", session_id_);
   }
-  return InvalidArgument("logical address ", logic_addr, " belongs to no variable of session ", session_id_);
-}
-
-absl::StatusOr<Tensor> VarManager::TensorOverLocked(Entry& entry) {
-  GE_ASSIGN_OR_RETURN(void* ptr, AllocateLocked(entry));
-  const VarDesc& d = entry.info.desc;
-  auto buffer = Buffer::Wrap(ptr, entry.info.size, [] {});
-  return Tensor(d.dtype, d.shape, std::move(buffer));
+  GE_ASSIGN_OR_RETURN(void* base, AllocateLocked(*e));
+  return static_cast<char*>(base) + (logic_addr - e->info.logic_addr);
 }
 
 absl::StatusOr<Tensor> VarManager::GetVarTensor(std::string_view name) {
   std::lock_guard<std::mutex> lock(mu_);
-  Entry* e = FindMutable(ResolveNameLocked(name));
+  const Entry* e = resource_.FindByName(resource_.ResolveName(name));
   if (e == nullptr) return NotFound("variable '", name, "' does not exist in session ", session_id_);
-  return TensorOverLocked(*e);
+  GE_ASSIGN_OR_RETURN(void* ptr, AllocateLocked(*e));
+  const VarDesc& d = e->info.desc;
+  return Tensor(d.dtype, d.shape, Buffer::Wrap(ptr, e->info.size, [] {}));
 }
 
 absl::Status VarManager::WriteVar(std::string_view name, const Tensor& value) {
   std::lock_guard<std::mutex> lock(mu_);
-  Entry* e = FindMutable(ResolveNameLocked(name));
+  const Entry* e = resource_.FindByName(resource_.ResolveName(name));
   if (e == nullptr) return NotFound("variable '", name, "' does not exist in session ", session_id_);
   const VarDesc& d = e->info.desc;
   if (value.dtype() != d.dtype || value.shape() != d.shape) {
@@ -308,53 +224,42 @@ absl::Status VarManager::WriteVar(std::string_view name, const Tensor& value) {
   }
   GE_ASSIGN_OR_RETURN(void* ptr, AllocateLocked(*e));
   std::memcpy(ptr, value.raw_data(), value.SizeInBytes());
-  for (auto& [key, other] : vars_) {
-    if (other.info.logic_addr == e->info.logic_addr) other.initialized = true;
-  }
+  resource_.SetInitialized(e->info.logic_addr, true);
   return absl::OkStatus();
 }
 
 bool VarManager::IsInitialized(std::string_view name) const {
   std::lock_guard<std::mutex> lock(mu_);
-  const Entry* e = FindByName(name);
+  const Entry* e = resource_.FindByName(name);
   return e != nullptr && e->initialized;
 }
 
 void VarManager::MarkInitialized(std::string_view name) {
   std::lock_guard<std::mutex> lock(mu_);
-  Entry* e = FindMutable(name);
-  if (e == nullptr) return;
-  const uint64_t addr = e->info.logic_addr;
-  for (auto& [key, other] : vars_) {
-    if (other.info.logic_addr == addr) other.initialized = true;
-  }
+  if (const Entry* e = resource_.FindByName(name)) resource_.SetInitialized(e->info.logic_addr, true);
 }
 
 std::vector<std::string> VarManager::VarNames() const {
   std::lock_guard<std::mutex> lock(mu_);
-  std::vector<std::string> names;
-  for (const auto& [name, key] : cur_key_) {
-    auto it = vars_.find(key);
-    if (it != vars_.end() && it->second.info.kind == VarKind::kVariable) names.push_back(name);
-  }
-  return names;
+  return resource_.VariableNames();
 }
 
 void VarManager::SetVarIsReady(std::string_view key, int device_id) {
   std::lock_guard<std::mutex> lock(mu_);
-  ready_.emplace(device_id, std::string(key));
+  resource_.SetReady(key, device_id);
 }
 
 bool VarManager::IsVarReady(std::string_view key, int device_id) const {
   std::lock_guard<std::mutex> lock(mu_);
-  return ready_.contains({device_id, std::string(key)});
+  return resource_.IsReady(key, device_id);
 }
 
 absl::StatusOr<bool> VarManager::CheckAndSetVarLoaded(std::string_view name, const VarDesc& desc, int device_id) {
   std::lock_guard<std::mutex> lock(mu_);
-  auto it = vars_.find(VarKey(name, desc));
-  if (it == vars_.end()) return NotFound("variable '", VarKey(name, desc), "' is not registered in session ", session_id_);
-  return !loaded_.emplace(device_id, it->second.info.logic_addr).second;
+  const std::string key = VarKey(name, desc);
+  const Entry* e = resource_.FindByKey(key);
+  if (e == nullptr) return NotFound("variable '", key, "' is not registered in session ", session_id_);
+  return !resource_.MarkLoaded(e->info.logic_addr, device_id);
 }
 
 absl::Status VarManager::FreeVarMemory() {
@@ -364,9 +269,8 @@ absl::Status VarManager::FreeVarMemory() {
     for (const auto& [addr, block] : blocks_) status.Update(device_->FreeMemory(block.ptr));
   }
   blocks_.clear();
-  for (auto& [key, e] : vars_) e.initialized = e.info.init_value.defined();
-  loaded_.clear();
-  ready_.clear();
+  resource_.ResetInitialized();
+  resource_.ClearDeviceState();
   return status;
 }
 
@@ -381,11 +285,11 @@ VarManagerInfo VarManager::ToSerial() const {
   std::lock_guard<std::mutex> lock(mu_);
   VarManagerInfo info;
   info.session_id = session_id_;
-  for (const auto& [key, e] : vars_) info.vars.push_back(e.info);
+  for (const Entry* e : resource_.Entries()) info.vars.push_back(e->info);
   std::stable_sort(info.vars.begin(), info.vars.end(),
                    [](const VarInfo& a, const VarInfo& b) { return a.logic_addr < b.logic_addr; });
   for (const auto& [type, mem] : mem_) info.mem_used[type] = mem.used();
-  for (const auto& [batch, name] : batch_names_) info.batch_names[batch] = name;
+  for (const auto& [batch, name] : resource_.batch_names()) info.batch_names[batch] = name;
   return info;
 }
 
@@ -399,13 +303,10 @@ absl::StatusOr<std::unique_ptr<VarManager>> VarManager::FromSerial(const VarMana
       return InvalidArgument("variable '", var.name, "' has logical address ", var.logic_addr, " and size ", var.size,
                              "; expected an address above ", kVarMemoryLogicBase);
     }
-    const std::string key = VarKey(var.name, var.desc);
-    vm->vars_.emplace(key, Entry{var, var.init_value.defined()});
-    vm->cur_key_[var.name] = key;
-    if (var.kind == VarKind::kFileConstant) vm->file_constants_[{var.file.path, var.file.offset}] = var.logic_addr;
+    vm->resource_.Add(var, var.init_value.defined(), /*make_current=*/true);
   }
   for (const auto& [type, used] : info.mem_used) vm->mem_.try_emplace(type, 0).first->second.Restore(used);
-  vm->batch_names_.insert(info.batch_names.begin(), info.batch_names.end());
+  for (const auto& [batch, name] : info.batch_names) vm->resource_.SetBatchName(batch, name);
   return vm;
 }
 

@@ -31,77 +31,22 @@
 // Thread-safe: every method takes the manager's lock.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
-#include <optional>
-#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "base/ir/types.h"
-#include "base/tensor.h"
 #include "runtime/device/device.h"
+#include "runtime/variables/var_resource.h"
+#include "runtime/variables/var_types.h"
 
 namespace ge::variables {
-
-// Logical addresses start here (GE's kVarMemoryLogicBase, 128 GiB), so a
-// logical address is never mistaken for an offset in an arena.
-inline constexpr uint64_t kVarMemoryLogicBase = uint64_t{128} << 30;
-inline constexpr uint64_t kVarAlignment = 64;
-
-enum class MemType : uint8_t { kDevice = 0, kHost = 1 };
-enum class VarKind : uint8_t { kVariable = 0, kConstant = 1, kFileConstant = 2 };
-
-std::string_view VarKindName(VarKind kind);
-
-// A variable's tensor description.
-struct VarDesc {
-  DataType dtype = DataType::kUndefined;
-  Shape shape;
-  ir::Format format = ir::Format::kND;
-  // Bytes of the elements; InvalidArgument for unknown shapes and strings.
-  absl::StatusOr<uint64_t> ByteSize() const;
-  bool operator==(const VarDesc& other) const {
-    return dtype == other.dtype && shape == other.shape && format == other.format;
-  }
-  std::string ToString() const;
-};
-
-// One step of a conversion path folded into a variable's stored form
-// (Cast / Reshape / Transpose), recorded for reports and serialization.
-struct TransNode {
-  std::string op_type;
-  VarDesc input;
-  VarDesc output;
-};
-
-// Where a FileConstant's bytes are.
-struct FileRef {
-  std::string path;  // as resolved when the model was built or loaded
-  int64_t offset = 0;
-  int64_t length = 0;
-};
-
-// What a compiled model records per variable and AssignVarMem takes.
-struct VarInfo {
-  std::string name;
-  VarKind kind = VarKind::kVariable;
-  VarDesc desc;
-  MemType mem_type = MemType::kDevice;
-  Tensor init_value;  // optional: copied in on first allocation
-  FileRef file;       // kFileConstant only
-  uint64_t logic_addr = 0;  // set by AssignVarMem
-  uint64_t size = 0;        // bytes reserved (aligned); set by AssignVarMem
-  std::vector<TransNode> trans_road;
-};
-
-// `name_format_dtype`, e.g. "w_ND_float32".
-std::string VarKey(std::string_view name, const VarDesc& desc);
 
 // The logical space of one memory type: a bump allocator with a limit.
 class MemResource {
@@ -199,37 +144,24 @@ class VarManager {
   uint64_t allocated_bytes() const;
 
  private:
-  struct Entry {
-    VarInfo info;
-    bool initialized = false;
-  };
+  using Entry = VarResource::Entry;
   struct Block {
     void* ptr = nullptr;
     uint64_t size = 0;
   };
 
-  const Entry* FindByName(std::string_view name) const;
-  const Entry* FindReusableLocked(const VarInfo& info) const;
   absl::StatusOr<void*> AllocateLocked(const Entry& entry);
-  absl::StatusOr<Tensor> TensorOverLocked(Entry& entry);
-  Entry* FindMutable(std::string_view name);
-  std::string ResolveNameLocked(std::string_view name) const;
 
   const uint64_t session_id_;
   device::Device* device_;
   const int device_id_;
   mutable std::mutex mu_;
-  std::map<std::string, Entry, std::less<>> vars_;  // key -> entry
-  std::map<std::string, std::string, std::less<>> cur_key_;  // name -> key of its current description
-  std::map<std::pair<std::string, int64_t>, uint64_t> file_constants_;  // (path, offset) -> logic addr
+  VarResource resource_;
   std::map<MemType, MemResource> mem_;
   uint64_t limit_bytes_;
   std::map<uint64_t, Block> blocks_;  // logic addr -> device memory
   void* external_base_ = nullptr;
   uint64_t external_bytes_ = 0;
-  std::set<std::pair<int, std::string>> ready_;
-  std::set<std::pair<int, uint64_t>> loaded_;
-  std::map<std::string, std::string, std::less<>> batch_names_;
 };
 
 // Session id -> VarManager. One per process in practice (Global()), but
