@@ -18,6 +18,9 @@ absl::StatusOr<variables::VarInfo> FileConstantInfo(const ir::OpDesc& op) {
   variables::VarInfo info;
   info.name = op.name();
   info.kind = variables::VarKind::kFileConstant;
+  // The bytes live in the process's FileConstant cache (host memory), not in
+  // the session's device memory.
+  info.mem_type = variables::MemType::kHost;
   GE_ASSIGN_OR_RETURN(Shape shape, op.RequireAttr<Shape>(io::kAttrShape));
   GE_ASSIGN_OR_RETURN(int64_t dtype, op.RequireAttr<int64_t>(io::kAttrDtype));
   info.desc = variables::VarDesc{static_cast<DataType>(dtype), shape, ir::Format::kND};
