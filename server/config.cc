@@ -72,6 +72,7 @@ absl::Status ApplyKey(const std::string& key, const YAML::Node& value, std::stri
   if (key == "tls_client_ca_file") return Read(value, key, source, c.tls_client_ca_file);
   if (key == "reflection") return Read(value, key, source, c.reflection);
   if (key == "op_cache_capacity") return Read(value, key, source, c.op_cache_capacity);
+  if (key == "shared_memory") return Read(value, key, source, c.shared_memory);
   if (key == "testing_retain_bytes_per_run") return Read(value, key, source, c.testing_retain_bytes_per_run);
   if (key == "devices") {
     if (!value.IsSequence()) return InvalidArgument(source, ": 'devices' must be a list");
@@ -252,6 +253,7 @@ std::string ConfigToYaml(const ServerConfig& config) {
   out << YAML::Key << "tls_client_ca_file" << YAML::Value << config.tls_client_ca_file;
   out << YAML::Key << "reflection" << YAML::Value << config.reflection;
   out << YAML::Key << "op_cache_capacity" << YAML::Value << config.op_cache_capacity;
+  out << YAML::Key << "shared_memory" << YAML::Value << config.shared_memory;
   if (config.testing_retain_bytes_per_run > 0) {
     out << YAML::Key << "testing_retain_bytes_per_run" << YAML::Value << config.testing_retain_bytes_per_run;
   }

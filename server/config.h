@@ -46,6 +46,9 @@ struct ServerConfig {
   std::string tls_client_ca_file;
   bool reflection = false;  // the gRPC server reflection service
   int64_t op_cache_capacity = 256;  // ExecuteOp's compiled single ops kept (0: none)
+  // Shared-memory I/O for clients on this host (RegisterSharedMemory);
+  // off by default, as in Triton: the daemon then maps client memory.
+  bool shared_memory = false;
   // Testing only: every RunGraph keeps this many bytes for the daemon's life,
   // a deliberate leak (the negative control of the memory-growth test).
   int64_t testing_retain_bytes_per_run = 0;

@@ -52,6 +52,10 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const ServerConfig& config
   };
   d->op_cache_ = std::make_unique<OpCache>(static_cast<size_t>(config.op_cache_capacity));
   ctx.op_cache = d->op_cache_.get();
+  if (config.shared_memory) {
+    d->shared_memory_ = std::make_unique<SharedMemoryRegistry>();
+    ctx.shared_memory = d->shared_memory_.get();
+  }
   ctx.start_ns = SteadyNowNs();
   GE_RETURN_IF_ERROR(d->StartGrpc());
   GE_RETURN_IF_ERROR(d->StartHttp());
@@ -225,6 +229,7 @@ Daemon::ReleaseReport Daemon::Close() {
   op_cache_.reset();
   sessions_.reset();
   devices_.clear();
+  shared_memory_.reset();
   report.calls_total = context_.calls_total.load();
   report.calls_left = context_.inflight.load();
   report.sessions_left = ManagedSession::Live();

@@ -61,6 +61,7 @@ class Daemon {
   std::vector<Device> devices_;
   std::unique_ptr<SessionManager> sessions_;
   std::unique_ptr<OpCache> op_cache_;
+  std::unique_ptr<SharedMemoryRegistry> shared_memory_;  // when config.shared_memory
   prometheus::Registry registry_;
   std::unique_ptr<ServerMetrics> metrics_;
   ServiceContext context_;

@@ -49,7 +49,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("ged ") + GED_VERSION_STRING);
   std::string config_path, listen, metrics_listen, ready_file, cache_dir, plugin_dir, devices, log_level;
   double idle_timeout = 0, shutdown_timeout = -1;
-  bool print_config = false;
+  bool print_config = false, shared_memory = false;
   app.add_option("--config", config_path, "YAML configuration file (docs/cli.md lists the keys)");
   app.add_option("--listen", listen, "gRPC address HOST:PORT (default 127.0.0.1:50051; port 0: a free port)");
   app.add_option("--metrics-listen", metrics_listen, "HTTP address for /metrics, /healthz, /readyz (default 127.0.0.1:9464)");
@@ -60,6 +60,8 @@ int main(int argc, char** argv) {
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error, critical or off");
   app.add_option("--session-idle-timeout", idle_timeout, "Seconds before an unused session is destroyed");
   app.add_option("--shutdown-timeout", shutdown_timeout, "Seconds in-flight calls get on SIGTERM");
+  app.add_flag("--shared-memory", shared_memory,
+               "Enable shared-memory I/O for clients on this host (RegisterSharedMemory; off by default)");
   app.add_flag("--print-config", print_config, "Print the effective configuration as YAML and exit");
   try {
     app.parse(argc, argv);
@@ -80,6 +82,7 @@ int main(int argc, char** argv) {
   if (!log_level.empty()) config.log_level = log_level;
   if (idle_timeout > 0) config.session_idle_timeout_seconds = idle_timeout;
   if (shutdown_timeout >= 0) config.shutdown_timeout_seconds = shutdown_timeout;
+  if (shared_memory) config.shared_memory = true;
   if (!devices.empty()) {
     auto parsed = ge::server::ParseDevicesFlag(devices);
     if (!parsed.ok()) return Fail(parsed.status());

@@ -111,7 +111,7 @@ absl::Status ExecuteLoadedModel(ServiceContext& ctx, ManagedSession& s, const v1
     name = it->second;
   }
   return RunSessionGraph(ctx, s, kLoadedModelGraphIdBase + request.model_id(), where, name, request.inputs(),
-                         response->mutable_outputs(), call);
+                         request.output_shared_memory(), response->mutable_outputs(), call);
 }
 
 }  // namespace ge::server

@@ -236,10 +236,38 @@ void RetainForTesting(const ServerConfig& config) {
   retained->push_back(std::move(block));
 }
 
+constexpr char kSharedMemoryOff[] =
+    "shared-memory I/O is off on this daemon (start ged with --shared-memory, or shared_memory: true)";
+
+// Encodes output `index` into the region `ref` names when it is a numeric
+// tensor that fits there, else into the message.
+absl::Status EncodeOutput(ServiceContext& ctx, const std::string& tenant, const Value& value,
+                          const v1::SharedMemoryRef* ref, const std::string& what, v1::Value* proto) {
+  if (ref == nullptr || !value.is_tensor() || value.tensor().dtype() == DataType::kString ||
+      ref->byte_size() < value.tensor().SizeInBytes()) {
+    return rpc::ValueToProto(value, proto);
+  }
+  if (ctx.shared_memory == nullptr) return FailedPrecondition(what, ": ", kSharedMemoryOff);
+  const Tensor& t = value.tensor();
+  const size_t bytes = t.SizeInBytes();
+  GE_ASSIGN_OR_RETURN(std::shared_ptr<Buffer> target,
+                      ctx.shared_memory->Map(tenant, ref->region(), ref->offset(), ref->byte_size(), bytes, what));
+  // memmove: an output may alias an input that lives in the same region.
+  if (bytes > 0) std::memmove(target->data(), t.raw_data(), bytes);
+  v1::Tensor* out = proto->mutable_tensor();
+  out->set_dtype(static_cast<v1::DataType>(t.dtype()));
+  for (int64_t d : t.shape().dims()) out->add_dims(d);
+  out->mutable_shared_memory()->set_region(ref->region());
+  out->mutable_shared_memory()->set_offset(ref->offset());
+  out->mutable_shared_memory()->set_byte_size(bytes);
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Status RunSessionGraph(ServiceContext& ctx, ManagedSession& s, uint32_t graph_id, const std::string& where,
                              const std::string& model, const google::protobuf::RepeatedPtrField<v1::Value>& inputs,
+                             const google::protobuf::Map<uint32_t, v1::SharedMemoryRef>& output_shared_memory,
                              google::protobuf::RepeatedPtrField<v1::Value>* outputs,
                              grpc::CallbackServerContext* call) {
   absl::StatusOr<session::GraphInfo> info = s.session->GetGraphInfo(graph_id);
@@ -249,11 +277,25 @@ absl::Status RunSessionGraph(ServiceContext& ctx, ManagedSession& s, uint32_t gr
     for (const auto& io : info->inputs) StrAppend(&names, names.empty() ? "" : ", ", io.name);
     return InvalidArgument(where, ": expected ", info->inputs.size(), " inputs (", names, "), got ", inputs.size());
   }
+  for (const auto& [index, ref] : output_shared_memory) {
+    if (index >= info->outputs.size()) {
+      return InvalidArgument(where, ": output_shared_memory names output ", index, ", but the graph has ",
+                             info->outputs.size(), " outputs");
+    }
+  }
+  const std::string tenant = s.tenant != nullptr ? s.tenant->name : "";
+  const rpc::SharedMemoryResolver resolve = [&ctx, &tenant](const v1::SharedMemoryRef& ref, uint64_t bytes,
+                                                            const std::string& what)
+      -> absl::StatusOr<std::shared_ptr<Buffer>> {
+    if (ctx.shared_memory == nullptr) return FailedPrecondition(what, ": ", kSharedMemoryOff);
+    return ctx.shared_memory->Map(tenant, ref.region(), ref.offset(), ref.byte_size(), bytes, what);
+  };
   std::vector<Value> values;
   values.reserve(info->inputs.size());
   for (int i = 0; i < inputs.size(); ++i) {
-    GE_ASSIGN_OR_RETURN(Value v, rpc::ValueFromProto(inputs.Get(i), StrCat(where, ": input ", i, " (",
-                                                                              info->inputs[i].name, ")")));
+    GE_ASSIGN_OR_RETURN(Value v, rpc::ValueFromProto(inputs.Get(i),
+                                                     StrCat(where, ": input ", i, " (", info->inputs[i].name, ")"),
+                                                     &resolve));
     values.push_back(std::move(v));
   }
   runtime::RunControl control;
@@ -272,7 +314,15 @@ absl::Status RunSessionGraph(ServiceContext& ctx, ManagedSession& s, uint32_t gr
       s.session->RunGraph(graph_id, std::move(values), call != nullptr ? &control : nullptr);
   if (!results.ok()) return Annotate(results.status(), where);
   ctx.metrics->run_duration.WithLabels({model}).Observe((SteadyNowNs() - start) * 1e-9);
-  for (const Value& v : *results) GE_RETURN_IF_ERROR(rpc::ValueToProto(v, outputs->Add()));
+  for (size_t i = 0; i < results->size(); ++i) {
+    auto ref = output_shared_memory.find(static_cast<uint32_t>(i));
+    const std::string what = StrCat(where, ": output ", i, i < info->outputs.size() ? " (" : "",
+                                    i < info->outputs.size() ? info->outputs[i].name : "",
+                                    i < info->outputs.size() ? ")" : "");
+    GE_RETURN_IF_ERROR(EncodeOutput(ctx, tenant, (*results)[i],
+                                    ref == output_shared_memory.end() ? nullptr : &ref->second, what,
+                                    outputs->Add()));
+  }
   return absl::OkStatus();
 }
 
@@ -287,7 +337,8 @@ absl::Status ExecuteRun(ServiceContext& ctx, ManagedSession& s, const v1::RunGra
     model = it->second;
   }
   GE_RETURN_IF_ERROR(
-      RunSessionGraph(ctx, s, request.graph_id(), where, model, request.inputs(), response->mutable_outputs(), call));
+      RunSessionGraph(ctx, s, request.graph_id(), where, model, request.inputs(), request.output_shared_memory(),
+                      response->mutable_outputs(), call));
   if (ctx.config != nullptr && ctx.config->testing_retain_bytes_per_run > 0) RetainForTesting(*ctx.config);
   response->set_request_id(request.request_id());
   return absl::OkStatus();

@@ -19,6 +19,9 @@
 namespace ge::server {
 namespace {
 
+constexpr char kSharedMemoryOff[] =
+    "shared-memory I/O is off on this daemon (start ged with --shared-memory, or shared_memory: true)";
+
 OptionMap ToOptionMap(const v1::Options& options) {
   OptionMap out;
   for (const auto& [key, value] : options.entries()) out[key] = value;
@@ -287,6 +290,7 @@ grpc::ServerUnaryReactor* GraphEngineService::GetStatus(grpc::CallbackServerCont
     response->set_uptime_seconds((SteadyNowNs() - ctx_.start_ns) * 1e-9);
     response->set_sessions(static_cast<int64_t>(ctx_.sessions->size()));
     response->set_draining(ctx_.draining.load());
+    response->set_shared_memory(ctx_.shared_memory != nullptr);
     for (const Device& d : *ctx_.devices) {
       v1::DeviceStatus* status = response->add_devices();
       status->set_name(d.name);
@@ -327,6 +331,47 @@ grpc::ServerUnaryReactor* GraphEngineService::ExecuteModel(grpc::CallbackServerC
                 [&ctx, call, request, response](Tenant*, ManagedSession& s) {
                   return ExecuteLoadedModel(ctx, s, *request, response, call);
                 });
+}
+
+grpc::ServerUnaryReactor* GraphEngineService::RegisterSharedMemory(grpc::CallbackServerContext* call,
+                                                                   const v1::RegisterSharedMemoryRequest* request,
+                                                                   v1::RegisterSharedMemoryResponse*) {
+  return Inline(ctx_, call, "RegisterSharedMemory", [&](Tenant* tenant) -> absl::Status {
+    if (ctx_.shared_memory == nullptr) return FailedPrecondition("RegisterSharedMemory: ", kSharedMemoryOff);
+    SharedMemoryRegionInfo info;
+    info.name = request->name();
+    info.key = request->key();
+    info.offset = request->offset();
+    info.byte_size = request->byte_size();
+    return ctx_.shared_memory->Register(tenant->name, info);
+  });
+}
+
+grpc::ServerUnaryReactor* GraphEngineService::UnregisterSharedMemory(grpc::CallbackServerContext* call,
+                                                                     const v1::UnregisterSharedMemoryRequest* request,
+                                                                     v1::UnregisterSharedMemoryResponse*) {
+  return Inline(ctx_, call, "UnregisterSharedMemory", [&](Tenant* tenant) -> absl::Status {
+    if (ctx_.shared_memory == nullptr) return FailedPrecondition("UnregisterSharedMemory: ", kSharedMemoryOff);
+    return ctx_.shared_memory->Unregister(tenant->name, request->name());
+  });
+}
+
+grpc::ServerUnaryReactor* GraphEngineService::SharedMemoryStatus(grpc::CallbackServerContext* call,
+                                                                 const v1::SharedMemoryStatusRequest* request,
+                                                                 v1::SharedMemoryStatusResponse* response) {
+  return Inline(ctx_, call, "SharedMemoryStatus", [&](Tenant* tenant) -> absl::Status {
+    if (ctx_.shared_memory == nullptr) return FailedPrecondition("SharedMemoryStatus: ", kSharedMemoryOff);
+    GE_ASSIGN_OR_RETURN(std::vector<SharedMemoryRegionInfo> regions,
+                        ctx_.shared_memory->Status(tenant->name, request->name()));
+    for (const SharedMemoryRegionInfo& r : regions) {
+      v1::SharedMemoryRegion* out = response->add_regions();
+      out->set_name(r.name);
+      out->set_key(r.key);
+      out->set_offset(r.offset);
+      out->set_byte_size(r.byte_size);
+    }
+    return absl::OkStatus();
+  });
 }
 
 // Variables are read and written through the session API (Session::

@@ -24,6 +24,7 @@
 #include "server/run_queue.h"
 #include "server/op_cache.h"
 #include "server/session_manager.h"
+#include "server/shared_memory.h"
 #include "server/tenants.h"
 
 namespace ge::server {
@@ -45,6 +46,7 @@ struct ServiceContext {
   ServerMetrics* metrics = nullptr;
   SessionFactory session_factory;  // ExecuteOp's sessions
   OpCache* op_cache = nullptr;     // ExecuteOp's compiled ops
+  SharedMemoryRegistry* shared_memory = nullptr;  // null: shared-memory I/O is off
   std::atomic<bool> draining{false};
   std::atomic<int64_t> inflight{0};  // calls and streams not yet finished
   std::atomic<int64_t> calls_total{0};  // calls and streams admitted or refused, ever
@@ -85,6 +87,15 @@ class GraphEngineService final : public v1::GraphEngine::CallbackService {
                                         v1::GetVariableResponse* response) override;
   grpc::ServerUnaryReactor* SetVariable(grpc::CallbackServerContext* call, const v1::SetVariableRequest* request,
                                         v1::SetVariableResponse* response) override;
+  grpc::ServerUnaryReactor* RegisterSharedMemory(grpc::CallbackServerContext* call,
+                                                 const v1::RegisterSharedMemoryRequest* request,
+                                                 v1::RegisterSharedMemoryResponse* response) override;
+  grpc::ServerUnaryReactor* UnregisterSharedMemory(grpc::CallbackServerContext* call,
+                                                   const v1::UnregisterSharedMemoryRequest* request,
+                                                   v1::UnregisterSharedMemoryResponse* response) override;
+  grpc::ServerUnaryReactor* SharedMemoryStatus(grpc::CallbackServerContext* call,
+                                               const v1::SharedMemoryStatusRequest* request,
+                                               v1::SharedMemoryStatusResponse* response) override;
 
  private:
   ServiceContext& ctx_;
@@ -92,10 +103,14 @@ class GraphEngineService final : public v1::GraphEngine::CallbackService {
 
 // Decodes `inputs`, runs graph `graph_id` of the session and encodes its
 // outputs; `where` prefixes errors, `model` labels the run-duration metric.
-// `call` (may be null) stops the run between nodes and tasks once the
-// client cancels or the call's deadline passes.
+// Inputs may point into the tenant's shared-memory regions (read in
+// place); outputs named in `output_shared_memory` are written there, except
+// one that is not a numeric tensor or does not fit, which comes back in the
+// message. `call` (may be null) stops the run between nodes and tasks once
+// the client cancels or the call's deadline passes.
 absl::Status RunSessionGraph(ServiceContext& ctx, ManagedSession& session, uint32_t graph_id, const std::string& where,
                              const std::string& model, const google::protobuf::RepeatedPtrField<v1::Value>& inputs,
+                             const google::protobuf::Map<uint32_t, v1::SharedMemoryRef>& output_shared_memory,
                              google::protobuf::RepeatedPtrField<v1::Value>* outputs,
                              grpc::CallbackServerContext* call);
 

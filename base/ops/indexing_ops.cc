@@ -88,6 +88,43 @@ absl::Status InferTopK(InferenceContext& ctx) {
   return absl::OkStatus();
 }
 
+// Resize: `sizes` when given (non-empty), else floor(dim * scale).
+absl::Status InferResize(InferenceContext& ctx) {
+  const Shape& x = ctx.input_tensor(0).shape;
+  const auto known = [&](int i) -> const Tensor* {
+    const Tensor* t = ctx.has_input(i) ? ctx.input_value(i) : nullptr;
+    return t != nullptr && t->NumElements() > 0 ? t : nullptr;
+  };
+  const Tensor* scales = known(2);
+  const Tensor* sizes = known(3);
+  const bool sizes_given = ctx.has_input(3) && !(ctx.input_value(3) && ctx.input_value(3)->NumElements() == 0);
+  if (x.unknown_rank()) {
+    SetOutput(ctx, 0, Dtype0(ctx), x);
+    return absl::OkStatus();
+  }
+  Shape out = UnknownShape(x.rank());
+  if (sizes != nullptr) {
+    if (sizes->NumElements() != x.rank()) {
+      return InvalidArgument("sizes has ", sizes->NumElements(), " values for input ", x.ToString());
+    }
+    for (int64_t i = 0; i < x.rank(); ++i) {
+      if (sizes->GetAsInt64(i) < 0) return InvalidArgument("sizes[", i, "] is negative: ", sizes->GetAsInt64(i));
+      out.set_dim(i, sizes->GetAsInt64(i));
+    }
+  } else if (scales != nullptr && !sizes_given) {
+    if (scales->NumElements() != x.rank()) {
+      return InvalidArgument("scales has ", scales->NumElements(), " values for input ", x.ToString());
+    }
+    for (int64_t i = 0; i < x.rank(); ++i) {
+      const double s = scales->GetAsDouble(i);
+      if (!(s > 0)) return InvalidArgument("scales[", i, "] must be positive, got ", s);
+      if (x.dim(i) >= 0) out.set_dim(i, static_cast<int64_t>(std::floor(static_cast<double>(x.dim(i)) * s)));
+    }
+  }
+  SetOutput(ctx, 0, Dtype0(ctx), std::move(out));
+  return absl::OkStatus();
+}
+
 absl::Status InferCastLike(InferenceContext& ctx) {
   SetOutput(ctx, 0, ctx.input_tensor(1).dtype, ctx.input_tensor(0).shape);
   return absl::OkStatus();
@@ -288,6 +325,24 @@ void RegisterIndexingOps(OpRegistry& r) {
                       .Attr("batch_axis", Kind::kInt, int64_t{1})
                       .Attr("time_axis", Kind::kInt, int64_t{0})
                       .Infer(SameAsInput0));
+  MustRegister(r, OpSchemaBuilder("Resize", 13)
+                      .Doc("Resizes every dim by nearest, linear or cubic interpolation (Upsample and "
+                           "Resize-10/11 import into this form).")
+                      .Input("X", "T1")
+                      .OptionalInput("roi", "T2")
+                      .OptionalInput("scales", "f32")
+                      .OptionalInput("sizes", "i64")
+                      .Output("Y", "T1")
+                      .TypeConstraint("T1", NumericTypes())
+                      .TypeConstraint("T2", FloatTypes())
+                      .Attr("coordinate_transformation_mode", Kind::kString, "half_pixel")
+                      .Attr("cubic_coeff_a", Kind::kFloat, -0.75f)
+                      .Attr("exclude_outside", Kind::kInt, int64_t{0})
+                      .Attr("extrapolation_value", Kind::kFloat, 0.0f)
+                      .Attr("mode", Kind::kString, "nearest")
+                      .Attr("nearest_mode", Kind::kString, "round_prefer_floor")
+                      .ValueInputs({1, 2, 3})
+                      .Infer(InferResize));
   MustRegister(r, OpSchemaBuilder("CastLike", 15)
                       .Input("input", "T1")
                       .Input("target_type", "T2")

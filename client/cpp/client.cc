@@ -210,6 +210,31 @@ grpc::Status Client::ExecuteModel(const v1::ExecuteModelRequest& request, v1::Ex
                      timeout_seconds);
 }
 
+grpc::Status Client::RegisterSharedMemory(const std::string& name, const std::string& key, uint64_t offset,
+                                          uint64_t byte_size) {
+  v1::RegisterSharedMemoryRequest request;
+  request.set_name(name);
+  request.set_key(key);
+  request.set_offset(offset);
+  request.set_byte_size(byte_size);
+  v1::RegisterSharedMemoryResponse response;
+  return WithRetries([&](grpc::ClientContext* ctx) { return stub_->RegisterSharedMemory(ctx, request, &response); });
+}
+
+grpc::Status Client::UnregisterSharedMemory(const std::string& name) {
+  v1::UnregisterSharedMemoryRequest request;
+  request.set_name(name);
+  v1::UnregisterSharedMemoryResponse response;
+  return WithRetries(
+      [&](grpc::ClientContext* ctx) { return stub_->UnregisterSharedMemory(ctx, request, &response); });
+}
+
+grpc::Status Client::SharedMemoryStatus(const std::string& name, v1::SharedMemoryStatusResponse* response) {
+  v1::SharedMemoryStatusRequest request;
+  request.set_name(name);
+  return WithRetries([&](grpc::ClientContext* ctx) { return stub_->SharedMemoryStatus(ctx, request, response); });
+}
+
 grpc::Status Client::CheckHealth(const std::string& service, grpc::health::v1::HealthCheckResponse* response) {
   grpc::health::v1::HealthCheckRequest request;
   request.set_service(service);

@@ -76,6 +76,16 @@ class Client {
   grpc::Status SetVariable(const std::string& session_id, const std::string& name, const v1::Value& value);
   grpc::Status ExecuteModel(const v1::ExecuteModelRequest& request, v1::ExecuteModelResponse* response,
                             double timeout_seconds = 0);
+  // Shared-memory I/O (docs/api.md, "Shared memory"), for a daemon on this
+  // host that has it enabled: `byte_size` bytes at `offset` of the POSIX
+  // shared-memory object `key` ("/NAME") become region `name`, which
+  // tensors then reference (v1::Tensor::shared_memory,
+  // RunGraphRequest::output_shared_memory). An empty name in Unregister
+  // and SharedMemoryStatus means every region of the caller's tenant.
+  grpc::Status RegisterSharedMemory(const std::string& name, const std::string& key, uint64_t offset,
+                                    uint64_t byte_size);
+  grpc::Status UnregisterSharedMemory(const std::string& name);
+  grpc::Status SharedMemoryStatus(const std::string& name, v1::SharedMemoryStatusResponse* response);
   // The grpc.health.v1 status of `service` ("" for the whole server).
   grpc::Status CheckHealth(const std::string& service, grpc::health::v1::HealthCheckResponse* response);
 

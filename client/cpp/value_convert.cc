@@ -26,7 +26,8 @@ absl::Status TensorToProto(const Tensor& tensor, v1::Tensor* proto) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<Tensor> TensorFromProto(const v1::Tensor& proto, std::string_view what) {
+absl::StatusOr<Tensor> TensorFromProto(const v1::Tensor& proto, std::string_view what,
+                                       const SharedMemoryResolver* shared_memory) {
   if (!IsValidDataType(proto.dtype()) || proto.dtype() == v1::DT_UNDEFINED) {
     return InvalidArgument(what, ": unknown dtype ", static_cast<int>(proto.dtype()));
   }
@@ -38,6 +39,20 @@ absl::StatusOr<Tensor> TensorFromProto(const v1::Tensor& proto, std::string_view
   }
   absl::StatusOr<int64_t> count = shape.NumElements();
   if (!count.ok()) return InvalidArgument(what, ": ", StdView(count.status().message()));
+  if (proto.has_shared_memory()) {
+    if (shared_memory == nullptr) {
+      return InvalidArgument(what, ": shared-memory tensors are not accepted here");
+    }
+    if (dtype == DataType::kString) return InvalidArgument(what, ": a string tensor cannot be in shared memory");
+    if (!proto.raw_data().empty() || proto.string_data_size() != 0) {
+      return InvalidArgument(what, ": a shared-memory tensor carries data in the message too");
+    }
+    absl::StatusOr<size_t> bytes = ByteSizeOf(dtype, *count);
+    if (!bytes.ok()) return InvalidArgument(what, ": ", StdView(bytes.status().message()));
+    GE_ASSIGN_OR_RETURN(std::shared_ptr<Buffer> buffer,
+                        (*shared_memory)(proto.shared_memory(), *bytes, std::string(what)));
+    return Tensor(dtype, shape, std::move(buffer));
+  }
   if (dtype == DataType::kString) {
     if (!proto.raw_data().empty()) return InvalidArgument(what, ": a string tensor carries raw_data");
     if (static_cast<int64_t>(proto.string_data_size()) != *count) {
@@ -72,16 +87,18 @@ absl::Status ValueToProto(const Value& value, v1::Value* proto) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<Value> ValueFromProto(const v1::Value& proto, std::string_view what) {
+absl::StatusOr<Value> ValueFromProto(const v1::Value& proto, std::string_view what,
+                                     const SharedMemoryResolver* shared_memory) {
   switch (proto.kind_case()) {
     case v1::Value::kTensor: {
-      GE_ASSIGN_OR_RETURN(Tensor t, TensorFromProto(proto.tensor(), what));
+      GE_ASSIGN_OR_RETURN(Tensor t, TensorFromProto(proto.tensor(), what, shared_memory));
       return Value(std::move(t));
     }
     case v1::Value::kSequence: {
       std::vector<Tensor> items;
       for (int i = 0; i < proto.sequence().tensors_size(); ++i) {
-        GE_ASSIGN_OR_RETURN(Tensor t, TensorFromProto(proto.sequence().tensors(i), StrCat(what, " item ", i)));
+        GE_ASSIGN_OR_RETURN(Tensor t, TensorFromProto(proto.sequence().tensors(i), StrCat(what, " item ", i),
+                                                      shared_memory));
         items.push_back(std::move(t));
       }
       const int32_t dtype = proto.sequence().element_dtype();

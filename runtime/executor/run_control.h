@@ -17,6 +17,12 @@ class RunControl {
  public:
   using Clock = std::chrono::steady_clock;
 
+  // A client whose own deadline passes cancels the call a little before the
+  // server's copy of that deadline passes (the copy is measured from when
+  // the request arrived): a cancellation within this much of the deadline
+  // is reported as the deadline.
+  static constexpr std::chrono::milliseconds kDeadlineSlack{50};
+
   void set_deadline(Clock::time_point deadline) { deadline_ = deadline; }
   // `cancelled` is called from the run's thread; it must be cheap and
   // thread-safe.

@@ -67,5 +67,39 @@ TEST(ValueConvertTest, BadTensorsNameTheValueAndTheProblem) {
   EXPECT_NE(ValueFromProto(proto, "x").status().message().find("needs 3 strings, got 1"), absl::string_view::npos);
 }
 
+TEST(ValueConvertTest, SharedMemoryTensorsGoThroughTheResolver) {
+  v1::Value proto;
+  v1::Tensor* t = proto.mutable_tensor();
+  t->set_dtype(v1::DT_INT32);
+  t->add_dims(2);
+  t->add_dims(2);
+  t->mutable_shared_memory()->set_region("r");
+  t->mutable_shared_memory()->set_offset(8);
+  t->mutable_shared_memory()->set_byte_size(16);
+  EXPECT_NE(ValueFromProto(proto, "x").status().message().find("not accepted here"), absl::string_view::npos);
+
+  std::vector<int32_t> region = {0, 0, 1, 2, 3, 4};
+  uint64_t asked = 0;
+  SharedMemoryResolver resolve = [&](const v1::SharedMemoryRef& ref, uint64_t bytes,
+                                     const std::string&) -> absl::StatusOr<std::shared_ptr<Buffer>> {
+    asked = bytes;
+    return Buffer::Wrap(reinterpret_cast<char*>(region.data()) + ref.offset(), bytes, [] {});
+  };
+  auto back = ValueFromProto(proto, "x", &resolve);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(asked, 16u);
+  // No copy: the tensor reads the region.
+  EXPECT_EQ(back->tensor().raw_data(), static_cast<void*>(&region[2]));
+  EXPECT_EQ(back->tensor().data<int32_t>()[3], 4);
+
+  t->set_raw_data("abcd");
+  EXPECT_NE(ValueFromProto(proto, "x", &resolve).status().message().find("carries data in the message too"),
+            absl::string_view::npos);
+  t->clear_raw_data();
+  t->set_dtype(v1::DT_STRING);
+  EXPECT_NE(ValueFromProto(proto, "x", &resolve).status().message().find("string tensor cannot be in shared"),
+            absl::string_view::npos);
+}
+
 }  // namespace
 }  // namespace ge::rpc

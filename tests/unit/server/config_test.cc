@@ -103,11 +103,14 @@ TEST(ConfigTest, PrintedConfigReadsBack) {
   c.listen = "127.0.0.1:7000";
   c.devices = {DeviceConfig{"cpu:0", 3, 2, 9}};
   c.tenants.push_back({"bob", std::string(64, 'b'), 5, 6});
+  c.shared_memory = true;
   ServerConfig back = DefaultConfig();
   ASSERT_TRUE(ApplyYaml(ConfigToYaml(c), "printed", back).ok()) << ConfigToYaml(c);
   EXPECT_EQ(ConfigToYaml(back), ConfigToYaml(c));
   EXPECT_EQ(back.devices[0].queue_capacity, 9);
   EXPECT_EQ(back.tenants[0].max_concurrent_runs, 6);
+  EXPECT_TRUE(back.shared_memory);
+  EXPECT_FALSE(DefaultConfig().shared_memory);  // off unless enabled, as in Triton
 }
 
 }  // namespace

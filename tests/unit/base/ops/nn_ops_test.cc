@@ -118,6 +118,13 @@ void AddNormalizationCases(std::vector<InferCase>& t) {
                .outputs = {""}, .error = "axis 3 is out of range for rank 3"});
   t.push_back({.op = "LayerNormalization", .inputs = {"f32[2,5,8]", "f32[7]"}, .outputs = {""},
                .error = "input 1 (Scale)"});
+  t.push_back({.op = "InstanceNormalization", .inputs = {"f32[2,3,4,4]", "f32[3]", "f32[3]"}, .outputs = {"f32[2,3,4,4]"}});
+  t.push_back({.op = "InstanceNormalization", .inputs = {"f32[-1,3,-1]", "f32[3]", "f32[3]"}, .outputs = {"f32[-1,3,-1]"}});
+  t.push_back({.op = "InstanceNormalization", .inputs = {"i32[2,3,4]", "i32[3]", "i32[3]"}, .outputs = {""},
+               .error = "not allowed for T"});
+  t.push_back({.op = "LRN", .inputs = {"f32[1,5,4,4]"}, .attrs = {{"size", 3}}, .outputs = {"f32[1,5,4,4]"}});
+  t.push_back({.op = "LRN", .inputs = {"f32[-1,5,-1,-1]"}, .attrs = {{"size", 3}}, .outputs = {"f32[-1,5,-1,-1]"}});
+  t.push_back({.op = "LRN", .inputs = {"f32[1,5,4,4]"}, .outputs = {""}, .error = "missing required attribute 'size'"});
   for (const char* op : {"Softmax", "LogSoftmax", "Hardmax"}) {
     t.push_back({.op = op, .inputs = {"f32[2,3]"}, .outputs = {"f32[2,3]"}});
     t.push_back({.op = op, .inputs = {"f32[-1,3]"}, .attrs = {{"axis", 0}}, .outputs = {"f32[-1,3]"}});

@@ -98,4 +98,9 @@ Tensor I32s(std::vector<int32_t> values) {
   return Tensor::FromVector<int32_t>(values, Shape{n});
 }
 
+Tensor F32s(std::vector<float> values) {
+  const int64_t n = static_cast<int64_t>(values.size());
+  return Tensor::FromVector<float>(values, Shape{n});
+}
+
 }  // namespace ge::ops::testing

@@ -40,6 +40,7 @@ void RunCases(const std::vector<InferCase>& cases);
 // Values for value inputs.
 Tensor I64s(std::vector<int64_t> values);
 Tensor I32s(std::vector<int32_t> values);
+Tensor F32s(std::vector<float> values);
 
 // The tables of each family (defined in the family's test file).
 const std::vector<InferCase>& GeOpCases();

@@ -275,6 +275,43 @@ void AddLossCases(std::vector<InferCase>& t) {
                .attrs = {{"reduction", std::string("avg")}}, .outputs = {""}, .error = "reduction"});
 }
 
+// TopK, ScatterND, ReverseSequence, Resize (indexing_ops.cc).
+void AddSelectionCases(std::vector<InferCase>& t) {
+  t.push_back({.op = "TopK", .inputs = {"f32[3,4]", "i64[1]"}, .values = {{1, I64s({2})}},
+               .outputs = {"f32[3,2]", "i64[3,2]"}});
+  t.push_back({.op = "TopK", .inputs = {"f32[3,4]", "i64[1]"}, .attrs = {{"axis", 0}}, .values = {{1, I64s({3})}},
+               .outputs = {"f32[3,4]", "i64[3,4]"}});
+  t.push_back({.op = "TopK", .inputs = {"f32[-1,4]", "i64[1]"}, .attrs = {{"axis", 0}}, .outputs = {"f32[-1,4]", "i64[-1,4]"}});
+  t.push_back({.op = "TopK", .inputs = {"f32[?]", "i64[1]"}, .outputs = {"f32[?]", "i64[?]"}});
+  t.push_back({.op = "TopK", .inputs = {"f32[3,4]", "i64[1]"}, .values = {{1, I64s({5})}}, .outputs = {"", ""},
+               .error = "K = 5 exceeds dim 1"});
+  t.push_back({.op = "TopK", .inputs = {"f32[3,4]", "i64[1]"}, .attrs = {{"axis", 2}}, .outputs = {"", ""},
+               .error = "axis 2 is out of range"});
+  t.push_back({.op = "ScatterND", .inputs = {"f32[4,5]", "i64[2,1]", "f32[2,5]"}, .outputs = {"f32[4,5]"}});
+  t.push_back({.op = "ScatterND", .inputs = {"f32[-1,5]", "i64[-1,1]", "f32[-1,5]"}, .outputs = {"f32[-1,5]"}});
+  t.push_back({.op = "ScatterND", .inputs = {"f32[4,5]", "i64[2,1]", "i32[2,5]"}, .outputs = {""},
+               .error = "input 2 (updates) has dtype i32 but T is f32"});
+  t.push_back({.op = "ReverseSequence", .inputs = {"f32[4,2,3]", "i64[2]"}, .outputs = {"f32[4,2,3]"}});
+  t.push_back({.op = "ReverseSequence", .inputs = {"f32[-1,-1,3]", "i64[-1]"}, .outputs = {"f32[-1,-1,3]"}});
+  t.push_back({.op = "ReverseSequence", .inputs = {"f32[4,2,3]", "i32[2]"}, .outputs = {""},
+               .error = "input 1 (sequence_lens) has dtype i32, expected i64"});
+  // Resize: sizes win over scales; scales give floor(dim * scale).
+  t.push_back({.op = "Resize", .inputs = {"f32[1,1,2,2]", "", "f32[4]"}, .values = {{2, F32s({1, 1, 2, 3})}},
+               .outputs = {"f32[1,1,4,6]"}});
+  t.push_back({.op = "Resize", .inputs = {"f32[1,1,2,2]", "", "", "i64[4]"}, .values = {{3, I64s({1, 1, 3, 5})}},
+               .outputs = {"f32[1,1,3,5]"}});
+  t.push_back({.op = "Resize", .inputs = {"f32[-1,3,4,4]", "", "f32[4]"}, .values = {{2, F32s({1, 1, 0.5f, 0.5f})}},
+               .outputs = {"f32[-1,3,2,2]"}});
+  t.push_back({.op = "Resize", .inputs = {"f32[1,3,4,4]", "", "f32[4]"}, .outputs = {"f32[-1,-1,-1,-1]"}});
+  t.push_back({.op = "Resize", .inputs = {"f32[?]", "", "f32[4]"}, .outputs = {"f32[?]"}});
+  t.push_back({.op = "Resize", .inputs = {"f32[1,1,2,2]", "", "f32[2]"}, .values = {{2, F32s({2, 2})}},
+               .outputs = {""}, .error = "scales has 2 values"});
+  t.push_back({.op = "Resize", .inputs = {"f32[1,1,2,2]", "", "f32[4]"}, .values = {{2, F32s({1, 1, 0, 2})}},
+               .outputs = {""}, .error = "scales[2] must be positive"});
+  t.push_back({.op = "Resize", .inputs = {"f32[1,1,2,2]", "", "", "i64[4]"}, .values = {{3, I64s({1, 1, -3, 5})}},
+               .outputs = {""}, .error = "sizes[2] is negative"});
+}
+
 const std::vector<InferCase>& TensorCases() {
   static const auto* cases = [] {
     auto* t = new std::vector<InferCase>();
@@ -286,6 +323,7 @@ const std::vector<InferCase>& TensorCases() {
     AddIndexingCases(*t);
     AddLossCases(*t);
     AddLayoutIndexCases(*t);
+    AddSelectionCases(*t);
     return t;
   }();
   return *cases;
