@@ -51,6 +51,11 @@ absl::Status IntAtLeast(std::string_view v, int64_t min) {
 absl::Status LowerLimit(std::string_view v) { return IntAtLeast(v, -1); }
 absl::Status NonNegative(std::string_view v) { return IntAtLeast(v, 0); }
 
+absl::Status ExternalWeightMode(std::string_view v) {
+  if (v == "0" || v == "1" || v == "2") return absl::OkStatus();
+  return InvalidArgument("expected 0 (weights in the model), 1 (one file per weight) or 2 (one merged file)");
+}
+
 absl::Status DumpGraphLevel(std::string_view v) {
   if (v == "0" || v == "1" || v == "2") return absl::OkStatus();
   return InvalidArgument("expected 0 (off), 1 (after each pipeline step) or 2 (also before)");
@@ -71,15 +76,25 @@ const std::vector<OptionSpec>& Table() {
       {"ge.exec.exclude_engines", "",
        "Comma-separated engines never to place nodes on; unknown names are a warning.", EngineList},
       {"ge.exec.host_exec_ops", "", "Comma-separated op types to run on host_cpu.", AnyString},
+      {"ge.exec.value_bins", "",
+       "JSON {\"value_bins\": [{\"value_bin_id\": ID, \"value_bin_file\": PATH}]}: files of FileConstants "
+       "named by file_id.",
+       AnyString},
       {"ge.exec.static_model_ops_lower_limit", "4",
        "Static subgraphs with fewer ops become dynamic; -1 puts the whole graph into one dynamic subgraph.",
        LowerLimit},
+      {"ge.externalWeight", "0",
+       "Compiled models: 0 keeps weights in the model, 1 writes each Const to its own file, 2 to one merged file "
+       "(FileConstant nodes read them back).",
+       ExternalWeightMode},
       {"ge.host_scheduling_max_threshold", "0",
        "An all-static graph with fewer ops than this runs dynamically as a whole (0: never).", NonNegative},
       {"ge.subgraph_backends", "",
        "Comma-separated subgraph-API backends applied in order (see docs/design/partitioning.md).", BackendList},
       {"ge.tiling_schedule_optimize", "0",
        "1: tiling can be offloaded to run time, so nodes with a tiling dependency may stay static.", Bool01},
+      {"ge.variableMemoryMaxSize", "0",
+       "Bytes of variable memory a session may use (0: no limit beyond the device's).", NonNegative},
   };
   return *table;
 }

@@ -12,6 +12,7 @@
 #include "base/status.h"
 #include "base/version.h"
 #include "compiler/frontend/onnx_importer.h"
+#include "client/cpp/value_convert.h"
 #include "server/grpc_status.h"
 #include "server/models.h"
 
@@ -138,13 +139,6 @@ grpc::ServerUnaryReactor* Queued(ServiceContext& ctx, grpc::CallbackServerContex
     finish(submitted);
   }
   return reactor;
-}
-
-grpc::ServerUnaryReactor* Unimplemented(ServiceContext& ctx, grpc::CallbackServerContext* call, const char* rpc,
-                                        std::string_view what) {
-  return Inline(ctx, call, rpc, [&](Tenant*) {
-    return absl::UnimplementedError(StrCat(rpc, " is not implemented yet: ", what, " (docs/api.md)"));
-  });
 }
 
 }  // namespace
@@ -380,13 +374,27 @@ grpc::ServerUnaryReactor* GraphEngineService::SharedMemoryStatus(grpc::CallbackS
   });
 }
 
+// Variables are read and written through the session API (Session::
+// GetVariable / SetVariable), answered inline: a copy of one tensor.
 grpc::ServerUnaryReactor* GraphEngineService::GetVariable(grpc::CallbackServerContext* call,
-                                                          const v1::GetVariableRequest*, v1::GetVariableResponse*) {
-  return Unimplemented(ctx_, call, "GetVariable", "session variables come with the VarManager");
+                                                          const v1::GetVariableRequest* request,
+                                                          v1::GetVariableResponse* response) {
+  return Inline(ctx_, call, "GetVariable", [&](Tenant* tenant) -> absl::Status {
+    GE_ASSIGN_OR_RETURN(std::shared_ptr<ManagedSession> s, ctx_.sessions->Get(tenant, request->session_id()));
+    absl::StatusOr<Tensor> value = s->session->GetVariable(request->name());
+    if (!value.ok()) return Annotate(value.status(), StrCat("session ", s->id));
+    return rpc::ValueToProto(Value(*std::move(value)), response->mutable_value());
+  });
 }
 grpc::ServerUnaryReactor* GraphEngineService::SetVariable(grpc::CallbackServerContext* call,
-                                                          const v1::SetVariableRequest*, v1::SetVariableResponse*) {
-  return Unimplemented(ctx_, call, "SetVariable", "session variables come with the VarManager");
+                                                          const v1::SetVariableRequest* request,
+                                                          v1::SetVariableResponse*) {
+  return Inline(ctx_, call, "SetVariable", [&](Tenant* tenant) -> absl::Status {
+    GE_ASSIGN_OR_RETURN(std::shared_ptr<ManagedSession> s, ctx_.sessions->Get(tenant, request->session_id()));
+    GE_ASSIGN_OR_RETURN(Value value, rpc::ValueFromProto(request->value(), StrCat("variable '", request->name(), "'")));
+    if (!value.is_tensor()) return InvalidArgument("variable '", request->name(), "' takes a tensor");
+    return Annotate(s->session->SetVariable(request->name(), value.tensor()), StrCat("session ", s->id));
+  });
 }
 
 }  // namespace ge::server

@@ -1,6 +1,9 @@
 // Session: graph bookkeeping, option scopes, compile-on-demand and runs.
 #include "session/session.h"
 
+#include <atomic>
+
+#include "absl/strings/numbers.h"
 #include "base/ir/op_types.h"
 #include "base/logging.h"
 #include "base/status.h"
@@ -67,10 +70,56 @@ absl::Status CheckInputs(const GraphInfo& info, const std::vector<Value>& inputs
   return absl::OkStatus();
 }
 
-Session::Session(const engine::EngineRegistry& engines, OptionMap options, ThreadPool* pool)
-    : engines_(engines), options_(std::move(options)), pool_(pool) {}
+namespace {
+std::atomic<uint64_t> next_session_id{1};
+}  // namespace
 
-Session::~Session() = default;
+Session::Session(const engine::EngineRegistry& engines, OptionMap options, ThreadPool* pool, device::Device* device)
+    : engines_(engines), options_(std::move(options)), pool_(pool), id_(next_session_id++), device_(device) {}
+
+// Executors go first (they bind variable memory), then the variables.
+Session::~Session() {
+  graphs_.clear();
+  variables_.reset();
+  absl::Status freed = variables::VarManagerPool::Global().Destroy(id_);
+  if (!freed.ok() && freed.code() != absl::StatusCode::kNotFound) {
+    GE_LOG_ERROR("session", "session {}: {}", id_, freed.message());
+  }
+}
+
+absl::StatusOr<variables::SessionVariables*> Session::GetVariables() {
+  GE_ASSIGN_OR_RETURN(device::Device * device, GetDevice());
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!variables_) {
+    auto bins_option = options_.find("ge.exec.value_bins");
+    GE_ASSIGN_OR_RETURN(variables::ValueBins bins,
+                        variables::ParseValueBins(bins_option == options_.end() ? "" : bins_option->second));
+    uint64_t limit = 0;
+    if (auto it = options_.find("ge.variableMemoryMaxSize"); it != options_.end()) {
+      if (!absl::SimpleAtoi(it->second, &limit)) return InvalidArgument("bad ge.variableMemoryMaxSize '", it->second, "'");
+    }
+    variables_ = std::make_unique<variables::SessionVariables>(
+        variables::VarManagerPool::Global().GetOrCreate(id_, device, limit), &variables::FileConstantCache::Global(),
+        std::move(bins));
+  }
+  return variables_.get();
+}
+
+absl::StatusOr<Tensor> Session::GetVariable(std::string_view name) {
+  GE_ASSIGN_OR_RETURN(variables::SessionVariables * vars, GetVariables());
+  GE_ASSIGN_OR_RETURN(Tensor value, vars->manager().GetVarTensor(name));
+  return value.Clone();
+}
+
+absl::Status Session::SetVariable(std::string_view name, const Tensor& value) {
+  GE_ASSIGN_OR_RETURN(variables::SessionVariables * vars, GetVariables());
+  return vars->manager().WriteVar(name, value);
+}
+
+std::vector<std::string> Session::ListVariables() {
+  absl::StatusOr<variables::SessionVariables*> vars = GetVariables();
+  return vars.ok() ? (*vars)->manager().VarNames() : std::vector<std::string>{};
+}
 
 absl::Status Session::AddGraph(uint32_t graph_id, std::unique_ptr<ir::Graph> graph, const OptionMap& options) {
   OptionMap merged = options_;
@@ -129,6 +178,10 @@ absl::Status Session::CompileGraph(uint32_t graph_id) {
 absl::Status Session::LoadExecutor(GraphEntry& entry, std::optional<runtime::StaticProgram> program) {
   runtime::ExecutorOptions exec_options;
   exec_options.intra_op_pool = pool_;
+  GE_ASSIGN_OR_RETURN(variables::SessionVariables * vars, GetVariables());
+  // The model's variables become the session's, by key, before any kernel runs.
+  GE_RETURN_IF_ERROR(vars->manager().Restore(entry.compiled->variables));
+  exec_options.variables = vars;
   if (program) {
     GE_ASSIGN_OR_RETURN(device::Device * device, GetDevice());
     GE_ASSIGN_OR_RETURN(entry.static_executor,
@@ -182,13 +235,14 @@ absl::StatusOr<int> Session::NumStaticSubgraphs(uint32_t graph_id) const {
 
 absl::StatusOr<device::Device*> Session::GetDevice() {
   std::lock_guard<std::mutex> lock(mu_);
-  if (!device_) {
+  if (device_ == nullptr) {
     // Memory only: kernels use the session's pool, so the device gets no workers.
     device::DeviceSpec spec;
     spec.num_threads = 1;
-    device_ = std::make_unique<device::CpuDevice>(spec);
+    owned_device_ = std::make_unique<device::CpuDevice>(spec);
+    device_ = owned_device_.get();
   }
-  return device_.get();
+  return device_;
 }
 
 absl::Status Session::AddCompiledModel(uint32_t graph_id, runtime::CompiledModel model) {
@@ -199,6 +253,7 @@ absl::Status Session::AddCompiledModel(uint32_t graph_id, runtime::CompiledModel
   entry->compiled = std::make_unique<compiler::CompiledGraph>();
   GE_ASSIGN_OR_RETURN(entry->compiled->options, compiler::CompileOptions::FromOptions(entry->options));
   entry->compiled->graph = std::move(model.graph);
+  entry->compiled->variables = std::move(model.variables);
   GE_RETURN_IF_ERROR(LoadExecutor(*entry, std::move(model.program)));
   std::lock_guard<std::mutex> lock(mu_);
   if (graphs_.contains(graph_id)) return AlreadyExists("graph ", graph_id, " already exists in this session");

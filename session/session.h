@@ -9,11 +9,19 @@
 // Execution path: a compiled graph the partition pipeline left as one static
 // unit (compiler::IsStaticGraph) runs on the StaticExecutor, its arena taken
 // from the session's device; every other graph, and a static graph the
-// static path cannot take (variables, strings; logged), runs on the
+// static path cannot take (strings, subgraph owners; logged), runs on the
 // DynamicExecutor. A graph split into static and dynamic units (a mixed
 // root) runs its partitioned form on the DynamicExecutor, with each static
 // PartitionedCall's subgraph on a StaticExecutor; when that form cannot
 // run, the flattened graph runs dynamically.
+//
+// Variables: every session has a unique id and its own VarManager in the
+// VarManagerPool (runtime/variables), so graphs of one session share their
+// variables across runs and graphs, and no session sees another's. A
+// compiled graph or loaded model carries its variables' descriptions at
+// model-local logical addresses; they are resolved by key into the
+// session's manager when its executor loads. Destroying the session frees
+// its variable memory.
 #pragma once
 
 #include <cstdint>
@@ -35,6 +43,7 @@
 #include "runtime/executor/dynamic_executor.h"
 #include "runtime/executor/static_executor.h"
 #include "runtime/model/gem.h"
+#include "runtime/variables/session_variables.h"
 
 namespace ge::session {
 
@@ -50,9 +59,24 @@ struct GraphInfo {
 
 class Session {
  public:
-  // `engines` and `pool` (may be null) must outlive the session.
-  Session(const engine::EngineRegistry& engines, OptionMap options, ThreadPool* pool);
+  // `engines` and `pool` (may be null) must outlive the session; so must
+  // `device` when given (variable memory and static arenas come from it;
+  // without one the session makes its own).
+  Session(const engine::EngineRegistry& engines, OptionMap options, ThreadPool* pool,
+          device::Device* device = nullptr);
   ~Session();
+
+  // Unique in the process; the key of this session's VarManager.
+  uint64_t id() const { return id_; }
+
+  // A copy of variable `name`'s value; NotFound naming it when no graph of
+  // this session has registered it.
+  absl::StatusOr<Tensor> GetVariable(std::string_view name);
+  // Writes `value` into variable `name` (registered by a compiled graph);
+  // InvalidArgument when the dtype or shape differ.
+  absl::Status SetVariable(std::string_view name, const Tensor& value);
+  // Names of this session's variables, sorted.
+  std::vector<std::string> ListVariables();
 
   // Validates the options and keeps the graph under `graph_id`.
   absl::Status AddGraph(uint32_t graph_id, std::unique_ptr<ir::Graph> graph, const OptionMap& options = {});
@@ -89,16 +113,22 @@ class Session {
   // Creates the executor of a compiled entry (static when `program` is set).
   absl::Status LoadExecutor(GraphEntry& entry, std::optional<runtime::StaticProgram> program);
   absl::StatusOr<device::Device*> GetDevice();
+  // The session's variables, created with the device on first use.
+  absl::StatusOr<variables::SessionVariables*> GetVariables();
   // Runs a mixed root's partitioned form (see above); false to fall back.
   bool LoadMixed(GraphEntry& entry, runtime::ExecutorOptions options);
 
   const engine::EngineRegistry& engines_;
   OptionMap options_;
   ThreadPool* pool_;
+  const uint64_t id_;
   mutable std::mutex mu_;
-  // Created on the first static load; declared before graphs_ so that it
+  // Created on first use unless given; declared before graphs_ so that it
   // outlives the executors whose arenas it holds.
-  std::unique_ptr<device::Device> device_;
+  std::unique_ptr<device::Device> owned_device_;
+  device::Device* device_ = nullptr;
+  // Declared before graphs_: executors bind variable memory.
+  std::unique_ptr<variables::SessionVariables> variables_;
   std::map<uint32_t, std::shared_ptr<GraphEntry>> graphs_;
 };
 

@@ -26,5 +26,7 @@ void RegisterIndexingOps(OpRegistry& registry);
 void RegisterQuantizeWindowOps(OpRegistry& registry);
 // loss_ops.cc: NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss.
 void RegisterLossOps(OpRegistry& registry);
+// variable_ops.cc: Assign, AssignAdd, AssignSub, VarIsInitializedOp.
+void RegisterVariableOps(OpRegistry& registry);
 
 }  // namespace ge::ops

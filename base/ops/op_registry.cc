@@ -204,6 +204,7 @@ void RegisterBuiltinOps(OpRegistry& registry) {
   RegisterIndexingOps(registry);
   RegisterLossOps(registry);
   RegisterQuantizeWindowOps(registry);
+  RegisterVariableOps(registry);
 }
 
 // ---- Checks and inference of one op ----

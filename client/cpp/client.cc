@@ -184,6 +184,26 @@ grpc::Status Client::UnloadModel(const std::string& session_id, uint32_t model_i
   return WithRetries([&](grpc::ClientContext* ctx) { return stub_->UnloadModel(ctx, request, &response); });
 }
 
+grpc::Status Client::GetVariable(const std::string& session_id, const std::string& name, v1::Value* value) {
+  v1::GetVariableRequest request;
+  request.set_session_id(session_id);
+  request.set_name(name);
+  v1::GetVariableResponse response;
+  grpc::Status s =
+      WithRetries([&](grpc::ClientContext* ctx) { return stub_->GetVariable(ctx, request, &response); });
+  if (s.ok()) *value = std::move(*response.mutable_value());
+  return s;
+}
+
+grpc::Status Client::SetVariable(const std::string& session_id, const std::string& name, const v1::Value& value) {
+  v1::SetVariableRequest request;
+  request.set_session_id(session_id);
+  request.set_name(name);
+  *request.mutable_value() = value;
+  v1::SetVariableResponse response;
+  return WithRetries([&](grpc::ClientContext* ctx) { return stub_->SetVariable(ctx, request, &response); });
+}
+
 grpc::Status Client::ExecuteModel(const v1::ExecuteModelRequest& request, v1::ExecuteModelResponse* response,
                                   double timeout_seconds) {
   return WithRetries([&](grpc::ClientContext* ctx) { return stub_->ExecuteModel(ctx, request, response); },

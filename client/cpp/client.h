@@ -71,6 +71,9 @@ class Client {
   // Compiled models (.gem) loaded into a session.
   grpc::Status LoadModel(const v1::LoadModelRequest& request, v1::LoadModelResponse* response);
   grpc::Status UnloadModel(const std::string& session_id, uint32_t model_id);
+  // A session's variable by name (what its graphs' Variable nodes hold).
+  grpc::Status GetVariable(const std::string& session_id, const std::string& name, v1::Value* value);
+  grpc::Status SetVariable(const std::string& session_id, const std::string& name, const v1::Value& value);
   grpc::Status ExecuteModel(const v1::ExecuteModelRequest& request, v1::ExecuteModelResponse* response,
                             double timeout_seconds = 0);
   // Shared-memory I/O (docs/api.md, "Shared memory"), for a daemon on this

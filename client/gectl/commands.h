@@ -75,6 +75,7 @@ struct CompileFlags {
   std::string output;                // OUT.gem
   std::vector<std::string> options;  // KEY=VALUE
   bool external_weights = false;     // weights to OUT.gem.weights
+  int external_weight = -1;          // ge.externalWeight: 1 one file per weight, 2 one merged file
   int threads = 0;                   // the thread budget kernels are prepared for
 };
 

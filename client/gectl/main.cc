@@ -68,6 +68,9 @@ int main(int argc, char** argv) {
   compile_cmd->add_option("-o,--output", compile.output, "Output file (.gem)")->required();
   compile_cmd->add_option("--option", compile.options, "KEY=VALUE compile option (repeatable)");
   compile_cmd->add_flag("--external-weights", compile.external_weights, "Write weights to OUT.gem.weights");
+  compile_cmd->add_option("--external-weight", compile.external_weight,
+                          "Weights as FileConstants: 1 one file per weight, 2 one merged file (ge.externalWeight)")
+      ->check(CLI::Range(0, 2));
   compile_cmd->add_option("--threads", compile.threads, "Intra-op threads kernels are prepared for (0: every core)")
       ->capture_default_str();
 

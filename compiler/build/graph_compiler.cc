@@ -7,6 +7,12 @@
 #include "compiler/passes/graph_dumper.h"
 #include "compiler/passes/infer_shapes_pass.h"
 #include "compiler/passes/pass_pipeline.h"
+#include "compiler/passes/split_variable_into_subgraph_pass.h"
+#include "compiler/passes/var_is_initialized_op_pass.h"
+#include "compiler/passes/variable_format_pass.h"
+#include "compiler/passes/variable_prepare_op_pass.h"
+#include "compiler/passes/variable_ref_delete_op_pass.h"
+#include "compiler/build/var_mem_assign.h"
 
 namespace ge::compiler {
 
@@ -24,6 +30,17 @@ absl::StatusOr<std::unique_ptr<CompiledGraph>> GraphCompiler::Compile(std::uniqu
   PassPipeline optimize("optimize");
   optimize.set_dumper(&dumper);
   optimize.AddPass<InferShapesPass>();
+  // Variables. VarIsInitializedOpPass first: the reads it removes must not
+  // get read-before-write edges. SplitVariableIntoSubgraphPass before
+  // VariablePrepareOpPass, so that subgraphs read their own VarRefs and only
+  // the owner's writers are chained. VariableFormatPass after prepare (it
+  // leaves written variables alone, and VarRefs mark what it must not fold)
+  // and before VariableRefDeleteOpPass, which drops the writers' VarRefs last.
+  optimize.AddPass<VarIsInitializedOpPass>();
+  optimize.AddPass<SplitVariableIntoSubgraphPass>();
+  optimize.AddPass<VariablePrepareOpPass>();
+  optimize.AddPass<VariableFormatPass>();
+  optimize.AddPass<VariableRefDeleteOpPass>();
   GE_RETURN_IF_ERROR(optimize.Run(*graph).status());
 
   // StagePartition -> EnginePlacer -> DynamicShapePartition -> EnginePlacer
@@ -31,6 +48,8 @@ absl::StatusOr<std::unique_ptr<CompiledGraph>> GraphCompiler::Compile(std::uniqu
   GE_ASSIGN_OR_RETURN(SplitResult split, RunSplitSteps(*graph, engines_, options, pool_, dumper));
   compiled->placement = std::move(split.placement);
   compiled->partitioned = std::move(split.partitioned);
+  // Model-local logical addresses, resolved by key in the session at load.
+  GE_ASSIGN_OR_RETURN(compiled->variables, AssignVariableMemory(*graph));
   compiled->graph = std::move(graph);
   return compiled;
 }

@@ -12,6 +12,7 @@
 #include "compiler/compile_options.h"
 #include "compiler/placement/engine_placer.h"
 #include "runtime/engines/engine_registry.h"
+#include "runtime/variables/var_manager.h"
 
 namespace ge::compiler {
 
@@ -24,6 +25,9 @@ struct CompiledGraph {
   // (only with CompileOptions::keep_partitioned_graph).
   std::unique_ptr<ir::Graph> partitioned;
   CompileOptions options;
+  // Variables and FileConstants with their model-local logical addresses
+  // (AssignVariableMemory, compiler/build/var_mem_assign.h).
+  variables::VarManagerInfo variables;
 };
 
 class GraphCompiler {

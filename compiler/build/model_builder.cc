@@ -28,6 +28,7 @@ absl::StatusOr<runtime::CompiledModel> BuildCompiledModel(std::unique_ptr<ir::Gr
     }
   }
   model.graph = std::move(compiled->graph);
+  model.variables = std::move(compiled->variables);
   return model;
 }
 

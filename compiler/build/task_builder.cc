@@ -43,9 +43,6 @@ class ProgramBuilder {
     if (!node.op_desc().subgraph_names().empty()) {
       return Unimplemented("node '", node.name(), "' (", node.type(), ") owns subgraphs; it runs dynamically");
     }
-    if (node.type() == ir::kFileConstant || node.type() == ir::kVariable) {
-      return Unimplemented("node '", node.name(), "' (", node.type(), ") is not supported on the static path");
-    }
     for (int o = 0; o < node.num_outputs(); ++o) {
       const ir::ValueType& type = node.op_desc().output(o).type;
       if (!IsStaticTensor(type)) {
@@ -73,6 +70,10 @@ class ProgramBuilder {
       const int index = static_cast<int>(program_.weights.size());
       program_.weights.push_back({node.name(), value});
       refs_[{&node, 0}] = {ValueRef::Kind::kWeight, 0, index, -1, node.op_desc().output(0).type};
+    } else if (node.type() == ir::kVariable || node.type() == ir::kFileConstant) {
+      const int index = static_cast<int>(program_.variables.size());
+      program_.variables.push_back({node.name(), node.op_desc()});
+      refs_[{&node, 0}] = {ValueRef::Kind::kVariable, 0, index, -1, node.op_desc().output(0).type};
     }
     return absl::OkStatus();
   }
@@ -124,7 +125,7 @@ class ProgramBuilder {
   absl::Status AddTask(const ir::Node& node) {
     const std::string& type = node.type();
     if (type == ir::kData || type == ir::kInnerData || type == ir::kConst || type == ir::kNetOutput ||
-        type == ir::kInnerNetOutput || type == ir::kNoOp) {
+        type == ir::kInnerNetOutput || type == ir::kNoOp || type == ir::kVariable || type == ir::kFileConstant) {
       return absl::OkStatus();
     }
     auto engine_name = node.op_desc().GetAttr<std::string>(ir::kAttrEngineName);

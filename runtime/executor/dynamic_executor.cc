@@ -104,6 +104,7 @@ class DynamicExecutor::StepContext final : public engine::ExecuteContext {
   absl::StatusOr<std::vector<Value>> RunSubgraph(std::string_view name, std::vector<Value> inputs) override {
     return exec_.RunSubgraphOf(step_, name, std::move(inputs));
   }
+  engine::VariableStore* variables() override { return exec_.options_.variables; }
 
  private:
   static ThreadPool* SerialPool() {

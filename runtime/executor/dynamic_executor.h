@@ -54,6 +54,9 @@ struct ExecutorOptions {
   // partitioned root). Unimplemented (or no loader) keeps the subgraph on
   // a DynamicExecutor; other errors fail creation.
   std::function<absl::StatusOr<std::unique_ptr<StaticExecutor>>(const ir::Graph&)> static_loader;
+  // The session's variables and FileConstant weights (Variable, Assign*,
+  // FileConstant kernels); null without a session. Must outlive the executor.
+  engine::VariableStore* variables = nullptr;
 };
 
 class DynamicExecutor {

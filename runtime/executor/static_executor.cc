@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "absl/container/flat_hash_map.h"
+#include "base/ir/op_types.h"
 #include "base/status.h"
 
 namespace ge::runtime {
@@ -35,9 +36,9 @@ absl::Status CheckTensor(const Value& v, const StaticIo& io, std::string_view wh
 // into the address table's entries), and the ExecuteContext it computes in.
 class StaticExecutor::TaskContext final : public engine::ExecuteContext {
  public:
-  TaskContext(StaticTask task, ThreadPool* pool)
+  TaskContext(StaticTask task, ThreadPool* pool, engine::VariableStore* variables)
       : op_(std::move(task.op)), def_(std::move(task.def)), input_refs_(std::move(task.inputs)),
-        output_refs_(std::move(task.outputs)), pool_(pool) {
+        output_refs_(std::move(task.outputs)), pool_(pool), variables_(variables) {
     inputs_.resize(input_refs_.size());
     outputs_.resize(output_refs_.size());
   }
@@ -71,6 +72,7 @@ class StaticExecutor::TaskContext final : public engine::ExecuteContext {
   void* workspace() override { return workspace_; }
   ThreadPool* thread_pool() override { return pool_ ? pool_ : SerialPool(); }
   int num_threads() const override { return pool_ ? pool_->num_threads() + 1 : 1; }
+  engine::VariableStore* variables() override { return variables_; }
 
   static ThreadPool* SerialPool() {
     static ThreadPool* pool = new ThreadPool(0, "serial");
@@ -86,6 +88,7 @@ class StaticExecutor::TaskContext final : public engine::ExecuteContext {
   std::vector<Value> outputs_;
   void* workspace_ = nullptr;
   ThreadPool* pool_;
+  engine::VariableStore* variables_;
 };
 
 // A place a value of some task lives in an entry.
@@ -131,15 +134,31 @@ absl::StatusOr<std::unique_ptr<StaticExecutor>> StaticExecutor::Load(StaticProgr
   exec->graph_name_ = program.graph_name;
   exec->arena_bytes_ = program.arena_bytes;
   for (StaticWeight& w : program.weights) exec->weights_.push_back(std::move(w.value));
+  GE_RETURN_IF_ERROR(exec->ResolveVariables(program));
   GE_RETURN_IF_ERROR(exec->BindTasks(program, engines));
   GE_RETURN_IF_ERROR(exec->AllocateMemory(program));
   return exec;
 }
 
+absl::Status StaticExecutor::ResolveVariables(const StaticProgram& program) {
+  if (!program.variables.empty() && options_.variables == nullptr) {
+    return FailedPrecondition("static graph '", graph_name_, "' uses variable '", program.variables[0].node,
+                              "' but runs without a session's variables");
+  }
+  for (const StaticVariable& v : program.variables) {
+    const bool is_file = v.op.type() == ir::kFileConstant;
+    absl::StatusOr<Tensor> t = is_file ? options_.variables->GetFileConstant(v.op) : options_.variables->GetVariable(v.op);
+    if (!t.ok()) return Annotate(t.status(), StrCat("loading static graph '", graph_name_, "'"));
+    variables_.push_back(*std::move(t));
+    variable_is_constant_.push_back(is_file);
+  }
+  return absl::OkStatus();
+}
+
 absl::Status StaticExecutor::BindTasks(StaticProgram& program, const engine::EngineRegistry& engines) {
   const int threads = options_.intra_op_pool ? options_.intra_op_pool->num_threads() + 1 : 1;
   for (StaticTask& task : program.tasks) {
-    auto ctx = std::make_unique<TaskContext>(std::move(task), options_.intra_op_pool);
+    auto ctx = std::make_unique<TaskContext>(std::move(task), options_.intra_op_pool, options_.variables);
     const std::string prefix = StrCat("node '", ctx->op_.name(), "' (", ctx->op_.type(), ")");
     engine::Engine* engine = engines.Find(ctx->def_.engine);
     if (engine == nullptr) {
@@ -150,7 +169,11 @@ absl::Status StaticExecutor::BindTasks(StaticProgram& program, const engine::Eng
     prepare.num_threads = threads;
     for (const ValueRef& ref : ctx->input_refs_) {
       prepare.input_types.push_back(ref.type);
-      prepare.const_inputs.push_back(ref.kind == ValueRef::Kind::kWeight ? &weights_[ref.index] : nullptr);
+      const Tensor* known = nullptr;
+      if (ref.kind == ValueRef::Kind::kWeight) known = &weights_[ref.index];
+      // A FileConstant never changes; a Variable does, so it is never folded in.
+      if (ref.kind == ValueRef::Kind::kVariable && variable_is_constant_[ref.index]) known = &variables_[ref.index];
+      prepare.const_inputs.push_back(known);
     }
     for (const ValueRef& ref : ctx->output_refs_) prepare.output_types.push_back(ref.type);
     auto kernel = engine->kernel_builder().LoadKernel(engine->kernel_factory(), ctx->def_, prepare);
@@ -167,6 +190,7 @@ std::pair<int, int64_t> StaticExecutor::EntryOf(const ValueRef& ref) const {
   switch (ref.kind) {
     case ValueRef::Kind::kWeight: return {1 + ref.index, 0};
     case ValueRef::Kind::kInput: return {1 + num_weights + ref.index, 0};
+    case ValueRef::Kind::kVariable: return {variable_entry_[ref.index], 0};
     case ValueRef::Kind::kArena:
       if (ref.output >= 0 && ref.output < static_cast<int>(output_entry_.size()) && output_entry_[ref.output] >= 0) {
         return {output_entry_[ref.output], 0};
@@ -212,6 +236,10 @@ absl::Status StaticExecutor::AllocateMemory(const StaticProgram& program) {
       entries_.emplace_back();
     }
   }
+  for (size_t v = 0; v < variables_.size(); ++v) {
+    variable_entry_.push_back(static_cast<int>(entries_.size()));
+    entries_.emplace_back();
+  }
   for (auto& t : tasks_) {
     for (size_t i = 0; i < t->input_refs_.size(); ++i) {
       auto [e, off] = EntryOf(t->input_refs_[i]);
@@ -224,6 +252,9 @@ absl::Status StaticExecutor::AllocateMemory(const StaticProgram& program) {
   }
   Refresh(0, block_buffer_, 0);
   for (size_t w = 0; w < weights_.size(); ++w) Refresh(1 + w, weights_[w].buffer(), weights_[w].byte_offset());
+  for (size_t v = 0; v < variables_.size(); ++v) {
+    Refresh(variable_entry_[v], variables_[v].buffer(), variables_[v].byte_offset());
+  }
   for (size_t o = 0; o < outputs_.size(); ++o) {
     if (output_entry_[o] >= 0) Refresh(output_entry_[o], block_buffer_, output_values_[o].offset);
   }

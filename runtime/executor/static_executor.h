@@ -80,6 +80,8 @@ class StaticExecutor {
   StaticExecutor() = default;
   absl::Status AllocateMemory(const StaticProgram& program);
   absl::Status BindTasks(StaticProgram& program, const engine::EngineRegistry& engines);
+  // Resolves every Variable / FileConstant through options_.variables.
+  absl::Status ResolveVariables(const StaticProgram& program);
   // Entry of `ref` (its address table row) and the offset inside it.
   std::pair<int, int64_t> EntryOf(const ValueRef& ref) const;
   void Refresh(int entry, std::shared_ptr<Buffer> buffer, size_t offset);
@@ -102,6 +104,11 @@ class StaticExecutor {
   std::vector<ValueRef> output_values_;
   std::vector<int> output_entry_;  // -1 unless the output can be written in place
   std::vector<Tensor> weights_;
+  // Session memory of each StaticProgram::variables entry, its address-table
+  // row, and whether it is a (read-only) FileConstant.
+  std::vector<Tensor> variables_;
+  std::vector<int> variable_entry_;
+  std::vector<bool> variable_is_constant_;
   StaticRunStats stats_;
   std::mutex run_mu_;
 };

@@ -9,10 +9,12 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "base/ir/op_types.h"
+#include "base/io/external_data.h"
 #include "base/ir/proto_convert.h"
 #include "base/status.h"
 #include "base/version.h"
 #include "ge/v1/model.pb.h"
+#include "runtime/variables/var_manager_serial.h"
 
 namespace ge::runtime {
 namespace {
@@ -42,7 +44,7 @@ void RefToProto(const ValueRef& ref, v1::ValueRefDef* out) {
 
 absl::StatusOr<ValueRef> RefFromProto(const v1::ValueRefDef& in) {
   ValueRef ref;
-  if (in.kind() < v1::ValueRefDef::KIND_NONE || in.kind() > v1::ValueRefDef::KIND_INPUT) {
+  if (in.kind() < v1::ValueRefDef::KIND_NONE || in.kind() > v1::ValueRefDef::KIND_VARIABLE) {
     return InvalidArgument("bad value kind ", static_cast<int>(in.kind()));
   }
   ref.kind = static_cast<ValueRef::Kind>(in.kind());
@@ -82,6 +84,7 @@ void ProgramToProto(const StaticProgram& p, v1::StaticProgramDef* out) {
     for (const ValueRef& r : t.outputs) RefToProto(r, task->add_outputs());
   }
   for (const StaticWeight& w : p.weights) out->add_weight_nodes(w.node);
+  for (const StaticVariable& v : p.variables) out->add_variable_nodes(v.node);
   for (const StaticIo& io : p.inputs) IoToProto(io, out->add_inputs());
   for (const StaticIo& io : p.outputs) IoToProto(io, out->add_outputs());
   for (const ValueRef& r : p.output_values) RefToProto(r, out->add_output_values());
@@ -100,6 +103,9 @@ absl::Status CheckRef(const ValueRef& ref, const StaticProgram& p) {
       return absl::OkStatus();
     case ValueRef::Kind::kInput:
       if (ref.index < 0 || ref.index >= static_cast<int>(p.inputs.size())) break;
+      return absl::OkStatus();
+    case ValueRef::Kind::kVariable:
+      if (ref.index < 0 || ref.index >= static_cast<int>(p.variables.size())) break;
       return absl::OkStatus();
     case ValueRef::Kind::kArena: {
       auto count = ref.type.shape().NumElements();
@@ -156,6 +162,13 @@ absl::StatusOr<StaticProgram> ProgramFromProto(const v1::StaticProgramDef& in, c
                                                                 : std::nullopt;
     if (!value) return InvalidArgument("weight '", name, "' is not a Const node with a value");
     p.weights.push_back({name, *value});
+  }
+  for (const std::string& name : in.variable_nodes()) {
+    const ir::Node* node = graph.FindNode(name);
+    if (node == nullptr || (node->type() != ir::kVariable && node->type() != ir::kFileConstant)) {
+      return InvalidArgument("variable '", name, "' is not a Variable or FileConstant node of the graph");
+    }
+    p.variables.push_back({name, node->op_desc()});
   }
   for (const auto& io : in.inputs()) {
     GE_ASSIGN_OR_RETURN(StaticIo x, IoFromProto(io));
@@ -318,6 +331,7 @@ absl::Status SaveGem(const CompiledModel& model, const std::string& path, const 
   if (model.program) {
     ProgramToProto(*model.program, def.mutable_program());
   }
+  GE_RETURN_IF_ERROR(variables::VarManagerInfoToProto(model.variables, def.mutable_var_manager()));
   if (options.external_weights) GE_RETURN_IF_ERROR(WriteExternalWeights(def, path));
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   if (!out) return FailedPrecondition("cannot write ", path);
@@ -330,11 +344,29 @@ absl::Status SaveGem(const CompiledModel& model, const std::string& path, const 
 namespace {
 
 // The model of a parsed and host-checked `def`; `label` names it in errors.
-absl::StatusOr<CompiledModel> ModelFromDef(const v1::CompiledModelDef& def, const std::string& label) {
+// FileConstants written by --external-weight name their file by `location`
+// relative to the .gem's directory (`model_dir`; empty for bytes).
+void SetWeightDirectory(ir::Graph& graph, const std::string& model_dir) {
+  if (model_dir.empty()) return;
+  for (ir::Node* node : graph.nodes()) {
+    ir::OpDesc& op = node->mutable_op_desc();
+    if (node->type() == ir::kFileConstant && op.GetAttr<std::string>(io::kAttrLocation) &&
+        !op.GetAttr<std::string>(io::kAttrModelDir)) {
+      op.SetAttr(io::kAttrModelDir, model_dir);
+    }
+  }
+}
+
+absl::StatusOr<CompiledModel> ModelFromDef(const v1::CompiledModelDef& def, const std::string& label,
+                                           const std::string& model_dir) {
   CompiledModel model;
   absl::StatusOr<std::unique_ptr<ir::Graph>> graph = ir::GraphFromProto(def.graph());
   if (!graph.ok()) return Annotate(graph.status(), StrCat("the graph of ", label));
   model.graph = *std::move(graph);
+  SetWeightDirectory(*model.graph, model_dir);
+  absl::StatusOr<variables::VarManagerInfo> vars = variables::VarManagerInfoFromProto(def.var_manager());
+  if (!vars.ok()) return Annotate(vars.status(), StrCat("the variables of ", label));
+  model.variables = *std::move(vars);
   if (def.has_program()) {
     absl::StatusOr<StaticProgram> program = ProgramFromProto(def.program(), *model.graph);
     if (!program.ok()) return Annotate(program.status(), StrCat("the static program of ", label));
@@ -356,7 +388,9 @@ absl::StatusOr<CompiledModel> LoadGem(const std::string& path, const engine::Eng
   if (!def.ParseFromIstream(&in)) return InvalidArgument(path, " is not a .gem compiled model (unreadable)");
   GE_RETURN_IF_ERROR(CheckBuiltForThisHost(def, path, engines));
   GE_RETURN_IF_ERROR(ReadExternalWeights(def, path));
-  return ModelFromDef(def, path);
+  std::error_code ec;
+  const std::filesystem::path dir = std::filesystem::canonical(std::filesystem::absolute(path), ec).parent_path();
+  return ModelFromDef(def, path, ec ? std::string() : dir.string());
 }
 
 absl::StatusOr<CompiledModel> LoadGemFromBytes(std::string_view bytes, const std::string& label,
@@ -371,7 +405,7 @@ absl::StatusOr<CompiledModel> LoadGemFromBytes(std::string_view bytes, const std
     return InvalidArgument(label, " keeps its weights in a separate file (", def.external_weights(0).file(),
                            "), which bytes cannot carry: compile it with inline weights");
   }
-  return ModelFromDef(def, label);
+  return ModelFromDef(def, label, "");
 }
 
 }  // namespace ge::runtime

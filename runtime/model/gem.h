@@ -26,10 +26,12 @@
 #include "base/options.h"
 #include "runtime/engines/engine_registry.h"
 #include "runtime/model/static_program.h"
+#include "runtime/variables/var_manager.h"
 
 namespace ge::runtime {
 
-inline constexpr uint32_t kGemFormatVersion = 1;
+// 2: variables (VarManagerInfo) and KIND_VARIABLE value references.
+inline constexpr uint32_t kGemFormatVersion = 2;
 
 struct CompiledModel {
   std::unique_ptr<ir::Graph> graph;       // flattened and placed
@@ -38,6 +40,9 @@ struct CompiledModel {
   std::vector<std::pair<std::string, std::string>> engines;  // name, version (filled by SaveGem when empty)
   std::string ged_version;
   std::vector<std::string> cpu_features;
+  // The variables the graph uses, at model-local logical addresses; a
+  // session's VarManager resolves them by key at load.
+  variables::VarManagerInfo variables;
 };
 
 struct GemWriteOptions {

@@ -27,10 +27,11 @@ namespace ge::runtime {
 inline constexpr int64_t kStaticAlignment = 64;
 
 struct ValueRef {
-  enum class Kind : uint8_t { kNone, kArena, kWeight, kInput };
+  enum class Kind : uint8_t { kNone, kArena, kWeight, kInput, kVariable };
   Kind kind = Kind::kNone;
   int64_t offset = 0;  // kArena: byte offset in the arena
-  int index = -1;      // kWeight: index into StaticProgram::weights; kInput: graph input
+  int index = -1;      // kWeight: index into StaticProgram::weights; kInput: graph input;
+                       // kVariable: index into StaticProgram::variables
   // kArena: the graph output this value is, when its buffer holds nothing
   // else (StaticProgram::output_dedicated); -1 otherwise.
   int output = -1;
@@ -49,6 +50,14 @@ struct StaticWeight {
   Tensor value;
 };
 
+// A Variable or FileConstant: its memory belongs to the session (or the
+// process's weight cache), not to the program, and is bound at load through
+// ExecutorOptions::variables.
+struct StaticVariable {
+  std::string node;
+  ir::OpDesc op;
+};
+
 struct StaticIo {
   std::string name;
   ir::ValueType type;
@@ -58,6 +67,7 @@ struct StaticProgram {
   std::string graph_name;
   std::vector<StaticTask> tasks;  // execution order
   std::vector<StaticWeight> weights;
+  std::vector<StaticVariable> variables;
   std::vector<StaticIo> inputs;   // by Data index
   std::vector<StaticIo> outputs;  // NetOutput order
   std::vector<ValueRef> output_values;  // where each output is read from

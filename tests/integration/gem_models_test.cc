@@ -64,6 +64,53 @@ INSTANTIATE_TEST_SUITE_P(Models, GemModelsTest,
                          ::testing::Values("resnet18_op13", "resnet18_op17", "mobilenet_v2_op13",
                                            "mobilenet_v2_op17", "transformer_op13", "transformer_op17"));
 
+// Outputs of two runs (`a`, `b` output directories) are identical.
+void ExpectSameOutputs(const fs::path& dir, const std::string& a, const std::string& b) {
+  YAML::Node meta = YAML::LoadFile((dir / "meta.json").string());
+  for (const auto& output : meta["outputs"]) {
+    const std::string name = output.as<std::string>();
+    auto x = io::ReadNpyFile(a + "/" + name + ".npy");
+    auto y = io::ReadNpyFile(b + "/" + name + ".npy");
+    ASSERT_TRUE(x.ok()) << x.status();
+    ASSERT_TRUE(y.ok()) << y.status();
+    ASSERT_EQ(x->shape(), y->shape()) << name;
+    for (int64_t i = 0; i < x->NumElements(); ++i) {
+      ASSERT_EQ(x->GetAsDouble(i), y->GetAsDouble(i)) << "output " << name << " element " << i;
+    }
+  }
+}
+
+// --external-weight 2: the .gem keeps graph and program only (under 1 MB for
+// resnet18's 45 MB of weights) and runs with its weight file to the same
+// outputs; --external-weight 1 writes one file per weight and does too.
+TEST(ExternalWeightTest, Resnet18GemIsSmallAndRunsWithItsWeightFiles) {
+  const fs::path dir = fs::path(testing::BinaryDir()) / "models" / "resnet18_op13";
+  ASSERT_TRUE(fs::exists(dir / "model.onnx")) << dir << " missing: run scripts/make_test_models.py";
+  const std::string tmp = testing::MakeTempDir("gem-external");
+  testing::ProcessResult inline_run = RunModel(dir, (dir / "model.onnx").string(), tmp + "/onnx");
+  ASSERT_EQ(inline_run.exit_code, 0) << inline_run.err;
+  for (const std::string mode : {"2", "1"}) {
+    const std::string gem = tmp + "/m" + mode + ".gem";
+    testing::ProcessResult c = RunProcess(
+        {Gectl(), "compile", (dir / "model.onnx").string(), "-o", gem, "--external-weight", mode}, 300);
+    ASSERT_EQ(c.exit_code, 0) << c.err;
+    EXPECT_LT(fs::file_size(gem), 1u << 20) << "mode " << mode;
+    if (mode == "2") {
+      EXPECT_GT(fs::file_size(tmp + "/m2.weights.bin"), 40u << 20);
+    } else {
+      // One file per weight of at least 1 KiB: the 20 convolutions' (batch norms folded in) and the rest.
+      EXPECT_GE(std::distance(fs::directory_iterator(tmp + "/m1_weights"), fs::directory_iterator{}), 20);
+    }
+    testing::ProcessResult r = RunModel(dir, gem, tmp + "/gem" + mode);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    ExpectSameOutputs(dir, tmp + "/gem" + mode, tmp + "/onnx");
+  }
+  testing::ProcessResult both = RunProcess({Gectl(), "compile", (dir / "model.onnx").string(), "-o", tmp + "/x.gem",
+                                            "--external-weight", "2", "--external-weights"}, 300);
+  EXPECT_EQ(both.exit_code, 1) << both.err;
+  fs::remove_all(tmp);
+}
+
 TEST(GemRefusalTest, CorruptOrForeignGemIsAClearUserError) {
   const std::string tmp = testing::MakeTempDir("gem-refusal");
   {

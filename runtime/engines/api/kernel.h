@@ -20,6 +20,7 @@
 #include "base/ir/op_desc.h"
 #include "base/thread_pool.h"
 #include "base/value.h"
+#include "runtime/engines/api/variable_store.h"
 
 namespace ge::engine {
 
@@ -80,6 +81,10 @@ class ExecuteContext {
   // cannot run subgraphs (kernel test harnesses), is Unimplemented.
   virtual absl::StatusOr<std::vector<Value>> RunSubgraph(std::string_view name,
                                                          std::vector<Value> inputs);
+
+  // The session's variables and FileConstant weights; null when the
+  // executor runs without a session (kernel test harnesses).
+  virtual VariableStore* variables() { return nullptr; }
 };
 
 class Kernel {

@@ -80,6 +80,7 @@ void RegisterHostCpuKernels(KernelTable& table) {
   RegisterConvKernels(table);
   RegisterResizeKernels(table);
   RegisterPoolKernels(table);
+  RegisterVariableKernels(table);
 }
 
 }  // namespace ge::engine::host_cpu

@@ -100,6 +100,7 @@ void RegisterReduceKernels(KernelTable& table);
 void RegisterIndexingKernels(KernelTable& table);
 void RegisterLossKernels(KernelTable& table);
 void RegisterQuantizeWindowKernels(KernelTable& table);
+void RegisterVariableKernels(KernelTable& table);
 
 // Every host_cpu kernel, in a fixed order.
 void RegisterHostCpuKernels(KernelTable& table);

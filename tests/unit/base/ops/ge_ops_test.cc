@@ -94,12 +94,29 @@ void AddControlFlowCases(std::vector<InferCase>& t) {
 
 }  // namespace
 
+// variable_ops.cc: the writers return the variable; values must match it.
+void AddVariableCases(std::vector<InferCase>& t) {
+  for (const char* op : {"Assign", "AssignAdd", "AssignSub"}) {
+    t.push_back({.op = op, .inputs = {"f32[2,3]", "f32[2,3]"}, .outputs = {"f32[2,3]"}});
+    t.push_back({.op = op, .inputs = {"f32[2,-1]", "f32[?]"}, .outputs = {"f32[2,-1]"}});
+    t.push_back({.op = op, .inputs = {"f32[2,3]", "f32[3,2]"}, .outputs = {""},
+                 .error = "value shape [3,2] does not match the variable's shape [2,3]"});
+  }
+  t.push_back({.op = "Assign", .inputs = {"bool[4]", "bool[4]"}, .outputs = {"bool[4]"}});
+  t.push_back({.op = "AssignAdd", .inputs = {"bool[4]", "bool[4]"}, .outputs = {""}, .error = "bool"});
+  t.push_back({.op = "VarIsInitializedOp", .inputs = {"f32[-1,2]"}, .outputs = {"bool[]"}});
+  t.push_back({.op = "VarIsInitializedOp", .inputs = {""}, .outputs = {"bool[]"}});
+  t.push_back({.op = "VarIsInitializedOp", .inputs = {"f32[2]", "f32[2]"}, .outputs = {""},
+               .error = "has 2 inputs"});
+}
+
 const std::vector<InferCase>& GeOpCases() {
   static const auto* cases = [] {
     auto* t = new std::vector<InferCase>();
     AddStructuralCases(*t);
     AddPartitionCases(*t);
     AddControlFlowCases(*t);
+    AddVariableCases(*t);
     return t;
   }();
   return *cases;
@@ -110,6 +127,7 @@ TEST(GeOpsTest, Inference) { RunCases(GeOpCases()); }
 TEST(GeOpsTest, Properties) {
   const OpRegistry& r = OpRegistry::Global();
   EXPECT_TRUE(r.Find("Variable")->stateful);
+  EXPECT_TRUE(r.Find("AssignSub")->stateful);
   EXPECT_FALSE(r.Find("Const")->stateful);
   using Pairs = std::vector<std::pair<int, int>>;
   EXPECT_EQ(r.Find("Identity")->views, (Pairs{{0, 0}}));

@@ -4,14 +4,14 @@
 // (weakly_canonical resolves the symlinks of the part that exists) and must
 // stay under the canonical model directory. Offsets and lengths are checked
 // against the file's real size before anything is read.
-#include "compiler/frontend/onnx_external_data.h"
+#include "base/io/external_data.h"
 
 #include <fstream>
 #include <system_error>
 
 #include "base/status.h"
 
-namespace ge::frontend {
+namespace ge::io {
 namespace fs = std::filesystem;
 namespace {
 
@@ -140,4 +140,4 @@ void SetExternalDataAttrs(const ExternalDataRef& ref, ir::OpDesc& op) {
   op.SetAttr(kAttrDtype, static_cast<int64_t>(ref.dtype));
 }
 
-}  // namespace ge::frontend
+}  // namespace ge::io
