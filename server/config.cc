@@ -33,8 +33,11 @@ absl::Status ApplyDevice(const YAML::Node& node, std::string_view source, Device
     else if (key == "workers") GE_RETURN_IF_ERROR(Read(kv.second, "devices.workers", source, device.workers));
     else if (key == "queue_capacity") {
       GE_RETURN_IF_ERROR(Read(kv.second, "devices.queue_capacity", source, device.queue_capacity));
+    } else if (key == "memory_bytes") {
+      GE_RETURN_IF_ERROR(Read(kv.second, "devices.memory_bytes", source, device.memory_bytes));
     } else {
-      return InvalidArgument(source, ": unknown key 'devices.", key, "' (name, threads, workers, queue_capacity)");
+      return InvalidArgument(source, ": unknown key 'devices.", key,
+                             "' (name, threads, workers, queue_capacity, memory_bytes)");
     }
   }
   return absl::OkStatus();
@@ -49,9 +52,12 @@ absl::Status ApplyTenant(const YAML::Node& node, std::string_view source, Tenant
     else if (key == "max_sessions") GE_RETURN_IF_ERROR(Read(kv.second, "tenants.max_sessions", source, tenant.max_sessions));
     else if (key == "max_concurrent_runs") {
       GE_RETURN_IF_ERROR(Read(kv.second, "tenants.max_concurrent_runs", source, tenant.max_concurrent_runs));
+    } else if (key == "max_device_memory_bytes") {
+      GE_RETURN_IF_ERROR(
+          Read(kv.second, "tenants.max_device_memory_bytes", source, tenant.max_device_memory_bytes));
     } else {
       return InvalidArgument(source, ": unknown key 'tenants.", key,
-                             "' (name, token_sha256, max_sessions, max_concurrent_runs)");
+                             "' (name, token_sha256, max_sessions, max_concurrent_runs, max_device_memory_bytes)");
     }
   }
   return absl::OkStatus();
@@ -200,8 +206,9 @@ absl::Status ValidateConfig(const ServerConfig& config) {
       return InvalidArgument("device '", d.name, "' is not a cpu:N device");
     }
     if (!names.insert(d.name).second) return InvalidArgument("device ", d.name, " is configured twice");
-    if (d.workers < 1 || d.queue_capacity < 0 || d.threads < 0) {
-      return InvalidArgument("device ", d.name, ": workers must be >= 1, threads and queue_capacity >= 0");
+    if (d.workers < 1 || d.queue_capacity < 0 || d.threads < 0 || d.memory_bytes < 0) {
+      return InvalidArgument("device ", d.name,
+                             ": workers must be >= 1, threads, queue_capacity and memory_bytes >= 0");
     }
   }
   std::set<std::string> tenants;
@@ -213,6 +220,9 @@ absl::Status ValidateConfig(const ServerConfig& config) {
     }
     if (t.max_sessions < 1 || t.max_concurrent_runs < 1) {
       return InvalidArgument("tenant ", t.name, ": max_sessions and max_concurrent_runs must be >= 1");
+    }
+    if (t.max_device_memory_bytes < 0) {
+      return InvalidArgument("tenant ", t.name, ": max_device_memory_bytes must be >= 0 (0: unlimited)");
     }
   }
   if (config.session_idle_timeout_seconds <= 0 || config.shutdown_timeout_seconds < 0) {
@@ -261,14 +271,16 @@ std::string ConfigToYaml(const ServerConfig& config) {
   for (const DeviceConfig& d : config.devices) {
     out << YAML::BeginMap << YAML::Key << "name" << YAML::Value << d.name << YAML::Key << "threads"
         << YAML::Value << d.threads << YAML::Key << "workers" << YAML::Value << d.workers << YAML::Key
-        << "queue_capacity" << YAML::Value << d.queue_capacity << YAML::EndMap;
+        << "queue_capacity" << YAML::Value << d.queue_capacity << YAML::Key << "memory_bytes" << YAML::Value
+        << d.memory_bytes << YAML::EndMap;
   }
   out << YAML::EndSeq;
   out << YAML::Key << "tenants" << YAML::Value << YAML::BeginSeq;
   for (const TenantConfig& t : config.tenants) {
     out << YAML::BeginMap << YAML::Key << "name" << YAML::Value << t.name << YAML::Key << "token_sha256"
         << YAML::Value << t.token_sha256 << YAML::Key << "max_sessions" << YAML::Value << t.max_sessions
-        << YAML::Key << "max_concurrent_runs" << YAML::Value << t.max_concurrent_runs << YAML::EndMap;
+        << YAML::Key << "max_concurrent_runs" << YAML::Value << t.max_concurrent_runs << YAML::Key
+        << "max_device_memory_bytes" << YAML::Value << t.max_device_memory_bytes << YAML::EndMap;
   }
   out << YAML::EndSeq << YAML::EndMap;
   return std::string(out.c_str()) + "\n";

@@ -18,6 +18,7 @@ struct TenantConfig {
   std::string token_sha256;  // 64 hex digits: SHA-256 of the bearer token
   int64_t max_sessions = 64;
   int64_t max_concurrent_runs = 16;
+  int64_t max_device_memory_bytes = 0;  // static arenas + variables, all devices; 0: unlimited
 };
 
 struct DeviceConfig {
@@ -25,6 +26,7 @@ struct DeviceConfig {
   int threads = 0;               // intra-op threads; 0: every core
   int workers = 2;               // runs executing at once on the device
   int64_t queue_capacity = 64;   // runs waiting beyond the workers
+  int64_t memory_bytes = 0;      // device memory capacity; 0: the host's memory
 };
 
 struct ServerConfig {

@@ -19,13 +19,6 @@ namespace {
 
 constexpr char kServiceName[] = "ge.v1.GraphEngine";
 
-int64_t ResidentBytes() {
-  std::ifstream statm("/proc/self/statm");
-  int64_t pages = 0, resident = 0;
-  statm >> pages >> resident;
-  return resident * sysconf(_SC_PAGESIZE);
-}
-
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const ServerConfig& config) {
@@ -46,9 +39,10 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const ServerConfig& config
   ctx.sessions = d->sessions_.get();
   ctx.devices = &d->devices_;
   ctx.metrics = d->metrics_.get();
-  ctx.session_factory = [raw = d.get()](const OptionMap& options, int device) {
-    return absl::StatusOr<std::unique_ptr<session::Session>>(std::make_unique<session::Session>(
-        *raw->engines_, options, raw->devices_[device].intra_op.get()));
+  ctx.op_session_factory = [raw = d.get()](const OptionMap& options) {
+    const Device& device = raw->devices_.front();
+    return absl::StatusOr<std::unique_ptr<session::Session>>(
+        std::make_unique<session::Session>(*raw->engines_, options, device.intra_op.get(), device.memory.get()));
   };
   d->op_cache_ = std::make_unique<OpCache>(static_cast<size_t>(config.op_cache_capacity));
   ctx.op_cache = d->op_cache_.get();
@@ -72,11 +66,19 @@ absl::Status Daemon::StartDevices() {
     // The run's own thread joins ParallelFor, so one worker fewer.
     d.intra_op = std::make_unique<ThreadPool>(d.threads - 1, "intra-" + c.name);
     d.queue = std::make_unique<RunQueue>(c.name, c.workers, c.queue_capacity);
+    // Memory only: kernels run on intra_op.
+    d.memory = std::make_unique<device::CpuDevice>(device::DeviceSpec{c.name, c.memory_bytes, /*num_threads=*/1});
     devices_.push_back(std::move(d));
   }
+  // Each session allocates through a view of its device charged to its
+  // tenant's device-memory quota.
   sessions_ = std::make_unique<SessionManager>(
-      [this](const OptionMap& options, int device) -> absl::StatusOr<std::unique_ptr<session::Session>> {
-        return std::make_unique<session::Session>(*engines_, options, devices_[device].intra_op.get());
+      [this](const OptionMap& options, ManagedSession& entry) -> absl::Status {
+        Device& device = devices_[entry.device];
+        entry.memory = std::make_unique<device::QuotaDevice>(*device.memory, entry.tenant->device_memory);
+        entry.session =
+            std::make_unique<session::Session>(*engines_, options, device.intra_op.get(), entry.memory.get());
+        return absl::OkStatus();
       },
       static_cast<int>(devices_.size()));
   return absl::OkStatus();
@@ -184,11 +186,18 @@ void Daemon::RefreshGauges() {
   metrics_->pending_requests.Get().Set(static_cast<double>(context_.inflight.load()));
   // Sessions run on host memory: the devices share the process's resident
   // set and the host's physical memory until they run on HAL devices.
-  const double total = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGESIZE);
-  const double used = static_cast<double>(ResidentBytes());
+  // Device memory is what sessions hold on the device (static arenas,
+  // variables); a device without a capacity shares the host's memory.
+  const double host = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGESIZE);
   for (const Device& d : devices_) {
-    metrics_->device_memory_total_bytes.WithLabels({d.name}).Set(total / devices_.size());
-    metrics_->device_memory_used_bytes.WithLabels({d.name}).Set(used / devices_.size());
+    const device::MemoryStats stats = d.memory->memory_stats();
+    const double total = stats.capacity_bytes > 0 ? static_cast<double>(stats.capacity_bytes) : host / devices_.size();
+    metrics_->device_memory_total_bytes.WithLabels({d.name}).Set(total);
+    metrics_->device_memory_used_bytes.WithLabels({d.name}).Set(static_cast<double>(stats.in_use_bytes));
+  }
+  for (const auto& t : tenants_->tenants()) {
+    metrics_->tenant_device_memory_used_bytes.WithLabels({t->name}).Set(
+        static_cast<double>(t->device_memory->in_use_bytes()));
   }
 }
 

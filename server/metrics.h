@@ -21,6 +21,7 @@ struct ServerMetrics {
   prometheus::GaugeFamily& graphs;                      // {tenant}
   prometheus::GaugeFamily& device_memory_used_bytes;    // {device}
   prometheus::GaugeFamily& device_memory_total_bytes;   // {device}
+  prometheus::GaugeFamily& tenant_device_memory_used_bytes;  // {tenant}
   prometheus::CounterFamily& cache_hits_total;
   prometheus::CounterFamily& cache_misses_total;
   prometheus::CounterFamily& cache_evictions_total;

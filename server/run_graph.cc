@@ -212,7 +212,7 @@ absl::Status RunSingleOp(ServiceContext& ctx, const v1::ExecuteOpRequest& reques
                           [&]() -> absl::StatusOr<std::unique_ptr<session::Session>> {
                             GE_ASSIGN_OR_RETURN(std::unique_ptr<ir::Graph> graph, ir::GraphFromProto(def));
                             GE_ASSIGN_OR_RETURN(std::unique_ptr<session::Session> made,
-                                                ctx.session_factory(options, 0));
+                                                ctx.op_session_factory(options));
                             GE_RETURN_IF_ERROR(made->AddGraph(0, std::move(graph)));
                             GE_RETURN_IF_ERROR(made->CompileGraph(0));
                             return made;

@@ -33,6 +33,9 @@ struct Device {
   std::string name;
   int threads = 1;
   std::unique_ptr<ThreadPool> intra_op;  // kernels' ParallelFor
+  // The device's memory (static arenas, variables): capacity memory_bytes;
+  // sessions allocate through their tenant's QuotaDevice over it.
+  std::unique_ptr<device::CpuDevice> memory;
   std::unique_ptr<RunQueue> queue;
 };
 
@@ -44,7 +47,8 @@ struct ServiceContext {
   SessionManager* sessions = nullptr;
   std::vector<Device>* devices = nullptr;
   ServerMetrics* metrics = nullptr;
-  SessionFactory session_factory;  // ExecuteOp's sessions
+  // ExecuteOp's sessions (the daemon's own, on device 0, outside any quota).
+  std::function<absl::StatusOr<std::unique_ptr<session::Session>>(const OptionMap& options)> op_session_factory;
   OpCache* op_cache = nullptr;     // ExecuteOp's compiled ops
   SharedMemoryRegistry* shared_memory = nullptr;  // null: shared-memory I/O is off
   std::atomic<bool> draining{false};

@@ -40,7 +40,7 @@ absl::StatusOr<std::shared_ptr<ManagedSession>> SessionManager::Create(Tenant* t
     entry->device = next_device_;
     next_device_ = (next_device_ + 1) % num_devices_;
   }
-  GE_ASSIGN_OR_RETURN(entry->session, factory_(options, entry->device));
+  GE_RETURN_IF_ERROR(factory_(options, *entry));
   entry->last_used_ns = SteadyNowNs();
   std::lock_guard<std::mutex> lock(mu_);
   do {

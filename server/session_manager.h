@@ -23,6 +23,7 @@
 
 #include "absl/status/statusor.h"
 #include "base/options.h"
+#include "runtime/device/quota_device.h"
 #include "server/tenants.h"
 #include "session/session.h"
 
@@ -40,6 +41,9 @@ struct ManagedSession {
   std::string id;
   Tenant* tenant = nullptr;
   int device = 0;  // index of the device whose run queue serves it
+  // The session's memory: the device charged to the tenant's quota. Declared
+  // before `session`, which allocates from it, so that it outlives it.
+  std::unique_ptr<device::QuotaDevice> memory;
   std::unique_ptr<session::Session> session;
   std::atomic<int64_t> last_used_ns{0};  // steady clock
   std::atomic<int> active_calls{0};
@@ -49,9 +53,9 @@ struct ManagedSession {
   uint32_t next_model_id = 1;              // guarded by mu
 };
 
-// Makes a session::Session for `options` on device `device`.
-using SessionFactory =
-    std::function<absl::StatusOr<std::unique_ptr<session::Session>>(const OptionMap& options, int device)>;
+// Makes entry.session for `options` (entry.tenant and entry.device are set;
+// the factory may set entry.memory for the session to allocate from).
+using SessionFactory = std::function<absl::Status(const OptionMap& options, ManagedSession& entry)>;
 
 class SessionManager {
  public:

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "runtime/device/quota_device.h"
 #include "server/config.h"
 #include "server/grpc_status.h"
 
@@ -37,6 +38,9 @@ struct Tenant {
   Sha256Digest token_hash{};
   int64_t max_sessions = 0;
   int64_t max_concurrent_runs = 0;
+  // Device memory held by the tenant's sessions on every device
+  // (max_device_memory_bytes; 0: unlimited, counted only).
+  std::shared_ptr<device::MemoryQuota> device_memory;
   std::atomic<int64_t> sessions{0};
   std::atomic<int64_t> running{0};
 };

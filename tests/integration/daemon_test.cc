@@ -12,6 +12,7 @@
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <sstream>
 #include <thread>
 
 #include "base/ir/proto_convert.h"
@@ -216,6 +217,60 @@ TEST_F(DaemonTest, TenantsAreIsolatedAndQuotasHold) {
   EXPECT_NE(s.error_message().find("alice"), std::string::npos) << s.error_message();
   ASSERT_TRUE(alice.DestroySession(a1).ok());
   EXPECT_TRUE(alice.CreateSession({}, &a3).ok());
+}
+
+// The value of a metric line that starts with `series` (name and labels), or
+// -1 when the page has no such line.
+double MetricValue(const std::string& page, const std::string& series) {
+  std::istringstream lines(page);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind(series + " ", 0) == 0) return std::stod(line.substr(series.size() + 1));
+  }
+  return -1;
+}
+
+// A tenant past its device-memory quota gets RESOURCE_EXHAUSTED naming it;
+// another tenant on the same device keeps compiling and running, and what
+// a session held comes back when it is destroyed.
+TEST_F(DaemonTest, DeviceMemoryQuotaHoldsPerTenant) {
+  const std::string config = WriteConfig(
+      "devices:\n  - {name: cpu:0, memory_bytes: 268435456}\n"
+      "tenants:\n"
+      "  - {name: alice, token_sha256: " + server::ToHex(server::Sha256("alice-token").data(), 32) +
+      ", max_device_memory_bytes: 1048576}\n"
+      "  - {name: bob, token_sha256: " + server::ToHex(server::Sha256("bob-token").data(), 32) + "}\n");
+  auto d = DaemonProcess::Start({"--config", config});
+  ASSERT_NE(d, nullptr);
+  client::Client alice = MakeClient(*d, "alice-token");
+  client::Client bob = MakeClient(*d, "bob-token");
+
+  // SlowGraph's static arena holds 768x768 floats (2.25 MiB) at least.
+  const std::string a = SessionWithGraph(alice, SlowGraph());
+  v1::CompileGraphResponse compiled;
+  grpc::Status s = alice.CompileGraph(a, 1, &compiled);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << s.error_message();
+  EXPECT_NE(s.error_message().find("tenant alice cannot allocate"), std::string::npos) << s.error_message();
+  EXPECT_NE(s.error_message().find("1048576-byte device memory quota"), std::string::npos) << s.error_message();
+
+  const std::string b = SessionWithGraph(bob, SlowGraph());
+  ASSERT_TRUE(bob.CompileGraph(b, 1, &compiled).ok());
+  v1::RunGraphResponse out;
+  s = bob.RunGraph(RunRequest(b, 1, {Filled(768, 0.001f)}), &out);
+  EXPECT_TRUE(s.ok()) << s.error_message();
+  // Graphs without a static arena still run for alice.
+  const std::string small = SessionWithGraph(alice, ReluAdd());
+  s = alice.RunGraph(RunRequest(small, 1, {Tensor::FromVector<float>({1, -2, 3}, Shape{1, 3})}), &out);
+  EXPECT_TRUE(s.ok()) << s.error_message();
+
+  std::string page = testing::HttpGet(d->metrics_address(), "/metrics").body;
+  const double held = MetricValue(page, "ged_tenant_device_memory_used_bytes{tenant=\"bob\"}");
+  EXPECT_GE(held, 768.0 * 768 * 4) << page;
+  EXPECT_EQ(MetricValue(page, "ged_device_memory_used_bytes{device=\"cpu:0\"}"), held) << page;
+  EXPECT_EQ(MetricValue(page, "ged_device_memory_total_bytes{device=\"cpu:0\"}"), 268435456.0) << page;
+  ASSERT_TRUE(bob.DestroySession(b).ok());
+  page = testing::HttpGet(d->metrics_address(), "/metrics").body;
+  EXPECT_EQ(MetricValue(page, "ged_tenant_device_memory_used_bytes{tenant=\"bob\"}"), 0.0) << page;
+  EXPECT_EQ(MetricValue(page, "ged_device_memory_used_bytes{device=\"cpu:0\"}"), 0.0) << page;
 }
 
 TEST_F(DaemonTest, DeadlinesAndAFullQueue) {
@@ -491,7 +546,8 @@ TEST_F(DaemonTest, StreamsExecuteOpAndMetrics) {
        {"ged_requests_total{rpc=\"RunGraphStream\",code=\"OK\"} 1", "ged_request_duration_seconds_bucket",
         "ged_queue_duration_seconds_bucket", "ged_compile_duration_seconds_count", "ged_run_duration_seconds_bucket",
         "ged_pending_requests", "ged_sessions{tenant=\"default\"} 1", "ged_graphs{tenant=\"default\"} 1",
-        "ged_device_memory_used_bytes{device=\"cpu:0\"}", "ged_device_memory_total_bytes{device=\"cpu:0\"}",
+        "ged_device_memory_used_bytes{device=\"cpu:0\"}", "ged_tenant_device_memory_used_bytes{tenant=\"default\"}",
+        "ged_device_memory_total_bytes{device=\"cpu:0\"}",
         "ged_cache_hits_total 0", "ged_cache_misses_total 0", "ged_cache_evictions_total 0", "ged_cache_bytes 0",
         "ged_model_load_duration_seconds_count 0", "ged_op_cache_lookups_total{result=\"hit\"} 1",
         "ged_op_cache_lookups_total{result=\"miss\"} 2", "ged_build_info{version=\""}) {

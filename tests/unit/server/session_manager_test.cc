@@ -20,8 +20,9 @@ class SessionManagerTest : public ::testing::Test {
 
   SessionManager MakeManager() {
     return SessionManager(
-        [](const OptionMap& options, int) -> absl::StatusOr<std::unique_ptr<session::Session>> {
-          return std::make_unique<session::Session>(*engines_, options, nullptr);
+        [](const OptionMap& options, ManagedSession& entry) -> absl::Status {
+          entry.session = std::make_unique<session::Session>(*engines_, options, nullptr);
+          return absl::OkStatus();
         },
         /*num_devices=*/2);
   }
