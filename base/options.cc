@@ -51,6 +51,16 @@ absl::Status IntAtLeast(std::string_view v, int64_t min) {
 absl::Status LowerLimit(std::string_view v) { return IntAtLeast(v, -1); }
 absl::Status NonNegative(std::string_view v) { return IntAtLeast(v, 0); }
 
+absl::Status GraphKey(std::string_view v) {
+  if (v.size() > 128) return InvalidArgument("expected at most 128 characters");
+  for (char c : v) {
+    if (!absl::ascii_isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-' && c != '.') {
+      return InvalidArgument("expected letters, digits, _, . and - only");
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::Status DumpGraphLevel(std::string_view v) {
   if (v == "0" || v == "1" || v == "2") return absl::OkStatus();
   return InvalidArgument("expected 0 (off), 1 (after each pipeline step) or 2 (also before)");
@@ -74,6 +84,10 @@ const std::vector<OptionSpec>& Table() {
       {"ge.exec.static_model_ops_lower_limit", "4",
        "Static subgraphs with fewer ops become dynamic; -1 puts the whole graph into one dynamic subgraph.",
        LowerLimit},
+      {"ge.graph_compiler_cache_dir", "",
+       "Directory of a compiled-model cache for this graph (GE's form; with ge.graph_key).", AnyString},
+      {"ge.graph_key", "",
+       "Names the graph in the compiled-model cache instead of hashing it (letters, digits, _ . -).", GraphKey},
       {"ge.host_scheduling_max_threshold", "0",
        "An all-static graph with fewer ops than this runs dynamically as a whole (0: never).", NonNegative},
       {"ge.subgraph_backends", "",

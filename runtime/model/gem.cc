@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <limits>
 #include <sstream>
 
@@ -193,58 +194,43 @@ std::vector<std::pair<std::string, std::string>> EnginesOf(const ir::Graph& grap
   return {found.begin(), found.end()};
 }
 
-// Moves every Const's raw bytes from `graph` to the weights file.
-absl::Status WriteExternalWeights(v1::CompiledModelDef& def, const std::string& path) {
-  const std::string file = path + ".weights";
-  std::ofstream out(file, std::ios::binary | std::ios::trunc);
-  if (!out) return FailedPrecondition("cannot write weights file ", file);
-  uint64_t offset = 0;
-  const std::string base = std::filesystem::path(file).filename().string();
+// Moves every Const's raw bytes from `def`'s graph to `weights` (offsets
+// aligned), recording them under the file name `file`.
+void MoveWeightsOut(v1::CompiledModelDef& def, const std::string& file, std::string* weights) {
   for (v1::NodeDef& node : *def.mutable_graph()->mutable_nodes()) {
     if (node.type() != ir::kConst) continue;
     auto it = node.mutable_attrs()->find(std::string(ir::kAttrValue));
     if (it == node.mutable_attrs()->end() || !it->second.has_t() || it->second.t().raw_data().empty()) continue;
     const v1::TensorDef& t = it->second.t();
-    const uint64_t aligned = (offset + kStaticAlignment - 1) / kStaticAlignment * kStaticAlignment;
-    out.write(std::string(aligned - offset, '\0').data(), static_cast<std::streamsize>(aligned - offset));
-    out.write(t.raw_data().data(), static_cast<std::streamsize>(t.raw_data().size()));
+    const uint64_t aligned = (weights->size() + kStaticAlignment - 1) / kStaticAlignment * kStaticAlignment;
+    weights->resize(aligned, '\0');
+    weights->append(t.raw_data());
     v1::ExternalWeight* w = def.add_external_weights();
     w->set_node(node.name());
-    w->set_file(base);
+    w->set_file(file);
     w->set_offset(aligned);
     w->set_size(t.raw_data().size());
     w->set_dtype(t.dtype());
     for (int64_t d : t.dims()) w->mutable_shape()->add_dims(d);
-    offset = aligned + t.raw_data().size();
     node.mutable_attrs()->erase(it);
   }
-  out.close();
-  if (!out) return Internal("writing weights file ", file, " failed");
-  return absl::OkStatus();
 }
 
-absl::Status ReadExternalWeights(v1::CompiledModelDef& def, const std::string& path) {
+// Reads `size` bytes at `offset` of the weights file `file`.
+using WeightReader = std::function<absl::StatusOr<std::string>(const std::string& file, uint64_t offset,
+                                                               uint64_t size, const std::string& node)>;
+
+// Puts every external weight back into its Const node.
+absl::Status ReadExternalWeights(v1::CompiledModelDef& def, const WeightReader& read) {
   absl::flat_hash_map<std::string, v1::NodeDef*> nodes;
   for (v1::NodeDef& node : *def.mutable_graph()->mutable_nodes()) nodes[node.name()] = &node;
-  const std::filesystem::path dir = std::filesystem::path(path).parent_path();
   for (const v1::ExternalWeight& w : def.external_weights()) {
     auto it = nodes.find(w.node());
     if (it == nodes.end()) return InvalidArgument("external weight names node '", w.node(), "', which is not in the graph");
     if (w.file().find('/') != std::string::npos || w.file() == "..") {
       return InvalidArgument("external weight file '", w.file(), "' must be a plain file name");
     }
-    const std::string file = (dir / w.file()).string();
-    std::ifstream in(file, std::ios::binary);
-    if (!in) return NotFound("weights file ", file, " of ", path, " cannot be opened");
-    in.seekg(0, std::ios::end);
-    const uint64_t file_size = static_cast<uint64_t>(in.tellg());
-    if (w.offset() > file_size || w.size() > file_size - w.offset()) {
-      return InvalidArgument("weight of node '", w.node(), "' lies past the end of ", file);
-    }
-    std::string bytes(w.size(), '\0');
-    in.seekg(static_cast<std::streamoff>(w.offset()));
-    in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    if (!in) return Internal("reading ", file, " failed");
+    GE_ASSIGN_OR_RETURN(std::string bytes, read(w.file(), w.offset(), w.size(), w.node()));
     v1::AttrValueDef value;
     value.mutable_t()->set_dtype(w.dtype());
     for (int64_t d : w.shape().dims()) value.mutable_t()->add_dims(d);
@@ -252,6 +238,38 @@ absl::Status ReadExternalWeights(v1::CompiledModelDef& def, const std::string& p
     (*it->second->mutable_attrs())[std::string(ir::kAttrValue)] = std::move(value);
   }
   return absl::OkStatus();
+}
+
+// Reads weights from files beside the .gem at `path`.
+WeightReader FileWeightReader(const std::string& path) {
+  const std::filesystem::path dir = std::filesystem::path(path).parent_path();
+  return [dir, path](const std::string& name, uint64_t offset, uint64_t size,
+                     const std::string& node) -> absl::StatusOr<std::string> {
+    const std::string file = (dir / name).string();
+    std::ifstream in(file, std::ios::binary);
+    if (!in) return NotFound("weights file ", file, " of ", path, " cannot be opened");
+    in.seekg(0, std::ios::end);
+    const uint64_t file_size = static_cast<uint64_t>(in.tellg());
+    if (offset > file_size || size > file_size - offset) {
+      return InvalidArgument("weight of node '", node, "' lies past the end of ", file);
+    }
+    std::string bytes(size, '\0');
+    in.seekg(static_cast<std::streamoff>(offset));
+    in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    if (!in) return Internal("reading ", file, " failed");
+    return bytes;
+  };
+}
+
+// Reads weights from one buffer holding the weights file.
+WeightReader BufferWeightReader(std::string_view weights, const std::string& label) {
+  return [weights, label](const std::string&, uint64_t offset, uint64_t size,
+                          const std::string& node) -> absl::StatusOr<std::string> {
+    if (offset > weights.size() || size > weights.size() - offset) {
+      return InvalidArgument("weight of node '", node, "' lies past the end of the weights of ", label);
+    }
+    return std::string(weights.substr(offset, size));
+  };
 }
 
 absl::Status CheckBuiltForThisHost(const v1::CompiledModelDef& def, const std::string& path,
@@ -298,33 +316,62 @@ std::vector<std::string> HostCpuFeatures() {
 
 bool IsGemPath(std::string_view path) { return path.size() > 4 && path.substr(path.size() - 4) == ".gem"; }
 
-absl::Status SaveGem(const CompiledModel& model, const std::string& path, const engine::EngineRegistry& engines,
-                     const GemWriteOptions& options) {
-  if (model.graph == nullptr) return InvalidArgument("no graph to write to ", path);
+namespace {
+
+using EngineList = std::vector<std::pair<std::string, std::string>>;
+
+absl::StatusOr<GemBytes> SerializeDef(const ir::Graph& graph, const StaticProgram* program, const OptionMap& options,
+                                      const EngineList& engine_list, const std::vector<std::string>& cpu_features,
+                                      bool external_weights, const std::string& weights_file) {
   v1::CompiledModelDef def;
   def.set_format_version(kGemFormatVersion);
   def.set_ged_version(GED_VERSION_STRING);
-  auto engine_list = model.engines.empty() ? EnginesOf(*model.graph, engines) : model.engines;
   for (const auto& [name, version] : engine_list) {
     v1::EngineVersion* e = def.add_engines();
     e->set_name(name);
     e->set_version(version);
   }
-  for (const std::string& f : model.cpu_features.empty() ? HostCpuFeatures() : model.cpu_features) {
-    def.add_cpu_features(f);
-  }
-  for (const auto& [k, v] : model.options) (*def.mutable_options())[k] = v;
-  GE_RETURN_IF_ERROR(ir::GraphToProto(*model.graph, def.mutable_graph()));
-  if (model.program) {
-    ProgramToProto(*model.program, def.mutable_program());
-  }
-  if (options.external_weights) GE_RETURN_IF_ERROR(WriteExternalWeights(def, path));
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) return FailedPrecondition("cannot write ", path);
-  if (!def.SerializeToOstream(&out)) return Internal("serializing the compiled model to ", path, " failed");
+  for (const std::string& f : cpu_features) def.add_cpu_features(f);
+  for (const auto& [k, v] : options) (*def.mutable_options())[k] = v;
+  GE_RETURN_IF_ERROR(ir::GraphToProto(graph, def.mutable_graph()));
+  if (program != nullptr) ProgramToProto(*program, def.mutable_program());
+  GemBytes bytes;
+  if (external_weights) MoveWeightsOut(def, weights_file, &bytes.weights);
+  if (!def.SerializeToString(&bytes.gem)) return Internal("serializing the compiled model failed");
+  return bytes;
+}
+
+absl::Status WriteFile(const std::string& file, const std::string& data) {
+  std::ofstream out(file, std::ios::binary | std::ios::trunc);
+  if (!out) return FailedPrecondition("cannot write ", file);
+  out.write(data.data(), static_cast<std::streamsize>(data.size()));
   out.close();
-  if (!out) return Internal("writing ", path, " failed");
+  if (!out) return Internal("writing ", file, " failed");
   return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<GemBytes> SerializeGem(const ir::Graph& graph, const StaticProgram* program, const OptionMap& options,
+                                      const engine::EngineRegistry& engines, bool external_weights,
+                                      const std::string& weights_file) {
+  return SerializeDef(graph, program, options, EnginesOf(graph, engines), HostCpuFeatures(), external_weights,
+                      weights_file);
+}
+
+absl::Status SaveGem(const CompiledModel& model, const std::string& path, const engine::EngineRegistry& engines,
+                     const GemWriteOptions& options) {
+  if (model.graph == nullptr) return InvalidArgument("no graph to write to ", path);
+  const std::string weights_path = path + ".weights";
+  // A model loaded from a .gem keeps what it was built for.
+  absl::StatusOr<GemBytes> bytes = SerializeDef(
+      *model.graph, model.program ? &*model.program : nullptr, model.options,
+      model.engines.empty() ? EnginesOf(*model.graph, engines) : model.engines,
+      model.cpu_features.empty() ? HostCpuFeatures() : model.cpu_features, options.external_weights,
+      std::filesystem::path(weights_path).filename().string());
+  if (!bytes.ok()) return Annotate(bytes.status(), path);
+  if (options.external_weights) GE_RETURN_IF_ERROR(WriteFile(weights_path, bytes->weights));
+  return WriteFile(path, bytes->gem);
 }
 
 namespace {
@@ -355,7 +402,7 @@ absl::StatusOr<CompiledModel> LoadGem(const std::string& path, const engine::Eng
   v1::CompiledModelDef def;
   if (!def.ParseFromIstream(&in)) return InvalidArgument(path, " is not a .gem compiled model (unreadable)");
   GE_RETURN_IF_ERROR(CheckBuiltForThisHost(def, path, engines));
-  GE_RETURN_IF_ERROR(ReadExternalWeights(def, path));
+  GE_RETURN_IF_ERROR(ReadExternalWeights(def, FileWeightReader(path)));
   return ModelFromDef(def, path);
 }
 
@@ -371,6 +418,23 @@ absl::StatusOr<CompiledModel> LoadGemFromBytes(std::string_view bytes, const std
     return InvalidArgument(label, " keeps its weights in a separate file (", def.external_weights(0).file(),
                            "), which bytes cannot carry: compile it with inline weights");
   }
+  return ModelFromDef(def, label);
+}
+
+}  // namespace ge::runtime
+
+namespace ge::runtime {
+
+absl::StatusOr<CompiledModel> LoadGemFromBuffers(std::string_view gem, std::string_view weights,
+                                                 const std::string& label, const engine::EngineRegistry& engines) {
+  v1::CompiledModelDef def;
+  if (gem.size() > static_cast<size_t>(std::numeric_limits<int>::max()) ||
+      !def.ParseFromArray(gem.data(), static_cast<int>(gem.size()))) {
+    return InvalidArgument(label, " is not a .gem compiled model (unreadable)");
+  }
+  GE_RETURN_IF_ERROR(CheckBuiltForThisHost(def, label, engines));
+  GE_RETURN_IF_ERROR(ReadExternalWeights(def, BufferWeightReader(weights, label)));
+  def.clear_external_weights();
   return ModelFromDef(def, label);
 }
 

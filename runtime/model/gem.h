@@ -52,6 +52,26 @@ std::vector<std::string> HostCpuFeatures();
 absl::Status SaveGem(const CompiledModel& model, const std::string& path, const engine::EngineRegistry& engines,
                      const GemWriteOptions& options = {});
 
+// A .gem in memory: the CompiledModelDef bytes and, with external weights,
+// the bytes of its one weights file (named `weights_file` inside `gem`).
+struct GemBytes {
+  std::string gem;
+  std::string weights;
+};
+
+// Serializes a compiled graph (and its program, may be null) as SaveGem
+// writes it; with `external_weights` the Const values go to `weights`,
+// recorded under the file name `weights_file`.
+absl::StatusOr<GemBytes> SerializeGem(const ir::Graph& graph, const StaticProgram* program, const OptionMap& options,
+                                      const engine::EngineRegistry& engines, bool external_weights,
+                                      const std::string& weights_file);
+
+// Reads and verifies a .gem whose external weights (if any) are all in
+// `weights` rather than in files (the compiled-model cache reads both
+// files itself, then checks their checksums). `label` names it in errors.
+absl::StatusOr<CompiledModel> LoadGemFromBuffers(std::string_view gem, std::string_view weights,
+                                                 const std::string& label, const engine::EngineRegistry& engines);
+
 // Reads and verifies `path` against `engines` and this host (see above).
 absl::StatusOr<CompiledModel> LoadGem(const std::string& path, const engine::EngineRegistry& engines);
 

@@ -1,0 +1,167 @@
+// Cache keys: a canonical, node-order-independent digest of the graph
+// (through its GraphDef, hashed without copying the weights a second time)
+// plus the options, engines and host the compiled form depends on.
+#include "runtime/cache/cache_key.h"
+
+#include <algorithm>
+#include <set>
+#include <vector>
+
+#include "base/ir/proto_convert.h"
+#include "base/status.h"
+#include "base/version.h"
+#include "ge/v1/graph.pb.h"
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/io/zero_copy_stream.h"
+#include "runtime/model/gem.h"
+
+namespace ge::cache {
+namespace {
+
+// A protobuf output stream that feeds a hasher instead of memory.
+class HashingStream final : public google::protobuf::io::ZeroCopyOutputStream {
+ public:
+  explicit HashingStream(Sha256Hasher& hasher) : hasher_(hasher) {}
+  ~HashingStream() override { Flush(); }
+
+  bool Next(void** data, int* size) override {
+    Flush();
+    *data = buffer_;
+    *size = sizeof(buffer_);
+    pending_ = sizeof(buffer_);
+    return true;
+  }
+  void BackUp(int count) override { pending_ -= count; }
+  int64_t ByteCount() const override { return total_ + pending_; }
+  void Flush() {
+    if (pending_ > 0) hasher_.Update(buffer_, static_cast<size_t>(pending_));
+    total_ += pending_;
+    pending_ = 0;
+  }
+
+ private:
+  Sha256Hasher& hasher_;
+  char buffer_[1 << 16];
+  int pending_ = 0;
+  int64_t total_ = 0;
+};
+
+// Hashes `message` in protobuf's deterministic form (map entries sorted).
+template <typename Message>
+void HashMessage(const Message& message, Sha256Hasher& hasher) {
+  HashingStream stream(hasher);
+  {
+    google::protobuf::io::CodedOutputStream coded(&stream);
+    coded.SetSerializationDeterministic(true);
+    message.SerializeWithCachedSizes(&coded);
+  }
+}
+
+template <typename Message>
+Sha256Digest DigestOf(const Message& message) {
+  Sha256Hasher hasher;
+  hasher.AddInt(static_cast<int64_t>(message.ByteSizeLong()));
+  HashMessage(message, hasher);
+  return hasher.Finish();
+}
+
+// One graph of the tree: its own fields, then its nodes as a sorted set.
+Sha256Digest DigestOfGraph(v1::GraphDef& graph) {
+  std::vector<Sha256Digest> nodes;
+  nodes.reserve(graph.nodes_size());
+  for (v1::NodeDef& node : *graph.mutable_nodes()) {
+    // Control edges carry no order; their list follows the file's order.
+    std::sort(node.mutable_control_inputs()->begin(), node.mutable_control_inputs()->end());
+    nodes.push_back(DigestOf(node));
+  }
+  std::sort(nodes.begin(), nodes.end());
+  Sha256Hasher hasher;
+  hasher.AddString("graph");
+  hasher.AddString(graph.name());
+  hasher.AddString(graph.parent_graph());
+  hasher.AddString(graph.parent_node());
+  v1::GraphDef attrs_only;
+  *attrs_only.mutable_attrs() = graph.attrs();
+  hasher.AddDigest(DigestOf(attrs_only));
+  hasher.AddInt(static_cast<int64_t>(nodes.size()));
+  for (const Sha256Digest& d : nodes) hasher.AddDigest(d);
+  return hasher.Finish();
+}
+
+// Everything but the graph: options, threads, engines, ged, host.
+void HashContext(const OptionMap& options, const KeyContext& context, Sha256Hasher& hasher) {
+  std::set<std::string, std::less<>> keys;
+  for (const OptionSpec& spec : AllOptionSpecs()) keys.emplace(spec.key);
+  for (const auto& [key, value] : options) keys.insert(key);
+  hasher.AddString("options");
+  for (const std::string& key : keys) {
+    if (IsOptionIgnoredByCacheKey(key)) continue;
+    hasher.AddString(key);
+    hasher.AddString(OptionOrDefault(options, key));
+  }
+  hasher.AddString("threads");
+  hasher.AddInt(context.threads);
+  hasher.AddString("engines");
+  if (context.engines != nullptr) {
+    for (const std::string& name : context.engines->Names()) {
+      const engine::EngineAttributes* a = context.engines->FindAttributes(name);
+      hasher.AddString(name);
+      hasher.AddString(a ? a->version : "");
+      hasher.AddInt(a ? a->compute_cost : -1);
+      hasher.AddInt(a ? static_cast<int64_t>(a->runtime_type) : -1);
+      hasher.AddString(a ? a->composite_engine : "");
+    }
+  }
+  hasher.AddString("ged");
+  hasher.AddString(GED_VERSION_STRING);
+  hasher.AddInt(runtime::kGemFormatVersion);
+  hasher.AddString("cpu");
+  for (const std::string& feature : runtime::HostCpuFeatures()) hasher.AddString(feature);
+}
+
+}  // namespace
+
+bool IsOptionIgnoredByCacheKey(std::string_view key) {
+  return key == "ge.dump_graph" || key == "ge.dump_path" || key == "ge.graph_compiler_cache_dir" ||
+         key == "ge.graph_key";
+}
+
+bool IsCacheKey(std::string_view key) {
+  if (key.size() != 64) return false;
+  return std::all_of(key.begin(), key.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+}
+
+absl::StatusOr<Sha256Digest> GraphDigest(const ir::Graph& graph) {
+  v1::GraphDef def;
+  GE_RETURN_IF_ERROR(ir::GraphToProto(graph, &def));
+  std::vector<Sha256Digest> subgraphs;
+  for (v1::GraphDef& sub : *def.mutable_subgraphs()) subgraphs.push_back(DigestOfGraph(sub));
+  std::sort(subgraphs.begin(), subgraphs.end());
+  def.clear_subgraphs();
+  Sha256Hasher hasher;
+  hasher.AddString("root");
+  hasher.AddDigest(DigestOfGraph(def));
+  hasher.AddInt(static_cast<int64_t>(subgraphs.size()));
+  for (const Sha256Digest& d : subgraphs) hasher.AddDigest(d);
+  return hasher.Finish();
+}
+
+absl::StatusOr<std::string> ComputeCacheKey(const ir::Graph& graph, const OptionMap& options,
+                                            const KeyContext& context) {
+  GE_ASSIGN_OR_RETURN(Sha256Digest digest, GraphDigest(graph));
+  Sha256Hasher hasher;
+  hasher.AddString("ged compiled model v1");
+  hasher.AddDigest(digest);
+  HashContext(options, context, hasher);
+  return ToHex(hasher.Finish());
+}
+
+std::string UserCacheKey(std::string_view graph_key, const OptionMap& options, const KeyContext& context) {
+  Sha256Hasher hasher;
+  hasher.AddString("ged compiled model v1, user key");
+  hasher.AddString(graph_key);
+  HashContext(options, context, hasher);
+  return ToHex(hasher.Finish());
+}
+
+}  // namespace ge::cache
