@@ -7,6 +7,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "base/crc32c.h"
 #include "base/sha256.h"
 #include "base/status.h"
 #include "base/version.h"
@@ -18,14 +19,22 @@ constexpr char kMagic[] = "ged-cache-entry 1";
 
 std::string HexDigest(std::string_view data) { return ToHex(Sha256(data)); }
 
+std::string HexCrc(std::string_view data) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  const uint32_t crc = Crc32c(data.data(), data.size());
+  std::string out(8, '0');
+  for (int i = 0; i < 8; ++i) out[i] = kDigits[(crc >> (28 - 4 * i)) & 15];
+  return out;
+}
+
 }  // namespace
 
 EntryBlobs MakeEntry(std::string_view key, runtime::GemBytes bytes) {
   EntryBlobs entry;
   std::string body = StrCat(kMagic, "\nkey ", key, "\nged_version ", GED_VERSION_STRING, "\ncreated ",
                             static_cast<int64_t>(std::time(nullptr)), "\ngem_bytes ", bytes.gem.size(),
-                            "\ngem_sha256 ", HexDigest(bytes.gem), "\nweights_bytes ", bytes.weights.size(),
-                            "\nweights_sha256 ", HexDigest(bytes.weights), "\n");
+                            "\ngem_crc32c ", HexCrc(bytes.gem), "\nweights_bytes ", bytes.weights.size(),
+                            "\nweights_crc32c ", HexCrc(bytes.weights), "\n");
   entry.meta = StrCat(body, "meta_sha256 ", HexDigest(body), "\n");
   entry.gem = std::move(bytes.gem);
   entry.weights = std::move(bytes.weights);
@@ -36,8 +45,8 @@ namespace {
 
 struct ParsedMeta {
   EntryMeta meta;
-  std::string gem_sha256;
-  std::string weights_sha256;
+  std::string gem_crc32c;
+  std::string weights_crc32c;
 };
 
 absl::StatusOr<ParsedMeta> Parse(std::string_view text, std::string_view key) {
@@ -60,10 +69,10 @@ absl::StatusOr<ParsedMeta> Parse(std::string_view text, std::string_view key) {
     else if (name == "created") ok = ok && absl::SimpleAtoi(AbslView(value), &parsed.meta.created_unix);
     else if (name == "gem_bytes") ok = ok && absl::SimpleAtoi(AbslView(value), &parsed.meta.gem_bytes);
     else if (name == "weights_bytes") ok = ok && absl::SimpleAtoi(AbslView(value), &parsed.meta.weights_bytes);
-    else if (name == "gem_sha256") parsed.gem_sha256 = std::string(value);
-    else if (name == "weights_sha256") parsed.weights_sha256 = std::string(value);
+    else if (name == "gem_crc32c") parsed.gem_crc32c = std::string(value);
+    else if (name == "weights_crc32c") parsed.weights_crc32c = std::string(value);
   }
-  if (!ok || parsed.gem_sha256.size() != 64 || parsed.weights_sha256.size() != 64) {
+  if (!ok || parsed.gem_crc32c.size() != 8 || parsed.weights_crc32c.size() != 8) {
     return absl::DataLossError("the metadata record has a malformed line");
   }
   if (parsed.meta.key != key) {
@@ -86,11 +95,11 @@ absl::StatusOr<EntryMeta> CheckEntry(const EntryBlobs& entry, std::string_view k
     if (static_cast<int64_t>(data.size()) != bytes) {
       return absl::DataLossError(StrCat(file, " has ", data.size(), " bytes; the record says ", bytes));
     }
-    if (HexDigest(data) != digest) return absl::DataLossError(StrCat(file, "'s checksum does not match the record"));
+    if (HexCrc(data) != digest) return absl::DataLossError(StrCat(file, "'s checksum does not match the record"));
     return absl::OkStatus();
   };
-  GE_RETURN_IF_ERROR(check(kGemFile, entry.gem, parsed.meta.gem_bytes, parsed.gem_sha256));
-  GE_RETURN_IF_ERROR(check(kWeightsFile, entry.weights, parsed.meta.weights_bytes, parsed.weights_sha256));
+  GE_RETURN_IF_ERROR(check(kGemFile, entry.gem, parsed.meta.gem_bytes, parsed.gem_crc32c));
+  GE_RETURN_IF_ERROR(check(kWeightsFile, entry.weights_view(), parsed.meta.weights_bytes, parsed.weights_crc32c));
   return parsed.meta;
 }
 

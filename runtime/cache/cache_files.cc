@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -131,6 +132,27 @@ absl::StatusOr<std::string> DirHandle::ReadFile(const char* name) const {
   close(fd);
   data.resize(done);  // a short read shows up as a size mismatch
   return data;
+}
+
+absl::StatusOr<std::shared_ptr<Buffer>> DirHandle::MapFile(const char* name) const {
+  const int fd = openat(fd_, name, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return ErrnoStatus(errno, StrCat("cannot open ", name));
+  struct stat st;
+  if (fstat(fd, &st) != 0) {
+    const int error = errno;
+    close(fd);
+    return ErrnoStatus(error, StrCat("cannot stat ", name));
+  }
+  const size_t size = static_cast<size_t>(st.st_size);
+  if (size == 0) {
+    close(fd);
+    return Buffer::Wrap(nullptr, 0, [] {});
+  }
+  void* data = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+  const int error = errno;
+  close(fd);
+  if (data == MAP_FAILED) return ErrnoStatus(error, StrCat("cannot map ", name));
+  return Buffer::Wrap(data, size, [data, size] { munmap(data, size); });
 }
 
 void TouchFile(const std::string& path) { utimensat(AT_FDCWD, path.c_str(), nullptr, 0); }

@@ -10,11 +10,13 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "base/tensor.h"
 
 namespace ge::cache {
 
@@ -45,6 +47,10 @@ class DirHandle {
   ~DirHandle();
   // NotFound when the file does not exist.
   absl::StatusOr<std::string> ReadFile(const char* name) const;
+  // The file mapped copy-on-write (pages are shared with the page cache
+  // and every other reader; writes stay private). Unmapped when the last
+  // user of the buffer goes.
+  absl::StatusOr<std::shared_ptr<Buffer>> MapFile(const char* name) const;
 
  private:
   explicit DirHandle(int fd) : fd_(fd) {}

@@ -1,6 +1,7 @@
 // Cache keys: a canonical, node-order-independent digest of the graph
-// (through its GraphDef, hashed without copying the weights a second time)
-// plus the options, engines and host the compiled form depends on.
+// (straight from the IR: weights are hashed in place, small fields through
+// their proto form) plus the options, engines and host the compiled form
+// depends on.
 #include "runtime/cache/cache_key.h"
 
 #include <algorithm>
@@ -65,24 +66,79 @@ Sha256Digest DigestOf(const Message& message) {
   return hasher.Finish();
 }
 
+// An attribute: tensors by their bytes in place (the weights: no copy),
+// everything else through its proto form.
+absl::Status HashAttr(const std::string& name, const ir::AttrValue& value, Sha256Hasher& hasher) {
+  hasher.AddString(name);
+  const Tensor* tensor = value.get<Tensor>();
+  if (tensor != nullptr && tensor->dtype() != DataType::kString && tensor->raw_data() != nullptr) {
+    hasher.AddString("tensor");
+    hasher.AddInt(static_cast<int64_t>(tensor->dtype()));
+    hasher.AddInt(tensor->shape().unknown_rank() ? -1 : static_cast<int64_t>(tensor->shape().dims().size()));
+    for (int64_t d : tensor->shape().dims()) hasher.AddInt(d);
+    hasher.AddInt(static_cast<int64_t>(tensor->SizeInBytes()));
+    hasher.Update(tensor->raw_data(), tensor->SizeInBytes());
+    return absl::OkStatus();
+  }
+  v1::AttrValueDef def;
+  GE_RETURN_IF_ERROR(ir::AttrValueToProto(value, &def));
+  hasher.AddDigest(DigestOf(def));
+  return absl::OkStatus();
+}
+
+void HashIo(const ir::IoDesc& io, Sha256Hasher& hasher) {
+  hasher.AddString(io.name);
+  v1::ValueTypeDef type;
+  ir::ValueTypeToProto(io.type, &type);
+  hasher.AddDigest(DigestOf(type));
+}
+
+// One node: everything GraphToProto keeps, with producers by name (names
+// are unique in a graph), so the digest does not depend on node order.
+absl::StatusOr<Sha256Digest> DigestOfNode(const ir::Node& node) {
+  Sha256Hasher hasher;
+  const ir::OpDesc& op = node.op_desc();
+  hasher.AddString(node.name());
+  hasher.AddString(node.type());
+  hasher.AddInt(node.num_inputs());
+  for (int i = 0; i < node.num_inputs(); ++i) {
+    const ir::OutPort producer = node.input(i);
+    hasher.AddString(producer ? producer.node->name() : "");
+    hasher.AddInt(producer ? producer.index : -1);
+    HashIo(op.input(i), hasher);
+  }
+  hasher.AddInt(node.num_outputs());
+  for (const ir::IoDesc& io : op.outputs()) HashIo(io, hasher);
+  std::vector<std::string> control;
+  for (const ir::Node* c : node.control_inputs()) control.push_back(c->name());
+  std::sort(control.begin(), control.end());  // control edges carry no order
+  hasher.AddInt(static_cast<int64_t>(control.size()));
+  for (const std::string& c : control) hasher.AddString(c);
+  hasher.AddInt(static_cast<int64_t>(op.attrs().size()));
+  for (const auto& [name, value] : op.attrs()) {
+    GE_RETURN_IF_ERROR(Annotate(HashAttr(name, value, hasher), StrCat("node ", node.name())));
+  }
+  hasher.AddInt(static_cast<int64_t>(op.subgraph_names().size()));
+  for (const std::string& sub : op.subgraph_names()) hasher.AddString(sub);
+  return hasher.Finish();
+}
+
 // One graph of the tree: its own fields, then its nodes as a sorted set.
-Sha256Digest DigestOfGraph(v1::GraphDef& graph) {
+absl::StatusOr<Sha256Digest> DigestOfGraph(const ir::Graph& graph) {
   std::vector<Sha256Digest> nodes;
-  nodes.reserve(graph.nodes_size());
-  for (v1::NodeDef& node : *graph.mutable_nodes()) {
-    // Control edges carry no order; their list follows the file's order.
-    std::sort(node.mutable_control_inputs()->begin(), node.mutable_control_inputs()->end());
-    nodes.push_back(DigestOf(node));
+  nodes.reserve(graph.num_nodes());
+  for (const ir::Node* node : graph.nodes()) {
+    GE_ASSIGN_OR_RETURN(Sha256Digest d, DigestOfNode(*node));
+    nodes.push_back(d);
   }
   std::sort(nodes.begin(), nodes.end());
   Sha256Hasher hasher;
   hasher.AddString("graph");
   hasher.AddString(graph.name());
-  hasher.AddString(graph.parent_graph());
-  hasher.AddString(graph.parent_node());
-  v1::GraphDef attrs_only;
-  *attrs_only.mutable_attrs() = graph.attrs();
-  hasher.AddDigest(DigestOf(attrs_only));
+  hasher.AddString(graph.parent_graph() ? graph.parent_graph()->name() : "");
+  hasher.AddString(graph.parent_node() ? graph.parent_node()->name() : "");
+  hasher.AddInt(static_cast<int64_t>(graph.attrs().size()));
+  for (const auto& [name, value] : graph.attrs()) GE_RETURN_IF_ERROR(HashAttr(name, value, hasher));
   hasher.AddInt(static_cast<int64_t>(nodes.size()));
   for (const Sha256Digest& d : nodes) hasher.AddDigest(d);
   return hasher.Finish();
@@ -132,15 +188,16 @@ bool IsCacheKey(std::string_view key) {
 }
 
 absl::StatusOr<Sha256Digest> GraphDigest(const ir::Graph& graph) {
-  v1::GraphDef def;
-  GE_RETURN_IF_ERROR(ir::GraphToProto(graph, &def));
   std::vector<Sha256Digest> subgraphs;
-  for (v1::GraphDef& sub : *def.mutable_subgraphs()) subgraphs.push_back(DigestOfGraph(sub));
+  for (const ir::Graph* sub : graph.subgraphs()) {
+    GE_ASSIGN_OR_RETURN(Sha256Digest d, DigestOfGraph(*sub));
+    subgraphs.push_back(d);
+  }
   std::sort(subgraphs.begin(), subgraphs.end());
-  def.clear_subgraphs();
+  GE_ASSIGN_OR_RETURN(Sha256Digest root, DigestOfGraph(graph));
   Sha256Hasher hasher;
   hasher.AddString("root");
-  hasher.AddDigest(DigestOfGraph(def));
+  hasher.AddDigest(root);
   hasher.AddInt(static_cast<int64_t>(subgraphs.size()));
   for (const Sha256Digest& d : subgraphs) hasher.AddDigest(d);
   return hasher.Finish();

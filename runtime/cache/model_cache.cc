@@ -69,17 +69,21 @@ absl::StatusOr<EntryBlobs> ModelCache::ReadLocal(const std::string& key) const {
   const std::string path = EntryPath(key);
   GE_ASSIGN_OR_RETURN(DirHandle dir, DirHandle::Open(path));
   EntryBlobs entry;
-  for (auto [name, blob] : {std::pair{kMetaFile, &entry.meta}, {kGemFile, &entry.gem}, {kWeightsFile, &entry.weights}}) {
+  auto unreadable = [&](const char* name, const absl::Status& status) {
+    std::error_code ec;
+    // Evicted while we read: a plain miss. Otherwise a published entry
+    // (always complete) lacks a file: corrupt.
+    if (!fs::exists(path, ec)) return absl::NotFoundError(StrCat("entry ", key, " was removed while read"));
+    return absl::DataLossError(StrCat(name, " is unreadable: ", status.message()));
+  };
+  for (auto [name, blob] : {std::pair{kMetaFile, &entry.meta}, {kGemFile, &entry.gem}}) {
     absl::StatusOr<std::string> data = dir.ReadFile(name);
-    if (!data.ok()) {
-      std::error_code ec;
-      // Evicted while we read: a plain miss. Otherwise a published entry
-      // (always complete) lacks a file: corrupt.
-      if (!fs::exists(path, ec)) return absl::NotFoundError(StrCat("entry ", key, " was removed while read"));
-      return absl::DataLossError(StrCat(name, " is unreadable: ", data.status().message()));
-    }
+    if (!data.ok()) return unreadable(name, data.status());
     *blob = *std::move(data);
   }
+  absl::StatusOr<std::shared_ptr<Buffer>> weights = dir.MapFile(kWeightsFile);
+  if (!weights.ok()) return unreadable(kWeightsFile, weights.status());
+  entry.mapped_weights = *std::move(weights);
   return entry;
 }
 
@@ -126,7 +130,7 @@ absl::StatusOr<runtime::CompiledModel> ModelCache::Lookup(const std::string& key
   }
   start = std::chrono::steady_clock::now();
   absl::StatusOr<runtime::CompiledModel> model =
-      runtime::LoadGemFromBuffers(entry->gem, entry->weights, StrCat("cache entry ", key), engines);
+      runtime::LoadGemWithWeights(entry->gem, entry->mapped_weights, StrCat("cache entry ", key), engines);
   t.load = SecondsSince(start);
   if (!model.ok()) {
     MoveAside(key, model.status(), nullptr);
@@ -185,7 +189,7 @@ absl::Status ModelCache::Publish(const std::string& key, const EntryBlobs& entry
     return FailedPrecondition("cannot create ", temp.string(), ": ", ec.message());
   }
   absl::Status written = WriteFileDurably((temp / kGemFile).string(), entry.gem);
-  if (written.ok()) written = WriteFileDurably((temp / kWeightsFile).string(), entry.weights);
+  if (written.ok()) written = WriteFileDurably((temp / kWeightsFile).string(), entry.weights_view());
   // The record last: an entry with a record has both files.
   if (written.ok()) written = WriteFileDurably((temp / kMetaFile).string(), entry.meta);
   if (written.ok()) written = SyncDirectory(temp.string());

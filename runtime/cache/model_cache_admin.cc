@@ -99,7 +99,8 @@ VerifyReport ModelCache::Verify(const engine::EngineRegistry* engines) {
     if (!entry.ok() && entry.status().code() == absl::StatusCode::kNotFound) continue;  // evicted meanwhile
     absl::Status bad = entry.ok() ? CheckEntry(*entry, key).status() : entry.status();
     if (bad.ok() && engines != nullptr) {
-      bad = runtime::LoadGemFromBuffers(entry->gem, entry->weights, StrCat("cache entry ", key), *engines).status();
+      bad = runtime::LoadGemWithWeights(entry->gem, entry->mapped_weights, StrCat("cache entry ", key), *engines)
+                .status();
     }
     if (bad.ok()) {
       ++report.entries;

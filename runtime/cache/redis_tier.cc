@@ -110,9 +110,10 @@ absl::Status RedisTier::Put(std::string_view key, const EntryBlobs& entry) {
   std::lock_guard<std::mutex> lock(mu_);
   GE_RETURN_IF_ERROR(ConnectLocked());
   const std::string name = RedisKey(key);
+  const std::string_view weights = entry.weights_view();
   const char* argv[] = {"HSET", name.c_str(), "meta", entry.meta.data(), "gem", entry.gem.data(),
-                        "weights", entry.weights.data()};
-  const size_t lens[] = {4, name.size(), 4, entry.meta.size(), 3, entry.gem.size(), 7, entry.weights.size()};
+                        "weights", weights.data()};
+  const size_t lens[] = {4, name.size(), 4, entry.meta.size(), 3, entry.gem.size(), 7, weights.size()};
   Reply reply(static_cast<redisReply*>(redisCommandArgv(context_, 8, argv, lens)));
   if (reply == nullptr) {
     const std::string error = context_->errstr;

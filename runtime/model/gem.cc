@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <algorithm>
+#include <cstring>
 #include <limits>
 #include <sstream>
 
@@ -261,17 +263,6 @@ WeightReader FileWeightReader(const std::string& path) {
   };
 }
 
-// Reads weights from one buffer holding the weights file.
-WeightReader BufferWeightReader(std::string_view weights, const std::string& label) {
-  return [weights, label](const std::string&, uint64_t offset, uint64_t size,
-                          const std::string& node) -> absl::StatusOr<std::string> {
-    if (offset > weights.size() || size > weights.size() - offset) {
-      return InvalidArgument("weight of node '", node, "' lies past the end of the weights of ", label);
-    }
-    return std::string(weights.substr(offset, size));
-  };
-}
-
 absl::Status CheckBuiltForThisHost(const v1::CompiledModelDef& def, const std::string& path,
                                    const engine::EngineRegistry& engines) {
   if (def.format_version() == 0 || !def.has_graph()) {
@@ -376,12 +367,23 @@ absl::Status SaveGem(const CompiledModel& model, const std::string& path, const 
 
 namespace {
 
+using NamedTensors = std::vector<std::pair<std::string, Tensor>>;
+
 // The model of a parsed and host-checked `def`; `label` names it in errors.
-absl::StatusOr<CompiledModel> ModelFromDef(const v1::CompiledModelDef& def, const std::string& label) {
+// `weights` (may be null) are Const values held outside `def`.
+absl::StatusOr<CompiledModel> ModelFromDef(const v1::CompiledModelDef& def, const std::string& label,
+                                           NamedTensors* weights = nullptr) {
   CompiledModel model;
   absl::StatusOr<std::unique_ptr<ir::Graph>> graph = ir::GraphFromProto(def.graph());
   if (!graph.ok()) return Annotate(graph.status(), StrCat("the graph of ", label));
   model.graph = *std::move(graph);
+  for (auto& [name, tensor] : weights ? *weights : NamedTensors()) {
+    ir::Node* node = model.graph->FindNode(name);
+    if (node == nullptr || node->type() != ir::kConst) {
+      return InvalidArgument("external weight of ", label, " names node '", name, "', which is not a Const node");
+    }
+    node->mutable_op_desc().SetAttr(ir::kAttrValue, std::move(tensor));
+  }
   if (def.has_program()) {
     absl::StatusOr<StaticProgram> program = ProgramFromProto(def.program(), *model.graph);
     if (!program.ok()) return Annotate(program.status(), StrCat("the static program of ", label));
@@ -425,7 +427,39 @@ absl::StatusOr<CompiledModel> LoadGemFromBytes(std::string_view bytes, const std
 
 namespace ge::runtime {
 
-absl::StatusOr<CompiledModel> LoadGemFromBuffers(std::string_view gem, std::string_view weights,
+namespace {
+
+// The tensor of external weight `w`, sharing `weights` when it can.
+absl::StatusOr<Tensor> WeightTensor(const v1::ExternalWeight& w, const std::shared_ptr<Buffer>& weights) {
+  if (w.offset() > weights->size() || w.size() > weights->size() - w.offset()) {
+    return InvalidArgument("weight of node '", w.node(), "' lies past the end of the weights");
+  }
+  v1::TensorDef def;
+  def.set_dtype(w.dtype());
+  for (int64_t d : w.shape().dims()) def.add_dims(d);
+  const bool shareable = w.dtype() != static_cast<int>(DataType::kBool) &&
+                         w.dtype() != static_cast<int>(DataType::kString) && w.offset() % kStaticAlignment == 0;
+  if (shareable && IsValidDataType(w.dtype()) && w.dtype() != static_cast<int>(DataType::kUndefined)) {
+    Shape shape;
+    for (int64_t d : w.shape().dims()) {
+      if (d < 0) return InvalidArgument("weight of node '", w.node(), "' has a negative dim");
+      shape.push_back(d);
+    }
+    const auto dtype = static_cast<DataType>(w.dtype());
+    GE_ASSIGN_OR_RETURN(int64_t count, shape.NumElements());
+    GE_ASSIGN_OR_RETURN(size_t bytes, ByteSizeOf(dtype, count));
+    if (bytes != w.size()) {
+      return InvalidArgument("weight of node '", w.node(), "' has ", w.size(), " bytes; its type takes ", bytes);
+    }
+    return Tensor(dtype, std::move(shape), weights, w.offset());
+  }
+  def.set_raw_data(static_cast<const char*>(weights->data()) + w.offset(), w.size());
+  return ir::TensorFromProto(def);
+}
+
+}  // namespace
+
+absl::StatusOr<CompiledModel> LoadGemWithWeights(std::string_view gem, std::shared_ptr<Buffer> weights,
                                                  const std::string& label, const engine::EngineRegistry& engines) {
   v1::CompiledModelDef def;
   if (gem.size() > static_cast<size_t>(std::numeric_limits<int>::max()) ||
@@ -433,9 +467,23 @@ absl::StatusOr<CompiledModel> LoadGemFromBuffers(std::string_view gem, std::stri
     return InvalidArgument(label, " is not a .gem compiled model (unreadable)");
   }
   GE_RETURN_IF_ERROR(CheckBuiltForThisHost(def, label, engines));
-  GE_RETURN_IF_ERROR(ReadExternalWeights(def, BufferWeightReader(weights, label)));
+  if (weights == nullptr) weights = Buffer::Wrap(nullptr, 0, [] {});
+  NamedTensors tensors;
+  for (const v1::ExternalWeight& w : def.external_weights()) {
+    absl::StatusOr<Tensor> tensor = WeightTensor(w, weights);
+    if (!tensor.ok()) return Annotate(tensor.status(), label);
+    tensors.emplace_back(w.node(), *std::move(tensor));
+  }
   def.clear_external_weights();
-  return ModelFromDef(def, label);
+  return ModelFromDef(def, label, &tensors);
+}
+
+absl::StatusOr<CompiledModel> LoadGemFromBuffers(std::string_view gem, std::string_view weights,
+                                                 const std::string& label, const engine::EngineRegistry& engines) {
+  // One aligned copy, shared by every weight.
+  GE_ASSIGN_OR_RETURN(std::shared_ptr<Buffer> buffer, Buffer::Allocate(std::max<size_t>(weights.size(), 1)));
+  if (!weights.empty()) std::memcpy(buffer->data(), weights.data(), weights.size());
+  return LoadGemWithWeights(gem, std::move(buffer), label, engines);
 }
 
 }  // namespace ge::runtime

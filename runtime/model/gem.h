@@ -72,6 +72,12 @@ absl::StatusOr<GemBytes> SerializeGem(const ir::Graph& graph, const StaticProgra
 absl::StatusOr<CompiledModel> LoadGemFromBuffers(std::string_view gem, std::string_view weights,
                                                  const std::string& label, const engine::EngineRegistry& engines);
 
+// As LoadGemFromBuffers, without copying the weights: every Const tensor
+// that can (64-byte aligned, not bool) points into `weights` (the weights
+// file, typically mapped), which it keeps alive.
+absl::StatusOr<CompiledModel> LoadGemWithWeights(std::string_view gem, std::shared_ptr<Buffer> weights,
+                                                 const std::string& label, const engine::EngineRegistry& engines);
+
 // Reads and verifies `path` against `engines` and this host (see above).
 absl::StatusOr<CompiledModel> LoadGem(const std::string& path, const engine::EngineRegistry& engines);
 

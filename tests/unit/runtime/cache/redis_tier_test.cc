@@ -48,7 +48,10 @@ TEST_F(RedisTierTest, EntriesRoundTripAndMissingKeysAreEmpty) {
   auto missing = (*tier)->Get(key);
   ASSERT_TRUE(missing.ok()) << missing.status();
   EXPECT_FALSE(missing->has_value());
-  EntryBlobs entry{"meta", std::string("g\0em", 4), std::string(1 << 20, 'w')};
+  EntryBlobs entry;
+  entry.meta = "meta";
+  entry.gem = std::string("g\0em", 4);
+  entry.weights = std::string(1 << 20, 'w');
   ASSERT_TRUE((*tier)->Put(key, entry).ok());
   auto got = (*tier)->Get(key);
   ASSERT_TRUE(got.ok()) << got.status();
