@@ -101,9 +101,9 @@ int CacheCommand(const CacheFlags& flags) {
     }
     absl::StatusOr<cache::GcReport> report = (*cache)->Collect(max_bytes);
     if (!report.ok()) return ReportError(report.status());
-    std::cout << "removed " << report->entries_removed << " entries (" << report->bytes_removed << " bytes) and "
-              << report->temps_removed << " stale temporary entries; " << report->bytes_left << " bytes left"
-              << std::endl;
+    std::cout << "removed " << report->entries_removed << " entries (" << report->bytes_removed << " bytes), "
+              << report->temps_removed << " stale temporary entries and " << report->corrupt_removed
+              << " entries moved aside as corrupt; " << report->bytes_left << " bytes left" << std::endl;
   } else {
     s = InvalidArgument("unknown cache action '", flags.action, "': expected ls, stat, verify or gc");
   }

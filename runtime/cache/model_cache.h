@@ -80,6 +80,7 @@ struct GcReport {
   int64_t bytes_removed = 0;
   int64_t bytes_left = 0;
   int64_t temps_removed = 0;
+  int64_t corrupt_removed = 0;  // entries moved aside earlier, now deleted
 };
 
 // $XDG_CACHE_HOME/ged, else $HOME/.cache/ged, else /var/cache/ged.
@@ -107,8 +108,8 @@ class ModelCache {
   // Checks every entry (checksums, and with `engines` that it loads);
   // moves bad ones aside and removes stale temporaries.
   VerifyReport Verify(const engine::EngineRegistry* engines);
-  // Removes stale temporaries, then least recently used entries until at
-  // most `max_bytes` remain.
+  // Removes stale temporaries and the entries moved aside as corrupt, then
+  // least recently used entries until at most `max_bytes` remain.
   absl::StatusOr<GcReport> Collect(int64_t max_bytes);
 
   CacheStats stats() const;

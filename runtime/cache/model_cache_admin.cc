@@ -117,6 +117,11 @@ absl::StatusOr<GcReport> ModelCache::Collect(int64_t max_bytes) {
   if (max_bytes < 0) return InvalidArgument("cache size limit ", max_bytes, " is negative");
   GcReport report;
   report.temps_removed = RemoveStaleTemps();
+  std::error_code ec;
+  for (const auto& aside : fs::directory_iterator(fs::path(options_.dir) / "corrupt", ec)) {
+    RemoveTree(aside.path().string());
+    ++report.corrupt_removed;
+  }
   GE_ASSIGN_OR_RETURN(std::vector<EntryInfo> entries, List());  // most recently used first
   int64_t total = 0;
   for (const EntryInfo& e : entries) total += e.bytes;

@@ -170,6 +170,10 @@ TEST_F(ModelCacheTest, CorruptEntriesAreMissesMovedAsideAndCounted) {
   int aside = 0;
   for (const auto& e : fs::directory_iterator(dir_ / "corrupt")) aside += e.is_directory();
   EXPECT_EQ(aside, static_cast<int>(damages.size()));
+  auto gc = cache->Collect(int64_t{1} << 40);
+  ASSERT_TRUE(gc.ok());
+  EXPECT_EQ(gc->corrupt_removed, static_cast<int64_t>(damages.size()));
+  EXPECT_EQ(gc->entries_removed, 0);
 }
 
 TEST_F(ModelCacheTest, VerifyReportsCorruptEntriesAndCleansStaleTemporaries) {
