@@ -89,7 +89,8 @@ int CacheCommand(const CacheFlags& flags) {
     if (!rt.ok()) return ReportError(rt.status());
     const cache::VerifyReport report = (*cache)->Verify(&(*rt)->engines());
     for (const std::string& line : report.moved_aside) std::cout << "moved aside: " << line << std::endl;
-    std::cout << report.entries << " entries verified, " << report.moved_aside.size() << " corrupt, "
+    std::cout << report.entries << " entries verified, " << report.other_hosts
+              << " intact but built for other engines, CPUs or ged versions, " << report.moved_aside.size() << " corrupt, "
               << report.temps_removed << " stale temporary entries removed" << std::endl;
     return report.moved_aside.empty() ? 0 : 1;
   } else if (flags.action == "gc") {

@@ -71,6 +71,7 @@ struct EntryInfo {
 
 struct VerifyReport {
   int64_t entries = 0;                 // entries that passed
+  int64_t other_hosts = 0;             // intact, built for other engines, CPUs or versions
   std::vector<std::string> moved_aside;  // "<key>: <reason> -> <path>"
   int64_t temps_removed = 0;           // left by killed writers
 };

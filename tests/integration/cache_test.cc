@@ -34,15 +34,18 @@ using testing::RunProcess;
 std::string Gectl() { return testing::BinaryDir() + "/bin/gectl"; }
 std::string Model() { return testing::SourceDir() + "/examples/models/sample_cnn.onnx"; }
 
-// Starts argv with stdout and stderr discarded; `file_size_limit` > 0 caps
-// the files it may write (RLIMIT_FSIZE, with SIGXFSZ ignored so writes fail
-// with EFBIG instead of killing it).
-pid_t Spawn(const std::vector<std::string>& argv, int64_t file_size_limit = 0) {
+// Starts argv with stdout discarded and stderr to `stderr_file` (default
+// discarded); `file_size_limit` > 0 caps the files it may write
+// (RLIMIT_FSIZE, with SIGXFSZ ignored so writes fail with EFBIG instead of
+// killing it).
+pid_t Spawn(const std::vector<std::string>& argv, int64_t file_size_limit = 0,
+            const std::string& stderr_file = "/dev/null") {
   const pid_t pid = fork();
   if (pid != 0) return pid;
   const int null = open("/dev/null", O_WRONLY);
+  const int err = open(stderr_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   dup2(null, 1);
-  dup2(null, 2);
+  dup2(err, 2);
   if (file_size_limit > 0) {
     signal(SIGXFSZ, SIG_IGN);
     struct rlimit limit = {static_cast<rlim_t>(file_size_limit), static_cast<rlim_t>(file_size_limit)};
@@ -180,9 +183,13 @@ TEST_F(CacheTest, FullFileSystemWarnsAndTheModelStillRuns) {
   const std::string cache = dir_ + "/cache";
   ASSERT_EQ(RunProcess({Gectl(), "cache", "stat", "--cache-dir", cache}, 60).exit_code, 0);  // creates it
   // A compile under a 4 KiB file size limit: the entry cannot be written.
-  pid_t p = Spawn({Gectl(), "run", Model(), "--cache-dir", cache, "--output-dir", dir_ + "/out"}, 4096);
+  pid_t p = Spawn({Gectl(), "run", Model(), "--cache-dir", cache, "--output-dir", dir_ + "/out"}, 4096,
+                  dir_ + "/stderr.txt");
   EXPECT_EQ(WaitExit(p), 0);
   EXPECT_TRUE(fs::exists(dir_ + "/out"));
+  const std::string warning = ReadFile(dir_ + "/stderr.txt");
+  EXPECT_NE(warning.find("compiled but not cached"), std::string::npos) << warning;
+  EXPECT_NE(warning.find("File too large"), std::string::npos) << warning;
   testing::ProcessResult ls = RunProcess({Gectl(), "cache", "ls", "--cache-dir", cache}, 60);
   EXPECT_EQ(std::count(ls.out.begin(), ls.out.end(), '\n'), 1) << ls.out;  // header only: nothing stored
   // The warning names the problem (seen on stderr without the rlimit trick:
