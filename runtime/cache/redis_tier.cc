@@ -63,6 +63,11 @@ void RedisTier::DisconnectLocked() {
 
 absl::Status RedisTier::ConnectLocked() {
   if (context_ != nullptr) return absl::OkStatus();
+  const auto now = std::chrono::steady_clock::now();
+  if (now < retry_after_) return absl::UnavailableError(StrCat(address_, " was unreachable moments ago"));
+  // Until this attempt succeeds, later calls do not wait for the timeout.
+  retry_after_ = now + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                           std::chrono::duration<double>(kRetrySeconds));
   const timeval tv = ToTimeval(timeout_seconds_);
   context_ = unix_path_.empty() ? redisConnectWithTimeout(host_.c_str(), port_, tv)
                                 : redisConnectUnixWithTimeout(unix_path_.c_str(), tv);
@@ -73,6 +78,7 @@ absl::Status RedisTier::ConnectLocked() {
     return absl::UnavailableError(StrCat("cannot connect to ", address_, ": ", error));
   }
   redisSetTimeout(context_, tv);
+  retry_after_ = {};
   return absl::OkStatus();
 }
 

@@ -7,9 +7,11 @@
 // Addresses: redis://HOST:PORT or unix:/path/to/socket. One connection,
 // serialized by a mutex and re-opened after an error; every call has a
 // timeout, and a server that cannot be reached is an error the cache logs
-// and treats as a miss.
+// and treats as a miss; after a failed connection, calls fail at once for
+// kRetrySeconds instead of waiting for the timeout every time.
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -23,6 +25,8 @@ namespace ge::cache {
 
 class RedisTier final : public RemoteTier {
  public:
+  static constexpr double kRetrySeconds = 10;
+
   // Parses `address`; connects lazily (InvalidArgument for a bad address).
   static absl::StatusOr<std::unique_ptr<RedisTier>> Create(const std::string& address, double timeout_seconds = 5);
   ~RedisTier() override;
@@ -43,6 +47,7 @@ class RedisTier final : public RemoteTier {
   double timeout_seconds_ = 5;
   std::mutex mu_;
   redisContext* context_ = nullptr;
+  std::chrono::steady_clock::time_point retry_after_{};  // no connection attempt before
 };
 
 }  // namespace ge::cache
