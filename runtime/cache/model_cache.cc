@@ -48,11 +48,7 @@ absl::StatusOr<std::unique_ptr<ModelCache>> ModelCache::Open(ModelCacheOptions o
   }
   auto cache = std::unique_ptr<ModelCache>(new ModelCache(std::move(options)));
   cache->RemoveStaleTemps();
-  int64_t bytes = 0;
-  if (auto entries = cache->List(); entries.ok()) {
-    for (const EntryInfo& e : *entries) bytes += e.bytes;
-  }
-  cache->bytes_ = bytes;
+  cache->bytes_ = cache->ScanBytes();
   return cache;
 }
 

@@ -128,6 +128,8 @@ class ModelCache {
   absl::StatusOr<runtime::CompiledModel> LookupRemote(const std::string& key, const engine::EngineRegistry& engines,
                                                       LookupTimings* timings);
   int64_t RemoveStaleTemps();
+  // The bytes of every entry, from file sizes only (no record is read).
+  int64_t ScanBytes() const;
   void CountMiss();
 
   ModelCacheOptions options_;

@@ -57,6 +57,14 @@ int64_t ModelCache::RemoveStaleTemps() {
   return removed;
 }
 
+int64_t ModelCache::ScanBytes() const {
+  int64_t bytes = 0;
+  ForEachSlot(options_.dir, [&](const fs::path& path, const std::string& name) {
+    if (IsCacheKey(name)) bytes += DirectoryBytes(path.string());
+  });
+  return bytes;
+}
+
 absl::StatusOr<std::vector<EntryInfo>> ModelCache::List() const {
   std::error_code ec;
   if (!fs::is_directory(options_.dir, ec)) return NotFound("no compiled-model cache at ", options_.dir);
