@@ -6,7 +6,6 @@
 
 #include <signal.h>
 #include <sys/resource.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -240,35 +239,58 @@ TEST_F(ModelCacheTest, EvictsLeastRecentlyUsedAndAHitCountsAsUse) {
   EXPECT_EQ(gc->bytes_left, 0);
 }
 
-// In a child whose files may not grow past 64 bytes (RLIMIT_FSIZE, SIGXFSZ
-// ignored so a write fails with EFBIG): storing fails with a clear message,
-// leaves nothing behind, and the session still compiles and runs the graph.
+// While files may not grow past 64 bytes (RLIMIT_FSIZE's soft limit, with
+// SIGXFSZ ignored so a write fails with EFBIG instead of killing the test):
+// storing fails with a clear message and leaves nothing behind, and the
+// session still compiles and runs the graph. No fork: the limit is lowered
+// and restored around the work (nothing else writes files meanwhile).
+class FileSizeLimit {
+ public:
+  explicit FileSizeLimit(rlim_t bytes) {
+    getrlimit(RLIMIT_FSIZE, &saved_);
+    previous_ = signal(SIGXFSZ, SIG_IGN);
+    struct rlimit limit = saved_;
+    limit.rlim_cur = bytes;
+    setrlimit(RLIMIT_FSIZE, &limit);
+  }
+  ~FileSizeLimit() {
+    setrlimit(RLIMIT_FSIZE, &saved_);
+    signal(SIGXFSZ, previous_);
+  }
+
+ private:
+  struct rlimit saved_ {};
+  sighandler_t previous_ = SIG_DFL;
+};
+
 TEST_F(ModelCacheTest, FullFileSystemIsAWarningAndTheModelStillRuns) {
   auto cache = Open();
-  const pid_t pid = fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    signal(SIGXFSZ, SIG_IGN);
-    struct rlimit limit = {64, 64};
-    setrlimit(RLIMIT_FSIZE, &limit);
-    absl::Status stored = cache->Store(KeyOf(50), Compile());
-    if (stored.ok() || stored.code() != absl::StatusCode::kResourceExhausted) _exit(10);
-    if (std::string(stored.message()).find("File too large") == std::string::npos) _exit(11);
-    if (CountTemps() != 0 || cache->Contains(KeyOf(50))) _exit(12);
+  const runtime::GemBytes bytes = Compile();
+  absl::Status stored;
+  absl::StatusOr<std::vector<Value>> out;
+  absl::StatusOr<session::CacheUse> use;
+  {
+    FileSizeLimit limit(64);
+    stored = cache->Store(KeyOf(50), bytes);
     session::Session session(*engines_, {}, nullptr);
     session.set_model_cache(cache.get());
     auto graph = ir::ParseGraph(kGraph);
-    if (!graph.ok() || !session.AddGraph(0, std::move(*graph)).ok()) _exit(13);
-    auto out = session.RunGraph(0, {Tensor::FromVector<float>({1, 2, 3, 4, 5, 6}, Shape{2, 3})});
-    if (!out.ok() || (*out)[0].tensor().data<float>()[5] != 6) _exit(14);
-    auto use = session.GetCacheUse(0);
-    if (!use.ok() || use->hit || use->store_error.find("File too large") == std::string::npos) _exit(15);
-    _exit(0);
+    ASSERT_TRUE(graph.ok());
+    ASSERT_TRUE(session.AddGraph(0, std::move(*graph)).ok());
+    out = session.RunGraph(0, {Tensor::FromVector<float>({1, 2, 3, 4, 5, 6}, Shape{2, 3})});
+    use = session.GetCacheUse(0);
   }
-  int status = 0;
-  ASSERT_EQ(waitpid(pid, &status, 0), pid);
-  ASSERT_TRUE(WIFEXITED(status));
-  EXPECT_EQ(WEXITSTATUS(status), 0);
+  EXPECT_EQ(stored.code(), absl::StatusCode::kResourceExhausted) << stored;
+  EXPECT_THAT(std::string(stored.message()), HasSubstr("File too large"));
+  EXPECT_EQ(CountTemps(), 0);
+  EXPECT_FALSE(cache->Contains(KeyOf(50)));
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ((*out)[0].tensor().data<float>()[5], 6);
+  ASSERT_TRUE(use.ok());
+  EXPECT_FALSE(use->hit);
+  EXPECT_THAT(use->store_error, HasSubstr("File too large"));
+  EXPECT_FALSE(cache->Contains(use->key));
+  EXPECT_EQ(cache->stats().store_failures, 2);
 }
 
 TEST_F(ModelCacheTest, SessionCompilesOnceThenHitsAndGraphKeyOptionWorks) {
