@@ -4,7 +4,9 @@
 #include "runtime/cache/cache_key.h"
 
 #include "base/ir/text_format.h"
+#include "compiler/frontend/onnx_importer.h"
 #include "gtest/gtest.h"
+#include "tests/unit/compiler/frontend/onnx_test_util.h"
 
 namespace ge::cache {
 namespace {
@@ -93,6 +95,57 @@ TEST_F(CacheKeyTest, UserKeysNameTheGraphAndKeepTheRest) {
   EXPECT_NE(a, UserCacheKey("resnet", {{"ge.exec.static_model_ops_lower_limit", "-1"}}, context));
   EXPECT_NE(a, UserCacheKey("resnet", {}, {engines_, 4}));
   EXPECT_NE(a, Key(kGraph));
+}
+
+// The same ONNX model with its nodes and initializers in another order in
+// the file (two independent branches, so both orders are topological).
+onnx::ModelProto TwoBranchModel(bool reversed, float bias) {
+  using namespace frontend::testing;  // NOLINT
+  onnx::ModelProto model = MakeModel(13);
+  onnx::GraphProto* g = model.mutable_graph();
+  AddInput(g, "x", kF32, {2, 3});
+  auto add_initializers = [&](bool flip) {
+    for (int i = 0; i < 2; ++i) {
+      const int which = flip ? 1 - i : i;
+      AddInitializer(g, which == 0 ? "a" : "b", Tensor::FromVector<float>({bias + which, 2, 3}, Shape{3}));
+    }
+  };
+  add_initializers(reversed);
+  auto branch = [&](int which) {
+    if (which == 0) {
+      AddNode(g, "Add", {"x", "a"}, {"p"}, "add_a");
+    } else {
+      AddNode(g, "Mul", {"x", "b"}, {"q"}, "mul_b");
+    }
+  };
+  branch(reversed ? 1 : 0);
+  branch(reversed ? 0 : 1);
+  AddNode(g, "Sub", {"p", "q"}, {"y"}, "sub");
+  AddOutput(g, "y", kF32, {2, 3});
+  return model;
+}
+
+TEST_F(CacheKeyTest, OnnxFilesDifferingOnlyInNodeOrderShareAKey) {
+  auto key = [&](const onnx::ModelProto& model) {
+    auto graph = frontend::ImportOnnxModel(model, "");
+    EXPECT_TRUE(graph.ok()) << graph.status();
+    auto k = ComputeCacheKey(**graph, {}, {engines_, 1});
+    EXPECT_TRUE(k.ok()) << k.status();
+    return *k;
+  };
+  // The imported graphs do hold their nodes in different orders.
+  auto order = [](const onnx::ModelProto& model) {
+    std::vector<std::string> names;
+    auto graph = frontend::ImportOnnxModel(model, "");
+    if (graph.ok()) {
+      for (const ir::Node* n : (*graph)->nodes()) names.push_back(n->name());
+    }
+    return names;
+  };
+  ASSERT_NE(order(TwoBranchModel(false, 1)), order(TwoBranchModel(true, 1)));
+  const std::string forward = key(TwoBranchModel(false, 1));
+  EXPECT_EQ(forward, key(TwoBranchModel(true, 1)));
+  EXPECT_NE(forward, key(TwoBranchModel(false, 5)));  // other weights
 }
 
 TEST_F(CacheKeyTest, OnlyHexDigestsAreKeys) {
