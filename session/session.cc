@@ -158,7 +158,7 @@ absl::StatusOr<cache::ModelCache*> Session::CacheFor(const OptionMap& options) {
 
 absl::StatusOr<bool> Session::CompileFromCache(GraphEntry& entry, cache::ModelCache& cache) {
   CacheUse& use = entry.cache_use;
-  const cache::KeyContext context{&engines_, pool_ ? pool_->num_threads() + 1 : 1};
+  const cache::KeyContext context{&engines_, pool_ ? pool_->num_threads() + 1 : 1, pool_};
   const auto start = std::chrono::steady_clock::now();
   const std::string user_key = OptionOrDefault(entry.options, "ge.graph_key");
   if (!user_key.empty()) {

@@ -36,7 +36,7 @@ absl::StatusOr<runtime::CompiledModel> CompileCached(std::unique_ptr<ir::Graph> 
   cache::ModelCache* cache = ProcessCache();
   if (cache != nullptr) {
     const auto start = std::chrono::steady_clock::now();
-    const cache::KeyContext context{&rt.engines(), rt.pool() ? rt.pool()->num_threads() + 1 : 1};
+    const cache::KeyContext context{&rt.engines(), rt.pool() ? rt.pool()->num_threads() + 1 : 1, rt.pool()};
     GE_ASSIGN_OR_RETURN(report.key, cache::ComputeCacheKey(*graph, options, context));
     report.hash_seconds = Since(start);
     absl::StatusOr<runtime::CompiledModel> hit = cache->Lookup(report.key, rt.engines(), &report.lookup);

@@ -124,13 +124,23 @@ absl::StatusOr<Sha256Digest> DigestOfNode(const ir::Node& node) {
 }
 
 // One graph of the tree: its own fields, then its nodes as a sorted set.
-absl::StatusOr<Sha256Digest> DigestOfGraph(const ir::Graph& graph) {
-  std::vector<Sha256Digest> nodes;
-  nodes.reserve(graph.num_nodes());
-  for (const ir::Node* node : graph.nodes()) {
-    GE_ASSIGN_OR_RETURN(Sha256Digest d, DigestOfNode(*node));
-    nodes.push_back(d);
+absl::StatusOr<Sha256Digest> DigestOfGraph(const ir::Graph& graph, ThreadPool* pool) {
+  const std::vector<ir::Node*> order = graph.nodes();
+  std::vector<Sha256Digest> nodes(order.size());
+  std::vector<absl::Status> errors(order.size());
+  auto hash_range = [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) {
+      absl::StatusOr<Sha256Digest> d = DigestOfNode(*order[i]);
+      if (d.ok()) nodes[i] = *d;
+      else errors[i] = d.status();
+    }
+  };
+  if (pool != nullptr && pool->num_threads() > 0) {
+    pool->ParallelFor(static_cast<int64_t>(order.size()), 1, hash_range);
+  } else {
+    hash_range(0, static_cast<int64_t>(order.size()));
   }
+  for (const absl::Status& e : errors) GE_RETURN_IF_ERROR(e);
   std::sort(nodes.begin(), nodes.end());
   Sha256Hasher hasher;
   hasher.AddString("graph");
@@ -187,14 +197,14 @@ bool IsCacheKey(std::string_view key) {
   return std::all_of(key.begin(), key.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
 }
 
-absl::StatusOr<Sha256Digest> GraphDigest(const ir::Graph& graph) {
+absl::StatusOr<Sha256Digest> GraphDigest(const ir::Graph& graph, ThreadPool* pool) {
   std::vector<Sha256Digest> subgraphs;
   for (const ir::Graph* sub : graph.subgraphs()) {
-    GE_ASSIGN_OR_RETURN(Sha256Digest d, DigestOfGraph(*sub));
+    GE_ASSIGN_OR_RETURN(Sha256Digest d, DigestOfGraph(*sub, pool));
     subgraphs.push_back(d);
   }
   std::sort(subgraphs.begin(), subgraphs.end());
-  GE_ASSIGN_OR_RETURN(Sha256Digest root, DigestOfGraph(graph));
+  GE_ASSIGN_OR_RETURN(Sha256Digest root, DigestOfGraph(graph, pool));
   Sha256Hasher hasher;
   hasher.AddString("root");
   hasher.AddDigest(root);
@@ -205,7 +215,7 @@ absl::StatusOr<Sha256Digest> GraphDigest(const ir::Graph& graph) {
 
 absl::StatusOr<std::string> ComputeCacheKey(const ir::Graph& graph, const OptionMap& options,
                                             const KeyContext& context) {
-  GE_ASSIGN_OR_RETURN(Sha256Digest digest, GraphDigest(graph));
+  GE_ASSIGN_OR_RETURN(Sha256Digest digest, GraphDigest(graph, context.pool));
   Sha256Hasher hasher;
   hasher.AddString("ged compiled model v1");
   hasher.AddDigest(digest);

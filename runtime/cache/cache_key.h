@@ -30,6 +30,7 @@
 #include "base/ir/graph.h"
 #include "base/options.h"
 #include "base/sha256.h"
+#include "base/thread_pool.h"
 #include "runtime/engines/engine_registry.h"
 
 namespace ge::cache {
@@ -38,10 +39,14 @@ namespace ge::cache {
 struct KeyContext {
   const engine::EngineRegistry* engines = nullptr;
   int threads = 1;  // intra-op threads kernels are prepared for
+  // Hashes nodes in parallel when set (the weights dominate); the key is
+  // the same either way.
+  ThreadPool* pool = nullptr;
 };
 
-// The canonical digest of `graph` (the root of a tree with its subgraphs).
-absl::StatusOr<Sha256Digest> GraphDigest(const ir::Graph& graph);
+// The canonical digest of `graph` (the root of a tree with its subgraphs);
+// `pool` may be null.
+absl::StatusOr<Sha256Digest> GraphDigest(const ir::Graph& graph, ThreadPool* pool = nullptr);
 
 // The cache key of compiling `graph` with `options` in `context`.
 absl::StatusOr<std::string> ComputeCacheKey(const ir::Graph& graph, const OptionMap& options,

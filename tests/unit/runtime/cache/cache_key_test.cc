@@ -67,6 +67,15 @@ TEST_F(CacheKeyTest, SameGraphSameKeyWhateverTheNodeOrder) {
   EXPECT_EQ(Key(kGraph), Key(kReordered));
 }
 
+TEST_F(CacheKeyTest, HashingInParallelGivesTheSameKey) {
+  ThreadPool pool(3, "key-test");
+  auto graph = ir::ParseGraph(kGraph);
+  ASSERT_TRUE(graph.ok());
+  auto parallel = ComputeCacheKey(**graph, {}, {engines_, 2, &pool});
+  ASSERT_TRUE(parallel.ok());
+  EXPECT_EQ(*parallel, Key(kGraph));
+}
+
 TEST_F(CacheKeyTest, WeightsShapesAndThreadsChangeTheKey) {
   const std::string base = Key(kGraph);
   EXPECT_NE(base, Key(kOtherWeights));
