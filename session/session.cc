@@ -130,8 +130,10 @@ absl::Status Session::CompileGraph(uint32_t graph_id) {
     }
   }
   if (cache != nullptr) {
+    // A static graph needs only its program; a mixed one its partitioned form.
     absl::Status stored = cache->StoreModel(entry->cache_use.key, *compiled->graph, program ? &*program : nullptr,
-                                            entry->options, engines_);
+                                            entry->options, engines_,
+                                            program ? nullptr : compiled->partitioned.get());
     if (!stored.ok()) {
       entry->cache_use.store_error = std::string(stored.message());
       Logger("cache").warn("graph {} is compiled but not cached: {}", graph_id, stored.message());
@@ -187,6 +189,7 @@ absl::Status Session::InstallCompiledModel(GraphEntry& entry, runtime::CompiledM
   entry.compiled = std::make_unique<compiler::CompiledGraph>();
   GE_ASSIGN_OR_RETURN(entry.compiled->options, compiler::CompileOptions::FromOptions(entry.options));
   entry.compiled->graph = std::move(model.graph);
+  entry.compiled->partitioned = std::move(model.partitioned);
   return LoadExecutor(entry, std::move(model.program));
 }
 

@@ -20,8 +20,9 @@
 // CompileGraph first looks the graph's key up and loads a hit instead of
 // compiling; a miss is compiled and stored. A store that fails (full disk,
 // no permission) is a warning: the compiled graph is used all the same.
-// A hit holds the flattened graph only (what a .gem keeps), so a mixed
-// graph loaded from the cache runs dynamically as a whole.
+// A hit holds what a .gem keeps: the flattened graph with its program, or,
+// for a mixed graph, also the partitioned form, so it runs mixed as when
+// compiled.
 #pragma once
 
 #include <cstdint>

@@ -224,9 +224,10 @@ absl::Status ModelCache::Store(const std::string& key, runtime::GemBytes bytes) 
 
 absl::Status ModelCache::StoreModel(const std::string& key, const ir::Graph& graph,
                                     const runtime::StaticProgram* program, const OptionMap& options,
-                                    const engine::EngineRegistry& engines) {
-  GE_ASSIGN_OR_RETURN(runtime::GemBytes bytes,
-                      runtime::SerializeGem(graph, program, options, engines, /*external_weights=*/true, kWeightsFile));
+                                    const engine::EngineRegistry& engines, const ir::Graph* partitioned) {
+  GE_ASSIGN_OR_RETURN(runtime::GemBytes bytes, runtime::SerializeGem(graph, program, options, engines,
+                                                                     /*external_weights=*/true, kWeightsFile,
+                                                                     partitioned));
   return Store(key, std::move(bytes));
 }
 

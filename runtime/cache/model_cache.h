@@ -100,9 +100,11 @@ class ModelCache {
   // limit. An error (a full disk, no permission) leaves no trace in the
   // cache; callers warn and go on with the model they have.
   absl::Status Store(const std::string& key, runtime::GemBytes bytes);
-  // Serializes and stores a compiled graph.
+  // Serializes and stores a compiled graph (`program` and `partitioned`,
+  // a mixed graph's partitioned form, may be null).
   absl::Status StoreModel(const std::string& key, const ir::Graph& graph, const runtime::StaticProgram* program,
-                          const OptionMap& options, const engine::EngineRegistry& engines);
+                          const OptionMap& options, const engine::EngineRegistry& engines,
+                          const ir::Graph* partitioned = nullptr);
   bool Contains(const std::string& key) const;
 
   absl::StatusOr<std::vector<EntryInfo>> List() const;

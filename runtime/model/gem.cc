@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <set>
 #include <sstream>
 
 #include "absl/container/flat_hash_map.h"
@@ -311,9 +312,61 @@ namespace {
 
 using EngineList = std::vector<std::pair<std::string, std::string>>;
 
+// Writes `partitioned` into `def`, leaving out the Const values that are
+// the same tensors (same buffer) as those of `graph`'s Consts of one name.
+absl::Status PartitionedToProto(const ir::Graph& graph, const ir::Graph& partitioned, v1::CompiledModelDef& def) {
+  absl::flat_hash_map<std::string, const void*> flat;
+  for (const ir::Node* node : graph.nodes()) {
+    if (node->type() != ir::kConst) continue;
+    if (auto t = node->op_desc().GetAttr<Tensor>(ir::kAttrValue)) flat[node->name()] = t->raw_data();
+  }
+  std::set<std::string> shared;
+  auto collect = [&](const ir::Graph& g) {
+    for (const ir::Node* node : g.nodes()) {
+      if (node->type() != ir::kConst) continue;
+      auto t = node->op_desc().GetAttr<Tensor>(ir::kAttrValue);
+      auto it = flat.find(node->name());
+      if (t && it != flat.end() && t->raw_data() != nullptr && t->raw_data() == it->second) shared.insert(node->name());
+    }
+  };
+  collect(partitioned);
+  for (const ir::Graph* sub : partitioned.subgraphs()) collect(*sub);
+  GE_RETURN_IF_ERROR(ir::GraphToProto(partitioned, def.mutable_partitioned()));
+  auto strip = [&](v1::GraphDef& g) {
+    for (v1::NodeDef& node : *g.mutable_nodes()) {
+      if (node.type() == ir::kConst && shared.contains(node.name())) node.mutable_attrs()->erase(std::string(ir::kAttrValue));
+    }
+  };
+  strip(*def.mutable_partitioned());
+  for (v1::GraphDef& sub : *def.mutable_partitioned()->mutable_subgraphs()) strip(sub);
+  for (const std::string& name : shared) def.add_shared_weights(name);
+  return absl::OkStatus();
+}
+
+// Rebuilds the partitioned form, giving its shared Consts `graph`'s values.
+absl::StatusOr<std::unique_ptr<ir::Graph>> PartitionedFromProto(const v1::CompiledModelDef& def,
+                                                                const ir::Graph& graph) {
+  GE_ASSIGN_OR_RETURN(std::unique_ptr<ir::Graph> partitioned, ir::GraphFromProto(def.partitioned()));
+  const std::set<std::string> shared(def.shared_weights().begin(), def.shared_weights().end());
+  auto restore = [&](ir::Graph& g) -> absl::Status {
+    for (ir::Node* node : g.nodes()) {
+      if (node->type() != ir::kConst || !shared.contains(node->name())) continue;
+      const ir::Node* source = graph.FindNode(node->name());
+      auto value = source ? source->op_desc().GetAttr<Tensor>(ir::kAttrValue) : std::nullopt;
+      if (!value) return InvalidArgument("shared weight '", node->name(), "' has no Const of that name in the graph");
+      node->mutable_op_desc().SetAttr(ir::kAttrValue, *value);
+    }
+    return absl::OkStatus();
+  };
+  GE_RETURN_IF_ERROR(restore(*partitioned));
+  for (ir::Graph* sub : partitioned->subgraphs()) GE_RETURN_IF_ERROR(restore(*sub));
+  return partitioned;
+}
+
 absl::StatusOr<GemBytes> SerializeDef(const ir::Graph& graph, const StaticProgram* program, const OptionMap& options,
                                       const EngineList& engine_list, const std::vector<std::string>& cpu_features,
-                                      bool external_weights, const std::string& weights_file) {
+                                      bool external_weights, const std::string& weights_file,
+                                      const ir::Graph* partitioned) {
   v1::CompiledModelDef def;
   def.set_format_version(kGemFormatVersion);
   def.set_ged_version(GED_VERSION_STRING);
@@ -326,6 +379,7 @@ absl::StatusOr<GemBytes> SerializeDef(const ir::Graph& graph, const StaticProgra
   for (const auto& [k, v] : options) (*def.mutable_options())[k] = v;
   GE_RETURN_IF_ERROR(ir::GraphToProto(graph, def.mutable_graph()));
   if (program != nullptr) ProgramToProto(*program, def.mutable_program());
+  if (partitioned != nullptr) GE_RETURN_IF_ERROR(PartitionedToProto(graph, *partitioned, def));
   GemBytes bytes;
   if (external_weights) MoveWeightsOut(def, weights_file, &bytes.weights);
   if (!def.SerializeToString(&bytes.gem)) return Internal("serializing the compiled model failed");
@@ -345,9 +399,9 @@ absl::Status WriteFile(const std::string& file, const std::string& data) {
 
 absl::StatusOr<GemBytes> SerializeGem(const ir::Graph& graph, const StaticProgram* program, const OptionMap& options,
                                       const engine::EngineRegistry& engines, bool external_weights,
-                                      const std::string& weights_file) {
+                                      const std::string& weights_file, const ir::Graph* partitioned) {
   return SerializeDef(graph, program, options, EnginesOf(graph, engines), HostCpuFeatures(), external_weights,
-                      weights_file);
+                      weights_file, partitioned);
 }
 
 absl::Status SaveGem(const CompiledModel& model, const std::string& path, const engine::EngineRegistry& engines,
@@ -359,7 +413,7 @@ absl::Status SaveGem(const CompiledModel& model, const std::string& path, const 
       *model.graph, model.program ? &*model.program : nullptr, model.options,
       model.engines.empty() ? EnginesOf(*model.graph, engines) : model.engines,
       model.cpu_features.empty() ? HostCpuFeatures() : model.cpu_features, options.external_weights,
-      std::filesystem::path(weights_path).filename().string());
+      std::filesystem::path(weights_path).filename().string(), model.partitioned.get());
   if (!bytes.ok()) return Annotate(bytes.status(), path);
   if (options.external_weights) GE_RETURN_IF_ERROR(WriteFile(weights_path, bytes->weights));
   return WriteFile(path, bytes->gem);
@@ -383,6 +437,11 @@ absl::StatusOr<CompiledModel> ModelFromDef(const v1::CompiledModelDef& def, cons
       return InvalidArgument("external weight of ", label, " names node '", name, "', which is not a Const node");
     }
     node->mutable_op_desc().SetAttr(ir::kAttrValue, std::move(tensor));
+  }
+  if (def.has_partitioned()) {
+    absl::StatusOr<std::unique_ptr<ir::Graph>> partitioned = PartitionedFromProto(def, *model.graph);
+    if (!partitioned.ok()) return Annotate(partitioned.status(), StrCat("the partitioned graph of ", label));
+    model.partitioned = *std::move(partitioned);
   }
   if (def.has_program()) {
     absl::StatusOr<StaticProgram> program = ProgramFromProto(def.program(), *model.graph);

@@ -33,6 +33,7 @@ inline constexpr uint32_t kGemFormatVersion = 1;
 
 struct CompiledModel {
   std::unique_ptr<ir::Graph> graph;       // flattened and placed
+  std::unique_ptr<ir::Graph> partitioned;  // a mixed graph's partitioned form; may be null
   std::optional<StaticProgram> program;   // set when the graph runs statically
   OptionMap options;
   std::vector<std::pair<std::string, std::string>> engines;  // name, version (filled by SaveGem when empty)
@@ -59,12 +60,13 @@ struct GemBytes {
   std::string weights;
 };
 
-// Serializes a compiled graph (and its program, may be null) as SaveGem
-// writes it; with `external_weights` the Const values go to `weights`,
-// recorded under the file name `weights_file`.
+// Serializes a compiled graph (and its program and partitioned form, both
+// may be null) as SaveGem writes it; with `external_weights` the Const
+// values go to `weights`, recorded under the file name `weights_file`. The
+// partitioned form shares every Const value it has in common with `graph`.
 absl::StatusOr<GemBytes> SerializeGem(const ir::Graph& graph, const StaticProgram* program, const OptionMap& options,
                                       const engine::EngineRegistry& engines, bool external_weights,
-                                      const std::string& weights_file);
+                                      const std::string& weights_file, const ir::Graph* partitioned = nullptr);
 
 // Reads and verifies a .gem whose external weights (if any) are all in
 // `weights` rather than in files (the compiled-model cache reads both

@@ -333,5 +333,40 @@ TEST_F(ModelCacheTest, SessionCompilesOnceThenHitsAndGraphKeyOptionWorks) {
   }
 }
 
+// A mixed graph (static units around a host_cpu node) loaded from the cache
+// runs its static units statically, as when it was compiled.
+TEST_F(ModelCacheTest, MixedGraphsRunMixedFromTheCache) {
+  constexpr char kMixed[] = R"(graph main {
+      x = Data() {index = 0} -> (f32[2,3])
+      s = Const() {value = tensor<i64[2]>[3, 2]} -> (i64[2])
+      r = Reshape(x:0, s:0) -> (f32[3,2])
+      i = Identity(r:0) -> (f32[3,2])
+      n = Neg(i:0) {_ge_engine = "host_cpu"} -> (f32[3,2])
+      f = Flatten(n:0) {axis = 0} -> (f32[1,6])
+      j = Identity(f:0) -> (f32[1,6])
+      out = NetOutput(j:0, i:0)
+    })";
+  const OptionMap options = {{"ge.exec.exclude_engines", "cpu_dense"}, {"ge.exec.static_model_ops_lower_limit", "1"}};
+  auto cache = Open();
+  std::vector<float> first;
+  for (int round = 0; round < 2; ++round) {
+    session::Session session(*engines_, {}, nullptr);
+    session.set_model_cache(cache.get());
+    auto graph = ir::ParseGraph(kMixed);
+    ASSERT_TRUE(graph.ok());
+    ASSERT_TRUE(session.AddGraph(0, std::move(*graph), options).ok());
+    ASSERT_TRUE(session.CompileGraph(0).ok());
+    EXPECT_EQ(session.GetCacheUse(0)->hit, round == 1);
+    EXPECT_GE(*session.NumStaticSubgraphs(0), 1) << "round " << round;
+    auto out = session.RunGraph(0, {Tensor::FromVector<float>({1, 2, 3, 4, 5, 6}, Shape{2, 3})});
+    ASSERT_TRUE(out.ok()) << out.status();
+    const float* data = (*out)[0].tensor().data<float>();
+    std::vector<float> values(data, data + 6);
+    EXPECT_EQ(values[5], -6);
+    if (round == 0) first = values;
+    EXPECT_EQ(values, first);
+  }
+}
+
 }  // namespace
 }  // namespace ge::cache
