@@ -14,6 +14,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "base/ir/op_types.h"
 #include "base/ir/proto_convert.h"
+#include "base/ir/verifier.h"
 #include "base/status.h"
 #include "base/version.h"
 #include "ge/v1/model.pb.h"
@@ -360,6 +361,8 @@ absl::StatusOr<std::unique_ptr<ir::Graph>> PartitionedFromProto(const v1::Compil
   };
   GE_RETURN_IF_ERROR(restore(*partitioned));
   for (ir::Graph* sub : partitioned->subgraphs()) GE_RETURN_IF_ERROR(restore(*sub));
+  // Untrusted like the rest of the file: the executor only takes a sound graph.
+  GE_RETURN_IF_ERROR(ir::VerifyGraph(*partitioned));
   return partitioned;
 }
 
