@@ -9,6 +9,7 @@
 
 #include "base/status.h"
 #include "base/strings.h"
+#include "runtime/cache/redis_tier.h"
 #include "yaml-cpp/yaml.h"
 
 namespace ge::server {
@@ -185,6 +186,10 @@ bool IsLoopbackHost(std::string_view host) {
 }
 
 absl::Status ValidateConfig(const ServerConfig& config) {
+  if (config.cache_max_bytes < 0) return InvalidArgument("cache_max_bytes must be >= 0 (0: no limit)");
+  if (!config.cache_remote.empty()) {
+    GE_RETURN_IF_ERROR(Annotate(cache::RedisTier::Create(config.cache_remote).status(), "cache_remote"));
+  }
   std::string host;
   int port = 0;
   GE_RETURN_IF_ERROR(SplitHostPort(config.listen, &host, &port));
