@@ -107,10 +107,21 @@ absl::Status Session::CompileGraph(uint32_t graph_id) {
   GE_ASSIGN_OR_RETURN(std::shared_ptr<GraphEntry> entry, Find(graph_id));
   std::lock_guard<std::mutex> lock(entry->compile_mu);
   if (entry->compiled) return absl::OkStatus();
-  GE_ASSIGN_OR_RETURN(cache::ModelCache * cache, CacheFor(entry->options));
+  // A cache problem never fails a compile: it is a warning, and the graph
+  // compiles without the cache.
+  cache::ModelCache* cache = nullptr;
+  if (absl::StatusOr<cache::ModelCache*> found = CacheFor(entry->options); found.ok()) {
+    cache = *found;
+  } else {
+    Logger("cache").warn("graph {} compiles without the cache: {}", graph_id, found.status().message());
+  }
   if (cache != nullptr) {
-    GE_ASSIGN_OR_RETURN(bool hit, CompileFromCache(*entry, *cache));
-    if (hit) return absl::OkStatus();
+    absl::StatusOr<bool> hit = CompileFromCache(*entry, *cache);
+    if (hit.ok() && *hit) return absl::OkStatus();
+    if (!hit.ok()) {
+      Logger("cache").warn("graph {} compiles without the cache: {}", graph_id, hit.status().message());
+      cache = nullptr;
+    }
   }
   GE_ASSIGN_OR_RETURN(compiler::CompileOptions options, compiler::CompileOptions::FromOptions(entry->options));
   // The partitioned form runs mixed graphs: static units on StaticExecutor.

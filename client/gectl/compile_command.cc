@@ -37,8 +37,17 @@ absl::StatusOr<runtime::CompiledModel> CompileCached(std::unique_ptr<ir::Graph> 
   if (cache != nullptr) {
     const auto start = std::chrono::steady_clock::now();
     const cache::KeyContext context{&rt.engines(), rt.pool() ? rt.pool()->num_threads() + 1 : 1, rt.pool()};
-    GE_ASSIGN_OR_RETURN(report.key, cache::ComputeCacheKey(*graph, options, context));
+    absl::StatusOr<std::string> key = cache::ComputeCacheKey(*graph, options, context);
     report.hash_seconds = Since(start);
+    if (!key.ok()) {
+      // A cache problem never fails a compile.
+      Logger("cache").warn("compiling without the cache: {}", key.status().message());
+      cache = nullptr;
+    } else {
+      report.key = *key;
+    }
+  }
+  if (cache != nullptr) {
     absl::StatusOr<runtime::CompiledModel> hit = cache->Lookup(report.key, rt.engines(), &report.lookup);
     if (hit.ok()) {
       report.hit = true;

@@ -331,6 +331,15 @@ TEST_F(ModelCacheTest, SessionCompilesOnceThenHitsAndGraphKeyOptionWorks) {
     EXPECT_EQ(use->hit, round == 1);
     EXPECT_TRUE(fs::exists(fs::path(ge_dir) / "v1" / use->key.substr(0, 2) / use->key));
   }
+  // A cache directory that cannot be used (a file is in the way) is a
+  // warning: the graph compiles and runs without the cache.
+  std::ofstream(dir_ / "a_file") << "x";
+  session::Session s(*engines_, {}, nullptr);
+  auto graph = ir::ParseGraph(kGraph);
+  ASSERT_TRUE(graph.ok());
+  ASSERT_TRUE(s.AddGraph(0, std::move(*graph), {{"ge.graph_compiler_cache_dir", (dir_ / "a_file").string()}}).ok());
+  ASSERT_TRUE(s.RunGraph(0, {Tensor::FromVector<float>({1, 2, 3, 4, 5, 6}, Shape{2, 3})}).ok());
+  EXPECT_TRUE(s.GetCacheUse(0)->key.empty());
 }
 
 // A mixed graph (static units around a host_cpu node) loaded from the cache
