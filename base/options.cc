@@ -56,6 +56,16 @@ absl::Status ExternalWeightMode(std::string_view v) {
   return InvalidArgument("expected 0 (weights in the model), 1 (one file per weight) or 2 (one merged file)");
 }
 
+absl::Status GraphKey(std::string_view v) {
+  if (v.size() > 128) return InvalidArgument("expected at most 128 characters");
+  for (char c : v) {
+    if (!absl::ascii_isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-' && c != '.') {
+      return InvalidArgument("expected letters, digits, _, . and - only");
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::Status DumpGraphLevel(std::string_view v) {
   if (v == "0" || v == "1" || v == "2") return absl::OkStatus();
   return InvalidArgument("expected 0 (off), 1 (after each pipeline step) or 2 (also before)");
@@ -87,6 +97,10 @@ const std::vector<OptionSpec>& Table() {
        "Compiled models: 0 keeps weights in the model, 1 writes each Const to its own file, 2 to one merged file "
        "(FileConstant nodes read them back).",
        ExternalWeightMode},
+      {"ge.graph_compiler_cache_dir", "",
+       "Directory of a compiled-model cache for this graph (GE's form; with ge.graph_key).", AnyString},
+      {"ge.graph_key", "",
+       "Names the graph in the compiled-model cache instead of hashing it (letters, digits, _ . -).", GraphKey},
       {"ge.host_scheduling_max_threshold", "0",
        "An all-static graph with fewer ops than this runs dynamically as a whole (0: never).", NonNegative},
       {"ge.subgraph_backends", "",

@@ -55,6 +55,8 @@ endfunction()
 # and reliability tests again in an ASan+UBSan tree, except those labelled
 # `heavy` (model exports) or `conformance`; scripts/sanitize.sh tsan runs the
 # ones labelled `concurrency`.
+# Tests see XDG_CACHE_HOME under the build tree, so gectl and ged never
+# touch the user's compiled-model cache (~/.cache/ged).
 function(ged_test name)
   cmake_parse_arguments(ARG "" "TIMEOUT" "SOURCES;DEPS;LABELS" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
@@ -66,7 +68,7 @@ function(ged_test name)
   endif()
   ged_sanitizer_env(sanitizer_env)
   set_tests_properties(${name} PROPERTIES TIMEOUT ${ARG_TIMEOUT}
-    ENVIRONMENT "GED_SOURCE_DIR=${PROJECT_SOURCE_DIR};GED_BINARY_DIR=${CMAKE_BINARY_DIR};${sanitizer_env}")
+    ENVIRONMENT "GED_SOURCE_DIR=${PROJECT_SOURCE_DIR};GED_BINARY_DIR=${CMAKE_BINARY_DIR};XDG_CACHE_HOME=${CMAKE_BINARY_DIR}/test-cache;${sanitizer_env}")
   file(RELATIVE_PATH rel ${PROJECT_SOURCE_DIR}/tests ${CMAKE_CURRENT_SOURCE_DIR})
   if(NOT rel MATCHES "^\\.\\.")
     string(REGEX REPLACE "/.*" "" folder "${rel}")

@@ -30,6 +30,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!model.ok()) return 0;
   if (model->graph == nullptr) ge::fuzz::FuzzFail("an accepted .gem has a graph");
   ge::fuzz::FuzzCheckOk(ge::ir::VerifyGraph(*model->graph), "an accepted .gem's graph verifies");
+  if (model->partitioned != nullptr) {
+    ge::fuzz::FuzzCheckOk(ge::ir::VerifyGraph(*model->partitioned), "an accepted .gem's partitioned graph verifies");
+  }
   if (model->program) {
     for (const auto& weight : model->program->weights) {
       if (model->graph->FindNode(weight.node) == nullptr) {

@@ -33,7 +33,9 @@ struct ServerConfig {
   std::string listen = "127.0.0.1:50051";
   std::string metrics_listen = "127.0.0.1:9464";
   std::string ready_file;
-  std::string cache_dir;  // default: $XDG_CACHE_HOME/ged or ~/.cache/ged
+  std::string cache_dir;  // default: $XDG_CACHE_HOME/ged or ~/.cache/ged; empty: no cache
+  int64_t cache_max_bytes = int64_t{8} << 30;  // LRU eviction beyond (0: no limit)
+  std::string cache_remote;  // redis://HOST:PORT or unix:/PATH; empty: no remote tier
   std::string plugin_dir;
   std::string log_level = "info";
   std::vector<DeviceConfig> devices = {DeviceConfig()};

@@ -13,11 +13,16 @@
 #include "base/status.h"
 #include "grpcpp/grpcpp.h"
 #include "grpcpp/health_check_service_interface.h"
+#include "runtime/cache/redis_tier.h"
 
 namespace ge::server {
 namespace {
 
 constexpr char kServiceName[] = "ge.v1.GraphEngine";
+
+void CounterAdd(prometheus::CounterFamily& family, int64_t delta) {
+  if (delta > 0) family.Get().Increment(static_cast<double>(delta));
+}
 
 }  // namespace
 
@@ -29,6 +34,7 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const ServerConfig& config
   if (!config.plugin_dir.empty()) plugin_dirs.push_back(config.plugin_dir);
   GE_ASSIGN_OR_RETURN(d->engines_, engine::CreateEngineRegistry(plugin_dirs, {}));
   d->tenants_ = std::make_unique<TenantRegistry>(config.tenants);
+  d->OpenModelCache();
   GE_RETURN_IF_ERROR(d->StartDevices());
   d->metrics_ = std::make_unique<ServerMetrics>(d->registry_);
   d->registry_.AddCollector([raw = d.get()] { raw->RefreshGauges(); });
@@ -50,11 +56,35 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const ServerConfig& config
     d->shared_memory_ = std::make_unique<SharedMemoryRegistry>();
     ctx.shared_memory = d->shared_memory_.get();
   }
+  ctx.model_cache = d->model_cache_.get();
   ctx.start_ns = SteadyNowNs();
   GE_RETURN_IF_ERROR(d->StartGrpc());
   GE_RETURN_IF_ERROR(d->StartHttp());
   Logger("server").info("ged serving gRPC on {} and metrics on {}", d->grpc_address(), d->metrics_address());
   return d;
+}
+
+// A cache that cannot be opened is a warning: the daemon serves without it.
+void Daemon::OpenModelCache() {
+  if (config_.cache_dir.empty()) return;
+  cache::ModelCacheOptions options;
+  options.dir = config_.cache_dir;
+  options.max_bytes = config_.cache_max_bytes;
+  if (!config_.cache_remote.empty()) {
+    absl::StatusOr<std::unique_ptr<cache::RedisTier>> tier = cache::RedisTier::Create(config_.cache_remote);
+    if (tier.ok()) {
+      options.remote = std::shared_ptr<cache::RemoteTier>(*std::move(tier));
+    } else {
+      Logger("server").warn("cache_remote: {}; using the local cache only", tier.status().message());
+    }
+  }
+  absl::StatusOr<std::unique_ptr<cache::ModelCache>> opened = cache::ModelCache::Open(std::move(options));
+  if (!opened.ok()) {
+    Logger("server").warn("serving without the compiled-model cache: {}", opened.status().message());
+    return;
+  }
+  model_cache_ = *std::move(opened);
+  Logger("server").info("compiled-model cache at {}", model_cache_->dir());
 }
 
 absl::Status Daemon::StartDevices() {
@@ -78,6 +108,7 @@ absl::Status Daemon::StartDevices() {
         entry.memory = std::make_unique<device::QuotaDevice>(*device.memory, entry.tenant->device_memory);
         entry.session =
             std::make_unique<session::Session>(*engines_, options, device.intra_op.get(), entry.memory.get());
+        entry.session->set_model_cache(model_cache_.get());
         return absl::OkStatus();
       },
       static_cast<int>(devices_.size()));
@@ -183,6 +214,15 @@ void Daemon::RefreshGauges() {
     metrics_->sessions.WithLabels({tenant}).Set(static_cast<double>(counts.first));
     metrics_->graphs.WithLabels({tenant}).Set(static_cast<double>(counts.second));
   }
+  if (model_cache_ != nullptr) {
+    // Counters only grow: export what the cache counted since the last scrape.
+    const cache::CacheStats now = model_cache_->stats();
+    CounterAdd(metrics_->cache_hits_total, now.hits - exported_cache_stats_.hits);
+    CounterAdd(metrics_->cache_misses_total, now.misses - exported_cache_stats_.misses);
+    CounterAdd(metrics_->cache_evictions_total, now.evictions - exported_cache_stats_.evictions);
+    metrics_->cache_bytes.Get().Set(static_cast<double>(now.bytes));
+    exported_cache_stats_ = now;
+  }
   metrics_->pending_requests.Get().Set(static_cast<double>(context_.inflight.load()));
   // Sessions run on host memory: the devices share the process's resident
   // set and the host's physical memory until they run on HAL devices.
@@ -237,6 +277,7 @@ Daemon::ReleaseReport Daemon::Close() {
   for (Device& d : devices_) d.queue.reset();  // drains: runs still use sessions and pools
   op_cache_.reset();
   sessions_.reset();
+  model_cache_.reset();
   devices_.clear();
   shared_memory_.reset();
   report.calls_total = context_.calls_total.load();

@@ -48,6 +48,7 @@ class Daemon {
 
  private:
   Daemon() = default;
+  void OpenModelCache();
   absl::Status StartDevices();
   absl::Status StartGrpc();
   absl::Status StartHttp();
@@ -62,6 +63,8 @@ class Daemon {
   std::unique_ptr<SessionManager> sessions_;
   std::unique_ptr<OpCache> op_cache_;
   std::unique_ptr<SharedMemoryRegistry> shared_memory_;  // when config.shared_memory
+  std::unique_ptr<cache::ModelCache> model_cache_;  // null: none (cache_dir empty or unusable)
+  cache::CacheStats exported_cache_stats_;           // what the metrics counted so far
   prometheus::Registry registry_;
   std::unique_ptr<ServerMetrics> metrics_;
   ServiceContext context_;

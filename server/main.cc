@@ -49,12 +49,13 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("ged ") + GED_VERSION_STRING);
   std::string config_path, listen, metrics_listen, ready_file, cache_dir, plugin_dir, devices, log_level;
   double idle_timeout = 0, shutdown_timeout = -1;
-  bool print_config = false, shared_memory = false;
+  bool print_config = false, shared_memory = false, no_cache = false;
   app.add_option("--config", config_path, "YAML configuration file (docs/cli.md lists the keys)");
   app.add_option("--listen", listen, "gRPC address HOST:PORT (default 127.0.0.1:50051; port 0: a free port)");
   app.add_option("--metrics-listen", metrics_listen, "HTTP address for /metrics, /healthz, /readyz (default 127.0.0.1:9464)");
   app.add_option("--ready-file", ready_file, "Write {\"grpc\", \"metrics\", \"pid\"} as JSON here once serving");
   app.add_option("--cache-dir", cache_dir, "Compiled-model cache directory");
+  app.add_flag("--no-cache", no_cache, "Run without the compiled-model cache");
   app.add_option("--plugin-dir", plugin_dir, "Extra directory of engine plugins");
   app.add_option("--devices", devices, "Devices: cpu:0,cpu:1=THREADS,...");
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error, critical or off");
@@ -78,6 +79,7 @@ int main(int argc, char** argv) {
   if (!metrics_listen.empty()) config.metrics_listen = metrics_listen;
   if (!ready_file.empty()) config.ready_file = ready_file;
   if (!cache_dir.empty()) config.cache_dir = cache_dir;
+  if (no_cache) config.cache_dir.clear();
   if (!plugin_dir.empty()) config.plugin_dir = plugin_dir;
   if (!log_level.empty()) config.log_level = log_level;
   if (idle_timeout > 0) config.session_idle_timeout_seconds = idle_timeout;

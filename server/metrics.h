@@ -1,7 +1,7 @@
 // Every metric the daemon exports, declared in one place (docs/metrics.md
 // documents the same list). Names follow Prometheus conventions: base units
-// (seconds, bytes), _total for counters. The cache metrics stay 0 until the
-// compiled-model cache exists.
+// (seconds, bytes), _total for counters. The cache metrics follow the
+// daemon's compiled-model cache (runtime/cache): 0 when it runs without one.
 #pragma once
 
 #include "server/prometheus.h"

@@ -55,8 +55,16 @@ absl::Status LoadModelIntoSession(ServiceContext& ctx, ManagedSession& s, const 
         return InvalidArgument(where, ": cache key '", request.cache_key().substr(0, 80),
                                "' is not 64 lowercase hex digits (a SHA-256)");
       }
-      return FailedPrecondition(where, ": this daemon has no compiled-model cache to load key ",
-                                request.cache_key(), " from");
+      if (ctx.model_cache == nullptr) {
+        return FailedPrecondition(where, ": this daemon has no compiled-model cache to load key ",
+                                  request.cache_key(), " from");
+      }
+      model = ctx.model_cache->Lookup(request.cache_key(), *ctx.engines);
+      if (!model.ok() && model.status().code() == absl::StatusCode::kNotFound) {
+        return NotFound(where, ": no compiled model with cache key ", request.cache_key(), " in the cache ",
+                        ctx.model_cache->dir(), " (CompileGraph or gectl compile stores one)");
+      }
+      break;
     default:
       return InvalidArgument(where, ": the request carries no model (set gem or cache_key)");
   }

@@ -243,6 +243,9 @@ grpc::ServerUnaryReactor* GraphEngineService::CompileGraph(grpc::CallbackServerC
     const double seconds = (SteadyNowNs() - start) * 1e-9;
     ctx.metrics->compile_duration.Get().Observe(seconds);
     response->set_compile_seconds(seconds);
+    GE_ASSIGN_OR_RETURN(session::CacheUse cache_use, s.session->GetCacheUse(request->graph_id()));
+    response->set_cache_key(cache_use.key);
+    response->set_cache_hit(cache_use.hit);
     GE_ASSIGN_OR_RETURN(const compiler::CompiledGraph* compiled, s.session->GetCompiledGraph(request->graph_id()));
     v1::PartitionSummary* summary = response->mutable_summary();
     for (const ir::Node* node : compiled->graph->nodes()) {

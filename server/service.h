@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "ge/v1/service.grpc.pb.h"
+#include "runtime/cache/model_cache.h"
 #include "runtime/engines/engine_registry.h"
 #include "server/config.h"
 #include "server/metrics.h"
@@ -51,6 +52,7 @@ struct ServiceContext {
   std::function<absl::StatusOr<std::unique_ptr<session::Session>>(const OptionMap& options)> op_session_factory;
   OpCache* op_cache = nullptr;     // ExecuteOp's compiled ops
   SharedMemoryRegistry* shared_memory = nullptr;  // null: shared-memory I/O is off
+  cache::ModelCache* model_cache = nullptr;  // compiled models by key; null: none
   std::atomic<bool> draining{false};
   std::atomic<int64_t> inflight{0};  // calls and streams not yet finished
   std::atomic<int64_t> calls_total{0};  // calls and streams admitted or refused, ever

@@ -30,24 +30,6 @@ bool ParseHexDigest(std::string_view hex, Sha256Digest& out) {
 
 }  // namespace
 
-Sha256Digest Sha256(std::string_view data) {
-  Sha256Digest digest{};
-  unsigned int size = 0;
-  GE_CHECK(EVP_Digest(data.data(), data.size(), digest.data(), &size, EVP_sha256(), nullptr) == 1);
-  return digest;
-}
-
-std::string ToHex(const uint8_t* data, size_t size) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(size * 2);
-  for (size_t i = 0; i < size; ++i) {
-    out.push_back(kDigits[data[i] >> 4]);
-    out.push_back(kDigits[data[i] & 15]);
-  }
-  return out;
-}
-
 bool ConstantTimeEquals(const Sha256Digest& a, const Sha256Digest& b) {
   return CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0;
 }

@@ -19,15 +19,17 @@
 
 #include "absl/status/statusor.h"
 #include "runtime/device/quota_device.h"
+#include "base/sha256.h"
 #include "server/config.h"
 #include "server/grpc_status.h"
 
 namespace ge::server {
 
-using Sha256Digest = std::array<uint8_t, 32>;
+// SHA-256 and hex live in base/sha256.h (shared with the model cache).
+using ::ge::Sha256;
+using ::ge::Sha256Digest;
+using ::ge::ToHex;
 
-Sha256Digest Sha256(std::string_view data);
-std::string ToHex(const uint8_t* data, size_t size);
 // Equality that takes the same time wherever the inputs differ.
 bool ConstantTimeEquals(const Sha256Digest& a, const Sha256Digest& b);
 // `bytes` random bytes from the OS CSPRNG, as lowercase hex.

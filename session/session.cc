@@ -2,12 +2,14 @@
 #include "session/session.h"
 
 #include <atomic>
+#include <chrono>
 
 #include "absl/strings/numbers.h"
 #include "base/ir/op_types.h"
 #include "base/logging.h"
 #include "base/status.h"
 #include "compiler/build/task_builder.h"
+#include "runtime/cache/cache_key.h"
 
 namespace ge::session {
 namespace {
@@ -48,6 +50,7 @@ struct Session::GraphEntry {
   std::unique_ptr<runtime::StaticExecutor> static_executor;
   bool mixed = false;  // `executor` runs the partitioned graph with static subgraphs
   GraphInfo info;
+  CacheUse cache_use;
   std::mutex compile_mu;
 };
 
@@ -152,6 +155,22 @@ absl::Status Session::CompileGraph(uint32_t graph_id) {
   GE_ASSIGN_OR_RETURN(std::shared_ptr<GraphEntry> entry, Find(graph_id));
   std::lock_guard<std::mutex> lock(entry->compile_mu);
   if (entry->compiled) return absl::OkStatus();
+  // A cache problem never fails a compile: it is a warning, and the graph
+  // compiles without the cache.
+  cache::ModelCache* cache = nullptr;
+  if (absl::StatusOr<cache::ModelCache*> found = CacheFor(entry->options); found.ok()) {
+    cache = *found;
+  } else {
+    Logger("cache").warn("graph {} compiles without the cache: {}", graph_id, found.status().message());
+  }
+  if (cache != nullptr) {
+    absl::StatusOr<bool> hit = CompileFromCache(*entry, *cache);
+    if (hit.ok() && *hit) return absl::OkStatus();
+    if (!hit.ok()) {
+      Logger("cache").warn("graph {} compiles without the cache: {}", graph_id, hit.status().message());
+      cache = nullptr;
+    }
+  }
   GE_ASSIGN_OR_RETURN(compiler::CompileOptions options, compiler::CompileOptions::FromOptions(entry->options));
   // The partitioned form runs mixed graphs: static units on StaticExecutor.
   options.keep_partitioned_graph = true;
@@ -169,10 +188,91 @@ absl::Status Session::CompileGraph(uint32_t graph_id) {
       return built.status();
     }
   }
+  if (cache != nullptr) {
+    // A static graph needs only its program; a mixed one its partitioned form.
+    absl::Status stored = cache->StoreModel(entry->cache_use.key, *compiled->graph, program ? &*program : nullptr,
+                                            entry->options, engines_,
+                                            program ? nullptr : compiled->partitioned.get(), &compiled->variables);
+    if (!stored.ok()) {
+      entry->cache_use.store_error = std::string(stored.message());
+      Logger("cache").warn("graph {} is compiled but not cached: {}", graph_id, stored.message());
+    }
+  }
   entry->compiled = std::move(compiled);
   absl::Status loaded = LoadExecutor(*entry, std::move(program));
   if (!loaded.ok()) entry->compiled.reset();
   return loaded;
+}
+
+absl::StatusOr<cache::ModelCache*> Session::CacheFor(const OptionMap& options) {
+  const std::string dir = OptionOrDefault(options, "ge.graph_compiler_cache_dir");
+  if (dir.empty()) return cache_;
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = option_caches_.find(dir);
+  if (it != option_caches_.end()) return it->second.get();
+  cache::ModelCacheOptions cache_options;
+  cache_options.dir = dir;
+  absl::StatusOr<std::unique_ptr<cache::ModelCache>> opened = cache::ModelCache::Open(cache_options);
+  if (!opened.ok()) return Annotate(opened.status(), "ge.graph_compiler_cache_dir");
+  return option_caches_.emplace(dir, *std::move(opened)).first->second.get();
+}
+
+absl::StatusOr<bool> Session::CompileFromCache(GraphEntry& entry, cache::ModelCache& cache) {
+  CacheUse& use = entry.cache_use;
+  const cache::KeyContext context{&engines_, pool_ ? pool_->num_threads() + 1 : 1, pool_};
+  const auto start = std::chrono::steady_clock::now();
+  const std::string user_key = OptionOrDefault(entry.options, "ge.graph_key");
+  if (!user_key.empty()) {
+    use.key = cache::UserCacheKey(user_key, entry.options, context);
+  } else {
+    GE_ASSIGN_OR_RETURN(use.key, cache::ComputeCacheKey(*entry.graph, entry.options, context));
+  }
+  use.hash_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  absl::StatusOr<runtime::CompiledModel> model = cache.Lookup(use.key, engines_, &use.lookup);
+  if (!model.ok()) return false;
+  std::unique_ptr<ir::Graph> source = std::move(entry.graph);
+  absl::Status installed = InstallCompiledModel(entry, *std::move(model));
+  if (!installed.ok()) {
+    // A hit this host cannot load (an executor refused it): compile instead.
+    Logger("cache").warn("cache entry {} cannot be loaded, compiling: {}", use.key, installed.message());
+    entry.graph = std::move(source);
+    entry.compiled.reset();
+    return false;
+  }
+  use.hit = true;
+  return true;
+}
+
+absl::Status Session::InstallCompiledModel(GraphEntry& entry, runtime::CompiledModel model) {
+  for (const auto& [k, v] : model.options) entry.options[k] = v;
+  entry.compiled = std::make_unique<compiler::CompiledGraph>();
+  GE_ASSIGN_OR_RETURN(entry.compiled->options, compiler::CompileOptions::FromOptions(entry.options));
+  entry.compiled->graph = std::move(model.graph);
+  entry.compiled->partitioned = std::move(model.partitioned);
+  entry.compiled->variables = std::move(model.variables);
+  return LoadExecutor(entry, std::move(model.program));
+}
+
+absl::StatusOr<CacheUse> Session::GetCacheUse(uint32_t graph_id) const {
+  GE_ASSIGN_OR_RETURN(std::shared_ptr<GraphEntry> entry, Find(graph_id));
+  std::lock_guard<std::mutex> lock(entry->compile_mu);
+  if (!entry->compiled) return FailedPrecondition("graph ", graph_id, " is not compiled");
+  return entry->cache_use;
+}
+
+absl::Status Session::AddCachedModel(uint32_t graph_id, const std::string& key) {
+  if (cache_ == nullptr) return FailedPrecondition("this session has no compiled-model cache to load key ", key, " from");
+  absl::StatusOr<runtime::CompiledModel> model = cache_->Lookup(key, engines_);
+  if (!model.ok()) return model.status();
+  auto entry = std::make_shared<GraphEntry>();
+  entry->options = options_;
+  GE_RETURN_IF_ERROR(InstallCompiledModel(*entry, *std::move(model)));
+  entry->cache_use.key = key;
+  entry->cache_use.hit = true;
+  std::lock_guard<std::mutex> lock(mu_);
+  if (graphs_.contains(graph_id)) return AlreadyExists("graph ", graph_id, " already exists in this session");
+  graphs_.emplace(graph_id, std::move(entry));
+  return absl::OkStatus();
 }
 
 absl::Status Session::LoadExecutor(GraphEntry& entry, std::optional<runtime::StaticProgram> program) {
@@ -249,12 +349,7 @@ absl::Status Session::AddCompiledModel(uint32_t graph_id, runtime::CompiledModel
   if (model.graph == nullptr) return InvalidArgument("compiled model for graph ", graph_id, " has no graph");
   auto entry = std::make_shared<GraphEntry>();
   entry->options = options_;
-  for (const auto& [k, v] : model.options) entry->options[k] = v;
-  entry->compiled = std::make_unique<compiler::CompiledGraph>();
-  GE_ASSIGN_OR_RETURN(entry->compiled->options, compiler::CompileOptions::FromOptions(entry->options));
-  entry->compiled->graph = std::move(model.graph);
-  entry->compiled->variables = std::move(model.variables);
-  GE_RETURN_IF_ERROR(LoadExecutor(*entry, std::move(model.program)));
+  GE_RETURN_IF_ERROR(InstallCompiledModel(*entry, std::move(model)));
   std::lock_guard<std::mutex> lock(mu_);
   if (graphs_.contains(graph_id)) return AlreadyExists("graph ", graph_id, " already exists in this session");
   graphs_.emplace(graph_id, std::move(entry));

@@ -22,6 +22,15 @@
 // model-local logical addresses; they are resolved by key into the
 // session's manager when its executor loads. Destroying the session frees
 // its variable memory.
+//
+// Compiled-model cache (runtime/cache): with a cache set (set_model_cache,
+// or the graph options `ge.graph_compiler_cache_dir` [+ `ge.graph_key`]),
+// CompileGraph first looks the graph's key up and loads a hit instead of
+// compiling; a miss is compiled and stored. A store that fails (full disk,
+// no permission) is a warning: the compiled graph is used all the same.
+// A hit holds what a .gem keeps: the flattened graph with its program, or,
+// for a mixed graph, also the partitioned form, so it runs mixed as when
+// compiled.
 #pragma once
 
 #include <cstdint>
@@ -42,6 +51,7 @@
 #include "runtime/device/device.h"
 #include "runtime/executor/dynamic_executor.h"
 #include "runtime/executor/static_executor.h"
+#include "runtime/cache/model_cache.h"
 #include "runtime/model/gem.h"
 #include "runtime/variables/session_variables.h"
 
@@ -50,6 +60,15 @@ namespace ge::session {
 struct GraphIo {
   std::string name;
   ir::ValueType type;
+};
+
+// How CompileGraph used the compiled-model cache for one graph.
+struct CacheUse {
+  std::string key;           // empty: no cache
+  bool hit = false;
+  double hash_seconds = 0;   // computing the key
+  cache::LookupTimings lookup;
+  std::string store_error;   // why a miss could not be stored ("" when it was)
 };
 
 struct GraphInfo {
@@ -100,6 +119,15 @@ class Session {
   // for a static graph, the static units of a mixed root, else 0.
   absl::StatusOr<int> NumStaticSubgraphs(uint32_t graph_id) const;
 
+  // The cache that CompileGraph uses for graphs without
+  // `ge.graph_compiler_cache_dir` (may be null; must outlive the session).
+  void set_model_cache(cache::ModelCache* cache) { cache_ = cache; }
+  // How CompileGraph used the cache; FailedPrecondition before compilation.
+  absl::StatusOr<CacheUse> GetCacheUse(uint32_t graph_id) const;
+  // Adds the cached model of `key` as an already compiled graph (LoadModel
+  // by key). NotFound when the session has no cache or no such entry.
+  absl::Status AddCachedModel(uint32_t graph_id, const std::string& key);
+
   // Adds a graph that is already compiled (a loaded .gem): its program,
   // when set, runs on the StaticExecutor, else its graph on the
   // DynamicExecutor. Fails like CompileGraph when an executor cannot load.
@@ -115,6 +143,12 @@ class Session {
   absl::StatusOr<device::Device*> GetDevice();
   // The session's variables, created with the device on first use.
   absl::StatusOr<variables::SessionVariables*> GetVariables();
+  // The cache of a graph's options, opened on first use; null for none.
+  absl::StatusOr<cache::ModelCache*> CacheFor(const OptionMap& options);
+  // Loads a cache hit into `entry`; false on a miss.
+  absl::StatusOr<bool> CompileFromCache(GraphEntry& entry, cache::ModelCache& cache);
+  // Makes `entry` a compiled graph from `model`.
+  absl::Status InstallCompiledModel(GraphEntry& entry, runtime::CompiledModel model);
   // Runs a mixed root's partitioned form (see above); false to fall back.
   bool LoadMixed(GraphEntry& entry, runtime::ExecutorOptions options);
 
@@ -129,6 +163,9 @@ class Session {
   device::Device* device_ = nullptr;
   // Declared before graphs_: executors bind variable memory.
   std::unique_ptr<variables::SessionVariables> variables_;
+  cache::ModelCache* cache_ = nullptr;
+  // Caches named by ge.graph_compiler_cache_dir, by directory.
+  std::map<std::string, std::unique_ptr<cache::ModelCache>> option_caches_;
   std::map<uint32_t, std::shared_ptr<GraphEntry>> graphs_;
 };
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 
 namespace ge::gectl {
 
@@ -77,6 +78,12 @@ struct CompileFlags {
   bool external_weights = false;     // weights to OUT.gem.weights
   int external_weight = -1;          // ge.externalWeight: 1 one file per weight, 2 one merged file
   int threads = 0;                   // the thread budget kernels are prepared for
+  bool timings = false;              // print where the time went (import, hash, cache, write)
+};
+
+struct CacheFlags {
+  std::string action;    // ls | stat | verify | gc
+  std::string max_size;  // gc: bytes, with K/M/G/T; empty: the configured limit
 };
 
 int RunCommand(const RunFlags& flags);
@@ -88,6 +95,11 @@ int SessionCommand(const SessionFlags& flags, const RemoteFlags& remote);
 int StatusCommand(const RemoteFlags& remote);
 int HealthCommand(const RemoteFlags& remote, const std::string& service);
 int PartitionCommand(const PartitionFlags& flags);
+// `verify` exits 0 when no entry a reader would load is corrupt, else 1
+// (listing what it moved aside).
+int CacheCommand(const CacheFlags& flags);
+// "512M", "2G", "1048576": bytes with an optional binary suffix.
+absl::StatusOr<int64_t> ParseByteSize(const std::string& text);
 int BenchCommand(const BenchFlags& flags);
 int DumpCommand(const DumpFlags& flags);
 int InspectCommand(const InspectFlags& flags);

@@ -4,8 +4,10 @@
 #include <filesystem>
 #include <thread>
 
+#include "base/logging.h"
 #include "base/status.h"
 #include "compiler/frontend/onnx_importer.h"
+#include "runtime/cache/redis_tier.h"
 #include "runtime/model/gem.h"
 
 namespace ge::gectl {
@@ -27,7 +29,42 @@ absl::StatusOr<const engine::EngineRegistry*> ProcessEngines() {
   return engines->value().get();
 }
 
+CacheSettings& MutableCacheSettings() {
+  static CacheSettings settings;
+  return settings;
+}
+
 }  // namespace
+
+absl::Status SetCacheSettings(const CacheSettings& settings) {
+  if (settings.max_bytes < 0) return InvalidArgument("--cache-max-size must not be negative");
+  if (!settings.remote.empty()) GE_RETURN_IF_ERROR(cache::RedisTier::Create(settings.remote).status());
+  MutableCacheSettings() = settings;
+  return absl::OkStatus();
+}
+
+const CacheSettings& GetCacheSettings() { return MutableCacheSettings(); }
+
+cache::ModelCache* ProcessCache() {
+  static cache::ModelCache* opened = [] () -> cache::ModelCache* {
+    const CacheSettings& settings = GetCacheSettings();
+    if (settings.disabled) return nullptr;
+    cache::ModelCacheOptions options;
+    options.dir = settings.dir.empty() ? cache::DefaultCacheDir() : settings.dir;
+    options.max_bytes = settings.max_bytes;
+    if (!settings.remote.empty()) {
+      auto tier = cache::RedisTier::Create(settings.remote);
+      if (tier.ok()) options.remote = std::shared_ptr<cache::RemoteTier>(*std::move(tier));
+    }
+    absl::StatusOr<std::unique_ptr<cache::ModelCache>> cache = cache::ModelCache::Open(options);
+    if (!cache.ok()) {
+      Logger("cache").warn("compiling without the compiled-model cache: {}", cache.status().message());
+      return nullptr;
+    }
+    return cache->release();
+  }();
+  return opened;
+}
 
 absl::Status SetPluginDirectories(const std::vector<std::string>& dirs) {
   for (const std::string& dir : dirs) {
@@ -58,7 +95,9 @@ absl::StatusOr<std::unique_ptr<session::Session>> LocalRuntime::OpenModel(const 
                                                                           const OptionMap& options) {
   if (!runtime::IsGemPath(path)) {
     GE_ASSIGN_OR_RETURN(auto graph, LoadModel(path));
-    GE_ASSIGN_OR_RETURN(auto session, NewSession(std::move(graph), options));
+    auto session = std::make_unique<session::Session>(*engines_, OptionMap(), pool_.get());
+    session->set_model_cache(ProcessCache());
+    GE_RETURN_IF_ERROR(session->AddGraph(0, std::move(graph), options));
     GE_RETURN_IF_ERROR(session->CompileGraph(0));
     return session;
   }

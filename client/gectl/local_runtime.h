@@ -10,6 +10,7 @@
 #include "base/ir/graph.h"
 #include "base/options.h"
 #include "base/thread_pool.h"
+#include "runtime/cache/model_cache.h"
 #include "runtime/engines/engine_registry.h"
 #include "session/session.h"
 
@@ -20,6 +21,21 @@ namespace ge::gectl {
 // process (every LocalRuntime shares it). Call before any other function
 // here. NotFound naming a directory that does not exist.
 absl::Status SetPluginDirectories(const std::vector<std::string>& dirs);
+
+// The compiled-model cache of the process (`--cache-dir`, `--no-cache`,
+// `--cache-remote`, `--cache-max-size`). Call before any other function
+// here, like SetPluginDirectories.
+struct CacheSettings {
+  std::string dir;           // empty: cache::DefaultCacheDir()
+  bool disabled = false;     // --no-cache
+  std::string remote;        // redis://HOST:PORT or unix:/PATH; empty: none
+  int64_t max_bytes = cache::kDefaultCacheMaxBytes;
+};
+absl::Status SetCacheSettings(const CacheSettings& settings);
+const CacheSettings& GetCacheSettings();
+// The cache, opened on first use; null with --no-cache, or when it cannot
+// be opened (a warning: commands then compile without it).
+cache::ModelCache* ProcessCache();
 
 class LocalRuntime {
  public:
@@ -34,7 +50,7 @@ class LocalRuntime {
   // A session holding the model at `path` as graph 0, compiled: a .gem is
   // loaded (and checked against this host's engines and CPU; `options`
   // must be empty, they were fixed at compile time), any other model is
-  // imported and compiled with `options`.
+  // imported and compiled with `options`, through the process's cache.
   absl::StatusOr<std::unique_ptr<session::Session>> OpenModel(const std::string& path, const OptionMap& options);
 
  private:

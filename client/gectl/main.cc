@@ -14,12 +14,24 @@ int main(int argc, char** argv) {
   CLI::App app{"gectl: compile, run and inspect models with ged"};
   app.set_version_flag("--version", std::string("gectl ") + GED_VERSION_STRING);
   app.require_subcommand(1);
+  // Global flags may also follow the subcommand (gectl compile M -o X --cache-dir D).
+  app.fallthrough();
   std::string log_level = "warn";
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error, critical or off")
       ->capture_default_str();
   std::vector<std::string> plugin_dirs;
   app.add_option("--plugin-dir", plugin_dirs,
                  "Also load engine plugins (custom operators) from DIR, after the built-in engines (repeatable)");
+
+  ge::gectl::CacheSettings cache_settings;
+  std::string cache_max_size;
+  app.add_option("--cache-dir", cache_settings.dir,
+                 "Compiled-model cache directory (default $XDG_CACHE_HOME/ged, else ~/.cache/ged)");
+  app.add_flag("--no-cache", cache_settings.disabled, "Neither read nor write the compiled-model cache");
+  app.add_option("--cache-remote", cache_settings.remote,
+                 "Shared remote cache tier: redis://HOST:PORT or unix:/PATH (default: none)");
+  app.add_option("--cache-max-size", cache_max_size,
+                 "Evict least recently used entries beyond this size (bytes, K/M/G/T; default 8G)");
 
   ge::gectl::RunFlags run;
   CLI::App* run_cmd = app.add_subcommand("run", "Run a model on given or random inputs");
@@ -74,6 +86,13 @@ int main(int argc, char** argv) {
   compile_cmd->add_option("--threads", compile.threads, "Intra-op threads kernels are prepared for (0: every core)")
       ->capture_default_str();
 
+  compile_cmd->add_flag("--timings", compile.timings, "Also print where the time went (import, hash, cache, write)");
+
+  ge::gectl::CacheFlags cache;
+  CLI::App* cache_cmd = app.add_subcommand("cache", "List, check or shrink the compiled-model cache");
+  cache_cmd->add_option("action", cache.action, "ls, stat, verify or gc")->required();
+  cache_cmd->add_option("--max-size", cache.max_size, "gc: keep at most this many bytes (K/M/G/T suffixes)");
+
   ge::gectl::BenchFlags bench;
   CLI::App* bench_cmd = app.add_subcommand("bench", "Time repeated runs of a model; one JSON line on stdout");
   bench_cmd->add_option("model", bench.model, "Model file (.onnx or .gem)")->required();
@@ -116,6 +135,12 @@ int main(int argc, char** argv) {
   try {
     if (absl::Status s = ge::SetLogLevel(log_level); !s.ok()) return ge::gectl::ReportError(s);
     if (absl::Status s = ge::gectl::SetPluginDirectories(plugin_dirs); !s.ok()) return ge::gectl::ReportError(s);
+    if (!cache_max_size.empty()) {
+      absl::StatusOr<int64_t> bytes = ge::gectl::ParseByteSize(cache_max_size);
+      if (!bytes.ok()) return ge::gectl::ReportError(bytes.status());
+      cache_settings.max_bytes = *bytes;
+    }
+    if (absl::Status s = ge::gectl::SetCacheSettings(cache_settings); !s.ok()) return ge::gectl::ReportError(s);
     if (run_cmd->parsed()) {
       return run_remote.remote.empty() ? ge::gectl::RunCommand(run) : ge::gectl::RemoteRunCommand(run, run_remote);
     }
@@ -123,6 +148,7 @@ int main(int argc, char** argv) {
     if (status_cmd->parsed()) return ge::gectl::StatusCommand(remote);
     if (health_cmd->parsed()) return ge::gectl::HealthCommand(remote, health_service);
     if (compile_cmd->parsed()) return ge::gectl::CompileCommand(compile);
+    if (cache_cmd->parsed()) return ge::gectl::CacheCommand(cache);
     if (bench_cmd->parsed()) return ge::gectl::BenchCommand(bench);
     if (dump_cmd->parsed()) return ge::gectl::DumpCommand(dump);
     if (partition_cmd->parsed()) return ge::gectl::PartitionCommand(partition);

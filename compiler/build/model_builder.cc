@@ -12,6 +12,8 @@ absl::StatusOr<runtime::CompiledModel> BuildCompiledModel(std::unique_ptr<ir::Gr
                                                           const engine::EngineRegistry& engines, ThreadPool* pool) {
   GE_RETURN_IF_ERROR(ValidateOptions(options));
   GE_ASSIGN_OR_RETURN(CompileOptions compile_options, CompileOptions::FromOptions(options));
+  // A mixed graph keeps its partitioned form, so it loads and runs mixed.
+  compile_options.keep_partitioned_graph = true;
   GraphCompiler compiler(engines, pool);
   GE_ASSIGN_OR_RETURN(auto compiled, compiler.Compile(std::move(graph), compile_options));
   runtime::CompiledModel model;
@@ -27,6 +29,7 @@ absl::StatusOr<runtime::CompiledModel> BuildCompiledModel(std::unique_ptr<ir::Gr
       return program.status();
     }
   }
+  if (!model.program) model.partitioned = std::move(compiled->partitioned);
   model.graph = std::move(compiled->graph);
   model.variables = std::move(compiled->variables);
   return model;

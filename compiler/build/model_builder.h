@@ -16,8 +16,9 @@ namespace ge::compiler {
 // Runs the GraphCompiler with `options` (validated), then, when the
 // compiled graph is static (IsStaticGraph), builds its StaticProgram for
 // `num_threads` intra-op threads. A static graph the static path cannot
-// take (BuildStaticProgram's Unimplemented) is kept dynamic. `pool` may be
-// null.
+// take (BuildStaticProgram's Unimplemented) is kept dynamic; a graph
+// without a program keeps its partitioned form (CompiledModel::partitioned)
+// so a mixed graph loads and runs mixed. `pool` may be null.
 absl::StatusOr<runtime::CompiledModel> BuildCompiledModel(std::unique_ptr<ir::Graph> graph, const OptionMap& options,
                                                           const engine::EngineRegistry& engines, ThreadPool* pool);
 

@@ -4,13 +4,18 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <algorithm>
+#include <cstring>
 #include <limits>
+#include <set>
 #include <sstream>
 
 #include "absl/container/flat_hash_map.h"
-#include "base/ir/op_types.h"
 #include "base/io/external_data.h"
+#include "base/ir/op_types.h"
 #include "base/ir/proto_convert.h"
+#include "base/ir/verifier.h"
 #include "base/status.h"
 #include "base/version.h"
 #include "ge/v1/model.pb.h"
@@ -206,58 +211,43 @@ std::vector<std::pair<std::string, std::string>> EnginesOf(const ir::Graph& grap
   return {found.begin(), found.end()};
 }
 
-// Moves every Const's raw bytes from `graph` to the weights file.
-absl::Status WriteExternalWeights(v1::CompiledModelDef& def, const std::string& path) {
-  const std::string file = path + ".weights";
-  std::ofstream out(file, std::ios::binary | std::ios::trunc);
-  if (!out) return FailedPrecondition("cannot write weights file ", file);
-  uint64_t offset = 0;
-  const std::string base = std::filesystem::path(file).filename().string();
+// Moves every Const's raw bytes from `def`'s graph to `weights` (offsets
+// aligned), recording them under the file name `file`.
+void MoveWeightsOut(v1::CompiledModelDef& def, const std::string& file, std::string* weights) {
   for (v1::NodeDef& node : *def.mutable_graph()->mutable_nodes()) {
     if (node.type() != ir::kConst) continue;
     auto it = node.mutable_attrs()->find(std::string(ir::kAttrValue));
     if (it == node.mutable_attrs()->end() || !it->second.has_t() || it->second.t().raw_data().empty()) continue;
     const v1::TensorDef& t = it->second.t();
-    const uint64_t aligned = (offset + kStaticAlignment - 1) / kStaticAlignment * kStaticAlignment;
-    out.write(std::string(aligned - offset, '\0').data(), static_cast<std::streamsize>(aligned - offset));
-    out.write(t.raw_data().data(), static_cast<std::streamsize>(t.raw_data().size()));
+    const uint64_t aligned = (weights->size() + kStaticAlignment - 1) / kStaticAlignment * kStaticAlignment;
+    weights->resize(aligned, '\0');
+    weights->append(t.raw_data());
     v1::ExternalWeight* w = def.add_external_weights();
     w->set_node(node.name());
-    w->set_file(base);
+    w->set_file(file);
     w->set_offset(aligned);
     w->set_size(t.raw_data().size());
     w->set_dtype(t.dtype());
     for (int64_t d : t.dims()) w->mutable_shape()->add_dims(d);
-    offset = aligned + t.raw_data().size();
     node.mutable_attrs()->erase(it);
   }
-  out.close();
-  if (!out) return Internal("writing weights file ", file, " failed");
-  return absl::OkStatus();
 }
 
-absl::Status ReadExternalWeights(v1::CompiledModelDef& def, const std::string& path) {
+// Reads `size` bytes at `offset` of the weights file `file`.
+using WeightReader = std::function<absl::StatusOr<std::string>(const std::string& file, uint64_t offset,
+                                                               uint64_t size, const std::string& node)>;
+
+// Puts every external weight back into its Const node.
+absl::Status ReadExternalWeights(v1::CompiledModelDef& def, const WeightReader& read) {
   absl::flat_hash_map<std::string, v1::NodeDef*> nodes;
   for (v1::NodeDef& node : *def.mutable_graph()->mutable_nodes()) nodes[node.name()] = &node;
-  const std::filesystem::path dir = std::filesystem::path(path).parent_path();
   for (const v1::ExternalWeight& w : def.external_weights()) {
     auto it = nodes.find(w.node());
     if (it == nodes.end()) return InvalidArgument("external weight names node '", w.node(), "', which is not in the graph");
     if (w.file().find('/') != std::string::npos || w.file() == "..") {
       return InvalidArgument("external weight file '", w.file(), "' must be a plain file name");
     }
-    const std::string file = (dir / w.file()).string();
-    std::ifstream in(file, std::ios::binary);
-    if (!in) return NotFound("weights file ", file, " of ", path, " cannot be opened");
-    in.seekg(0, std::ios::end);
-    const uint64_t file_size = static_cast<uint64_t>(in.tellg());
-    if (w.offset() > file_size || w.size() > file_size - w.offset()) {
-      return InvalidArgument("weight of node '", w.node(), "' lies past the end of ", file);
-    }
-    std::string bytes(w.size(), '\0');
-    in.seekg(static_cast<std::streamoff>(w.offset()));
-    in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    if (!in) return Internal("reading ", file, " failed");
+    GE_ASSIGN_OR_RETURN(std::string bytes, read(w.file(), w.offset(), w.size(), w.node()));
     v1::AttrValueDef value;
     value.mutable_t()->set_dtype(w.dtype());
     for (int64_t d : w.shape().dims()) value.mutable_t()->add_dims(d);
@@ -265,6 +255,27 @@ absl::Status ReadExternalWeights(v1::CompiledModelDef& def, const std::string& p
     (*it->second->mutable_attrs())[std::string(ir::kAttrValue)] = std::move(value);
   }
   return absl::OkStatus();
+}
+
+// Reads weights from files beside the .gem at `path`.
+WeightReader FileWeightReader(const std::string& path) {
+  const std::filesystem::path dir = std::filesystem::path(path).parent_path();
+  return [dir, path](const std::string& name, uint64_t offset, uint64_t size,
+                     const std::string& node) -> absl::StatusOr<std::string> {
+    const std::string file = (dir / name).string();
+    std::ifstream in(file, std::ios::binary);
+    if (!in) return NotFound("weights file ", file, " of ", path, " cannot be opened");
+    in.seekg(0, std::ios::end);
+    const uint64_t file_size = static_cast<uint64_t>(in.tellg());
+    if (offset > file_size || size > file_size - offset) {
+      return InvalidArgument("weight of node '", node, "' lies past the end of ", file);
+    }
+    std::string bytes(size, '\0');
+    in.seekg(static_cast<std::streamoff>(offset));
+    in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    if (!in) return Internal("reading ", file, " failed");
+    return bytes;
+  };
 }
 
 absl::Status CheckBuiltForThisHost(const v1::CompiledModelDef& def, const std::string& path,
@@ -311,39 +322,125 @@ std::vector<std::string> HostCpuFeatures() {
 
 bool IsGemPath(std::string_view path) { return path.size() > 4 && path.substr(path.size() - 4) == ".gem"; }
 
-absl::Status SaveGem(const CompiledModel& model, const std::string& path, const engine::EngineRegistry& engines,
-                     const GemWriteOptions& options) {
-  if (model.graph == nullptr) return InvalidArgument("no graph to write to ", path);
+namespace {
+
+using EngineList = std::vector<std::pair<std::string, std::string>>;
+
+// Writes `partitioned` into `def`, leaving out the Const values that are
+// the same tensors (same buffer) as those of `graph`'s Consts of one name.
+absl::Status PartitionedToProto(const ir::Graph& graph, const ir::Graph& partitioned, v1::CompiledModelDef& def) {
+  absl::flat_hash_map<std::string, const void*> flat;
+  for (const ir::Node* node : graph.nodes()) {
+    if (node->type() != ir::kConst) continue;
+    if (auto t = node->op_desc().GetAttr<Tensor>(ir::kAttrValue)) flat[node->name()] = t->raw_data();
+  }
+  std::set<std::string> shared;
+  auto collect = [&](const ir::Graph& g) {
+    for (const ir::Node* node : g.nodes()) {
+      if (node->type() != ir::kConst) continue;
+      auto t = node->op_desc().GetAttr<Tensor>(ir::kAttrValue);
+      auto it = flat.find(node->name());
+      if (t && it != flat.end() && t->raw_data() != nullptr && t->raw_data() == it->second) shared.insert(node->name());
+    }
+  };
+  collect(partitioned);
+  for (const ir::Graph* sub : partitioned.subgraphs()) collect(*sub);
+  GE_RETURN_IF_ERROR(ir::GraphToProto(partitioned, def.mutable_partitioned()));
+  auto strip = [&](v1::GraphDef& g) {
+    for (v1::NodeDef& node : *g.mutable_nodes()) {
+      if (node.type() == ir::kConst && shared.contains(node.name())) node.mutable_attrs()->erase(std::string(ir::kAttrValue));
+    }
+  };
+  strip(*def.mutable_partitioned());
+  for (v1::GraphDef& sub : *def.mutable_partitioned()->mutable_subgraphs()) strip(sub);
+  for (const std::string& name : shared) def.add_shared_weights(name);
+  return absl::OkStatus();
+}
+
+// Rebuilds the partitioned form, giving its shared Consts `graph`'s values.
+absl::StatusOr<std::unique_ptr<ir::Graph>> PartitionedFromProto(const v1::CompiledModelDef& def,
+                                                                const ir::Graph& graph) {
+  GE_ASSIGN_OR_RETURN(std::unique_ptr<ir::Graph> partitioned, ir::GraphFromProto(def.partitioned()));
+  const std::set<std::string> shared(def.shared_weights().begin(), def.shared_weights().end());
+  auto restore = [&](ir::Graph& g) -> absl::Status {
+    for (ir::Node* node : g.nodes()) {
+      if (node->type() != ir::kConst || !shared.contains(node->name())) continue;
+      const ir::Node* source = graph.FindNode(node->name());
+      auto value = source ? source->op_desc().GetAttr<Tensor>(ir::kAttrValue) : std::nullopt;
+      if (!value) return InvalidArgument("shared weight '", node->name(), "' has no Const of that name in the graph");
+      node->mutable_op_desc().SetAttr(ir::kAttrValue, *value);
+    }
+    return absl::OkStatus();
+  };
+  GE_RETURN_IF_ERROR(restore(*partitioned));
+  for (ir::Graph* sub : partitioned->subgraphs()) GE_RETURN_IF_ERROR(restore(*sub));
+  // Untrusted like the rest of the file: the executor only takes a sound graph.
+  GE_RETURN_IF_ERROR(ir::VerifyGraph(*partitioned));
+  return partitioned;
+}
+
+absl::StatusOr<GemBytes> SerializeDef(const ir::Graph& graph, const StaticProgram* program, const OptionMap& options,
+                                      const EngineList& engine_list, const std::vector<std::string>& cpu_features,
+                                      bool external_weights, const std::string& weights_file,
+                                      const ir::Graph* partitioned, const variables::VarManagerInfo* variables) {
   v1::CompiledModelDef def;
   def.set_format_version(kGemFormatVersion);
   def.set_ged_version(GED_VERSION_STRING);
-  auto engine_list = model.engines.empty() ? EnginesOf(*model.graph, engines) : model.engines;
   for (const auto& [name, version] : engine_list) {
     v1::EngineVersion* e = def.add_engines();
     e->set_name(name);
     e->set_version(version);
   }
-  for (const std::string& f : model.cpu_features.empty() ? HostCpuFeatures() : model.cpu_features) {
-    def.add_cpu_features(f);
-  }
-  for (const auto& [k, v] : model.options) (*def.mutable_options())[k] = v;
-  GE_RETURN_IF_ERROR(ir::GraphToProto(*model.graph, def.mutable_graph()));
-  if (model.program) {
-    ProgramToProto(*model.program, def.mutable_program());
-  }
-  GE_RETURN_IF_ERROR(variables::VarManagerInfoToProto(model.variables, def.mutable_var_manager()));
-  if (options.external_weights) GE_RETURN_IF_ERROR(WriteExternalWeights(def, path));
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) return FailedPrecondition("cannot write ", path);
-  if (!def.SerializeToOstream(&out)) return Internal("serializing the compiled model to ", path, " failed");
+  for (const std::string& f : cpu_features) def.add_cpu_features(f);
+  for (const auto& [k, v] : options) (*def.mutable_options())[k] = v;
+  GE_RETURN_IF_ERROR(ir::GraphToProto(graph, def.mutable_graph()));
+  if (program != nullptr) ProgramToProto(*program, def.mutable_program());
+  if (partitioned != nullptr) GE_RETURN_IF_ERROR(PartitionedToProto(graph, *partitioned, def));
+  if (variables != nullptr) GE_RETURN_IF_ERROR(variables::VarManagerInfoToProto(*variables, def.mutable_var_manager()));
+  GemBytes bytes;
+  if (external_weights) MoveWeightsOut(def, weights_file, &bytes.weights);
+  if (!def.SerializeToString(&bytes.gem)) return Internal("serializing the compiled model failed");
+  return bytes;
+}
+
+absl::Status WriteFile(const std::string& file, const std::string& data) {
+  std::ofstream out(file, std::ios::binary | std::ios::trunc);
+  if (!out) return FailedPrecondition("cannot write ", file);
+  out.write(data.data(), static_cast<std::streamsize>(data.size()));
   out.close();
-  if (!out) return Internal("writing ", path, " failed");
+  if (!out) return Internal("writing ", file, " failed");
   return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<GemBytes> SerializeGem(const ir::Graph& graph, const StaticProgram* program, const OptionMap& options,
+                                      const engine::EngineRegistry& engines, bool external_weights,
+                                      const std::string& weights_file, const ir::Graph* partitioned,
+                                      const variables::VarManagerInfo* variables) {
+  return SerializeDef(graph, program, options, EnginesOf(graph, engines), HostCpuFeatures(), external_weights,
+                      weights_file, partitioned, variables);
+}
+
+absl::Status SaveGem(const CompiledModel& model, const std::string& path, const engine::EngineRegistry& engines,
+                     const GemWriteOptions& options) {
+  if (model.graph == nullptr) return InvalidArgument("no graph to write to ", path);
+  const std::string weights_path = path + ".weights";
+  // A model loaded from a .gem keeps what it was built for.
+  absl::StatusOr<GemBytes> bytes = SerializeDef(
+      *model.graph, model.program ? &*model.program : nullptr, model.options,
+      model.engines.empty() ? EnginesOf(*model.graph, engines) : model.engines,
+      model.cpu_features.empty() ? HostCpuFeatures() : model.cpu_features, options.external_weights,
+      std::filesystem::path(weights_path).filename().string(), model.partitioned.get(), &model.variables);
+  if (!bytes.ok()) return Annotate(bytes.status(), path);
+  if (options.external_weights) GE_RETURN_IF_ERROR(WriteFile(weights_path, bytes->weights));
+  return WriteFile(path, bytes->gem);
 }
 
 namespace {
 
-// The model of a parsed and host-checked `def`; `label` names it in errors.
+using NamedTensors = std::vector<std::pair<std::string, Tensor>>;
+
 // FileConstants written by --external-weight name their file by `location`
 // relative to the .gem's directory (`model_dir`; empty for bytes).
 void SetWeightDirectory(ir::Graph& graph, const std::string& model_dir) {
@@ -357,8 +454,10 @@ void SetWeightDirectory(ir::Graph& graph, const std::string& model_dir) {
   }
 }
 
+// The model of a parsed and host-checked `def`; `label` names it in errors.
+// `weights` (may be null) are Const values held outside `def`.
 absl::StatusOr<CompiledModel> ModelFromDef(const v1::CompiledModelDef& def, const std::string& label,
-                                           const std::string& model_dir) {
+                                           const std::string& model_dir, NamedTensors* weights = nullptr) {
   CompiledModel model;
   absl::StatusOr<std::unique_ptr<ir::Graph>> graph = ir::GraphFromProto(def.graph());
   if (!graph.ok()) return Annotate(graph.status(), StrCat("the graph of ", label));
@@ -367,6 +466,18 @@ absl::StatusOr<CompiledModel> ModelFromDef(const v1::CompiledModelDef& def, cons
   absl::StatusOr<variables::VarManagerInfo> vars = variables::VarManagerInfoFromProto(def.var_manager());
   if (!vars.ok()) return Annotate(vars.status(), StrCat("the variables of ", label));
   model.variables = *std::move(vars);
+  for (auto& [name, tensor] : weights ? *weights : NamedTensors()) {
+    ir::Node* node = model.graph->FindNode(name);
+    if (node == nullptr || node->type() != ir::kConst) {
+      return InvalidArgument("external weight of ", label, " names node '", name, "', which is not a Const node");
+    }
+    node->mutable_op_desc().SetAttr(ir::kAttrValue, std::move(tensor));
+  }
+  if (def.has_partitioned()) {
+    absl::StatusOr<std::unique_ptr<ir::Graph>> partitioned = PartitionedFromProto(def, *model.graph);
+    if (!partitioned.ok()) return Annotate(partitioned.status(), StrCat("the partitioned graph of ", label));
+    model.partitioned = *std::move(partitioned);
+  }
   if (def.has_program()) {
     absl::StatusOr<StaticProgram> program = ProgramFromProto(def.program(), *model.graph);
     if (!program.ok()) return Annotate(program.status(), StrCat("the static program of ", label));
@@ -387,7 +498,7 @@ absl::StatusOr<CompiledModel> LoadGem(const std::string& path, const engine::Eng
   v1::CompiledModelDef def;
   if (!def.ParseFromIstream(&in)) return InvalidArgument(path, " is not a .gem compiled model (unreadable)");
   GE_RETURN_IF_ERROR(CheckBuiltForThisHost(def, path, engines));
-  GE_RETURN_IF_ERROR(ReadExternalWeights(def, path));
+  GE_RETURN_IF_ERROR(ReadExternalWeights(def, FileWeightReader(path)));
   std::error_code ec;
   const std::filesystem::path dir = std::filesystem::canonical(std::filesystem::absolute(path), ec).parent_path();
   return ModelFromDef(def, path, ec ? std::string() : dir.string());
@@ -406,6 +517,69 @@ absl::StatusOr<CompiledModel> LoadGemFromBytes(std::string_view bytes, const std
                            "), which bytes cannot carry: compile it with inline weights");
   }
   return ModelFromDef(def, label, "");
+}
+
+}  // namespace ge::runtime
+
+namespace ge::runtime {
+
+namespace {
+
+// The tensor of external weight `w`, sharing `weights` when it can.
+absl::StatusOr<Tensor> WeightTensor(const v1::ExternalWeight& w, const std::shared_ptr<Buffer>& weights) {
+  if (w.offset() > weights->size() || w.size() > weights->size() - w.offset()) {
+    return InvalidArgument("weight of node '", w.node(), "' lies past the end of the weights");
+  }
+  v1::TensorDef def;
+  def.set_dtype(w.dtype());
+  for (int64_t d : w.shape().dims()) def.add_dims(d);
+  const bool shareable = w.dtype() != static_cast<int>(DataType::kBool) &&
+                         w.dtype() != static_cast<int>(DataType::kString) && w.offset() % kStaticAlignment == 0;
+  if (shareable && IsValidDataType(w.dtype()) && w.dtype() != static_cast<int>(DataType::kUndefined)) {
+    Shape shape;
+    for (int64_t d : w.shape().dims()) {
+      if (d < 0) return InvalidArgument("weight of node '", w.node(), "' has a negative dim");
+      shape.push_back(d);
+    }
+    const auto dtype = static_cast<DataType>(w.dtype());
+    GE_ASSIGN_OR_RETURN(int64_t count, shape.NumElements());
+    GE_ASSIGN_OR_RETURN(size_t bytes, ByteSizeOf(dtype, count));
+    if (bytes != w.size()) {
+      return InvalidArgument("weight of node '", w.node(), "' has ", w.size(), " bytes; its type takes ", bytes);
+    }
+    return Tensor(dtype, std::move(shape), weights, w.offset());
+  }
+  def.set_raw_data(static_cast<const char*>(weights->data()) + w.offset(), w.size());
+  return ir::TensorFromProto(def);
+}
+
+}  // namespace
+
+absl::StatusOr<CompiledModel> LoadGemWithWeights(std::string_view gem, std::shared_ptr<Buffer> weights,
+                                                 const std::string& label, const engine::EngineRegistry& engines) {
+  v1::CompiledModelDef def;
+  if (gem.size() > static_cast<size_t>(std::numeric_limits<int>::max()) ||
+      !def.ParseFromArray(gem.data(), static_cast<int>(gem.size()))) {
+    return InvalidArgument(label, " is not a .gem compiled model (unreadable)");
+  }
+  GE_RETURN_IF_ERROR(CheckBuiltForThisHost(def, label, engines));
+  if (weights == nullptr) weights = Buffer::Wrap(nullptr, 0, [] {});
+  NamedTensors tensors;
+  for (const v1::ExternalWeight& w : def.external_weights()) {
+    absl::StatusOr<Tensor> tensor = WeightTensor(w, weights);
+    if (!tensor.ok()) return Annotate(tensor.status(), label);
+    tensors.emplace_back(w.node(), *std::move(tensor));
+  }
+  def.clear_external_weights();
+  return ModelFromDef(def, label, "", &tensors);
+}
+
+absl::StatusOr<CompiledModel> LoadGemFromBuffers(std::string_view gem, std::string_view weights,
+                                                 const std::string& label, const engine::EngineRegistry& engines) {
+  // One aligned copy, shared by every weight.
+  GE_ASSIGN_OR_RETURN(std::shared_ptr<Buffer> buffer, Buffer::Allocate(std::max<size_t>(weights.size(), 1)));
+  if (!weights.empty()) std::memcpy(buffer->data(), weights.data(), weights.size());
+  return LoadGemWithWeights(gem, std::move(buffer), label, engines);
 }
 
 }  // namespace ge::runtime

@@ -30,11 +30,13 @@
 
 namespace ge::runtime {
 
-// 2: variables (VarManagerInfo) and KIND_VARIABLE value references.
+// 2: variables (VarManagerInfo), KIND_VARIABLE value references and a
+// mixed graph's partitioned form.
 inline constexpr uint32_t kGemFormatVersion = 2;
 
 struct CompiledModel {
   std::unique_ptr<ir::Graph> graph;       // flattened and placed
+  std::unique_ptr<ir::Graph> partitioned;  // a mixed graph's partitioned form; may be null
   std::optional<StaticProgram> program;   // set when the graph runs statically
   OptionMap options;
   std::vector<std::pair<std::string, std::string>> engines;  // name, version (filled by SaveGem when empty)
@@ -56,6 +58,34 @@ std::vector<std::string> HostCpuFeatures();
 // versions from `engines`, this ged's version and this host's CPU features.
 absl::Status SaveGem(const CompiledModel& model, const std::string& path, const engine::EngineRegistry& engines,
                      const GemWriteOptions& options = {});
+
+// A .gem in memory: the CompiledModelDef bytes and, with external weights,
+// the bytes of its one weights file (named `weights_file` inside `gem`).
+struct GemBytes {
+  std::string gem;
+  std::string weights;
+};
+
+// Serializes a compiled graph (and its program, partitioned form and
+// variables, each may be null) as SaveGem writes it; with `external_weights` the Const
+// values go to `weights`, recorded under the file name `weights_file`. The
+// partitioned form shares every Const value it has in common with `graph`.
+absl::StatusOr<GemBytes> SerializeGem(const ir::Graph& graph, const StaticProgram* program, const OptionMap& options,
+                                      const engine::EngineRegistry& engines, bool external_weights,
+                                      const std::string& weights_file, const ir::Graph* partitioned = nullptr,
+                                      const variables::VarManagerInfo* variables = nullptr);
+
+// Reads and verifies a .gem whose external weights (if any) are all in
+// `weights` rather than in files (the compiled-model cache reads both
+// files itself, then checks their checksums). `label` names it in errors.
+absl::StatusOr<CompiledModel> LoadGemFromBuffers(std::string_view gem, std::string_view weights,
+                                                 const std::string& label, const engine::EngineRegistry& engines);
+
+// As LoadGemFromBuffers, without copying the weights: every Const tensor
+// that can (64-byte aligned, not bool) points into `weights` (the weights
+// file, typically mapped), which it keeps alive.
+absl::StatusOr<CompiledModel> LoadGemWithWeights(std::string_view gem, std::shared_ptr<Buffer> weights,
+                                                 const std::string& label, const engine::EngineRegistry& engines);
 
 // Reads and verifies `path` against `engines` and this host (see above).
 absl::StatusOr<CompiledModel> LoadGem(const std::string& path, const engine::EngineRegistry& engines);

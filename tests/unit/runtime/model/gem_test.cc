@@ -115,6 +115,46 @@ TEST_F(GemTest, DynamicModelRoundTripsWithoutProgram) {
   EXPECT_EQ(out[0].tensor().data<float>()[2], 4);
 }
 
+// A mixed graph keeps its partitioned form, its Consts shared with the
+// flattened graph's, and runs its static units statically once loaded.
+TEST_F(GemTest, MixedModelKeepsItsPartitionedFormAndRunsMixed) {
+  constexpr char kMixed[] = R"(graph main {
+      x = Data() {index = 0} -> (f32[2,3])
+      s = Const() {value = tensor<i64[2]>[3, 2]} -> (i64[2])
+      r = Reshape(x:0, s:0) -> (f32[3,2])
+      i = Identity(r:0) -> (f32[3,2])
+      n = Neg(i:0) {_ge_engine = "host_cpu"} -> (f32[3,2])
+      f = Flatten(n:0) {axis = 0} -> (f32[1,6])
+      j = Identity(f:0) -> (f32[1,6])
+      out = NetOutput(j:0, i:0)
+    })";
+  const OptionMap options = {{"ge.exec.exclude_engines", "cpu_dense"}, {"ge.exec.static_model_ops_lower_limit", "1"}};
+  auto graph = ir::ParseGraph(kMixed);
+  ASSERT_TRUE(graph.ok());
+  auto model = compiler::BuildCompiledModel(std::move(*graph), options, *engines_, nullptr);
+  ASSERT_TRUE(model.ok()) << model.status();
+  ASSERT_FALSE(model->program.has_value());
+  ASSERT_NE(model->partitioned, nullptr);
+  const std::string path = (dir_ / "mixed.gem").string();
+  ASSERT_TRUE(SaveGem(*model, path, *engines_, {.external_weights = true}).ok());
+  {
+    v1::CompiledModelDef def;
+    std::ifstream in(path, std::ios::binary);
+    ASSERT_TRUE(def.ParseFromIstream(&in));
+    EXPECT_TRUE(def.has_partitioned());
+    EXPECT_GE(def.shared_weights_size(), 1);  // `s` is not stored twice
+  }
+  auto loaded = LoadGem(path, *engines_);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  ASSERT_NE(loaded->partitioned, nullptr);
+  session::Session session(*engines_, {}, nullptr);
+  ASSERT_TRUE(session.AddCompiledModel(0, *std::move(loaded)).ok());
+  EXPECT_GE(*session.NumStaticSubgraphs(0), 1);
+  auto out = session.RunGraph(0, {Tensor::FromVector<float>({1, 2, 3, 4, 5, 6}, Shape{2, 3})});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ((*out)[0].tensor().data<float>()[5], -6);
+}
+
 TEST_F(GemTest, RefusesOtherEngineVersionsEnginesCpusAndFormats) {
   const std::string path = (dir_ / "m.gem").string();
   auto expect_refused = [&](auto edit, const std::string& what) {

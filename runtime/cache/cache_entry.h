@@ -1,0 +1,58 @@
+// One compiled-model cache entry in memory: its three files and the
+// metadata record that makes it checkable.
+//
+// The metadata record (`meta`) is a few text lines: a magic line, the key,
+// the ged version, the creation time, then the size and CRC-32C of
+// `model.gem` and of `model.gem.weights` (CRC-32C runs at memory speed, so
+// checking a 100 MB entry on every hit costs ~15 ms), and last the SHA-256
+// of the lines above it. A reader trusts an entry only when all three
+// checksums match; any mismatch, truncation or unparsable line makes the
+// entry corrupt.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "base/tensor.h"
+#include "runtime/model/gem.h"
+
+namespace ge::cache {
+
+inline constexpr char kGemFile[] = "model.gem";
+inline constexpr char kWeightsFile[] = "model.gem.weights";
+inline constexpr char kMetaFile[] = "meta";
+
+struct EntryBlobs {
+  std::string meta;
+  std::string gem;
+  std::string weights;                     // entries made here or fetched remotely
+  std::shared_ptr<Buffer> mapped_weights;  // entries read from disk: the file, mapped
+  std::string_view weights_view() const {
+    return mapped_weights ? std::string_view(static_cast<const char*>(mapped_weights->data()), mapped_weights->size())
+                          : std::string_view(weights);
+  }
+  int64_t size() const { return static_cast<int64_t>(meta.size() + gem.size() + weights_view().size()); }
+};
+
+struct EntryMeta {
+  std::string key;
+  std::string ged_version;
+  int64_t created_unix = 0;
+  int64_t gem_bytes = 0;
+  int64_t weights_bytes = 0;
+};
+
+// The blobs of a new entry for `key` (computes the metadata record).
+EntryBlobs MakeEntry(std::string_view key, runtime::GemBytes bytes);
+
+// Parses and checks the record alone (its own digest, the key).
+absl::StatusOr<EntryMeta> ParseMeta(std::string_view meta, std::string_view key);
+
+// Checks the whole entry: the record, then both files' sizes and digests.
+// DataLoss naming what does not match.
+absl::StatusOr<EntryMeta> CheckEntry(const EntryBlobs& entry, std::string_view key);
+
+}  // namespace ge::cache

@@ -1,0 +1,65 @@
+// Keys of the compiled-model cache.
+//
+// A key is the SHA-256 (64 lowercase hex digits) of everything a compiled
+// model depends on:
+//   - the graph in a canonical form: every node (name, type, inputs by
+//     producer name and port, sorted control inputs, types, attributes with
+//     their tensors, i.e. the weights), each subgraph the same way, with the
+//     nodes of a graph taken as a sorted set, so the order of nodes in the
+//     source file does not matter. Input shapes (and so shape gears),
+//     Variable descriptions (shape, dtype, attributes: GE's VarMatchInfo)
+//     and input order (the Data `index`) are part of the nodes;
+//   - every option that can change the result: all keys of the option table
+//     (base/options.h) at their effective value (explicit or default),
+//     except those listed by IsOptionIgnoredByCacheKey (dumps, the cache's
+//     own options);
+//   - the intra-op thread count kernels are prepared for;
+//   - every loaded engine with its version and scheduling attributes;
+//   - the ged version, the .gem format version, and this CPU's features.
+//
+// GE's own form (`ge.graph_compiler_cache_dir` + `ge.graph_key`): the user
+// names the graph; UserCacheKey replaces the graph digest by that name and
+// keeps everything else, so a stale entry is never loaded on another engine
+// version or CPU.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "base/ir/graph.h"
+#include "base/options.h"
+#include "base/sha256.h"
+#include "base/thread_pool.h"
+#include "runtime/engines/engine_registry.h"
+
+namespace ge::cache {
+
+// What a compiled model depends on besides the graph.
+struct KeyContext {
+  const engine::EngineRegistry* engines = nullptr;
+  int threads = 1;  // intra-op threads kernels are prepared for
+  // Hashes nodes in parallel when set (the weights dominate); the key is
+  // the same either way.
+  ThreadPool* pool = nullptr;
+};
+
+// The canonical digest of `graph` (the root of a tree with its subgraphs);
+// `pool` may be null.
+absl::StatusOr<Sha256Digest> GraphDigest(const ir::Graph& graph, ThreadPool* pool = nullptr);
+
+// The cache key of compiling `graph` with `options` in `context`.
+absl::StatusOr<std::string> ComputeCacheKey(const ir::Graph& graph, const OptionMap& options,
+                                            const KeyContext& context);
+
+// The key of GE's user-named form (`ge.graph_key`).
+std::string UserCacheKey(std::string_view graph_key, const OptionMap& options, const KeyContext& context);
+
+// Options that never change the compiled model.
+bool IsOptionIgnoredByCacheKey(std::string_view key);
+
+// Whether `key` has the form of a cache key (64 lowercase hex digits); only
+// such keys ever reach the file system.
+bool IsCacheKey(std::string_view key);
+
+}  // namespace ge::cache

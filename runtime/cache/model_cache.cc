@@ -1,0 +1,248 @@
+// ModelCache: lookup, publication, eviction and checking of the on-disk
+// compiled-model cache (see model_cache.h for the layout and guarantees).
+#include "runtime/cache/model_cache.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+
+#include "base/logging.h"
+#include "base/status.h"
+#include "runtime/cache/cache_files.h"
+#include "runtime/cache/cache_key.h"
+
+namespace ge::cache {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr char kLayoutDir[] = "v1";
+constexpr char kCorruptDir[] = "corrupt";
+double SecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+spdlog::logger& Log() { return Logger("cache"); }
+
+}  // namespace
+
+std::string DefaultCacheDir() {
+  const char* xdg = std::getenv("XDG_CACHE_HOME");
+  if (xdg != nullptr && *xdg != '\0') return StrCat(xdg, "/ged");
+  const char* home = std::getenv("HOME");
+  if (home != nullptr && *home != '\0') return StrCat(home, "/.cache/ged");
+  return "/var/cache/ged";
+}
+
+absl::StatusOr<std::unique_ptr<ModelCache>> ModelCache::Open(ModelCacheOptions options) {
+  if (options.dir.empty()) return InvalidArgument("the compiled-model cache needs a directory");
+  if (options.max_bytes < 0) return InvalidArgument("cache size limit ", options.max_bytes, " is negative");
+  std::error_code ec;
+  fs::create_directories(fs::path(options.dir) / kLayoutDir, ec);
+  if (ec) {
+    return FailedPrecondition("cannot create the compiled-model cache directory ", options.dir, ": ", ec.message());
+  }
+  auto cache = std::unique_ptr<ModelCache>(new ModelCache(std::move(options)));
+  cache->RemoveStaleTemps();
+  cache->bytes_ = cache->ScanBytes();
+  return cache;
+}
+
+std::string ModelCache::EntryPath(const std::string& key) const {
+  return (fs::path(options_.dir) / kLayoutDir / key.substr(0, 2) / key).string();
+}
+
+bool ModelCache::Contains(const std::string& key) const {
+  std::error_code ec;
+  return IsCacheKey(key) && fs::exists(fs::path(EntryPath(key)) / kMetaFile, ec);
+}
+
+absl::StatusOr<EntryBlobs> ModelCache::ReadLocal(const std::string& key) const {
+  const std::string path = EntryPath(key);
+  GE_ASSIGN_OR_RETURN(DirHandle dir, DirHandle::Open(path));
+  EntryBlobs entry;
+  auto unreadable = [&](const char* name, const absl::Status& status) {
+    std::error_code ec;
+    // Evicted while we read: a plain miss. Otherwise a published entry
+    // (always complete) lacks a file: corrupt.
+    if (!fs::exists(path, ec)) return absl::NotFoundError(StrCat("entry ", key, " was removed while read"));
+    return absl::DataLossError(StrCat(name, " is unreadable: ", status.message()));
+  };
+  for (auto [name, blob] : {std::pair{kMetaFile, &entry.meta}, {kGemFile, &entry.gem}}) {
+    absl::StatusOr<std::string> data = dir.ReadFile(name);
+    if (!data.ok()) return unreadable(name, data.status());
+    *blob = *std::move(data);
+  }
+  absl::StatusOr<std::shared_ptr<Buffer>> weights = dir.MapFile(kWeightsFile);
+  if (!weights.ok()) return unreadable(kWeightsFile, weights.status());
+  entry.mapped_weights = *std::move(weights);
+  return entry;
+}
+
+void ModelCache::MoveAside(const std::string& key, const absl::Status& why, std::string* moved_to) {
+  const fs::path corrupt = fs::path(options_.dir) / kCorruptDir;
+  std::error_code ec;
+  fs::create_directories(corrupt, ec);
+  const std::string target =
+      (corrupt / StrCat(key, ".", static_cast<int64_t>(std::time(nullptr)), TempName("bad").substr(4))).string();
+  absl::Status renamed = RenameNoReplace(EntryPath(key), target);
+  if (!renamed.ok()) {
+    // Someone else moved or evicted it first; nothing left to do.
+    Log().warn("compiled-model cache {}: entry {} is corrupt ({}) and could not be moved aside: {}", options_.dir,
+               key, why.message(), renamed.message());
+    return;
+  }
+  corrupt_.fetch_add(1);
+  Log().warn("compiled-model cache {}: entry {} is corrupt ({}); moved aside to {}", options_.dir, key,
+             why.message(), target);
+  if (moved_to != nullptr) *moved_to = target;
+}
+
+void ModelCache::CountMiss() { misses_.fetch_add(1); }
+
+absl::StatusOr<runtime::CompiledModel> ModelCache::Lookup(const std::string& key,
+                                                          const engine::EngineRegistry& engines,
+                                                          LookupTimings* timings) {
+  if (!IsCacheKey(key)) return InvalidArgument("'", key.substr(0, 80), "' is not a cache key (64 hex digits)");
+  LookupTimings local_timings;
+  LookupTimings& t = timings ? *timings : local_timings;
+  auto start = std::chrono::steady_clock::now();
+  absl::StatusOr<EntryBlobs> entry = ReadLocal(key);
+  t.read = SecondsSince(start);
+  if (!entry.ok() && entry.status().code() != absl::StatusCode::kNotFound) {
+    MoveAside(key, entry.status(), nullptr);
+  }
+  if (!entry.ok()) return LookupRemote(key, engines, timings);
+  start = std::chrono::steady_clock::now();
+  absl::Status checked = CheckEntry(*entry, key).status();
+  t.verify = SecondsSince(start);
+  if (!checked.ok()) {
+    MoveAside(key, checked, nullptr);
+    return LookupRemote(key, engines, timings);
+  }
+  start = std::chrono::steady_clock::now();
+  absl::StatusOr<runtime::CompiledModel> model =
+      runtime::LoadGemWithWeights(entry->gem, entry->mapped_weights, StrCat("cache entry ", key), engines);
+  t.load = SecondsSince(start);
+  if (!model.ok()) {
+    MoveAside(key, model.status(), nullptr);
+    return LookupRemote(key, engines, timings);
+  }
+  TouchFile((fs::path(EntryPath(key)) / kMetaFile).string());
+  hits_.fetch_add(1);
+  return model;
+}
+
+absl::StatusOr<runtime::CompiledModel> ModelCache::LookupRemote(const std::string& key,
+                                                                const engine::EngineRegistry& engines,
+                                                                LookupTimings* timings) {
+  if (options_.remote == nullptr) {
+    CountMiss();
+    return absl::NotFoundError(StrCat("no entry ", key, " in the compiled-model cache ", options_.dir));
+  }
+  auto start = std::chrono::steady_clock::now();
+  absl::StatusOr<std::optional<EntryBlobs>> got = options_.remote->Get(key);
+  if (timings != nullptr) timings->read += SecondsSince(start);
+  if (!got.ok()) {
+    Log().warn("compiled-model cache: remote tier {} unavailable: {}", options_.remote->address(),
+               got.status().message());
+  }
+  if (!got.ok() || !got->has_value()) {
+    CountMiss();
+    return absl::NotFoundError(StrCat("no entry ", key, " in the compiled-model cache ", options_.dir, " or at ",
+                                      options_.remote->address()));
+  }
+  EntryBlobs& entry = **got;
+  absl::Status checked = CheckEntry(entry, key).status();
+  absl::StatusOr<runtime::CompiledModel> model =
+      checked.ok() ? runtime::LoadGemFromBuffers(entry.gem, entry.weights, StrCat("remote cache entry ", key), engines)
+                   : absl::StatusOr<runtime::CompiledModel>(checked);
+  if (!model.ok()) {
+    Log().warn("compiled-model cache: remote entry {} at {} is unusable: {}", key, options_.remote->address(),
+               model.status().message());
+    CountMiss();
+    return absl::NotFoundError(StrCat("remote entry ", key, " is unusable"));
+  }
+  if (absl::Status s = Publish(key, entry); !s.ok() && s.code() != absl::StatusCode::kAlreadyExists) {
+    Log().warn("compiled-model cache {}: cannot keep remote entry {} locally: {}", options_.dir, key, s.message());
+  }
+  hits_.fetch_add(1);
+  remote_hits_.fetch_add(1);
+  return model;
+}
+
+absl::Status ModelCache::Publish(const std::string& key, const EntryBlobs& entry) {
+  const fs::path parent = fs::path(options_.dir) / kLayoutDir / key.substr(0, 2);
+  std::error_code ec;
+  fs::create_directories(parent, ec);
+  if (ec) return FailedPrecondition("cannot create ", parent.string(), ": ", ec.message());
+  const fs::path temp = parent / TempName("put");
+  if (!fs::create_directory(temp, ec) || ec) {
+    return FailedPrecondition("cannot create ", temp.string(), ": ", ec.message());
+  }
+  absl::Status written = WriteFileDurably((temp / kGemFile).string(), entry.gem);
+  if (written.ok()) written = WriteFileDurably((temp / kWeightsFile).string(), entry.weights_view());
+  // The record last: an entry with a record has both files.
+  if (written.ok()) written = WriteFileDurably((temp / kMetaFile).string(), entry.meta);
+  if (written.ok()) written = SyncDirectory(temp.string());
+  if (written.ok()) written = RenameNoReplace(temp.string(), EntryPath(key));
+  if (!written.ok()) {
+    RemoveTree(temp.string());
+    return written;
+  }
+  (void)SyncDirectory(parent.string());
+  bytes_.fetch_add(entry.size());
+  return absl::OkStatus();
+}
+
+absl::Status ModelCache::Store(const std::string& key, runtime::GemBytes bytes) {
+  if (!IsCacheKey(key)) return InvalidArgument("'", key.substr(0, 80), "' is not a cache key (64 hex digits)");
+  const EntryBlobs entry = MakeEntry(key, std::move(bytes));
+  absl::Status published = Publish(key, entry);
+  if (published.code() == absl::StatusCode::kAlreadyExists) published = absl::OkStatus();  // another writer won
+  if (!published.ok()) {
+    store_failures_.fetch_add(1);
+    return Annotate(published, StrCat("storing entry ", key, " in the compiled-model cache ", options_.dir));
+  }
+  stores_.fetch_add(1);
+  if (options_.remote != nullptr) {
+    if (absl::Status s = options_.remote->Put(key, entry); !s.ok()) {
+      Log().warn("compiled-model cache: cannot store entry {} at {}: {}", key, options_.remote->address(),
+                 s.message());
+    }
+  }
+  if (options_.max_bytes > 0 && bytes_.load() > options_.max_bytes) {
+    absl::StatusOr<GcReport> gc = Collect(options_.max_bytes);
+    if (!gc.ok()) Log().warn("compiled-model cache {}: eviction failed: {}", options_.dir, gc.status().message());
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ModelCache::StoreModel(const std::string& key, const ir::Graph& graph,
+                                    const runtime::StaticProgram* program, const OptionMap& options,
+                                    const engine::EngineRegistry& engines, const ir::Graph* partitioned,
+                                    const variables::VarManagerInfo* variables) {
+  GE_ASSIGN_OR_RETURN(runtime::GemBytes bytes, runtime::SerializeGem(graph, program, options, engines,
+                                                                     /*external_weights=*/true, kWeightsFile,
+                                                                     partitioned, variables));
+  return Store(key, std::move(bytes));
+}
+
+CacheStats ModelCache::stats() const {
+  CacheStats s;
+  s.hits = hits_.load();
+  s.remote_hits = remote_hits_.load();
+  s.misses = misses_.load();
+  s.evictions = evictions_.load();
+  s.stores = stores_.load();
+  s.store_failures = store_failures_.load();
+  s.corrupt = corrupt_.load();
+  s.bytes = bytes_.load();
+  return s;
+}
+
+}  // namespace ge::cache

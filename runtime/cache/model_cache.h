@@ -1,0 +1,143 @@
+// ModelCache: the on-disk compiled-model cache shared by every process of a
+// host (daemons, gectl, tests), with an optional remote tier for many hosts.
+//
+// Layout under the cache directory:
+//   v1/<first two key digits>/<key>/{model.gem, model.gem.weights, meta}
+//   v1/<..>/.tmp-*          entries being written (or left by killed writers)
+//   corrupt/<key>.<time>.*  entries found corrupt, moved aside
+// An entry is a .gem with external weights and a metadata record holding
+// both files' checksums (cache_entry.h). Writers publish atomically
+// (cache_files.h): readers see a whole entry or none, concurrent writers of
+// one key both succeed and the first rename wins. Readers never report a
+// bad entry as an error: a corrupt or unloadable entry is a miss, moved
+// aside and logged. A hit touches the entry's record, and after each store
+// the least recently used entries are evicted while the directory holds
+// more than max_bytes.
+//
+// Lookup order: local, then remote; a remote hit is written locally. Every
+// method is thread-safe; processes share the directory without locks.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "runtime/cache/cache_entry.h"
+#include "runtime/cache/remote_tier.h"
+#include "runtime/engines/engine_registry.h"
+#include "runtime/model/gem.h"
+
+namespace ge::cache {
+
+inline constexpr int64_t kDefaultCacheMaxBytes = int64_t{8} << 30;
+
+struct ModelCacheOptions {
+  std::string dir;                          // created when missing
+  int64_t max_bytes = kDefaultCacheMaxBytes;  // 0: no limit
+  std::shared_ptr<RemoteTier> remote;       // may be null
+};
+
+// Counters of this process's use of the cache (the daemon's metrics).
+struct CacheStats {
+  int64_t hits = 0;         // local and remote
+  int64_t remote_hits = 0;  // of hits, served by the remote tier
+  int64_t misses = 0;
+  int64_t evictions = 0;
+  int64_t stores = 0;
+  int64_t store_failures = 0;
+  int64_t corrupt = 0;      // entries moved aside
+  int64_t bytes = 0;        // held in the directory, as last counted
+};
+
+// Where a lookup spent its time (seconds), for benchmarks.
+struct LookupTimings {
+  double read = 0;    // reading the entry's files (or the remote)
+  double verify = 0;  // checksums
+  double load = 0;    // parsing and checking the .gem
+};
+
+struct EntryInfo {
+  std::string key;
+  std::string path;
+  int64_t bytes = 0;
+  int64_t last_used_unix = 0;  // the record's modification time
+  int64_t created_unix = 0;
+  std::string ged_version;
+};
+
+struct VerifyReport {
+  int64_t entries = 0;                 // entries that passed
+  int64_t other_hosts = 0;             // intact, built for other engines, CPUs or versions
+  std::vector<std::string> moved_aside;  // "<key>: <reason> -> <path>"
+  int64_t temps_removed = 0;           // left by killed writers
+};
+
+struct GcReport {
+  int64_t entries_removed = 0;
+  int64_t bytes_removed = 0;
+  int64_t bytes_left = 0;
+  int64_t temps_removed = 0;
+  int64_t corrupt_removed = 0;  // entries moved aside earlier, now deleted
+};
+
+// $XDG_CACHE_HOME/ged, else $HOME/.cache/ged, else /var/cache/ged.
+std::string DefaultCacheDir();
+
+class ModelCache {
+ public:
+  // Creates the directory when missing and removes stale temporaries.
+  static absl::StatusOr<std::unique_ptr<ModelCache>> Open(ModelCacheOptions options);
+
+  // The model of `key`, loaded and checked against `engines`; NotFound on a
+  // miss (including a corrupt entry, which is moved aside).
+  absl::StatusOr<runtime::CompiledModel> Lookup(const std::string& key, const engine::EngineRegistry& engines,
+                                                LookupTimings* timings = nullptr);
+  // Publishes an entry (also to the remote tier), then evicts over the
+  // limit. An error (a full disk, no permission) leaves no trace in the
+  // cache; callers warn and go on with the model they have.
+  absl::Status Store(const std::string& key, runtime::GemBytes bytes);
+  // Serializes and stores a compiled graph (`program`, `partitioned` (a
+  // mixed graph's partitioned form) and `variables` may be null).
+  absl::Status StoreModel(const std::string& key, const ir::Graph& graph, const runtime::StaticProgram* program,
+                          const OptionMap& options, const engine::EngineRegistry& engines,
+                          const ir::Graph* partitioned = nullptr,
+                          const variables::VarManagerInfo* variables = nullptr);
+  bool Contains(const std::string& key) const;
+
+  absl::StatusOr<std::vector<EntryInfo>> List() const;
+  // Checks every entry (checksums, and with `engines` that it loads);
+  // moves bad ones aside and removes stale temporaries.
+  VerifyReport Verify(const engine::EngineRegistry* engines);
+  // Removes stale temporaries and the entries moved aside as corrupt, then
+  // least recently used entries until at most `max_bytes` remain.
+  absl::StatusOr<GcReport> Collect(int64_t max_bytes);
+
+  CacheStats stats() const;
+  const std::string& dir() const { return options_.dir; }
+  RemoteTier* remote() const { return options_.remote.get(); }
+
+ private:
+  explicit ModelCache(ModelCacheOptions options) : options_(std::move(options)) {}
+  std::string EntryPath(const std::string& key) const;
+  // Reads and checks the local entry; NotFound when absent, DataLoss when
+  // corrupt.
+  absl::StatusOr<EntryBlobs> ReadLocal(const std::string& key) const;
+  absl::Status Publish(const std::string& key, const EntryBlobs& entry);
+  void MoveAside(const std::string& key, const absl::Status& why, std::string* moved_to);
+  absl::StatusOr<runtime::CompiledModel> LookupRemote(const std::string& key, const engine::EngineRegistry& engines,
+                                                      LookupTimings* timings);
+  int64_t RemoveStaleTemps();
+  // The bytes of every entry, from file sizes only (no record is read).
+  int64_t ScanBytes() const;
+  void CountMiss();
+
+  ModelCacheOptions options_;
+  std::atomic<int64_t> hits_{0}, remote_hits_{0}, misses_{0}, evictions_{0}, stores_{0}, store_failures_{0},
+      corrupt_{0}, bytes_{0};
+};
+
+}  // namespace ge::cache

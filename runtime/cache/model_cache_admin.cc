@@ -1,0 +1,163 @@
+// ModelCache administration: listing, checking every entry, eviction of the
+// least recently used entries, and cleanup of stale temporaries.
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <ctime>
+#include <filesystem>
+
+#include "base/logging.h"
+#include "base/status.h"
+#include "runtime/cache/cache_files.h"
+#include "runtime/cache/cache_key.h"
+#include "runtime/cache/model_cache.h"
+
+namespace ge::cache {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A temporary whose writer cannot be checked (another host) is stale
+// after this long; no write takes an hour.
+constexpr int64_t kTempMaxAgeSeconds = 3600;
+
+int64_t MTimeUnix(const fs::path& path) {
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0) return 0;
+  return static_cast<int64_t>(st.st_mtime);
+}
+
+bool IsTempName(const std::string& name) { return name.rfind(kTempPrefix, 0) == 0; }
+
+// Calls `fn(path, name)` for every directory two levels under v1/.
+template <typename Fn>
+void ForEachSlot(const std::string& dir, Fn&& fn) {
+  std::error_code ec;
+  for (const auto& bucket : fs::directory_iterator(fs::path(dir) / "v1", ec)) {
+    std::error_code inner;
+    if (!bucket.is_directory(inner)) continue;
+    for (const auto& slot : fs::directory_iterator(bucket.path(), inner)) {
+      std::error_code is_dir;
+      if (slot.is_directory(is_dir)) fn(slot.path(), slot.path().filename().string());
+    }
+  }
+}
+
+}  // namespace
+
+int64_t ModelCache::RemoveStaleTemps() {
+  int64_t removed = 0;
+  const int64_t now = static_cast<int64_t>(std::time(nullptr));
+  ForEachSlot(options_.dir, [&](const fs::path& path, const std::string& name) {
+    if (!IsTempName(name) || !IsStaleTemp(name, now - MTimeUnix(path), kTempMaxAgeSeconds)) return;
+    RemoveTree(path.string());
+    ++removed;
+  });
+  if (removed > 0) Logger("cache").info("compiled-model cache {}: removed {} stale temporary entries", dir(), removed);
+  return removed;
+}
+
+int64_t ModelCache::ScanBytes() const {
+  int64_t bytes = 0;
+  ForEachSlot(options_.dir, [&](const fs::path& path, const std::string& name) {
+    if (IsCacheKey(name)) bytes += DirectoryBytes(path.string());
+  });
+  return bytes;
+}
+
+absl::StatusOr<std::vector<EntryInfo>> ModelCache::List() const {
+  std::error_code ec;
+  if (!fs::is_directory(options_.dir, ec)) return NotFound("no compiled-model cache at ", options_.dir);
+  std::vector<EntryInfo> entries;
+  ForEachSlot(options_.dir, [&](const fs::path& path, const std::string& name) {
+    if (!IsCacheKey(name)) return;
+    EntryInfo info;
+    info.key = name;
+    info.path = path.string();
+    info.bytes = DirectoryBytes(info.path);
+    info.last_used_unix = MTimeUnix(path / kMetaFile);
+    if (auto dir = DirHandle::Open(info.path); dir.ok()) {
+      if (auto meta = dir->ReadFile(kMetaFile); meta.ok()) {
+        if (auto parsed = ParseMeta(*meta, name); parsed.ok()) {
+          info.created_unix = parsed->created_unix;
+          info.ged_version = parsed->ged_version;
+        }
+      }
+    }
+    entries.push_back(std::move(info));
+  });
+  std::sort(entries.begin(), entries.end(),
+            [](const EntryInfo& a, const EntryInfo& b) { return a.last_used_unix > b.last_used_unix; });
+  return entries;
+}
+
+VerifyReport ModelCache::Verify(const engine::EngineRegistry* engines) {
+  VerifyReport report;
+  report.temps_removed = RemoveStaleTemps();
+  std::vector<std::string> keys;
+  ForEachSlot(options_.dir, [&](const fs::path& path, const std::string& name) {
+    if (IsCacheKey(name)) {
+      keys.push_back(name);
+    } else if (!IsTempName(name)) {
+      // No reader ever opens it: not corrupt, just not ours.
+      Logger("cache").warn("compiled-model cache {}: {} is not an entry; left in place", dir(), path.string());
+    }
+  });
+  for (const std::string& key : keys) {
+    absl::StatusOr<EntryBlobs> entry = ReadLocal(key);
+    if (!entry.ok() && entry.status().code() == absl::StatusCode::kNotFound) continue;  // evicted meanwhile
+    absl::Status bad = entry.ok() ? CheckEntry(*entry, key).status() : entry.status();
+    if (bad.ok() && engines != nullptr) {
+      bad = runtime::LoadGemWithWeights(entry->gem, entry->mapped_weights, StrCat("cache entry ", key), *engines)
+                .status();
+      // Intact but built for other engines, another CPU or format: another
+      // ged on a shared directory may load it; this one never looks it up
+      // (its key differs), so it is not corrupt.
+      if (bad.code() == absl::StatusCode::kFailedPrecondition) {
+        ++report.other_hosts;
+        continue;
+      }
+    }
+    if (bad.ok()) {
+      ++report.entries;
+      continue;
+    }
+    std::string moved_to;
+    MoveAside(key, bad, &moved_to);
+    report.moved_aside.push_back(StrCat(key, ": ", bad.message(), moved_to.empty() ? "" : " -> " + moved_to));
+  }
+  return report;
+}
+
+absl::StatusOr<GcReport> ModelCache::Collect(int64_t max_bytes) {
+  if (max_bytes < 0) return InvalidArgument("cache size limit ", max_bytes, " is negative");
+  GcReport report;
+  report.temps_removed = RemoveStaleTemps();
+  std::error_code ec;
+  for (const auto& aside : fs::directory_iterator(fs::path(options_.dir) / "corrupt", ec)) {
+    RemoveTree(aside.path().string());
+    ++report.corrupt_removed;
+  }
+  GE_ASSIGN_OR_RETURN(std::vector<EntryInfo> entries, List());  // most recently used first
+  int64_t total = 0;
+  for (const EntryInfo& e : entries) total += e.bytes;
+  while (total > max_bytes && !entries.empty()) {
+    const EntryInfo victim = entries.back();
+    entries.pop_back();
+    // Rename first so readers see the entry whole or not at all; readers
+    // that already opened it keep reading the unlinked files.
+    const std::string doomed = (fs::path(victim.path).parent_path() / TempName("del")).string();
+    if (!RenameNoReplace(victim.path, doomed).ok()) continue;  // someone else removed it
+    RemoveTree(doomed);
+    total -= victim.bytes;
+    report.bytes_removed += victim.bytes;
+    ++report.entries_removed;
+    evictions_.fetch_add(1);
+    Logger("cache").info("compiled-model cache {}: evicted {} ({} bytes)", dir(), victim.key, victim.bytes);
+  }
+  report.bytes_left = total;
+  bytes_ = total;
+  return report;
+}
+
+}  // namespace ge::cache

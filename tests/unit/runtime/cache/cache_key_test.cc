@@ -1,0 +1,169 @@
+// Cache keys: the same for the same graph whatever the node order, and
+// different whenever the weights, shapes, result-changing options, thread
+// count or user key differ.
+#include "runtime/cache/cache_key.h"
+
+#include "base/ir/text_format.h"
+#include "compiler/frontend/onnx_importer.h"
+#include "gtest/gtest.h"
+#include "tests/unit/compiler/frontend/onnx_test_util.h"
+
+namespace ge::cache {
+namespace {
+
+constexpr char kGraph[] = R"(graph main {
+    x = Data() {index = 0} -> (f32[2,3])
+    w = Const() {value = tensor<f32[3]>[1, 2, 3]} -> (f32[3])
+    y = Add(x:0, w:0) -> (f32[2,3])
+    r = Relu(y:0) -> (f32[2,3])
+    out = NetOutput(r:0)
+  })";
+// The same graph, nodes in another order.
+constexpr char kReordered[] = R"(graph main {
+    w = Const() {value = tensor<f32[3]>[1, 2, 3]} -> (f32[3])
+    x = Data() {index = 0} -> (f32[2,3])
+    y = Add(x:0, w:0) -> (f32[2,3])
+    r = Relu(y:0) -> (f32[2,3])
+    out = NetOutput(r:0)
+  })";
+constexpr char kOtherWeights[] = R"(graph main {
+    x = Data() {index = 0} -> (f32[2,3])
+    w = Const() {value = tensor<f32[3]>[1, 2, 4]} -> (f32[3])
+    y = Add(x:0, w:0) -> (f32[2,3])
+    r = Relu(y:0) -> (f32[2,3])
+    out = NetOutput(r:0)
+  })";
+constexpr char kOtherShape[] = R"(graph main {
+    x = Data() {index = 0} -> (f32[4,3])
+    w = Const() {value = tensor<f32[3]>[1, 2, 3]} -> (f32[3])
+    y = Add(x:0, w:0) -> (f32[4,3])
+    r = Relu(y:0) -> (f32[4,3])
+    out = NetOutput(r:0)
+  })";
+
+class CacheKeyTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    auto registry = engine::CreateEngineRegistry({}, {});
+    ASSERT_TRUE(registry.ok()) << registry.status();
+    engines_ = registry->release();
+  }
+  static void TearDownTestSuite() { delete engines_; }
+
+  std::string Key(const char* text, const OptionMap& options = {}, int threads = 2) {
+    auto graph = ir::ParseGraph(text);
+    EXPECT_TRUE(graph.ok()) << graph.status();
+    auto key = ComputeCacheKey(**graph, options, {engines_, threads});
+    EXPECT_TRUE(key.ok()) << key.status();
+    EXPECT_TRUE(IsCacheKey(*key)) << *key;
+    return *key;
+  }
+  static engine::EngineRegistry* engines_;
+};
+engine::EngineRegistry* CacheKeyTest::engines_ = nullptr;
+
+TEST_F(CacheKeyTest, SameGraphSameKeyWhateverTheNodeOrder) {
+  EXPECT_EQ(Key(kGraph), Key(kGraph));
+  EXPECT_EQ(Key(kGraph), Key(kReordered));
+}
+
+TEST_F(CacheKeyTest, HashingInParallelGivesTheSameKey) {
+  ThreadPool pool(3, "key-test");
+  auto graph = ir::ParseGraph(kGraph);
+  ASSERT_TRUE(graph.ok());
+  auto parallel = ComputeCacheKey(**graph, {}, {engines_, 2, &pool});
+  ASSERT_TRUE(parallel.ok());
+  EXPECT_EQ(*parallel, Key(kGraph));
+}
+
+TEST_F(CacheKeyTest, WeightsShapesAndThreadsChangeTheKey) {
+  const std::string base = Key(kGraph);
+  EXPECT_NE(base, Key(kOtherWeights));
+  EXPECT_NE(base, Key(kOtherShape));
+  EXPECT_NE(base, Key(kGraph, {}, /*threads=*/3));
+}
+
+TEST_F(CacheKeyTest, ResultChangingOptionsChangeTheKeyOthersDoNot) {
+  const std::string base = Key(kGraph);
+  EXPECT_NE(base, Key(kGraph, {{"ge.exec.static_model_ops_lower_limit", "-1"}}));
+  EXPECT_NE(base, Key(kGraph, {{"ge.exec.exclude_engines", "cpu_dense"}}));
+  EXPECT_NE(base, Key(kGraph, {{"ge.engineType", "cpu_vector"}}));
+  // An explicit default is the same compile as no option.
+  EXPECT_EQ(base, Key(kGraph, {{"ge.exec.static_model_ops_lower_limit", "4"}}));
+  // Dumps and the cache's own options do not change the compiled model.
+  EXPECT_EQ(base, Key(kGraph, {{"ge.dump_graph", "1"}, {"ge.dump_path", "/tmp/x"}}));
+  EXPECT_EQ(base, Key(kGraph, {{"ge.graph_compiler_cache_dir", "/tmp/c"}}));
+}
+
+TEST_F(CacheKeyTest, UserKeysNameTheGraphAndKeepTheRest) {
+  const KeyContext context{engines_, 2};
+  const std::string a = UserCacheKey("resnet", {}, context);
+  EXPECT_TRUE(IsCacheKey(a));
+  EXPECT_EQ(a, UserCacheKey("resnet", {}, context));
+  EXPECT_NE(a, UserCacheKey("resnet2", {}, context));
+  EXPECT_NE(a, UserCacheKey("resnet", {{"ge.exec.static_model_ops_lower_limit", "-1"}}, context));
+  EXPECT_NE(a, UserCacheKey("resnet", {}, {engines_, 4}));
+  EXPECT_NE(a, Key(kGraph));
+}
+
+// The same ONNX model with its nodes and initializers in another order in
+// the file (two independent branches, so both orders are topological).
+onnx::ModelProto TwoBranchModel(bool reversed, float bias) {
+  using namespace frontend::testing;  // NOLINT
+  onnx::ModelProto model = MakeModel(13);
+  onnx::GraphProto* g = model.mutable_graph();
+  AddInput(g, "x", kF32, {2, 3});
+  auto add_initializers = [&](bool flip) {
+    for (int i = 0; i < 2; ++i) {
+      const int which = flip ? 1 - i : i;
+      AddInitializer(g, which == 0 ? "a" : "b", Tensor::FromVector<float>({bias + which, 2, 3}, Shape{3}));
+    }
+  };
+  add_initializers(reversed);
+  auto branch = [&](int which) {
+    if (which == 0) {
+      AddNode(g, "Add", {"x", "a"}, {"p"}, "add_a");
+    } else {
+      AddNode(g, "Mul", {"x", "b"}, {"q"}, "mul_b");
+    }
+  };
+  branch(reversed ? 1 : 0);
+  branch(reversed ? 0 : 1);
+  AddNode(g, "Sub", {"p", "q"}, {"y"}, "sub");
+  AddOutput(g, "y", kF32, {2, 3});
+  return model;
+}
+
+TEST_F(CacheKeyTest, OnnxFilesDifferingOnlyInNodeOrderShareAKey) {
+  auto key = [&](const onnx::ModelProto& model) {
+    auto graph = frontend::ImportOnnxModel(model, "");
+    EXPECT_TRUE(graph.ok()) << graph.status();
+    auto k = ComputeCacheKey(**graph, {}, {engines_, 1});
+    EXPECT_TRUE(k.ok()) << k.status();
+    return *k;
+  };
+  // The imported graphs do hold their nodes in different orders.
+  auto order = [](const onnx::ModelProto& model) {
+    std::vector<std::string> names;
+    auto graph = frontend::ImportOnnxModel(model, "");
+    if (graph.ok()) {
+      for (const ir::Node* n : (*graph)->nodes()) names.push_back(n->name());
+    }
+    return names;
+  };
+  ASSERT_NE(order(TwoBranchModel(false, 1)), order(TwoBranchModel(true, 1)));
+  const std::string forward = key(TwoBranchModel(false, 1));
+  EXPECT_EQ(forward, key(TwoBranchModel(true, 1)));
+  EXPECT_NE(forward, key(TwoBranchModel(false, 5)));  // other weights
+}
+
+TEST_F(CacheKeyTest, OnlyHexDigestsAreKeys) {
+  EXPECT_FALSE(IsCacheKey(""));
+  EXPECT_FALSE(IsCacheKey(std::string(64, 'A')));
+  EXPECT_FALSE(IsCacheKey(std::string(63, 'a') + "/"));
+  EXPECT_FALSE(IsCacheKey("../" + std::string(61, 'a')));
+  EXPECT_TRUE(IsCacheKey(std::string(64, 'f')));
+}
+
+}  // namespace
+}  // namespace ge::cache
