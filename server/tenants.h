@@ -18,8 +18,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "runtime/device/quota_device.h"
 #include "base/sha256.h"
+#include "runtime/device/quota_device.h"
 #include "server/config.h"
 #include "server/grpc_status.h"
 
