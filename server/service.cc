@@ -255,6 +255,16 @@ grpc::ServerUnaryReactor* GraphEngineService::CompileGraph(grpc::CallbackServerC
     }
     GE_ASSIGN_OR_RETURN(session::GraphInfo info, s.session->GetGraphInfo(request->graph_id()));
     FillIo(info, response->mutable_inputs(), response->mutable_outputs());
+    if (request->return_model()) {
+      absl::StatusOr<std::string> exported = s.session->ExportCompiledModel(request->graph_id());
+      if (!exported.ok()) return Annotate(exported.status(), where);
+      std::string gem = *std::move(exported);
+      if (gem.size() > static_cast<size_t>(ctx.config->max_message_bytes)) {
+        return ResourceExhausted(where, ": the compiled model takes ", gem.size(),
+                                 " bytes, more than max_message_bytes (", ctx.config->max_message_bytes, ")");
+      }
+      response->set_model(std::move(gem));
+    }
     return absl::OkStatus();
   });
 }

@@ -253,6 +253,26 @@ absl::Status Session::InstallCompiledModel(GraphEntry& entry, runtime::CompiledM
   return LoadExecutor(entry, std::move(model.program));
 }
 
+absl::StatusOr<std::string> Session::ExportCompiledModel(uint32_t graph_id) const {
+  GE_ASSIGN_OR_RETURN(std::shared_ptr<GraphEntry> entry, Find(graph_id));
+  std::lock_guard<std::mutex> lock(entry->compile_mu);
+  if (!entry->compiled) return FailedPrecondition("graph ", graph_id, " is not compiled");
+  const compiler::CompiledGraph& compiled = *entry->compiled;
+  // The executor owns the program it loaded; building it again from the
+  // compiled graph gives the same tasks.
+  std::optional<runtime::StaticProgram> program;
+  if (entry->static_executor) {
+    const int threads = pool_ ? pool_->num_threads() + 1 : 1;
+    GE_ASSIGN_OR_RETURN(program, compiler::BuildStaticProgram(*compiled.graph, engines_, threads));
+  }
+  GE_ASSIGN_OR_RETURN(runtime::GemBytes bytes,
+                      runtime::SerializeGem(*compiled.graph, program ? &*program : nullptr, entry->options, engines_,
+                                            /*external_weights=*/false, /*weights_file=*/"",
+                                            entry->mixed ? compiled.partitioned.get() : nullptr,
+                                            &compiled.variables));
+  return std::move(bytes.gem);
+}
+
 absl::StatusOr<CacheUse> Session::GetCacheUse(uint32_t graph_id) const {
   GE_ASSIGN_OR_RETURN(std::shared_ptr<GraphEntry> entry, Find(graph_id));
   std::lock_guard<std::mutex> lock(entry->compile_mu);

@@ -128,6 +128,12 @@ class Session {
   // by key). NotFound when the session has no cache or no such entry.
   absl::Status AddCachedModel(uint32_t graph_id, const std::string& key);
 
+  // The compiled graph as a .gem file's bytes (weights inline), as
+  // SaveGem would write it: its static program (rebuilt from the compiled
+  // graph), its partitioned form when it runs mixed, and its variables.
+  // FailedPrecondition before compilation.
+  absl::StatusOr<std::string> ExportCompiledModel(uint32_t graph_id) const;
+
   // Adds a graph that is already compiled (a loaded .gem): its program,
   // when set, runs on the StaticExecutor, else its graph on the
   // DynamicExecutor. Fails like CompileGraph when an executor cannot load.

@@ -125,6 +125,10 @@ grpc::Status Client::CompileGraph(const std::string& session_id, uint32_t graph_
   v1::CompileGraphRequest request;
   request.set_session_id(session_id);
   request.set_graph_id(graph_id);
+  return CompileGraph(request, response);
+}
+
+grpc::Status Client::CompileGraph(const v1::CompileGraphRequest& request, v1::CompileGraphResponse* response) {
   return WithRetries([&](grpc::ClientContext* ctx) { return stub_->CompileGraph(ctx, request, response); });
 }
 

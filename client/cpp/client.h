@@ -58,6 +58,8 @@ class Client {
                            const std::map<std::string, std::string>& options, v1::AddGraphResponse* response);
   grpc::Status RemoveGraph(const std::string& session_id, uint32_t graph_id);
   grpc::Status CompileGraph(const std::string& session_id, uint32_t graph_id, v1::CompileGraphResponse* response);
+  // With request.return_model, the response also carries the .gem bytes.
+  grpc::Status CompileGraph(const v1::CompileGraphRequest& request, v1::CompileGraphResponse* response);
   // `timeout_seconds` > 0 overrides the default deadline for this call.
   grpc::Status RunGraph(const v1::RunGraphRequest& request, v1::RunGraphResponse* response,
                         double timeout_seconds = 0);

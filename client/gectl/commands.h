@@ -91,6 +91,8 @@ int CompileCommand(const CompileFlags& flags);
 // remote_commands.cc: the same run through the daemon, and the commands
 // that always talk to a daemon. `health` exits 0 only when SERVING.
 int RemoteRunCommand(const RunFlags& flags, const RemoteFlags& remote);
+// `compile --remote`: the daemon compiles; its .gem is written to -o.
+int RemoteCompileCommand(const CompileFlags& flags, const RemoteFlags& remote);
 int SessionCommand(const SessionFlags& flags, const RemoteFlags& remote);
 int StatusCommand(const RemoteFlags& remote);
 int HealthCommand(const RemoteFlags& remote, const std::string& service);

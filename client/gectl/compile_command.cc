@@ -60,7 +60,7 @@ absl::StatusOr<runtime::CompiledModel> CompileCached(std::unique_ptr<ir::Graph> 
                       compiler::BuildCompiledModel(std::move(graph), options, rt.engines(), rt.pool()));
   if (cache != nullptr) {
     absl::Status stored = cache->StoreModel(report.key, *model.graph, model.program ? &*model.program : nullptr,
-                                            model.options, rt.engines(), model.partitioned.get());
+                                            model.options, rt.engines(), model.partitioned.get(), &model.variables);
     if (!stored.ok()) {
       report.store_error = std::string(stored.message());
       Logger("cache").warn("the model is compiled but not cached: {}", stored.message());

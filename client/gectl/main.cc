@@ -87,6 +87,10 @@ int main(int argc, char** argv) {
       ->capture_default_str();
 
   compile_cmd->add_flag("--timings", compile.timings, "Also print where the time went (import, hash, cache, write)");
+  ge::gectl::RemoteFlags compile_remote;
+  compile_cmd->add_option("--remote", compile_remote.remote,
+                          "Compile on the daemon at HOST:PORT (through its cache) instead of in process");
+  add_connection_flags(compile_cmd, compile_remote);
 
   ge::gectl::CacheFlags cache;
   CLI::App* cache_cmd = app.add_subcommand("cache", "List, check or shrink the compiled-model cache");
@@ -147,7 +151,10 @@ int main(int argc, char** argv) {
     if (session_cmd->parsed()) return ge::gectl::SessionCommand(session, remote);
     if (status_cmd->parsed()) return ge::gectl::StatusCommand(remote);
     if (health_cmd->parsed()) return ge::gectl::HealthCommand(remote, health_service);
-    if (compile_cmd->parsed()) return ge::gectl::CompileCommand(compile);
+    if (compile_cmd->parsed()) {
+      return compile_remote.remote.empty() ? ge::gectl::CompileCommand(compile)
+                                           : ge::gectl::RemoteCompileCommand(compile, compile_remote);
+    }
     if (cache_cmd->parsed()) return ge::gectl::CacheCommand(cache);
     if (bench_cmd->parsed()) return ge::gectl::BenchCommand(bench);
     if (dump_cmd->parsed()) return ge::gectl::DumpCommand(dump);

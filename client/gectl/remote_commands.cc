@@ -2,6 +2,8 @@
 // local run), `session ls|create|destroy`, `status` and `health`, all on
 // the C++ client library. gRPC codes become exit codes through
 // ExitCodeFor (the codes are absl's numbering too).
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
@@ -14,6 +16,7 @@
 #include "client/cpp/client.h"
 #include "client/cpp/value_convert.h"
 #include "client/gectl/commands.h"
+#include "client/gectl/local_runtime.h"
 #include "client/gectl/model_inputs.h"
 #include "runtime/model/gem.h"
 
@@ -185,6 +188,61 @@ absl::Status Status(const RemoteFlags& remote) {
 }
 
 }  // namespace
+
+// `compile --remote`: the daemon compiles (through its cache) and sends the
+// .gem back, written to flags.output through a temporary file and a rename.
+absl::Status RemoteCompile(const CompileFlags& flags, const RemoteFlags& remote) {
+  if (!runtime::IsGemPath(flags.output)) return InvalidArgument("-o ", flags.output, ": the output must end in .gem");
+  if (flags.external_weights || flags.external_weight > 0 || flags.threads != 0) {
+    return InvalidArgument("--external-weights, --external-weight and --threads apply to local compiles only "
+                           "(the daemon's device decides threads; its .gem keeps weights inline)");
+  }
+  GE_ASSIGN_OR_RETURN(OptionMap options, ParseOptionFlags(flags.options));
+  std::error_code ec;
+  if (!std::filesystem::exists(flags.model, ec)) return NotFound("model file ", flags.model, " does not exist");
+  client::Client c = MakeClient(remote);
+  std::string session_id;
+  GE_RETURN_IF_ERROR(FromGrpc(c.CreateSession({}, &session_id), c.address()));
+  const auto compile = [&]() -> absl::Status {
+    v1::AddGraphResponse added;
+    GE_RETURN_IF_ERROR(FromGrpc(
+        c.AddOnnxFile(session_id, 0, flags.model, std::map<std::string, std::string>(options.begin(), options.end()),
+                      &added),
+        c.address()));
+    v1::CompileGraphRequest request;
+    request.set_session_id(session_id);
+    request.set_graph_id(0);
+    request.set_return_model(true);
+    v1::CompileGraphResponse compiled;
+    GE_RETURN_IF_ERROR(FromGrpc(c.CompileGraph(request, &compiled), c.address()));
+    const std::string temporary = flags.output + ".tmp-" + std::to_string(getpid());
+    {
+      std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+      out.write(compiled.model().data(), static_cast<std::streamsize>(compiled.model().size()));
+      out.close();
+      if (!out) {
+        std::filesystem::remove(temporary, ec);
+        return FailedPrecondition("cannot write ", flags.output);
+      }
+    }
+    std::filesystem::rename(temporary, flags.output, ec);
+    if (ec) return FailedPrecondition("cannot write ", flags.output, ": ", ec.message());
+    std::cout << flags.output << ": compiled by the daemon at " << c.address() << ", "
+              << compiled.summary().node_count() << " nodes, " << compiled.model().size() << " bytes" << std::endl;
+    if (!compiled.cache_key().empty()) {
+      std::cout << "cache: " << (compiled.cache_hit() ? "hit " : "miss ") << compiled.cache_key() << std::endl;
+    }
+    return absl::OkStatus();
+  };
+  absl::Status s = compile();
+  (void)c.DestroySession(session_id);  // best effort: idle expiry collects it otherwise
+  return s;
+}
+
+int RemoteCompileCommand(const CompileFlags& flags, const RemoteFlags& remote) {
+  absl::Status s = RemoteCompile(flags, remote);
+  return s.ok() ? 0 : ReportError(s);
+}
 
 int RemoteRunCommand(const RunFlags& flags, const RemoteFlags& remote) {
   absl::Status s = RemoteRun(flags, remote);

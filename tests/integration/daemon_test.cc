@@ -408,6 +408,44 @@ TEST_F(DaemonTest, LoadedModelsRunLikeTheirGraph) {
   EXPECT_EQ(c.ExecuteModel(exec, &by_model).error_code(), grpc::StatusCode::NOT_FOUND);
 }
 
+// Remote compilation: `gectl compile --remote` has the daemon compile
+// (through its cache) and writes the .gem it sends back; that .gem runs
+// locally to what the ONNX model gives, and a second compile is a hit.
+TEST_F(DaemonTest, GectlCompilesRemotely) {
+  dir_ = ge::testing::MakeTempDir("ged-remote-compile");
+  auto d = DaemonProcess::Start({"--cache-dir", dir_ + "/cache"});
+  ASSERT_NE(d, nullptr);
+  const std::string gectl = ge::testing::BinaryDir() + "/bin/gectl";
+  const std::string onnx = ge::testing::SourceDir() + "/examples/models/sample_cnn.onnx";
+  const std::string gem = dir_ + "/remote.gem";
+  auto compiled = ge::testing::RunProcess({gectl, "compile", "--remote", d->grpc_address(), onnx, "-o", gem});
+  ASSERT_EQ(compiled.exit_code, 0) << compiled.err;
+  EXPECT_NE(compiled.out.find("compiled by the daemon at"), std::string::npos) << compiled.out;
+  EXPECT_NE(compiled.out.find("cache: miss "), std::string::npos) << compiled.out;
+  const auto from_gem = ge::testing::RunProcess({gectl, "run", gem, "--seed", "3"});
+  const auto from_onnx = ge::testing::RunProcess({gectl, "run", onnx, "--seed", "3"});
+  EXPECT_EQ(from_gem.exit_code, 0) << from_gem.err;
+  EXPECT_FALSE(from_gem.out.empty());
+  EXPECT_EQ(from_gem.out, from_onnx.out);
+
+  compiled = ge::testing::RunProcess({gectl, "compile", "--remote", d->grpc_address(), onnx, "-o", gem});
+  ASSERT_EQ(compiled.exit_code, 0) << compiled.err;
+  EXPECT_NE(compiled.out.find("cache: hit "), std::string::npos) << compiled.out;
+
+  // Errors keep their exit codes: a missing model is 1, a bad output name 1,
+  // a daemon that is not there 2.
+  EXPECT_EQ(ge::testing::RunProcess({gectl, "compile", "--remote", d->grpc_address(), dir_ + "/none.onnx", "-o", gem})
+                .exit_code,
+            1);
+  EXPECT_EQ(ge::testing::RunProcess({gectl, "compile", "--remote", d->grpc_address(), onnx, "-o", dir_ + "/x.bin"})
+                .exit_code,
+            1);
+  const auto flags = ge::testing::RunProcess(
+      {gectl, "compile", "--remote", d->grpc_address(), onnx, "-o", gem, "--external-weight", "2"});
+  EXPECT_EQ(flags.exit_code, 1);
+  EXPECT_NE(flags.err.find("apply to local compiles only"), std::string::npos) << flags.err;
+}
+
 // A run that has started stops between nodes when its deadline passes or
 // its client cancels it, instead of holding the device's only worker.
 TEST_F(DaemonTest, RunsStopBetweenNodesOnDeadlineAndCancellation) {
