@@ -13,21 +13,15 @@
 #include "base/strings.h"
 #include "gtest/gtest.h"
 #include "session/session.h"
+#include "tests/testing/engines_test.h"
 
 namespace ge::session {
 namespace {
 
 constexpr int kThreads = 4;
 
-class SessionConcurrencyTest : public ::testing::Test {
+class SessionConcurrencyTest : public ge::testing::EnginesTest {
  protected:
-  static void SetUpTestSuite() {
-    auto registry = engine::CreateEngineRegistry({}, {});
-    ASSERT_TRUE(registry.ok()) << registry.status();
-    engines_ = registry->release();
-  }
-  static void TearDownTestSuite() { delete engines_; }
-
   // y = relu(x) * k + x, x: f32[-1, 8]; big enough inputs split over the pool.
   static std::unique_ptr<ir::Graph> Graph(float k) {
     auto g = ir::ParseGraph(StrCat(R"(graph main {
@@ -62,11 +56,9 @@ class SessionConcurrencyTest : public ::testing::Test {
     }
   }
 
-  static engine::EngineRegistry* engines_;
   ThreadPool pool_{3, "session-concurrency"};
 };
 
-engine::EngineRegistry* SessionConcurrencyTest::engines_ = nullptr;
 
 TEST_F(SessionConcurrencyTest, ConcurrentFirstRunsCompileOnce) {
   Session session(*engines_, {}, &pool_);

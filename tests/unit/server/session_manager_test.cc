@@ -5,19 +5,13 @@
 #include <thread>
 
 #include "gtest/gtest.h"
+#include "tests/testing/engines_test.h"
 
 namespace ge::server {
 namespace {
 
-class SessionManagerTest : public ::testing::Test {
+class SessionManagerTest : public ge::testing::EnginesTest {
  protected:
-  static void SetUpTestSuite() {
-    auto registry = engine::CreateEngineRegistry({}, {});
-    ASSERT_TRUE(registry.ok()) << registry.status();
-    engines_ = registry->release();
-  }
-  static void TearDownTestSuite() { delete engines_; }
-
   SessionManager MakeManager() {
     return SessionManager(
         [](const OptionMap& options, ManagedSession& entry) -> absl::Status {
@@ -27,13 +21,11 @@ class SessionManagerTest : public ::testing::Test {
         /*num_devices=*/2);
   }
 
-  static engine::EngineRegistry* engines_;
   TenantRegistry tenants_{{{"alice", std::string(64, 'a'), 2, 1}, {"bob", std::string(64, 'b'), 2, 1}}};
   Tenant* alice_ = tenants_.tenants()[0].get();
   Tenant* bob_ = tenants_.tenants()[1].get();
 };
 
-engine::EngineRegistry* SessionManagerTest::engines_ = nullptr;
 
 TEST_F(SessionManagerTest, IdsAreRandomHexAndDevicesRoundRobin) {
   SessionManager m = MakeManager();

@@ -7,19 +7,13 @@
 #include "base/ir/op_types.h"
 #include "base/ir/text_format.h"
 #include "gtest/gtest.h"
+#include "tests/testing/engines_test.h"
 
 namespace ge::session {
 namespace {
 
-class SessionTest : public ::testing::Test {
+class SessionTest : public ge::testing::EnginesTest {
  protected:
-  static void SetUpTestSuite() {
-    auto registry = engine::CreateEngineRegistry({}, {});
-    ASSERT_TRUE(registry.ok()) << registry.status();
-    engines_ = registry->release();
-  }
-  static void TearDownTestSuite() { delete engines_; }
-
   static std::unique_ptr<ir::Graph> Parse(const std::string& text) {
     auto g = ir::ParseGraph(text);
     EXPECT_TRUE(g.ok()) << g.status();
@@ -35,11 +29,9 @@ class SessionTest : public ::testing::Test {
     })");
   }
 
-  static engine::EngineRegistry* engines_;
   ThreadPool pool_{1, "session-test"};
 };
 
-engine::EngineRegistry* SessionTest::engines_ = nullptr;
 
 TEST_F(SessionTest, CompilesOnFirstRunAndRunsWithNewShapes) {
   Session session(*engines_, {{"ge.exec.exclude_engines", "cpu_dense"}}, &pool_);

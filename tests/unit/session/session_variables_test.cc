@@ -13,20 +13,14 @@
 #include "runtime/model/gem.h"
 #include "runtime/variables/file_constant.h"
 #include "session/session.h"
+#include "tests/testing/engines_test.h"
 
 namespace ge::session {
 namespace {
 namespace fs = std::filesystem;
 
-class SessionVariablesTest : public ::testing::Test {
+class SessionVariablesTest : public ge::testing::EnginesTest {
  protected:
-  static void SetUpTestSuite() {
-    auto registry = engine::CreateEngineRegistry({}, {});
-    ASSERT_TRUE(registry.ok()) << registry.status();
-    engines_ = registry->release();
-  }
-  static void TearDownTestSuite() { delete engines_; }
-
   static std::unique_ptr<ir::Graph> Parse(const std::string& text) {
     auto g = ir::ParseGraph(text);
     EXPECT_TRUE(g.ok()) << g.status();
@@ -47,10 +41,8 @@ class SessionVariablesTest : public ::testing::Test {
     return out.ok() ? (*out)[0].tensor().data<float>()[1] : -1;
   }
 
-  static engine::EngineRegistry* engines_;
 };
 
-engine::EngineRegistry* SessionVariablesTest::engines_ = nullptr;
 
 TEST_F(SessionVariablesTest, StateIsKeptAcrossRunsAndGraphsButNotSessions) {
   Session s1(*engines_, {}, nullptr);

@@ -7,6 +7,7 @@
 #include "compiler/frontend/onnx_importer.h"
 #include "gtest/gtest.h"
 #include "tests/unit/compiler/frontend/onnx_test_util.h"
+#include "tests/testing/engines_test.h"
 
 namespace ge::cache {
 namespace {
@@ -41,15 +42,8 @@ constexpr char kOtherShape[] = R"(graph main {
     out = NetOutput(r:0)
   })";
 
-class CacheKeyTest : public ::testing::Test {
+class CacheKeyTest : public ge::testing::EnginesTest {
  protected:
-  static void SetUpTestSuite() {
-    auto registry = engine::CreateEngineRegistry({}, {});
-    ASSERT_TRUE(registry.ok()) << registry.status();
-    engines_ = registry->release();
-  }
-  static void TearDownTestSuite() { delete engines_; }
-
   std::string Key(const char* text, const OptionMap& options = {}, int threads = 2) {
     auto graph = ir::ParseGraph(text);
     EXPECT_TRUE(graph.ok()) << graph.status();
@@ -58,9 +52,7 @@ class CacheKeyTest : public ::testing::Test {
     EXPECT_TRUE(IsCacheKey(*key)) << *key;
     return *key;
   }
-  static engine::EngineRegistry* engines_;
 };
-engine::EngineRegistry* CacheKeyTest::engines_ = nullptr;
 
 TEST_F(CacheKeyTest, SameGraphSameKeyWhateverTheNodeOrder) {
   EXPECT_EQ(Key(kGraph), Key(kGraph));

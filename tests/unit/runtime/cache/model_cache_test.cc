@@ -19,6 +19,7 @@
 #include "runtime/cache/cache_files.h"
 #include "runtime/cache/cache_key.h"
 #include "session/session.h"
+#include "tests/testing/engines_test.h"
 
 namespace ge::cache {
 namespace {
@@ -34,14 +35,8 @@ constexpr char kGraph[] = R"(graph main {
     out = NetOutput(i:0)
   })";
 
-class ModelCacheTest : public ::testing::Test {
+class ModelCacheTest : public ge::testing::EnginesTest {
  protected:
-  static void SetUpTestSuite() {
-    auto registry = engine::CreateEngineRegistry({}, {});
-    ASSERT_TRUE(registry.ok()) << registry.status();
-    engines_ = registry->release();
-  }
-  static void TearDownTestSuite() { delete engines_; }
   void SetUp() override {
     dir_ = fs::temp_directory_path() / ("model_cache_test_" + std::to_string(::getpid()));
     fs::remove_all(dir_);
@@ -87,9 +82,7 @@ class ModelCacheTest : public ::testing::Test {
   }
 
   fs::path dir_;
-  static engine::EngineRegistry* engines_;
 };
-engine::EngineRegistry* ModelCacheTest::engines_ = nullptr;
 
 TEST_F(ModelCacheTest, StoreThenLookupRoundTripsAndCounts) {
   auto cache = Open();

@@ -13,6 +13,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "runtime/executor/dynamic_executor.h"
+#include "tests/testing/engines_test.h"
 
 namespace ge::runtime {
 namespace {
@@ -42,15 +43,8 @@ constexpr char kChain[] = R"(graph main {
     out = NetOutput(n, r)
   })";
 
-class StaticExecutorTest : public ::testing::Test {
+class StaticExecutorTest : public ge::testing::EnginesTest {
  protected:
-  static void SetUpTestSuite() {
-    auto registry = engine::CreateEngineRegistry({}, {});
-    ASSERT_TRUE(registry.ok()) << registry.status();
-    engines_ = registry->release();
-  }
-  static void TearDownTestSuite() { delete engines_; }
-
   absl::StatusOr<std::unique_ptr<ir::Graph>> Parse(std::string_view text) {
     GE_ASSIGN_OR_RETURN(auto graph, ir::ParseGraph(text));
     GE_RETURN_IF_ERROR(ops::InferShapes(*graph));
@@ -64,9 +58,7 @@ class StaticExecutorTest : public ::testing::Test {
   }
 
   device::CpuDevice device_{device::DeviceSpec{"cpu:0", 0, 1}};
-  static engine::EngineRegistry* engines_;
 };
-engine::EngineRegistry* StaticExecutorTest::engines_ = nullptr;
 
 TEST_F(StaticExecutorTest, SameResultsAsDynamicExecutor) {
   auto exec = Load(kChain, device_);

@@ -13,6 +13,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "session/session.h"
+#include "tests/testing/engines_test.h"
 
 namespace ge::runtime {
 namespace {
@@ -34,14 +35,8 @@ constexpr char kDynamic[] = R"(graph main {
     out = NetOutput(y:0)
   })";
 
-class GemTest : public ::testing::Test {
+class GemTest : public ge::testing::EnginesTest {
  protected:
-  static void SetUpTestSuite() {
-    auto registry = engine::CreateEngineRegistry({}, {});
-    ASSERT_TRUE(registry.ok()) << registry.status();
-    engines_ = registry->release();
-  }
-  static void TearDownTestSuite() { delete engines_; }
   void SetUp() override {
     dir_ = fs::temp_directory_path() / ("gem_test_" + std::to_string(::getpid()));
     fs::create_directories(dir_);
@@ -77,9 +72,7 @@ class GemTest : public ::testing::Test {
   }
 
   fs::path dir_;
-  static engine::EngineRegistry* engines_;
 };
-engine::EngineRegistry* GemTest::engines_ = nullptr;
 
 TEST_F(GemTest, StaticModelRoundTripsWithInlineAndExternalWeights) {
   for (bool external : {false, true}) {
