@@ -137,9 +137,14 @@ absl::StatusOr<bool> VariableFormatPass::Run(ir::Graph& root) {
   bool changed = false;
   for (ir::Graph* graph : GraphAndSubgraphs(root)) {
     GE_ASSIGN_OR_RETURN(std::vector<ir::Node*> order, graph->TopologicalOrder());
+    // Folding removes conversions that come after their variable in
+    // `order`: take the variables first.
+    std::vector<ir::Node*> variables;
     for (ir::Node* node : order) {
-      if (node->type() != ir::kVariable) continue;
-      GE_ASSIGN_OR_RETURN(bool folded, FoldVariable(*graph, *node, order));
+      if (node->type() == ir::kVariable) variables.push_back(node);
+    }
+    for (ir::Node* variable : variables) {
+      GE_ASSIGN_OR_RETURN(bool folded, FoldVariable(*graph, *variable, order));
       changed = changed || folded;
     }
   }

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "absl/container/flat_hash_set.h"
 #include "base/ir/op_types.h"
 #include "base/tensor.h"
 #include "runtime/engines/api/variable_store.h"
@@ -24,11 +25,17 @@ bool HasInitValue(const ir::Node& variable) {
 }
 
 std::vector<ir::Node*> WritersOf(const ir::Node& variable, const std::vector<ir::Node*>& order) {
+  // A writer takes the variable as its input 0, so it is one of the
+  // variable's consumers; `order` only sorts them (and is never
+  // dereferenced: it may hold nodes a pass has removed since).
+  absl::flat_hash_set<const ir::Node*> candidates;
+  for (const ir::InPort& use : variable.consumers(0)) {
+    if (use.index == 0 && IsVariableWriter(*use.node)) candidates.insert(use.node);
+  }
   std::vector<ir::Node*> writers;
+  if (candidates.empty()) return writers;
   for (ir::Node* n : order) {
-    if (!IsVariableWriter(*n) || n->num_inputs() < 1) continue;
-    ir::OutPort p = n->input(0);
-    if (p.node == &variable && p.index == 0) writers.push_back(n);
+    if (candidates.contains(n)) writers.push_back(n);
   }
   return writers;
 }
