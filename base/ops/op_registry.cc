@@ -201,6 +201,7 @@ void RegisterBuiltinOps(OpRegistry& registry) {
   RegisterTensorOps(registry);
   RegisterReductionOps(registry);
   RegisterLoopOps(registry);
+  RegisterSequenceOps(registry);
   RegisterIndexingOps(registry);
   RegisterLossOps(registry);
   RegisterQuantizeWindowOps(registry);

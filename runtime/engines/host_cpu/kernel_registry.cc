@@ -81,6 +81,7 @@ void RegisterHostCpuKernels(KernelTable& table) {
   RegisterResizeKernels(table);
   RegisterPoolKernels(table);
   RegisterVariableKernels(table);
+  RegisterSequenceKernels(table);
 }
 
 }  // namespace ge::engine::host_cpu
