@@ -21,6 +21,8 @@ void RegisterLoopOps(OpRegistry& registry);
 // sequence_ops.cc: Sequence*, SplitToSequence, ConcatFromSequence,
 // SequenceMap, Optional, OptionalHasElement, OptionalGetElement.
 void RegisterSequenceOps(OpRegistry& registry);
+// text_ops.cc: StringNormalizer, TfIdfVectorizer.
+void RegisterTextOps(OpRegistry& registry);
 // indexing_ops.cc: GatherElements, ScatterElements, Trilu, CumSum, Range,
 // EyeLike, CastLike, Tile, OneHot.
 void RegisterIndexingOps(OpRegistry& registry);

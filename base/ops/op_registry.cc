@@ -202,6 +202,7 @@ void RegisterBuiltinOps(OpRegistry& registry) {
   RegisterReductionOps(registry);
   RegisterLoopOps(registry);
   RegisterSequenceOps(registry);
+  RegisterTextOps(registry);
   RegisterIndexingOps(registry);
   RegisterLossOps(registry);
   RegisterQuantizeWindowOps(registry);

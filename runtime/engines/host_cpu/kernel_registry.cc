@@ -82,6 +82,7 @@ void RegisterHostCpuKernels(KernelTable& table) {
   RegisterPoolKernels(table);
   RegisterVariableKernels(table);
   RegisterSequenceKernels(table);
+  RegisterTextKernels(table);
 }
 
 }  // namespace ge::engine::host_cpu

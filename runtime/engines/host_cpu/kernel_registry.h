@@ -102,6 +102,7 @@ void RegisterLossKernels(KernelTable& table);
 void RegisterQuantizeWindowKernels(KernelTable& table);
 void RegisterVariableKernels(KernelTable& table);
 void RegisterSequenceKernels(KernelTable& table);
+void RegisterTextKernels(KernelTable& table);
 
 // Every host_cpu kernel, in a fixed order.
 void RegisterHostCpuKernels(KernelTable& table);
