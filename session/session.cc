@@ -14,11 +14,25 @@
 namespace ge::session {
 namespace {
 
+// The importer's attribute for a graph input's default value
+// (compiler/frontend/onnx_importer.h, kAttrDefaultValue).
+constexpr std::string_view kAttrDefaultValue = "_default_value";
+
+// Appends the defaults of the inputs after the ones given, as far as every
+// one of them has a default; CheckInputs reports any other count mismatch.
+void AppendInputDefaults(const GraphInfo& info, std::vector<Value>& inputs) {
+  for (size_t i = inputs.size(); i < info.inputs.size(); ++i) {
+    if (!info.inputs[i].default_value) return;
+  }
+  for (size_t i = inputs.size(); i < info.inputs.size(); ++i) inputs.emplace_back(*info.inputs[i].default_value);
+}
+
 GraphInfo DescribeGraph(const ir::Graph& graph) {
   GraphInfo info;
   for (const ir::Node* data : graph.InputNodes()) {
     const ir::IoDesc& out = data->op_desc().output(0);
-    info.inputs.push_back({out.name.empty() ? data->name() : out.name, out.type});
+    info.inputs.push_back({out.name.empty() ? data->name() : out.name, out.type,
+                           data->op_desc().GetAttr<Tensor>(kAttrDefaultValue)});
   }
   if (const ir::Node* net_output = graph.OutputNode()) {
     for (int i = 0; i < net_output->num_inputs(); ++i) {
@@ -387,6 +401,7 @@ absl::StatusOr<std::vector<Value>> Session::RunGraph(uint32_t graph_id, std::vec
                                                     const runtime::RunControl* control) {
   GE_RETURN_IF_ERROR(CompileGraph(graph_id));
   GE_ASSIGN_OR_RETURN(std::shared_ptr<GraphEntry> entry, Find(graph_id));
+  AppendInputDefaults(entry->info, inputs);
   GE_RETURN_IF_ERROR(CheckInputs(entry->info, inputs));
   if (entry->static_executor) return entry->static_executor->Run(std::move(inputs), control);
   return entry->executor->Run(std::move(inputs), control);

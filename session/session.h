@@ -60,6 +60,10 @@ namespace ge::session {
 struct GraphIo {
   std::string name;
   ir::ValueType type;
+  // An input's default (an ONNX initializer that is also a graph input,
+  // the importer's "_default_value"): RunGraph uses it when the caller
+  // passes fewer inputs.
+  std::optional<Tensor> default_value = std::nullopt;
 };
 
 // How CompileGraph used the compiled-model cache for one graph.

@@ -18,6 +18,11 @@ void RegisterTensorOps(OpRegistry& registry);
 void RegisterReductionOps(OpRegistry& registry);
 // control_flow_ops.cc: ONNX Loop and Scan (import form), loop accumulators.
 void RegisterLoopOps(OpRegistry& registry);
+// sequence_ops.cc: Sequence*, SplitToSequence, ConcatFromSequence,
+// SequenceMap, Optional, OptionalHasElement, OptionalGetElement.
+void RegisterSequenceOps(OpRegistry& registry);
+// text_ops.cc: StringNormalizer, TfIdfVectorizer.
+void RegisterTextOps(OpRegistry& registry);
 // indexing_ops.cc: GatherElements, ScatterElements, Trilu, CumSum, Range,
 // EyeLike, CastLike, Tile, OneHot.
 void RegisterIndexingOps(OpRegistry& registry);

@@ -201,6 +201,8 @@ void RegisterBuiltinOps(OpRegistry& registry) {
   RegisterTensorOps(registry);
   RegisterReductionOps(registry);
   RegisterLoopOps(registry);
+  RegisterSequenceOps(registry);
+  RegisterTextOps(registry);
   RegisterIndexingOps(registry);
   RegisterLossOps(registry);
   RegisterQuantizeWindowOps(registry);

@@ -197,6 +197,14 @@ absl::StatusOr<ir::ValueType> MergeValueTypes(const ir::ValueType& a, const ir::
 
 absl::StatusOr<ir::ValueType> GeneralizeValueTypes(const ir::ValueType& a,
                                                     const ir::ValueType& b) {
+  // An optional and what it may hold generalize to the optional.
+  if (a.kind() == ir::ValueType::Kind::kOptional && b.kind() != ir::ValueType::Kind::kOptional) {
+    GE_ASSIGN_OR_RETURN(ir::ValueType element, GeneralizeValueTypes(*a.element(), b));
+    return ir::ValueType::Optional(std::move(element));
+  }
+  if (b.kind() == ir::ValueType::Kind::kOptional && a.kind() != ir::ValueType::Kind::kOptional) {
+    return GeneralizeValueTypes(b, a);
+  }
   if (a.kind() != b.kind()) {
     return InvalidArgument("types ", a.ToString(), " and ", b.ToString(), " differ in kind");
   }

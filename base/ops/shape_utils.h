@@ -50,7 +50,8 @@ Shape GeneralizeShapes(const Shape& a, const Shape& b);
 // MergeShapes for value types: an undefined dtype takes the other's; kinds
 // and defined dtypes must match; a non-ND format of `a` wins.
 absl::StatusOr<ir::ValueType> MergeValueTypes(const ir::ValueType& a, const ir::ValueType& b);
-// GeneralizeShapes for value types; kinds and dtypes must match.
+// GeneralizeShapes for value types; dtypes must match, and kinds too, except
+// that an optional and a value it may hold generalize to the optional.
 absl::StatusOr<ir::ValueType> GeneralizeValueTypes(const ir::ValueType& a,
                                                     const ir::ValueType& b);
 

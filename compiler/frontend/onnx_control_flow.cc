@@ -227,10 +227,23 @@ absl::Status EmitStack(Graph& g, Node* node, int output, Node* w, int acc_port, 
   return g.ReplaceAllUses(node, output, stack, 0);
 }
 
+// A loop-carried value entering as an optional but declared as its content
+// on the ONNX node's output (the body always returns a value) leaves the
+// While through OptionalGetElement.
 absl::Status MoveOutput(Graph& g, Node* node, int output, Node* w, int port) {
   if (output >= node->num_outputs()) return absl::OkStatus();
-  w->mutable_op_desc().mutable_output(port).name = node->op_desc().output(output).name;
-  return g.ReplaceAllUses(node, output, w, port);
+  const ValueType& declared = node->op_desc().output(output).type;
+  const bool unwrap = w->op_desc().output(port).type.kind() == ValueType::Kind::kOptional &&
+                      declared.kind() != ValueType::Kind::kOptional &&
+                      (!declared.is_tensor() || declared.dtype() != DataType::kUndefined);
+  if (!unwrap) {
+    w->mutable_op_desc().mutable_output(port).name = node->op_desc().output(output).name;
+    return g.ReplaceAllUses(node, output, w, port);
+  }
+  GE_ASSIGN_OR_RETURN(Node * get, Emit(g, StrCat(w->name(), "/get"), "OptionalGetElement", {OutPort{w, port}},
+                                       {Loosened(declared)}));
+  get->mutable_op_desc().mutable_output(0).name = node->op_desc().output(output).name;
+  return g.ReplaceAllUses(node, output, get, 0);
 }
 
 absl::StatusOr<OutPort> RequireInput(const Node& node, int i, std::string_view what) {

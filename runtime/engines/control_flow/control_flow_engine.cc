@@ -18,6 +18,7 @@ const std::vector<KernelEntry>& KernelTable() {
       {"LoopAccumulatorInit", CreateAccumulatorInitKernel},
       {"LoopAccumulatorStack", CreateAccumulatorStackKernel},
       {"PartitionedCall", CreatePartitionedCallKernel},
+      {"SequenceMap", CreateSequenceMapKernel},
       {"While", CreateWhileKernel},
   };
   return *table;

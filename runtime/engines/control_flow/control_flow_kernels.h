@@ -45,5 +45,7 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateAccumulatorAppendKernel(const ir::
                                                                       const KernelOptions& options);
 absl::StatusOr<std::unique_ptr<Kernel>> CreateAccumulatorStackKernel(const ir::OpDesc& op,
                                                                      const KernelOptions& options);
+// sequence_map_kernel.cc
+absl::StatusOr<std::unique_ptr<Kernel>> CreateSequenceMapKernel(const ir::OpDesc& op, const KernelOptions& options);
 
 }  // namespace ge::engine::control_flow

@@ -81,6 +81,8 @@ void RegisterHostCpuKernels(KernelTable& table) {
   RegisterResizeKernels(table);
   RegisterPoolKernels(table);
   RegisterVariableKernels(table);
+  RegisterSequenceKernels(table);
+  RegisterTextKernels(table);
 }
 
 }  // namespace ge::engine::host_cpu

@@ -101,6 +101,8 @@ void RegisterIndexingKernels(KernelTable& table);
 void RegisterLossKernels(KernelTable& table);
 void RegisterQuantizeWindowKernels(KernelTable& table);
 void RegisterVariableKernels(KernelTable& table);
+void RegisterSequenceKernels(KernelTable& table);
+void RegisterTextKernels(KernelTable& table);
 
 // Every host_cpu kernel, in a fixed order.
 void RegisterHostCpuKernels(KernelTable& table);

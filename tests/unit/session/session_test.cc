@@ -52,6 +52,29 @@ TEST_F(SessionTest, CompilesOnFirstRunAndRunsWithNewShapes) {
   EXPECT_EQ((*compiled)->graph->FindNode("x")->op_desc().GetAttrOr<std::string>(ir::kAttrEngineName, ""), "ge_local");
 }
 
+// Inputs with a default (the importer's "_default_value", from ONNX
+// initializers that are graph inputs) may be left out at the end.
+TEST_F(SessionTest, TrailingInputsTakeTheirDefaults) {
+  auto graph = Parse(R"(graph main {
+      x = Data() {index = 0} -> (f32[3])
+      b = Data() {index = 1} -> (f32[3])
+      y = Add(x:0, b:0) -> (f32[3])
+      out = NetOutput(y:0)
+    })");
+  ASSERT_NE(graph, nullptr);
+  graph->FindNode("b")->mutable_op_desc().SetAttr("_default_value", Tensor::FromVector<float>({10, 20, 30}, Shape{3}));
+  Session session(*engines_, {}, &pool_);
+  ASSERT_TRUE(session.AddGraph(1, std::move(graph)).ok());
+  const Tensor x = Tensor::FromVector<float>({1, 2, 3}, Shape{3});
+  auto defaulted = session.RunGraph(1, {x});
+  ASSERT_TRUE(defaulted.ok()) << defaulted.status();
+  EXPECT_EQ((*defaulted)[0].tensor().data<float>()[2], 33.0f);
+  auto given = session.RunGraph(1, {x, x});
+  ASSERT_TRUE(given.ok()) << given.status();
+  EXPECT_EQ((*given)[0].tensor().data<float>()[2], 6.0f);
+  EXPECT_EQ(session.RunGraph(1, {}).status().code(), absl::StatusCode::kInvalidArgument);  // x has no default
+}
+
 TEST_F(SessionTest, ChecksInputs) {
   Session session(*engines_, {}, &pool_);
   ASSERT_TRUE(session.AddGraph(1, ReluAdd()).ok());

@@ -48,6 +48,8 @@ const std::vector<InferCase>& ElementwiseCases();
 const std::vector<InferCase>& NnCases();
 const std::vector<InferCase>& TensorCases();
 const std::vector<InferCase>& ReductionCases();
-const std::vector<InferCase>& LoopOpCases();  // control_flow_ops_test.cc
+const std::vector<InferCase>& LoopOpCases();      // control_flow_ops_test.cc
+const std::vector<InferCase>& SequenceOpCases();  // sequence_ops_test.cc
+const std::vector<InferCase>& TextOpCases();      // text_ops_test.cc
 
 }  // namespace ge::ops::testing

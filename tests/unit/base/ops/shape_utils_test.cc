@@ -71,6 +71,19 @@ TEST(MergeTest, RefineAndGeneralize) {
   EXPECT_EQ(seq->ToString(), "seq<f32[-1]>");
 }
 
+// A loop-carried optional whose body returns what it holds stays optional.
+TEST(ShapeUtilsTest, GeneralizingAnOptionalWithItsContentGivesTheOptional) {
+  const auto seq2 = ir::ValueType::Sequence(ir::ValueType::Tensor(DataType::kFloat, Shape{2}));
+  const auto opt_seq1 = ir::ValueType::Optional(ir::ValueType::Sequence(ir::ValueType::Tensor(DataType::kFloat, Shape{1})));
+  auto a = GeneralizeValueTypes(opt_seq1, seq2);
+  ASSERT_TRUE(a.ok()) << a.status();
+  EXPECT_EQ(a->ToString(), "opt<seq<f32[-1]>>");
+  auto b = GeneralizeValueTypes(seq2, opt_seq1);
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_EQ(b->ToString(), "opt<seq<f32[-1]>>");
+  EXPECT_FALSE(GeneralizeValueTypes(opt_seq1, ir::ValueType::Tensor(DataType::kFloat, Shape{1})).ok());
+}
+
 TEST(AxesTest, NormalizeNamesAxisAndRank) {
   EXPECT_EQ(*NormalizeAxis(-1, 3), 2);
   EXPECT_EQ(*NormalizeAxis(0, 3), 0);
