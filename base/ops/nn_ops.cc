@@ -43,6 +43,18 @@ absl::Status InferConv(InferenceContext& ctx) {
   return absl::OkStatus();
 }
 
+absl::Status InferConvTranspose(InferenceContext& ctx) {
+  GE_ASSIGN_OR_RETURN(WindowAttrs attrs, WindowAttrsFromOp(ctx.op()));
+  GE_ASSIGN_OR_RETURN(WindowGeometry g, ConvTransposeOutputShape(ctx.input_tensor(0).shape,
+                                                                 ctx.input_tensor(1).shape, attrs));
+  if (!g.output.unknown_rank()) {
+    GE_ASSIGN_OR_RETURN(int64_t m, AgreeOnChannels(ctx, g.output.dim(1), {2}));
+    g.output.set_dim(1, m);
+  }
+  SetOutput(ctx, 0, ctx.input_tensor(0).dtype, std::move(g.output));
+  return absl::OkStatus();
+}
+
 absl::Status InferPool(InferenceContext& ctx) {
   GE_ASSIGN_OR_RETURN(WindowAttrs attrs, WindowAttrsFromOp(ctx.op()));
   GE_ASSIGN_OR_RETURN(WindowGeometry g, PoolOutputShape(ctx.input_tensor(0).shape, attrs));
@@ -174,6 +186,17 @@ void RegisterWindowOps(OpRegistry& r) {
       .Attr("group", Kind::kInt, int64_t{1})
       .Infer(InferConv);
   MustRegister(r, conv);
+  OpSchemaBuilder conv_transpose("ConvTranspose", 11);
+  AddWindowAttrs(conv_transpose.Input("X", "T").Input("W", "T").OptionalInput("B", "T").Output("Y", "T"),
+                 /*kernel_required=*/false)
+      .Doc("Transposed convolution (the gradient of Conv with respect to its input).")
+      .TypeConstraint("T", FloatTypes())
+      .OptionalAttr("dilations", Kind::kInts)
+      .Attr("group", Kind::kInt, int64_t{1})
+      .OptionalAttr("output_padding", Kind::kInts)
+      .OptionalAttr("output_shape", Kind::kInts)
+      .Infer(InferConvTranspose);
+  MustRegister(r, conv_transpose);
   OpSchemaBuilder max_pool("MaxPool", 12);
   AddWindowAttrs(max_pool.Input("X", "T").Output("Y", "T").OptionalOutput("Indices", "i64"),
                  /*kernel_required=*/true)

@@ -83,6 +83,8 @@ struct WindowAttrs {
   std::vector<int64_t> pads;  // begin pads of every spatial dim, then end pads
   int64_t group = 1;
   bool ceil_mode = false;
+  std::vector<int64_t> output_padding;  // ConvTranspose only
+  std::vector<int64_t> output_shape;    // ConvTranspose only (spatial dims)
 };
 // Reads auto_pad, kernel_shape, strides, dilations, pads, group, ceil_mode.
 absl::StatusOr<WindowAttrs> WindowAttrsFromOp(const ir::OpDesc& op);
@@ -116,6 +118,14 @@ absl::StatusOr<WindowDim> ComputeWindowDim(int64_t input, int64_t kernel, int64_
 // ranks, C against W and group, M divisible by group, kernel_shape against W.
 absl::StatusOr<WindowGeometry> ConvOutputShape(const Shape& x, const Shape& w,
                                                const WindowAttrs& attrs);
+// ConvTranspose: X [N, C, D1..Dn], W [C, M/group, k1..kn] -> [N, M, O1..On]
+// with O = stride * (D - 1) + output_padding + (k - 1) * dilation + 1 -
+// pads. SAME_* gives O = D * stride; an explicit output_shape fixes O. In
+// both cases the total pad is derived and split (floor division, so it may
+// be negative: extra output at the end), floor(total / 2) at the beginning
+// for SAME_UPPER, at the end otherwise (ONNX's formulas).
+absl::StatusOr<WindowGeometry> ConvTransposeOutputShape(const Shape& x, const Shape& w,
+                                                        const WindowAttrs& attrs);
 // MaxPool / AveragePool: X [N, C, D1..Dn] -> [N, C, O1..On]; kernel_shape
 // is required.
 absl::StatusOr<WindowGeometry> PoolOutputShape(const Shape& x, const WindowAttrs& attrs);

@@ -78,6 +78,7 @@ void RegisterHostCpuKernels(KernelTable& table) {
   RegisterNnKernels(table);
   RegisterMatMulKernels(table);
   RegisterConvKernels(table);
+  RegisterConvTransposeKernels(table);
   RegisterResizeKernels(table);
   RegisterPoolKernels(table);
   RegisterVariableKernels(table);

@@ -91,6 +91,7 @@ void RegisterBinaryKernels(KernelTable& table);
 void RegisterNnKernels(KernelTable& table);
 void RegisterMatMulKernels(KernelTable& table);
 void RegisterConvKernels(KernelTable& table);
+void RegisterConvTransposeKernels(KernelTable& table);
 void RegisterResizeKernels(KernelTable& table);
 void RegisterPoolKernels(KernelTable& table);
 void RegisterTensorKernels(KernelTable& table);

@@ -50,6 +50,33 @@ void AddConvCases(std::vector<InferCase>& t) {
                .outputs = {""}, .error = "contradicts W"});
 }
 
+void AddConvTransposeCases(std::vector<InferCase>& t) {
+  const char* op = "ConvTranspose";
+  t.push_back({.op = op, .inputs = {"f32[1,1,3,3]", "f32[1,2,3,3]"}, .outputs = {"f32[1,2,5,5]"}});
+  t.push_back({.op = op, .inputs = {"f32[1,1,3,3]", "f32[1,2,3,3]", "f32[2]"},
+               .attrs = {{"strides", Ints{3, 2}}, {"output_padding", Ints{1, 1}}}, .outputs = {"f32[1,2,10,8]"}});
+  t.push_back({.op = op, .inputs = {"f32[1,1,3,3]", "f32[1,2,3,3]"},
+               .attrs = {{"strides", Ints{3, 2}}, {"output_shape", Ints{10, 8}}}, .outputs = {"f32[1,2,10,8]"}});
+  t.push_back({.op = op, .inputs = {"f32[1,1,3,3]", "f32[1,2,3,3]"},
+               .attrs = {{"strides", Ints{2, 2}}, {"auto_pad", "SAME_UPPER"}}, .outputs = {"f32[1,2,6,6]"}});
+  t.push_back({.op = op, .inputs = {"f32[1,1,3,3]", "f32[1,2,3,3]"},
+               .attrs = {{"strides", Ints{3, 2}}, {"pads", Ints{1, 2, 1, 2}}}, .outputs = {"f32[1,2,7,3]"}});
+  t.push_back({.op = op, .inputs = {"f32[1,1,3,3]", "f32[1,1,2,2]"}, .attrs = {{"dilations", Ints{2, 2}}},
+               .outputs = {"f32[1,1,5,5]"}});
+  t.push_back({.op = op, .inputs = {"f32[2,4,5]", "f32[4,3,3]"}, .attrs = {{"group", 2}},
+               .outputs = {"f32[2,6,7]"}});
+  t.push_back({.op = op, .inputs = {"f32[-1,4,-1,5]", "f32[4,3,3,3]"}, .outputs = {"f32[-1,3,-1,7]"}});
+  t.push_back({.op = op, .inputs = {"f32[?]", "f32[4,3,3,3]"}, .outputs = {"f32[-1,3,-1,-1]"}});
+  t.push_back({.op = op, .inputs = {"f32[1,3,5,5]", "f32[4,3,3,3]"}, .outputs = {""},
+               .error = "expects 4"});
+  t.push_back({.op = op, .inputs = {"f32[1,1,3,3]", "f32[1,2,3,3]", "f32[3]"}, .outputs = {""},
+               .error = "input 2 has shape [3] but the channel count is 2"});
+  t.push_back({.op = op, .inputs = {"f32[1,1,3,3]", "f32[1,2,3,3]"}, .attrs = {{"output_padding", Ints{1, 1}}},
+               .outputs = {""}, .error = "output_padding 1 must be in [0, max(stride, dilation))"});
+  t.push_back({.op = op, .inputs = {"f32[1,1,3,3]", "f32[1,2,3,3]"}, .attrs = {{"pads", Ints{3, 3, 3, 3}}},
+               .outputs = {""}, .error = "negative output size"});
+}
+
 void AddPoolCases(std::vector<InferCase>& t) {
   for (const char* op : {"MaxPool", "AveragePool"}) {
     t.push_back({.op = op, .inputs = {"f32[1,3,32,32]"},
@@ -181,6 +208,7 @@ const std::vector<InferCase>& NnCases() {
   static const auto* cases = [] {
     auto* t = new std::vector<InferCase>();
     AddConvCases(*t);
+    AddConvTransposeCases(*t);
     AddPoolCases(*t);
     AddNormalizationCases(*t);
     AddMatrixCases(*t);
