@@ -125,6 +125,33 @@ absl::Status InferResize(InferenceContext& ctx) {
   return absl::OkStatus();
 }
 
+// NonMaxSuppression: boxes [B, N, 4] and scores [B, C, N] -> int64
+// [selected, 3] (batch, class, box); the count depends on the data.
+absl::Status InferNonMaxSuppression(InferenceContext& ctx) {
+  const Shape& boxes = ctx.input_tensor(0).shape;
+  const Shape& scores = ctx.input_tensor(1).shape;
+  if (!boxes.unknown_rank() && (boxes.rank() != 3 || (boxes.dim(2) >= 0 && boxes.dim(2) != 4))) {
+    return InvalidArgument("boxes must be [batches, boxes, 4], got ", boxes.ToString());
+  }
+  if (!scores.unknown_rank() && scores.rank() != 3) {
+    return InvalidArgument("scores must be [batches, classes, boxes], got ", scores.ToString());
+  }
+  if (!boxes.unknown_rank() && !scores.unknown_rank()) {
+    const auto differ = [](int64_t a, int64_t b) { return a >= 0 && b >= 0 && a != b; };
+    if (differ(boxes.dim(0), scores.dim(0)) || differ(boxes.dim(1), scores.dim(2))) {
+      return InvalidArgument("boxes ", boxes.ToString(), " and scores ", scores.ToString(),
+                             " disagree on the batch or box count");
+    }
+  }
+  for (int i = 2; i < 5; ++i) {
+    if (!ctx.has_input(i)) continue;
+    const Shape& s = ctx.input_tensor(i).shape;
+    if (!s.unknown_rank() && s.rank() > 1) return InvalidArgument("input ", i, " must be a scalar, got ", s.ToString());
+  }
+  SetOutput(ctx, 0, DT::kInt64, Shape{kUnknownDim, 3});
+  return absl::OkStatus();
+}
+
 absl::Status InferCastLike(InferenceContext& ctx) {
   SetOutput(ctx, 0, ctx.input_tensor(1).dtype, ctx.input_tensor(0).shape);
   return absl::OkStatus();
@@ -307,6 +334,18 @@ void RegisterIndexingOps(OpRegistry& r) {
                       .Attr("sorted", Kind::kInt, int64_t{1})
                       .ValueInputs({1})
                       .Infer(InferTopK));
+  MustRegister(r, OpSchemaBuilder("NonMaxSuppression", 11)
+                      .Doc("Greedy per-class selection of boxes by score, dropping boxes that overlap a "
+                           "selected one by more than iou_threshold.")
+                      .Input("boxes", "f32")
+                      .Input("scores", "f32")
+                      .OptionalInput("max_output_boxes_per_class", "i64")
+                      .OptionalInput("iou_threshold", "f32")
+                      .OptionalInput("score_threshold", "f32")
+                      .Output("selected_indices", "i64")
+                      .Attr("center_point_box", Kind::kInt, int64_t{0})
+                      .ValueDependentOutputShape()  // the count of selected boxes
+                      .Infer(InferNonMaxSuppression));
   MustRegister(r, OpSchemaBuilder("ScatterND", 16)
                       .Doc("Copies data, then writes (or reduces) slices of updates at index tuples.")
                       .Input("data", "T")

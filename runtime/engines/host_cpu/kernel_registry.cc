@@ -80,6 +80,8 @@ void RegisterHostCpuKernels(KernelTable& table) {
   RegisterConvKernels(table);
   RegisterConvTransposeKernels(table);
   RegisterResizeKernels(table);
+  RegisterPadKernels(table);
+  RegisterDetectionKernels(table);
   RegisterPoolKernels(table);
   RegisterVariableKernels(table);
 }

@@ -93,6 +93,8 @@ void RegisterMatMulKernels(KernelTable& table);
 void RegisterConvKernels(KernelTable& table);
 void RegisterConvTransposeKernels(KernelTable& table);
 void RegisterResizeKernels(KernelTable& table);
+void RegisterPadKernels(KernelTable& table);
+void RegisterDetectionKernels(KernelTable& table);
 void RegisterPoolKernels(KernelTable& table);
 void RegisterTensorKernels(KernelTable& table);
 void RegisterShapeKernels(KernelTable& table);
