@@ -148,6 +148,23 @@ absl::Status InferMatMul(InferenceContext& ctx) {
   return absl::OkStatus();
 }
 
+// Det: [*, M, M] -> [*].
+absl::Status InferDet(InferenceContext& ctx) {
+  const Shape& x = ctx.input_tensor(0).shape;
+  if (x.unknown_rank()) {
+    SetOutput(ctx, 0, ctx.input_tensor(0).dtype, x);
+    return absl::OkStatus();
+  }
+  const int64_t rank = x.rank();
+  if (rank < 2) return InvalidArgument("input must be [*, M, M], got ", x.ToString());
+  const int64_t a = x.dim(rank - 2), b = x.dim(rank - 1);
+  if (a >= 0 && b >= 0 && a != b) return InvalidArgument("input ", x.ToString(), " is not square");
+  Shape out;
+  for (int64_t d = 0; d < rank - 2; ++d) out.push_back(x.dim(d));
+  SetOutput(ctx, 0, ctx.input_tensor(0).dtype, std::move(out));
+  return absl::OkStatus();
+}
+
 absl::Status InferFlatten(InferenceContext& ctx) {
   const Shape& x = ctx.input_tensor(0).shape;
   Shape y{kUnknownDim, kUnknownDim};
@@ -314,6 +331,12 @@ void RegisterMatrixOps(OpRegistry& r) {
                       .Output("Y", "T")
                       .TypeConstraint("T", gemm_types)
                       .Infer(InferMatMul));
+  MustRegister(r, OpSchemaBuilder("Det", 11)
+                      .Doc("The determinant of each square matrix in the last two dims.")
+                      .Input("X", "T")
+                      .Output("Y", "T")
+                      .TypeConstraint("T", FloatTypes())
+                      .Infer(InferDet));
   MustRegister(r, OpSchemaBuilder("Flatten", 13)
                       .Input("input", "T")
                       .Output("output", "T")

@@ -82,6 +82,9 @@ void RegisterHostCpuKernels(KernelTable& table) {
   RegisterResizeKernels(table);
   RegisterPadKernels(table);
   RegisterDetectionKernels(table);
+  RegisterGridSampleKernels(table);
+  RegisterSelectionKernels(table);
+  RegisterLinalgKernels(table);
   RegisterPoolKernels(table);
   RegisterVariableKernels(table);
 }

@@ -77,6 +77,13 @@ void AddConvTransposeCases(std::vector<InferCase>& t) {
                .outputs = {""}, .error = "negative output size"});
 }
 
+void AddDetCases(std::vector<InferCase>& t) {
+  t.push_back({.op = "Det", .inputs = {"f32[3,3]"}, .outputs = {"f32[]"}});
+  t.push_back({.op = "Det", .inputs = {"f32[2,-1,3,3]"}, .outputs = {"f32[2,-1]"}});
+  t.push_back({.op = "Det", .inputs = {"f32[2,3,4]"}, .outputs = {""}, .error = "is not square"});
+  t.push_back({.op = "Det", .inputs = {"f32[3]"}, .outputs = {""}, .error = "must be [*, M, M]"});
+}
+
 void AddPoolCases(std::vector<InferCase>& t) {
   for (const char* op : {"MaxPool", "AveragePool"}) {
     t.push_back({.op = op, .inputs = {"f32[1,3,32,32]"},
@@ -209,6 +216,7 @@ const std::vector<InferCase>& NnCases() {
     auto* t = new std::vector<InferCase>();
     AddConvCases(*t);
     AddConvTransposeCases(*t);
+    AddDetCases(*t);
     AddPoolCases(*t);
     AddNormalizationCases(*t);
     AddMatrixCases(*t);

@@ -277,6 +277,22 @@ void AddLossCases(std::vector<InferCase>& t) {
 
 // TopK, ScatterND, ReverseSequence, Resize (indexing_ops.cc).
 void AddSelectionCases(std::vector<InferCase>& t) {
+  t.push_back({.op = "GridSample", .inputs = {"f32[1,3,4,4]", "f32[1,6,5,2]"}, .outputs = {"f32[1,3,6,5]"}});
+  t.push_back({.op = "GridSample", .inputs = {"f32[-1,3,-1,-1]", "f32[2,-1,5,2]"}, .outputs = {"f32[2,3,-1,5]"}});
+  t.push_back({.op = "GridSample", .inputs = {"f32[1,3,4,4]", "f32[1,6,5,3]"}, .outputs = {""},
+               .error = "Grid must be [N, H_out, W_out, 2]"});
+  t.push_back({.op = "GridSample", .inputs = {"f32[1,3,4,4]", "f32[1,6,5,2]"}, .attrs = {{"mode", "area"}},
+               .outputs = {""}, .error = "mode 'area'"});
+  t.push_back({.op = "Compress", .inputs = {"f32[3,2]", "bool[3]"}, .attrs = {{"axis", 0}}, .outputs = {"f32[-1,2]"}});
+  t.push_back({.op = "Compress", .inputs = {"f32[-1,2]", "bool[-1]"}, .outputs = {"f32[-1]"}});
+  t.push_back({.op = "Compress", .inputs = {"f32[3,2]", "bool[3,1]"}, .outputs = {""}, .error = "condition must be 1-D"});
+  t.push_back({.op = "Compress", .inputs = {"f32[3,2]", "bool[3]"}, .attrs = {{"axis", 2}}, .outputs = {""},
+               .error = "out of range"});
+  t.push_back({.op = "Unique", .inputs = {"f32[6]"}, .outputs = {"f32[-1]", "i64[-1]", "i64[-1]", "i64[-1]"}});
+  t.push_back({.op = "Unique", .inputs = {"i64[-1,3,4]"}, .attrs = {{"axis", -1}},
+               .outputs = {"i64[-1,3,-1]", "i64[-1]", "i64[-1]", "i64[-1]"}});
+  t.push_back({.op = "Unique", .inputs = {"f32[2,3]"}, .attrs = {{"axis", 2}}, .outputs = {"", "", "", ""},
+               .error = "out of range"});
   t.push_back({.op = "NonMaxSuppression", .inputs = {"f32[1,6,4]", "f32[1,2,6]", "i64[1]", "f32[1]", "f32[1]"},
                .outputs = {"i64[-1,3]"}});
   t.push_back({.op = "NonMaxSuppression", .inputs = {"f32[-1,-1,4]", "f32[-1,3,-1]"}, .outputs = {"i64[-1,3]"}});
