@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -129,6 +130,23 @@ absl::StatusOr<WindowGeometry> ConvTransposeOutputShape(const Shape& x, const Sh
 // MaxPool / AveragePool: X [N, C, D1..Dn] -> [N, C, O1..On]; kernel_shape
 // is required.
 absl::StatusOr<WindowGeometry> PoolOutputShape(const Shape& x, const WindowAttrs& attrs);
+
+// ---- Einsum ----
+
+// A parsed Einsum equation. Labels are the letters' character codes; the
+// dims an ellipsis stands for get labels -E..-1 (right-aligned, so inputs
+// with fewer ellipsis dims broadcast against the longest one).
+struct EinsumSpec {
+  std::vector<std::vector<int>> inputs;  // one label per dim of each input
+  std::vector<int> output;
+};
+// Parses `equation` (whitespace ignored) for inputs of the given ranks. An
+// equation without "->" has the implicit output: the ellipsis dims, then
+// the letters used once, alphabetically.
+absl::StatusOr<EinsumSpec> ParseEinsum(std::string_view equation, absl::Span<const int64_t> ranks);
+// The size of every label for inputs of `inputs`' shapes (known ranks):
+// letters must agree (unknown dims give way), ellipsis dims broadcast.
+absl::StatusOr<std::map<int, int64_t>> EinsumLabelSizes(const EinsumSpec& spec, absl::Span<const Shape> inputs);
 
 // ---- Matrix products ----
 

@@ -77,6 +77,37 @@ void AddConvTransposeCases(std::vector<InferCase>& t) {
                .outputs = {""}, .error = "negative output size"});
 }
 
+void AddUnpoolRoiEinsumCases(std::vector<InferCase>& t) {
+  const Ints k2{2, 2};
+  t.push_back({.op = "MaxUnpool", .inputs = {"f32[1,1,2,2]", "i64[1,1,2,2]"},
+               .attrs = {{"kernel_shape", k2}, {"strides", k2}}, .outputs = {"f32[1,1,4,4]"}});
+  t.push_back({.op = "MaxUnpool", .inputs = {"f32[1,1,2,2]", "i64[1,1,2,2]", "i64[4]"},
+               .attrs = {{"kernel_shape", k2}, {"strides", k2}}, .values = {{2, I64s({1, 1, 5, 5})}},
+               .outputs = {"f32[1,1,5,5]"}});
+  t.push_back({.op = "MaxUnpool", .inputs = {"f32[-1,3,2,-1]", "i64[-1,3,2,-1]"},
+               .attrs = {{"kernel_shape", k2}, {"strides", k2}}, .outputs = {"f32[-1,3,4,-1]"}});
+  t.push_back({.op = "MaxUnpool", .inputs = {"f32[1,1,2]", "i64[1,1,2]"}, .attrs = {{"kernel_shape", k2}},
+               .outputs = {""}, .error = "needs rank 4"});
+  t.push_back({.op = "RoiAlign", .inputs = {"f32[1,1,10,10]", "f32[3,4]", "i64[3]"},
+               .attrs = {{"output_height", 5}, {"output_width", 5}}, .outputs = {"f32[3,1,5,5]"}});
+  t.push_back({.op = "RoiAlign", .inputs = {"f32[-1,4,-1,-1]", "f32[-1,4]", "i64[-1]"},
+               .outputs = {"f32[-1,4,1,1]"}});
+  t.push_back({.op = "RoiAlign", .inputs = {"f32[1,1,10,10]", "f32[3,5]", "i64[3]"}, .outputs = {""},
+               .error = "rois must be [num_rois, 4]"});
+  t.push_back({.op = "Einsum", .inputs = {"f32[2,3,4]", "f32[2,4,5]"}, .attrs = {{"equation", "bij,bjk->bik"}},
+               .outputs = {"f32[2,3,5]"}});
+  t.push_back({.op = "Einsum", .inputs = {"f64[3,5,5]"}, .attrs = {{"equation", "...ii ->...i"}},
+               .outputs = {"f64[3,5]"}});
+  t.push_back({.op = "Einsum", .inputs = {"f32[5]", "f32[5]"}, .attrs = {{"equation", "i,i"}}, .outputs = {"f32[]"}});
+  t.push_back({.op = "Einsum", .inputs = {"f32[3,4]"}, .attrs = {{"equation", "ij"}}, .outputs = {"f32[3,4]"}});
+  t.push_back({.op = "Einsum", .inputs = {"f32[-1,4]", "f32[4,-1]"}, .attrs = {{"equation", "ij,jk->ki"}},
+               .outputs = {"f32[-1,-1]"}});
+  t.push_back({.op = "Einsum", .inputs = {"f32[3,4]", "f32[5,6]"}, .attrs = {{"equation", "ij,jk->ik"}},
+               .outputs = {""}, .error = "label 'j' has sizes 4 and 5"});
+  t.push_back({.op = "Einsum", .inputs = {"f32[3,4]"}, .attrs = {{"equation", "ijk->i"}}, .outputs = {""},
+               .error = "does not match an input of rank 2"});
+}
+
 void AddDetCases(std::vector<InferCase>& t) {
   t.push_back({.op = "Det", .inputs = {"f32[3,3]"}, .outputs = {"f32[]"}});
   t.push_back({.op = "Det", .inputs = {"f32[2,-1,3,3]"}, .outputs = {"f32[2,-1]"}});
@@ -217,6 +248,7 @@ const std::vector<InferCase>& NnCases() {
     AddConvCases(*t);
     AddConvTransposeCases(*t);
     AddDetCases(*t);
+    AddUnpoolRoiEinsumCases(*t);
     AddPoolCases(*t);
     AddNormalizationCases(*t);
     AddMatrixCases(*t);
