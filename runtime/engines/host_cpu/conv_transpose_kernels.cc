@@ -100,7 +100,11 @@ class ConvTransposeKernel final : public Kernel {
     const Tensor* bias = ctx.has_input(2) ? &ctx.input(2) : nullptr;
     auto geometry = ops::ConvTransposeOutputShape(x.shape(), w.shape(), attrs_);
     if (!geometry.ok()) return NodeError(op_, geometry.status().message());
-    GE_ASSIGN_OR_RETURN(Tensor y, ctx.Output(0, geometry->output));
+    GE_ASSIGN_OR_RETURN(Tensor y, ctx.Output(0));
+    if (y.shape() != geometry->output) {
+      return NodeError(op_, "output shape ", y.shape().ToString(), " differs from the computed ",
+                       geometry->output.ToString());
+    }
     const int64_t m = geometry->output.dim(1);
     if (bias != nullptr && (bias->shape().rank() != 1 || bias->shape().dim(0) != m)) {
       return NodeError(op_, "bias ", bias->shape().ToString(), " must be [", m, "]");
