@@ -67,6 +67,7 @@ class NonMaxSuppressionKernel final : public Kernel {
     if (iou_threshold < 0 || iou_threshold > 1) {
       return NodeError(op_, "iou_threshold ", iou_threshold, " must be in [0, 1]");
     }
+    const float score_threshold = score_in ? static_cast<float>(score_in->GetAsDouble(0)) : 0.0f;
     const int64_t batches = bs.dim(0), classes = ss.dim(1), n = bs.dim(1);
     const float* pb = boxes.data<float>();
     const float* ps = scores.data<float>();
@@ -80,7 +81,7 @@ class NonMaxSuppressionKernel final : public Kernel {
         const float* sc = ps + (b * classes + c) * n;
         order.clear();
         for (int64_t i = 0; i < n; ++i) {
-          if (score_in == nullptr || sc[i] > static_cast<float>(score_in->GetAsDouble(0))) order.push_back(i);
+          if (score_in == nullptr || sc[i] > score_threshold) order.push_back(i);
         }
         std::stable_sort(order.begin(), order.end(), [sc](int64_t l, int64_t r) { return sc[l] > sc[r]; });
         kept.clear();

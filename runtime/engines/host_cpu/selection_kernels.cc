@@ -69,6 +69,16 @@ class CompressKernel final : public Kernel {
   std::optional<int64_t> axis_;
 };
 
+// a < b, with 16-bit floats compared as float.
+template <typename T>
+bool Less(const T& a, const T& b) {
+  if constexpr (kIsHalf<T>) {
+    return Widen(a) < Widen(b);
+  } else {
+    return a < b;
+  }
+}
+
 class UniqueKernel final : public Kernel {
  public:
   explicit UniqueKernel(const ir::OpDesc& op) : op_(op), sorted_(IntAttr(op, "sorted", 1) != 0) {
@@ -124,10 +134,10 @@ class UniqueKernel final : public Kernel {
     const auto compare = [&](int64_t a, int64_t b) {
       for (int64_t o = 0; o < outer; ++o) {
         for (int64_t i = 0; i < inner; ++i) {
-          const auto& va = x[(o * dim + a) * inner + i];
-          const auto& vb = x[(o * dim + b) * inner + i];
-          if (Widen(va) < Widen(vb)) return -1;
-          if (Widen(vb) < Widen(va)) return 1;
+          const T& va = x[(o * dim + a) * inner + i];
+          const T& vb = x[(o * dim + b) * inner + i];
+          if (Less(va, vb)) return -1;
+          if (Less(vb, va)) return 1;
         }
       }
       return 0;
