@@ -75,7 +75,9 @@ absl::Status InferMaxUnpool(InferenceContext& ctx) {
   }
   if (ctx.has_input(2)) {
     if (auto shape = IntsValue(ctx, 2)) {
-      if (shape->size() != n + 2) return InvalidArgument("output_shape has ", shape->size(), " values, expected ", n + 2);
+      if (shape->size() != n + 2) {
+        return InvalidArgument("output_shape has ", shape->size(), " values, expected ", n + 2);
+      }
       SetOutput(ctx, 0, ctx.input_tensor(0).dtype, Shape(*shape));
     } else {
       SetOutput(ctx, 0, ctx.input_tensor(0).dtype, UnknownShape(static_cast<int64_t>(n) + 2));

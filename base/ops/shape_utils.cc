@@ -604,7 +604,9 @@ absl::StatusOr<EinsumSpec> ParseEinsum(std::string_view equation, absl::Span<con
   bool ellipsis = false;
   GE_ASSIGN_OR_RETURN(std::vector<int> out, ParseEinsumTerm(rhs, -1, &ellipsis));
   for (int l : out) {
-    if (!uses.contains(l)) return InvalidArgument("output label '", std::string(1, static_cast<char>(l)), "' is in no input");
+    if (!uses.contains(l)) {
+      return InvalidArgument("output label '", std::string(1, static_cast<char>(l)), "' is in no input");
+    }
     if (std::count(out.begin(), out.end(), l) > 1) {
       return InvalidArgument("output label '", std::string(1, static_cast<char>(l)), "' repeats");
     }
@@ -636,7 +638,8 @@ absl::StatusOr<std::map<int, int64_t>> EinsumLabelSizes(const EinsumSpec& spec, 
       } else if (it->second < 0) {
         it->second = dim;
       } else if (dim >= 0) {
-        return InvalidArgument("label '", std::string(1, static_cast<char>(label)), "' has sizes ", it->second, " and ", dim);
+        return InvalidArgument("label '", std::string(1, static_cast<char>(label)), "' has sizes ", it->second,
+                               " and ", dim);
       }
     }
   }

@@ -408,7 +408,9 @@ absl::Status InferPad(InferenceContext& ctx) {
   GE_RETURN_IF_ERROR(Check1D(ctx, 1, "pads"));
   if (ctx.has_input(2)) {
     const Shape& v = ctx.input_tensor(2).shape;
-    if (!v.unknown_rank() && v.rank() > 1) return InvalidArgument("constant_value must be a scalar, got ", v.ToString());
+    if (!v.unknown_rank() && v.rank() > 1) {
+      return InvalidArgument("constant_value must be a scalar, got ", v.ToString());
+    }
   }
   if (x.unknown_rank()) {
     SetOutput(ctx, 0, Dtype0(ctx), x);

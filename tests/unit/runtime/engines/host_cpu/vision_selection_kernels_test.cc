@@ -49,7 +49,8 @@ Tensor NaiveConvTranspose1D(const Tensor& x, const Tensor& w, int64_t group, int
               const int64_t o = i * stride + k * dilation - pad_begin;
               if (o < 0 || o >= out_len) continue;
               py[(n * mg * group + g * mg + m) * out_len + o] +=
-                  x.data<float>()[(n * c + g * cg + ci) * in + i] * w.data<float>()[((g * cg + ci) * mg + m) * k_len + k];
+                  x.data<float>()[(n * c + g * cg + ci) * in + i] *
+                  w.data<float>()[((g * cg + ci) * mg + m) * k_len + k];
             }
   return y;
 }
