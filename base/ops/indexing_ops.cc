@@ -125,6 +125,93 @@ absl::Status InferResize(InferenceContext& ctx) {
   return absl::OkStatus();
 }
 
+// NonMaxSuppression: boxes [B, N, 4] and scores [B, C, N] -> int64
+// [selected, 3] (batch, class, box); the count depends on the data.
+absl::Status InferNonMaxSuppression(InferenceContext& ctx) {
+  const Shape& boxes = ctx.input_tensor(0).shape;
+  const Shape& scores = ctx.input_tensor(1).shape;
+  if (!boxes.unknown_rank() && (boxes.rank() != 3 || (boxes.dim(2) >= 0 && boxes.dim(2) != 4))) {
+    return InvalidArgument("boxes must be [batches, boxes, 4], got ", boxes.ToString());
+  }
+  if (!scores.unknown_rank() && scores.rank() != 3) {
+    return InvalidArgument("scores must be [batches, classes, boxes], got ", scores.ToString());
+  }
+  if (!boxes.unknown_rank() && !scores.unknown_rank()) {
+    const auto differ = [](int64_t a, int64_t b) { return a >= 0 && b >= 0 && a != b; };
+    if (differ(boxes.dim(0), scores.dim(0)) || differ(boxes.dim(1), scores.dim(2))) {
+      return InvalidArgument("boxes ", boxes.ToString(), " and scores ", scores.ToString(),
+                             " disagree on the batch or box count");
+    }
+  }
+  for (int i = 2; i < 5; ++i) {
+    if (!ctx.has_input(i)) continue;
+    const Shape& s = ctx.input_tensor(i).shape;
+    if (!s.unknown_rank() && s.rank() > 1) return InvalidArgument("input ", i, " must be a scalar, got ", s.ToString());
+  }
+  SetOutput(ctx, 0, DT::kInt64, Shape{kUnknownDim, 3});
+  return absl::OkStatus();
+}
+
+// GridSample: X [N, C, H, W] sampled at Grid [N, Ho, Wo, 2] -> [N, C, Ho, Wo].
+absl::Status InferGridSample(InferenceContext& ctx) {
+  const Shape& x = ctx.input_tensor(0).shape;
+  const Shape& grid = ctx.input_tensor(1).shape;
+  const std::string mode = ctx.Attr<std::string>("mode").value_or("bilinear");
+  const std::string padding = ctx.Attr<std::string>("padding_mode").value_or("zeros");
+  if (mode != "bilinear" && mode != "nearest" && mode != "bicubic") {
+    return InvalidArgument("mode '", mode, "' is not bilinear, nearest or bicubic");
+  }
+  if (padding != "zeros" && padding != "border" && padding != "reflection") {
+    return InvalidArgument("padding_mode '", padding, "' is not zeros, border or reflection");
+  }
+  if (!x.unknown_rank() && x.rank() != 4) return InvalidArgument("X must be [N, C, H, W], got ", x.ToString());
+  if (!grid.unknown_rank() && (grid.rank() != 4 || (grid.dim(3) >= 0 && grid.dim(3) != 2))) {
+    return InvalidArgument("Grid must be [N, H_out, W_out, 2], got ", grid.ToString());
+  }
+  Shape out = UnknownShape(4);
+  if (!x.unknown_rank()) {
+    out.set_dim(0, x.dim(0));
+    out.set_dim(1, x.dim(1));
+  }
+  if (!grid.unknown_rank()) {
+    if (x.unknown_rank() || x.dim(0) < 0) out.set_dim(0, grid.dim(0));
+    if (x.dim(0) >= 0 && grid.dim(0) >= 0 && x.dim(0) != grid.dim(0)) {
+      return InvalidArgument("X ", x.ToString(), " and Grid ", grid.ToString(), " differ in batch");
+    }
+    out.set_dim(2, grid.dim(1));
+    out.set_dim(3, grid.dim(2));
+  }
+  SetOutput(ctx, 0, Dtype0(ctx), std::move(out));
+  return absl::OkStatus();
+}
+
+// Compress and Unique: input 0's shape with the selected dim unknown (1-D
+// without an axis).
+absl::Status InferSelectAlongAxis(InferenceContext& ctx, int outputs) {
+  const Shape& x = ctx.input_tensor(0).shape;
+  Shape out{kUnknownDim};
+  if (auto axis = ctx.Attr<int64_t>("axis")) {
+    out = x;
+    if (!x.unknown_rank()) {
+      GE_ASSIGN_OR_RETURN(int64_t a, NormalizeAxis(*axis, x.rank()));
+      out.set_dim(a, kUnknownDim);
+    }
+  }
+  SetOutput(ctx, 0, Dtype0(ctx), std::move(out));
+  for (int i = 1; i < outputs; ++i) SetOutput(ctx, i, DT::kInt64, Shape{kUnknownDim});
+  return absl::OkStatus();
+}
+
+absl::Status InferCompress(InferenceContext& ctx) {
+  const Shape& condition = ctx.input_tensor(1).shape;
+  if (!condition.unknown_rank() && condition.rank() != 1) {
+    return InvalidArgument("condition must be 1-D, got ", condition.ToString());
+  }
+  return InferSelectAlongAxis(ctx, 1);
+}
+
+absl::Status InferUnique(InferenceContext& ctx) { return InferSelectAlongAxis(ctx, 4); }
+
 absl::Status InferCastLike(InferenceContext& ctx) {
   SetOutput(ctx, 0, ctx.input_tensor(1).dtype, ctx.input_tensor(0).shape);
   return absl::OkStatus();
@@ -307,6 +394,52 @@ void RegisterIndexingOps(OpRegistry& r) {
                       .Attr("sorted", Kind::kInt, int64_t{1})
                       .ValueInputs({1})
                       .Infer(InferTopK));
+  MustRegister(r, OpSchemaBuilder("NonMaxSuppression", 11)
+                      .Doc("Greedy per-class selection of boxes by score, dropping boxes that overlap a "
+                           "selected one by more than iou_threshold.")
+                      .Input("boxes", "f32")
+                      .Input("scores", "f32")
+                      .OptionalInput("max_output_boxes_per_class", "i64")
+                      .OptionalInput("iou_threshold", "f32")
+                      .OptionalInput("score_threshold", "f32")
+                      .Output("selected_indices", "i64")
+                      .Attr("center_point_box", Kind::kInt, int64_t{0})
+                      .ValueDependentOutputShape()  // the count of selected boxes
+                      .Infer(InferNonMaxSuppression));
+  MustRegister(r, OpSchemaBuilder("GridSample", 16)
+                      .Doc("Samples X at the normalized locations of Grid (bilinear, nearest or bicubic).")
+                      .Input("X", "T1")
+                      .Input("grid", "T2")
+                      .Output("Y", "T1")
+                      .TypeConstraint("T1", FloatTypes())
+                      .TypeConstraint("T2", FloatTypes())
+                      .Attr("align_corners", Kind::kInt, int64_t{0})
+                      .Attr("mode", Kind::kString, "bilinear")
+                      .Attr("padding_mode", Kind::kString, "zeros")
+                      .Infer(InferGridSample));
+  MustRegister(r, OpSchemaBuilder("Compress", 11)
+                      .Doc("The slices along axis (elements of the flattened input without one) whose "
+                           "condition is true.")
+                      .Input("input", "T")
+                      .Input("condition", "bool")
+                      .Output("output", "T")
+                      .TypeConstraint("T", AllTensorTypes())
+                      .OptionalAttr("axis", Kind::kInt)
+                      .ValueDependentOutputShape()  // the count of true conditions
+                      .Infer(InferCompress));
+  MustRegister(r, OpSchemaBuilder("Unique", 11)
+                      .Doc("The distinct slices along axis (elements without one), their first indices, "
+                           "the inverse mapping and the counts.")
+                      .Input("X", "T")
+                      .Output("Y", "T")
+                      .OptionalOutput("indices", "i64")
+                      .OptionalOutput("inverse_indices", "i64")
+                      .OptionalOutput("counts", "i64")
+                      .TypeConstraint("T", AllTensorTypes())
+                      .OptionalAttr("axis", Kind::kInt)
+                      .Attr("sorted", Kind::kInt, int64_t{1})
+                      .ValueDependentOutputShape()  // the count of distinct values
+                      .Infer(InferUnique));
   MustRegister(r, OpSchemaBuilder("ScatterND", 16)
                       .Doc("Copies data, then writes (or reduces) slices of updates at index tuples.")
                       .Input("data", "T")

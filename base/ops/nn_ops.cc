@@ -43,11 +43,86 @@ absl::Status InferConv(InferenceContext& ctx) {
   return absl::OkStatus();
 }
 
+absl::Status InferConvTranspose(InferenceContext& ctx) {
+  GE_ASSIGN_OR_RETURN(WindowAttrs attrs, WindowAttrsFromOp(ctx.op()));
+  GE_ASSIGN_OR_RETURN(WindowGeometry g, ConvTransposeOutputShape(ctx.input_tensor(0).shape,
+                                                                 ctx.input_tensor(1).shape, attrs));
+  if (!g.output.unknown_rank()) {
+    GE_ASSIGN_OR_RETURN(int64_t m, AgreeOnChannels(ctx, g.output.dim(1), {2}));
+    g.output.set_dim(1, m);
+  }
+  SetOutput(ctx, 0, ctx.input_tensor(0).dtype, std::move(g.output));
+  return absl::OkStatus();
+}
+
 absl::Status InferPool(InferenceContext& ctx) {
   GE_ASSIGN_OR_RETURN(WindowAttrs attrs, WindowAttrsFromOp(ctx.op()));
   GE_ASSIGN_OR_RETURN(WindowGeometry g, PoolOutputShape(ctx.input_tensor(0).shape, attrs));
   SetOutput(ctx, 1, DT::kInt64, g.output);
   SetOutput(ctx, 0, ctx.input_tensor(0).dtype, std::move(g.output));
+  return absl::OkStatus();
+}
+
+// MaxUnpool: output_shape's value when given, else per spatial dim
+// (in - 1) * stride + kernel - pads.
+absl::Status InferMaxUnpool(InferenceContext& ctx) {
+  const Shape& x = ctx.input_tensor(0).shape;
+  GE_ASSIGN_OR_RETURN(WindowAttrs attrs, WindowAttrsFromOp(ctx.op()));
+  const size_t n = attrs.kernel_shape.size();
+  if (n == 0) return InvalidArgument("kernel_shape is required and must not be empty");
+  if (!x.unknown_rank() && x.rank() != static_cast<int64_t>(n) + 2) {
+    return InvalidArgument("X ", x.ToString(), " needs rank ", n + 2, " for kernel_shape of ", n, " dims");
+  }
+  if (ctx.has_input(2)) {
+    if (auto shape = IntsValue(ctx, 2)) {
+      if (shape->size() != n + 2) {
+        return InvalidArgument("output_shape has ", shape->size(), " values, expected ", n + 2);
+      }
+      SetOutput(ctx, 0, ctx.input_tensor(0).dtype, Shape(*shape));
+    } else {
+      SetOutput(ctx, 0, ctx.input_tensor(0).dtype, UnknownShape(static_cast<int64_t>(n) + 2));
+    }
+    return absl::OkStatus();
+  }
+  const std::vector<int64_t> strides = attrs.strides.empty() ? std::vector<int64_t>(n, 1) : attrs.strides;
+  const std::vector<int64_t> pads = attrs.pads.empty() ? std::vector<int64_t>(2 * n, 0) : attrs.pads;
+  if (strides.size() != n || pads.size() != 2 * n) {
+    return InvalidArgument("strides and pads must have ", n, " and ", 2 * n, " values");
+  }
+  Shape out = UnknownShape(static_cast<int64_t>(n) + 2);
+  if (!x.unknown_rank()) {
+    out.set_dim(0, x.dim(0));
+    out.set_dim(1, x.dim(1));
+    for (size_t i = 0; i < n; ++i) {
+      if (x.dim(i + 2) < 0) continue;
+      const int64_t d = (x.dim(i + 2) - 1) * strides[i] + attrs.kernel_shape[i] - pads[i] - pads[i + n];
+      if (d < 0) return InvalidArgument("spatial dim ", i, " of the output would be negative");
+      out.set_dim(i + 2, d);
+    }
+  }
+  SetOutput(ctx, 0, ctx.input_tensor(0).dtype, std::move(out));
+  return absl::OkStatus();
+}
+
+// RoiAlign: [num_rois, C, output_height, output_width].
+absl::Status InferRoiAlign(InferenceContext& ctx) {
+  const Shape& x = ctx.input_tensor(0).shape;
+  const Shape& rois = ctx.input_tensor(1).shape;
+  const Shape& indices = ctx.input_tensor(2).shape;
+  if (!x.unknown_rank() && x.rank() != 4) return InvalidArgument("X must be [N, C, H, W], got ", x.ToString());
+  if (!rois.unknown_rank() && (rois.rank() != 2 || (rois.dim(1) >= 0 && rois.dim(1) != 4))) {
+    return InvalidArgument("rois must be [num_rois, 4], got ", rois.ToString());
+  }
+  if (!indices.unknown_rank() && indices.rank() != 1) {
+    return InvalidArgument("batch_indices must be 1-D, got ", indices.ToString());
+  }
+  const std::string mode = ctx.Attr<std::string>("mode").value_or("avg");
+  if (mode != "avg" && mode != "max") return InvalidArgument("mode '", mode, "' is not avg or max");
+  int64_t r = rois.unknown_rank() ? kUnknownDim : rois.dim(0);
+  if (r < 0 && !indices.unknown_rank()) r = indices.dim(0);
+  SetOutput(ctx, 0, ctx.input_tensor(0).dtype,
+            Shape{r, x.unknown_rank() ? kUnknownDim : x.dim(1), ctx.Attr<int64_t>("output_height").value_or(1),
+                  ctx.Attr<int64_t>("output_width").value_or(1)});
   return absl::OkStatus();
 }
 
@@ -136,6 +211,44 @@ absl::Status InferMatMul(InferenceContext& ctx) {
   return absl::OkStatus();
 }
 
+// Det: [*, M, M] -> [*].
+absl::Status InferDet(InferenceContext& ctx) {
+  const Shape& x = ctx.input_tensor(0).shape;
+  if (x.unknown_rank()) {
+    SetOutput(ctx, 0, ctx.input_tensor(0).dtype, x);
+    return absl::OkStatus();
+  }
+  const int64_t rank = x.rank();
+  if (rank < 2) return InvalidArgument("input must be [*, M, M], got ", x.ToString());
+  const int64_t a = x.dim(rank - 2), b = x.dim(rank - 1);
+  if (a >= 0 && b >= 0 && a != b) return InvalidArgument("input ", x.ToString(), " is not square");
+  Shape out;
+  for (int64_t d = 0; d < rank - 2; ++d) out.push_back(x.dim(d));
+  SetOutput(ctx, 0, ctx.input_tensor(0).dtype, std::move(out));
+  return absl::OkStatus();
+}
+
+// Einsum: the output labels' sizes; unknown rank while an input's is.
+absl::Status InferEinsum(InferenceContext& ctx) {
+  const std::string equation = ctx.Attr<std::string>("equation").value_or("");
+  std::vector<int64_t> ranks;
+  std::vector<Shape> shapes;
+  for (int i = 0; i < ctx.num_inputs(); ++i) {
+    shapes.push_back(ctx.input_tensor(i).shape);
+    ranks.push_back(shapes.back().rank());
+    if (shapes.back().unknown_rank()) {
+      SetOutput(ctx, 0, ctx.input_tensor(0).dtype, Shape::UnknownRank());
+      return absl::OkStatus();
+    }
+  }
+  GE_ASSIGN_OR_RETURN(EinsumSpec spec, ParseEinsum(equation, ranks));
+  GE_ASSIGN_OR_RETURN(auto sizes, EinsumLabelSizes(spec, shapes));
+  Shape out;
+  for (int label : spec.output) out.push_back(sizes.at(label));
+  SetOutput(ctx, 0, ctx.input_tensor(0).dtype, std::move(out));
+  return absl::OkStatus();
+}
+
 absl::Status InferFlatten(InferenceContext& ctx) {
   const Shape& x = ctx.input_tensor(0).shape;
   Shape y{kUnknownDim, kUnknownDim};
@@ -174,6 +287,17 @@ void RegisterWindowOps(OpRegistry& r) {
       .Attr("group", Kind::kInt, int64_t{1})
       .Infer(InferConv);
   MustRegister(r, conv);
+  OpSchemaBuilder conv_transpose("ConvTranspose", 11);
+  AddWindowAttrs(conv_transpose.Input("X", "T").Input("W", "T").OptionalInput("B", "T").Output("Y", "T"),
+                 /*kernel_required=*/false)
+      .Doc("Transposed convolution (the gradient of Conv with respect to its input).")
+      .TypeConstraint("T", FloatTypes())
+      .OptionalAttr("dilations", Kind::kInts)
+      .Attr("group", Kind::kInt, int64_t{1})
+      .OptionalAttr("output_padding", Kind::kInts)
+      .OptionalAttr("output_shape", Kind::kInts)
+      .Infer(InferConvTranspose);
+  MustRegister(r, conv_transpose);
   OpSchemaBuilder max_pool("MaxPool", 12);
   AddWindowAttrs(max_pool.Input("X", "T").Output("Y", "T").OptionalOutput("Indices", "i64"),
                  /*kernel_required=*/true)
@@ -190,6 +314,28 @@ void RegisterWindowOps(OpRegistry& r) {
       .Attr("count_include_pad", Kind::kInt, int64_t{0})
       .Infer(InferPool);
   MustRegister(r, avg_pool);
+  OpSchemaBuilder max_unpool("MaxUnpool", 11);
+  max_unpool.Input("X", "T1").Input("I", "i64").OptionalInput("output_shape", "i64").Output("output", "T1");
+  AddWindowAttrs(max_unpool, /*kernel_required=*/true)
+      .Doc("Places X's values at the flat output positions MaxPool's indices name; zeros elsewhere.")
+      .TypeConstraint("T1", FloatTypes())
+      .ValueInputs({2})
+      .Infer(InferMaxUnpool);
+  MustRegister(r, max_unpool);
+  MustRegister(r, OpSchemaBuilder("RoiAlign", 16)
+                      .Doc("Average (or max) of bilinear samples of X over each region's output bins.")
+                      .Input("X", "T1")
+                      .Input("rois", "T1")
+                      .Input("batch_indices", "i64")
+                      .Output("Y", "T1")
+                      .TypeConstraint("T1", FloatTypes())
+                      .Attr("coordinate_transformation_mode", Kind::kString, "half_pixel")
+                      .Attr("mode", Kind::kString, "avg")
+                      .Attr("output_height", Kind::kInt, int64_t{1})
+                      .Attr("output_width", Kind::kInt, int64_t{1})
+                      .Attr("sampling_ratio", Kind::kInt, int64_t{0})
+                      .Attr("spatial_scale", Kind::kFloat, 1.0f)
+                      .Infer(InferRoiAlign));
   for (const char* type : {"GlobalAveragePool", "GlobalMaxPool"}) {
     MustRegister(r, OpSchemaBuilder(type, 1)
                         .Input("X", "T")
@@ -291,6 +437,19 @@ void RegisterMatrixOps(OpRegistry& r) {
                       .Output("Y", "T")
                       .TypeConstraint("T", gemm_types)
                       .Infer(InferMatMul));
+  MustRegister(r, OpSchemaBuilder("Det", 11)
+                      .Doc("The determinant of each square matrix in the last two dims.")
+                      .Input("X", "T")
+                      .Output("Y", "T")
+                      .TypeConstraint("T", FloatTypes())
+                      .Infer(InferDet));
+  MustRegister(r, OpSchemaBuilder("Einsum", 12)
+                      .Doc("Sums products of the inputs' elements over the labels the equation leaves out.")
+                      .VariadicInput("Inputs", "T", 1)
+                      .Output("Output", "T")
+                      .TypeConstraint("T", NumericTypes())
+                      .RequiredAttr("equation", Kind::kString)
+                      .Infer(InferEinsum));
   MustRegister(r, OpSchemaBuilder("Flatten", 13)
                       .Input("input", "T")
                       .Output("output", "T")

@@ -5,9 +5,13 @@
 #include "base/ops/shape_utils.h"
 
 #include <algorithm>
+#include <cctype>
+#include <cstdlib>
 #include <limits>
+#include <map>
 
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "base/status.h"
 
 namespace ge::ops {
@@ -285,6 +289,8 @@ absl::StatusOr<WindowAttrs> WindowAttrsFromOp(const ir::OpDesc& op) {
   attrs.pads = op.GetAttrOr<std::vector<int64_t>>("pads", {});
   attrs.group = op.GetAttrOr<int64_t>("group", 1);
   attrs.ceil_mode = op.GetAttrOr<int64_t>("ceil_mode", 0) != 0;
+  attrs.output_padding = op.GetAttrOr<std::vector<int64_t>>("output_padding", {});
+  attrs.output_shape = op.GetAttrOr<std::vector<int64_t>>("output_shape", {});
   return attrs;
 }
 
@@ -385,6 +391,133 @@ absl::StatusOr<WindowGeometry> ConvOutputShape(const Shape& x, const Shape& w,
   return geometry;
 }
 
+namespace {
+
+// One spatial dim of ConvTranspose: output size and pads (see the header).
+absl::StatusOr<WindowDim> TransposedWindowDim(int64_t input, int64_t kernel, int64_t stride, int64_t dilation,
+                                              int64_t output_padding, int64_t pad_begin, int64_t pad_end,
+                                              int64_t output_shape, AutoPad auto_pad) {
+  if (stride < 1 || dilation < 1 || (kernel >= 0 && kernel < 1)) {
+    return InvalidArgument("window with kernel ", kernel, ", stride ", stride, " and dilation ", dilation,
+                           ": each must be at least 1");
+  }
+  if (output_padding < 0 || output_padding >= std::max(stride, dilation)) {
+    return InvalidArgument("output_padding ", output_padding, " must be in [0, max(stride, dilation))");
+  }
+  constexpr int64_t kHuge = int64_t{1} << 40;
+  if (input >= kHuge || kernel >= kHuge || stride >= kHuge || dilation >= kHuge || output_shape >= kHuge ||
+      std::abs(pad_begin) >= kHuge || std::abs(pad_end) >= kHuge) {
+    return InvalidArgument("window of input ", input, ", kernel ", kernel, " and stride ", stride, " is too large");
+  }
+  WindowDim out;
+  const bool same = auto_pad == AutoPad::kSameUpper || auto_pad == AutoPad::kSameLower;
+  if (auto_pad == AutoPad::kNotSet && output_shape < 0) {
+    out.pad_begin = pad_begin;
+    out.pad_end = pad_end;
+  }
+  if (output_shape >= 0) {
+    out.output = output_shape;
+  } else if (same && input >= 0) {
+    out.output = input * stride;
+  }
+  if (input < 0 || kernel < 0) {
+    if (same || output_shape >= 0) out.pad_begin = out.pad_end = kUnknownDim;
+    return out;
+  }
+  const int64_t full = stride * (input - 1) + output_padding + (kernel - 1) * dilation + 1;
+  if (same || output_shape >= 0) {
+    const int64_t total = full - out.output;
+    const int64_t half = total >= 0 ? total / 2 : -((-total + 1) / 2);  // floor(total / 2)
+    out.pad_begin = auto_pad == AutoPad::kSameUpper ? half : total - half;
+    out.pad_end = total - out.pad_begin;
+    return out;
+  }
+  out.output = full - out.pad_begin - out.pad_end;
+  if (out.output < 0) {
+    return InvalidArgument("input ", input, " with pads ", out.pad_begin, "+", out.pad_end,
+                           " gives a negative output size ", out.output);
+  }
+  return out;
+}
+
+}  // namespace
+
+absl::StatusOr<WindowGeometry> ConvTransposeOutputShape(const Shape& x, const Shape& w,
+                                                        const WindowAttrs& attrs) {
+  if (attrs.group < 1) return InvalidArgument("group ", attrs.group, " must be at least 1");
+  int64_t rank = x.rank() >= 0 ? x.rank() : w.rank();
+  if (!x.unknown_rank() && !w.unknown_rank() && x.rank() != w.rank()) {
+    return InvalidArgument("X ", x.ToString(), " and W ", w.ToString(), " differ in rank");
+  }
+  if (rank < 0 && !attrs.kernel_shape.empty()) rank = static_cast<int64_t>(attrs.kernel_shape.size()) + 2;
+  WindowGeometry geometry;
+  if (rank < 0) {
+    geometry.output = Shape::UnknownRank();
+    return geometry;
+  }
+  if (rank < 3) {
+    return InvalidArgument("ConvTranspose needs rank >= 3, got X ", x.ToString(), " W ", w.ToString());
+  }
+  const size_t n = static_cast<size_t>(rank - 2);
+  std::vector<int64_t> kernel(n, kUnknownDim);
+  if (!w.unknown_rank()) kernel.assign(w.dims().begin() + 2, w.dims().end());
+  if (!attrs.kernel_shape.empty()) {
+    if (attrs.kernel_shape.size() != n) {
+      return InvalidArgument("kernel_shape ", Dims(attrs.kernel_shape), " has ", attrs.kernel_shape.size(),
+                             " dims, expected ", n);
+    }
+    for (size_t i = 0; i < n; ++i) {
+      if (kernel[i] >= 0 && kernel[i] != attrs.kernel_shape[i]) {
+        return InvalidArgument("kernel_shape ", Dims(attrs.kernel_shape), " contradicts W ", w.ToString());
+      }
+      kernel[i] = attrs.kernel_shape[i];
+    }
+  }
+  const int64_t channels = x.unknown_rank() ? kUnknownDim : x.dim(1);
+  const int64_t w_channels = w.unknown_rank() ? kUnknownDim : w.dim(0);
+  const int64_t mg = w.unknown_rank() ? kUnknownDim : w.dim(1);
+  if (channels >= 0 && w_channels >= 0 && channels != w_channels) {
+    return InvalidArgument("X ", x.ToString(), " has ", channels, " channels but W ", w.ToString(), " expects ",
+                           w_channels);
+  }
+  const int64_t c = channels >= 0 ? channels : w_channels;
+  if (c >= 0 && c % attrs.group != 0) {
+    return InvalidArgument("X has ", c, " channels, not divisible by group ", attrs.group);
+  }
+  GE_ASSIGN_OR_RETURN(ResolvedWindow window, ResolveWindow(attrs, kernel));
+  GE_ASSIGN_OR_RETURN(std::vector<int64_t> output_padding,
+                      PerDim(attrs.output_padding, n, 0, "output_padding", 0));
+  std::vector<int64_t> output_shape(n, kUnknownDim);
+  if (!attrs.output_shape.empty()) {
+    // Either the spatial dims or the whole output shape.
+    if (attrs.output_shape.size() != n && attrs.output_shape.size() != n + 2) {
+      return InvalidArgument("output_shape ", Dims(attrs.output_shape), " has ", attrs.output_shape.size(),
+                             " values, expected ", n);
+    }
+    const size_t skip = attrs.output_shape.size() - n;
+    for (size_t i = 0; i < n; ++i) {
+      output_shape[i] = attrs.output_shape[skip + i];
+      if (output_shape[i] < 0) return InvalidArgument("output_shape ", Dims(attrs.output_shape), " is negative");
+    }
+  }
+  geometry.output = Shape{x.unknown_rank() ? kUnknownDim : x.dim(0), mg < 0 ? kUnknownDim : mg * attrs.group};
+  geometry.kernel = kernel;
+  geometry.strides = window.strides;
+  geometry.dilations = window.dilations;
+  geometry.pads_begin.resize(n);
+  geometry.pads_end.resize(n);
+  for (size_t i = 0; i < n; ++i) {
+    const int64_t in = x.unknown_rank() ? kUnknownDim : x.dim(i + 2);
+    auto dim = TransposedWindowDim(in, kernel[i], window.strides[i], window.dilations[i], output_padding[i],
+                                   window.pads[i], window.pads[i + n], output_shape[i], attrs.auto_pad);
+    if (!dim.ok()) return Annotate(dim.status(), StrCat("spatial dim ", i));
+    geometry.output.push_back(dim->output);
+    geometry.pads_begin[i] = dim->pad_begin;
+    geometry.pads_end[i] = dim->pad_end;
+  }
+  return geometry;
+}
+
 absl::StatusOr<WindowGeometry> PoolOutputShape(const Shape& x, const WindowAttrs& attrs) {
   const size_t n = attrs.kernel_shape.size();
   if (n == 0) return InvalidArgument("kernel_shape is required and must not be empty");
@@ -402,6 +535,124 @@ absl::StatusOr<WindowGeometry> PoolOutputShape(const Shape& x, const WindowAttrs
   if (!x.unknown_rank()) spatial = x.span().subspan(2);
   GE_RETURN_IF_ERROR(FillSpatial(spatial, window, attrs, geometry));
   return geometry;
+}
+
+// ---- Einsum ----
+
+namespace {
+
+// The labels of one term ("ab...c") for an input of `rank` dims (-1: no
+// rank, the term must then have no ellipsis).
+absl::StatusOr<std::vector<int>> ParseEinsumTerm(std::string_view term, int64_t rank, bool* has_ellipsis) {
+  std::vector<int> labels;
+  int64_t letters = 0;
+  *has_ellipsis = false;
+  for (size_t i = 0; i < term.size(); ++i) {
+    if (term[i] == '.') {
+      if (*has_ellipsis || term.substr(i, 3) != "...") return InvalidArgument("malformed ellipsis in '", term, "'");
+      *has_ellipsis = true;
+      i += 2;
+    } else if (std::isalpha(static_cast<unsigned char>(term[i]))) {
+      ++letters;
+    } else {
+      return InvalidArgument("unexpected character '", std::string(1, term[i]), "' in '", term, "'");
+    }
+  }
+  const int64_t ellipsis = rank - letters;
+  if (rank >= 0 && (ellipsis < 0 || (!*has_ellipsis && ellipsis != 0))) {
+    return InvalidArgument("term '", term, "' does not match an input of rank ", rank);
+  }
+  for (size_t i = 0; i < term.size(); ++i) {
+    if (term[i] == '.') {
+      for (int64_t e = ellipsis; e >= 1; --e) labels.push_back(static_cast<int>(-e));
+      i += 2;
+    } else {
+      labels.push_back(term[i]);
+    }
+  }
+  return labels;
+}
+
+}  // namespace
+
+absl::StatusOr<EinsumSpec> ParseEinsum(std::string_view equation, absl::Span<const int64_t> ranks) {
+  std::string eq;
+  for (char ch : equation) {
+    if (!std::isspace(static_cast<unsigned char>(ch))) eq += ch;
+  }
+  const size_t arrow = eq.find("->");
+  const std::string lhs = eq.substr(0, arrow);
+  std::vector<std::string> terms = absl::StrSplit(lhs, ',');
+  if (terms.size() != ranks.size()) {
+    return InvalidArgument("equation '", equation, "' has ", terms.size(), " inputs, the node ", ranks.size());
+  }
+  EinsumSpec spec;
+  int64_t max_ellipsis = 0;
+  std::map<int, int> uses;
+  for (size_t i = 0; i < terms.size(); ++i) {
+    bool ellipsis = false;
+    GE_ASSIGN_OR_RETURN(std::vector<int> labels, ParseEinsumTerm(terms[i], ranks[i], &ellipsis));
+    for (int l : labels) {
+      if (l < 0) {
+        max_ellipsis = std::max<int64_t>(max_ellipsis, -l);
+      } else {
+        ++uses[l];
+      }
+    }
+    spec.inputs.push_back(std::move(labels));
+  }
+  if (arrow == std::string::npos) {
+    for (int64_t e = max_ellipsis; e >= 1; --e) spec.output.push_back(static_cast<int>(-e));
+    for (const auto& [label, count] : uses) {
+      if (count == 1) spec.output.push_back(label);
+    }
+    return spec;
+  }
+  const std::string rhs = eq.substr(arrow + 2);
+  bool ellipsis = false;
+  GE_ASSIGN_OR_RETURN(std::vector<int> out, ParseEinsumTerm(rhs, -1, &ellipsis));
+  for (int l : out) {
+    if (!uses.contains(l)) {
+      return InvalidArgument("output label '", std::string(1, static_cast<char>(l)), "' is in no input");
+    }
+    if (std::count(out.begin(), out.end(), l) > 1) {
+      return InvalidArgument("output label '", std::string(1, static_cast<char>(l)), "' repeats");
+    }
+  }
+  // The output term's ellipsis stands for every broadcast ellipsis dim.
+  for (size_t i = 0; i < rhs.size(); ++i) {
+    if (rhs[i] == '.') {
+      for (int64_t e = max_ellipsis; e >= 1; --e) spec.output.push_back(static_cast<int>(-e));
+      i += 2;
+    } else {
+      spec.output.push_back(rhs[i]);
+    }
+  }
+  return spec;
+}
+
+absl::StatusOr<std::map<int, int64_t>> EinsumLabelSizes(const EinsumSpec& spec, absl::Span<const Shape> inputs) {
+  std::map<int, int64_t> sizes;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    for (size_t d = 0; d < spec.inputs[i].size(); ++d) {
+      const int label = spec.inputs[i][d];
+      const int64_t dim = inputs[i].dim(d);
+      auto [it, inserted] = sizes.emplace(label, dim);
+      if (inserted || dim == it->second) continue;
+      if (label < 0) {  // ellipsis dims broadcast
+        auto b = BroadcastDim(it->second, dim);
+        if (!b.ok()) return InvalidArgument("ellipsis dims of the inputs do not broadcast: ", b.status().message());
+        it->second = *b;
+      } else if (it->second < 0) {
+        it->second = dim;
+      } else if (dim >= 0) {
+        return InvalidArgument("label '", std::string(1, static_cast<char>(label)), "' has sizes ", it->second,
+                               " and ", dim);
+      }
+    }
+  }
+  for (int label : spec.output) sizes.emplace(label, 1);  // an ellipsis no input has
+  return sizes;
 }
 
 // ---- Matrix products ----

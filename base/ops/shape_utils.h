@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -84,6 +85,8 @@ struct WindowAttrs {
   std::vector<int64_t> pads;  // begin pads of every spatial dim, then end pads
   int64_t group = 1;
   bool ceil_mode = false;
+  std::vector<int64_t> output_padding;  // ConvTranspose only
+  std::vector<int64_t> output_shape;    // ConvTranspose only (spatial dims)
 };
 // Reads auto_pad, kernel_shape, strides, dilations, pads, group, ceil_mode.
 absl::StatusOr<WindowAttrs> WindowAttrsFromOp(const ir::OpDesc& op);
@@ -117,9 +120,34 @@ absl::StatusOr<WindowDim> ComputeWindowDim(int64_t input, int64_t kernel, int64_
 // ranks, C against W and group, M divisible by group, kernel_shape against W.
 absl::StatusOr<WindowGeometry> ConvOutputShape(const Shape& x, const Shape& w,
                                                const WindowAttrs& attrs);
+// ConvTranspose: X [N, C, D1..Dn], W [C, M/group, k1..kn] -> [N, M, O1..On]
+// with O = stride * (D - 1) + output_padding + (k - 1) * dilation + 1 -
+// pads. SAME_* gives O = D * stride; an explicit output_shape fixes O. In
+// both cases the total pad is derived and split (floor division, so it may
+// be negative: extra output at the end), floor(total / 2) at the beginning
+// for SAME_UPPER, at the end otherwise (ONNX's formulas).
+absl::StatusOr<WindowGeometry> ConvTransposeOutputShape(const Shape& x, const Shape& w,
+                                                        const WindowAttrs& attrs);
 // MaxPool / AveragePool: X [N, C, D1..Dn] -> [N, C, O1..On]; kernel_shape
 // is required.
 absl::StatusOr<WindowGeometry> PoolOutputShape(const Shape& x, const WindowAttrs& attrs);
+
+// ---- Einsum ----
+
+// A parsed Einsum equation. Labels are the letters' character codes; the
+// dims an ellipsis stands for get labels -E..-1 (right-aligned, so inputs
+// with fewer ellipsis dims broadcast against the longest one).
+struct EinsumSpec {
+  std::vector<std::vector<int>> inputs;  // one label per dim of each input
+  std::vector<int> output;
+};
+// Parses `equation` (whitespace ignored) for inputs of the given ranks. An
+// equation without "->" has the implicit output: the ellipsis dims, then
+// the letters used once, alphabetically.
+absl::StatusOr<EinsumSpec> ParseEinsum(std::string_view equation, absl::Span<const int64_t> ranks);
+// The size of every label for inputs of `inputs`' shapes (known ranks):
+// letters must agree (unknown dims give way), ellipsis dims broadcast.
+absl::StatusOr<std::map<int, int64_t>> EinsumLabelSizes(const EinsumSpec& spec, absl::Span<const Shape> inputs);
 
 // ---- Matrix products ----
 

@@ -397,6 +397,43 @@ void RegisterShapeValueOps(OpRegistry& r) {
                       .Infer(InferCast));
 }
 
+// Pad: each dim grows by its begin and end pads (negative pads crop) when
+// the pads are known; otherwise only the rank is known.
+absl::Status InferPad(InferenceContext& ctx) {
+  const Shape& x = ctx.input_tensor(0).shape;
+  const std::string mode = ctx.Attr<std::string>("mode").value_or("constant");
+  if (mode != "constant" && mode != "reflect" && mode != "edge" && mode != "wrap") {
+    return InvalidArgument("mode '", mode, "' is not constant, reflect, edge or wrap");
+  }
+  GE_RETURN_IF_ERROR(Check1D(ctx, 1, "pads"));
+  if (ctx.has_input(2)) {
+    const Shape& v = ctx.input_tensor(2).shape;
+    if (!v.unknown_rank() && v.rank() > 1) {
+      return InvalidArgument("constant_value must be a scalar, got ", v.ToString());
+    }
+  }
+  if (x.unknown_rank()) {
+    SetOutput(ctx, 0, Dtype0(ctx), x);
+    return absl::OkStatus();
+  }
+  const int64_t rank = x.rank();
+  const int64_t length = Length1D(ctx, 1);
+  if (length >= 0 && length != 2 * rank) {
+    return InvalidArgument("pads has ", length, " values, expected ", 2 * rank, " for input ", x.ToString());
+  }
+  Shape out = UnknownShape(rank);
+  if (auto pads = IntsValue(ctx, 1)) {
+    for (int64_t d = 0; d < rank; ++d) {
+      if (x.dim(d) < 0) continue;
+      const int64_t dim = x.dim(d) + (*pads)[d] + (*pads)[rank + d];
+      if (dim < 0) return InvalidArgument("pads crop dim ", d, " of ", x.ToString(), " below 0");
+      out.set_dim(d, dim);
+    }
+  }
+  SetOutput(ctx, 0, Dtype0(ctx), std::move(out));
+  return absl::OkStatus();
+}
+
 void RegisterDataMovementOps(OpRegistry& r) {
   const auto& all = AllTensorTypes();
   MustRegister(r, OpSchemaBuilder("Concat", 13)
@@ -424,6 +461,17 @@ void RegisterDataMovementOps(OpRegistry& r) {
                       .TypeConstraint("Tind", IndexTypes())
                       .ValueInputs({1, 2, 3, 4})
                       .Infer(InferSlice));
+  MustRegister(r, OpSchemaBuilder("Pad", 13)
+                      .Doc("Pads (or, with negative pads, crops) every dim with a constant, the edge "
+                           "values, a reflection or a wrap-around.")
+                      .Input("data", "T")
+                      .Input("pads", "i64")
+                      .OptionalInput("constant_value", "T")
+                      .Output("output", "T")
+                      .TypeConstraint("T", all)
+                      .Attr("mode", Kind::kString, "constant")
+                      .ValueInputs({1})
+                      .Infer(InferPad));
   MustRegister(r, OpSchemaBuilder("Gather", 13)
                       .Input("data", "T")
                       .Input("indices", "Tind")

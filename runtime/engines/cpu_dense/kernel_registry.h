@@ -51,6 +51,7 @@ class DenseKernelTable {
 
 // Registration functions, one per kernel family.
 void RegisterConvKernels(DenseKernelTable& table);
+void RegisterConvTransposeKernels(DenseKernelTable& table);
 void RegisterMatMulKernels(DenseKernelTable& table);
 void RegisterPoolKernels(DenseKernelTable& table);
 void RegisterNormKernels(DenseKernelTable& table);

@@ -78,7 +78,13 @@ void RegisterHostCpuKernels(KernelTable& table) {
   RegisterNnKernels(table);
   RegisterMatMulKernels(table);
   RegisterConvKernels(table);
+  RegisterConvTransposeKernels(table);
   RegisterResizeKernels(table);
+  RegisterPadKernels(table);
+  RegisterDetectionKernels(table);
+  RegisterGridSampleKernels(table);
+  RegisterSelectionKernels(table);
+  RegisterLinalgKernels(table);
   RegisterPoolKernels(table);
   RegisterVariableKernels(table);
   RegisterSequenceKernels(table);

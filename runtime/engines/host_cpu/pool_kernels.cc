@@ -1,6 +1,7 @@
 // Pooling: MaxPool-12 (with the optional Indices output, dilations and
 // storage_order), AveragePool-11 (count_include_pad, ceil_mode) and
-// GlobalAveragePool / GlobalMaxPool, for 1-D to 3-D windows.
+// GlobalAveragePool / GlobalMaxPool, for 1-D to 3-D windows, and
+// MaxUnpool-11 (a scatter of X to the flat output positions in I).
 //
 // Window geometry comes from ops::PoolOutputShape, the function shape
 // inference uses. For each output position the taps that land inside the
@@ -9,6 +10,7 @@
 #include <algorithm>
 #include <limits>
 #include <memory>
+#include <vector>
 
 #include "base/ops/shape_utils.h"
 #include "runtime/engines/host_cpu/kernel_registry.h"
@@ -218,9 +220,82 @@ class GlobalPoolKernel final : public Kernel {
   ir::OpDesc op_;
 };
 
+class MaxUnpoolKernel final : public Kernel {
+ public:
+  explicit MaxUnpoolKernel(const ir::OpDesc& op)
+      : op_(op),
+        kernel_(IntsAttr(op, "kernel_shape")),
+        strides_(IntsAttr(op, "strides")),
+        pads_(IntsAttr(op, "pads")) {}
+
+  absl::Status Compute(ExecuteContext& ctx) override {
+    const Tensor& x = ctx.input(0);
+    const Tensor& indices = ctx.input(1);
+    const Shape& xs = x.shape();
+    const size_t n = kernel_.size();
+    if (n == 0 || xs.rank() != static_cast<int64_t>(n) + 2 || indices.shape() != xs) {
+      return NodeError(op_, "X ", xs.ToString(), " and I ", indices.shape().ToString(),
+                       " must share a shape of rank ", n + 2);
+    }
+    // I indexes the flattened default output ((in - 1) * stride + kernel -
+    // pads per spatial dim); an output_shape keeps each value at the same
+    // multi-index (zeros after it), as ONNX's reference does.
+    Shape natural = xs;
+    for (size_t i = 0; i < n; ++i) {
+      const int64_t stride = strides_.empty() ? 1 : strides_[i];
+      const int64_t pad = pads_.empty() ? 0 : pads_[i] + pads_[i + n];
+      natural.set_dim(i + 2, (xs.dim(i + 2) - 1) * stride + kernel_[i] - pad);
+      if (natural.dim(i + 2) < 0) return NodeError(op_, "spatial dim ", i, " of the output would be negative");
+    }
+    Shape out = natural;
+    if (ctx.has_input(2) && ctx.input(2).NumElements() > 0) {
+      const std::vector<int64_t> dims = ReadInts(ctx.input(2));
+      if (dims.size() != n + 2) return NodeError(op_, "output_shape needs ", n + 2, " values");
+      out = Shape(absl::Span<const int64_t>(dims));
+    }
+    GE_ASSIGN_OR_RETURN(Tensor y, ctx.Output(0, out));
+    const int64_t total = y.NumElements();
+    const int64_t natural_total = DimProduct(natural.span(), 0, natural.dims().size());
+    const int64_t* pi = indices.data<int64_t>();
+    const auto out_strides = ContiguousStrides(out.span());
+    return DispatchType<FloatTypes>(x.dtype(), op_, [&](auto tag) -> absl::Status {
+      using T = typename decltype(tag)::type;
+      const T* px = x.data<T>();
+      T* py = y.data<T>();
+      std::fill(py, py + total, T(0.0f));
+      for (int64_t e = 0; e < x.NumElements(); ++e) {
+        if (pi[e] < 0 || pi[e] >= natural_total) {
+          return NodeError(op_, "index ", pi[e], " is outside the unpooled shape ", natural.ToString());
+        }
+        int64_t rest = pi[e], offset = 0;
+        for (int64_t d = natural.rank() - 1; d >= 0; --d) {
+          const int64_t coord = rest % natural.dim(d);
+          rest /= natural.dim(d);
+          if (coord >= out.dim(d)) {
+            return NodeError(op_, "output_shape ", out.ToString(), " is smaller than ", natural.ToString());
+          }
+          offset += coord * out_strides[d];
+        }
+        py[offset] = px[e];
+      }
+      return absl::OkStatus();
+    });
+  }
+
+ private:
+  ir::OpDesc op_;
+  std::vector<int64_t> kernel_, strides_, pads_;
+};
+
 }  // namespace
 
 void RegisterPoolKernels(KernelTable& table) {
+  table.Add({"MaxUnpool",
+             [](const ir::OpDesc& op) -> absl::StatusOr<std::unique_ptr<Kernel>> {
+               return std::unique_ptr<Kernel>(new MaxUnpoolKernel(op));
+             },
+             {SetOf(FloatTypes{}), DataTypeSet{DataType::kInt64}, DataTypeSet{DataType::kInt64}},
+             {SetOf(FloatTypes{})}});
   const DataTypeSet floats = SetOf(FloatTypes{});
   table.Add({"MaxPool",
              [](const ir::OpDesc& op) { return PoolKernel::Create(op, PoolKernel::Kind::kMax); },

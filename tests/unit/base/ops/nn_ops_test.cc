@@ -50,6 +50,71 @@ void AddConvCases(std::vector<InferCase>& t) {
                .outputs = {""}, .error = "contradicts W"});
 }
 
+void AddConvTransposeCases(std::vector<InferCase>& t) {
+  const char* op = "ConvTranspose";
+  t.push_back({.op = op, .inputs = {"f32[1,1,3,3]", "f32[1,2,3,3]"}, .outputs = {"f32[1,2,5,5]"}});
+  t.push_back({.op = op, .inputs = {"f32[1,1,3,3]", "f32[1,2,3,3]", "f32[2]"},
+               .attrs = {{"strides", Ints{3, 2}}, {"output_padding", Ints{1, 1}}}, .outputs = {"f32[1,2,10,8]"}});
+  t.push_back({.op = op, .inputs = {"f32[1,1,3,3]", "f32[1,2,3,3]"},
+               .attrs = {{"strides", Ints{3, 2}}, {"output_shape", Ints{10, 8}}}, .outputs = {"f32[1,2,10,8]"}});
+  t.push_back({.op = op, .inputs = {"f32[1,1,3,3]", "f32[1,2,3,3]"},
+               .attrs = {{"strides", Ints{2, 2}}, {"auto_pad", "SAME_UPPER"}}, .outputs = {"f32[1,2,6,6]"}});
+  t.push_back({.op = op, .inputs = {"f32[1,1,3,3]", "f32[1,2,3,3]"},
+               .attrs = {{"strides", Ints{3, 2}}, {"pads", Ints{1, 2, 1, 2}}}, .outputs = {"f32[1,2,7,3]"}});
+  t.push_back({.op = op, .inputs = {"f32[1,1,3,3]", "f32[1,1,2,2]"}, .attrs = {{"dilations", Ints{2, 2}}},
+               .outputs = {"f32[1,1,5,5]"}});
+  t.push_back({.op = op, .inputs = {"f32[2,4,5]", "f32[4,3,3]"}, .attrs = {{"group", 2}},
+               .outputs = {"f32[2,6,7]"}});
+  t.push_back({.op = op, .inputs = {"f32[-1,4,-1,5]", "f32[4,3,3,3]"}, .outputs = {"f32[-1,3,-1,7]"}});
+  t.push_back({.op = op, .inputs = {"f32[?]", "f32[4,3,3,3]"}, .outputs = {"f32[-1,3,-1,-1]"}});
+  t.push_back({.op = op, .inputs = {"f32[1,3,5,5]", "f32[4,3,3,3]"}, .outputs = {""},
+               .error = "expects 4"});
+  t.push_back({.op = op, .inputs = {"f32[1,1,3,3]", "f32[1,2,3,3]", "f32[3]"}, .outputs = {""},
+               .error = "input 2 has shape [3] but the channel count is 2"});
+  t.push_back({.op = op, .inputs = {"f32[1,1,3,3]", "f32[1,2,3,3]"}, .attrs = {{"output_padding", Ints{1, 1}}},
+               .outputs = {""}, .error = "output_padding 1 must be in [0, max(stride, dilation))"});
+  t.push_back({.op = op, .inputs = {"f32[1,1,3,3]", "f32[1,2,3,3]"}, .attrs = {{"pads", Ints{3, 3, 3, 3}}},
+               .outputs = {""}, .error = "negative output size"});
+}
+
+void AddUnpoolRoiEinsumCases(std::vector<InferCase>& t) {
+  const Ints k2{2, 2};
+  t.push_back({.op = "MaxUnpool", .inputs = {"f32[1,1,2,2]", "i64[1,1,2,2]"},
+               .attrs = {{"kernel_shape", k2}, {"strides", k2}}, .outputs = {"f32[1,1,4,4]"}});
+  t.push_back({.op = "MaxUnpool", .inputs = {"f32[1,1,2,2]", "i64[1,1,2,2]", "i64[4]"},
+               .attrs = {{"kernel_shape", k2}, {"strides", k2}}, .values = {{2, I64s({1, 1, 5, 5})}},
+               .outputs = {"f32[1,1,5,5]"}});
+  t.push_back({.op = "MaxUnpool", .inputs = {"f32[-1,3,2,-1]", "i64[-1,3,2,-1]"},
+               .attrs = {{"kernel_shape", k2}, {"strides", k2}}, .outputs = {"f32[-1,3,4,-1]"}});
+  t.push_back({.op = "MaxUnpool", .inputs = {"f32[1,1,2]", "i64[1,1,2]"}, .attrs = {{"kernel_shape", k2}},
+               .outputs = {""}, .error = "needs rank 4"});
+  t.push_back({.op = "RoiAlign", .inputs = {"f32[1,1,10,10]", "f32[3,4]", "i64[3]"},
+               .attrs = {{"output_height", 5}, {"output_width", 5}}, .outputs = {"f32[3,1,5,5]"}});
+  t.push_back({.op = "RoiAlign", .inputs = {"f32[-1,4,-1,-1]", "f32[-1,4]", "i64[-1]"},
+               .outputs = {"f32[-1,4,1,1]"}});
+  t.push_back({.op = "RoiAlign", .inputs = {"f32[1,1,10,10]", "f32[3,5]", "i64[3]"}, .outputs = {""},
+               .error = "rois must be [num_rois, 4]"});
+  t.push_back({.op = "Einsum", .inputs = {"f32[2,3,4]", "f32[2,4,5]"}, .attrs = {{"equation", "bij,bjk->bik"}},
+               .outputs = {"f32[2,3,5]"}});
+  t.push_back({.op = "Einsum", .inputs = {"f64[3,5,5]"}, .attrs = {{"equation", "...ii ->...i"}},
+               .outputs = {"f64[3,5]"}});
+  t.push_back({.op = "Einsum", .inputs = {"f32[5]", "f32[5]"}, .attrs = {{"equation", "i,i"}}, .outputs = {"f32[]"}});
+  t.push_back({.op = "Einsum", .inputs = {"f32[3,4]"}, .attrs = {{"equation", "ij"}}, .outputs = {"f32[3,4]"}});
+  t.push_back({.op = "Einsum", .inputs = {"f32[-1,4]", "f32[4,-1]"}, .attrs = {{"equation", "ij,jk->ki"}},
+               .outputs = {"f32[-1,-1]"}});
+  t.push_back({.op = "Einsum", .inputs = {"f32[3,4]", "f32[5,6]"}, .attrs = {{"equation", "ij,jk->ik"}},
+               .outputs = {""}, .error = "label 'j' has sizes 4 and 5"});
+  t.push_back({.op = "Einsum", .inputs = {"f32[3,4]"}, .attrs = {{"equation", "ijk->i"}}, .outputs = {""},
+               .error = "does not match an input of rank 2"});
+}
+
+void AddDetCases(std::vector<InferCase>& t) {
+  t.push_back({.op = "Det", .inputs = {"f32[3,3]"}, .outputs = {"f32[]"}});
+  t.push_back({.op = "Det", .inputs = {"f32[2,-1,3,3]"}, .outputs = {"f32[2,-1]"}});
+  t.push_back({.op = "Det", .inputs = {"f32[2,3,4]"}, .outputs = {""}, .error = "is not square"});
+  t.push_back({.op = "Det", .inputs = {"f32[3]"}, .outputs = {""}, .error = "must be [*, M, M]"});
+}
+
 void AddPoolCases(std::vector<InferCase>& t) {
   for (const char* op : {"MaxPool", "AveragePool"}) {
     t.push_back({.op = op, .inputs = {"f32[1,3,32,32]"},
@@ -181,6 +246,9 @@ const std::vector<InferCase>& NnCases() {
   static const auto* cases = [] {
     auto* t = new std::vector<InferCase>();
     AddConvCases(*t);
+    AddConvTransposeCases(*t);
+    AddDetCases(*t);
+    AddUnpoolRoiEinsumCases(*t);
     AddPoolCases(*t);
     AddNormalizationCases(*t);
     AddMatrixCases(*t);

@@ -277,6 +277,41 @@ void AddLossCases(std::vector<InferCase>& t) {
 
 // TopK, ScatterND, ReverseSequence, Resize (indexing_ops.cc).
 void AddSelectionCases(std::vector<InferCase>& t) {
+  t.push_back({.op = "GridSample", .inputs = {"f32[1,3,4,4]", "f32[1,6,5,2]"}, .outputs = {"f32[1,3,6,5]"}});
+  t.push_back({.op = "GridSample", .inputs = {"f32[-1,3,-1,-1]", "f32[2,-1,5,2]"}, .outputs = {"f32[2,3,-1,5]"}});
+  t.push_back({.op = "GridSample", .inputs = {"f32[1,3,4,4]", "f32[1,6,5,3]"}, .outputs = {""},
+               .error = "Grid must be [N, H_out, W_out, 2]"});
+  t.push_back({.op = "GridSample", .inputs = {"f32[1,3,4,4]", "f32[1,6,5,2]"}, .attrs = {{"mode", "area"}},
+               .outputs = {""}, .error = "mode 'area'"});
+  t.push_back({.op = "Compress", .inputs = {"f32[3,2]", "bool[3]"}, .attrs = {{"axis", 0}}, .outputs = {"f32[-1,2]"}});
+  t.push_back({.op = "Compress", .inputs = {"f32[-1,2]", "bool[-1]"}, .outputs = {"f32[-1]"}});
+  t.push_back({.op = "Compress", .inputs = {"f32[3,2]", "bool[3,1]"}, .outputs = {""}, .error = "condition must be 1-D"});
+  t.push_back({.op = "Compress", .inputs = {"f32[3,2]", "bool[3]"}, .attrs = {{"axis", 2}}, .outputs = {""},
+               .error = "out of range"});
+  t.push_back({.op = "Unique", .inputs = {"f32[6]"}, .outputs = {"f32[-1]", "i64[-1]", "i64[-1]", "i64[-1]"}});
+  t.push_back({.op = "Unique", .inputs = {"i64[-1,3,4]"}, .attrs = {{"axis", -1}},
+               .outputs = {"i64[-1,3,-1]", "i64[-1]", "i64[-1]", "i64[-1]"}});
+  t.push_back({.op = "Unique", .inputs = {"f32[2,3]"}, .attrs = {{"axis", 2}}, .outputs = {"", "", "", ""},
+               .error = "out of range"});
+  t.push_back({.op = "NonMaxSuppression", .inputs = {"f32[1,6,4]", "f32[1,2,6]", "i64[1]", "f32[1]", "f32[1]"},
+               .outputs = {"i64[-1,3]"}});
+  t.push_back({.op = "NonMaxSuppression", .inputs = {"f32[-1,-1,4]", "f32[-1,3,-1]"}, .outputs = {"i64[-1,3]"}});
+  t.push_back({.op = "NonMaxSuppression", .inputs = {"f32[1,6,5]", "f32[1,2,6]"}, .outputs = {""},
+               .error = "boxes must be [batches, boxes, 4]"});
+  t.push_back({.op = "NonMaxSuppression", .inputs = {"f32[1,6,4]", "f32[1,2,5]"}, .outputs = {""},
+               .error = "disagree on the batch or box count"});
+  t.push_back({.op = "Pad", .inputs = {"f32[1,3,4,5]", "i64[8]"}, .values = {{1, I64s({0, 0, 1, 3, 0, 0, 2, 4})}},
+               .outputs = {"f32[1,3,7,12]"}});
+  t.push_back({.op = "Pad", .inputs = {"i32[4,5]", "i64[4]", "i32[]"}, .values = {{1, I64s({-1, 0, 0, -2})}},
+               .outputs = {"i32[3,3]"}});
+  t.push_back({.op = "Pad", .inputs = {"f32[-1,5]", "i64[4]"}, .values = {{1, I64s({1, 1, 1, 1})}},
+               .outputs = {"f32[-1,7]"}});
+  t.push_back({.op = "Pad", .inputs = {"f32[2,5]", "i64[4]"}, .outputs = {"f32[-1,-1]"}});
+  t.push_back({.op = "Pad", .inputs = {"f32[2,5]", "i64[3]"}, .outputs = {""}, .error = "pads has 3 values, expected 4"});
+  t.push_back({.op = "Pad", .inputs = {"f32[2,5]", "i64[4]"}, .attrs = {{"mode", "mirror"}}, .outputs = {""},
+               .error = "mode 'mirror'"});
+  t.push_back({.op = "Pad", .inputs = {"f32[2,5]", "i64[4]"}, .values = {{1, I64s({0, 0, -3, 0})}}, .outputs = {""},
+               .error = "crop dim 0"});
   t.push_back({.op = "TopK", .inputs = {"f32[3,4]", "i64[1]"}, .values = {{1, I64s({2})}},
                .outputs = {"f32[3,2]", "i64[3,2]"}});
   t.push_back({.op = "TopK", .inputs = {"f32[3,4]", "i64[1]"}, .attrs = {{"axis", 0}}, .values = {{1, I64s({3})}},

@@ -89,6 +89,57 @@ std::vector<Case> ConvCases(Rng& rng) {
   return cases;
 }
 
+// ---- ConvTranspose ----
+
+std::vector<Case> ConvTransposeCases(Rng& rng) {
+  std::vector<Case> cases;
+  for (DataType dt : DenseFloatTypes()) {
+    for (int trial = 0; trial < 40; ++trial) {
+      const int64_t nd = rng.Int(1, 3);
+      const int64_t group = rng.Int(1, 2);
+      const int64_t c = group * rng.Int(1, 3), mg = rng.Int(1, 3);
+      const Shape x = SpatialShape(rng, rng.Int(1, 2), c, nd);
+      Shape ws{c, mg};
+      std::vector<int64_t> kernel, strides, dilations, pads(2 * nd), output_padding;
+      for (int64_t i = 0; i < nd; ++i) {
+        kernel.push_back(rng.Int(1, 3));
+        strides.push_back(rng.Int(1, 3));
+        dilations.push_back(rng.Int(1, 2));
+        ws.push_back(kernel.back());
+      }
+      const int64_t mode = rng.Int(0, 2);  // pads, SAME_UPPER, output_shape
+      // Only shapes oneDNN takes (no negative pads): output_padding within
+      // the end pad; a stride no longer than the dilated kernel when the
+      // output is in * stride.
+      for (int64_t i = 0; i < nd; ++i) {
+        pads[i] = rng.Int(0, kernel[i] - 1);
+        pads[i + nd] = rng.Int(0, kernel[i] - 1);
+        output_padding.push_back(
+            std::min(pads[i + nd], rng.Int(0, std::max(strides[i], dilations[i]) - 1)));
+        if (mode != 0) strides[i] = std::min(strides[i], (kernel[i] - 1) * dilations[i] + 1);
+      }
+      ir::AttrMap attrs = {{"group", ir::AttrValue(group)}, {"strides", IntsAttr(strides)},
+                           {"dilations", IntsAttr(dilations)}};
+      if (mode == 0) {
+        attrs["pads"] = IntsAttr(pads);
+        attrs["output_padding"] = IntsAttr(output_padding);
+      } else if (mode == 1) {
+        attrs["auto_pad"] = ir::AttrValue(std::string("SAME_UPPER"));
+      } else {
+        std::vector<int64_t> out;
+        for (int64_t i = 0; i < nd; ++i) out.push_back(x.dim(i + 2) * strides[i]);
+        attrs["output_shape"] = IntsAttr(out);
+      }
+      std::vector<Value> inputs = {rng.Random(dt, x), rng.Random(dt, ws)};
+      if (rng.Bool()) inputs.push_back(rng.Random(dt, Shape{mg * group}));
+      Case cc = MakeCase("ConvTranspose", std::move(inputs), std::move(attrs));
+      if (!HasPositiveSpatialOutput(cc)) continue;
+      cases.push_back(std::move(cc));
+    }
+  }
+  return cases;
+}
+
 // ---- Pooling ----
 
 std::vector<Case> PoolCases(Rng& rng, const std::string& type) {
@@ -295,6 +346,7 @@ std::vector<Case> FusedCases(Rng& rng) {
 
 void AddDenseCases(CaseTable& table) {
   table["Conv"] = ConvCases;
+  table["ConvTranspose"] = ConvTransposeCases;
   table["MatMul"] = MatMulCases;
   table["Gemm"] = GemmCases;
   for (const char* type : {"MaxPool", "AveragePool"}) {
