@@ -14,9 +14,11 @@ from unittest import mock
 
 import grpc
 import numpy as np
+from google.protobuf import text_format
 from onnx import TensorProto
 
 import ged
+from ged._proto import graph_pb2
 from daemon import Daemon
 import models
 
@@ -147,18 +149,41 @@ class ClientTest(unittest.TestCase):
             self.client.session(options={"ge.dump_graph": "7"})
 
     def test_variables(self):
-        # GetVariable / SetVariable come with the VarManager: until the daemon
-        # has it they are UNIMPLEMENTED, after that an unknown variable is
-        # NOT_FOUND. Either way the daemon's code and message reach Python.
+        # c = Variable([10, 20]); every run adds x to it (AssignAdd) and returns the sum.
+        counter = text_format.Parse("""
+            name: "counter"
+            nodes { name: "x" type: "Data" attrs { key: "index" value { i: 0 } }
+                    output_types { tensor { dtype: DT_FLOAT shape { dims: 2 } } } }
+            nodes { name: "c" type: "Variable"
+                    attrs { key: "dtype" value { i: 1 } }
+                    attrs { key: "shape" value { shape { dims: 2 } } }
+                    attrs { key: "value" value { t { dtype: DT_FLOAT dims: 2 raw_data: "\\000\\000 A\\000\\000\\240A" } } }
+                    output_types { tensor { dtype: DT_FLOAT shape { dims: 2 } } } }
+            nodes { name: "n" type: "AssignAdd" inputs { node: "c" port: 0 } inputs { node: "x" port: 0 }
+                    input_types { tensor { dtype: DT_FLOAT shape { dims: 2 } } }
+                    input_types { tensor { dtype: DT_FLOAT shape { dims: 2 } } }
+                    output_types { tensor { dtype: DT_FLOAT shape { dims: 2 } } } }
+            nodes { name: "out" type: "NetOutput" inputs { node: "n" port: 0 }
+                    input_types { tensor { dtype: DT_FLOAT shape { dims: 2 } } } }
+            """, graph_pb2.GraphDef())
         with self.client.session() as s:
-            for call in (lambda: s.get_variable("w"), lambda: s.set_variable("w", np.ones([2], np.float32))):
-                with self.assertRaises((ged.UnimplementedError, ged.NotFoundError)) as e:
-                    call()
-                if isinstance(e.exception, ged.UnimplementedError):
-                    self.assertIs(e.exception.code, grpc.StatusCode.UNIMPLEMENTED)
-                    self.assertRegex(e.exception.message, "(Get|Set)Variable is not implemented")
-                else:
-                    self.assertIn("w", e.exception.message)
+            g = s.add_graph(counter)
+            (y,) = g.run([np.array([1, 2], np.float32)])
+            np.testing.assert_array_equal(y, [11, 22])
+            np.testing.assert_array_equal(s.get_variable("c"), [11, 22])
+            s.set_variable("c", np.array([100, 200], np.float32))
+            (y,) = g.run([np.array([1, 1], np.float32)])
+            np.testing.assert_array_equal(y, [101, 201])
+            # The daemon's code and message reach Python.
+            with self.assertRaises(ged.NotFoundError) as e:
+                s.get_variable("nope")
+            self.assertIs(e.exception.code, grpc.StatusCode.NOT_FOUND)
+            self.assertIn("nope", e.exception.message)
+            with self.assertRaises(ged.InvalidArgumentError):
+                s.set_variable("c", np.ones([3], np.float32))
+        with self.client.session() as other:  # another session has no `c`
+            with self.assertRaises(ged.NotFoundError):
+                other.get_variable("c")
 
     def test_large_tensors_pass_the_default_grpc_limit(self):
         x = np.arange(6 * 1024 * 1024, dtype=np.float32)  # 24 MiB, beyond gRPC's 4 MiB default

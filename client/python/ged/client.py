@@ -75,6 +75,8 @@ def _io_info(io):
 
 
 def _model_bytes(model):
+    if isinstance(model, graph_pb2.GraphDef):  # ged's own graph form, kept as the message
+        return model
     if isinstance(model, (bytes, bytearray, memoryview)):
         return bytes(model)
     if isinstance(model, (str, os.PathLike)):
@@ -82,7 +84,8 @@ def _model_bytes(model):
             return f.read()
     if hasattr(model, "SerializeToString"):  # onnx.ModelProto
         return model.SerializeToString()
-    raise TypeError(f"add_graph takes an onnx.ModelProto, a path or bytes, not {type(model).__name__}")
+    raise TypeError(f"add_graph takes an onnx.ModelProto, a ged GraphDef, a path or bytes, "
+                    f"not {type(model).__name__}")
 
 
 def _options(options):
@@ -208,7 +211,8 @@ class Session:
         self.client.call("DestroySession", service_pb2.DestroySessionRequest(session_id=self.id))
 
     def add_graph(self, model, options=None, graph_id=None):
-        """Adds an ONNX model (onnx.ModelProto, a path or bytes) with graph-scope options; returns its Graph."""
+        """Adds an ONNX model (onnx.ModelProto, a path or bytes) or a ged GraphDef (ge.v1.GraphDef,
+        which can hold Variables and Assign ops) with graph-scope options; returns its Graph."""
         graph = Graph(self, next(self._graph_ids) if graph_id is None else graph_id, _model_bytes(model),
                       dict(options or {}))
         self._graphs.append(graph)
@@ -238,8 +242,13 @@ class Graph:
         self._add()
 
     def _add(self):
-        reply = self.session.client.call("AddGraph", service_pb2.AddGraphRequest(
-            session_id=self.session.id, graph_id=self.id, onnx_model=self._model, options=_options(self._options)))
+        request = service_pb2.AddGraphRequest(session_id=self.session.id, graph_id=self.id,
+                                              options=_options(self._options))
+        if isinstance(self._model, graph_pb2.GraphDef):
+            request.graph_def.CopyFrom(self._model)
+        else:
+            request.onnx_model = self._model
+        reply = self.session.client.call("AddGraph", request)
         self._set_io(reply)
 
     def _set_io(self, reply):
