@@ -137,7 +137,9 @@ class ConvKernel final : public Kernel {
     return DispatchType<ConvTypes>(x.dtype(), op_, [&](auto tag) -> absl::Status {
       using T = typename decltype(tag)::type;
       if constexpr (kIsHalf<T>) {
-        return ComputeAsFloat(ctx, win, m, x, w, bias, y);
+        return ComputeInFloat(x, w, bias, y, [&](const float* xf, const float* wf, const float* bf, float* yf) {
+          ConvCompute<float>(win, m, attrs_.group, xf, wf, bf, yf, ctx.thread_pool());
+        });
       } else {
         ConvCompute<T>(win, m, attrs_.group, x.data<T>(), w.data<T>(),
                        bias ? bias->data<T>() : nullptr, y.data<T>(), ctx.thread_pool());
@@ -148,21 +150,6 @@ class ConvKernel final : public Kernel {
 
  private:
   ConvKernel(const ir::OpDesc& op, ops::WindowAttrs attrs) : op_(op), attrs_(std::move(attrs)) {}
-
-  absl::Status ComputeAsFloat(ExecuteContext& ctx, const Window3& win, int64_t m,
-                              const Tensor& x, const Tensor& w, const Tensor* bias,
-                              const Tensor& y) {
-    GE_ASSIGN_OR_RETURN(Tensor xf, ConvertTensor(x, DataType::kFloat));
-    GE_ASSIGN_OR_RETURN(Tensor wf, ConvertTensor(w, DataType::kFloat));
-    Tensor bf;
-    if (bias != nullptr) {
-      GE_ASSIGN_OR_RETURN(bf, ConvertTensor(*bias, DataType::kFloat));
-    }
-    GE_ASSIGN_OR_RETURN(Tensor yf, Tensor::Allocate(DataType::kFloat, y.shape()));
-    ConvCompute<float>(win, m, attrs_.group, xf.data<float>(), wf.data<float>(),
-                       bias ? bf.data<float>() : nullptr, yf.data<float>(), ctx.thread_pool());
-    return ConvertInto(yf, y);
-  }
 
   ir::OpDesc op_;
   ops::WindowAttrs attrs_;

@@ -75,4 +75,21 @@ inline TapRange Taps(int64_t o, int64_t stride, int64_t pad_begin, int64_t kerne
   return r;
 }
 
+// Runs a float loop nest for half-precision X, W, B and Y: converts the
+// inputs to float, calls `compute(x, w, bias, y)` on float pointers (bias
+// null when absent) and converts the result into `y`.
+template <typename Compute>
+absl::Status ComputeInFloat(const Tensor& x, const Tensor& w, const Tensor* bias, const Tensor& y,
+                            Compute compute) {
+  GE_ASSIGN_OR_RETURN(Tensor xf, ConvertTensor(x, DataType::kFloat));
+  GE_ASSIGN_OR_RETURN(Tensor wf, ConvertTensor(w, DataType::kFloat));
+  Tensor bf;
+  if (bias != nullptr) {
+    GE_ASSIGN_OR_RETURN(bf, ConvertTensor(*bias, DataType::kFloat));
+  }
+  GE_ASSIGN_OR_RETURN(Tensor yf, Tensor::Allocate(DataType::kFloat, y.shape()));
+  compute(xf.data<float>(), wf.data<float>(), bias != nullptr ? bf.data<float>() : nullptr, yf.data<float>());
+  return ConvertInto(yf, y);
+}
+
 }  // namespace ge::engine::host_cpu
