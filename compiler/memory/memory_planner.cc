@@ -23,7 +23,8 @@ bool IsOutputNode(const ir::Node& node) { return node.type() == ir::kNetOutput |
 
 int64_t Align(int64_t bytes) { return (std::max<int64_t>(bytes, 1) + kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment; }
 
-absl::StatusOr<int64_t> ValueBytes(const ir::Node& node, int port) {
+// The bytes of (node, port)'s elements, before alignment.
+absl::StatusOr<int64_t> ExactBytes(const ir::Node& node, int port) {
   const ir::ValueType& type = node.op_desc().output(port).type;
   if (!type.is_tensor() || !type.shape().IsFullyKnown() || type.dtype() == DataType::kUndefined) {
     return InvalidArgument("node '", node.name(), "' output ", port, " has type ", type.ToString(),
@@ -31,7 +32,12 @@ absl::StatusOr<int64_t> ValueBytes(const ir::Node& node, int port) {
   }
   GE_ASSIGN_OR_RETURN(int64_t count, type.shape().NumElements());
   GE_ASSIGN_OR_RETURN(size_t bytes, ByteSizeOf(type.dtype(), count));
-  return Align(static_cast<int64_t>(bytes));
+  return static_cast<int64_t>(bytes);
+}
+
+absl::StatusOr<int64_t> ValueBytes(const ir::Node& node, int port) {
+  GE_ASSIGN_OR_RETURN(int64_t bytes, ExactBytes(node, port));
+  return Align(bytes);
 }
 
 class Planner {
@@ -110,6 +116,12 @@ class Planner {
       ir::OutPort src = node.input(in);
       int buffer = BufferOf(src);
       if (buffer < 0 || plan_.buffers[buffer].size != bytes || !DiesAt(src, node) || claimed_[buffer]) continue;
+      // The input must hold exactly as many bytes as the output, not merely
+      // fill the same aligned buffer: a broadcast operand ([1, 4] into
+      // [3, 4]) is read again after the first row of the output is written.
+      absl::StatusOr<int64_t> in_bytes = ExactBytes(*src.node, src.index);
+      absl::StatusOr<int64_t> out_bytes = ExactBytes(node, o);
+      if (!in_bytes.ok() || !out_bytes.ok() || *in_bytes != *out_bytes) continue;
       // Another input reading the same buffer would be overwritten too.
       bool shared = false;
       for (int i = 0; i < node.num_inputs(); ++i) {

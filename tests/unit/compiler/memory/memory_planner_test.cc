@@ -79,6 +79,22 @@ TEST(MemoryPlannerTest, NoInPlaceWhenTheInputIsReadLater) {
   ExpectValid(p.plan);
 }
 
+// A broadcast operand fills the same aligned buffer as the output ([1, 4]
+// and [3, 4] floats both take 64 bytes) but is read again after the output's
+// first row is written: it must not be overwritten.
+TEST(MemoryPlannerTest, NoInPlaceOverABroadcastOperandOfTheSameAlignedSize) {
+  Planned p = Plan(R"(graph g {
+    x = Data() {index = 0} -> (f32[3, 4])
+    w = Data() {index = 1} -> (f32[1, 4])
+    v = Relu(w) -> (f32[1, 4])
+    y = Mul(x, v) -> (f32[3, 4])
+    out = NetOutput(y)
+  })");
+  EXPECT_NE(p.BufferOf("y"), p.BufferOf("v"));
+  EXPECT_EQ(p.plan.inplace_reuses, 0);
+  ExpectValid(p.plan);
+}
+
 TEST(MemoryPlannerTest, ViewsShareTheirInputsBuffer) {
   Planned p = Plan(R"(graph g {
     x = Data() {index = 0} -> (f32[2,8])
