@@ -103,6 +103,10 @@ const std::vector<OptionSpec>& Table() {
        "Names the graph in the compiled-model cache instead of hashing it (letters, digits, _ . -).", GraphKey},
       {"ge.host_scheduling_max_threshold", "0",
        "An all-static graph with fewer ops than this runs dynamically as a whole (0: never).", NonNegative},
+      {"ge.oo.constantFolding", "1",
+       "1: evaluate at compile time what does not depend on the inputs (Shape of static tensors, nodes over "
+       "Consts); 0: keep every node.",
+       Bool01},
       {"ge.subgraph_backends", "",
        "Comma-separated subgraph-API backends applied in order (see docs/design/partitioning.md).", BackendList},
       {"ge.tiling_schedule_optimize", "0",

@@ -27,6 +27,8 @@ absl::StatusOr<CompileOptions> CompileOptions::FromOptions(const OptionMap& opti
                                      OptionOrDefault(options, "ge.host_scheduling_max_threshold")));
   GE_ASSIGN_OR_RETURN(out.tiling_schedule_optimize,
                       ParseBoolOption("ge.tiling_schedule_optimize", OptionOrDefault(options, "ge.tiling_schedule_optimize")));
+  GE_ASSIGN_OR_RETURN(out.constant_folding,
+                      ParseBoolOption("ge.oo.constantFolding", OptionOrDefault(options, "ge.oo.constantFolding")));
   out.subgraph_backends = ParseListOption(OptionOrDefault(options, "ge.subgraph_backends"));
   const auto& backends = partition::SubgraphBackendRegistry::Builtin();
   for (const std::string& name : out.subgraph_backends) {

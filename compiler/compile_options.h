@@ -31,6 +31,8 @@ struct CompileOptions {
   // ge.tiling_schedule_optimize: tiling may be offloaded to run time, so
   // nodes with a tiling dependency may stay static.
   bool tiling_schedule_optimize = false;
+  // ge.oo.constantFolding
+  bool constant_folding = true;
   // ge.subgraph_backends: subgraph-API backends to apply, in order.
   std::vector<std::string> subgraph_backends;
 

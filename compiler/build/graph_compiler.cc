@@ -4,6 +4,7 @@
 #include "base/ir/verifier.h"
 #include "base/status.h"
 #include "compiler/partition/partition_pipeline.h"
+#include "compiler/passes/constant_folding_pass.h"
 #include "compiler/passes/graph_dumper.h"
 #include "compiler/passes/infer_shapes_pass.h"
 #include "compiler/passes/pass_pipeline.h"
@@ -41,6 +42,8 @@ absl::StatusOr<std::unique_ptr<CompiledGraph>> GraphCompiler::Compile(std::uniqu
   optimize.AddPass<VariablePrepareOpPass>();
   optimize.AddPass<VariableFormatPass>();
   optimize.AddPass<VariableRefDeleteOpPass>();
+  // After the variable passes: their reads are not Consts and never fold.
+  if (options.constant_folding) optimize.AddPass<ConstantFoldingPass>(engines_);
   GE_RETURN_IF_ERROR(optimize.Run(*graph).status());
 
   // StagePartition -> EnginePlacer -> DynamicShapePartition -> EnginePlacer
