@@ -14,6 +14,7 @@
 #include "ge/v1/graph.pb.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream.h"
+#include "runtime/cache/build_identity.h"
 #include "runtime/model/gem.h"
 
 namespace ge::cache {
@@ -181,6 +182,11 @@ void HashContext(const OptionMap& options, const KeyContext& context, Sha256Hash
   hasher.AddString("ged");
   hasher.AddString(GED_VERSION_STRING);
   hasher.AddInt(runtime::kGemFormatVersion);
+  hasher.AddString("build");
+  for (const auto& [library, id] : CompilerBuildIdentity()) {
+    hasher.AddString(library);
+    hasher.AddString(id);
+  }
   hasher.AddString("cpu");
   for (const std::string& feature : runtime::HostCpuFeatures()) hasher.AddString(feature);
 }

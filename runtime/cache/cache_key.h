@@ -15,7 +15,9 @@
 //     own options);
 //   - the intra-op thread count kernels are prepared for;
 //   - every loaded engine with its version and scheduling attributes;
-//   - the ged version, the .gem format version, and this CPU's features.
+//   - the ged version, the .gem format version, the build IDs of the
+//     compiler and engine libraries (build_identity.h), and this CPU's
+//     features.
 //
 // GE's own form (`ge.graph_compiler_cache_dir` + `ge.graph_key`): the user
 // names the graph; UserCacheKey replaces the graph digest by that name and

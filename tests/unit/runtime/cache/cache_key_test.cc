@@ -3,6 +3,10 @@
 // count or user key differ.
 #include "runtime/cache/cache_key.h"
 
+#include <algorithm>
+
+#include "runtime/cache/build_identity.h"
+
 #include "base/ir/text_format.h"
 #include "compiler/frontend/onnx_importer.h"
 #include "gtest/gtest.h"
@@ -155,6 +159,27 @@ TEST_F(CacheKeyTest, OnlyHexDigestsAreKeys) {
   EXPECT_FALSE(IsCacheKey(std::string(63, 'a') + "/"));
   EXPECT_FALSE(IsCacheKey("../" + std::string(61, 'a')));
   EXPECT_TRUE(IsCacheKey(std::string(64, 'f')));
+}
+
+// The key covers the build of the compiler and of the loaded engines, so a
+// rebuilt ged never loads what an older build compiled.
+TEST_F(CacheKeyTest, BuildIdentityNamesTheCompilerAndTheLoadedEngines) {
+  const auto identity = CompilerBuildIdentity();
+  auto find = [&](std::string_view name) {
+    return std::find_if(identity.begin(), identity.end(), [&](const auto& entry) { return entry.first == name; });
+  };
+  auto compiler = find("libge_ops.so");  // shape inference: loaded by every process that compiles
+  ASSERT_NE(compiler, identity.end());
+  EXPECT_EQ(compiler->second.size(), 40u) << compiler->second;  // a SHA-1 build ID in hex
+  EXPECT_EQ(compiler->second.find_first_not_of("0123456789abcdef"), std::string::npos);
+  // The engine plugins this suite loaded are part of it; test binaries are not.
+  bool plugin = false;
+  for (const auto& [library, id] : identity) {
+    plugin = plugin || library.find("host_cpu") != std::string::npos;
+    EXPECT_EQ(library.find("test"), std::string::npos) << library;
+  }
+  EXPECT_TRUE(plugin);
+  EXPECT_TRUE(std::is_sorted(identity.begin(), identity.end()));
 }
 
 }  // namespace
