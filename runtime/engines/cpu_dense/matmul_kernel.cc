@@ -9,7 +9,10 @@
 // the output and accumulated with a sum post-op scaled by beta (alpha is
 // the primitive's output scale). The `add` post-op is a sum for operands of
 // the output's shape and a binary add for broadcast ones.
+#include <algorithm>
 #include <cstring>
+#include <functional>
+#include <numeric>
 #include <optional>
 #include <unordered_map>
 
@@ -96,12 +99,16 @@ class MatMulKernel final : public DenseKernel {
     bool fused_bias = false;   // _DenseFused's input 2 for MatMul
     AddMode add_mode = AddMode::kSum;
     int64_t m = 0, n = 0;
+    dims collapsed_dst;  // the output's own dims when its batch dims were folded into m
   };
 
   absl::StatusOr<std::unique_ptr<Plan>> Build(const PlanRequest& request) override;
   absl::Status Run(Plan& plan, ExecuteContext& ctx, Scratch& scratch) override;
   absl::Status Describe(const PlanRequest& r, MatMulPlan& plan, dnnl::memory::desc& b_md,
                         dnnl::memory::desc& b_any) const;
+  // Whether the fused add's operand still lines up once the output's batch
+  // dims are folded into its rows.
+  bool CollapsibleAdd(const PlanRequest& r, const dims& dst) const;
 
   GemmAttrs attrs_;
   PostOpChain chain_;
@@ -137,13 +144,35 @@ absl::Status MatMulKernel::Describe(const PlanRequest& r, MatMulPlan& plan,
   for (size_t i = 0; i + 2 < rank; ++i) dd[i] = std::max(ad[i], bd[i]);
   dd[rank - 2] = ad[rank - 2];
   dd[rank - 1] = bd[rank - 1];
+  plan.m = dd[rank - 2];
+  plan.n = dd[rank - 1];
+  // A batch of rows times one matrix ([S, B, K] x [K, N], as exported
+  // transformers project activations) is one [S*B, K] x [K, N] product: a
+  // GEMM that reads the weights once instead of S*B small ones that each
+  // read them again. Row-major A and the output are already laid out so.
+  const bool b_is_matrix = std::all_of(bd.begin(), bd.end() - 2, [](int64_t d) { return d == 1; });
+  if (rank > 2 && b_is_matrix && CollapsibleAdd(r, dd)) {
+    const int64_t rows = std::accumulate(dd.begin(), dd.end() - 1, int64_t{1}, std::multiplies<>());
+    plan.collapsed_dst = dd;
+    plan.m = rows;
+    plan.a_md = PlainDesc(dims{rows, ad[rank - 1]}, type);
+    b_md = PlainDesc(dims{bd[rank - 2], plan.n}, type);
+    b_any = dnnl::memory::desc(dims{bd[rank - 2], plan.n}, type, dnnl::memory::format_tag::any);
+    plan.dst_md = PlainDesc(dims{rows, plan.n}, type);
+    return absl::OkStatus();
+  }
   plan.a_md = PlainDesc(ad, type);
   b_md = PlainDesc(bd, type);
   b_any = dnnl::memory::desc(bd, type, dnnl::memory::format_tag::any);
   plan.dst_md = PlainDesc(dd, type);
-  plan.m = dd[rank - 2];
-  plan.n = dd[rank - 1];
   return absl::OkStatus();
+}
+
+bool MatMulKernel::CollapsibleAdd(const PlanRequest& r, const dims& dst) const {
+  if (!chain_.has_add()) return true;
+  if (!r.has_input(kFusedAddInput)) return false;
+  const dims add = Aligned(r.shape(kFusedAddInput), dst.size());
+  return add == dst || std::all_of(add.begin(), add.end() - 1, [](int64_t d) { return d == 1; });
 }
 
 absl::StatusOr<std::unique_ptr<DenseKernel::Plan>> MatMulKernel::Build(const PlanRequest& r) {
@@ -173,7 +202,11 @@ absl::StatusOr<std::unique_ptr<DenseKernel::Plan>> MatMulKernel::Build(const Pla
   if (chain_.has_add()) {
     if (!r.has_input(kFusedAddInput)) return NodeError(op(), "the add post-op has no operand");
     const Shape& add = r.shape(kFusedAddInput);
-    plan->add_md = PlainDesc(Aligned(add, rank), ToDnnlType(r.dtype(kFusedAddInput)));
+    dims add_dims = Aligned(add, plan->collapsed_dst.empty() ? rank : plan->collapsed_dst.size());
+    if (!plan->collapsed_dst.empty()) {  // the whole output, or one row broadcast
+      add_dims = add_dims == plan->collapsed_dst ? dims{plan->m, plan->n} : dims{1, add_dims.back()};
+    }
+    plan->add_md = PlainDesc(add_dims, ToDnnlType(r.dtype(kFusedAddInput)));
     plan->add_mode = plan->add_md.dims() == plan->dst_md.dims() && plan->c_mode != CMode::kSum
                          ? AddMode::kSum
                          : AddMode::kBinary;

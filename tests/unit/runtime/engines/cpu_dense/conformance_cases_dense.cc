@@ -192,7 +192,9 @@ std::vector<Case> MatMulCases(Rng& rng) {
       const std::vector<std::pair<Shape, Shape>> forms = {
           {Shape{k}, Shape{k}},          {Shape{k}, Shape{k, n}},          {Shape{m, k}, Shape{k}},
           {Shape{m, k}, Shape{k, n}},    {Shape{b, m, k}, Shape{b, k, n}}, {Shape{b, m, k}, Shape{k, n}},
-          {Shape{m, k}, Shape{b, k, n}}, {Shape{2, 1, m, k}, Shape{3, k, n}}, {Shape{1, m, k}, Shape{b, k, n}}};
+          {Shape{m, k}, Shape{b, k, n}}, {Shape{2, 1, m, k}, Shape{3, k, n}}, {Shape{1, m, k}, Shape{b, k, n}},
+          // batch dims folded into rows: B is one matrix, possibly with unit batch dims
+          {Shape{2, 3, m, k}, Shape{1, k, n}}, {Shape{b, 1, k}, Shape{k, n}}};
       const auto& [a, bs] = forms[trial % forms.size()];
       cases.push_back(MakeCase("MatMul", {rng.Random(dt, a), rng.Random(dt, bs)}));
     }
