@@ -31,6 +31,8 @@ void RegisterIndexingOps(OpRegistry& registry);
 void RegisterQuantizeWindowOps(OpRegistry& registry);
 // loss_ops.cc: NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss.
 void RegisterLossOps(OpRegistry& registry);
+// rnn_ops.cc: RNN, GRU, LSTM.
+void RegisterRnnOps(OpRegistry& registry);
 // variable_ops.cc: Assign, AssignAdd, AssignSub, VarIsInitializedOp.
 void RegisterVariableOps(OpRegistry& registry);
 

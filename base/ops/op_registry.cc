@@ -206,6 +206,7 @@ void RegisterBuiltinOps(OpRegistry& registry) {
   RegisterIndexingOps(registry);
   RegisterLossOps(registry);
   RegisterQuantizeWindowOps(registry);
+  RegisterRnnOps(registry);
   RegisterVariableOps(registry);
 }
 

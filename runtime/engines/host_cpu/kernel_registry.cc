@@ -76,6 +76,7 @@ void RegisterHostCpuKernels(KernelTable& table) {
   RegisterLossKernels(table);
   RegisterQuantizeWindowKernels(table);
   RegisterNnKernels(table);
+  RegisterRnnKernels(table);
   RegisterMatMulKernels(table);
   RegisterConvKernels(table);
   RegisterConvTransposeKernels(table);

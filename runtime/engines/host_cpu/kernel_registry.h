@@ -109,6 +109,7 @@ void RegisterQuantizeWindowKernels(KernelTable& table);
 void RegisterVariableKernels(KernelTable& table);
 void RegisterSequenceKernels(KernelTable& table);
 void RegisterTextKernels(KernelTable& table);
+void RegisterRnnKernels(KernelTable& table);
 
 // Every host_cpu kernel, in a fixed order.
 void RegisterHostCpuKernels(KernelTable& table);

@@ -240,6 +240,32 @@ void AddMatrixCases(std::vector<InferCase>& t) {
                .error = "axis 5 is out of range for rank 4"});
 }
 
+// RNN, GRU, LSTM (rnn_ops.cc): Y [seq, dirs, batch, hidden] and the states,
+// or batch-major with layout 1.
+void AddRecurrentCases(std::vector<InferCase>& t) {
+  const std::string bidirectional = "bidirectional";
+  t.push_back({.op = "RNN", .inputs = {"f32[5,2,3]", "f32[1,4,3]", "f32[1,4,4]"}, .attrs = {{"hidden_size", 4}},
+               .outputs = {"f32[5,1,2,4]", "f32[1,2,4]"}});
+  t.push_back({.op = "RNN", .inputs = {"f32[2,-1,3]", "f32[1,4,3]", "f32[1,4,4]"}, .attrs = {{"layout", 1}},
+               .outputs = {"f32[2,-1,1,4]", "f32[2,1,4]"}});
+  t.push_back({.op = "RNN", .inputs = {"f32[5,2,3]", "f32[1,4,3]", "f32[1,4,4]"}, .attrs = {{"hidden_size", 5}},
+               .outputs = {"", ""}, .error = "does not match W's dim 1"});
+  t.push_back({.op = "GRU", .inputs = {"f32[-1,-1,3]", "f32[2,12,3]", "f32[2,12,4]"},
+               .attrs = {{"direction", bidirectional}}, .outputs = {"f32[-1,2,-1,4]", "f32[2,-1,4]"}});
+  t.push_back({.op = "GRU", .inputs = {"f32[5,2,3]", "f32[1,13,3]", "f32[1,13,4]"}, .outputs = {"", ""},
+               .error = "not a multiple of 3"});
+  t.push_back({.op = "GRU", .inputs = {"f32[5,2,3]", "f32[1,12,3]", "f32[1,12,4]"},
+               .attrs = {{"direction", std::string("sideways")}}, .outputs = {"", ""}, .error = "direction"});
+  t.push_back({.op = "LSTM", .inputs = {"f16[7,1,2]", "f16[1,16,2]", "f16[1,16,4]", "f16[1,32]", "i32[1]"},
+               .outputs = {"f16[7,1,1,4]", "f16[1,1,4]", "f16[1,1,4]"}});
+  t.push_back({.op = "LSTM", .inputs = {"f32[?]", "f32[?]", "f32[?]"}, .attrs = {{"hidden_size", 3}},
+               .outputs = {"f32[-1,1,-1,3]", "f32[1,-1,3]", "f32[1,-1,3]"}});
+  t.push_back({.op = "LSTM", .inputs = {"f32[7,1,2]", "f32[2,16,2]", "f32[2,16,4]"}, .outputs = {"", "", ""},
+               .error = "W has 2 directions"});
+  t.push_back({.op = "LSTM", .inputs = {"f32[7,1,3]", "f32[1,16,2]", "f32[1,16,4]"}, .outputs = {"", "", ""},
+               .error = "input size 3 does not match W's 2"});
+}
+
 }  // namespace
 
 const std::vector<InferCase>& NnCases() {
@@ -252,6 +278,7 @@ const std::vector<InferCase>& NnCases() {
     AddPoolCases(*t);
     AddNormalizationCases(*t);
     AddMatrixCases(*t);
+    AddRecurrentCases(*t);
     return t;
   }();
   return *cases;

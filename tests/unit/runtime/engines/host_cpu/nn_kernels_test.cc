@@ -269,3 +269,53 @@ TEST(BlockedGemm, MatchesReferenceAcrossTileEdges) {
 
 }  // namespace
 }  // namespace ge::engine::host_cpu
+
+namespace ge::engine::host_cpu {
+namespace {
+
+// A one-unit RNN with weights 1 is h_t = tanh(x_t + h_{t-1}): checks the
+// recurrence, sequence_lens (rows past their length are zero, Y_h is the
+// state after the row's last step) and the reverse direction.
+TEST(RecurrentKernels, RnnRecurrenceLengthsAndDirections) {
+  const Tensor x = F32({0.5f, -1.0f, 0.25f, 2.0f, 1.0f, 0.0f}, {3, 2, 1});  // [seq 3, batch 2, input 1]
+  const Tensor w = F32({1.0f}, {1, 1, 1}), r = F32({1.0f}, {1, 1, 1});
+  const Tensor lens = T1<int32_t>({3, 1}, Shape{2});
+  for (const std::string direction : {"forward", "reverse"}) {
+    auto out = test::RunOp(Engine(), "RNN", {x, w, r, Value(), lens}, {{"hidden_size", 1}, {"direction", direction}},
+                           2);
+    ASSERT_TRUE(out.ok()) << out.status();
+    const float* y = (*out)[0].tensor().data<float>();
+    const float* yh = (*out)[1].tensor().data<float>();
+    // Batch row 0 runs 3 steps over 0.5, 0.25, 1.0 (reversed for "reverse");
+    // row 1 runs one step over -1.0.
+    const std::vector<double> xs = direction == "forward" ? std::vector<double>{0.5, 0.25, 1.0}
+                                                          : std::vector<double>{1.0, 0.25, 0.5};
+    double h = 0;
+    std::vector<double> states;
+    for (double v : xs) states.push_back(h = std::tanh(v + h));
+    for (int t = 0; t < 3; ++t) {
+      const int step = direction == "forward" ? t : 2 - t;  // Y is indexed by time
+      EXPECT_NEAR(y[t * 2], states[step], 1e-6) << direction << " t=" << t;
+    }
+    EXPECT_NEAR(yh[0], states.back(), 1e-6);
+    EXPECT_NEAR(y[1], std::tanh(-1.0), 1e-6);
+    EXPECT_EQ(y[3], 0.0f);  // row 1 past its length
+    EXPECT_EQ(y[5], 0.0f);
+    EXPECT_NEAR(yh[1], std::tanh(-1.0), 1e-6);
+  }
+}
+
+TEST(RecurrentKernels, BadLengthsAndActivationsAreErrors) {
+  const Tensor x = F32({1, 2, 3}, {3, 1, 1});
+  const Tensor w = F32({1}, {1, 1, 1}), r = F32({1}, {1, 1, 1});
+  absl::Status s = RunError("RNN", {x, w, r, Value(), T1<int32_t>({4}, Shape{1})}, {{"hidden_size", 1}}, 2);
+  EXPECT_NE(s.message().find("sequence_lens[0] = 4"), absl::string_view::npos) << s;
+  s = RunError("RNN", {x, w, r}, {{"activations", std::vector<std::string>{"Cube"}}}, 2);
+  EXPECT_NE(s.message().find("unknown activation 'cube'"), absl::string_view::npos) << s;
+  s = RunError("GRU", {x, F32({1, 1, 1}, {1, 3, 1}), F32({1, 1, 1}, {1, 3, 1})},
+               {{"activations", std::vector<std::string>{"Sigmoid"}}}, 2);
+  EXPECT_NE(s.message().find("expected 2 activations"), absl::string_view::npos) << s;
+}
+
+}  // namespace
+}  // namespace ge::engine::host_cpu
