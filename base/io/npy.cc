@@ -146,21 +146,26 @@ void AppendUtf8(uint32_t cp, std::string& out) {
   }
 }
 
-// Decodes UTF-8 to code points; invalid bytes become U+FFFD.
+// Decodes UTF-8 to code points. A byte that does not start a well-formed
+// sequence (a stray continuation byte, a truncated or overlong sequence, a
+// surrogate or a value past U+10FFFF) becomes U+FFFD and decoding resumes
+// at the next byte, so every result is a Unicode scalar value.
 std::vector<uint32_t> DecodeUtf8(const std::string& s) {
   std::vector<uint32_t> out;
   for (size_t i = 0; i < s.size();) {
-    unsigned char c = s[i];
-    int len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
-    if (len == 0 || i + len > s.size()) {
-      out.push_back(0xfffd);
-      ++i;
-      continue;
-    }
+    const unsigned char c = s[i];
+    const int len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+    bool ok = len != 0 && i + len <= s.size();
     uint32_t cp = len == 1 ? c : c & (0x7f >> len);
-    for (int k = 1; k < len; ++k) cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3f);
-    out.push_back(cp);
-    i += len;
+    for (int k = 1; ok && k < len; ++k) {
+      const unsigned char next = s[i + k];
+      ok = (next & 0xc0) == 0x80;
+      cp = (cp << 6) | (next & 0x3f);
+    }
+    static constexpr uint32_t kMinOfLength[] = {0, 0, 0x80, 0x800, 0x10000};
+    ok = ok && cp >= kMinOfLength[len] && cp <= 0x10ffff && (cp < 0xd800 || cp > 0xdfff);
+    out.push_back(ok ? cp : 0xfffd);
+    i += ok ? len : 1;
   }
   return out;
 }

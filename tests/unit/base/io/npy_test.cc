@@ -79,6 +79,28 @@ TEST(NpyTest, ReadsByteStrings) {
   EXPECT_EQ(t->data<std::string>()[1], "xyz");
 }
 
+// Byte strings that are not UTF-8 (read from '|S' files, or made by a
+// kernel) are written as '<U' with U+FFFD for each byte that does not start
+// a well-formed sequence, never as values past U+10FFFF or surrogates.
+TEST(NpyTest, InvalidUtf8IsWrittenAsReplacementCharacters) {
+  const std::vector<std::string> values = {
+      std::string("ok\xc3\xa9", 4),          // "oké": kept
+      std::string("\xf7\xbf\xbf\xbf", 4),  // past U+10FFFF
+      std::string("\xed\xa0\x80", 3),       // a surrogate
+      std::string("\xc0\xaf", 2),            // overlong '/'
+      std::string("a\xe2\x82", 3),           // truncated
+      std::string("\x80x", 2)};              // stray continuation byte
+  const std::string fffd = "\xef\xbf\xbd";
+  const std::vector<std::string> expected = {std::string("ok\xc3\xa9", 4), fffd + fffd + fffd + fffd,
+                                             fffd + fffd + fffd, fffd + fffd, "a" + fffd + fffd, fffd + "x"};
+  Tensor t = Tensor::FromVector<std::string>(values, Shape{6});
+  auto bytes = SerializeNpy(t);
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  auto back = ParseNpy(*bytes);
+  ASSERT_TRUE(back.ok()) << back.status();
+  for (int i = 0; i < 6; ++i) EXPECT_EQ(back->data<std::string>()[i], expected[i]) << i;
+}
+
 TEST(NpyTest, RejectsMalformedFiles) {
   struct Case {
     std::string bytes;
