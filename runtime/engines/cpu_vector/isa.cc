@@ -72,10 +72,9 @@ DataType InputDtype(const ir::OpDesc& op, int i) {
 }
 
 absl::Status CheckInputDtype(const ir::OpDesc& op, int i, host_cpu::DataTypeSet set, bool optional) {
-  if (i >= op.num_inputs() || op.input(i).name.empty()) {
-    return optional ? absl::OkStatus() : Unsupported(op, "input ", i, " is absent");
-  }
+  if (i >= op.num_inputs()) return optional ? absl::OkStatus() : Unsupported(op, "input ", i, " is absent");
   const ir::ValueType& type = op.input(i).type;
+  if (optional && (op.input(i).name.empty() || type.dtype() == DataType::kUndefined)) return absl::OkStatus();
   if (type.kind() != ir::ValueType::Kind::kTensor) return Unsupported(op, "input ", i, " is not a tensor");
   const DataType d = type.dtype();
   if (d == DataType::kUndefined) return Unsupported(op, "the dtype of input ", i, " is unknown");

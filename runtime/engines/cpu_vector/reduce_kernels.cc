@@ -93,6 +93,9 @@ void Accumulate(const ReducePlan& p, const ReduceFns& fns, const char* x, size_t
                 ThreadPool* pool) {
   fns.init(acc, p.out_n);
   const int64_t inner = p.dims.back();
+  for (int64_t d : p.dims) {
+    if (d == 0) return;  // an empty input: every output keeps the identity
+  }
   if (p.dims.size() > 1 && !p.reduced[0]) {
     const int64_t per = p.rows / p.dims[0];
     Split(pool, p.dims[0], per * inner, [&](int64_t b, int64_t e) { RunRows(p, fns, x, es, acc, aux, b * per, e * per); });
