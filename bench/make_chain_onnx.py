@@ -12,7 +12,10 @@ produce the file (see docs/perf.md).
     /usr/bin/python3 bench/make_chain_onnx.py --nodes 10000 --op Identity --output /tmp/identity_10k.onnx
 
 `--op Identity` isolates the executor: ge_local runs Identity as a view,
-so the kernel does almost nothing.
+so the kernel does almost nothing. A binary op (`--op Add`, `Mul`, `Sub`,
+`Max`, `Min`) takes the previous value and a 1-element constant (0 for Add
+and Sub, 1 for Mul, the value itself for Max and Min), so the value stays
+put.
 """
 
 import argparse
@@ -21,17 +24,27 @@ import onnx
 from onnx import TensorProto, helper
 
 
+BINARY = {"Add": 0.0, "Sub": 0.0, "Mul": 1.0, "Max": None, "Min": None}
+
+
 def build(nodes, op):
     ops = [op] if op else ["Relu", "Neg", "Abs"]
     graph_nodes = []
+    initializers = []
     prev = "x"
+    if op in BINARY and BINARY[op] is not None:
+        initializers.append(helper.make_tensor("c", TensorProto.FLOAT, [1], [BINARY[op]]))
     for i in range(nodes):
         out = "v%d" % i
-        graph_nodes.append(helper.make_node(ops[i % len(ops)], [prev], [out], name="n%d" % i))
+        if op in BINARY:
+            second = "c" if BINARY[op] is not None else prev
+            graph_nodes.append(helper.make_node(op, [prev, second], [out], name="n%d" % i))
+        else:
+            graph_nodes.append(helper.make_node(ops[i % len(ops)], [prev], [out], name="n%d" % i))
         prev = out
     inputs = [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])]
     outputs = [helper.make_tensor_value_info(prev, TensorProto.FLOAT, [1])]
-    graph = helper.make_graph(graph_nodes, "chain", inputs, outputs)
+    graph = helper.make_graph(graph_nodes, "chain", inputs, outputs, initializer=initializers)
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], producer_name="ged-bench")
 
 

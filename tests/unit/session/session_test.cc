@@ -34,7 +34,7 @@ class SessionTest : public ge::testing::EnginesTest {
 
 
 TEST_F(SessionTest, CompilesOnFirstRunAndRunsWithNewShapes) {
-  Session session(*engines_, {{"ge.exec.exclude_engines", "cpu_dense"}}, &pool_);
+  Session session(*engines_, {{"ge.exec.exclude_engines", "cpu_dense,cpu_vector"}}, &pool_);
   ASSERT_TRUE(session.AddGraph(1, ReluAdd()).ok());
   for (int64_t rows : {1, 4, 0}) {
     std::vector<float> x(rows * 3);
@@ -105,7 +105,7 @@ TEST_F(SessionTest, GraphBookkeepingAndOptions) {
 }
 
 TEST_F(SessionTest, StrictModeFailsCompilation) {
-  Session session(*engines_, {{"ge.exec.disable_host_cpu_fallback", "1"}, {"ge.exec.exclude_engines", "cpu_dense"}},
+  Session session(*engines_, {{"ge.exec.disable_host_cpu_fallback", "1"}, {"ge.exec.exclude_engines", "cpu_dense,cpu_vector"}},
                   &pool_);
   ASSERT_TRUE(session.AddGraph(1, ReluAdd()).ok());
   absl::Status s = session.CompileGraph(1);
@@ -132,8 +132,8 @@ TEST_F(SessionTest, RunControlStopsRunsBetweenNodesAndTasks) {
       r = Reshape(x:0, s:0) -> (f32[3,2])
       out = NetOutput(r:0)
     })";
-  Session dynamic(*engines_, {{"ge.exec.exclude_engines", "cpu_dense"}}, &pool_);
-  Session fixed(*engines_, {{"ge.exec.exclude_engines", "cpu_dense"}}, &pool_);
+  Session dynamic(*engines_, {{"ge.exec.exclude_engines", "cpu_dense,cpu_vector"}}, &pool_);
+  Session fixed(*engines_, {{"ge.exec.exclude_engines", "cpu_dense,cpu_vector"}}, &pool_);
   ASSERT_TRUE(dynamic.AddGraph(1, ReluAdd()).ok());
   ASSERT_TRUE(fixed.AddGraph(1, Parse(static_text)).ok());
   ASSERT_TRUE(fixed.CompileGraph(1).ok());
@@ -169,8 +169,8 @@ TEST_F(SessionTest, StaticGraphsRunOnTheStaticPath) {
       a = Const() {value = tensor<i64[1]>[0]} -> (i64[1])
       out = NetOutput(i:0, u:0, r:0)
     })";
-  Session fast(*engines_, {{"ge.exec.exclude_engines", "cpu_dense"}}, &pool_);
-  Session slow(*engines_, {{"ge.exec.exclude_engines", "cpu_dense"}, {"ge.host_scheduling_max_threshold", "1000"}},
+  Session fast(*engines_, {{"ge.exec.exclude_engines", "cpu_dense,cpu_vector"}}, &pool_);
+  Session slow(*engines_, {{"ge.exec.exclude_engines", "cpu_dense,cpu_vector"}, {"ge.host_scheduling_max_threshold", "1000"}},
                &pool_);
   ASSERT_TRUE(fast.AddGraph(1, Parse(text)).ok());
   ASSERT_TRUE(slow.AddGraph(1, Parse(text)).ok());
@@ -198,7 +198,7 @@ TEST_F(SessionTest, StaticGraphsRunOnTheStaticPath) {
     }
   }
   // Dynamic graphs stay dynamic.
-  Session dynamic(*engines_, {{"ge.exec.exclude_engines", "cpu_dense"}}, &pool_);
+  Session dynamic(*engines_, {{"ge.exec.exclude_engines", "cpu_dense,cpu_vector"}}, &pool_);
   ASSERT_TRUE(dynamic.AddGraph(1, ReluAdd()).ok());
   ASSERT_TRUE(dynamic.CompileGraph(1).ok());
   EXPECT_FALSE(*dynamic.RunsStatically(1));
@@ -224,7 +224,7 @@ TEST_F(SessionTest, MixedRootRunsStaticUnitsStatically) {
       j = Identity(f:0) -> (f32[1,6])
       out = NetOutput(j:0, i:0)
     })";
-  const OptionMap base = {{"ge.exec.exclude_engines", "cpu_dense"}, {"ge.exec.static_model_ops_lower_limit", "1"}};
+  const OptionMap base = {{"ge.exec.exclude_engines", "cpu_dense,cpu_vector"}, {"ge.exec.static_model_ops_lower_limit", "1"}};
   Session mixed(*engines_, base, &pool_);
   ASSERT_TRUE(mixed.AddGraph(1, Parse(text)).ok());
   ASSERT_TRUE(mixed.CompileGraph(1).ok());

@@ -37,7 +37,7 @@ absl::StatusOr<std::unique_ptr<CompiledGraph>> Compile(std::string_view text, co
                                                        bool keep = true) {
   // Placement expectations here are on the reference engines; cpu_dense has its own tests.
   OptionMap with_exclusion = option_map;
-  with_exclusion.emplace("ge.exec.exclude_engines", "cpu_dense");
+  with_exclusion.emplace("ge.exec.exclude_engines", "cpu_dense,cpu_vector");
   auto options = CompileOptions::FromOptions(with_exclusion);
   if (!options.ok()) return options.status();
   options->keep_partitioned_graph = keep;
@@ -176,7 +176,7 @@ TEST(PartitionPipelineTest, PlacesBoundaryNodesTheEnginesDoNotKnowYet) {
     }
   )");
   CompileOptions no_dense;  // pins placement on the reference engine; cpu_dense has its own tests
-  no_dense.exclude_engines = {"cpu_dense"};
+  no_dense.exclude_engines = {"cpu_dense", "cpu_vector"};
   auto report = PlaceWithBoundaryNodes(*g, BuiltEngines(), no_dense, nullptr);
   ASSERT_TRUE(report.ok()) << report.status();
   EXPECT_EQ(g->FindNode("c")->type(), "PartitionedCall");  // restored

@@ -43,7 +43,7 @@ inline absl::StatusOr<std::vector<Value>> CompileAndRun(
     engine::EngineRegistry* engines = nullptr, std::unique_ptr<session::Session>* session_out = nullptr) {
   // These tests pin placement on the reference engines; cpu_dense has its own tests.
   auto session = std::make_unique<session::Session>(engines ? *engines : BuiltinEngines(),
-                                                    OptionMap{{"ge.exec.exclude_engines", "cpu_dense"}}, nullptr);
+                                                    OptionMap{{"ge.exec.exclude_engines", "cpu_dense,cpu_vector"}}, nullptr);
   absl::Status added = session->AddGraph(0, std::move(graph), options);
   if (!added.ok()) return added;
   auto outputs = session->RunGraph(0, std::move(inputs));

@@ -1,0 +1,357 @@
+// Data movement: Transpose, Slice, Expand, Concat, Split and Gather, for
+// every fixed-size dtype (they copy bytes).
+//
+// Transpose, Slice and Expand are one strided copy: the output walked in
+// order, each output dim reading the input with a stride (permuted,
+// stepped, or 0 where broadcast), dims merged where the input stays
+// linear, and the innermost run copied with memcpy when contiguous. Concat,
+// Split and Gather copy whole inner blocks. Reshape, Squeeze, Unsqueeze,
+// Flatten and Identity stay on ge_local, which forwards storage instead of
+// copying.
+#include <cstring>
+#include <numeric>
+
+#include "base/status.h"
+#include "runtime/engines/cpu_vector/vector_kernel.h"
+#include "runtime/engines/host_cpu/kernel_util.h"
+
+namespace ge::engine::cpu_vector {
+namespace {
+
+using host_cpu::DataTypeSet;
+
+std::vector<int64_t> Strides(const Shape& s) {
+  std::vector<int64_t> out(s.rank(), 1);
+  for (int64_t d = s.rank() - 1; d > 0; --d) out[d - 1] = out[d] * s.dim(d);
+  return out;
+}
+
+template <typename T>
+void StridedRun(const char* src, int64_t stride, char* dst, int64_t n) {
+  const T* s = reinterpret_cast<const T*>(src);
+  T* d = reinterpret_cast<T*>(dst);
+  for (int64_t i = 0; i < n; ++i) d[i] = s[i * stride];
+}
+
+// dst (contiguous, `dims`) = src[base + sum(index[d] * strides[d])].
+void StridedCopy(std::vector<int64_t> dims, std::vector<int64_t> strides, int64_t base, size_t es, const char* src,
+                 char* dst, ThreadPool* pool) {
+  std::vector<int64_t> d2, s2;
+  for (size_t d = 0; d < dims.size(); ++d) {
+    if (dims[d] == 0) return;
+    if (dims[d] == 1) continue;
+    if (!d2.empty() && s2.back() == strides[d] * dims[d]) {
+      d2.back() *= dims[d];
+      s2.back() = strides[d];
+    } else {
+      d2.push_back(dims[d]);
+      s2.push_back(strides[d]);
+    }
+  }
+  if (d2.empty()) {
+    d2.push_back(1);
+    s2.push_back(1);
+  }
+  const size_t outer = d2.size() - 1;
+  const int64_t inner = d2.back();
+  const int64_t istride = s2.back();
+  int64_t rows = 1;
+  for (size_t d = 0; d < outer; ++d) rows *= d2[d];
+  const int64_t esz = static_cast<int64_t>(es);
+  Split(pool, rows, inner, [&](int64_t begin, int64_t end) {
+    int64_t index[16] = {0};
+    int64_t off = base;
+    int64_t rem = begin;
+    for (size_t d = outer; d-- > 0;) {
+      index[d] = rem % d2[d];
+      rem /= d2[d];
+      off += index[d] * s2[d];
+    }
+    for (int64_t r = begin; r < end; ++r) {
+      char* out = dst + r * inner * esz;
+      const char* in = src + off * esz;
+      if (istride == 1) {
+        std::memcpy(out, in, static_cast<size_t>(inner * esz));
+      } else {
+        switch (es) {
+          case 1: StridedRun<uint8_t>(in, istride, out, inner); break;
+          case 2: StridedRun<uint16_t>(in, istride, out, inner); break;
+          case 4: StridedRun<uint32_t>(in, istride, out, inner); break;
+          default: StridedRun<uint64_t>(in, istride, out, inner); break;
+        }
+      }
+      for (size_t d = outer; d-- > 0;) {
+        if (++index[d] < d2[d]) {
+          off += s2[d];
+          break;
+        }
+        off -= (d2[d] - 1) * s2[d];
+        index[d] = 0;
+      }
+    }
+  });
+}
+
+absl::Status CheckRank(const ir::OpDesc& op, const Shape& s) {
+  if (s.rank() > 16) return NodeError(op, "rank ", s.rank(), " is above 16");
+  return absl::OkStatus();
+}
+
+class TransposeKernel final : public Kernel {
+ public:
+  explicit TransposeKernel(const ir::OpDesc& op) : op_(op), perm_(host_cpu::IntsAttr(op, "perm")) {}
+
+  absl::Status Compute(ExecuteContext& ctx) override {
+    const Tensor& x = ctx.input(0);
+    GE_RETURN_IF_ERROR(CheckRank(op_, x.shape()));
+    const int64_t rank = x.shape().rank();
+    std::vector<int64_t> perm = perm_;
+    if (perm.empty()) {
+      perm.resize(rank);
+      for (int64_t d = 0; d < rank; ++d) perm[d] = rank - 1 - d;
+    }
+    if (static_cast<int64_t>(perm.size()) != rank) return NodeError(op_, "perm has ", perm.size(), " entries for rank ", rank);
+    GE_ASSIGN_OR_RETURN(Tensor y, ctx.Output(0));
+    const std::vector<int64_t> in_strides = Strides(x.shape());
+    std::vector<int64_t> dims(rank), strides(rank);
+    for (int64_t d = 0; d < rank; ++d) {
+      if (perm[d] < 0 || perm[d] >= rank) return NodeError(op_, "perm entry ", perm[d], " is out of range");
+      dims[d] = x.shape().dim(perm[d]);
+      strides[d] = in_strides[perm[d]];
+    }
+    StridedCopy(dims, strides, 0, DataTypeSize(x.dtype()), static_cast<const char*>(x.raw_data()),
+                static_cast<char*>(y.raw_data()), ctx.thread_pool());
+    return absl::OkStatus();
+  }
+
+ private:
+  ir::OpDesc op_;
+  std::vector<int64_t> perm_;
+};
+
+class SliceKernel final : public Kernel {
+ public:
+  explicit SliceKernel(const ir::OpDesc& op) : op_(op) {}
+
+  absl::Status Compute(ExecuteContext& ctx) override {
+    const Tensor& x = ctx.input(0);
+    GE_RETURN_IF_ERROR(CheckRank(op_, x.shape()));
+    const int64_t rank = x.shape().rank();
+    const std::vector<int64_t> starts = ctx.input(1).ToInt64Vector();
+    std::vector<int64_t> axes(starts.size());
+    std::iota(axes.begin(), axes.end(), 0);
+    if (ctx.has_input(3)) axes = ctx.input(3).ToInt64Vector();
+    std::vector<int64_t> steps(starts.size(), 1);
+    if (ctx.has_input(4)) steps = ctx.input(4).ToInt64Vector();
+    if (axes.size() != starts.size() || steps.size() != starts.size()) return NodeError(op_, "starts, axes and steps differ in length");
+    GE_ASSIGN_OR_RETURN(Tensor y, ctx.Output(0));
+    if (y.shape().rank() != rank) return NodeError(op_, "output rank differs from the input's");
+    const std::vector<int64_t> in_strides = Strides(x.shape());
+    std::vector<int64_t> strides = in_strides;
+    int64_t base = 0;
+    for (size_t i = 0; i < axes.size(); ++i) {
+      int64_t a = axes[i] < 0 ? axes[i] + rank : axes[i];
+      if (a < 0 || a >= rank) return NodeError(op_, "axis ", axes[i], " is out of range");
+      const int64_t dim = x.shape().dim(a);
+      if (steps[i] == 0) return NodeError(op_, "steps must not be 0");
+      int64_t s = starts[i] < 0 ? starts[i] + dim : starts[i];
+      s = steps[i] > 0 ? std::clamp<int64_t>(s, 0, dim) : std::clamp<int64_t>(s, 0, dim - 1);
+      if (y.shape().dim(a) > 0) base += s * in_strides[a];
+      strides[a] = in_strides[a] * steps[i];
+    }
+    StridedCopy(std::vector<int64_t>(y.shape().span().begin(), y.shape().span().end()), strides, base,
+                DataTypeSize(x.dtype()), static_cast<const char*>(x.raw_data()), static_cast<char*>(y.raw_data()),
+                ctx.thread_pool());
+    return absl::OkStatus();
+  }
+
+ private:
+  ir::OpDesc op_;
+};
+
+class ExpandKernel final : public Kernel {
+ public:
+  explicit ExpandKernel(const ir::OpDesc& op) : op_(op) {}
+
+  absl::Status Compute(ExecuteContext& ctx) override {
+    const Tensor& x = ctx.input(0);
+    GE_ASSIGN_OR_RETURN(Tensor y, ctx.Output(0));
+    GE_RETURN_IF_ERROR(CheckRank(op_, y.shape()));
+    GE_RETURN_IF_ERROR(host_cpu::CheckBroadcastsTo(op_, x.shape(), 0, y.shape()));
+    const int64_t rank = y.shape().rank();
+    const int64_t shift = rank - x.shape().rank();
+    const std::vector<int64_t> in_strides = Strides(x.shape());
+    std::vector<int64_t> strides(rank, 0);
+    for (int64_t d = shift; d < rank; ++d) strides[d] = x.shape().dim(d - shift) == 1 ? 0 : in_strides[d - shift];
+    StridedCopy(std::vector<int64_t>(y.shape().span().begin(), y.shape().span().end()), strides, 0,
+                DataTypeSize(x.dtype()), static_cast<const char*>(x.raw_data()), static_cast<char*>(y.raw_data()),
+                ctx.thread_pool());
+    return absl::OkStatus();
+  }
+
+ private:
+  ir::OpDesc op_;
+};
+
+// Blocks of Concat / Split: outer count, and each part's bytes per outer step.
+int64_t Outer(const Shape& s, int64_t axis) {
+  int64_t n = 1;
+  for (int64_t d = 0; d < axis; ++d) n *= s.dim(d);
+  return n;
+}
+int64_t BlockBytes(const Shape& s, int64_t axis, size_t es) {
+  int64_t n = static_cast<int64_t>(es);
+  for (int64_t d = axis; d < s.rank(); ++d) n *= s.dim(d);
+  return n;
+}
+
+class ConcatKernel final : public Kernel {
+ public:
+  explicit ConcatKernel(const ir::OpDesc& op) : op_(op), axis_(host_cpu::IntAttr(op, "axis", 0)) {}
+
+  absl::Status Compute(ExecuteContext& ctx) override {
+    GE_ASSIGN_OR_RETURN(Tensor y, ctx.Output(0));
+    GE_ASSIGN_OR_RETURN(int64_t axis, host_cpu::NormalizeAxisFor(op_, axis_, y.shape().rank()));
+    const size_t es = DataTypeSize(y.dtype());
+    const int64_t outer = Outer(y.shape(), axis);
+    const int64_t out_block = BlockBytes(y.shape(), axis, es);
+    char* dst = static_cast<char*>(y.raw_data());
+    int64_t offset = 0;
+    for (int i = 0; i < ctx.num_inputs(); ++i) {
+      const Tensor& x = ctx.input(i);
+      if (x.dtype() != y.dtype() || x.shape().rank() != y.shape().rank()) return NodeError(op_, "input ", i, " does not match the output");
+      const int64_t block = BlockBytes(x.shape(), axis, es);
+      if (offset + block > out_block || Outer(x.shape(), axis) != outer) return NodeError(op_, "input ", i, " does not fit the output");
+      const char* src = static_cast<const char*>(x.raw_data());
+      Split(ctx.thread_pool(), outer, block / static_cast<int64_t>(es) + 1, [&](int64_t b, int64_t e) {
+        for (int64_t o = b; o < e; ++o) std::memcpy(dst + o * out_block + offset, src + o * block, static_cast<size_t>(block));
+      });
+      offset += block;
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  ir::OpDesc op_;
+  int64_t axis_;
+};
+
+class SplitKernel final : public Kernel {
+ public:
+  explicit SplitKernel(const ir::OpDesc& op) : op_(op), axis_(host_cpu::IntAttr(op, "axis", 0)) {}
+
+  absl::Status Compute(ExecuteContext& ctx) override {
+    const Tensor& x = ctx.input(0);
+    GE_ASSIGN_OR_RETURN(int64_t axis, host_cpu::NormalizeAxisFor(op_, axis_, x.shape().rank()));
+    const size_t es = DataTypeSize(x.dtype());
+    const int64_t outer = Outer(x.shape(), axis);
+    const int64_t in_block = BlockBytes(x.shape(), axis, es);
+    const char* src = static_cast<const char*>(x.raw_data());
+    int64_t offset = 0;
+    for (int i = 0; i < ctx.num_outputs(); ++i) {
+      GE_ASSIGN_OR_RETURN(Tensor y, ctx.Output(i));
+      const int64_t block = BlockBytes(y.shape(), axis, es);
+      if (offset + block > in_block || Outer(y.shape(), axis) != outer) return NodeError(op_, "output ", i, " does not fit the input");
+      char* dst = static_cast<char*>(y.raw_data());
+      Split(ctx.thread_pool(), outer, block / static_cast<int64_t>(es) + 1, [&](int64_t b, int64_t e) {
+        for (int64_t o = b; o < e; ++o) std::memcpy(dst + o * block, src + o * in_block + offset, static_cast<size_t>(block));
+      });
+      offset += block;
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  ir::OpDesc op_;
+  int64_t axis_;
+};
+
+class GatherKernel final : public Kernel {
+ public:
+  explicit GatherKernel(const ir::OpDesc& op) : op_(op), axis_(host_cpu::IntAttr(op, "axis", 0)) {}
+
+  absl::Status Compute(ExecuteContext& ctx) override {
+    const Tensor& x = ctx.input(0);
+    const Tensor& ind = ctx.input(1);
+    GE_ASSIGN_OR_RETURN(int64_t axis, host_cpu::NormalizeAxisFor(op_, axis_, x.shape().rank()));
+    GE_ASSIGN_OR_RETURN(Tensor y, ctx.Output(0));
+    const size_t es = DataTypeSize(x.dtype());
+    const int64_t outer = Outer(x.shape(), axis);
+    const int64_t dim = x.shape().dim(axis);
+    const int64_t inner = BlockBytes(x.shape(), axis, es) / std::max<int64_t>(1, dim);
+    const int64_t n = ind.NumElements();
+    if (y.NumElements() * static_cast<int64_t>(es) != outer * n * inner) return NodeError(op_, "output does not match");
+    if (y.NumElements() == 0) return absl::OkStatus();
+    const bool i64 = ind.dtype() == DataType::kInt64;
+    for (int64_t j = 0; j < n; ++j) {
+      const int64_t v = i64 ? ind.data<int64_t>()[j] : ind.data<int32_t>()[j];
+      if (v < -dim || v >= dim) return NodeError(op_, "index ", v, " is out of range [", -dim, ", ", dim, ")");
+    }
+    const char* src = static_cast<const char*>(x.raw_data());
+    char* dst = static_cast<char*>(y.raw_data());
+    Split(ctx.thread_pool(), outer * n, inner / static_cast<int64_t>(es) + 1, [&](int64_t b, int64_t e) {
+      for (int64_t r = b; r < e; ++r) {
+        const int64_t o = r / n, j = r % n;
+        int64_t v = i64 ? ind.data<int64_t>()[j] : ind.data<int32_t>()[j];
+        if (v < 0) v += dim;
+        std::memcpy(dst + r * inner, src + (o * dim + v) * inner, static_cast<size_t>(inner));
+      }
+    });
+    return absl::OkStatus();
+  }
+
+ private:
+  ir::OpDesc op_;
+  int64_t axis_;
+};
+
+template <typename K>
+CreateFn Creator() {
+  return [](const ir::OpDesc& op) -> absl::StatusOr<std::unique_ptr<Kernel>> { return std::unique_ptr<Kernel>(new K(op)); };
+}
+
+absl::Status CheckAllInputs(const ir::OpDesc& op) {
+  for (int i = 0; i < op.num_inputs(); ++i) {
+    GE_RETURN_IF_ERROR(CheckInputDtype(op, i, kCopySet));
+    if (InputDtype(op, i) != InputDtype(op, 0)) return Unsupported(op, "inputs of different dtypes");
+  }
+  return absl::OkStatus();
+}
+
+constexpr DataTypeSet kIndexSet{DataType::kInt32, DataType::kInt64};
+
+}  // namespace
+
+void RegisterMovementKernels(VectorKernelTable& table) {
+  table.Add({"Transpose", [](const ir::OpDesc& op) { return CheckInputDtype(op, 0, kCopySet); }, Creator<TransposeKernel>()});
+  table.Add({"Slice",
+             [](const ir::OpDesc& op) {
+               if (op.num_inputs() < 3) return Unsupported(op, "starts and ends must be inputs (opset 10+)");
+               GE_RETURN_IF_ERROR(CheckInputDtype(op, 0, kCopySet));
+               for (int i = 1; i < op.num_inputs(); ++i) GE_RETURN_IF_ERROR(CheckInputDtype(op, i, kIndexSet, i >= 3));
+               return absl::OkStatus();
+             },
+             Creator<SliceKernel>()});
+  table.Add({"Expand",
+             [](const ir::OpDesc& op) {
+               GE_RETURN_IF_ERROR(CheckInputDtype(op, 0, kCopySet));
+               return CheckInputDtype(op, 1, {DataType::kInt64});
+             },
+             Creator<ExpandKernel>()});
+  table.Add({"Concat", CheckAllInputs, Creator<ConcatKernel>()});
+  table.Add({"Split",
+             [](const ir::OpDesc& op) {
+               GE_RETURN_IF_ERROR(CheckInputDtype(op, 0, kCopySet));
+               if (op.num_inputs() > 1) GE_RETURN_IF_ERROR(CheckInputDtype(op, 1, {DataType::kInt64}, true));
+               return absl::OkStatus();
+             },
+             Creator<SplitKernel>()});
+  table.Add({"Gather",
+             [](const ir::OpDesc& op) {
+               GE_RETURN_IF_ERROR(CheckInputDtype(op, 0, kCopySet));
+               return CheckInputDtype(op, 1, kIndexSet);
+             },
+             Creator<GatherKernel>()});
+}
+
+}  // namespace ge::engine::cpu_vector

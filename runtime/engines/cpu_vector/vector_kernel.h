@@ -1,0 +1,124 @@
+// Shared machinery of the cpu_vector kernels: the ISA table in use, dtype
+// mapping, thread splitting with a grain size, errors naming the node and
+// the kernel table the engine's CheckSupported and factory read.
+//
+// Kernels do their shape work in Prepare (plans, strides, element counts)
+// and keep Compute to pointer binding and one call into the ISA table, so
+// a static 1-element op costs a few nanoseconds. Work is split across the
+// device's intra-op pool only above kParallelWork element operations.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "base/dtype.h"
+#include "base/ir/op_desc.h"
+#include "base/strings.h"
+#include "base/thread_pool.h"
+#include "runtime/engines/api/kernel.h"
+#include "runtime/engines/cpu_vector/isa_kernels.h"
+#include "runtime/engines/host_cpu/kernel_registry.h"
+
+namespace ge::engine::cpu_vector {
+
+inline constexpr std::string_view kEngineName = "cpu_vector";
+
+// ---- ISA selection (isa.cc) ----
+
+enum class Isa { kAvx2, kAvx512 };
+// Whether the CPU runs the AVX2 build (AVX2, FMA, F16C) and the AVX-512 one.
+bool CpuHasAvx2();
+bool CpuHasAvx512();
+// Chooses the table: AVX-512 when the CPU has it, unless `force_avx2` or the
+// environment variable GED_CPU_VECTOR_ISA=avx2. FailedPrecondition when the
+// CPU lacks AVX2 (the engine then does not load).
+absl::Status SelectIsa(bool force_avx2);
+// Selects a table for tests: Unavailable when the CPU cannot run it.
+absl::Status ForceIsa(Isa isa);
+// The table in use (SelectIsa(false) on first use when nobody chose).
+const IsaKernels& Kernels();
+
+// ---- Dtypes ----
+
+std::optional<VDt> ToVDt(DataType dtype);
+// The dtypes the element-type tables cover.
+inline constexpr host_cpu::DataTypeSet kFloatSet{DataType::kFloat, DataType::kDouble, DataType::kFloat16};
+inline constexpr host_cpu::DataTypeSet kIntSet{DataType::kInt32, DataType::kInt64, DataType::kInt8,
+                                               DataType::kUint8};
+inline constexpr host_cpu::DataTypeSet kNumericSet = kFloatSet | kIntSet;
+inline constexpr host_cpu::DataTypeSet kBoolSet{DataType::kBool};
+// Every fixed-size dtype (data movement copies bytes).
+inline constexpr host_cpu::DataTypeSet kCopySet =
+    kNumericSet | kBoolSet |
+    host_cpu::DataTypeSet{DataType::kBFloat16, DataType::kInt16, DataType::kUint16, DataType::kUint32,
+                          DataType::kUint64};
+
+// ---- Errors ----
+
+template <typename... Args>
+absl::Status Unsupported(const ir::OpDesc& op, const Args&... args) {
+  return absl::UnimplementedError(StrCat(op.type(), " on cpu_vector: ", args..., " (node '", op.name(), "')"));
+}
+template <typename... Args>
+absl::Status NodeError(const ir::OpDesc& op, const Args&... args) {
+  return absl::InvalidArgumentError(StrCat("node '", op.name(), "' (", op.type(), "): ", args...));
+}
+
+// The dtype of input `i` of `op` (kUndefined when absent or untyped).
+DataType InputDtype(const ir::OpDesc& op, int i);
+// OK when input `i` has a dtype in `set` (an absent input passes when
+// `optional`).
+absl::Status CheckInputDtype(const ir::OpDesc& op, int i, host_cpu::DataTypeSet set, bool optional = false);
+
+// ---- Threads ----
+
+// Element operations below which work stays on the calling thread.
+inline constexpr int64_t kParallelWork = int64_t{1} << 16;
+
+// fn(begin, end) over [0, n): one call on this thread for small work (no
+// std::function, no pool), else split across `pool` in blocks of at least
+// kParallelWork / cost items.
+template <typename Fn>
+void Split(ThreadPool* pool, int64_t n, int64_t cost, Fn&& fn) {
+  if (n <= 0) return;
+  if (pool == nullptr || pool->num_threads() == 0 || n * cost < kParallelWork) {
+    fn(int64_t{0}, n);
+    return;
+  }
+  const int64_t block = std::max<int64_t>(1, kParallelWork / std::max<int64_t>(1, cost));
+  pool->ParallelFor(n, block, [&fn](int64_t b, int64_t e) { fn(b, e); });
+}
+
+// ---- The kernel table ----
+
+using CheckFn = std::function<absl::Status(const ir::OpDesc& op)>;
+using CreateFn = std::function<absl::StatusOr<std::unique_ptr<Kernel>>(const ir::OpDesc& op)>;
+
+struct VectorKernelDef {
+  std::string op_type;
+  CheckFn check;  // dtypes and attributes the kernel handles
+  CreateFn create;
+};
+
+class VectorKernelTable {
+ public:
+  void Add(VectorKernelDef def);
+  const VectorKernelDef* Find(std::string_view op_type) const;
+  std::vector<std::string> OpTypes() const;
+  // OK when a kernel exists, its check passes and it can be created.
+  absl::Status CheckSupported(const ir::OpDesc& op) const;
+
+ private:
+  StringMap<VectorKernelDef> defs_;
+};
+
+void RegisterElementwiseKernels(VectorKernelTable& table);
+void RegisterReduceKernels(VectorKernelTable& table);
+void RegisterMovementKernels(VectorKernelTable& table);
+void RegisterVectorKernels(VectorKernelTable& table);
+
+}  // namespace ge::engine::cpu_vector

@@ -1,0 +1,114 @@
+// cpu_vector conformance generators: reductions and data movement.
+#include <algorithm>
+#include <numeric>
+
+#include "tests/unit/runtime/engines/conformance/vector_cases.h"
+
+namespace ge::engine::conformance {
+namespace {
+
+Tensor I64s(const std::vector<int64_t>& v) { return Tensor::FromVector<int64_t>(v, Shape{static_cast<int64_t>(v.size())}); }
+
+// A random subset of [0, rank) as axes, some negative; maybe empty.
+std::vector<int64_t> RandomAxes(Rng& rng, int64_t rank) {
+  std::vector<int64_t> axes;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (rng.Bool()) axes.push_back(rng.Bool() ? d : d - rank);
+  }
+  return axes;
+}
+
+VectorCaseGenerator Reduce(std::string type, double lo, double hi) {
+  return [=](Rng& rng, DataType dtype) -> std::optional<Case> {
+    const Shape shape = RandomShape(rng, 1, 4, 7);
+    const std::vector<int64_t> axes = RandomAxes(rng, shape.rank());
+    ir::AttrMap attrs = {{"keepdims", ir::AttrValue(int64_t{rng.Bool() ? 1 : 0})}};
+    if (type == "ReduceSum" && rng.Int(0, 3) == 0) attrs["noop_with_empty_axes"] = ir::AttrValue(int64_t{1});
+    std::vector<Value> inputs = {Values(rng, dtype, shape, lo, hi)};
+    if (type == "ReduceSum") {
+      inputs.emplace_back(I64s(axes));
+    } else if (!axes.empty()) {
+      attrs["axes"] = ir::AttrValue(axes);
+    }
+    std::optional<test::Tolerance> tol;
+    if (dtype == DataType::kFloat16) tol = test::Tolerance{2e-2, 2e-2};
+    return cpu_dense::MakeCase(type, std::move(inputs), attrs, tol);
+  };
+}
+
+}  // namespace
+
+void AddReduceAndMovementCases(VectorCaseTable& t) {
+  for (const char* type : {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceL1", "ReduceL2",
+                           "ReduceSumSquare", "ReduceLogSumExp"}) {
+    t[type] = Reduce(type, -2.0, 2.0);
+  }
+  t["ReduceProd"] = Reduce("ReduceProd", 0.5, 1.5);
+  t["ReduceLogSum"] = Reduce("ReduceLogSum", 0.1, 2.0);
+
+  t["Transpose"] = [](Rng& rng, DataType dtype) -> std::optional<Case> {
+    const Shape shape = RandomShape(rng, 1, 5, 6);
+    std::vector<int64_t> perm(shape.rank());
+    std::iota(perm.begin(), perm.end(), 0);
+    std::shuffle(perm.begin(), perm.end(), std::mt19937_64(rng.Seed()));
+    ir::AttrMap attrs;
+    if (rng.Int(0, 4) != 0) attrs["perm"] = ir::AttrValue(perm);
+    return cpu_dense::MakeCase("Transpose", {Values(rng, dtype, shape)}, attrs);
+  };
+  t["Slice"] = [](Rng& rng, DataType dtype) -> std::optional<Case> {
+    const Shape shape = RandomShape(rng, 1, 4, 8);
+    std::vector<int64_t> starts, ends, axes, steps;
+    for (int64_t d = 0; d < shape.rank(); ++d) {
+      if (rng.Int(0, 2) == 0) continue;
+      const int64_t n = shape.dim(d);
+      axes.push_back(rng.Bool() ? d : d - shape.rank());
+      const int64_t step = rng.Pick(std::vector<int64_t>{1, 1, 2, 3, -1, -2});
+      steps.push_back(step);
+      starts.push_back(rng.Int(-n - 2, n + 2));
+      ends.push_back(rng.Int(0, 5) == 0 ? (step > 0 ? INT64_MAX : INT64_MIN) : rng.Int(-n - 2, n + 2));
+    }
+    std::vector<Value> inputs = {Values(rng, dtype, shape), I64s(starts), I64s(ends), I64s(axes), I64s(steps)};
+    return cpu_dense::MakeCase("Slice", std::move(inputs));
+  };
+  t["Expand"] = [](Rng& rng, DataType dtype) -> std::optional<Case> {
+    const Shape out = RandomShape(rng, 0, 4, 5);
+    const Shape in = BroadcastFrom(rng, out);
+    return cpu_dense::MakeCase("Expand", {Values(rng, dtype, in), I64s(std::vector<int64_t>(out.span().begin(), out.span().end()))});
+  };
+  t["Concat"] = [](Rng& rng, DataType dtype) -> std::optional<Case> {
+    const Shape base = RandomShape(rng, 1, 4, 5, false);
+    const int64_t axis = rng.Int(0, base.rank() - 1);
+    std::vector<Value> inputs;
+    const int n = static_cast<int>(rng.Int(1, 4));
+    for (int i = 0; i < n; ++i) {
+      Shape s = base;
+      s.set_dim(axis, rng.Int(0, 4));
+      inputs.emplace_back(Values(rng, dtype, s));
+    }
+    return cpu_dense::MakeCase("Concat", std::move(inputs), {{"axis", ir::AttrValue(rng.Bool() ? axis : axis - base.rank())}});
+  };
+  t["Split"] = [](Rng& rng, DataType dtype) -> std::optional<Case> {
+    const Shape shape = RandomShape(rng, 1, 4, 6, false);
+    const int64_t axis = rng.Int(0, shape.rank() - 1);
+    std::vector<int64_t> split;
+    int64_t left = shape.dim(axis);
+    while (left > 0) {
+      const int64_t part = rng.Int(0, left);
+      split.push_back(part);
+      left -= part;
+    }
+    if (split.empty()) split.push_back(0);
+    return cpu_dense::MakeCase("Split", {Values(rng, dtype, shape), I64s(split)}, {{"axis", ir::AttrValue(axis)}},
+                               std::nullopt, static_cast<int>(split.size()));
+  };
+  t["Gather"] = [](Rng& rng, DataType dtype) -> std::optional<Case> {
+    const Shape shape = RandomShape(rng, 1, 4, 6, false);
+    const int64_t axis = rng.Int(0, shape.rank() - 1);
+    const Shape ishape = RandomShape(rng, 0, 2, 4);
+    const DataType itype = rng.Bool() ? DataType::kInt32 : DataType::kInt64;
+    Tensor indices = rng.Random(itype, ishape, static_cast<double>(-shape.dim(axis)), static_cast<double>(shape.dim(axis) - 1));
+    return cpu_dense::MakeCase("Gather", {Values(rng, dtype, shape), indices}, {{"axis", ir::AttrValue(axis)}});
+  };
+}
+
+}  // namespace ge::engine::conformance

@@ -1,0 +1,162 @@
+// The cpu_vector engine: plugin attributes, ISA selection, what it refuses,
+// its KernelBuilder, the threaded paths and the f32 exp's accuracy.
+#include "runtime/engines/cpu_vector/cpu_vector_engine.h"
+
+#include <cmath>
+#include <cstdlib>
+
+#include "runtime/engines/host_cpu/host_cpu_engine.h"
+#include "runtime/engines/plugin_loader.h"
+#include "tests/testing/kernel_test_util.h"
+
+namespace ge::engine::cpu_vector {
+namespace {
+
+std::string PluginPath() {
+  const char* dir = std::getenv("GED_BINARY_DIR");
+  return std::string(dir != nullptr ? dir : ".") + "/lib/ged/engines/libge_engine_cpu_vector.so";
+}
+
+const CpuVectorEngine& Vector() {
+  static const CpuVectorEngine* e = [] {
+    auto* engine = new CpuVectorEngine();
+    EXPECT_TRUE(engine->Initialize({}).ok());
+    return engine;
+  }();
+  return *e;
+}
+const HostCpuEngine& Host() {
+  static const HostCpuEngine* e = new HostCpuEngine();
+  return *e;
+}
+
+ir::OpDesc Typed(const std::string& type, const std::vector<Value>& inputs, const ir::AttrMap& attrs = {}) {
+  test::OpBuilder b(type, "n");
+  b.Inputs(inputs).Outputs(1);
+  for (const auto& [k, v] : attrs) b.Attr(k, v);
+  ir::OpDesc op = b.Build();
+  auto types = test::InferOutputTypes(op, inputs);
+  if (types.ok()) op.mutable_output(0).type = (*types)[0];
+  return op;
+}
+
+TEST(CpuVectorEngineTest, PluginLoadsWithItsAttributes) {
+  auto loaded = LoadEnginePlugin(PluginPath());
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  const EngineAttributes& a = (*loaded)->attributes();
+  EXPECT_EQ(a.name, "cpu_vector");
+  EXPECT_EQ(a.compute_cost, 2);
+  EXPECT_TRUE(a.atomic);
+  EXPECT_TRUE((*loaded)->engine().Initialize({}).ok());
+  EXPECT_FALSE((*loaded)->engine().Initialize({{"ge.cpu_vector.isa", "sse"}}).ok());
+}
+
+TEST(CpuVectorEngineTest, SelectsAvx512WhenPresentUnlessForced) {
+  ASSERT_TRUE(CpuHasAvx2());
+  CpuVectorEngine engine;
+  ASSERT_TRUE(engine.Initialize({}).ok());
+  EXPECT_STREQ(Kernels().name, CpuHasAvx512() ? "avx512" : "avx2");
+  ASSERT_TRUE(engine.Initialize({{"ge.cpu_vector.isa", "avx2"}}).ok());
+  EXPECT_STREQ(Kernels().name, "avx2");
+  setenv("GED_CPU_VECTOR_ISA", "avx2", 1);
+  ASSERT_TRUE(engine.Initialize({}).ok());
+  EXPECT_STREQ(Kernels().name, "avx2");
+  unsetenv("GED_CPU_VECTOR_ISA");
+  ASSERT_TRUE(engine.Initialize({}).ok());
+  EXPECT_EQ(ForceIsa(Isa::kAvx512).ok(), CpuHasAvx512());
+  ASSERT_TRUE(SelectIsa(false).ok());
+}
+
+TEST(CpuVectorEngineTest, RejectsWhatItDoesNotRunWithAReason) {
+  const auto& store = Vector().vector_info_store();
+  auto reason = [&](const ir::OpDesc& op) { return std::string(store.CheckSupportedOp(op).message()); };
+  const Tensor s = Tensor::FromVector<std::string>({"a"}, Shape{1});
+  EXPECT_NE(reason(Typed("Transpose", {s})).find("dtype string"), std::string::npos);
+  const Tensor bf = test::RandomTensor(DataType::kBFloat16, Shape{2}, 1);
+  EXPECT_NE(reason(Typed("Relu", {bf})).find("dtype bf16"), std::string::npos);
+  const Tensor u8 = test::RandomTensor(DataType::kUint8, Shape{2}, 1, 0, 9);
+  EXPECT_NE(reason(Typed("Neg", {u8})).find("dtype u8"), std::string::npos);
+  const Tensor f = test::RandomTensor(DataType::kFloat, Shape{2}, 1);
+  EXPECT_NE(reason(Typed("Mod", {f, f})).find("fmod=0"), std::string::npos);
+  EXPECT_NE(reason(Typed("Conv", {f, f})).find("no kernel for op type Conv"), std::string::npos);
+  // Views stay on ge_local, which forwards storage.
+  for (const char* view : {"Reshape", "Identity", "Squeeze", "Unsqueeze", "Flatten"}) {
+    EXPECT_FALSE(store.CheckSupportedOp(Typed(view, {f})).ok()) << view;
+  }
+}
+
+TEST(CpuVectorEngineTest, KernelBuilderBindsTypedTasksAndRefusesOthers) {
+  const Tensor a = test::RandomTensor(DataType::kFloat, Shape{1}, 1);
+  ir::OpDesc op = Typed("Add", {a, a});
+  PrepareContext ctx;
+  ctx.op = &op;
+  ctx.input_types = {op.input(0).type, op.input(1).type};
+  ctx.output_types = {op.output(0).type};
+  const KernelBuilder& builder = Vector().kernel_builder();
+  auto task = builder.BuildTask(Vector().kernel_factory(), "cpu_vector", ctx);
+  ASSERT_TRUE(task.ok()) << task.status();
+  EXPECT_EQ(task->param_version, CpuVectorKernelBuilder::kParamVersion);
+  EXPECT_EQ(task->params, "f32[1],f32[1]->f32[1]");
+  EXPECT_TRUE(builder.LoadKernel(Vector().kernel_factory(), *task, ctx).ok());
+  engine::TaskDef old = *task;
+  old.param_version = 0;
+  EXPECT_TRUE(absl::IsFailedPrecondition(builder.LoadKernel(Vector().kernel_factory(), old, ctx).status()));
+  ctx.output_types = {ir::ValueType::Tensor(DataType::kFloat, Shape{2})};
+  EXPECT_TRUE(absl::IsFailedPrecondition(builder.LoadKernel(Vector().kernel_factory(), *task, ctx).status()));
+}
+
+// Tensors above the grain size run on the pool; results match host_cpu.
+TEST(CpuVectorEngineTest, LargeTensorsSplitAcrossThreads) {
+  test::RunOptions options;
+  options.thread_pool = test::TestThreadPool();
+  const Tensor a = test::RandomTensor(DataType::kFloat, Shape{64, 4096}, 1);
+  const Tensor b = test::RandomTensor(DataType::kFloat, Shape{1, 4096}, 2);
+  for (const char* type : {"Add", "Mul", "Max"}) {
+    EXPECT_TRUE(test::MatchesReference(Vector(), Host(), Typed(type, {a, b}), {a, b}, std::nullopt, options)) << type;
+  }
+  EXPECT_TRUE(test::MatchesReference(Vector(), Host(), Typed("Tanh", {a}), {a}, std::nullopt, options));
+  const ir::AttrMap axes0 = {{"axes", ir::AttrValue(std::vector<int64_t>{1})}};
+  EXPECT_TRUE(test::MatchesReference(Vector(), Host(), Typed("ReduceMean", {a}, axes0), {a}, std::nullopt, options));
+  EXPECT_TRUE(test::MatchesReference(Vector(), Host(), Typed("Transpose", {a}), {a}, std::nullopt, options));
+}
+
+// The vectorized f32 exp against libm over the whole range, both ISAs.
+TEST(CpuVectorEngineTest, ExpIsWithinTwoUlpsEverywhere) {
+  std::vector<float> xs;
+  for (float x = -110.0f; x <= 90.0f; x += 0.0137f) xs.push_back(x);
+  for (float x : {0.0f, -0.0f, 88.72f, 88.7228f, -87.3f, -103.9f, -104.5f}) xs.push_back(x);
+  xs.push_back(std::numeric_limits<float>::infinity());
+  xs.push_back(-std::numeric_limits<float>::infinity());
+  xs.push_back(std::numeric_limits<float>::quiet_NaN());
+  const Tensor x = Tensor::FromVector<float>(xs, Shape{static_cast<int64_t>(xs.size())});
+  for (Isa isa : {Isa::kAvx2, Isa::kAvx512}) {
+    if (!ForceIsa(isa).ok()) continue;
+    auto y = test::RunOp1(Vector(), "Exp", {x});
+    ASSERT_TRUE(y.ok()) << y.status();
+    for (size_t i = 0; i < xs.size(); ++i) {
+      const float got = y->data<float>()[i];
+      const float want = std::exp(xs[i]);
+      if (std::isnan(want)) {
+        EXPECT_TRUE(std::isnan(got)) << xs[i];
+      } else if (std::isinf(want)) {
+        EXPECT_EQ(got, want) << xs[i];
+      } else if (want < std::numeric_limits<float>::min()) {
+        EXPECT_NEAR(got, want, std::numeric_limits<float>::min()) << xs[i];
+      } else {
+        EXPECT_LE(std::fabs(got - want), 2.5f * std::fabs(want) * std::numeric_limits<float>::epsilon()) << xs[i];
+      }
+    }
+  }
+  ASSERT_TRUE(SelectIsa(false).ok());
+}
+
+TEST(CpuVectorEngineTest, IntegerDivisionByZeroIsAnError) {
+  const Tensor a = Tensor::FromVector<int32_t>({1, 2}, Shape{2});
+  const Tensor b = Tensor::FromVector<int32_t>({1, 0}, Shape{2});
+  auto out = test::RunOp1(Vector(), "Div", {a, b});
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(std::string(out.status().message()).find("division by zero"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace ge::engine::cpu_vector
