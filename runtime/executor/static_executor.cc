@@ -73,6 +73,7 @@ class StaticExecutor::TaskContext final : public engine::ExecuteContext {
   ThreadPool* thread_pool() override { return pool_ ? pool_ : SerialPool(); }
   int num_threads() const override { return pool_ ? pool_->num_threads() + 1 : 1; }
   engine::VariableStore* variables() override { return variables_; }
+  Tensor* planned_output(int i) override { return &outputs_[i].mutable_tensor(); }
 
   static ThreadPool* SerialPool() {
     static ThreadPool* pool = new ThreadPool(0, "serial");

@@ -85,6 +85,16 @@ class ExecuteContext {
   // The session's variables and FileConstant weights; null when the
   // executor runs without a session (kernel test harnesses).
   virtual VariableStore* variables() { return nullptr; }
+
+  // The storage of output `i` when the executor planned it before the run
+  // (the static path: a tensor of output_type(i) in the arena, valid until
+  // Compute returns), else null and the kernel calls Output(i). Kernels on
+  // hot paths take it to skip Output's checks and the tensor copy. Appended
+  // last so that existing plugins' vtable slots keep their places.
+  virtual Tensor* planned_output(int i) {
+    (void)i;
+    return nullptr;
+  }
 };
 
 class Kernel {

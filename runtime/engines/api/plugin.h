@@ -14,7 +14,7 @@
 
 // Bumped whenever a class in runtime/engines/api changes layout or meaning.
 // Appending a virtual to an interface only ged implements (ExecuteContext::
-// RunSubgraph) keeps existing plugins' calls valid and did not bump it; a
+// RunSubgraph, planned_output) keeps existing plugins' calls valid and did not bump it; a
 // plugin built against another ged version is refused anyway. Version 2:
 // Engine::kernel_builder() (a new virtual in a class plugins implement).
 #define GE_ENGINE_ABI_VERSION 2u

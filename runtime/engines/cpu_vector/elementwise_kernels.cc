@@ -26,25 +26,46 @@ class UnaryKernel final : public Kernel {
   UnaryKernel(const ir::OpDesc& op, UnaryOp kind, UnaryParams params, int64_t cost)
       : op_(op), kind_(kind), params_(params), cost_(cost) {}
 
+  // Known shapes fix the element count and sizes once (the executors
+  // prepare again whenever input shapes change).
   absl::Status Prepare(PrepareContext& ctx) override {
-    if (!ctx.input_types.empty() && ctx.input_types[0].is_tensor()) Bind(ctx.input_types[0].dtype());
+    prepared_ = false;
+    if (ctx.input_types.empty() || !ctx.input_types[0].is_tensor() || ctx.output_types.empty() ||
+        !ctx.output_types[0].is_tensor()) {
+      return absl::OkStatus();
+    }
+    const ir::ValueType& in = ctx.input_types[0];
+    const ir::ValueType& out = ctx.output_types[0];
+    if (!Bind(in.dtype())) return absl::OkStatus();
+    if (in.shape().IsFullyKnown() && out.shape().IsFullyKnown() && out.dtype() != DataType::kUndefined) {
+      elements_ = in.shape().NumElementsUnchecked();
+      prepared_ = out.shape().NumElementsUnchecked() == elements_;
+      in_size_ = DataTypeSize(in.dtype());
+      out_size_ = DataTypeSize(out.dtype());
+    }
     return absl::OkStatus();
   }
 
   absl::Status Compute(ExecuteContext& ctx) override {
     const Tensor& x = ctx.input(0);
-    if (x.dtype() != dtype_ && !Bind(x.dtype())) return NodeError(op_, "dtype ", DataTypeName(x.dtype()), " is not supported");
-    GE_ASSIGN_OR_RETURN(Tensor y, ctx.Output(0));
-    const int64_t n = x.NumElements();
-    if (y.NumElements() != n) return NodeError(op_, "output has ", y.NumElements(), " elements, input ", n);
-    const size_t in_size = DataTypeSize(x.dtype());
-    const size_t out_size = DataTypeSize(y.dtype());
+    if (x.dtype() != dtype_) {
+      prepared_ = false;
+      if (!Bind(x.dtype())) return NodeError(op_, "dtype ", DataTypeName(x.dtype()), " is not supported");
+    }
+    Tensor holder;
+    GE_ASSIGN_OR_RETURN(Tensor * y, OutputOf(ctx, 0, holder));
+    int64_t n = elements_;
+    size_t in_size = in_size_, out_size = out_size_;
+    if (!prepared_) {
+      n = x.NumElements();
+      if (y->NumElements() != n) return NodeError(op_, "output has ", y->NumElements(), " elements, input ", n);
+      in_size = DataTypeSize(x.dtype());
+      out_size = DataTypeSize(y->dtype());
+    }
     const char* px = static_cast<const char*>(x.raw_data());
-    char* py = static_cast<char*>(y.raw_data());
+    char* py = static_cast<char*>(y->raw_data());
     const UnaryFn fn = fn_;
-    Split(ctx.thread_pool(), n, cost_, [&](int64_t b, int64_t e) {
-      fn(px + b * in_size, py + b * out_size, e - b, params_);
-    });
+    Split(ctx, n, cost_, [&](int64_t b, int64_t e) { fn(px + b * in_size, py + b * out_size, e - b, params_); });
     return absl::OkStatus();
   }
 
@@ -63,6 +84,9 @@ class UnaryKernel final : public Kernel {
   int64_t cost_;
   DataType dtype_ = DataType::kUndefined;
   UnaryFn fn_ = nullptr;
+  bool prepared_ = false;  // elements_ and the sizes hold for the current shapes
+  int64_t elements_ = 0;
+  size_t in_size_ = 0, out_size_ = 0;
 };
 
 // The dtypes `kind` has loops for, from the table itself.
@@ -135,24 +159,28 @@ class ClipKernel final : public Kernel {
 class BroadcastRunner {
  public:
   absl::Status Run(const ir::OpDesc& op, BinaryFn fn, const Tensor& a, const Tensor& b, const Tensor& out,
-                   ThreadPool* pool, int64_t cost) {
-    const int64_t n = out.NumElements();
+                   ExecuteContext& ctx, int64_t cost) {
+    // Counts and sizes from Plan (the executors plan again when shapes
+    // change), else from the tensors.
+    const bool counted = planned_ && counts_.n >= 0;
+    const int64_t n = counted ? counts_.n : out.NumElements();
     if (n == 0) return absl::OkStatus();
-    const size_t es = DataTypeSize(a.dtype());
-    const size_t os = DataTypeSize(out.dtype());
+    const size_t es = counted ? counts_.es : DataTypeSize(a.dtype());
+    const size_t os = counted ? counts_.os : DataTypeSize(out.dtype());
     const char* pa = static_cast<const char*>(a.raw_data());
     const char* pb = static_cast<const char*>(b.raw_data());
     char* po = static_cast<char*>(out.raw_data());
-    const int64_t na = a.NumElements();
-    const int64_t nb = b.NumElements();
+    const int64_t na = counted ? counts_.na : a.NumElements();
+    const int64_t nb = counted ? counts_.nb : b.NumElements();
     if ((na == n || na == 1) && (nb == n || nb == 1)) {
       const int64_t sa = na == n ? 1 : 0;
       const int64_t sb = nb == n ? 1 : 0;
-      Split(pool, n, cost, [&](int64_t s, int64_t e) {
+      Split(ctx, n, cost, [&](int64_t s, int64_t e) {
         fn(pa + s * sa * es, sa, pb + s * sb * es, sb, po + s * os, e - s);
       });
       return absl::OkStatus();
     }
+    ThreadPool* pool = ctx.thread_pool();
     if (!planned_ || a.shape() != a_shape_ || b.shape() != b_shape_ || out.shape() != out_shape_) {
       GE_RETURN_IF_ERROR(host_cpu::CheckBroadcastsTo(op, a.shape(), 0, out.shape()));
       GE_RETURN_IF_ERROR(host_cpu::CheckBroadcastsTo(op, b.shape(), 1, out.shape()));
@@ -160,6 +188,7 @@ class BroadcastRunner {
       a_shape_ = a.shape();
       b_shape_ = b.shape();
       out_shape_ = out.shape();
+      counts_ = {};
       planned_ = true;
     }
     const int64_t sa = plan_.inner_stride(0);
@@ -171,17 +200,28 @@ class BroadcastRunner {
   }
 
   // Builds the plan ahead of Compute when the shapes are known.
-  void Plan(const Shape& a, const Shape& b, const Shape& out) {
-    if (!a.IsFullyKnown() || !b.IsFullyKnown() || !out.IsFullyKnown()) return;
-    plan_ = host_cpu::MakeBroadcastPlan(out.span(), {a.span(), b.span()});
-    a_shape_ = a;
-    b_shape_ = b;
-    out_shape_ = out;
+  void Plan(const ir::ValueType& a, const ir::ValueType& b, const ir::ValueType& out) {
+    planned_ = false;
+    if (!a.shape().IsFullyKnown() || !b.shape().IsFullyKnown() || !out.shape().IsFullyKnown()) return;
+    plan_ = host_cpu::MakeBroadcastPlan(out.shape().span(), {a.shape().span(), b.shape().span()});
+    a_shape_ = a.shape();
+    b_shape_ = b.shape();
+    out_shape_ = out.shape();
+    counts_ = {};
+    if (a.dtype() != DataType::kUndefined && out.dtype() != DataType::kUndefined) {
+      counts_ = {out.shape().NumElementsUnchecked(), a.shape().NumElementsUnchecked(),
+                 b.shape().NumElementsUnchecked(), DataTypeSize(a.dtype()), DataTypeSize(out.dtype())};
+    }
     planned_ = true;
   }
 
  private:
+  struct Counts {
+    int64_t n = -1, na = 0, nb = 0;  // n < 0: not counted
+    size_t es = 0, os = 0;
+  };
   bool planned_ = false;
+  Counts counts_;
   Shape a_shape_, b_shape_, out_shape_;
   host_cpu::BroadcastPlan plan_;
 };
@@ -209,7 +249,7 @@ class BinaryKernel final : public Kernel {
     if (ctx.input_types.size() >= 2 && ctx.output_types.size() >= 1 && ctx.input_types[0].is_tensor() &&
         ctx.input_types[1].is_tensor() && ctx.output_types[0].is_tensor()) {
       Bind(ctx.input_types[0].dtype());
-      runner_.Plan(ctx.input_types[0].shape(), ctx.input_types[1].shape(), ctx.output_types[0].shape());
+      runner_.Plan(ctx.input_types[0], ctx.input_types[1], ctx.output_types[0]);
     }
     return absl::OkStatus();
   }
@@ -220,8 +260,9 @@ class BinaryKernel final : public Kernel {
     if (a.dtype() != dtype_ && !Bind(a.dtype())) return NodeError(op_, "dtype ", DataTypeName(a.dtype()), " is not supported");
     if (b.dtype() != a.dtype()) return NodeError(op_, "input 1 has dtype ", DataTypeName(b.dtype()), ", input 0 ", DataTypeName(a.dtype()));
     if (divides_) GE_RETURN_IF_ERROR(CheckNoZero(op_, b));
-    GE_ASSIGN_OR_RETURN(Tensor out, ctx.Output(0));
-    return runner_.Run(op_, fn_, a, b, out, ctx.thread_pool(), cost_);
+    Tensor holder;
+    GE_ASSIGN_OR_RETURN(Tensor * out, OutputOf(ctx, 0, holder));
+    return runner_.Run(op_, fn_, a, b, *out, ctx, cost_);
   }
 
  private:
@@ -292,10 +333,10 @@ class VariadicKernel final : public Kernel {
     if (runners_.size() < static_cast<size_t>(std::max(1, n - 1))) runners_.resize(std::max(1, n - 1));
     if (n == 1) {
       GE_RETURN_IF_ERROR(host_cpu::CheckBroadcastsTo(op_, a.shape(), 0, out.shape()));
-      return runners_[0].Run(op_, fn, a, a, out, ctx.thread_pool(), 1);
+      return runners_[0].Run(op_, fn, a, a, out, ctx, 1);
     }
-    GE_RETURN_IF_ERROR(runners_[0].Run(op_, fn, a, ctx.input(1), out, ctx.thread_pool(), 1));
-    for (int i = 2; i < n; ++i) GE_RETURN_IF_ERROR(runners_[i - 1].Run(op_, fn, out, ctx.input(i), out, ctx.thread_pool(), 1));
+    GE_RETURN_IF_ERROR(runners_[0].Run(op_, fn, a, ctx.input(1), out, ctx, 1));
+    for (int i = 2; i < n; ++i) GE_RETURN_IF_ERROR(runners_[i - 1].Run(op_, fn, out, ctx.input(i), out, ctx, 1));
     return absl::OkStatus();
   }
 

@@ -93,6 +93,24 @@ void Split(ThreadPool* pool, int64_t n, int64_t cost, Fn&& fn) {
   pool->ParallelFor(n, block, [&fn](int64_t b, int64_t e) { fn(b, e); });
 }
 
+// Split over `ctx`'s pool, asked for only when the work is large enough.
+template <typename Fn>
+void Split(ExecuteContext& ctx, int64_t n, int64_t cost, Fn&& fn) {
+  if (n > 0 && n * cost < kParallelWork) {
+    fn(int64_t{0}, n);
+    return;
+  }
+  Split(ctx.thread_pool(), n, cost, std::forward<Fn>(fn));
+}
+
+// Output `i`: the executor's planned storage when it has one (no copy; the
+// static plan fixed its shape), else ctx.Output(i), kept in `holder`.
+inline absl::StatusOr<Tensor*> OutputOf(ExecuteContext& ctx, int i, Tensor& holder) {
+  if (Tensor* planned = ctx.planned_output(i)) return planned;
+  GE_ASSIGN_OR_RETURN(holder, ctx.Output(i));
+  return &holder;
+}
+
 // ---- The kernel table ----
 
 using CheckFn = std::function<absl::Status(const ir::OpDesc& op)>;
