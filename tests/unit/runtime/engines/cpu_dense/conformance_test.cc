@@ -1,47 +1,14 @@
-// Engine conformance of cpu_dense against host_cpu: one parameterized test
-// per kernel of the engine's table (so a kernel without cases fails), plus
-// the cases cpu_dense must refuse, and the fallback to the reference kernel
-// for shapes it could not see at placement.
+// What cpu_dense must refuse, its fallback to the reference kernel for
+// shapes it could not see at placement, and thread-budget independence. The
+// per-kernel conformance against host_cpu (the case tables of
+// conformance_cases_*.cc) runs in tests/unit/runtime/engines/conformance
+// beside cpu_vector's.
 #include <functional>
 
 #include "tests/unit/runtime/engines/cpu_dense/conformance_util.h"
 
 namespace ge::engine::cpu_dense {
 namespace {
-
-const CaseTable& Cases() {
-  static const CaseTable* table = [] {
-    auto* t = new CaseTable();
-    AddDenseCases(*t);
-    AddNnCases(*t);
-    return t;
-  }();
-  return *table;
-}
-
-class ConformanceTest : public ::testing::TestWithParam<std::string> {};
-
-TEST_P(ConformanceTest, MatchesHostCpu) {
-  const std::string& type = GetParam();
-  auto it = Cases().find(type);
-  ASSERT_NE(it, Cases().end()) << "cpu_dense has a kernel for " << type << " but no conformance cases";
-  Rng rng(std::hash<std::string>()(type));
-  const std::vector<Case> cases = it->second(rng);
-  EXPECT_GE(cases.size(), 5u) << "too few cases for " << type;
-  RecordProperty("cases", static_cast<int>(cases.size()));
-  int failures = 0;
-  for (size_t i = 0; i < cases.size() && failures < 5; ++i) {
-    ::testing::AssertionResult r = Conforms(cases[i]);
-    if (!r) {
-      ADD_FAILURE() << type << " case " << i << ": " << r.message();
-      ++failures;
-    }
-  }
-}
-
-INSTANTIATE_TEST_SUITE_P(AllKernels, ConformanceTest,
-                         ::testing::ValuesIn(Dense().info_store().SupportedOpTypes()),
-                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
 
 // ---- What cpu_dense refuses, and why ----
 
