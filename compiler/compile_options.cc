@@ -27,6 +27,11 @@ absl::StatusOr<CompileOptions> CompileOptions::FromOptions(const OptionMap& opti
                                      OptionOrDefault(options, "ge.host_scheduling_max_threshold")));
   GE_ASSIGN_OR_RETURN(out.tiling_schedule_optimize,
                       ParseBoolOption("ge.tiling_schedule_optimize", OptionOrDefault(options, "ge.tiling_schedule_optimize")));
+  GE_ASSIGN_OR_RETURN(out.verify_each_step,
+                      ParseBoolOption("ge.verify_each_step", OptionOrDefault(options, "ge.verify_each_step")));
+#ifndef NDEBUG
+  out.verify_each_step = true;
+#endif
   out.subgraph_backends = ParseListOption(OptionOrDefault(options, "ge.subgraph_backends"));
   const auto& backends = partition::SubgraphBackendRegistry::Builtin();
   for (const std::string& name : out.subgraph_backends) {

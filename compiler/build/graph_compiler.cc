@@ -29,6 +29,8 @@ absl::StatusOr<std::unique_ptr<CompiledGraph>> GraphCompiler::Compile(std::uniqu
   // later step (placement's CheckSupported, partitioning) reads types.
   PassPipeline optimize("optimize");
   optimize.set_dumper(&dumper);
+  // The input graph is verified once; after each pass only when asked.
+  optimize.set_verify_each_pass(options.verify_each_step);
   optimize.AddPass<InferShapesPass>();
   // Variables. VarIsInitializedOpPass first: the reads it removes must not
   // get read-before-write edges. SplitVariableIntoSubgraphPass before

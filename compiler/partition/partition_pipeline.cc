@@ -192,13 +192,23 @@ absl::StatusOr<SplitResult> RunSplitSteps(ir::Graph& graph, const engine::Engine
     GE_RETURN_IF_ERROR(step(partition::EnginePartitionModeName(mode),
                             [&]() { return engine_partitioner.Run(graph, mode).status(); }));
   }
-  GE_RETURN_IF_ERROR(step("Verify", [&]() { return Annotate(ir::VerifyGraph(graph), "after partitioning"); }));
+  // The flat graph is verified below in any case; the partitioned form
+  // only when asked (a second full pass over a million nodes).
+  if (options.verify_each_step) {
+    GE_RETURN_IF_ERROR(step("Verify", [&]() { return Annotate(ir::VerifyGraph(graph), "after partitioning"); }));
+  }
   SplitResult result;
   if (options.keep_partitioned_graph) {
     GE_RETURN_IF_ERROR(step("KeepPartitioned", [&]() {
       result.partitioned = graph.Clone();
       return absl::OkStatus();
     }));
+  }
+  if (options.on_partitioned) {
+    const auto start = std::chrono::steady_clock::now();
+    GE_RETURN_IF_ERROR(options.on_partitioned(graph));
+    GE_LOG_INFO("compiler", "on_partitioned: {:.1f} ms",
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
   }
   GE_RETURN_IF_ERROR(step("Flatten", [&]() -> absl::Status {
     ir::FlattenOptions flatten;
