@@ -26,6 +26,10 @@ namespace {
 // helper never takes a name a later ONNX node needs.
 class NodeNamer {
  public:
+  void ReserveFor(size_t nodes) {
+    reserved_.reserve(nodes);
+    taken_.reserve(nodes);
+  }
   void Reserve(const std::string& name) {
     if (!name.empty()) reserved_.insert(name);
   }
@@ -74,6 +78,24 @@ void CollectTensorNames(const onnx::GraphProto& g, StringSet& names) {
     }
   }
 }
+
+// "graph 'g': node 'n' (Op)" for error messages, built only when a message
+// needs it: eagerly it would be a string allocation per imported node.
+class LazyLabel {
+ public:
+  LazyLabel(const ir::Graph& graph, const onnx::NodeProto& node, int index)
+      : graph_(graph), node_(node), index_(index) {}
+  const std::string& get() const {
+    if (text_.empty()) text_ = StrCat("graph '", graph_.name(), "': ", NodeLabel(node_, index_));
+    return text_;
+  }
+
+ private:
+  const ir::Graph& graph_;
+  const onnx::NodeProto& node_;
+  int index_;
+  mutable std::string text_;
+};
 
 // State shared by the builders of every graph in the tree.
 struct ModelState {
@@ -132,9 +154,9 @@ class GraphBuilder {
   absl::Status AddExternalInitializer(const onnx::TensorProto& init);
   absl::Status ConvertNode(const onnx::NodeProto& node, int index);
   absl::Status ConvertCanonical(const onnx::NodeProto& node, int64_t opset, bool is_original,
-                                const std::string& label);
+                                const LazyLabel& label);
   absl::Status ConvertConstant(const onnx::NodeProto& node, int64_t opset, bool is_original,
-                               const std::string& label);
+                               const LazyLabel& label);
   absl::Status AddIoDescs(const onnx::NodeProto& node, bool is_original, ir::OpDesc& op);
   absl::Status AddSubgraphs(const onnx::NodeProto& node, ir::Node* ir_node);
   absl::StatusOr<std::string> BuildChild(const onnx::GraphProto& g, std::string_view base,
@@ -160,6 +182,14 @@ class GraphBuilder {
 };
 
 absl::Status GraphBuilder::IndexGraph() {
+  // Sized up front: growing million-entry tables rehashes them many times.
+  const auto nodes = static_cast<size_t>(proto_.node_size());
+  onnx_types_.reserve(static_cast<size_t>(proto_.input_size() + proto_.output_size() + proto_.value_info_size() +
+                                          proto_.initializer_size()));
+  consumed_.reserve(nodes);
+  producers_.reserve(nodes + static_cast<size_t>(proto_.input_size() + proto_.initializer_size()));
+  pending_.reserve(nodes * 2);
+  namer_.ReserveFor(nodes + static_cast<size_t>(proto_.initializer_size()));
   for (const auto& v : proto_.input()) {
     if (v.has_type()) onnx_types_.emplace(v.name(), &v.type());
   }
@@ -324,11 +354,11 @@ absl::Status GraphBuilder::BuildBody() {
 }
 
 absl::Status GraphBuilder::ConvertNode(const onnx::NodeProto& node, int index) {
-  const std::string label = StrCat("graph '", graph_->name(), "': ", NodeLabel(node, index));
+  const LazyLabel label(*graph_, node, index);
   const std::string_view domain = NormalizeDomain(node.domain());
   auto opset_it = model_.ctx.opsets.find(domain);
   if (opset_it == model_.ctx.opsets.end()) {
-    return InvalidArgument(label, ": uses domain '", DomainForMessages(domain),
+    return InvalidArgument(label.get(), ": uses domain '", DomainForMessages(domain),
                            "', which the model does not import");
   }
   const int64_t opset = opset_it->second;
@@ -337,14 +367,14 @@ absl::Status GraphBuilder::ConvertNode(const onnx::NodeProto& node, int index) {
     const onnx::OpSchema* schema =
         onnx::OpSchemaRegistry::Schema(node.op_type(), static_cast<int>(opset), "");
     if (schema == nullptr) {
-      return UnsupportedOpError(node, label, domain, opset, *model_.ctx.registry);
+      return UnsupportedOpError(node, label.get(), domain, opset, *model_.ctx.registry);
     }
     op_version = schema->since_version();
     // Adapters index inputs and outputs; without the checker nothing else
     // has checked the counts yet.
     if (node.input_size() < schema->min_input() || node.input_size() > schema->max_input() ||
         node.output_size() < schema->min_output() || node.output_size() > schema->max_output()) {
-      return InvalidArgument(label, ": has ", node.input_size(), " inputs and ", node.output_size(),
+      return InvalidArgument(label.get(), ": has ", node.input_size(), " inputs and ", node.output_size(),
                              " outputs; ", node.op_type(), "-", op_version, " takes ",
                              schema->min_input(), "..", schema->max_input(), " inputs and ",
                              schema->min_output(), "..", schema->max_output(), " outputs");
@@ -357,7 +387,7 @@ absl::Status GraphBuilder::ConvertNode(const onnx::NodeProto& node, int index) {
   GE_RETURN_IF_ERROR(Annotate(adapter->fn(adapter_ctx), StrCat("graph '", graph_->name(), "'")));
   for (const onnx::NodeProto& emitted : adapter_ctx.TakeEmitted()) {
     if (HasGraphAttribute(emitted)) {  // only a malformed node gives an adapter one
-      return InvalidArgument(label, ": has a graph attribute, which ", node.op_type(), "-",
+      return InvalidArgument(label.get(), ": has a graph attribute, which ", node.op_type(), "-",
                              op_version, " does not take");
     }
     const bool is_main = !node.name().empty() && emitted.name() == node.name();
@@ -367,10 +397,10 @@ absl::Status GraphBuilder::ConvertNode(const onnx::NodeProto& node, int index) {
 }
 
 absl::Status GraphBuilder::ConvertConstant(const onnx::NodeProto& node, int64_t opset,
-                                           bool is_original, const std::string& label) {
-  GE_ASSIGN_OR_RETURN(Tensor value, ConstantNodeValue(node, label));
+                                           bool is_original, const LazyLabel& label) {
+  GE_ASSIGN_OR_RETURN(Tensor value, ConstantNodeValue(node, label.get()));
   if (node.output_size() != 1 || node.output(0).empty()) {
-    return InvalidArgument(label, ": a Constant needs exactly one output");
+    return InvalidArgument(label.get(), ": a Constant needs exactly one output");
   }
   ir::TensorDesc desc(value.dtype(), value.shape());
   known_types_[node.output(0)] = desc;
@@ -410,13 +440,13 @@ absl::Status GraphBuilder::AddIoDescs(const onnx::NodeProto& node, bool is_origi
 }
 
 absl::Status GraphBuilder::ConvertCanonical(const onnx::NodeProto& node, int64_t opset,
-                                            bool is_original, const std::string& label) {
+                                            bool is_original, const LazyLabel& label) {
   const std::string_view domain = NormalizeDomain(node.domain());
   if (domain.empty() && node.op_type() == "Constant") {
     return ConvertConstant(node, opset, is_original, label);
   }
   if (model_.ctx.registry->Find(node.op_type(), domain) == nullptr) {
-    return UnsupportedOpError(node, label, domain, opset, *model_.ctx.registry);
+    return UnsupportedOpError(node, label.get(), domain, opset, *model_.ctx.registry);
   }
   ir::OpDesc op(namer_.Claim(node.name(), node.op_type(), is_original), node.op_type());
   GE_RETURN_IF_ERROR(AddIoDescs(node, is_original, op));
@@ -424,7 +454,7 @@ absl::Status GraphBuilder::ConvertCanonical(const onnx::NodeProto& node, int64_t
     if (attr.type() == onnx::AttributeProto::GRAPH || attr.type() == onnx::AttributeProto::GRAPHS) {
       continue;  // AddSubgraphs
     }
-    GE_ASSIGN_OR_RETURN(ir::AttrValue value, ConvertAttribute(attr, label));
+    GE_ASSIGN_OR_RETURN(ir::AttrValue value, ConvertAttribute(attr, label.get()));
     op.SetAttr(attr.name(), std::move(value));
   }
   op.SetAttr(ir::kAttrOpset, opset);
@@ -516,6 +546,7 @@ absl::StatusOr<std::unique_ptr<ir::Graph>> BuildGraphFromOnnx(const OnnxBuildCon
     graph->mutable_attrs()[std::string(ir::kAttrOpset)] = it->second;
   }
   ModelState state(context);
+  state.tensor_names.reserve(static_cast<size_t>(model.graph().node_size()) * 2);
   CollectTensorNames(model.graph(), state.tensor_names);
   state.subgraph_names.insert(name);
   GraphBuilder builder(state, model.graph(), graph.get(), nullptr);
