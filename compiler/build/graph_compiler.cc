@@ -1,6 +1,7 @@
 // The compile pipeline, built in one function in order.
 #include "compiler/build/graph_compiler.h"
 
+#include "base/ir/op_types.h"
 #include "base/ir/verifier.h"
 #include "base/status.h"
 #include "compiler/partition/partition_pipeline.h"
@@ -15,6 +16,19 @@
 #include "compiler/build/var_mem_assign.h"
 
 namespace ge::compiler {
+namespace {
+
+bool HasVariableOps(const ir::Graph& root) {
+  bool found = false;
+  auto scan = [&](const ir::Node* n) {
+    found = found || n->type() == ir::kVariable || n->type() == "VarIsInitializedOp";
+  };
+  root.ForEachNode(scan);
+  for (const ir::Graph* sub : root.subgraphs()) sub->ForEachNode(scan);
+  return found;
+}
+
+}  // namespace
 
 GraphCompiler::GraphCompiler(const engine::EngineRegistry& engines, ThreadPool* pool)
     : engines_(engines), pool_(pool) {}
@@ -38,11 +52,15 @@ absl::StatusOr<std::unique_ptr<CompiledGraph>> GraphCompiler::Compile(std::uniqu
   // the owner's writers are chained. VariableFormatPass after prepare (it
   // leaves written variables alone, and VarRefs mark what it must not fold)
   // and before VariableRefDeleteOpPass, which drops the writers' VarRefs last.
-  optimize.AddPass<VarIsInitializedOpPass>();
-  optimize.AddPass<SplitVariableIntoSubgraphPass>();
-  optimize.AddPass<VariablePrepareOpPass>();
-  optimize.AddPass<VariableFormatPass>();
-  optimize.AddPass<VariableRefDeleteOpPass>();
+  // They act only on Variable and VarIsInitializedOp nodes: a graph without
+  // any (most graphs) skips them, one scan instead of five walks.
+  if (HasVariableOps(*graph)) {
+    optimize.AddPass<VarIsInitializedOpPass>();
+    optimize.AddPass<SplitVariableIntoSubgraphPass>();
+    optimize.AddPass<VariablePrepareOpPass>();
+    optimize.AddPass<VariableFormatPass>();
+    optimize.AddPass<VariableRefDeleteOpPass>();
+  }
   GE_RETURN_IF_ERROR(optimize.Run(*graph).status());
 
   // StagePartition -> EnginePlacer -> DynamicShapePartition -> EnginePlacer
