@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <climits>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <system_error>
@@ -134,13 +135,22 @@ class StepTimer {
  public:
   void Lap(std::string_view step) {
     const auto now = std::chrono::steady_clock::now();
-    GE_LOG_DEBUG("frontend", "import: {}: {:.1f} ms", step,
-                 std::chrono::duration<double, std::milli>(now - last_).count());
+    const double cpu = CpuMs();
+    GE_LOG_DEBUG("frontend", "import: {}: {:.1f} ms ({:.1f} ms CPU)", step,
+                 std::chrono::duration<double, std::milli>(now - last_).count(), cpu - last_cpu_);
     last_ = now;
+    last_cpu_ = cpu;
   }
 
  private:
+  static double CpuMs() {
+    timespec ts{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6;
+  }
+
   std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
+  double last_cpu_ = CpuMs();
 };
 
 // Imports a model this file owns (shape inference writes into it).
