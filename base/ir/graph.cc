@@ -108,6 +108,13 @@ absl::Status Graph::MoveNodesTo(const std::vector<std::pair<Node*, Graph*>>& mov
       return InvalidArgument("graph '", dst->name_, "': cannot move node '", node->name(), "' in: name taken");
     }
   }
+  // Size each destination's name index once for what arrives (a million
+  // nodes moving into a fresh graph would otherwise rehash it ~20 times).
+  absl::flat_hash_map<Graph*, size_t> arriving;
+  for (const auto& [node, dst] : moves) {
+    if (dst != this) ++arriving[dst];
+  }
+  for (const auto& [dst, count] : arriving) dst->by_name_.reserve(dst->by_name_.size() + count);
   size_t moved = 0;
   for (const auto& [node, dst] : moves) {
     if (dst == this) continue;
@@ -402,20 +409,34 @@ std::unique_ptr<Graph> Graph::Clone() const {
 std::unique_ptr<Graph> Graph::CloneInto(std::string name) const {
   auto copy = std::make_unique<Graph>(std::move(name));
   copy->attrs_ = attrs_;
+  copy->by_name_.reserve(nodes_.size());
+  // Copies by the original's id (an array while ids are dense), so that
+  // wiring the edges needs no lookup by name.
+  const bool dense = static_cast<size_t>(next_id_) <= 4 * nodes_.size() + 1024;
+  std::vector<Node*> copy_by_id(dense ? static_cast<size_t>(next_id_) : 0, nullptr);
+  absl::flat_hash_map<const Node*, Node*> copy_by_node;
+  if (!dense) copy_by_node.reserve(nodes_.size());
+  auto copy_of = [&](const Node* n) { return dense ? copy_by_id[static_cast<size_t>(n->id_)] : copy_by_node.at(n); };
   for (const auto& n : nodes_) {
     auto added = copy->AddNode(n->op_);
     GE_CHECK(added.ok());
+    for (size_t o = 0; o < n->outputs_.size(); ++o) (*added)->outputs_[o].reserve(n->outputs_[o].size());
+    if (dense) {
+      copy_by_id[static_cast<size_t>(n->id_)] = *added;
+    } else {
+      copy_by_node.emplace(n.get(), *added);
+    }
   }
   for (const auto& n : nodes_) {
-    Node* dst = copy->FindNode(n->name());
+    Node* dst = copy_of(n.get());
     for (int i = 0; i < n->num_inputs(); ++i) {
       OutPort p = n->inputs_[i];
       if (p.node == nullptr || p.node->graph_ != this) continue;
-      GE_CHECK(copy->AddEdge(copy->FindNode(p.node->name()), p.index, dst, i).ok());
+      GE_CHECK(copy->AddEdge(copy_of(p.node), p.index, dst, i).ok());
     }
     for (Node* c : n->control_inputs_) {
       if (c->graph_ != this) continue;
-      GE_CHECK(copy->AddControlEdge(copy->FindNode(c->name()), dst).ok());
+      GE_CHECK(copy->AddControlEdge(copy_of(c), dst).ok());
     }
   }
   return copy;
