@@ -101,7 +101,16 @@ class LazyLabel {
 struct ModelState {
   explicit ModelState(const OnnxBuildContext& c) : ctx(c) {}
 
+  // A tensor name no graph of the model uses. The table of used names is
+  // built on the first call: only opset adapters that add tensors ask, and
+  // most models never need it (on a million-node model it costs ~0.5 s).
   std::string FreshTensorName(std::string_view base) {
+    if (!tensor_names_built) {
+      const onnx::GraphProto& main = ctx.model->graph();
+      tensor_names.reserve(static_cast<size_t>(main.node_size()) * 2);
+      CollectTensorNames(main, tensor_names);
+      tensor_names_built = true;
+    }
     std::string name(base);
     for (int k = 1; tensor_names.contains(name); ++k) name = StrCat(base, "_", k);
     tensor_names.insert(name);
@@ -116,7 +125,8 @@ struct ModelState {
 
   const OnnxBuildContext& ctx;
   CaptureAnalysis captures;
-  StringSet tensor_names;
+  StringSet tensor_names;  // see FreshTensorName
+  bool tensor_names_built = false;
   StringSet subgraph_names;
 };
 
@@ -127,7 +137,7 @@ class GraphBuilder {
       : model_(model), proto_(proto), graph_(graph), parent_(parent) {
     lookup_.type_of = [this](const std::string& t) { return FindOnnxType(t); };
     lookup_.constant_of = [this](const std::string& t) { return FindConstant(t); };
-    lookup_.is_consumed = [this](const std::string& t) { return consumed_.contains(t); };
+    lookup_.is_consumed = [this](const std::string& t) { return IsConsumed(t); };
     lookup_.fresh_tensor_name = [this](std::string_view b) { return model_.FreshTensorName(b); };
   }
 
@@ -144,6 +154,7 @@ class GraphBuilder {
   };
 
   absl::Status IndexGraph();
+  bool IsConsumed(const std::string& tensor);
   absl::Status BuildBody();
   const onnx::TypeProto* FindOnnxType(const std::string& tensor) const;
   const onnx::TensorProto* FindConstant(const std::string& tensor) const;
@@ -176,7 +187,10 @@ class GraphBuilder {
   StringMap<const onnx::TensorProto*> constants_;
   StringMap<const onnx::TensorProto*> initializers_;
   std::map<std::string, onnx::TypeProto> initializer_types_;  // stable addresses
+  // What the graph's nodes and outputs read; built on the first
+  // IsConsumed (only opset adapters ask).
   StringSet consumed_;
+  bool consumed_built_ = false;
   StringMap<ir::OutPort> producers_;
   std::vector<PendingEdge> pending_;
 };
@@ -186,7 +200,6 @@ absl::Status GraphBuilder::IndexGraph() {
   const auto nodes = static_cast<size_t>(proto_.node_size());
   onnx_types_.reserve(static_cast<size_t>(proto_.input_size() + proto_.output_size() + proto_.value_info_size() +
                                           proto_.initializer_size()));
-  consumed_.reserve(nodes);
   producers_.reserve(nodes + static_cast<size_t>(proto_.input_size() + proto_.initializer_size()));
   pending_.reserve(nodes * 2);
   namer_.ReserveFor(nodes + static_cast<size_t>(proto_.initializer_size()));
@@ -216,18 +229,28 @@ absl::Status GraphBuilder::IndexGraph() {
   for (const auto& [name, type] : initializer_types_) onnx_types_.emplace(name, &type);
   for (const auto& node : proto_.node()) {
     namer_.Reserve(node.name());
-    for (const auto& in : node.input()) consumed_.insert(in);
-    if (HasGraphAttribute(node)) {
-      for (const auto& c : model_.captures.NodeCaptures(node)) consumed_.insert(c);
-    }
     if (node.op_type() == "Constant" && NormalizeDomain(node.domain()).empty() &&
         node.output_size() == 1 && node.attribute_size() == 1 &&
         node.attribute(0).name() == "value" && node.attribute(0).has_t()) {
       constants_.emplace(node.output(0), &node.attribute(0).t());
     }
   }
-  for (const auto& v : proto_.output()) consumed_.insert(v.name());
   return absl::OkStatus();
+}
+
+bool GraphBuilder::IsConsumed(const std::string& tensor) {
+  if (!consumed_built_) {
+    consumed_.reserve(static_cast<size_t>(proto_.node_size()));
+    for (const auto& node : proto_.node()) {
+      for (const auto& in : node.input()) consumed_.insert(in);
+      if (HasGraphAttribute(node)) {
+        for (const auto& c : model_.captures.NodeCaptures(node)) consumed_.insert(c);
+      }
+    }
+    for (const auto& v : proto_.output()) consumed_.insert(v.name());
+    consumed_built_ = true;
+  }
+  return consumed_.contains(tensor);
 }
 
 const onnx::TypeProto* GraphBuilder::FindOnnxType(const std::string& tensor) const {
@@ -546,8 +569,6 @@ absl::StatusOr<std::unique_ptr<ir::Graph>> BuildGraphFromOnnx(const OnnxBuildCon
     graph->mutable_attrs()[std::string(ir::kAttrOpset)] = it->second;
   }
   ModelState state(context);
-  state.tensor_names.reserve(static_cast<size_t>(model.graph().node_size()) * 2);
-  CollectTensorNames(model.graph(), state.tensor_names);
   state.subgraph_names.insert(name);
   GraphBuilder builder(state, model.graph(), graph.get(), nullptr);
   GE_RETURN_IF_ERROR(builder.BuildMain());
