@@ -110,9 +110,13 @@ absl::Status Graph::MoveNodesTo(const std::vector<std::pair<Node*, Graph*>>& mov
   }
   // Size each destination's name index once for what arrives (a million
   // nodes moving into a fresh graph would otherwise rehash it ~20 times).
+  // Moves come grouped by destination: count runs, one map update each.
   absl::flat_hash_map<Graph*, size_t> arriving;
-  for (const auto& [node, dst] : moves) {
-    if (dst != this) ++arriving[dst];
+  for (size_t i = 0; i < moves.size();) {
+    Graph* dst = moves[i].second;
+    size_t run = 0;
+    for (; i < moves.size() && moves[i].second == dst; ++i) ++run;
+    if (dst != this) arriving[dst] += run;
   }
   for (const auto& [dst, count] : arriving) dst->by_name_.reserve(dst->by_name_.size() + count);
   size_t moved = 0;
