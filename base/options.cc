@@ -111,6 +111,10 @@ const std::vector<OptionSpec>& Table() {
        "Comma-separated subgraph-API backends applied in order (see docs/design/partitioning.md).", BackendList},
       {"ge.tiling_schedule_optimize", "0",
        "1: tiling can be offloaded to run time, so nodes with a tiling dependency may stay static.", Bool01},
+      {"ge.verify_each_step", "0",
+       "1: verify the graph after every compile pass and partitioning step, not only on entry and exit "
+       "(always on in debug builds).",
+       Bool01},
       {"ge.variableMemoryMaxSize", "0",
        "Bytes of variable memory a session may use (0: no limit beyond the device's).", NonNegative},
   };

@@ -29,6 +29,11 @@ absl::StatusOr<CompileOptions> CompileOptions::FromOptions(const OptionMap& opti
                       ParseBoolOption("ge.tiling_schedule_optimize", OptionOrDefault(options, "ge.tiling_schedule_optimize")));
   GE_ASSIGN_OR_RETURN(out.constant_folding,
                       ParseBoolOption("ge.oo.constantFolding", OptionOrDefault(options, "ge.oo.constantFolding")));
+  GE_ASSIGN_OR_RETURN(out.verify_each_step,
+                      ParseBoolOption("ge.verify_each_step", OptionOrDefault(options, "ge.verify_each_step")));
+#ifndef NDEBUG
+  out.verify_each_step = true;
+#endif
   out.subgraph_backends = ParseListOption(OptionOrDefault(options, "ge.subgraph_backends"));
   const auto& backends = partition::SubgraphBackendRegistry::Builtin();
   for (const std::string& name : out.subgraph_backends) {

@@ -2,11 +2,16 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "base/options.h"
+
+namespace ge::ir {
+class Graph;
+}  // namespace ge::ir
 
 namespace ge::compiler {
 
@@ -35,10 +40,19 @@ struct CompileOptions {
   bool constant_folding = true;
   // ge.subgraph_backends: subgraph-API backends to apply, in order.
   std::vector<std::string> subgraph_backends;
+  // ge.verify_each_step: verify the graph after every optimize pass and
+  // after partitioning, not only the input graph and the final flat graph.
+  // Always true in debug builds (NDEBUG unset).
+  bool verify_each_step = false;
 
   // Not an option key: tools that report on partitioning (gectl partition)
   // ask the compiler to keep the partitioned graph next to the flat one.
   bool keep_partitioned_graph = false;
+  // Not an option key: when set, called once with the partitioned graph
+  // tree (after the partitioning steps, before flattening). Tools that only
+  // report on the partitioned form (gectl partition) read it here instead of
+  // asking for a kept copy; an error fails the compilation.
+  std::function<absl::Status(const ir::Graph&)> on_partitioned;
 
   // Validates `options` (unknown keys and bad values are errors) and parses
   // the keys above; keys for other layers are ignored here.

@@ -8,7 +8,7 @@ PACKAGES=(
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libabsl-dev libspdlog-dev libfmt-dev libgtest-dev libgmock-dev libbenchmark-dev
   libonnx-dev libdnnl-dev ocl-icd-opencl-dev libcivetweb-dev civetweb
-  libcli11-dev libyaml-cpp-dev libssl-dev openssl libhiredis-dev redis-server
+  libcli11-dev libyaml-cpp-dev libssl-dev openssl libhiredis-dev redis-server libjemalloc2
   python3 python3-onnx python3-numpy python3-torch python3-torchvision
   python3-grpcio python3-protobuf
 )

@@ -161,12 +161,23 @@ absl::Status Expand(Graph& graph, Node* call, const Body& body, const FlattenOpt
   });
   Node* before = need_before ? AddNoOp(graph, StrCat(call->name(), "/before"), options) : nullptr;
   Node* after = need_after ? AddNoOp(graph, StrCat(call->name(), "/after"), options) : nullptr;
+  // The call's inherited attributes are looked up once, and the nodes move
+  // in one MoveNodesTo (the body's name index is rebuilt once rather than
+  // erased from node by node).
+  std::vector<std::pair<std::string_view, const AttrValue*>> inherited;
+  for (const std::string& attr : options.inherited_attrs) {
+    if (const AttrValue* v = call->op_desc().FindAttr(attr)) inherited.emplace_back(attr, v);
+  }
+  std::vector<std::pair<Node*, Graph*>> moves;
+  moves.reserve(moved.size());
   for (Node* n : moved) {
     if (graph.FindNode(n->name()) != nullptr) GE_RETURN_IF_ERROR(f.RenameNode(n, FreeName(graph, f, n->name())));
-    GE_RETURN_IF_ERROR(f.MoveNodeTo(n, &graph));
-    for (const std::string& attr : options.inherited_attrs) {
-      const AttrValue* v = call->op_desc().FindAttr(attr);
-      if (v != nullptr && !n->op_desc().HasAttr(attr)) n->mutable_op_desc().SetAttr(attr, *v);
+    moves.emplace_back(n, &graph);
+  }
+  GE_RETURN_IF_ERROR(f.MoveNodesTo(moves));
+  for (Node* n : moved) {
+    for (const auto& [attr, v] : inherited) {
+      if (!n->op_desc().HasAttr(attr)) n->mutable_op_desc().SetAttr(attr, *v);
     }
   }
   GE_RETURN_IF_ERROR(RewireValues(call, body, after));

@@ -108,6 +108,17 @@ absl::Status Graph::MoveNodesTo(const std::vector<std::pair<Node*, Graph*>>& mov
       return InvalidArgument("graph '", dst->name_, "': cannot move node '", node->name(), "' in: name taken");
     }
   }
+  // Size each destination's name index once for what arrives (a million
+  // nodes moving into a fresh graph would otherwise rehash it ~20 times).
+  // Moves come grouped by destination: count runs, one map update each.
+  absl::flat_hash_map<Graph*, size_t> arriving;
+  for (size_t i = 0; i < moves.size();) {
+    Graph* dst = moves[i].second;
+    size_t run = 0;
+    for (; i < moves.size() && moves[i].second == dst; ++i) ++run;
+    if (dst != this) arriving[dst] += run;
+  }
+  for (const auto& [dst, count] : arriving) dst->by_name_.reserve(dst->by_name_.size() + count);
   size_t moved = 0;
   for (const auto& [node, dst] : moves) {
     if (dst == this) continue;
@@ -213,26 +224,35 @@ void Graph::RemoveLastInputPort(Node* node) {
 
 absl::StatusOr<std::vector<Node*>> Graph::TopologicalOrder() const {
   // Kahn's algorithm with a min-heap on node id: deterministic, and the
-  // insertion order wherever the edges allow it.
-  absl::flat_hash_map<const Node*, int> pending;
-  pending.reserve(nodes_.size());
+  // insertion order wherever the edges allow it. Pending counts live in an
+  // array indexed by id while ids are dense (next_id_ is not much larger
+  // than the node count), else in a hash map: on million-node graphs a hash
+  // probe per edge costs a cache miss each.
+  const bool dense = static_cast<size_t>(next_id_) <= 4 * nodes_.size() + 1024;
+  std::vector<int> pending_by_id(dense ? static_cast<size_t>(next_id_) : 0, 0);
+  absl::flat_hash_map<const Node*, int> pending_by_node;
+  if (!dense) pending_by_node.reserve(nodes_.size());
+  auto pending = [&](const Node* n) -> int& {
+    return dense ? pending_by_id[static_cast<size_t>(n->id_)] : pending_by_node[n];
+  };
   auto cmp = [](const Node* a, const Node* b) { return a->id() > b->id(); };
-  std::priority_queue<Node*, std::vector<Node*>, decltype(cmp)> ready(cmp);
+  std::vector<Node*> heap;
   for (const auto& n : nodes_) {
     int count = 0;
     for (const OutPort& p : n->inputs_) count += p.node != nullptr && p.node->graph_ == this;
     for (const Node* c : n->control_inputs_) count += c->graph_ == this;
     if (count == 0) {
-      ready.push(n.get());
+      heap.push_back(n.get());  // ids increase in list order: already a valid min-heap
     } else {
-      pending[n.get()] = count;
+      pending(n.get()) = count;
     }
   }
+  std::priority_queue<Node*, std::vector<Node*>, decltype(cmp)> ready(cmp, std::move(heap));
   std::vector<Node*> order;
   order.reserve(nodes_.size());
   auto release = [&](Node* consumer) {
     if (consumer->graph_ != this) return;
-    if (--pending[consumer] == 0) ready.push(consumer);
+    if (--pending(consumer) == 0) ready.push(consumer);
   };
   while (!ready.empty()) {
     Node* n = ready.top();
@@ -246,8 +266,7 @@ absl::StatusOr<std::vector<Node*>> Graph::TopologicalOrder() const {
   if (order.size() != nodes_.size()) {
     std::vector<std::string> stuck;
     for (const auto& n : nodes_) {
-      auto it = pending.find(n.get());
-      if (it != pending.end() && it->second > 0 && stuck.size() < 8) stuck.push_back(n->name());
+      if (pending(n.get()) > 0 && stuck.size() < 8) stuck.push_back(n->name());
     }
     return FailedPrecondition("graph '", name_, "' has a cycle through: ",
                               absl::StrJoin(stuck, ", "));
@@ -394,20 +413,34 @@ std::unique_ptr<Graph> Graph::Clone() const {
 std::unique_ptr<Graph> Graph::CloneInto(std::string name) const {
   auto copy = std::make_unique<Graph>(std::move(name));
   copy->attrs_ = attrs_;
+  copy->by_name_.reserve(nodes_.size());
+  // Copies by the original's id (an array while ids are dense), so that
+  // wiring the edges needs no lookup by name.
+  const bool dense = static_cast<size_t>(next_id_) <= 4 * nodes_.size() + 1024;
+  std::vector<Node*> copy_by_id(dense ? static_cast<size_t>(next_id_) : 0, nullptr);
+  absl::flat_hash_map<const Node*, Node*> copy_by_node;
+  if (!dense) copy_by_node.reserve(nodes_.size());
+  auto copy_of = [&](const Node* n) { return dense ? copy_by_id[static_cast<size_t>(n->id_)] : copy_by_node.at(n); };
   for (const auto& n : nodes_) {
     auto added = copy->AddNode(n->op_);
     GE_CHECK(added.ok());
+    for (size_t o = 0; o < n->outputs_.size(); ++o) (*added)->outputs_[o].reserve(n->outputs_[o].size());
+    if (dense) {
+      copy_by_id[static_cast<size_t>(n->id_)] = *added;
+    } else {
+      copy_by_node.emplace(n.get(), *added);
+    }
   }
   for (const auto& n : nodes_) {
-    Node* dst = copy->FindNode(n->name());
+    Node* dst = copy_of(n.get());
     for (int i = 0; i < n->num_inputs(); ++i) {
       OutPort p = n->inputs_[i];
       if (p.node == nullptr || p.node->graph_ != this) continue;
-      GE_CHECK(copy->AddEdge(copy->FindNode(p.node->name()), p.index, dst, i).ok());
+      GE_CHECK(copy->AddEdge(copy_of(p.node), p.index, dst, i).ok());
     }
     for (Node* c : n->control_inputs_) {
       if (c->graph_ != this) continue;
-      GE_CHECK(copy->AddControlEdge(copy->FindNode(c->name()), dst).ok());
+      GE_CHECK(copy->AddControlEdge(copy_of(c), dst).ok());
     }
   }
   return copy;

@@ -68,6 +68,11 @@ absl::StatusOr<variables::VarManagerInfo> AssignVariableMemory(ir::Graph& root) 
   std::vector<ir::Graph*> graphs = {&root};
   for (ir::Graph* g : root.subgraphs()) graphs.push_back(g);
   for (ir::Graph* g : graphs) {
+    bool any = false;  // most graphs hold neither: no order needed
+    g->ForEachNode([&](const ir::Node* n) {
+      any = any || n->type() == ir::kVariable || n->type() == ir::kFileConstant;
+    });
+    if (!any) continue;
     GE_ASSIGN_OR_RETURN(std::vector<ir::Node*> order, g->TopologicalOrder());
     for (ir::Node* node : order) {
       if (node->type() == ir::kVariable || node->type() == ir::kFileConstant) GE_RETURN_IF_ERROR(AssignNode(vm, *node));

@@ -26,6 +26,10 @@ namespace {
 // helper never takes a name a later ONNX node needs.
 class NodeNamer {
  public:
+  void ReserveFor(size_t nodes) {
+    reserved_.reserve(nodes);
+    taken_.reserve(nodes);
+  }
   void Reserve(const std::string& name) {
     if (!name.empty()) reserved_.insert(name);
   }
@@ -75,11 +79,38 @@ void CollectTensorNames(const onnx::GraphProto& g, StringSet& names) {
   }
 }
 
+// "graph 'g': node 'n' (Op)" for error messages, built only when a message
+// needs it: eagerly it would be a string allocation per imported node.
+class LazyLabel {
+ public:
+  LazyLabel(const ir::Graph& graph, const onnx::NodeProto& node, int index)
+      : graph_(graph), node_(node), index_(index) {}
+  const std::string& get() const {
+    if (text_.empty()) text_ = StrCat("graph '", graph_.name(), "': ", NodeLabel(node_, index_));
+    return text_;
+  }
+
+ private:
+  const ir::Graph& graph_;
+  const onnx::NodeProto& node_;
+  int index_;
+  mutable std::string text_;
+};
+
 // State shared by the builders of every graph in the tree.
 struct ModelState {
   explicit ModelState(const OnnxBuildContext& c) : ctx(c) {}
 
+  // A tensor name no graph of the model uses. The table of used names is
+  // built on the first call: only opset adapters that add tensors ask, and
+  // most models never need it (on a million-node model it costs ~0.5 s).
   std::string FreshTensorName(std::string_view base) {
+    if (!tensor_names_built) {
+      const onnx::GraphProto& main = ctx.model->graph();
+      tensor_names.reserve(static_cast<size_t>(main.node_size()) * 2);
+      CollectTensorNames(main, tensor_names);
+      tensor_names_built = true;
+    }
     std::string name(base);
     for (int k = 1; tensor_names.contains(name); ++k) name = StrCat(base, "_", k);
     tensor_names.insert(name);
@@ -94,7 +125,8 @@ struct ModelState {
 
   const OnnxBuildContext& ctx;
   CaptureAnalysis captures;
-  StringSet tensor_names;
+  StringSet tensor_names;  // see FreshTensorName
+  bool tensor_names_built = false;
   StringSet subgraph_names;
 };
 
@@ -105,7 +137,7 @@ class GraphBuilder {
       : model_(model), proto_(proto), graph_(graph), parent_(parent) {
     lookup_.type_of = [this](const std::string& t) { return FindOnnxType(t); };
     lookup_.constant_of = [this](const std::string& t) { return FindConstant(t); };
-    lookup_.is_consumed = [this](const std::string& t) { return consumed_.contains(t); };
+    lookup_.is_consumed = [this](const std::string& t) { return IsConsumed(t); };
     lookup_.fresh_tensor_name = [this](std::string_view b) { return model_.FreshTensorName(b); };
   }
 
@@ -122,6 +154,7 @@ class GraphBuilder {
   };
 
   absl::Status IndexGraph();
+  bool IsConsumed(const std::string& tensor);
   absl::Status BuildBody();
   const onnx::TypeProto* FindOnnxType(const std::string& tensor) const;
   const onnx::TensorProto* FindConstant(const std::string& tensor) const;
@@ -132,9 +165,9 @@ class GraphBuilder {
   absl::Status AddExternalInitializer(const onnx::TensorProto& init);
   absl::Status ConvertNode(const onnx::NodeProto& node, int index);
   absl::Status ConvertCanonical(const onnx::NodeProto& node, int64_t opset, bool is_original,
-                                const std::string& label);
+                                const LazyLabel& label);
   absl::Status ConvertConstant(const onnx::NodeProto& node, int64_t opset, bool is_original,
-                               const std::string& label);
+                               const LazyLabel& label);
   absl::Status AddIoDescs(const onnx::NodeProto& node, bool is_original, ir::OpDesc& op);
   absl::Status AddSubgraphs(const onnx::NodeProto& node, ir::Node* ir_node);
   absl::StatusOr<std::string> BuildChild(const onnx::GraphProto& g, std::string_view base,
@@ -154,12 +187,22 @@ class GraphBuilder {
   StringMap<const onnx::TensorProto*> constants_;
   StringMap<const onnx::TensorProto*> initializers_;
   std::map<std::string, onnx::TypeProto> initializer_types_;  // stable addresses
+  // What the graph's nodes and outputs read; built on the first
+  // IsConsumed (only opset adapters ask).
   StringSet consumed_;
+  bool consumed_built_ = false;
   StringMap<ir::OutPort> producers_;
   std::vector<PendingEdge> pending_;
 };
 
 absl::Status GraphBuilder::IndexGraph() {
+  // Sized up front: growing million-entry tables rehashes them many times.
+  const auto nodes = static_cast<size_t>(proto_.node_size());
+  onnx_types_.reserve(static_cast<size_t>(proto_.input_size() + proto_.output_size() + proto_.value_info_size() +
+                                          proto_.initializer_size()));
+  producers_.reserve(nodes + static_cast<size_t>(proto_.input_size() + proto_.initializer_size()));
+  pending_.reserve(nodes * 2);
+  namer_.ReserveFor(nodes + static_cast<size_t>(proto_.initializer_size()));
   for (const auto& v : proto_.input()) {
     if (v.has_type()) onnx_types_.emplace(v.name(), &v.type());
   }
@@ -186,18 +229,28 @@ absl::Status GraphBuilder::IndexGraph() {
   for (const auto& [name, type] : initializer_types_) onnx_types_.emplace(name, &type);
   for (const auto& node : proto_.node()) {
     namer_.Reserve(node.name());
-    for (const auto& in : node.input()) consumed_.insert(in);
-    if (HasGraphAttribute(node)) {
-      for (const auto& c : model_.captures.NodeCaptures(node)) consumed_.insert(c);
-    }
     if (node.op_type() == "Constant" && NormalizeDomain(node.domain()).empty() &&
         node.output_size() == 1 && node.attribute_size() == 1 &&
         node.attribute(0).name() == "value" && node.attribute(0).has_t()) {
       constants_.emplace(node.output(0), &node.attribute(0).t());
     }
   }
-  for (const auto& v : proto_.output()) consumed_.insert(v.name());
   return absl::OkStatus();
+}
+
+bool GraphBuilder::IsConsumed(const std::string& tensor) {
+  if (!consumed_built_) {
+    consumed_.reserve(static_cast<size_t>(proto_.node_size()));
+    for (const auto& node : proto_.node()) {
+      for (const auto& in : node.input()) consumed_.insert(in);
+      if (HasGraphAttribute(node)) {
+        for (const auto& c : model_.captures.NodeCaptures(node)) consumed_.insert(c);
+      }
+    }
+    for (const auto& v : proto_.output()) consumed_.insert(v.name());
+    consumed_built_ = true;
+  }
+  return consumed_.contains(tensor);
 }
 
 const onnx::TypeProto* GraphBuilder::FindOnnxType(const std::string& tensor) const {
@@ -324,11 +377,11 @@ absl::Status GraphBuilder::BuildBody() {
 }
 
 absl::Status GraphBuilder::ConvertNode(const onnx::NodeProto& node, int index) {
-  const std::string label = StrCat("graph '", graph_->name(), "': ", NodeLabel(node, index));
+  const LazyLabel label(*graph_, node, index);
   const std::string_view domain = NormalizeDomain(node.domain());
   auto opset_it = model_.ctx.opsets.find(domain);
   if (opset_it == model_.ctx.opsets.end()) {
-    return InvalidArgument(label, ": uses domain '", DomainForMessages(domain),
+    return InvalidArgument(label.get(), ": uses domain '", DomainForMessages(domain),
                            "', which the model does not import");
   }
   const int64_t opset = opset_it->second;
@@ -337,14 +390,14 @@ absl::Status GraphBuilder::ConvertNode(const onnx::NodeProto& node, int index) {
     const onnx::OpSchema* schema =
         onnx::OpSchemaRegistry::Schema(node.op_type(), static_cast<int>(opset), "");
     if (schema == nullptr) {
-      return UnsupportedOpError(node, label, domain, opset, *model_.ctx.registry);
+      return UnsupportedOpError(node, label.get(), domain, opset, *model_.ctx.registry);
     }
     op_version = schema->since_version();
     // Adapters index inputs and outputs; without the checker nothing else
     // has checked the counts yet.
     if (node.input_size() < schema->min_input() || node.input_size() > schema->max_input() ||
         node.output_size() < schema->min_output() || node.output_size() > schema->max_output()) {
-      return InvalidArgument(label, ": has ", node.input_size(), " inputs and ", node.output_size(),
+      return InvalidArgument(label.get(), ": has ", node.input_size(), " inputs and ", node.output_size(),
                              " outputs; ", node.op_type(), "-", op_version, " takes ",
                              schema->min_input(), "..", schema->max_input(), " inputs and ",
                              schema->min_output(), "..", schema->max_output(), " outputs");
@@ -357,7 +410,7 @@ absl::Status GraphBuilder::ConvertNode(const onnx::NodeProto& node, int index) {
   GE_RETURN_IF_ERROR(Annotate(adapter->fn(adapter_ctx), StrCat("graph '", graph_->name(), "'")));
   for (const onnx::NodeProto& emitted : adapter_ctx.TakeEmitted()) {
     if (HasGraphAttribute(emitted)) {  // only a malformed node gives an adapter one
-      return InvalidArgument(label, ": has a graph attribute, which ", node.op_type(), "-",
+      return InvalidArgument(label.get(), ": has a graph attribute, which ", node.op_type(), "-",
                              op_version, " does not take");
     }
     const bool is_main = !node.name().empty() && emitted.name() == node.name();
@@ -367,10 +420,10 @@ absl::Status GraphBuilder::ConvertNode(const onnx::NodeProto& node, int index) {
 }
 
 absl::Status GraphBuilder::ConvertConstant(const onnx::NodeProto& node, int64_t opset,
-                                           bool is_original, const std::string& label) {
-  GE_ASSIGN_OR_RETURN(Tensor value, ConstantNodeValue(node, label));
+                                           bool is_original, const LazyLabel& label) {
+  GE_ASSIGN_OR_RETURN(Tensor value, ConstantNodeValue(node, label.get()));
   if (node.output_size() != 1 || node.output(0).empty()) {
-    return InvalidArgument(label, ": a Constant needs exactly one output");
+    return InvalidArgument(label.get(), ": a Constant needs exactly one output");
   }
   ir::TensorDesc desc(value.dtype(), value.shape());
   known_types_[node.output(0)] = desc;
@@ -410,13 +463,13 @@ absl::Status GraphBuilder::AddIoDescs(const onnx::NodeProto& node, bool is_origi
 }
 
 absl::Status GraphBuilder::ConvertCanonical(const onnx::NodeProto& node, int64_t opset,
-                                            bool is_original, const std::string& label) {
+                                            bool is_original, const LazyLabel& label) {
   const std::string_view domain = NormalizeDomain(node.domain());
   if (domain.empty() && node.op_type() == "Constant") {
     return ConvertConstant(node, opset, is_original, label);
   }
   if (model_.ctx.registry->Find(node.op_type(), domain) == nullptr) {
-    return UnsupportedOpError(node, label, domain, opset, *model_.ctx.registry);
+    return UnsupportedOpError(node, label.get(), domain, opset, *model_.ctx.registry);
   }
   ir::OpDesc op(namer_.Claim(node.name(), node.op_type(), is_original), node.op_type());
   GE_RETURN_IF_ERROR(AddIoDescs(node, is_original, op));
@@ -424,7 +477,7 @@ absl::Status GraphBuilder::ConvertCanonical(const onnx::NodeProto& node, int64_t
     if (attr.type() == onnx::AttributeProto::GRAPH || attr.type() == onnx::AttributeProto::GRAPHS) {
       continue;  // AddSubgraphs
     }
-    GE_ASSIGN_OR_RETURN(ir::AttrValue value, ConvertAttribute(attr, label));
+    GE_ASSIGN_OR_RETURN(ir::AttrValue value, ConvertAttribute(attr, label.get()));
     op.SetAttr(attr.name(), std::move(value));
   }
   op.SetAttr(ir::kAttrOpset, opset);
@@ -516,7 +569,6 @@ absl::StatusOr<std::unique_ptr<ir::Graph>> BuildGraphFromOnnx(const OnnxBuildCon
     graph->mutable_attrs()[std::string(ir::kAttrOpset)] = it->second;
   }
   ModelState state(context);
-  CollectTensorNames(model.graph(), state.tensor_names);
   state.subgraph_names.insert(name);
   GraphBuilder builder(state, model.graph(), graph.get(), nullptr);
   GE_RETURN_IF_ERROR(builder.BuildMain());

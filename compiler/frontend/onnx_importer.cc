@@ -4,13 +4,16 @@
 // the frontend.
 #include "compiler/frontend/onnx_importer.h"
 
+#include <chrono>
 #include <climits>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <system_error>
 #include <unordered_map>
 
 #include "base/ir/op_types.h"
+#include "base/logging.h"
 #include "base/ops/op_registry.h"
 #include "base/status.h"
 #include "compiler/frontend/onnx_control_flow.h"
@@ -127,10 +130,34 @@ std::string AbsoluteDir(const std::string& dir) {
   return ec ? dir : abs.string();
 }
 
+// Logs (at debug level) how long each import step took.
+class StepTimer {
+ public:
+  void Lap(std::string_view step) {
+    const auto now = std::chrono::steady_clock::now();
+    const double cpu = CpuMs();
+    GE_LOG_DEBUG("frontend", "import: {}: {:.1f} ms ({:.1f} ms CPU)", step,
+                 std::chrono::duration<double, std::milli>(now - last_).count(), cpu - last_cpu_);
+    last_ = now;
+    last_cpu_ = cpu;
+  }
+
+ private:
+  static double CpuMs() {
+    timespec ts{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6;
+  }
+
+  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
+  double last_cpu_ = CpuMs();
+};
+
 // Imports a model this file owns (shape inference writes into it).
 absl::StatusOr<std::unique_ptr<ir::Graph>> ImportOwnedModel(onnx::ModelProto& model,
                                                             const std::string& model_dir,
                                                             const OnnxImportOptions& options) {
+  StepTimer timer;
   absl::Status basics = CheckModelBasics(model);
   if (!basics.ok()) return InvalidArgument("not a valid ONNX model: ", StdView(basics.message()));
   GE_ASSIGN_OR_RETURN(OpsetMap opsets, CheckOpsets(model));
@@ -138,17 +165,21 @@ absl::StatusOr<std::unique_ptr<ir::Graph>> ImportOwnedModel(onnx::ModelProto& mo
     CaptureAnalysis captures;
     GE_RETURN_IF_ERROR(CheckGraphStructure(model.graph(), StringSet(), captures));
   }
+  timer.Lap("structure");
   GE_RETURN_IF_ERROR(CheckNoLocalFunctionCalls(model));
   const ops::OpRegistry& registry =
       options.registry != nullptr ? *options.registry : ops::OpRegistry::Global();
   GE_RETURN_IF_ERROR(CheckOpsSupported(model.graph(), opsets, registry, BuiltinOpsetAdapters()));
   const std::string dir = AbsoluteDir(model_dir);
   GE_RETURN_IF_ERROR(CheckExternalInitializers(model.graph(), dir));
+  timer.Lap("ops supported");
   if (options.run_checker) GE_RETURN_IF_ERROR(RunOnnxChecker(model, dir));
+  timer.Lap("onnx checker");
   if (options.run_onnx_shape_inference) {
     if (!options.run_checker) GE_RETURN_IF_ERROR(VerifyNodesForInference(model));
     GE_RETURN_IF_ERROR(RunOnnxShapeInference(model));
   }
+  timer.Lap("onnx shape inference");
   OnnxBuildContext context;
   context.model = &model;
   context.opsets = std::move(opsets);
@@ -156,10 +187,13 @@ absl::StatusOr<std::unique_ptr<ir::Graph>> ImportOwnedModel(onnx::ModelProto& mo
   context.registry = &registry;
   context.adapters = &BuiltinOpsetAdapters();
   GE_ASSIGN_OR_RETURN(std::unique_ptr<ir::Graph> graph, BuildGraphFromOnnx(context));
+  timer.Lap("build graph");
   if (options.lower_control_flow.value_or(options.registry == nullptr)) {
     GE_RETURN_IF_ERROR(LowerOnnxControlFlow(*graph));
   }
+  timer.Lap("lower control flow");
   GE_RETURN_IF_ERROR(ValidateAllNodes(*graph, *context.registry));
+  timer.Lap("validate nodes");
   return graph;
 }
 
@@ -212,13 +246,20 @@ absl::StatusOr<onnx::ModelProto> ParseOnnxModel(std::string_view bytes, std::str
 
 absl::StatusOr<std::unique_ptr<ir::Graph>> ImportOnnxFile(const std::string& path,
                                                           const OnnxImportOptions& options) {
-  GE_ASSIGN_OR_RETURN(std::string bytes, ReadOnnxFile(path));
-  GE_ASSIGN_OR_RETURN(onnx::ModelProto model, ParseOnnxModel(bytes, path));
-  bytes.clear();
-  bytes.shrink_to_fit();
-  std::error_code ec;
-  const std::string dir = fs::absolute(fs::path(path), ec).parent_path().string();
-  auto graph = ImportOwnedModel(model, dir, options);
+  StepTimer timer;
+  absl::StatusOr<std::unique_ptr<ir::Graph>> graph;
+  {
+    GE_ASSIGN_OR_RETURN(std::string bytes, ReadOnnxFile(path));
+    GE_ASSIGN_OR_RETURN(onnx::ModelProto model, ParseOnnxModel(bytes, path));
+    bytes.clear();
+    bytes.shrink_to_fit();
+    timer.Lap("read and parse");
+    std::error_code ec;
+    const std::string dir = fs::absolute(fs::path(path), ec).parent_path().string();
+    graph = ImportOwnedModel(model, dir, options);
+    timer.Lap("import");
+  }
+  timer.Lap("free the ModelProto");
   if (!graph.ok()) return Annotate(graph.status(), StrCat("ONNX model '", path, "'"));
   return graph;
 }

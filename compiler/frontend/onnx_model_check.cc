@@ -35,6 +35,7 @@ struct ProducerTable {
 
 absl::StatusOr<ProducerTable> BuildProducers(const onnx::GraphProto& graph) {
   ProducerTable t;
+  t.producer.reserve(static_cast<size_t>(graph.input_size() + graph.initializer_size() + graph.node_size()));
   for (const auto& in : graph.input()) t.producer.emplace(in.name(), kOuterOrInput);
   for (const auto& init : graph.initializer()) t.producer.emplace(init.name(), kOuterOrInput);
   for (const auto& sparse : graph.sparse_initializer()) {
@@ -59,15 +60,16 @@ absl::StatusOr<ProducerTable> BuildProducers(const onnx::GraphProto& graph) {
   return t;
 }
 
-// Every tensor `node` reads: its inputs, then its subgraphs' captures.
-std::vector<std::pair<std::string, bool>> NodeReads(const onnx::NodeProto& node,
-                                                    CaptureAnalysis& captures) {
-  std::vector<std::pair<std::string, bool>> reads;  // (tensor, is_capture)
+// Calls fn(tensor) for every tensor `node` reads: its inputs, then its
+// subgraphs' captures; stops early when fn returns true.
+template <typename Fn>
+void ForEachRead(const onnx::NodeProto& node, CaptureAnalysis& captures, Fn&& fn) {
   for (const std::string& in : node.input()) {
-    if (!in.empty()) reads.emplace_back(in, false);
+    if (!in.empty() && fn(in)) return;
   }
-  for (const std::string& c : captures.NodeCaptures(node)) reads.emplace_back(c, true);
-  return reads;
+  for (const std::string& c : captures.NodeCaptures(node)) {
+    if (fn(c)) return;
+  }
 }
 
 // Describes one cycle among `stuck` nodes (each has a stuck producer).
@@ -80,14 +82,14 @@ std::string DescribeCycle(const onnx::GraphProto& graph, const ProducerTable& t,
   int current = start;
   while (!seen.contains(current)) {
     seen[current] = path.size();
-    for (const auto& [tensor, is_capture] : NodeReads(graph.node(current), captures)) {
+    const int from = current;
+    ForEachRead(graph.node(from), captures, [&](const std::string& tensor) {
       auto it = t.producer.find(tensor);
-      if (it != t.producer.end() && it->second >= 0 && stuck[it->second]) {
-        path.emplace_back(current, tensor);
-        current = it->second;
-        break;
-      }
-    }
+      if (it == t.producer.end() || it->second < 0 || !stuck[it->second]) return false;
+      path.emplace_back(from, tensor);
+      current = it->second;
+      return true;
+    });
   }
   std::string out;
   for (size_t i = seen[current]; i < path.size(); ++i) {
@@ -101,15 +103,27 @@ std::string DescribeCycle(const onnx::GraphProto& graph, const ProducerTable& t,
 absl::Status CheckAcyclic(const onnx::GraphProto& graph, const ProducerTable& t,
                           CaptureAnalysis& captures) {
   const int n = graph.node_size();
+  // Edges producer -> consumer in one flat table grouped by producer
+  // (counting sort), not a vector per node.
   std::vector<int> pending(n, 0);
-  std::vector<std::vector<int>> consumers(n);
+  std::vector<std::pair<int, int>> edges;  // (producer, consumer)
+  edges.reserve(static_cast<size_t>(n) * 2);
   for (int i = 0; i < n; ++i) {
-    for (const auto& [tensor, is_capture] : NodeReads(graph.node(i), captures)) {
+    ForEachRead(graph.node(i), captures, [&](const std::string& tensor) {
       auto it = t.producer.find(tensor);
-      if (it == t.producer.end() || it->second < 0) continue;
+      if (it == t.producer.end() || it->second < 0) return false;
       ++pending[i];
-      consumers[it->second].push_back(i);
-    }
+      edges.emplace_back(it->second, i);
+      return false;
+    });
+  }
+  std::vector<int> first(static_cast<size_t>(n) + 1, 0);
+  for (const auto& e : edges) ++first[e.first + 1];
+  for (int i = 0; i < n; ++i) first[i + 1] += first[i];
+  std::vector<int> consumer_of(edges.size());
+  {
+    std::vector<int> fill(first.begin(), first.end() - 1);
+    for (const auto& e : edges) consumer_of[fill[e.first]++] = e.second;
   }
   std::queue<int> ready;
   for (int i = 0; i < n; ++i) {
@@ -120,7 +134,8 @@ absl::Status CheckAcyclic(const onnx::GraphProto& graph, const ProducerTable& t,
     int i = ready.front();
     ready.pop();
     ++done;
-    for (int c : consumers[i]) {
+    for (int k = first[i]; k < first[i + 1]; ++k) {
+      const int c = consumer_of[k];
       if (--pending[c] == 0) ready.push(c);
     }
   }
@@ -193,6 +208,12 @@ const std::vector<std::string>& CaptureAnalysis::FreeVariables(const onnx::Graph
 }
 
 const std::vector<std::string>& CaptureAnalysis::NodeCaptures(const onnx::NodeProto& node) {
+  // Most nodes own no subgraph: answer without a memo entry (a node of the
+  // memo map per ONNX node would cost an allocation each).
+  static const std::vector<std::string>* const kNone = new std::vector<std::string>();
+  bool has_subgraph = false;
+  ForEachSubgraph(node, [&](const onnx::GraphProto&) { has_subgraph = true; });
+  if (!has_subgraph) return *kNone;
   if (auto it = memo_.find(&node); it != memo_.end()) return it->second;
   std::vector<std::string> captures;
   StringSet seen;
@@ -233,10 +254,19 @@ absl::Status CheckGraphStructure(const onnx::GraphProto& graph, const StringSet&
     }
   }
   GE_RETURN_IF_ERROR(CheckAcyclic(graph, table, captures));
-  // Subgraphs see everything this graph and its ancestors define.
-  StringSet visible = outer;
-  for (const auto& [name, producer] : table.producer) visible.insert(name);
+  // Subgraphs see everything this graph and its ancestors define (built
+  // when the first subgraph shows up: most graphs have none).
+  StringSet visible;
+  bool visible_built = false;
   for (int i = 0; i < graph.node_size(); ++i) {
+    bool has_subgraph = false;
+    ForEachSubgraph(graph.node(i), [&](const onnx::GraphProto&) { has_subgraph = true; });
+    if (!has_subgraph) continue;
+    if (!visible_built) {
+      visible = outer;
+      for (const auto& [name, producer] : table.producer) visible.insert(name);
+      visible_built = true;
+    }
     absl::Status status;
     ForEachSubgraph(graph.node(i), [&](const onnx::GraphProto& g) {
       if (status.ok()) status = CheckGraphStructure(g, visible, captures);

@@ -2,10 +2,13 @@
 // graph optimization and the merge back.
 #include "compiler/partition/engine_partitioner.h"
 
+#include <chrono>
+
 #include <algorithm>
 #include <tuple>
 
 #include "base/ir/op_types.h"
+#include "base/logging.h"
 #include "base/status.h"
 #include "compiler/partition/base_cluster.h"
 #include "compiler/partition/partition_attrs.h"
@@ -76,28 +79,42 @@ EnginePartitioner::EnginePartitioner(const engine::EngineRegistry& engines, Thre
                                      std::vector<std::string> exclude_engines)
     : engines_(engines), pool_(pool), exclude_engines_(std::move(exclude_engines)) {}
 
-std::string EnginePartitioner::EngineKey(const ir::Node& node, EnginePartitionMode mode) const {
-  std::string engine = node.op_desc().GetAttrOr<std::string>(ir::kAttrEngineName, "");
+namespace {
+
+// A string attribute without copying it; empty when absent or not a string.
+std::string_view StringAttr(const ir::Node& node, std::string_view name) {
+  const ir::AttrValue* v = node.op_desc().FindAttr(name);
+  const std::string* s = v == nullptr ? nullptr : v->get<std::string>();
+  return s == nullptr ? std::string_view() : std::string_view(*s);
+}
+
+}  // namespace
+
+std::string_view EnginePartitioner::EngineKey(const ir::Node& node, EnginePartitionMode mode) const {
+  const std::string_view engine = StringAttr(node, ir::kAttrEngineName);
   if (mode == EnginePartitionMode::kAtomic || engine.empty()) return engine;
   const engine::EngineAttributes* attrs = engines_.FindAttributes(engine);
   if (attrs == nullptr || attrs->composite_engine.empty()) return engine;
   const std::string& composite = attrs->composite_engine;
   const bool excluded = std::find(exclude_engines_.begin(), exclude_engines_.end(), composite) != exclude_engines_.end();
-  return engines_.Find(composite) != nullptr && !excluded ? composite : engine;
+  return engines_.Find(composite) != nullptr && !excluded ? std::string_view(composite) : engine;
 }
 
 bool EnginePartitioner::HasWork(const ir::Graph& graph, EnginePartitionMode mode) const {
-  StringMap<bool> seen;
+  // Few distinct engines: remember the answer per engine; stop at the
+  // first node with work.
+  std::vector<std::pair<std::string, bool>> seen;
   bool work = false;
-  graph.ForEachNode([&](ir::Node* n) {
+  graph.ForEachNode([&](const ir::Node* n) {
     if (work) return;
-    const std::string key = EngineKey(*n, mode);
-    auto [it, fresh] = seen.try_emplace(key, false);
-    if (fresh) {
+    const std::string_view key = EngineKey(*n, mode);
+    auto it = std::find_if(seen.begin(), seen.end(), [&](const auto& e) { return e.first == key; });
+    if (it == seen.end()) {
       engine::Engine* e = engines_.Find(key);
       const engine::EngineAttributes* attrs = engines_.FindAttributes(key);
       const bool right_kind = attrs != nullptr && attrs->atomic == (mode == EnginePartitionMode::kAtomic);
-      it->second = e != nullptr && right_kind && !e->graph_optimizers().empty();
+      seen.emplace_back(std::string(key), e != nullptr && right_kind && !e->graph_optimizers().empty());
+      it = std::prev(seen.end());
     }
     work = it->second;
   });
@@ -113,8 +130,8 @@ absl::StatusOr<EnginePartition> EnginePartitioner::Split(ir::Graph& graph, Engin
   GE_RETURN_IF_ERROR(clusters.Init(graph, [](const ir::Node&) { return 0; }));
   for (int32_t p = 0; p < static_cast<int32_t>(clusters.num_nodes()); ++p) {
     const ir::Node& n = *clusters.node(p);
-    clusters.ClusterOf(p).set_label(StrCat(EngineKey(n, mode), std::string(1, kLabelSeparator),
-                                           n.op_desc().GetAttrOr<std::string>(kAttrStreamLabel, "")));
+    clusters.ClusterOf(p).set_label(
+        StrCat(EngineKey(n, mode), std::string_view(&kLabelSeparator, 1), StringAttr(n, kAttrStreamLabel)));
   }
   // MarkClusters: same engine and stream label, and no second path.
   for (BaseCluster* c : clusters.OrderedClusters()) {
@@ -289,6 +306,10 @@ absl::StatusOr<bool> EnginePartitioner::Run(ir::Graph& root, EnginePartitionMode
   // Deepest first: splitting a graph moves the nodes that own deeper
   // bodies out of the tree, after which those bodies cannot find the root.
   std::stable_sort(graphs.begin(), graphs.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  const auto start = std::chrono::steady_clock::now();
+  auto ms_since = [](std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+  };
   std::vector<EnginePartition> parts;
   parts.reserve(graphs.size());
   for (const auto& [depth, g] : graphs) {
@@ -302,7 +323,9 @@ absl::StatusOr<bool> EnginePartitioner::Run(ir::Graph& root, EnginePartitionMode
       if (attrs != nullptr && attrs->atomic == (mode == EnginePartitionMode::kAtomic)) subgraphs.push_back(&sub);
     }
   }
+  const auto split_done = std::chrono::steady_clock::now();
   absl::StatusOr<bool> changed = OptimizeSubgraphs(subgraphs);
+  const auto optimize_done = std::chrono::steady_clock::now();
   // Merge back even after an optimizer failed, shallowest first, so that
   // the tree is whole again; the optimizer's error is the one reported.
   absl::Status merged;
@@ -310,6 +333,10 @@ absl::StatusOr<bool> EnginePartitioner::Run(ir::Graph& root, EnginePartitionMode
     absl::Status s = MergeAfterSubGraphOptimization(*it);
     if (merged.ok()) merged = s;
   }
+  GE_LOG_DEBUG("partition", "{}: {} graphs, {} engine subgraphs: split {:.1f} ms, optimize {:.1f} ms, merge {:.1f} ms",
+               EnginePartitionModeName(mode), graphs.size(), subgraphs.size(),
+               std::chrono::duration<double, std::milli>(split_done - start).count(),
+               std::chrono::duration<double, std::milli>(optimize_done - split_done).count(), ms_since(optimize_done));
   if (!changed.ok()) return changed.status();
   GE_RETURN_IF_ERROR(merged);
   return changed;

@@ -70,7 +70,9 @@ class EnginePartitioner {
                     std::vector<std::string> exclude_engines = {});
 
   // The key of `node` in `mode`.
-  std::string EngineKey(const ir::Node& node, EnginePartitionMode mode) const;
+  // Points into the node's attribute or the engine registry: read it before
+  // changing the node.
+  std::string_view EngineKey(const ir::Node& node, EnginePartitionMode mode) const;
   // Whether splitting `graph` in `mode` would hand a subgraph to an engine
   // that has graph optimizers.
   bool HasWork(const ir::Graph& graph, EnginePartitionMode mode) const;

@@ -91,10 +91,14 @@ struct Rejections {
 PlacementReport RebuildPlacement(ir::Graph& root, StringMap<Rejections>& by_name, std::vector<std::string> warnings) {
   PlacementReport report;
   report.warnings = std::move(warnings);
+  size_t total = root.num_nodes();
+  for (ir::Graph* sub : root.subgraphs()) total += sub->num_nodes();
+  report.nodes.reserve(total);
   auto add = [&](ir::Node* n) {
     NodePlacement p;
     p.node = n;
-    p.engine = n->op_desc().GetAttrOr<std::string>(ir::kAttrEngineName, "");
+    const ir::AttrValue* engine = n->op_desc().FindAttr(ir::kAttrEngineName);
+    if (const std::string* name = engine == nullptr ? nullptr : engine->get<std::string>()) p.engine = *name;
     auto it = by_name.find(n->name());
     if (it != by_name.end()) {
       p.rejected = it->second.rejected;
@@ -180,9 +184,12 @@ absl::StatusOr<SplitResult> RunSplitSteps(ir::Graph& graph, const engine::Engine
     return absl::OkStatus();
   }));
   // What the placer said, by name, before optimizers may replace nodes.
+  // Only nodes with something to say: a node without an entry gets the
+  // defaults (nothing rejected it, not host_exec), and a small table keeps
+  // the per-node lookups in cache.
   StringMap<Rejections> by_name;
-  by_name.reserve(placement.nodes.size());
   for (NodePlacement& p : placement.nodes) {
+    if (p.rejected.empty() && !p.host_exec) continue;
     by_name.try_emplace(p.node->name(), Rejections{std::move(p.rejected), p.host_exec});
   }
   std::vector<std::string> warnings = std::move(placement.warnings);
@@ -192,13 +199,23 @@ absl::StatusOr<SplitResult> RunSplitSteps(ir::Graph& graph, const engine::Engine
     GE_RETURN_IF_ERROR(step(partition::EnginePartitionModeName(mode),
                             [&]() { return engine_partitioner.Run(graph, mode).status(); }));
   }
-  GE_RETURN_IF_ERROR(step("Verify", [&]() { return Annotate(ir::VerifyGraph(graph), "after partitioning"); }));
+  // The flat graph is verified below in any case; the partitioned form
+  // only when asked (a second full pass over a million nodes).
+  if (options.verify_each_step) {
+    GE_RETURN_IF_ERROR(step("Verify", [&]() { return Annotate(ir::VerifyGraph(graph), "after partitioning"); }));
+  }
   SplitResult result;
   if (options.keep_partitioned_graph) {
     GE_RETURN_IF_ERROR(step("KeepPartitioned", [&]() {
       result.partitioned = graph.Clone();
       return absl::OkStatus();
     }));
+  }
+  if (options.on_partitioned) {
+    const auto start = std::chrono::steady_clock::now();
+    GE_RETURN_IF_ERROR(options.on_partitioned(graph));
+    GE_LOG_INFO("compiler", "on_partitioned: {:.1f} ms",
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
   }
   GE_RETURN_IF_ERROR(step("Flatten", [&]() -> absl::Status {
     ir::FlattenOptions flatten;

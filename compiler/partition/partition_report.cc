@@ -22,7 +22,12 @@ bool IsStructural(const ir::Node& n) {
   return IsGraphInput(n) || IsGraphOutput(n) || IsBoundaryNode(n) || IsPartitionCall(n);
 }
 
-std::string EngineOf(const ir::Node& n) { return n.op_desc().GetAttrOr<std::string>(ir::kAttrEngineName, ""); }
+// The node's engine without copying the attribute ("" when unplaced).
+std::string_view EngineOf(const ir::Node& n) {
+  const ir::AttrValue* v = n.op_desc().FindAttr(ir::kAttrEngineName);
+  const std::string* s = v == nullptr ? nullptr : v->get<std::string>();
+  return s == nullptr ? std::string_view() : std::string_view(*s);
+}
 
 // The unit's nodes: the graph's own, plus those of control-flow bodies its
 // nodes own (recursively), never a partitioner's subgraph.
@@ -66,10 +71,13 @@ PartitionReport BuildPartitionReport(const ir::Graph& root, const RejectionMap& 
   PartitionReport report;
   std::vector<const ir::Graph*> graphs{&root};
   for (const ir::Graph* g : root.subgraphs()) graphs.push_back(g);
+  size_t total = 0;
+  for (const ir::Graph* g : graphs) total += g->num_nodes();
+  report.nodes.reserve(total);
   for (const ir::Graph* g : graphs) {
     g->ForEachNode([&](ir::Node* n) {
       if (IsBoundaryNode(*n) || IsPartitionCall(*n)) return;
-      ReportNode r{n->name(), n->type(), EngineOf(*n), {}};
+      ReportNode r{n->name(), n->type(), std::string(EngineOf(*n)), {}};
       auto it = rejections.find(n->name());
       if (it != rejections.end()) r.rejected = it->second;
       report.nodes.push_back(std::move(r));
@@ -84,11 +92,12 @@ PartitionReport BuildPartitionReport(const ir::Graph& root, const RejectionMap& 
     ReportSubgraph unit;
     unit.name = g->name();
     unit.kind = IsDynamicUnit(*g) ? "dynamic" : "static";
-    std::set<std::string> engines;
+    std::set<std::string, std::less<>> engines;
+    unit.nodes.reserve(nodes.size());
     for (const ir::Node* n : nodes) {
       unit.nodes.push_back(n->name());
-      const std::string engine = EngineOf(*n);
-      if (!engine.empty()) engines.insert(engine);
+      const std::string_view engine = EngineOf(*n);
+      if (!engine.empty() && engines.find(engine) == engines.end()) engines.emplace(engine);
     }
     unit.engines.assign(engines.begin(), engines.end());
     report.subgraphs.push_back(std::move(unit));
@@ -135,11 +144,11 @@ std::string PartitionReportText(const PartitionReport& report) {
 }
 
 std::string PartitionDot(const ir::Graph& root) {
-  std::set<std::string> engines;
+  std::set<std::string, std::less<>> engines;
   auto collect = [&](const ir::Graph& g) {
     g.ForEachNode([&](ir::Node* n) {
-      const std::string e = EngineOf(*n);
-      if (!e.empty()) engines.insert(e);
+      const std::string_view e = EngineOf(*n);
+      if (!e.empty() && engines.find(e) == engines.end()) engines.emplace(e);
     });
   };
   collect(root);

@@ -2,6 +2,7 @@
 #include "compiler/passes/pass_pipeline.h"
 
 #include <algorithm>
+#include <chrono>
 
 #include "base/ir/verifier.h"
 #include "base/logging.h"
@@ -21,9 +22,12 @@ absl::StatusOr<bool> PassPipeline::Run(ir::Graph& root) {
       continue;
     }
     if (dumper_ != nullptr) GE_RETURN_IF_ERROR(dumper_->Before(root, pass_name));
+    const auto start = std::chrono::steady_clock::now();
     GE_ASSIGN_OR_RETURN(bool pass_changed, pass->Run(root));
+    GE_LOG_INFO("compiler", "{}: {}: {:.1f} ms", name_, pass_name,
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
     changed = changed || pass_changed;
-    if (verify_ && pass_changed) {
+    if (verify_ && verify_each_pass_ && pass_changed) {
       absl::Status s = ir::VerifyGraph(root);
       if (!s.ok()) return Internal(name_, ": pass ", pass_name, " left an invalid graph: ", StdView(s.message()));
     }

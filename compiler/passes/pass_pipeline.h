@@ -26,9 +26,14 @@ class PassPipeline {
   }
   // Passes with these names are skipped.
   void DisablePasses(std::vector<std::string> names) { disabled_ = std::move(names); }
-  // Verify the graph before the first pass and after every pass (always on
-  // in debug builds; on by default everywhere since verification is linear).
+  // Verify the graph before the first pass (on by default: the input may
+  // come from a user).
   void set_verify(bool verify) { verify_ = verify; }
+  // Also verify after every pass that changed the graph, naming the pass
+  // that broke it (with set_verify only; CompileOptions::verify_each_step).
+  // Off by default: on a million-node graph each verification costs about a
+  // second, and whoever consumes the pipeline's result verifies it once.
+  void set_verify_each_pass(bool verify) { verify_each_pass_ = verify; }
   void set_dumper(GraphDumper* dumper) { dumper_ = dumper; }
 
   // Runs every enabled pass in order; returns whether any changed the graph.
@@ -39,6 +44,7 @@ class PassPipeline {
   std::vector<std::unique_ptr<GraphPass>> passes_;
   std::vector<std::string> disabled_;
   bool verify_ = true;
+  bool verify_each_pass_ = false;
   GraphDumper* dumper_ = nullptr;
 };
 

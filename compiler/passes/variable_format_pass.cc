@@ -136,6 +136,7 @@ absl::StatusOr<bool> FoldVariable(ir::Graph& graph, ir::Node& var, const std::ve
 absl::StatusOr<bool> VariableFormatPass::Run(ir::Graph& root) {
   bool changed = false;
   for (ir::Graph* graph : GraphAndSubgraphs(root)) {
+    if (!HasVariable(*graph)) continue;
     GE_ASSIGN_OR_RETURN(std::vector<ir::Node*> order, graph->TopologicalOrder());
     // Folding removes conversions that come after their variable in
     // `order`: take the variables first.

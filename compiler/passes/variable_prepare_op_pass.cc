@@ -61,6 +61,7 @@ absl::StatusOr<bool> PrepareVariable(ir::Graph& graph, ir::Node& variable, const
 absl::StatusOr<bool> VariablePrepareOpPass::Run(ir::Graph& root) {
   bool changed = false;
   for (ir::Graph* graph : GraphAndSubgraphs(root)) {
+    if (!HasVariable(*graph)) continue;
     GE_ASSIGN_OR_RETURN(std::vector<ir::Node*> order, graph->TopologicalOrder());
     for (ir::Node* node : order) {
       if (node->type() != ir::kVariable || node->op_desc().GetAttr<std::string>(engine::kAttrRefVarSrcVarName)) continue;

@@ -40,6 +40,12 @@ std::vector<ir::Node*> WritersOf(const ir::Node& variable, const std::vector<ir:
   return writers;
 }
 
+bool HasVariable(const ir::Graph& graph) {
+  bool found = false;
+  graph.ForEachNode([&](const ir::Node* n) { found = found || n->type() == ir::kVariable; });
+  return found;
+}
+
 std::vector<ir::Graph*> GraphAndSubgraphs(ir::Graph& graph) {
   std::vector<ir::Graph*> graphs = {&graph};
   if (graph.is_root()) {

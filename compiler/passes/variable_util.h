@@ -17,6 +17,9 @@ std::string VariableNameOf(const ir::Node& variable);
 bool HasInitValue(const ir::Node& variable);
 // The writers whose input 0 is `variable`'s output, in `order`'s order.
 std::vector<ir::Node*> WritersOf(const ir::Node& variable, const std::vector<ir::Node*>& order);
+// Whether `graph` (this graph only) holds a Variable node: the passes that
+// need a topological order skip graphs without one (most graphs).
+bool HasVariable(const ir::Graph& graph);
 // `graph` and every subgraph of its tree (root first).
 std::vector<ir::Graph*> GraphAndSubgraphs(ir::Graph& graph);
 

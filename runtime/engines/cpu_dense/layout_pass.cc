@@ -63,6 +63,15 @@ class LayoutPass {
       : graph_(graph), on_dense_(on_dense), context_(context) {}
 
   absl::StatusOr<bool> Run() {
+    // Layouts start at convolutions and spread from outputs already in a
+    // non-plain layout; without either, every decision is "plain" and there
+    // is nothing to route (the common case: skip the topological order).
+    bool any_source = false;
+    graph_.ForEachNode([&](const ir::Node* n) {
+      any_source = any_source || RoleOf(*n) == Role::kConv ||
+                   (n->num_outputs() >= 1 && !IsPlain(n->op_desc().output(0).type.tensor().format));
+    });
+    if (!any_source) return false;
     GE_ASSIGN_OR_RETURN(std::vector<ir::Node*> order, graph_.TopologicalOrder());
     for (ir::Node* n : order) {
       if (!on_dense_(*n) || n->num_outputs() < 1) continue;

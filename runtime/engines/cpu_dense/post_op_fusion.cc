@@ -193,6 +193,10 @@ absl::Status Rewrite(ir::Graph& graph, const Match& m, ir::OpDesc fused_desc) {
 
 absl::StatusOr<bool> FusePostOps(ir::Graph& graph, const NodeFilter& can_rewrite,
                                  const SupportCheck& supported) {
+  auto is_base = [](const ir::Node* n) { return n->type() == "Conv" || n->type() == "MatMul" || n->type() == "Gemm"; };
+  bool any_base = false;  // most graphs have none: skip the topological order
+  graph.ForEachNode([&](const ir::Node* n) { any_base = any_base || is_base(n); });
+  if (!any_base) return false;
   GE_ASSIGN_OR_RETURN(std::vector<ir::Node*> order, graph.TopologicalOrder());
   std::vector<std::string> names;
   for (ir::Node* n : order) {
