@@ -7,6 +7,7 @@
 
 #include "absl/status/statusor.h"
 #include "base/options.h"
+#include "compiler/gear_options.h"
 
 namespace ge::compiler {
 
@@ -33,6 +34,10 @@ struct CompileOptions {
   bool tiling_schedule_optimize = false;
   // ge.subgraph_backends: subgraph-API backends to apply, in order.
   std::vector<std::string> subgraph_backends;
+
+  // ge.dynamicBatchSize / ge.dynamicImageSize / ge.dynamicDims,
+  // ge.inputShape, ge.compileHybridMode (compiler/gear_options.h).
+  GearOptions gears;
 
   // Not an option key: tools that report on partitioning (gectl partition)
   // ask the compiler to keep the partitioned graph next to the flat one.
