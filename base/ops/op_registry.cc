@@ -207,6 +207,7 @@ void RegisterBuiltinOps(OpRegistry& registry) {
   RegisterLossOps(registry);
   RegisterQuantizeWindowOps(registry);
   RegisterVariableOps(registry);
+  RegisterGearOps(registry);
 }
 
 // ---- Checks and inference of one op ----

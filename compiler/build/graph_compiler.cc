@@ -6,6 +6,7 @@
 #include "compiler/partition/partition_pipeline.h"
 #include "compiler/passes/graph_dumper.h"
 #include "compiler/passes/infer_shapes_pass.h"
+#include "compiler/passes/multi_batch_clone_pass.h"
 #include "compiler/passes/pass_pipeline.h"
 #include "compiler/passes/split_variable_into_subgraph_pass.h"
 #include "compiler/passes/var_is_initialized_op_pass.h"
@@ -29,6 +30,8 @@ absl::StatusOr<std::unique_ptr<CompiledGraph>> GraphCompiler::Compile(std::uniqu
   // later step (placement's CheckSupported, partitioning) reads types.
   PassPipeline optimize("optimize");
   optimize.set_dumper(&dumper);
+  // Gears first: each branch is a static copy that inference then types.
+  optimize.AddPass<MultiBatchClonePass>(options.gears);
   optimize.AddPass<InferShapesPass>();
   // Variables. VarIsInitializedOpPass first: the reads it removes must not
   // get read-before-write edges. SplitVariableIntoSubgraphPass before
