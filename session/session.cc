@@ -7,6 +7,7 @@
 #include "absl/strings/numbers.h"
 #include "base/ir/op_types.h"
 #include "base/logging.h"
+#include "base/ops/gear_index.h"
 #include "base/status.h"
 #include "compiler/build/task_builder.h"
 #include "runtime/cache/cache_key.h"
@@ -31,7 +32,12 @@ GraphInfo DescribeGraph(const ir::Graph& graph) {
   GraphInfo info;
   for (const ir::Node* data : graph.InputNodes()) {
     const ir::IoDesc& out = data->op_desc().output(0);
-    info.inputs.push_back({out.name.empty() ? data->name() : out.name, out.type,
+    ir::ValueType type = out.type;
+    // A multi-batch graph's Data holds the max shape; callers see theirs.
+    if (auto user = data->op_desc().GetAttr<Shape>(ir::kAttrUserShape); user && type.is_tensor()) {
+      type = ir::ValueType::Tensor(type.dtype(), *user);
+    }
+    info.inputs.push_back({out.name.empty() ? data->name() : out.name, type,
                            data->op_desc().GetAttr<Tensor>(kAttrDefaultValue)});
   }
   if (const ir::Node* net_output = graph.OutputNode()) {
@@ -63,6 +69,10 @@ struct Session::GraphEntry {
   std::unique_ptr<runtime::DynamicExecutor> executor;
   std::unique_ptr<runtime::StaticExecutor> static_executor;
   bool mixed = false;  // `executor` runs the partitioned graph with static subgraphs
+  // A multi-batch graph's gear table (its GearIndex node), and its runs by path.
+  std::optional<ops::GearTable> gears;
+  std::atomic<uint64_t> gear_runs{0};
+  std::atomic<uint64_t> dynamic_runs{0};
   GraphInfo info;
   CacheUse cache_use;
   std::mutex compile_mu;
@@ -325,6 +335,11 @@ absl::Status Session::LoadExecutor(GraphEntry& entry, std::optional<runtime::Sta
                         runtime::DynamicExecutor::Create(*entry.compiled->graph, engines_, exec_options));
   }
   entry.info = DescribeGraph(*entry.compiled->graph);
+  entry.gears.reset();
+  for (const ir::Node* node : entry.compiled->graph->nodes()) {
+    if (node->type() != ops::kGearIndex) continue;
+    GE_ASSIGN_OR_RETURN(entry.gears, ops::GearTable::FromOpDesc(node->op_desc()));
+  }
   return absl::OkStatus();
 }
 
@@ -332,10 +347,13 @@ bool Session::LoadMixed(GraphEntry& entry, runtime::ExecutorOptions options) {
   const ir::Graph* partitioned = entry.compiled->partitioned.get();
   if (partitioned == nullptr) return false;
   bool has_static_call = false;
-  for (const ir::Node* node : partitioned->nodes()) {
+  auto consider = [&](const ir::Node* node) {
     has_static_call = has_static_call || (node->type() == ir::kPartitionedCall &&
                                           !node->op_desc().GetAttrOr<bool>(ir::kAttrIsUnknownShape, true));
-  }
+  };
+  // Static units sit in the root, or in the branches of a multi-batch Case.
+  partitioned->ForEachNode(consider);
+  for (const ir::Graph* sub : partitioned->subgraphs()) sub->ForEachNode(consider);
   if (!has_static_call) return false;
   absl::StatusOr<device::Device*> device = GetDevice();
   if (!device.ok()) return false;
@@ -403,8 +421,43 @@ absl::StatusOr<std::vector<Value>> Session::RunGraph(uint32_t graph_id, std::vec
   GE_ASSIGN_OR_RETURN(std::shared_ptr<GraphEntry> entry, Find(graph_id));
   AppendInputDefaults(entry->info, inputs);
   GE_RETURN_IF_ERROR(CheckInputs(entry->info, inputs));
+  if (entry->gears) GE_RETURN_IF_ERROR(CountGearRun(graph_id, *entry, inputs));
   if (entry->static_executor) return entry->static_executor->Run(std::move(inputs), control);
   return entry->executor->Run(std::move(inputs), control);
+}
+
+absl::Status Session::CountGearRun(uint32_t graph_id, GraphEntry& entry, const std::vector<Value>& inputs) {
+  std::vector<Shape> shapes;
+  shapes.reserve(inputs.size());
+  for (const Value& v : inputs) shapes.push_back(v.is_tensor() ? v.tensor().shape() : Shape::UnknownRank());
+  // The GearIndex node selects the same branch; choosing here first gives
+  // the caller the error before any node runs, and the path to count.
+  GE_ASSIGN_OR_RETURN(int64_t branch, entry.gears->Select(shapes));
+  const bool gear = branch < static_cast<int64_t>(entry.gears->gears.size());
+  (gear ? entry.gear_runs : entry.dynamic_runs).fetch_add(1, std::memory_order_relaxed);
+  if (gear) {
+    GE_LOG_DEBUG("session", "graph {}: gear {} ({})", graph_id, branch, entry.gears->labels[branch]);
+  } else {
+    GE_LOG_INFO("session", "graph {}: inputs fit no gear ({}), running the dynamic graph", graph_id,
+                entry.gears->GearList());
+  }
+  if (run_path_observer_) run_path_observer_(gear ? RunPath::kGear : RunPath::kDynamic);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<GearRunCounts> Session::GetGearRunCounts(uint32_t graph_id) const {
+  GE_ASSIGN_OR_RETURN(std::shared_ptr<GraphEntry> entry, Find(graph_id));
+  std::lock_guard<std::mutex> lock(entry->compile_mu);
+  if (!entry->compiled) return FailedPrecondition("graph ", graph_id, " is not compiled");
+  GearRunCounts counts;
+  counts.multi_batch = entry->gears.has_value();
+  if (entry->gears) {
+    counts.gears = entry->gears->labels;
+    counts.has_dynamic_graph = entry->gears->fallback_branch >= 0;
+  }
+  counts.gear_runs = entry->gear_runs.load();
+  counts.dynamic_runs = entry->dynamic_runs.load();
+  return counts;
 }
 
 absl::StatusOr<GraphInfo> Session::GetGraphInfo(uint32_t graph_id) const {
