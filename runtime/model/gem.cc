@@ -329,11 +329,17 @@ using EngineList = std::vector<std::pair<std::string, std::string>>;
 // Writes `partitioned` into `def`, leaving out the Const values that are
 // the same tensors (same buffer) as those of `graph`'s Consts of one name.
 absl::Status PartitionedToProto(const ir::Graph& graph, const ir::Graph& partitioned, v1::CompiledModelDef& def) {
+  // Consts anywhere in the flattened tree (a multi-batch graph keeps its
+  // weights in the Case branches, under the same names in every branch).
   absl::flat_hash_map<std::string, const void*> flat;
-  for (const ir::Node* node : graph.nodes()) {
-    if (node->type() != ir::kConst) continue;
-    if (auto t = node->op_desc().GetAttr<Tensor>(ir::kAttrValue)) flat[node->name()] = t->raw_data();
-  }
+  auto index = [&](const ir::Graph& g) {
+    for (const ir::Node* node : g.nodes()) {
+      if (node->type() != ir::kConst) continue;
+      if (auto t = node->op_desc().GetAttr<Tensor>(ir::kAttrValue)) flat.try_emplace(node->name(), t->raw_data());
+    }
+  };
+  index(graph);
+  for (const ir::Graph* sub : graph.subgraphs()) index(*sub);
   std::set<std::string> shared;
   auto collect = [&](const ir::Graph& g) {
     for (const ir::Node* node : g.nodes()) {
@@ -357,6 +363,17 @@ absl::Status PartitionedToProto(const ir::Graph& graph, const ir::Graph& partiti
   return absl::OkStatus();
 }
 
+// The Const named `name` in the root of `graph`, else in its first subgraph
+// that has one.
+const ir::Node* FindConst(const ir::Graph& graph, const std::string& name) {
+  const ir::Node* found = graph.FindNode(name);
+  for (const ir::Graph* sub : graph.subgraphs()) {
+    if (found != nullptr && found->type() == ir::kConst) break;
+    found = sub->FindNode(name);
+  }
+  return found != nullptr && found->type() == ir::kConst ? found : nullptr;
+}
+
 // Rebuilds the partitioned form, giving its shared Consts `graph`'s values.
 absl::StatusOr<std::unique_ptr<ir::Graph>> PartitionedFromProto(const v1::CompiledModelDef& def,
                                                                 const ir::Graph& graph) {
@@ -365,7 +382,7 @@ absl::StatusOr<std::unique_ptr<ir::Graph>> PartitionedFromProto(const v1::Compil
   auto restore = [&](ir::Graph& g) -> absl::Status {
     for (ir::Node* node : g.nodes()) {
       if (node->type() != ir::kConst || !shared.contains(node->name())) continue;
-      const ir::Node* source = graph.FindNode(node->name());
+      const ir::Node* source = FindConst(graph, node->name());
       auto value = source ? source->op_desc().GetAttr<Tensor>(ir::kAttrValue) : std::nullopt;
       if (!value) return InvalidArgument("shared weight '", node->name(), "' has no Const of that name in the graph");
       node->mutable_op_desc().SetAttr(ir::kAttrValue, *value);
