@@ -29,6 +29,11 @@ const ir::ValueType& IndexType() {
 }
 
 absl::Status InferGearIndex(InferenceContext& ctx) {
+  for (int i = 0; i < ctx.num_inputs(); ++i) {
+    if (ctx.has_input(i) && !ctx.input_type(i).is_tensor()) {
+      return InvalidArgument("input ", i, " is ", ctx.input_type(i).ToString(), "; gears select by tensor shapes");
+    }
+  }
   ctx.set_output(0, IndexType());
   return absl::OkStatus();
 }
