@@ -11,6 +11,7 @@
 #include "base/status.h"
 #include "compiler/build/task_builder.h"
 #include "runtime/cache/cache_key.h"
+#include "session/jit_graph.h"
 
 namespace ge::session {
 namespace {
@@ -73,6 +74,8 @@ struct Session::GraphEntry {
   std::optional<ops::GearTable> gears;
   std::atomic<uint64_t> gear_runs{0};
   std::atomic<uint64_t> dynamic_runs{0};
+  // ge.jitCompile: the graph runs as JIT-compiled slices instead (no `compiled`).
+  std::unique_ptr<JitGraph> jit;
   GraphInfo info;
   CacheUse cache_use;
   std::mutex compile_mu;
@@ -178,7 +181,9 @@ absl::StatusOr<std::shared_ptr<Session::GraphEntry>> Session::Find(uint32_t grap
 absl::Status Session::CompileGraph(uint32_t graph_id) {
   GE_ASSIGN_OR_RETURN(std::shared_ptr<GraphEntry> entry, Find(graph_id));
   std::lock_guard<std::mutex> lock(entry->compile_mu);
-  if (entry->compiled) return absl::OkStatus();
+  if (entry->compiled || entry->jit) return absl::OkStatus();
+  GE_ASSIGN_OR_RETURN(bool jit, StartJit(graph_id, *entry));
+  if (jit) return absl::OkStatus();
   // A cache problem never fails a compile: it is a warning, and the graph
   // compiles without the cache.
   cache::ModelCache* cache = nullptr;
@@ -226,6 +231,46 @@ absl::Status Session::CompileGraph(uint32_t graph_id) {
   absl::Status loaded = LoadExecutor(*entry, std::move(program));
   if (!loaded.ok()) entry->compiled.reset();
   return loaded;
+}
+
+absl::StatusOr<bool> Session::StartJit(uint32_t graph_id, GraphEntry& entry) {
+  GE_ASSIGN_OR_RETURN(bool enabled, ParseBoolOption("ge.jitCompile", OptionOrDefault(entry.options, "ge.jitCompile")));
+  if (!enabled || entry.graph == nullptr) return false;
+  GE_ASSIGN_OR_RETURN(int64_t max_recompiles,
+                      ParseIntOption("ge.jitMaxRecompiles", OptionOrDefault(entry.options, "ge.jitMaxRecompiles")));
+  bool unknown = false;
+  for (const GraphIo& in : entry.info.inputs) {
+    unknown = unknown || !in.type.is_tensor() || !in.type.shape().IsFullyKnown();
+  }
+  if (!unknown) return false;  // nothing to learn at run time: compile as usual
+  if (!JitGraph::CanSlice(*entry.graph)) {
+    GE_LOG_INFO("session", "graph {} compiles as a whole: JIT slicing does not take control flow", graph_id);
+    return false;
+  }
+  GE_ASSIGN_OR_RETURN(device::Device * device, GetDevice());
+  // The slices compile with the graph's options, without the JIT and cache keys.
+  OptionMap options = entry.options;
+  for (const char* key : {"ge.jitCompile", "ge.jitMaxRecompiles", "ge.graph_compiler_cache_dir", "ge.graph_key"}) {
+    options.erase(key);
+  }
+  entry.jit = std::make_unique<JitGraph>(graph_id, std::move(entry.graph), std::move(options), max_recompiles,
+                                         engines_, pool_, device);
+  return true;
+}
+
+absl::StatusOr<JitStats> Session::GetJitStats(uint32_t graph_id) const {
+  GE_ASSIGN_OR_RETURN(std::shared_ptr<GraphEntry> entry, Find(graph_id));
+  std::lock_guard<std::mutex> lock(entry->compile_mu);
+  if (!entry->jit) return FailedPrecondition("graph ", graph_id, " does not run JIT-compiled (ge.jitCompile)");
+  return entry->jit->stats();
+}
+
+absl::Status Session::NotCompiled(const GraphEntry& entry, uint32_t graph_id) {
+  if (entry.jit) {
+    return FailedPrecondition("graph ", graph_id,
+                              " runs as JIT-compiled slices (ge.jitCompile) and has no single compiled form");
+  }
+  return FailedPrecondition("graph ", graph_id, " is not compiled");
 }
 
 absl::StatusOr<cache::ModelCache*> Session::CacheFor(const OptionMap& options) {
@@ -280,7 +325,7 @@ absl::Status Session::InstallCompiledModel(GraphEntry& entry, runtime::CompiledM
 absl::StatusOr<std::string> Session::ExportCompiledModel(uint32_t graph_id) const {
   GE_ASSIGN_OR_RETURN(std::shared_ptr<GraphEntry> entry, Find(graph_id));
   std::lock_guard<std::mutex> lock(entry->compile_mu);
-  if (!entry->compiled) return FailedPrecondition("graph ", graph_id, " is not compiled");
+  if (!entry->compiled) return NotCompiled(*entry, graph_id);
   const compiler::CompiledGraph& compiled = *entry->compiled;
   // The executor owns the program it loaded; building it again from the
   // compiled graph gives the same tasks.
@@ -300,7 +345,7 @@ absl::StatusOr<std::string> Session::ExportCompiledModel(uint32_t graph_id) cons
 absl::StatusOr<CacheUse> Session::GetCacheUse(uint32_t graph_id) const {
   GE_ASSIGN_OR_RETURN(std::shared_ptr<GraphEntry> entry, Find(graph_id));
   std::lock_guard<std::mutex> lock(entry->compile_mu);
-  if (!entry->compiled) return FailedPrecondition("graph ", graph_id, " is not compiled");
+  if (!entry->compiled) return NotCompiled(*entry, graph_id);
   return entry->cache_use;
 }
 
@@ -380,7 +425,7 @@ bool Session::LoadMixed(GraphEntry& entry, runtime::ExecutorOptions options) {
 absl::StatusOr<int> Session::NumStaticSubgraphs(uint32_t graph_id) const {
   GE_ASSIGN_OR_RETURN(std::shared_ptr<GraphEntry> entry, Find(graph_id));
   std::lock_guard<std::mutex> lock(entry->compile_mu);
-  if (!entry->compiled) return FailedPrecondition("graph ", graph_id, " is not compiled");
+  if (!entry->compiled) return NotCompiled(*entry, graph_id);
   if (entry->static_executor) return 1;
   return entry->mixed ? entry->executor->num_static_subgraphs() : 0;
 }
@@ -411,7 +456,7 @@ absl::Status Session::AddCompiledModel(uint32_t graph_id, runtime::CompiledModel
 absl::StatusOr<bool> Session::RunsStatically(uint32_t graph_id) const {
   GE_ASSIGN_OR_RETURN(std::shared_ptr<GraphEntry> entry, Find(graph_id));
   std::lock_guard<std::mutex> lock(entry->compile_mu);
-  if (!entry->compiled) return FailedPrecondition("graph ", graph_id, " is not compiled");
+  if (!entry->compiled) return NotCompiled(*entry, graph_id);
   return entry->static_executor != nullptr;
 }
 
@@ -421,6 +466,7 @@ absl::StatusOr<std::vector<Value>> Session::RunGraph(uint32_t graph_id, std::vec
   GE_ASSIGN_OR_RETURN(std::shared_ptr<GraphEntry> entry, Find(graph_id));
   AppendInputDefaults(entry->info, inputs);
   GE_RETURN_IF_ERROR(CheckInputs(entry->info, inputs));
+  if (entry->jit) return entry->jit->Run(std::move(inputs), control);
   if (entry->gears) GE_RETURN_IF_ERROR(CountGearRun(graph_id, *entry, inputs));
   if (entry->static_executor) return entry->static_executor->Run(std::move(inputs), control);
   return entry->executor->Run(std::move(inputs), control);
@@ -448,7 +494,7 @@ absl::Status Session::CountGearRun(uint32_t graph_id, GraphEntry& entry, const s
 absl::StatusOr<GearRunCounts> Session::GetGearRunCounts(uint32_t graph_id) const {
   GE_ASSIGN_OR_RETURN(std::shared_ptr<GraphEntry> entry, Find(graph_id));
   std::lock_guard<std::mutex> lock(entry->compile_mu);
-  if (!entry->compiled) return FailedPrecondition("graph ", graph_id, " is not compiled");
+  if (!entry->compiled) return NotCompiled(*entry, graph_id);
   GearRunCounts counts;
   counts.multi_batch = entry->gears.has_value();
   if (entry->gears) {
@@ -469,7 +515,7 @@ absl::StatusOr<GraphInfo> Session::GetGraphInfo(uint32_t graph_id) const {
 absl::StatusOr<const compiler::CompiledGraph*> Session::GetCompiledGraph(uint32_t graph_id) const {
   GE_ASSIGN_OR_RETURN(std::shared_ptr<GraphEntry> entry, Find(graph_id));
   std::lock_guard<std::mutex> lock(entry->compile_mu);
-  if (!entry->compiled) return FailedPrecondition("graph ", graph_id, " is not compiled");
+  if (!entry->compiled) return NotCompiled(*entry, graph_id);
   return entry->compiled.get();
 }
 

@@ -25,6 +25,12 @@
 // dynamic: info). Callers see the inputs' shapes as they gave them (-1 for
 // the dynamic dims), not the root's max shapes.
 //
+// JIT (ge.jitCompile=1, session/jit_graph.h): a graph whose inputs have
+// unknown dims is not compiled as a whole; each run compiles and runs the
+// slices whose shapes are known, infers further from their real values,
+// and continues; slices are cached behind guards on their inputs, with at
+// most ge.jitMaxRecompiles recompilations per graph (GetJitStats).
+//
 // Variables: every session has a unique id and its own VarManager in the
 // VarManagerPool (runtime/variables), so graphs of one session share their
 // variables across runs and graphs, and no session sees another's. A
@@ -65,6 +71,7 @@
 #include "runtime/cache/model_cache.h"
 #include "runtime/model/gem.h"
 #include "runtime/variables/session_variables.h"
+#include "session/jit_graph.h"
 
 namespace ge::session {
 
@@ -153,6 +160,10 @@ class Session {
   // (the daemon's ged_gear_runs_total). Set before runs start.
   void set_run_path_observer(std::function<void(RunPath)> observer) { run_path_observer_ = std::move(observer); }
 
+  // A JIT graph's compilations, recompilations and last guard failure;
+  // FailedPrecondition for other graphs.
+  absl::StatusOr<JitStats> GetJitStats(uint32_t graph_id) const;
+
   // The cache that CompileGraph uses for graphs without
   // `ge.graph_compiler_cache_dir` (may be null; must outlive the session).
   void set_model_cache(cache::ModelCache* cache) { cache_ = cache; }
@@ -194,6 +205,10 @@ class Session {
   // Multi-batch graphs: selects the branch the inputs take (an input that
   // fits no gear is an error listing them, unless there is a dynamic
   // graph), counts and logs the path.
+  // ge.jitCompile: makes `entry` a JitGraph when its inputs have unknown
+  // dims and it can be sliced; false to compile as usual.
+  absl::StatusOr<bool> StartJit(uint32_t graph_id, GraphEntry& entry);
+  static absl::Status NotCompiled(const GraphEntry& entry, uint32_t graph_id);
   absl::Status CountGearRun(uint32_t graph_id, GraphEntry& entry, const std::vector<Value>& inputs);
 
   const engine::EngineRegistry& engines_;
