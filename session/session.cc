@@ -236,6 +236,12 @@ absl::Status Session::CompileGraph(uint32_t graph_id) {
 absl::StatusOr<bool> Session::StartJit(uint32_t graph_id, GraphEntry& entry) {
   GE_ASSIGN_OR_RETURN(bool enabled, ParseBoolOption("ge.jitCompile", OptionOrDefault(entry.options, "ge.jitCompile")));
   if (!enabled || entry.graph == nullptr) return false;
+  for (const char* gears : {"ge.dynamicBatchSize", "ge.dynamicImageSize", "ge.dynamicDims"}) {
+    if (!OptionOrDefault(entry.options, gears).empty()) {
+      GE_LOG_INFO("session", "graph {} compiles its gears ({}): ge.jitCompile does not apply", graph_id, gears);
+      return false;
+    }
+  }
   GE_ASSIGN_OR_RETURN(int64_t max_recompiles,
                       ParseIntOption("ge.jitMaxRecompiles", OptionOrDefault(entry.options, "ge.jitMaxRecompiles")));
   bool unknown = false;

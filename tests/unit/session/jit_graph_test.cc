@@ -132,6 +132,15 @@ TEST_F(JitGraphTest, StopsAtTheRecompilationBound) {
   EXPECT_TRUE(session.RunGraph(1, {Rows(3, 4, 0)}).ok());
 }
 
+TEST_F(JitGraphTest, GearsWinOverJit) {
+  Session session(*engines_, {}, &pool_);
+  ASSERT_TRUE(
+      session.AddGraph(1, ShapeReshapeGraph(), {{"ge.jitCompile", "1"}, {"ge.dynamicBatchSize", "2,3"}}).ok());
+  ASSERT_TRUE(session.RunGraph(1, {Rows(3, 4, 0)}).ok());
+  EXPECT_EQ(session.GetJitStats(1).status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(session.GetGearRunCounts(1)->multi_batch);
+}
+
 TEST_F(JitGraphTest, StaticGraphsCompileAsUsual) {
   Session session(*engines_, {}, &pool_);
   auto g = Parse(R"(graph s {
