@@ -62,7 +62,7 @@ TEST_F(JitGraphTest, ValueDependentShapesRunSliceBySlice) {
   Session session(*engines_, {}, &pool_);
   ASSERT_TRUE(session.AddGraph(1, CompressGraph(), {{"ge.jitCompile", "1"}}).ok());
   for (float shift : {0.0f, 1.0f, 0.0f}) {
-    const Tensor x = Tensor::FromVector<float>({-1 + shift, 2, -3 + shift, 0.5, -0.25 + shift, 4}, Shape{6});
+    const Tensor x = Tensor::FromVector<float>({-1.0f + shift, 2.0f, -3.0f + shift, 0.5f, -0.25f + shift, 4.0f}, Shape{6});
     auto out = session.RunGraph(1, {x});
     ASSERT_TRUE(out.ok()) << out.status();
     std::vector<float> kept;
