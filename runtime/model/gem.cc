@@ -283,9 +283,10 @@ absl::Status CheckBuiltForThisHost(const v1::CompiledModelDef& def, const std::s
   if (def.format_version() == 0 || !def.has_graph()) {
     return InvalidArgument(path, " is not a .gem compiled model (no format version or no graph)");
   }
-  if (def.format_version() != kGemFormatVersion) {
+  if (def.format_version() < kGemOldestReadableVersion || def.format_version() > kGemFormatVersion) {
     return FailedPrecondition(path, " is a .gem of format version ", def.format_version(), "; this ged (",
-                              GED_VERSION_STRING, ") reads version ", kGemFormatVersion, ": recompile the model");
+                              GED_VERSION_STRING, ") reads versions ", kGemOldestReadableVersion, " to ",
+                              kGemFormatVersion, ": recompile the model");
   }
   for (const v1::EngineVersion& e : def.engines()) {
     const engine::EngineAttributes* attrs = engines.FindAttributes(e.name());
@@ -374,6 +375,53 @@ const ir::Node* FindConst(const ir::Graph& graph, const std::string& name) {
   return found != nullptr && found->type() == ir::kConst ? found : nullptr;
 }
 
+// Leaves out of `def`'s graph the values of subgraph Consts that are the
+// same tensor (same buffer) as an earlier Const of one name in the tree.
+void ShareSubgraphWeights(const ir::Graph& graph, v1::CompiledModelDef& def) {
+  absl::flat_hash_map<std::string, const void*> first;
+  for (const ir::Node* node : graph.nodes()) {
+    if (node->type() != ir::kConst) continue;
+    if (auto t = node->op_desc().GetAttr<Tensor>(ir::kAttrValue)) first.try_emplace(node->name(), t->raw_data());
+  }
+  absl::flat_hash_map<std::string, std::set<std::string>> strip;  // graph -> nodes
+  for (const ir::Graph* sub : graph.subgraphs()) {
+    for (const ir::Node* node : sub->nodes()) {
+      if (node->type() != ir::kConst) continue;
+      auto t = node->op_desc().GetAttr<Tensor>(ir::kAttrValue);
+      if (!t || t->raw_data() == nullptr) continue;
+      auto [it, fresh] = first.try_emplace(node->name(), t->raw_data());
+      if (!fresh && it->second == t->raw_data()) strip[sub->name()].insert(node->name());
+    }
+  }
+  for (v1::GraphDef& sub : *def.mutable_graph()->mutable_subgraphs()) {
+    auto it = strip.find(sub.name());
+    if (it == strip.end()) continue;
+    for (v1::NodeDef& node : *sub.mutable_nodes()) {
+      if (node.type() != ir::kConst || !it->second.contains(node.name())) continue;
+      node.mutable_attrs()->erase(std::string(ir::kAttrValue));
+      v1::SubgraphWeight* w = def.add_subgraph_shared_weights();
+      w->set_graph(sub.name());
+      w->set_node(node.name());
+    }
+  }
+}
+
+// Gives the subgraph Consts ShareSubgraphWeights left out their values.
+absl::Status RestoreSubgraphWeights(const v1::CompiledModelDef& def, ir::Graph& graph) {
+  for (const v1::SubgraphWeight& w : def.subgraph_shared_weights()) {
+    ir::Graph* sub = graph.FindSubgraph(w.graph());
+    ir::Node* node = sub != nullptr ? sub->FindNode(w.node()) : nullptr;
+    const ir::Node* source = FindConst(graph, w.node());
+    auto value = source != nullptr ? source->op_desc().GetAttr<Tensor>(ir::kAttrValue) : std::nullopt;
+    if (node == nullptr || node->type() != ir::kConst || !value || source == node) {
+      return InvalidArgument("shared subgraph weight '", w.node(), "' of subgraph '", w.graph(),
+                             "' has no Const to take its value from");
+    }
+    node->mutable_op_desc().SetAttr(ir::kAttrValue, *value);
+  }
+  return absl::OkStatus();
+}
+
 // Rebuilds the partitioned form, giving its shared Consts `graph`'s values.
 absl::StatusOr<std::unique_ptr<ir::Graph>> PartitionedFromProto(const v1::CompiledModelDef& def,
                                                                 const ir::Graph& graph) {
@@ -411,6 +459,7 @@ absl::StatusOr<GemBytes> SerializeDef(const ir::Graph& graph, const StaticProgra
   for (const std::string& f : cpu_features) def.add_cpu_features(f);
   for (const auto& [k, v] : options) (*def.mutable_options())[k] = v;
   GE_RETURN_IF_ERROR(ir::GraphToProto(graph, def.mutable_graph()));
+  ShareSubgraphWeights(graph, def);
   if (program != nullptr) ProgramToProto(*program, def.mutable_program());
   if (partitioned != nullptr) GE_RETURN_IF_ERROR(PartitionedToProto(graph, *partitioned, def));
   if (variables != nullptr) GE_RETURN_IF_ERROR(variables::VarManagerInfoToProto(*variables, def.mutable_var_manager()));
@@ -479,6 +528,9 @@ absl::StatusOr<CompiledModel> ModelFromDef(const v1::CompiledModelDef& def, cons
   absl::StatusOr<std::unique_ptr<ir::Graph>> graph = ir::GraphFromProto(def.graph());
   if (!graph.ok()) return Annotate(graph.status(), StrCat("the graph of ", label));
   model.graph = *std::move(graph);
+  if (absl::Status shared = RestoreSubgraphWeights(def, *model.graph); !shared.ok()) {
+    return Annotate(shared, StrCat("the graph of ", label));
+  }
   SetWeightDirectory(*model.graph, model_dir);
   absl::StatusOr<variables::VarManagerInfo> vars = variables::VarManagerInfoFromProto(def.var_manager());
   if (!vars.ok()) return Annotate(vars.status(), StrCat("the variables of ", label));

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "base/ir/text_format.h"
+#include "ge/v1/model.pb.h"
 #include "gtest/gtest.h"
 #include "runtime/model/gem.h"
 #include "session/session.h"
@@ -104,6 +105,13 @@ TEST_F(SessionGearsTest, TheCaseSurvivesAGem) {
   ASSERT_TRUE(compiling.CompileGraph(1).ok());
   auto bytes = compiling.ExportCompiledModel(1);
   ASSERT_TRUE(bytes.ok()) << bytes.status();
+  // The second branch's weights are the first's: stored once.
+  v1::CompiledModelDef def;
+  ASSERT_TRUE(def.ParseFromString(*bytes));
+  EXPECT_EQ(def.format_version(), runtime::kGemFormatVersion);
+  std::vector<std::string> shared;
+  for (const auto& w : def.subgraph_shared_weights()) shared.push_back(w.graph() + ":" + w.node());
+  EXPECT_EQ(shared, (std::vector<std::string>{"main_gear_1:h", "main_gear_1:o"}));
   auto model = runtime::LoadGemFromBytes(*bytes, "gears.gem", *engines_);
   ASSERT_TRUE(model.ok()) << model.status();
   Session loaded(*engines_, {}, &pool_);
