@@ -43,12 +43,14 @@ class GearsModelsTest : public ::testing::Test {
     return gem;
   }
 
-  // Runs `gem` on the inputs recorded for `size`; the outputs' largest
-  // difference from torch's, or the error.
-  testing::ProcessResult Run(const std::string& model, const std::string& gem, int64_t size) {
+  // Runs `path` (a .gem, or the .onnx with `extra` flags) on the inputs
+  // recorded for `size`, writing the outputs under dir_/out_<size>.
+  testing::ProcessResult Run(const std::string& model, const std::string& path, int64_t size,
+                             const std::vector<std::string>& extra = {}) {
     const YAML::Node meta = Meta(model);
     const std::string out = dir_ + "/out_" + std::to_string(size);
-    std::vector<std::string> argv = {Gectl(), "run", gem, "--output-dir", out};
+    std::vector<std::string> argv = {Gectl(), "run", path, "--output-dir", out};
+    argv.insert(argv.end(), extra.begin(), extra.end());
     for (const auto& input : meta["inputs"]) {
       const std::string name = input.as<std::string>();
       argv.push_back("--input");
@@ -57,8 +59,9 @@ class GearsModelsTest : public ::testing::Test {
     return RunProcess(argv, 300);
   }
 
-  void ExpectTorch(const std::string& model, const std::string& gem, int64_t size) {
-    testing::ProcessResult r = Run(model, gem, size);
+  void ExpectTorch(const std::string& model, const std::string& path, int64_t size,
+                   const std::vector<std::string>& extra = {}) {
+    testing::ProcessResult r = Run(model, path, size, extra);
     ASSERT_EQ(r.exit_code, 0) << "size " << size << ": " << r.err;
     const YAML::Node meta = Meta(model);
     const double atol = meta["atol"].as<double>();
@@ -113,6 +116,16 @@ TEST_F(GearsModelsTest, TransformerDynamicDimsMatchTorchAtEveryGear) {
   const std::string model = "transformer_dynseq";
   const std::string gem = Compile(model, {});
   for (int64_t seq : {8, 16, 32}) ExpectTorch(model, gem, seq);
+}
+
+// The same dynamic models without gears, JIT-compiled at run time
+// (ge.jitCompile): slice by slice for the sizes the inputs have.
+TEST_F(GearsModelsTest, JitCompiledDynamicModelsMatchTorch) {
+  for (const auto& [model, size] : {std::pair<std::string, int64_t>{"transformer_dynseq", 16},
+                                    std::pair<std::string, int64_t>{"resnet18_dynbatch", 3}}) {
+    ExpectTorch(model, (ModelDir(model) / "model.onnx").string(), size,
+                {"--no-cache", "--option", "ge.jitCompile=1"});
+  }
 }
 
 }  // namespace
