@@ -71,12 +71,50 @@ absl::Status DumpGraphLevel(std::string_view v) {
   return InvalidArgument("expected 0 (off), 1 (after each pipeline step) or 2 (also before)");
 }
 
+// Gear lists: integers >= 1 separated by ',' (and ';' between gears);
+// compiler/gear_options.cc checks the rest (counts, exclusivity, fit).
+absl::Status GearList(std::string_view v) {
+  for (char c : v) {
+    if (!absl::ascii_isdigit(static_cast<unsigned char>(c)) && c != ',' && c != ';' && c != ' ') {
+      return InvalidArgument("expected integers separated by ',' (gears separated by ';')");
+    }
+  }
+  return absl::OkStatus();
+}
+
+// "NAME:D0,D1;NAME:D0": every entry has a name and integer dims >= -1.
+absl::Status InputShapeList(std::string_view v) {
+  for (absl::string_view entry : absl::StrSplit(AbslView(v), ';', absl::SkipWhitespace())) {
+    const size_t colon = entry.rfind(':');
+    if (colon == absl::string_view::npos || colon == 0) {
+      return InvalidArgument("expected NAME:D0,D1,... entries separated by ';'");
+    }
+    absl::string_view dims = absl::StripAsciiWhitespace(entry.substr(colon + 1));
+    if (dims.empty()) continue;
+    for (absl::string_view d : absl::StrSplit(dims, ',')) {
+      int64_t n;
+      if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(d), &n) || n < -1) {
+        return InvalidArgument("dim '", StdView(d), "' is not an integer >= -1");
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
 const std::vector<OptionSpec>& Table() {
   static const std::vector<OptionSpec>* table = new std::vector<OptionSpec>{
+      {"ge.compileHybridMode", "0",
+       "With gears: 1 also compiles the dynamic graph and runs inputs that fit no gear on it.", Bool01},
       {"ge.dump_graph", "0",
        "Dump the graph as text and DOT: 1 after each compile pipeline step, 2 before and after.",
        DumpGraphLevel},
       {"ge.dump_path", ".", "Directory for ge.dump_graph files (created when absent).", AnyString},
+      {"ge.dynamicBatchSize", "",
+       "Gears of dim 0, e.g. 1,4,8 (atc --dynamic_batch_size); see docs/options.md.", GearList},
+      {"ge.dynamicDims", "",
+       "Gears of the unknown dims, e.g. 1,32;1,64 (atc --dynamic_dims).", GearList},
+      {"ge.dynamicImageSize", "",
+       "Gears of H,W, e.g. 224,224;256,256 (atc --dynamic_image_size).", GearList},
       {"ge.engineType", "cpu_dense",
        "The engine that wins ops both cpu_dense and cpu_vector support; never excludes the other.",
        EngineList},
@@ -103,6 +141,12 @@ const std::vector<OptionSpec>& Table() {
        "Names the graph in the compiled-model cache instead of hashing it (letters, digits, _ . -).", GraphKey},
       {"ge.host_scheduling_max_threshold", "0",
        "An all-static graph with fewer ops than this runs dynamically as a whole (0: never).", NonNegative},
+      {"ge.inputShape", "",
+       "Input shapes NAME:D0,D1;... with -1 for dynamic dims (atc --input_shape).", InputShapeList},
+      {"ge.jitCompile", "0",
+       "1: a graph with unknown input dims compiles and runs slice by slice at run time (JIT).", Bool01},
+      {"ge.jitMaxRecompiles", "8",
+       "JIT: recompilations (a slice's guard failed) allowed per graph before runs fail.", NonNegative},
       {"ge.oo.constantFolding", "1",
        "1: evaluate at compile time what does not depend on the inputs (Shape of static tensors, nodes over "
        "Consts); 0: keep every node.",

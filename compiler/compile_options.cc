@@ -42,6 +42,7 @@ absl::StatusOr<CompileOptions> CompileOptions::FromOptions(const OptionMap& opti
                              absl::StrJoin(backends.Names(), ", "), ")");
     }
   }
+  GE_ASSIGN_OR_RETURN(out.gears, ParseGearOptions(options));
   return out;
 }
 

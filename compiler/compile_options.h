@@ -8,6 +8,7 @@
 
 #include "absl/status/statusor.h"
 #include "base/options.h"
+#include "compiler/gear_options.h"
 
 namespace ge::ir {
 class Graph;
@@ -44,6 +45,10 @@ struct CompileOptions {
   // after partitioning, not only the input graph and the final flat graph.
   // Always true in debug builds (NDEBUG unset).
   bool verify_each_step = false;
+
+  // ge.dynamicBatchSize / ge.dynamicImageSize / ge.dynamicDims,
+  // ge.inputShape, ge.compileHybridMode (compiler/gear_options.h).
+  GearOptions gears;
 
   // Not an option key: tools that report on partitioning (gectl partition)
   // ask the compiler to keep the partitioned graph next to the flat one.

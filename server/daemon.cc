@@ -109,6 +109,10 @@ absl::Status Daemon::StartDevices() {
         entry.session =
             std::make_unique<session::Session>(*engines_, options, device.intra_op.get(), entry.memory.get());
         entry.session->set_model_cache(model_cache_.get());
+        // Runs of multi-batch graphs, by path (ged_gear_runs_total).
+        entry.session->set_run_path_observer([this](session::RunPath path) {
+          metrics_->gear_runs_total.WithLabels({path == session::RunPath::kGear ? "gear" : "dynamic"}).Increment();
+        });
         return absl::OkStatus();
       },
       static_cast<int>(devices_.size()));

@@ -43,6 +43,10 @@ ServerMetrics::ServerMetrics(prometheus::Registry& r)
       op_cache_lookups_total(r.AddCounter("ged_op_cache_lookups_total",
                                           "ExecuteOp lookups of compiled single ops, by result (hit, miss)",
                                           {"result"})),
+      gear_runs_total(r.AddCounter("ged_gear_runs_total",
+                                   "Runs of graphs compiled with gears, by path: a gear's static branch (gear) or "
+                                   "the dynamic graph of hybrid mode (dynamic)",
+                                   {"path"})),
       build_info(r.AddGauge("ged_build_info", "Always 1; the version label names the build", {"version"})) {
   build_info.WithLabels({GED_VERSION_STRING}).Set(1);
 }

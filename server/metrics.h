@@ -28,6 +28,7 @@ struct ServerMetrics {
   prometheus::GaugeFamily& cache_bytes;
   prometheus::HistogramFamily& model_load_duration;
   prometheus::CounterFamily& op_cache_lookups_total;     // {result}: hit, miss
+  prometheus::CounterFamily& gear_runs_total;            // {path}: gear, dynamic
   prometheus::GaugeFamily& build_info;                  // {version}, always 1
 };
 

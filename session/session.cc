@@ -7,9 +7,11 @@
 #include "absl/strings/numbers.h"
 #include "base/ir/op_types.h"
 #include "base/logging.h"
+#include "base/ops/gear_index.h"
 #include "base/status.h"
 #include "compiler/build/task_builder.h"
 #include "runtime/cache/cache_key.h"
+#include "session/jit_graph.h"
 
 namespace ge::session {
 namespace {
@@ -31,7 +33,12 @@ GraphInfo DescribeGraph(const ir::Graph& graph) {
   GraphInfo info;
   for (const ir::Node* data : graph.InputNodes()) {
     const ir::IoDesc& out = data->op_desc().output(0);
-    info.inputs.push_back({out.name.empty() ? data->name() : out.name, out.type,
+    ir::ValueType type = out.type;
+    // A multi-batch graph's Data holds the max shape; callers see theirs.
+    if (auto user = data->op_desc().GetAttr<Shape>(ir::kAttrUserShape); user && type.is_tensor()) {
+      type = ir::ValueType::Tensor(type.dtype(), *user);
+    }
+    info.inputs.push_back({out.name.empty() ? data->name() : out.name, type,
                            data->op_desc().GetAttr<Tensor>(kAttrDefaultValue)});
   }
   if (const ir::Node* net_output = graph.OutputNode()) {
@@ -63,6 +70,12 @@ struct Session::GraphEntry {
   std::unique_ptr<runtime::DynamicExecutor> executor;
   std::unique_ptr<runtime::StaticExecutor> static_executor;
   bool mixed = false;  // `executor` runs the partitioned graph with static subgraphs
+  // A multi-batch graph's gear table (its GearIndex node), and its runs by path.
+  std::optional<ops::GearTable> gears;
+  std::atomic<uint64_t> gear_runs{0};
+  std::atomic<uint64_t> dynamic_runs{0};
+  // ge.jitCompile: the graph runs as JIT-compiled slices instead (no `compiled`).
+  std::unique_ptr<JitGraph> jit;
   GraphInfo info;
   CacheUse cache_use;
   std::mutex compile_mu;
@@ -168,7 +181,9 @@ absl::StatusOr<std::shared_ptr<Session::GraphEntry>> Session::Find(uint32_t grap
 absl::Status Session::CompileGraph(uint32_t graph_id) {
   GE_ASSIGN_OR_RETURN(std::shared_ptr<GraphEntry> entry, Find(graph_id));
   std::lock_guard<std::mutex> lock(entry->compile_mu);
-  if (entry->compiled) return absl::OkStatus();
+  if (entry->compiled || entry->jit) return absl::OkStatus();
+  GE_ASSIGN_OR_RETURN(bool jit, StartJit(graph_id, *entry));
+  if (jit) return absl::OkStatus();
   // A cache problem never fails a compile: it is a warning, and the graph
   // compiles without the cache.
   cache::ModelCache* cache = nullptr;
@@ -216,6 +231,52 @@ absl::Status Session::CompileGraph(uint32_t graph_id) {
   absl::Status loaded = LoadExecutor(*entry, std::move(program));
   if (!loaded.ok()) entry->compiled.reset();
   return loaded;
+}
+
+absl::StatusOr<bool> Session::StartJit(uint32_t graph_id, GraphEntry& entry) {
+  GE_ASSIGN_OR_RETURN(bool enabled, ParseBoolOption("ge.jitCompile", OptionOrDefault(entry.options, "ge.jitCompile")));
+  if (!enabled || entry.graph == nullptr) return false;
+  for (const char* gears : {"ge.dynamicBatchSize", "ge.dynamicImageSize", "ge.dynamicDims"}) {
+    if (!OptionOrDefault(entry.options, gears).empty()) {
+      GE_LOG_INFO("session", "graph {} compiles its gears ({}): ge.jitCompile does not apply", graph_id, gears);
+      return false;
+    }
+  }
+  GE_ASSIGN_OR_RETURN(int64_t max_recompiles,
+                      ParseIntOption("ge.jitMaxRecompiles", OptionOrDefault(entry.options, "ge.jitMaxRecompiles")));
+  bool unknown = false;
+  for (const GraphIo& in : entry.info.inputs) {
+    unknown = unknown || !in.type.is_tensor() || !in.type.shape().IsFullyKnown();
+  }
+  if (!unknown) return false;  // nothing to learn at run time: compile as usual
+  if (!JitGraph::CanSlice(*entry.graph)) {
+    GE_LOG_INFO("session", "graph {} compiles as a whole: JIT slicing does not take control flow", graph_id);
+    return false;
+  }
+  GE_ASSIGN_OR_RETURN(device::Device * device, GetDevice());
+  // The slices compile with the graph's options, without the JIT and cache keys.
+  OptionMap options = entry.options;
+  for (const char* key : {"ge.jitCompile", "ge.jitMaxRecompiles", "ge.graph_compiler_cache_dir", "ge.graph_key"}) {
+    options.erase(key);
+  }
+  entry.jit = std::make_unique<JitGraph>(graph_id, std::move(entry.graph), std::move(options), max_recompiles,
+                                         engines_, pool_, device);
+  return true;
+}
+
+absl::StatusOr<JitStats> Session::GetJitStats(uint32_t graph_id) const {
+  GE_ASSIGN_OR_RETURN(std::shared_ptr<GraphEntry> entry, Find(graph_id));
+  std::lock_guard<std::mutex> lock(entry->compile_mu);
+  if (!entry->jit) return FailedPrecondition("graph ", graph_id, " does not run JIT-compiled (ge.jitCompile)");
+  return entry->jit->stats();
+}
+
+absl::Status Session::NotCompiled(const GraphEntry& entry, uint32_t graph_id) {
+  if (entry.jit) {
+    return FailedPrecondition("graph ", graph_id,
+                              " runs as JIT-compiled slices (ge.jitCompile) and has no single compiled form");
+  }
+  return FailedPrecondition("graph ", graph_id, " is not compiled");
 }
 
 absl::StatusOr<cache::ModelCache*> Session::CacheFor(const OptionMap& options) {
@@ -270,7 +331,7 @@ absl::Status Session::InstallCompiledModel(GraphEntry& entry, runtime::CompiledM
 absl::StatusOr<std::string> Session::ExportCompiledModel(uint32_t graph_id) const {
   GE_ASSIGN_OR_RETURN(std::shared_ptr<GraphEntry> entry, Find(graph_id));
   std::lock_guard<std::mutex> lock(entry->compile_mu);
-  if (!entry->compiled) return FailedPrecondition("graph ", graph_id, " is not compiled");
+  if (!entry->compiled) return NotCompiled(*entry, graph_id);
   const compiler::CompiledGraph& compiled = *entry->compiled;
   // The executor owns the program it loaded; building it again from the
   // compiled graph gives the same tasks.
@@ -290,7 +351,7 @@ absl::StatusOr<std::string> Session::ExportCompiledModel(uint32_t graph_id) cons
 absl::StatusOr<CacheUse> Session::GetCacheUse(uint32_t graph_id) const {
   GE_ASSIGN_OR_RETURN(std::shared_ptr<GraphEntry> entry, Find(graph_id));
   std::lock_guard<std::mutex> lock(entry->compile_mu);
-  if (!entry->compiled) return FailedPrecondition("graph ", graph_id, " is not compiled");
+  if (!entry->compiled) return NotCompiled(*entry, graph_id);
   return entry->cache_use;
 }
 
@@ -325,6 +386,11 @@ absl::Status Session::LoadExecutor(GraphEntry& entry, std::optional<runtime::Sta
                         runtime::DynamicExecutor::Create(*entry.compiled->graph, engines_, exec_options));
   }
   entry.info = DescribeGraph(*entry.compiled->graph);
+  entry.gears.reset();
+  for (const ir::Node* node : entry.compiled->graph->nodes()) {
+    if (node->type() != ops::kGearIndex) continue;
+    GE_ASSIGN_OR_RETURN(entry.gears, ops::GearTable::FromOpDesc(node->op_desc()));
+  }
   return absl::OkStatus();
 }
 
@@ -332,10 +398,13 @@ bool Session::LoadMixed(GraphEntry& entry, runtime::ExecutorOptions options) {
   const ir::Graph* partitioned = entry.compiled->partitioned.get();
   if (partitioned == nullptr) return false;
   bool has_static_call = false;
-  for (const ir::Node* node : partitioned->nodes()) {
+  auto consider = [&](const ir::Node* node) {
     has_static_call = has_static_call || (node->type() == ir::kPartitionedCall &&
                                           !node->op_desc().GetAttrOr<bool>(ir::kAttrIsUnknownShape, true));
-  }
+  };
+  // Static units sit in the root, or in the branches of a multi-batch Case.
+  partitioned->ForEachNode(consider);
+  for (const ir::Graph* sub : partitioned->subgraphs()) sub->ForEachNode(consider);
   if (!has_static_call) return false;
   absl::StatusOr<device::Device*> device = GetDevice();
   if (!device.ok()) return false;
@@ -362,7 +431,7 @@ bool Session::LoadMixed(GraphEntry& entry, runtime::ExecutorOptions options) {
 absl::StatusOr<int> Session::NumStaticSubgraphs(uint32_t graph_id) const {
   GE_ASSIGN_OR_RETURN(std::shared_ptr<GraphEntry> entry, Find(graph_id));
   std::lock_guard<std::mutex> lock(entry->compile_mu);
-  if (!entry->compiled) return FailedPrecondition("graph ", graph_id, " is not compiled");
+  if (!entry->compiled) return NotCompiled(*entry, graph_id);
   if (entry->static_executor) return 1;
   return entry->mixed ? entry->executor->num_static_subgraphs() : 0;
 }
@@ -393,7 +462,7 @@ absl::Status Session::AddCompiledModel(uint32_t graph_id, runtime::CompiledModel
 absl::StatusOr<bool> Session::RunsStatically(uint32_t graph_id) const {
   GE_ASSIGN_OR_RETURN(std::shared_ptr<GraphEntry> entry, Find(graph_id));
   std::lock_guard<std::mutex> lock(entry->compile_mu);
-  if (!entry->compiled) return FailedPrecondition("graph ", graph_id, " is not compiled");
+  if (!entry->compiled) return NotCompiled(*entry, graph_id);
   return entry->static_executor != nullptr;
 }
 
@@ -403,8 +472,44 @@ absl::StatusOr<std::vector<Value>> Session::RunGraph(uint32_t graph_id, std::vec
   GE_ASSIGN_OR_RETURN(std::shared_ptr<GraphEntry> entry, Find(graph_id));
   AppendInputDefaults(entry->info, inputs);
   GE_RETURN_IF_ERROR(CheckInputs(entry->info, inputs));
+  if (entry->jit) return entry->jit->Run(std::move(inputs), control);
+  if (entry->gears) GE_RETURN_IF_ERROR(CountGearRun(graph_id, *entry, inputs));
   if (entry->static_executor) return entry->static_executor->Run(std::move(inputs), control);
   return entry->executor->Run(std::move(inputs), control);
+}
+
+absl::Status Session::CountGearRun(uint32_t graph_id, GraphEntry& entry, const std::vector<Value>& inputs) {
+  std::vector<Shape> shapes;
+  shapes.reserve(inputs.size());
+  for (const Value& v : inputs) shapes.push_back(v.is_tensor() ? v.tensor().shape() : Shape::UnknownRank());
+  // The GearIndex node selects the same branch; choosing here first gives
+  // the caller the error before any node runs, and the path to count.
+  GE_ASSIGN_OR_RETURN(int64_t branch, entry.gears->Select(shapes));
+  const bool gear = branch < static_cast<int64_t>(entry.gears->gears.size());
+  (gear ? entry.gear_runs : entry.dynamic_runs).fetch_add(1, std::memory_order_relaxed);
+  if (gear) {
+    GE_LOG_DEBUG("session", "graph {}: gear {} ({})", graph_id, branch, entry.gears->labels[branch]);
+  } else {
+    GE_LOG_INFO("session", "graph {}: inputs fit no gear ({}), running the dynamic graph", graph_id,
+                entry.gears->GearList());
+  }
+  if (run_path_observer_) run_path_observer_(gear ? RunPath::kGear : RunPath::kDynamic);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<GearRunCounts> Session::GetGearRunCounts(uint32_t graph_id) const {
+  GE_ASSIGN_OR_RETURN(std::shared_ptr<GraphEntry> entry, Find(graph_id));
+  std::lock_guard<std::mutex> lock(entry->compile_mu);
+  if (!entry->compiled) return NotCompiled(*entry, graph_id);
+  GearRunCounts counts;
+  counts.multi_batch = entry->gears.has_value();
+  if (entry->gears) {
+    counts.gears = entry->gears->labels;
+    counts.has_dynamic_graph = entry->gears->fallback_branch >= 0;
+  }
+  counts.gear_runs = entry->gear_runs.load();
+  counts.dynamic_runs = entry->dynamic_runs.load();
+  return counts;
 }
 
 absl::StatusOr<GraphInfo> Session::GetGraphInfo(uint32_t graph_id) const {
@@ -416,7 +521,7 @@ absl::StatusOr<GraphInfo> Session::GetGraphInfo(uint32_t graph_id) const {
 absl::StatusOr<const compiler::CompiledGraph*> Session::GetCompiledGraph(uint32_t graph_id) const {
   GE_ASSIGN_OR_RETURN(std::shared_ptr<GraphEntry> entry, Find(graph_id));
   std::lock_guard<std::mutex> lock(entry->compile_mu);
-  if (!entry->compiled) return FailedPrecondition("graph ", graph_id, " is not compiled");
+  if (!entry->compiled) return NotCompiled(*entry, graph_id);
   return entry->compiled.get();
 }
 

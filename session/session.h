@@ -15,6 +15,22 @@
 // PartitionedCall's subgraph on a StaticExecutor; when that form cannot
 // run, the flattened graph runs dynamically.
 //
+// Gears (ge.dynamicBatchSize / ge.dynamicImageSize / ge.dynamicDims): the
+// compiled root selects a Case branch per run from the input shapes
+// (GearIndex); each gear's branch runs its static units on StaticExecutors.
+// RunGraph selects first, so an input that fits no gear fails before any
+// node runs with the list of gears, unless ge.compileHybridMode=1 compiled
+// the dynamic graph as a last branch; each run's path is counted
+// (GetGearRunCounts, the run-path observer) and logged (gear: debug,
+// dynamic: info). Callers see the inputs' shapes as they gave them (-1 for
+// the dynamic dims), not the root's max shapes.
+//
+// JIT (ge.jitCompile=1, session/jit_graph.h): a graph whose inputs have
+// unknown dims is not compiled as a whole; each run compiles and runs the
+// slices whose shapes are known, infers further from their real values,
+// and continues; slices are cached behind guards on their inputs, with at
+// most ge.jitMaxRecompiles recompilations per graph (GetJitStats).
+//
 // Variables: every session has a unique id and its own VarManager in the
 // VarManagerPool (runtime/variables), so graphs of one session share their
 // variables across runs and graphs, and no session sees another's. A
@@ -34,6 +50,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -54,6 +71,7 @@
 #include "runtime/cache/model_cache.h"
 #include "runtime/model/gem.h"
 #include "runtime/variables/session_variables.h"
+#include "session/jit_graph.h"
 
 namespace ge::session {
 
@@ -74,6 +92,18 @@ struct CacheUse {
   cache::LookupTimings lookup;
   std::string store_error;   // why a miss could not be stored ("" when it was)
 };
+
+// A multi-batch graph's gears and how its runs went (Session::RunGraph).
+struct GearRunCounts {
+  bool multi_batch = false;        // compiled with gears
+  std::vector<std::string> gears;  // labels, as given ("4", "1,32")
+  bool has_dynamic_graph = false;  // hybrid mode
+  uint64_t gear_runs = 0;          // runs on a gear's static branch
+  uint64_t dynamic_runs = 0;       // runs on the dynamic graph (hybrid)
+};
+
+// The path one run of a multi-batch graph took.
+enum class RunPath : uint8_t { kGear, kDynamic };
 
 struct GraphInfo {
   std::vector<GraphIo> inputs;   // by Data index
@@ -123,6 +153,17 @@ class Session {
   // for a static graph, the static units of a mixed root, else 0.
   absl::StatusOr<int> NumStaticSubgraphs(uint32_t graph_id) const;
 
+  // Runs by path of a multi-batch graph (zeros for other graphs);
+  // FailedPrecondition before compilation.
+  absl::StatusOr<GearRunCounts> GetGearRunCounts(uint32_t graph_id) const;
+  // Called once per run of a multi-batch graph with the path it takes
+  // (the daemon's ged_gear_runs_total). Set before runs start.
+  void set_run_path_observer(std::function<void(RunPath)> observer) { run_path_observer_ = std::move(observer); }
+
+  // A JIT graph's compilations, recompilations and last guard failure;
+  // FailedPrecondition for other graphs.
+  absl::StatusOr<JitStats> GetJitStats(uint32_t graph_id) const;
+
   // The cache that CompileGraph uses for graphs without
   // `ge.graph_compiler_cache_dir` (may be null; must outlive the session).
   void set_model_cache(cache::ModelCache* cache) { cache_ = cache; }
@@ -161,6 +202,14 @@ class Session {
   absl::Status InstallCompiledModel(GraphEntry& entry, runtime::CompiledModel model);
   // Runs a mixed root's partitioned form (see above); false to fall back.
   bool LoadMixed(GraphEntry& entry, runtime::ExecutorOptions options);
+  // Multi-batch graphs: selects the branch the inputs take (an input that
+  // fits no gear is an error listing them, unless there is a dynamic
+  // graph), counts and logs the path.
+  // ge.jitCompile: makes `entry` a JitGraph when its inputs have unknown
+  // dims and it can be sliced; false to compile as usual.
+  absl::StatusOr<bool> StartJit(uint32_t graph_id, GraphEntry& entry);
+  static absl::Status NotCompiled(const GraphEntry& entry, uint32_t graph_id);
+  absl::Status CountGearRun(uint32_t graph_id, GraphEntry& entry, const std::vector<Value>& inputs);
 
   const engine::EngineRegistry& engines_;
   OptionMap options_;
@@ -174,6 +223,7 @@ class Session {
   // Declared before graphs_: executors bind variable memory.
   std::unique_ptr<variables::SessionVariables> variables_;
   cache::ModelCache* cache_ = nullptr;
+  std::function<void(RunPath)> run_path_observer_;
   // Caches named by ge.graph_compiler_cache_dir, by directory.
   std::map<std::string, std::unique_ptr<cache::ModelCache>> option_caches_;
   std::map<uint32_t, std::shared_ptr<GraphEntry>> graphs_;

@@ -36,6 +36,11 @@ inline constexpr std::string_view kAttrEngineName = "_engine_name";    // the pl
 inline constexpr std::string_view kAttrHostExec = "_host_exec";
 inline constexpr std::string_view kAttrForceUnknownShape = "_force_unknown_shape";
 inline constexpr std::string_view kAttrIsUnknownShape = "_is_unknown_shape";
+// Multi-batch graphs (compiler/passes/multi_batch_clone_pass.h): the root
+// Data's shape as the user gives it (-1 for dynamic dims; its declared type
+// is the max shape), and the Case whose branches keep their own input types.
+inline constexpr std::string_view kAttrUserShape = "_user_shape";
+inline constexpr std::string_view kAttrMultiBatchCase = "_multi_batch_case";
 inline constexpr std::string_view kAttrStageLevel = "_stage_level";
 inline constexpr std::string_view kAttrOpset = "_onnx_opset";  // opset the node was imported at
 

@@ -8,6 +8,8 @@
 // outputs) reads subgraph results computed for these very inputs. While's
 // body runs to a fixpoint: a loop-carried value whose type the body changes
 // is generalized (dims to -1, rank to unknown) and the body re-inferred.
+// The branches of a multi-batch Case (`_multi_batch_case`) keep their own
+// input types: each is one gear's static copy of the graph.
 #include "base/ops/op_registry.h"
 
 #include "base/ir/op_types.h"
@@ -148,7 +150,15 @@ absl::Status InferSubgraphsOf(const ir::Node& node, const OpRegistry& registry) 
     return BindAndInfer(node, SubgraphName(op, 1, "else_branch"), types, 1, registry);
   }
   if (type == ir::kCase) {
+    // A multi-batch Case's branches are typed by their gears: the parent
+    // passes max-shape values whose run-time shapes are the branch's own.
+    const bool keep_types = op.GetAttrOr<bool>(ir::kAttrMultiBatchCase, false);
     for (const std::string& name : SubgraphNames(op, "branches")) {
+      if (keep_types) {
+        GE_ASSIGN_OR_RETURN(ir::Graph * sub, Subgraph(node, name));
+        GE_RETURN_IF_ERROR(InferGraph(*sub, registry));
+        continue;
+      }
       GE_RETURN_IF_ERROR(BindAndInfer(node, name, types, 1, registry));
     }
     return absl::OkStatus();

@@ -35,5 +35,7 @@ void RegisterLossOps(OpRegistry& registry);
 void RegisterRnnOps(OpRegistry& registry);
 // variable_ops.cc: Assign, AssignAdd, AssignSub, VarIsInitializedOp.
 void RegisterVariableOps(OpRegistry& registry);
+// gear_index.cc: GearIndex (the shape-index node of multi-batch graphs).
+void RegisterGearOps(OpRegistry& registry);
 
 }  // namespace ge::ops

@@ -135,3 +135,29 @@ absl::StatusOr<OptionMap> ParseOptionFlags(const std::vector<std::string>& flags
 }
 
 }  // namespace ge::gectl
+
+namespace ge::gectl {
+
+absl::Status AddGearFlags(const GearFlags& gears, std::vector<std::string>& options) {
+  const std::pair<std::string_view, std::string> flags[] = {
+      {"--dynamic_batch_size=ge.dynamicBatchSize", gears.dynamic_batch_size},
+      {"--dynamic_image_size=ge.dynamicImageSize", gears.dynamic_image_size},
+      {"--dynamic_dims=ge.dynamicDims", gears.dynamic_dims},
+      {"--input_shape=ge.inputShape", gears.input_shape},
+      {"--compile_hybrid_mode=ge.compileHybridMode", gears.hybrid ? "1" : ""},
+  };
+  for (const auto& [names, value] : flags) {
+    if (value.empty()) continue;
+    const std::string_view flag = names.substr(0, names.find('='));
+    const std::string key(names.substr(names.find('=') + 1));
+    for (const std::string& option : options) {
+      if (option.rfind(key + "=", 0) == 0 && option.substr(key.size() + 1) != value) {
+        return InvalidArgument(flag, " '", value, "' and --option ", option, " disagree: give one of them");
+      }
+    }
+    options.push_back(StrCat(key, "=", value));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace ge::gectl

@@ -66,4 +66,18 @@ absl::Status CheckModelPath(const std::string& path);
 // Parses repeated KEY=VALUE flags and validates them against the option table.
 absl::StatusOr<OptionMap> ParseOptionFlags(const std::vector<std::string>& flags);
 
+// atc's gear flags (compile, run, bench, partition); each is an option key
+// (docs/options.md).
+struct GearFlags {
+  std::string dynamic_batch_size;  // ge.dynamicBatchSize
+  std::string dynamic_image_size;  // ge.dynamicImageSize
+  std::string dynamic_dims;        // ge.dynamicDims
+  std::string input_shape;         // ge.inputShape
+  bool hybrid = false;             // ge.compileHybridMode=1
+};
+
+// Appends the gear flags that are set to `options` as KEY=VALUE; an
+// --option giving the same key another value is an error naming both.
+absl::Status AddGearFlags(const GearFlags& gears, std::vector<std::string>& options);
+
 }  // namespace ge::gectl

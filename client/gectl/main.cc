@@ -33,6 +33,19 @@ int main(int argc, char** argv) {
   app.add_option("--cache-max-size", cache_max_size,
                  "Evict least recently used entries beyond this size (bytes, K/M/G/T; default 8G)");
 
+  // atc's gear flags, in both spellings (docs/cli.md); they become options.
+  auto add_gear_flags = [](CLI::App* cmd, ge::gectl::GearFlags& gears) {
+    cmd->add_option("--dynamic_batch_size,--dynamic-batch-size", gears.dynamic_batch_size,
+                    "Gears of the batch dim, e.g. 1,4,8 (ge.dynamicBatchSize)");
+    cmd->add_option("--dynamic_image_size,--dynamic-image-size", gears.dynamic_image_size,
+                    "Gears of H,W, e.g. \"224,224;256,256\" (ge.dynamicImageSize)");
+    cmd->add_option("--dynamic_dims,--dynamic-dims", gears.dynamic_dims,
+                    "Gears of the unknown dims, e.g. \"1,32;1,64\" (ge.dynamicDims)");
+    cmd->add_option("--input_shape,--input-shape", gears.input_shape,
+                    "Input shapes, -1 for dynamic dims, e.g. \"input:1,-1,128\" (ge.inputShape)");
+    cmd->add_flag("--compile_hybrid_mode,--compile-hybrid-mode", gears.hybrid,
+                  "Also compile the dynamic graph for inputs that fit no gear (ge.compileHybridMode=1)");
+  };
   ge::gectl::RunFlags run;
   CLI::App* run_cmd = app.add_subcommand("run", "Run a model on given or random inputs");
   run_cmd->add_option("model", run.model, "Model file (.onnx or .gem)")->required();
@@ -41,6 +54,8 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--output-dir", run.output_dir, "Save each output as DIR/<name>.npy");
   run_cmd->add_option("--seed", run.seed, "Seed of the random inputs")->capture_default_str();
   run_cmd->add_option("--option", run.options, "KEY=VALUE compile option (repeatable)");
+  ge::gectl::GearFlags run_gears;
+  add_gear_flags(run_cmd, run_gears);
   // The flags of every command that talks to a daemon.
   auto add_connection_flags = [](CLI::App* cmd, ge::gectl::RemoteFlags& flags) {
     cmd->add_option("--token", flags.token, "Tenant token (default $GED_TOKEN)");
@@ -79,6 +94,8 @@ int main(int argc, char** argv) {
   compile_cmd->add_option("model", compile.model, "Model file (.onnx)")->required();
   compile_cmd->add_option("-o,--output", compile.output, "Output file (.gem)")->required();
   compile_cmd->add_option("--option", compile.options, "KEY=VALUE compile option (repeatable)");
+  ge::gectl::GearFlags compile_gears;
+  add_gear_flags(compile_cmd, compile_gears);
   compile_cmd->add_flag("--external-weights", compile.external_weights, "Write weights to OUT.gem.weights");
   compile_cmd->add_option("--external-weight", compile.external_weight,
                           "Weights as FileConstants: 1 one file per weight, 2 one merged file (ge.externalWeight)")
@@ -107,6 +124,8 @@ int main(int argc, char** argv) {
   bench_cmd->add_option("--shape", bench.shapes, "NAME=D0,D1,... for random inputs (repeatable)");
   bench_cmd->add_option("--seed", bench.seed, "Seed of the random inputs")->capture_default_str();
   bench_cmd->add_option("--option", bench.options, "KEY=VALUE compile option (repeatable)");
+  ge::gectl::GearFlags bench_gears;
+  add_gear_flags(bench_cmd, bench_gears);
 
   ge::gectl::DumpFlags dump;
   CLI::App* dump_cmd = app.add_subcommand("dump", "Print a model's graph as text or DOT");
@@ -120,6 +139,8 @@ int main(int argc, char** argv) {
       app.add_subcommand("partition", "Compile a model and report its placement and subgraphs");
   partition_cmd->add_option("model", partition.model, "Model file (.onnx)")->required();
   partition_cmd->add_option("--option", partition.options, "KEY=VALUE compile option (repeatable)");
+  ge::gectl::GearFlags partition_gears;
+  add_gear_flags(partition_cmd, partition_gears);
   partition_cmd->add_option("--report", partition.report, "json or text")->capture_default_str();
   partition_cmd->add_option("--dump", partition.dump, "dot: also draw the partitioned graph");
   partition_cmd->add_option("--dump-file", partition.dump_file, "Where --dump writes (default <model>.partition.dot)");
@@ -145,6 +166,11 @@ int main(int argc, char** argv) {
       cache_settings.max_bytes = *bytes;
     }
     if (absl::Status s = ge::gectl::SetCacheSettings(cache_settings); !s.ok()) return ge::gectl::ReportError(s);
+    for (auto [gears, options] : {std::pair{&run_gears, &run.options}, std::pair{&compile_gears, &compile.options},
+                                  std::pair{&bench_gears, &bench.options},
+                                  std::pair{&partition_gears, &partition.options}}) {
+      if (absl::Status s = ge::gectl::AddGearFlags(*gears, *options); !s.ok()) return ge::gectl::ReportError(s);
+    }
     if (run_cmd->parsed()) {
       return run_remote.remote.empty() ? ge::gectl::RunCommand(run) : ge::gectl::RemoteRunCommand(run, run_remote);
     }

@@ -66,7 +66,9 @@ absl::Status Partition(const PartitionFlags& flags) {
   // What the placer said about each node, by name (flattening keeps names).
   partition::RejectionMap rejections;
   for (const compiler::NodePlacement& p : compiled->placement.nodes) {
-    if (p.rejected.empty()) continue;
+    // Nodes of one name in several subgraphs (the gear branches of a
+    // multi-batch graph are copies) were rejected alike: list them once.
+    if (p.rejected.empty() || rejections.contains(p.node->name())) continue;
     auto& list = rejections[p.node->name()];
     for (const compiler::EngineRejection& r : p.rejected) list.push_back({r.engine, r.reason});
   }

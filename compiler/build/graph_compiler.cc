@@ -8,6 +8,7 @@
 #include "compiler/passes/constant_folding_pass.h"
 #include "compiler/passes/graph_dumper.h"
 #include "compiler/passes/infer_shapes_pass.h"
+#include "compiler/passes/multi_batch_clone_pass.h"
 #include "compiler/passes/pass_pipeline.h"
 #include "compiler/passes/split_variable_into_subgraph_pass.h"
 #include "compiler/passes/var_is_initialized_op_pass.h"
@@ -46,6 +47,8 @@ absl::StatusOr<std::unique_ptr<CompiledGraph>> GraphCompiler::Compile(std::uniqu
   optimize.set_dumper(&dumper);
   // The input graph is verified once; after each pass only when asked.
   optimize.set_verify_each_pass(options.verify_each_step);
+  // Gears first: each branch is a static copy that inference then types.
+  optimize.AddPass<MultiBatchClonePass>(options.gears);
   optimize.AddPass<InferShapesPass>();
   // Variables. VarIsInitializedOpPass first: the reads it removes must not
   // get read-before-write edges. SplitVariableIntoSubgraphPass before

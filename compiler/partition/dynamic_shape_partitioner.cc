@@ -149,6 +149,13 @@ absl::StatusOr<bool> DynamicShapePartitioner::ShouldSplit() {
     ops += CountsAsOp(n);
   }
   ir::AttrMap& attrs = graph().mutable_attrs();
+  whole_static_ = false;
+  if (unknown == 0 && ops > 0 && options_.wrap_static_graph) {
+    merge_all_ = true;
+    whole_static_ = true;
+    attrs[std::string(kAttrDynamicShapePartitioned)] = true;
+    return true;
+  }
   if (unknown == 0) {
     if (ops == 0 || ops >= options_.host_scheduling_max_threshold) {
       attrs[std::string(kAttrDynamicShapePartitioned)] = false;
@@ -291,7 +298,7 @@ void DynamicShapePartitioner::MergeEverything() {
       target->Merge(*c);
     }
   }
-  if (target != nullptr) target->set_type_index(kClusterUnknownShape);
+  if (target != nullptr) target->set_type_index(whole_static_ ? kClusterKnownShape : kClusterUnknownShape);
 }
 
 bool DynamicShapePartitioner::MarkStraddlingDataFlow() {

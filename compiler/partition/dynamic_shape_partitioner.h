@@ -35,7 +35,8 @@
 // Whole-graph decisions: a graph without dynamic nodes is not split
 // (`_dynamic_shape_partitioned = false`, `_is_unknown_shape = false` on the
 // graph) unless it has fewer ops than ge.host_scheduling_max_threshold, in
-// which case it becomes one dynamic subgraph. A split graph gets
+// which case it becomes one dynamic subgraph, or wrap_static_graph is set,
+// in which case it becomes one static subgraph. A split graph gets
 // `_dynamic_shape_partitioned = true`.
 //
 // Data-flow re-split: when the data-flow ops of one stack (Stack and the
@@ -69,6 +70,10 @@ struct DynamicShapeOptions {
   // ge.tiling_schedule_optimize: tiling can be offloaded to run time.
   bool tiling_offload = false;
   std::string host_cpu_engine = "host_cpu";
+  // A graph without dynamic nodes still becomes one static subgraph, so
+  // that it runs on a StaticExecutor when its owner runs dynamically (the
+  // gear branches of a multi-batch Case).
+  bool wrap_static_graph = false;
 };
 
 // Why a node is dynamic.
@@ -132,6 +137,7 @@ class DynamicShapePartitioner final : public BasePartitioner {
   absl::flat_hash_map<const ir::Graph*, bool> dynamic_subgraphs_;
   StringMap<const ops::OpSchema*> schemas_;  // by op type
   bool merge_all_ = false;
+  bool whole_static_ = false;  // wrap_static_graph applied: the one cluster stays known
   int resplits_ = 0;
 };
 

@@ -113,6 +113,19 @@ PlacementReport RebuildPlacement(ir::Graph& root, StringMap<Rejections>& by_name
 
 }  // namespace
 
+std::vector<ir::Graph*> MultiBatchBranches(const ir::Graph& root) {
+  std::vector<ir::Graph*> out;
+  auto collect = [&](const ir::Node* n) {
+    if (n->type() != ir::kCase || !n->op_desc().GetAttrOr<bool>(ir::kAttrMultiBatchCase, false)) return;
+    for (const std::string& name : n->op_desc().subgraph_names()) {
+      if (ir::Graph* g = root.FindSubgraph(name)) out.push_back(g);
+    }
+  };
+  root.ForEachNode(collect);
+  for (ir::Graph* sub : root.subgraphs()) sub->ForEachNode(collect);
+  return out;
+}
+
 absl::StatusOr<PlacementReport> PlaceWithBoundaryNodes(ir::Graph& root, const engine::EngineRegistry& engines,
                                                        const CompileOptions& options, ThreadPool* pool) {
   const std::vector<engine::Engine*> candidates = Candidates(engines, options);
@@ -172,7 +185,13 @@ absl::StatusOr<SplitResult> RunSplitSteps(ir::Graph& graph, const engine::Engine
     std::vector<ir::Graph*> targets;
     if (stages.empty()) targets.push_back(&graph);
     for (const auto& s : stages) targets.push_back(s.subgraph);
+    // Each branch of a multi-batch Case is a graph of its own: a gear's
+    // static copy splits into its own static units.
+    const std::vector<ir::Graph*> branches = MultiBatchBranches(graph);
+    targets.insert(targets.end(), branches.begin(), branches.end());
     for (ir::Graph* target : targets) {
+      const bool branch = std::find(branches.begin(), branches.end(), target) != branches.end();
+      dso.wrap_static_graph = branch && options.static_model_ops_lower_limit != -1;
       partition::DynamicShapePartitioner dsp(dso);
       dsp.set_observer(&clusters);
       GE_RETURN_IF_ERROR(dsp.Partition(*target).status());
@@ -222,7 +241,11 @@ absl::StatusOr<SplitResult> RunSplitSteps(ir::Graph& graph, const engine::Engine
     const std::string noop_engine = NoOpEngine(engines, options);
     if (!noop_engine.empty()) flatten.noop_attrs[std::string(ir::kAttrEngineName)] = noop_engine;
     flatten.inherited_attrs = partition::PartitionAttrRegistry::Builtin().CallToNodeNames();
-    return ir::FlattenPartitionedCalls(graph, flatten).status();
+    GE_RETURN_IF_ERROR(ir::FlattenPartitionedCalls(graph, flatten).status());
+    for (ir::Graph* branch : MultiBatchBranches(graph)) {
+      GE_RETURN_IF_ERROR(ir::FlattenPartitionedCalls(*branch, flatten).status());
+    }
+    return absl::OkStatus();
   }));
   GE_RETURN_IF_ERROR(step("VerifyFlat", [&]() { return Annotate(ir::VerifyGraph(graph), "after flattening"); }));
   const auto start = std::chrono::steady_clock::now();

@@ -50,6 +50,12 @@ struct SplitResult {
 absl::StatusOr<SplitResult> RunSplitSteps(ir::Graph& graph, const engine::EngineRegistry& engines,
                                           const CompileOptions& options, ThreadPool* pool, GraphDumper& dumper);
 
+// The branches of every multi-batch Case of the tree (`_multi_batch_case`,
+// compiler/passes/multi_batch_clone_pass.h). The dynamic shape partitioner
+// splits each by itself, and flattening expands their calls too, so that
+// each gear branch runs its static units on static executors.
+std::vector<ir::Graph*> MultiBatchBranches(const ir::Graph& root);
+
 // The placer run used by the pipeline: boundary node types no engine
 // accepts are masked as NoOp during placement (see above).
 absl::StatusOr<PlacementReport> PlaceWithBoundaryNodes(ir::Graph& root, const engine::EngineRegistry& engines,

@@ -291,9 +291,10 @@ absl::Status CheckBuiltForThisHost(const v1::CompiledModelDef& def, const std::s
   if (def.format_version() == 0 || !def.has_graph()) {
     return InvalidArgument(path, " is not a .gem compiled model (no format version or no graph)");
   }
-  if (def.format_version() != kGemFormatVersion) {
+  if (def.format_version() < kGemOldestReadableVersion || def.format_version() > kGemFormatVersion) {
     return FailedPrecondition(path, " is a .gem of format version ", def.format_version(), "; this ged (",
-                              GED_VERSION_STRING, ") reads version ", kGemFormatVersion, ": recompile the model");
+                              GED_VERSION_STRING, ") reads versions ", kGemOldestReadableVersion, " to ",
+                              kGemFormatVersion, ": recompile the model");
   }
   for (const v1::EngineVersion& e : def.engines()) {
     const engine::EngineAttributes* attrs = engines.FindAttributes(e.name());
@@ -337,11 +338,17 @@ using EngineList = std::vector<std::pair<std::string, std::string>>;
 // Writes `partitioned` into `def`, leaving out the Const values that are
 // the same tensors (same buffer) as those of `graph`'s Consts of one name.
 absl::Status PartitionedToProto(const ir::Graph& graph, const ir::Graph& partitioned, v1::CompiledModelDef& def) {
+  // Consts anywhere in the flattened tree (a multi-batch graph keeps its
+  // weights in the Case branches, under the same names in every branch).
   absl::flat_hash_map<std::string, const void*> flat;
-  for (const ir::Node* node : graph.nodes()) {
-    if (node->type() != ir::kConst) continue;
-    if (auto t = node->op_desc().GetAttr<Tensor>(ir::kAttrValue)) flat[node->name()] = t->raw_data();
-  }
+  auto index = [&](const ir::Graph& g) {
+    for (const ir::Node* node : g.nodes()) {
+      if (node->type() != ir::kConst) continue;
+      if (auto t = node->op_desc().GetAttr<Tensor>(ir::kAttrValue)) flat.try_emplace(node->name(), t->raw_data());
+    }
+  };
+  index(graph);
+  for (const ir::Graph* sub : graph.subgraphs()) index(*sub);
   std::set<std::string> shared;
   auto collect = [&](const ir::Graph& g) {
     for (const ir::Node* node : g.nodes()) {
@@ -365,6 +372,64 @@ absl::Status PartitionedToProto(const ir::Graph& graph, const ir::Graph& partiti
   return absl::OkStatus();
 }
 
+// The Const named `name` in the root of `graph`, else in its first subgraph
+// that has one.
+const ir::Node* FindConst(const ir::Graph& graph, const std::string& name) {
+  const ir::Node* found = graph.FindNode(name);
+  for (const ir::Graph* sub : graph.subgraphs()) {
+    if (found != nullptr && found->type() == ir::kConst) break;
+    found = sub->FindNode(name);
+  }
+  return found != nullptr && found->type() == ir::kConst ? found : nullptr;
+}
+
+// Leaves out of `def`'s graph the values of subgraph Consts that are the
+// same tensor (same buffer) as an earlier Const of one name in the tree.
+void ShareSubgraphWeights(const ir::Graph& graph, v1::CompiledModelDef& def) {
+  absl::flat_hash_map<std::string, const void*> first;
+  for (const ir::Node* node : graph.nodes()) {
+    if (node->type() != ir::kConst) continue;
+    if (auto t = node->op_desc().GetAttr<Tensor>(ir::kAttrValue)) first.try_emplace(node->name(), t->raw_data());
+  }
+  absl::flat_hash_map<std::string, std::set<std::string>> strip;  // graph -> nodes
+  for (const ir::Graph* sub : graph.subgraphs()) {
+    for (const ir::Node* node : sub->nodes()) {
+      if (node->type() != ir::kConst) continue;
+      auto t = node->op_desc().GetAttr<Tensor>(ir::kAttrValue);
+      if (!t || t->raw_data() == nullptr) continue;
+      auto [it, fresh] = first.try_emplace(node->name(), t->raw_data());
+      if (!fresh && it->second == t->raw_data()) strip[sub->name()].insert(node->name());
+    }
+  }
+  for (v1::GraphDef& sub : *def.mutable_graph()->mutable_subgraphs()) {
+    auto it = strip.find(sub.name());
+    if (it == strip.end()) continue;
+    for (v1::NodeDef& node : *sub.mutable_nodes()) {
+      if (node.type() != ir::kConst || !it->second.contains(node.name())) continue;
+      node.mutable_attrs()->erase(std::string(ir::kAttrValue));
+      v1::SubgraphWeight* w = def.add_subgraph_shared_weights();
+      w->set_graph(sub.name());
+      w->set_node(node.name());
+    }
+  }
+}
+
+// Gives the subgraph Consts ShareSubgraphWeights left out their values.
+absl::Status RestoreSubgraphWeights(const v1::CompiledModelDef& def, ir::Graph& graph) {
+  for (const v1::SubgraphWeight& w : def.subgraph_shared_weights()) {
+    ir::Graph* sub = graph.FindSubgraph(w.graph());
+    ir::Node* node = sub != nullptr ? sub->FindNode(w.node()) : nullptr;
+    const ir::Node* source = FindConst(graph, w.node());
+    auto value = source != nullptr ? source->op_desc().GetAttr<Tensor>(ir::kAttrValue) : std::nullopt;
+    if (node == nullptr || node->type() != ir::kConst || !value || source == node) {
+      return InvalidArgument("shared subgraph weight '", w.node(), "' of subgraph '", w.graph(),
+                             "' has no Const to take its value from");
+    }
+    node->mutable_op_desc().SetAttr(ir::kAttrValue, *value);
+  }
+  return absl::OkStatus();
+}
+
 // Rebuilds the partitioned form, giving its shared Consts `graph`'s values.
 absl::StatusOr<std::unique_ptr<ir::Graph>> PartitionedFromProto(const v1::CompiledModelDef& def,
                                                                 const ir::Graph& graph) {
@@ -373,7 +438,7 @@ absl::StatusOr<std::unique_ptr<ir::Graph>> PartitionedFromProto(const v1::Compil
   auto restore = [&](ir::Graph& g) -> absl::Status {
     for (ir::Node* node : g.nodes()) {
       if (node->type() != ir::kConst || !shared.contains(node->name())) continue;
-      const ir::Node* source = graph.FindNode(node->name());
+      const ir::Node* source = FindConst(graph, node->name());
       auto value = source ? source->op_desc().GetAttr<Tensor>(ir::kAttrValue) : std::nullopt;
       if (!value) return InvalidArgument("shared weight '", node->name(), "' has no Const of that name in the graph");
       node->mutable_op_desc().SetAttr(ir::kAttrValue, *value);
@@ -402,6 +467,7 @@ absl::StatusOr<GemBytes> SerializeDef(const ir::Graph& graph, const StaticProgra
   for (const std::string& f : cpu_features) def.add_cpu_features(f);
   for (const auto& [k, v] : options) (*def.mutable_options())[k] = v;
   GE_RETURN_IF_ERROR(ir::GraphToProto(graph, def.mutable_graph()));
+  ShareSubgraphWeights(graph, def);
   if (program != nullptr) ProgramToProto(*program, def.mutable_program());
   if (partitioned != nullptr) GE_RETURN_IF_ERROR(PartitionedToProto(graph, *partitioned, def));
   if (variables != nullptr) GE_RETURN_IF_ERROR(variables::VarManagerInfoToProto(*variables, def.mutable_var_manager()));
@@ -470,6 +536,9 @@ absl::StatusOr<CompiledModel> ModelFromDef(const v1::CompiledModelDef& def, cons
   absl::StatusOr<std::unique_ptr<ir::Graph>> graph = ir::GraphFromProto(def.graph());
   if (!graph.ok()) return Annotate(graph.status(), StrCat("the graph of ", label));
   model.graph = *std::move(graph);
+  if (absl::Status shared = RestoreSubgraphWeights(def, *model.graph); !shared.ok()) {
+    return Annotate(shared, StrCat("the graph of ", label));
+  }
   SetWeightDirectory(*model.graph, model_dir);
   absl::StatusOr<variables::VarManagerInfo> vars = variables::VarManagerInfoFromProto(def.var_manager());
   if (!vars.ok()) return Annotate(vars.status(), StrCat("the variables of ", label));

@@ -32,7 +32,9 @@ namespace ge::runtime {
 
 // 2: variables (VarManagerInfo), KIND_VARIABLE value references and a
 // mixed graph's partitioned form.
-inline constexpr uint32_t kGemFormatVersion = 2;
+inline constexpr uint32_t kGemFormatVersion = 3;
+// The oldest format this ged reads (2: no subgraph_shared_weights).
+inline constexpr uint32_t kGemOldestReadableVersion = 2;
 
 struct CompiledModel {
   std::unique_ptr<ir::Graph> graph;       // flattened and placed

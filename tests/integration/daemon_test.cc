@@ -595,3 +595,49 @@ TEST_F(DaemonTest, StreamsExecuteOpAndMetrics) {
 
 }  // namespace
 }  // namespace ge
+
+namespace ge {
+namespace {
+
+// Graph options carry the gears into the daemon's CompileGraph; runs are
+// counted by path in ged_gear_runs_total, and an input that fits no gear
+// without hybrid mode is INVALID_ARGUMENT listing the gears.
+TEST(DaemonGearsTest, GearRunsAreCountedByPath) {
+  auto d = DaemonProcess::Start({});
+  ASSERT_NE(d, nullptr);
+  client::Client c = MakeClient(*d);
+  auto add = [&](uint32_t id, bool hybrid) {
+    std::string session;
+    EXPECT_TRUE(c.CreateSession({}, &session).ok());
+    v1::AddGraphRequest request;
+    request.set_session_id(session);
+    request.set_graph_id(id);
+    *request.mutable_graph_def() = ReluAdd();
+    auto& options = *request.mutable_options()->mutable_entries();
+    options["ge.dynamicBatchSize"] = "1,2";
+    if (hybrid) options["ge.compileHybridMode"] = "1";
+    v1::AddGraphResponse added;
+    grpc::Status s = c.AddGraph(request, &added);
+    EXPECT_TRUE(s.ok()) << s.error_message();
+    return session;
+  };
+  const std::string hybrid = add(1, true);
+  const std::string strict = add(2, false);
+  v1::RunGraphResponse out;
+  for (int64_t rows : {1, 2, 3}) {
+    std::vector<float> x(rows * 3, -1.0f);
+    ASSERT_TRUE(c.RunGraph(RunRequest(hybrid, 1, {Tensor::FromVector<float>(x, Shape{rows, 3})}), &out).ok());
+    ASSERT_EQ(out.outputs_size(), 1);
+  }
+  grpc::Status s = c.RunGraph(RunRequest(strict, 2, {Tensor::FromVector<float>({1, 2, 3, 4, 5, 6, 7, 8, 9},
+                                                                                 Shape{3, 3})}),
+                              &out);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(s.error_message().find("are: 1; 2"), std::string::npos) << s.error_message();
+  const std::string page = testing::HttpGet(d->metrics_address(), "/metrics").body;
+  EXPECT_EQ(MetricValue(page, "ged_gear_runs_total{path=\"gear\"}"), 2.0) << page;
+  EXPECT_EQ(MetricValue(page, "ged_gear_runs_total{path=\"dynamic\"}"), 1.0) << page;
+}
+
+}  // namespace
+}  // namespace ge

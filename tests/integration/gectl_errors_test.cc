@@ -216,3 +216,46 @@ TEST_F(GectlErrorsTest, BadFlagIsUserError) {
 
 }  // namespace
 }  // namespace ge
+
+namespace ge {
+namespace {
+
+// atc's gear flags, in both spellings, reach the compiler as options; their
+// errors are user errors on one line.
+TEST_F(GectlErrorsTest, GearFlagErrors) {
+  onnx::ModelProto model = ReluModel();
+  model.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(0)
+      ->set_dim_param("batch");
+  WriteModel("dyn.onnx", model);
+  ExpectUserError(Gectl({"compile", Path("dyn.onnx"), "-o", Path("x.gem"), "--no-cache", "--dynamic_batch_size",
+                         "1,2", "--dynamic-dims", "1;2"}),
+                  "--dynamic_batch_size (ge.dynamicBatchSize) and --dynamic_dims (ge.dynamicDims) are mutually "
+                  "exclusive");
+  ExpectUserError(Gectl({"compile", Path("dyn.onnx"), "-o", Path("x.gem"), "--no-cache", "--dynamic-batch-size",
+                         "1,2", "--option", "ge.dynamicBatchSize=4"}),
+                  "--dynamic_batch_size '1,2' and --option ge.dynamicBatchSize=4 disagree");
+  ExpectUserError(Gectl({"run", Path("dyn.onnx"), "--no-cache", "--input_shape", "X:1,3", "--dynamic_batch_size",
+                         "1,2"}),
+                  "dim 0 of input 'X' to 1, but that dim is fixed at 1 in --input_shape");
+  ExpectUserError(Gectl({"bench", Path("dyn.onnx"), "--no-cache", "--dynamic_dims", "1,3,5"}),
+                  "has 3 values, more than the rank 2 of input 'X'");
+}
+
+TEST_F(GectlErrorsTest, InputThatFitsNoGearListsTheGears) {
+  onnx::ModelProto model = ReluModel();
+  for (auto* io : {model.mutable_graph()->mutable_input(0), model.mutable_graph()->mutable_output(0)}) {
+    io->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(0)->set_dim_param("batch");
+  }
+  WriteModel("dyn.onnx", model);
+  auto ok = Gectl({"run", Path("dyn.onnx"), "--no-cache", "--dynamic_batch_size", "1,4", "--shape", "X=4,3"});
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+  ExpectUserError(Gectl({"run", Path("dyn.onnx"), "--no-cache", "--dynamic_batch_size", "1,4", "--shape", "X=3,3"}),
+                  "input shape [3,3] fits no gear of this model; the gears of --dynamic_batch_size "
+                  "(ge.dynamicBatchSize) are: 1; 4");
+  auto hybrid = Gectl({"run", Path("dyn.onnx"), "--no-cache", "--dynamic_batch_size", "1,4", "--shape", "X=3,3",
+                       "--compile_hybrid_mode"});
+  EXPECT_EQ(hybrid.exit_code, 0) << hybrid.err;
+}
+
+}  // namespace
+}  // namespace ge

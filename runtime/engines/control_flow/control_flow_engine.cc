@@ -13,6 +13,7 @@ namespace control_flow {
 const std::vector<KernelEntry>& KernelTable() {
   static const std::vector<KernelEntry>* table = new std::vector<KernelEntry>{
       {"Case", CreateCaseKernel},
+      {"GearIndex", CreateGearIndexKernel},
       {"If", CreateIfKernel},
       {"LoopAccumulatorAppend", CreateAccumulatorAppendKernel},
       {"LoopAccumulatorInit", CreateAccumulatorInitKernel},

@@ -110,6 +110,13 @@ void AddVariableCases(std::vector<InferCase>& t) {
                .error = "has 2 inputs"});
 }
 
+// GearIndex: the branch of a multi-batch Case, an i32 scalar.
+void AddGearCases(std::vector<InferCase>& t) {
+  t.push_back({.op = "GearIndex", .inputs = {"f32[4,3]", "i64[4]"}, .outputs = {"i32[]"}});
+  t.push_back({.op = "GearIndex", .inputs = {"f32[-1,3]"}, .outputs = {"i32[]"}});
+  t.push_back({.op = "GearIndex", .inputs = {"seq<f32[2]>"}, .outputs = {""}, .error = "gears select by tensor shapes"});
+}
+
 const std::vector<InferCase>& GeOpCases() {
   static const auto* cases = [] {
     auto* t = new std::vector<InferCase>();
@@ -117,6 +124,7 @@ const std::vector<InferCase>& GeOpCases() {
     AddPartitionCases(*t);
     AddControlFlowCases(*t);
     AddVariableCases(*t);
+    AddGearCases(*t);
     return t;
   }();
   return *cases;

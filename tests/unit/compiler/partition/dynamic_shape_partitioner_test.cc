@@ -487,6 +487,16 @@ TEST(DynamicShapePartitionerTest, HostSchedulingThreshold) {
   EXPECT_NE(Partition(kAllStatic, options).find("attr _dynamic_shape_partitioned = false"), std::string::npos);
 }
 
+// Gear branches: an all-static graph becomes one static unit, even with a
+// cluster that small (the lower limit does not downgrade it).
+TEST(DynamicShapePartitionerTest, WrapStaticGraphMakesOneStaticUnit) {
+  DynamicShapeOptions options = Limit(8);
+  options.wrap_static_graph = true;
+  EXPECT_EQ(Calls(Partition(kAllStatic, options)), "static_0(static) ");
+  // A graph with a dynamic node splits as usual.
+  EXPECT_NE(Calls(Partition(Chain("b = Relu(a:0) -> (f32[-1])"), options)).find("(dynamic)"), std::string::npos);
+}
+
 // ---- Data-flow re-split ----
 
 TEST(DynamicShapePartitionerTest, DataFlowOpsStraddlingAreResplit) {

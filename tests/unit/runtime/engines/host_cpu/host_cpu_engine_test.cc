@@ -93,12 +93,13 @@ TEST(HostCpuEngine, CoversTheOpRegistry) {
   const std::vector<std::string> types = Engine().info_store().SupportedOpTypes();
   const StringSet supported(types.begin(), types.end());
   // ged's structural ops are run by the executor and ge_local, control flow
-  // and the loop accumulators and SequenceMap by the control_flow engine; the importer
+  // and the loop accumulators, SequenceMap and GearIndex by the control_flow engine; the importer
   // lowers Loop and Scan to While.
   const StringSet elsewhere = {"Data", "NetOutput", "Const", "FileConstant", "Variable", "VarIsInitializedOp", "NoOp",
                                "TransData", "PartitionedCall", "InnerData", "InnerNetOutput",
                                "PlaceHolder", "End", "If", "Case", "While", "Loop", "Scan",
-                               "LoopAccumulatorInit", "LoopAccumulatorAppend", "LoopAccumulatorStack", "SequenceMap"};
+                               "LoopAccumulatorInit", "LoopAccumulatorAppend", "LoopAccumulatorStack", "SequenceMap",
+                               "GearIndex"};
   std::vector<std::string> missing;
   for (const ops::OpSchema* schema : ops::OpRegistry::Global().All()) {
     if (!schema->domain.empty() || elsewhere.contains(schema->type)) continue;

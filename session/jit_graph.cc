@@ -1,0 +1,281 @@
+// JitGraph: stages, guards, planning a slice, and runs.
+#include "session/jit_graph.h"
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_join.h"
+#include "base/ir/op_types.h"
+#include "base/logging.h"
+#include "base/ops/op_registry.h"
+#include "base/status.h"
+#include "session/session.h"
+
+namespace ge::session {
+namespace {
+
+using partition::ValueSource;
+
+// Integer inputs up to this many elements that a node reads as a value
+// are made constants while planning (and guarded by their values).
+constexpr int64_t kMaxValueElements = 64;
+
+bool IsData(const ir::Node& n) { return n.type() == ir::kData; }
+bool IsBoundary(const ir::Node& n) { return IsData(n) || n.type() == ir::kNetOutput; }
+
+bool ReadsAsValue(const ir::InPort& use) {
+  const ops::OpSchema* schema = ops::OpRegistry::Global().Find(use.node->type());
+  if (schema == nullptr) return false;
+  return std::find(schema->value_inputs.begin(), schema->value_inputs.end(), use.index) != schema->value_inputs.end();
+}
+
+bool AllOutputsKnown(const ir::Node& n) {
+  for (const ir::IoDesc& out : n.op_desc().outputs()) {
+    if (!out.type.is_tensor() || !out.type.shape().IsFullyKnown()) return false;
+  }
+  return true;
+}
+
+std::string ValueText(const Tensor& t) {
+  std::vector<int64_t> v;
+  for (int64_t i = 0; i < t.NumElements(); ++i) v.push_back(t.GetAsInt64(i));
+  return StrCat("[", absl::StrJoin(v, ","), "]");
+}
+
+}  // namespace
+
+struct JitGraph::GuardEntry {
+  DataType dtype = DataType::kUndefined;
+  Shape shape;
+  std::optional<Tensor> value;  // for inputs made constants
+
+  bool operator==(const GuardEntry& o) const {
+    if (dtype != o.dtype || shape != o.shape || value.has_value() != o.value.has_value()) return false;
+    if (!value) return true;
+    for (int64_t i = 0; i < value->NumElements(); ++i) {
+      if (value->GetAsInt64(i) != o.value->GetAsInt64(i)) return false;
+    }
+    return true;
+  }
+  std::string ToString() const {
+    std::string s = StrCat(DataTypeName(dtype), shape.ToString());
+    if (value) s += StrCat(" = ", ValueText(*value));
+    return s;
+  }
+};
+
+struct JitGraph::Stage {
+  int depth = 0;
+  std::unique_ptr<ir::Graph> graph;
+  std::vector<std::string> input_names;  // by Data index
+  std::vector<bool> value_input;         // by Data index: a node reads it as a value
+  std::vector<std::unique_ptr<Step>> steps;
+
+  Stage(int d, std::unique_ptr<ir::Graph> g) : depth(d), graph(std::move(g)) {
+    const std::vector<ir::Node*> data = graph->InputNodes();
+    input_names.resize(data.size());
+    value_input.assign(data.size(), false);
+    for (const ir::Node* n : data) {
+      const size_t index = static_cast<size_t>(n->op_desc().GetAttrOr<int64_t>(ir::kAttrIndex, 0));
+      if (index >= data.size()) continue;
+      const std::string& framework = n->op_desc().output(0).name;
+      input_names[index] = framework.empty() ? n->name() : framework;
+      for (const ir::InPort& use : n->consumers(0)) value_input[index] = value_input[index] || ReadsAsValue(use);
+    }
+  }
+};
+
+struct JitGraph::Step {
+  std::vector<GuardEntry> guard;
+  uint32_t slice_id = 0;
+  size_t slice_nodes = 0;
+  std::vector<int> slice_inputs;          // stage input per slice input
+  std::vector<ValueSource> next_inputs;   // per input of the next stage (or of the final mapping)
+  std::vector<ValueSource> outputs;       // final step: the graph's outputs
+  std::unique_ptr<Stage> next;            // null for the final step
+};
+
+JitGraph::JitGraph(uint32_t graph_id, std::unique_ptr<ir::Graph> graph, OptionMap options, int64_t max_recompiles,
+                   const engine::EngineRegistry& engines, ThreadPool* pool, device::Device* device)
+    : graph_id_(graph_id), options_(std::move(options)), max_recompiles_(max_recompiles),
+      slices_(std::make_unique<Session>(engines, OptionMap(), pool, device)),
+      root_(std::make_unique<Stage>(0, std::move(graph))) {}
+
+JitGraph::~JitGraph() = default;
+
+bool JitGraph::CanSlice(const ir::Graph& graph) {
+  for (const ir::Node* n : graph.nodes()) {
+    if (!n->op_desc().subgraph_names().empty()) return false;
+  }
+  return graph.subgraphs().empty();
+}
+
+JitStats JitGraph::stats() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return stats_;
+}
+
+std::vector<JitGraph::GuardEntry> JitGraph::MakeGuard(const Stage& stage, const std::vector<Value>& inputs) const {
+  std::vector<GuardEntry> guard(inputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const Tensor& t = inputs[i].tensor();
+    guard[i].dtype = t.dtype();
+    guard[i].shape = t.shape();
+    const bool integer = t.dtype() == DataType::kInt64 || t.dtype() == DataType::kInt32;
+    if (i < stage.value_input.size() && stage.value_input[i] && integer && t.NumElements() <= kMaxValueElements) {
+      guard[i].value = t;
+    }
+  }
+  return guard;
+}
+
+std::string JitGraph::DescribeFailure(const Stage& stage, const std::vector<GuardEntry>& guard) const {
+  const std::vector<GuardEntry>& last = stage.steps.back()->guard;
+  std::vector<std::string> parts;
+  for (size_t i = 0; i < guard.size() && i < last.size(); ++i) {
+    if (guard[i] == last[i]) continue;
+    std::vector<std::string> compiled;
+    for (const auto& step : stage.steps) compiled.push_back(step->guard[i].ToString());
+    parts.push_back(StrCat("input ", i, " '", i < stage.input_names.size() ? stage.input_names[i] : "", "' is ",
+                           guard[i].ToString(), ", compiled for ", absl::StrJoin(compiled, " | ")));
+  }
+  return StrCat("stage ", stage.depth, ": ", absl::StrJoin(parts, "; "));
+}
+
+absl::StatusOr<JitGraph::Step*> JitGraph::Plan(Stage& stage, std::vector<GuardEntry> guard) {
+  std::unique_ptr<ir::Graph> plan = stage.graph->Clone();
+  // Inputs take the guard's types; value inputs become constants.
+  for (ir::Node* d : plan->InputNodes()) {
+    const size_t index = static_cast<size_t>(d->op_desc().GetAttrOr<int64_t>(ir::kAttrIndex, 0));
+    if (index >= guard.size()) return Internal("stage ", stage.depth, ": Data '", d->name(), "' has index ", index);
+    const GuardEntry& g = guard[index];
+    ir::OpDesc& op = d->mutable_op_desc();
+    op.mutable_output(0).type = ir::ValueType::Tensor(g.dtype, g.shape);
+    if (!g.value) continue;
+    op.set_type(std::string(ir::kConst));
+    for (std::string_view attr : {ir::kAttrIndex, std::string_view("shape"), std::string_view("dtype"),
+                                  std::string_view("_default_value"), ir::kAttrUserShape}) {
+      op.mutable_attrs().erase(std::string(attr));
+    }
+    op.SetAttr(ir::kAttrValue, *g.value);
+  }
+  std::vector<int> plan_inputs;  // stage input index per Data node left, in order
+  for (const ir::Node* d : plan->InputNodes()) {
+    plan_inputs.push_back(static_cast<int>(d->op_desc().GetAttrOr<int64_t>(ir::kAttrIndex, 0)));
+  }
+  GE_RETURN_IF_ERROR(Annotate(ops::InferShapes(*plan), StrCat("JIT stage ", stage.depth)));
+
+  // The slice: nodes whose types are known and whose producers are; else
+  // the frontier, run to learn what they produce.
+  GE_ASSIGN_OR_RETURN(std::vector<ir::Node*> order, plan->TopologicalOrder());
+  absl::flat_hash_set<const ir::Node*> known;
+  auto producers_in = [&](const ir::Node& n, const auto& accept) {
+    for (const ir::OutPort& p : n.inputs()) {
+      if (p.node != nullptr && !IsData(*p.node) && !accept(*p.node)) return false;
+    }
+    for (const ir::Node* c : n.control_inputs()) {
+      if (!IsData(*c) && !accept(*c)) return false;
+    }
+    return true;
+  };
+  bool progress = false;
+  for (const ir::Node* n : order) {
+    if (IsBoundary(*n) || !AllOutputsKnown(*n)) continue;
+    if (!producers_in(*n, [&](const ir::Node& p) { return known.contains(&p); })) continue;
+    known.insert(n);
+    progress = progress || n->type() != ir::kConst;
+  }
+  if (!progress) {
+    for (const ir::Node* n : order) {
+      if (IsBoundary(*n) || known.contains(n)) continue;
+      if (producers_in(*n, [&](const ir::Node& p) { return known.contains(&p) && p.type() == ir::kConst; })) {
+        known.insert(n);
+        progress = true;
+      }
+    }
+  }
+  if (!progress) return Internal("JIT stage ", stage.depth, " of graph ", graph_id_, " found nothing to run");
+  GE_ASSIGN_OR_RETURN(partition::BinaryPartition split,
+                      partition::BinaryPartitioner::Partition(*plan, {known.begin(), known.end()}));
+
+  auto step = std::make_unique<Step>();
+  step->guard = std::move(guard);
+  step->slice_nodes = split.sliced->num_nodes();
+  for (int i : split.linkage.sliced_inputs) step->slice_inputs.push_back(plan_inputs[i]);
+  for (ValueSource s : split.linkage.remaining_inputs) {
+    if (s.kind == ValueSource::Kind::kGraphInput) s.index = plan_inputs[s.index];
+    step->next_inputs.push_back(s);
+  }
+  bool final = true;
+  split.remaining->ForEachNode([&](const ir::Node* n) { final = final && IsBoundary(*n); });
+  if (final) {
+    if (const ir::Node* out = split.remaining->OutputNode()) {
+      for (const ir::OutPort& p : out->inputs()) {
+        const int64_t j = p.node ? p.node->op_desc().GetAttrOr<int64_t>(ir::kAttrIndex, -1) : -1;
+        step->outputs.push_back(j >= 0 && j < static_cast<int64_t>(step->next_inputs.size())
+                                    ? step->next_inputs[j]
+                                    : ValueSource{ValueSource::Kind::kGraphInput, -1, -1});
+      }
+    }
+  } else {
+    step->next = std::make_unique<Stage>(stage.depth + 1, std::move(split.remaining));
+  }
+  step->slice_id = next_slice_id_++;
+  GE_RETURN_IF_ERROR(slices_->AddGraph(step->slice_id, std::move(split.sliced), options_));
+  GE_RETURN_IF_ERROR(Annotate(slices_->CompileGraph(step->slice_id), StrCat("JIT stage ", stage.depth)));
+  std::vector<std::string> types;
+  for (const GuardEntry& g : step->guard) types.push_back(g.ToString());
+  GE_LOG_INFO("session", "graph {}: JIT stage {} compiled a slice of {} nodes{} for inputs ({})", graph_id_,
+              stage.depth, step->slice_nodes, final ? " (the last)" : "", absl::StrJoin(types, ", "));
+  stage.steps.push_back(std::move(step));
+  return stage.steps.back().get();
+}
+
+absl::StatusOr<std::vector<Value>> JitGraph::Run(std::vector<Value> inputs, const runtime::RunControl* control) {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (!inputs[i].is_tensor()) return InvalidArgument("input ", i, ": JIT compilation takes tensor inputs only");
+  }
+  Stage* stage = root_.get();
+  int64_t slices = 0;
+  for (;;) {
+    std::vector<GuardEntry> guard = MakeGuard(*stage, inputs);
+    Step* step = nullptr;
+    for (const auto& s : stage->steps) {
+      if (s->guard == guard) step = s.get();
+    }
+    if (step == nullptr) {
+      if (!stage->steps.empty()) {
+        const std::string failure = DescribeFailure(*stage, guard);
+        if (stats_.recompilations >= max_recompiles_) {
+          return ResourceExhausted("graph ", graph_id_, ": JIT recompilation limit ge.jitMaxRecompiles=",
+                                   max_recompiles_, " reached; the guard of ", failure,
+                                   ". Raise the limit or run fewer input shapes");
+        }
+        ++stats_.recompilations;
+        stats_.last_guard_failure = failure;
+        GE_LOG_INFO("session", "graph {}: JIT recompiles (guard failed: {})", graph_id_, failure);
+      }
+      GE_ASSIGN_OR_RETURN(step, Plan(*stage, std::move(guard)));
+      ++stats_.compilations;
+    }
+    std::vector<Value> slice_inputs;
+    for (int i : step->slice_inputs) slice_inputs.push_back(inputs[i]);
+    GE_ASSIGN_OR_RETURN(std::vector<Value> outputs, slices_->RunGraph(step->slice_id, std::move(slice_inputs), control));
+    ++slices;
+    auto pick = [&](const ValueSource& s) -> Value {
+      if (s.index < 0) return Value();
+      return s.kind == ValueSource::Kind::kGraphInput ? inputs[s.index] : outputs[s.index];
+    };
+    if (!step->next) {
+      std::vector<Value> results;
+      for (const ValueSource& s : step->outputs) results.push_back(pick(s));
+      stats_.last_run_slices = slices;
+      return results;
+    }
+    std::vector<Value> next;
+    for (const ValueSource& s : step->next_inputs) next.push_back(pick(s));
+    inputs = std::move(next);
+    stage = step->next.get();
+  }
+}
+
+}  // namespace ge::session

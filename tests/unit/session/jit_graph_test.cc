@@ -1,0 +1,158 @@
+// JIT compilation (ge.jitCompile, session/jit_graph.h): graphs whose later
+// shapes depend on input values (Compress, ged's NonZero-like op; Shape
+// feeding Reshape) run
+// correctly slice by slice, recompile only when a guard fails, say which,
+// and stop at ge.jitMaxRecompiles.
+#include <vector>
+
+#include "base/ir/text_format.h"
+#include "gtest/gtest.h"
+#include "session/session.h"
+#include "tests/testing/engines_test.h"
+
+namespace ge::session {
+namespace {
+
+class JitGraphTest : public ge::testing::EnginesTest {
+ protected:
+  static std::unique_ptr<ir::Graph> Parse(const std::string& text) {
+    auto g = ir::ParseGraph(text);
+    EXPECT_TRUE(g.ok()) << g.status();
+    return g.ok() ? std::move(*g) : nullptr;
+  }
+  // Compress keeps the positive elements (ged's NonZero-like op: its output
+  // length depends on the values), and Shape of its result feeds a Reshape
+  // to [1, n]: each shape is known only after the step before ran.
+  static std::unique_ptr<ir::Graph> CompressGraph() {
+    return Parse(R"(graph cr {
+      x = Data() {index = 0} -> (f32[-1] as "x")
+      z = Const() {value = tensor<f32[]>[0]} -> (f32[])
+      one = Const() {value = tensor<i64[1]>[1]} -> (i64[1])
+      c = Greater(x:0, z:0) -> (bool[-1])
+      k = Compress(x:0, c:0) -> (f32[-1])
+      s = Shape(k:0) -> (i64[1])
+      ns = Concat(one:0, s:0) {axis = 0} -> (i64[2])
+      r = Reshape(k:0, ns:0) -> (f32[-1,-1])
+      e = Exp(r:0) -> (f32[-1,-1])
+      out = NetOutput(e:0, c:0)
+    })");
+  }
+  // y = Reshape(exp(x), [prod(shape(x))]): the target shape is a value
+  // computed from the input's shape.
+  static std::unique_ptr<ir::Graph> ShapeReshapeGraph() {
+    return Parse(R"(graph sr {
+      x = Data() {index = 0} -> (f32[-1,4] as "x")
+      s = Shape(x:0) -> (i64[2])
+      p = ReduceProd(s:0) {keepdims = 1} -> (i64[1])
+      e = Exp(x:0) -> (f32[-1,4])
+      y = Reshape(e:0, p:0) -> (f32[-1])
+      out = NetOutput(y:0)
+    })");
+  }
+  static Tensor Rows(int64_t rows, int64_t cols, float start) {
+    std::vector<float> v(rows * cols);
+    for (size_t i = 0; i < v.size(); ++i) v[i] = start + static_cast<float>(i % 5) - 2;
+    return Tensor::FromVector<float>(v, Shape{rows, cols});
+  }
+
+  ThreadPool pool_{1, "jit-test"};
+};
+
+TEST_F(JitGraphTest, ValueDependentShapesRunSliceBySlice) {
+  Session session(*engines_, {}, &pool_);
+  ASSERT_TRUE(session.AddGraph(1, CompressGraph(), {{"ge.jitCompile", "1"}}).ok());
+  for (float shift : {0.0f, 1.0f, 0.0f}) {
+    const Tensor x = Tensor::FromVector<float>({-1.0f + shift, 2.0f, -3.0f + shift, 0.5f, -0.25f + shift, 4.0f}, Shape{6});
+    auto out = session.RunGraph(1, {x});
+    ASSERT_TRUE(out.ok()) << out.status();
+    std::vector<float> kept;
+    for (int64_t i = 0; i < 6; ++i) {
+      if (x.data<float>()[i] > 0) kept.push_back(x.data<float>()[i]);
+    }
+    const Tensor& e = (*out)[0].tensor();
+    ASSERT_EQ(e.shape(), (Shape{1, static_cast<int64_t>(kept.size())}));
+    for (size_t i = 0; i < kept.size(); ++i) EXPECT_NEAR(e.data<float>()[i], std::exp(kept[i]), 1e-5) << i;
+    EXPECT_EQ((*out)[1].tensor().shape(), (Shape{6}));
+  }
+  auto stats = session.GetJitStats(1);
+  ASSERT_TRUE(stats.ok()) << stats.status();
+  // Greater; Compress (run to learn its length); Shape and Concat; Reshape
+  // with the value of ns, and Exp.
+  EXPECT_EQ(stats->last_run_slices, 4);
+  // The second run keeps 4 elements instead of 3: the guard of the stage
+  // after Compress fails once; the third run reuses the first's slices.
+  EXPECT_EQ(stats->recompilations, 1);
+  EXPECT_EQ(stats->compilations, 6);
+  // Stage 2 reads c (passed on to the output), one and Compress's result.
+  EXPECT_EQ(stats->last_guard_failure, "stage 2: input 2 'k_0' is f32[4], compiled for f32[3]");
+  EXPECT_EQ(session.GetCompiledGraph(1).status().code(), absl::StatusCode::kFailedPrecondition);
+}
+
+TEST_F(JitGraphTest, ShapeFeedingReshapeRecompilesOnlyWhenAGuardFails) {
+  Session session(*engines_, {}, &pool_);
+  ASSERT_TRUE(session.AddGraph(1, ShapeReshapeGraph(), {{"ge.jitCompile", "1"}}).ok());
+  auto run = [&](int64_t rows) {
+    const Tensor x = Rows(rows, 4, 0.5f);
+    auto out = session.RunGraph(1, {x});
+    ASSERT_TRUE(out.ok()) << out.status();
+    const Tensor& y = (*out)[0].tensor();
+    ASSERT_EQ(y.shape(), (Shape{rows * 4}));
+    for (int64_t i = 0; i < y.NumElements(); ++i) EXPECT_NEAR(y.data<float>()[i], std::exp(x.data<float>()[i]), 1e-5);
+  };
+  run(2);
+  const JitStats first = *session.GetJitStats(1);
+  // Stage 0 (Shape, ReduceProd, Exp are known), then Reshape with the value of p.
+  EXPECT_EQ(first.last_run_slices, 2);
+  EXPECT_EQ(first.compilations, 2);
+  EXPECT_EQ(first.recompilations, 0);
+  run(2);
+  EXPECT_EQ(session.GetJitStats(1)->compilations, 2) << "same shapes: every guard holds, nothing compiles";
+  run(3);
+  const JitStats third = *session.GetJitStats(1);
+  EXPECT_EQ(third.recompilations, 1);
+  EXPECT_EQ(third.last_guard_failure, "stage 0: input 0 'x' is f32[3,4], compiled for f32[2,4]");
+  run(2);
+  run(3);
+  EXPECT_EQ(session.GetJitStats(1)->compilations, third.compilations);
+}
+
+TEST_F(JitGraphTest, StopsAtTheRecompilationBound) {
+  Session session(*engines_, {}, &pool_);
+  ASSERT_TRUE(
+      session.AddGraph(1, ShapeReshapeGraph(), {{"ge.jitCompile", "1"}, {"ge.jitMaxRecompiles", "1"}}).ok());
+  ASSERT_TRUE(session.RunGraph(1, {Rows(2, 4, 0)}).ok());
+  ASSERT_TRUE(session.RunGraph(1, {Rows(3, 4, 0)}).ok());
+  auto over = session.RunGraph(1, {Rows(5, 4, 0)});
+  ASSERT_FALSE(over.ok());
+  EXPECT_EQ(over.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_EQ(std::string(over.status().message()),
+            "graph 1: JIT recompilation limit ge.jitMaxRecompiles=1 reached; the guard of stage 0: input 0 'x' is "
+            "f32[5,4], compiled for f32[2,4] | f32[3,4]. Raise the limit or run fewer input shapes");
+  // Shapes already compiled still run.
+  EXPECT_TRUE(session.RunGraph(1, {Rows(3, 4, 0)}).ok());
+}
+
+TEST_F(JitGraphTest, GearsWinOverJit) {
+  Session session(*engines_, {}, &pool_);
+  ASSERT_TRUE(
+      session.AddGraph(1, ShapeReshapeGraph(), {{"ge.jitCompile", "1"}, {"ge.dynamicBatchSize", "2,3"}}).ok());
+  ASSERT_TRUE(session.RunGraph(1, {Rows(3, 4, 0)}).ok());
+  EXPECT_EQ(session.GetJitStats(1).status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(session.GetGearRunCounts(1)->multi_batch);
+}
+
+TEST_F(JitGraphTest, StaticGraphsCompileAsUsual) {
+  Session session(*engines_, {}, &pool_);
+  auto g = Parse(R"(graph s {
+    x = Data() {index = 0} -> (f32[2,3])
+    r = Relu(x:0) -> (f32[2,3])
+    out = NetOutput(r:0)
+  })");
+  ASSERT_TRUE(session.AddGraph(1, std::move(g), {{"ge.jitCompile", "1"}}).ok());
+  ASSERT_TRUE(session.RunGraph(1, {Rows(2, 3, 0)}).ok());
+  EXPECT_EQ(session.GetJitStats(1).status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(session.GetCompiledGraph(1).ok());
+}
+
+}  // namespace
+}  // namespace ge::session
