@@ -90,7 +90,7 @@ class DynamicExecutor::StepContext final : public engine::ExecuteContext {
   }
   const ir::ValueType& output_type(int i) const override { return output_types_[i]; }
   absl::StatusOr<Tensor> Output(int i, const Shape& shape) override {
-    GE_ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(output_types_[i].dtype(), shape));
+    GE_ASSIGN_OR_RETURN(Tensor t, exec_.options_.output_allocator->AllocateTensor(output_types_[i].dtype(), shape));
     outputs_[i] = Value(t);
     return t;
   }
@@ -120,12 +120,20 @@ class DynamicExecutor::StepContext final : public engine::ExecuteContext {
   ThreadPool* pool_;
 };
 
-DynamicExecutor::~DynamicExecutor() = default;
+DynamicExecutor::~DynamicExecutor() {
+  if (owns_output_allocator_) options_.output_allocator->Close();
+}
 
 absl::StatusOr<std::unique_ptr<DynamicExecutor>> DynamicExecutor::Create(
     const ir::Graph& graph, const engine::EngineRegistry& engines, ExecutorOptions options) {
   std::unique_ptr<DynamicExecutor> exec(new DynamicExecutor());
   exec->graph_ = &graph;
+  if (!options.output_allocator) {
+    device::CachingAllocatorOptions cache_options;
+    cache_options.name = StrCat("host (outputs of graph '", graph.name(), "')");
+    options.output_allocator = std::make_shared<device::CachingAllocator>(nullptr, std::move(cache_options));
+    exec->owns_output_allocator_ = true;
+  }
   exec->options_ = options;
   GE_RETURN_IF_ERROR(exec->Build(graph, engines, /*is_subgraph=*/false));
   exec->owned_subgraphs_ = std::make_unique<SubgraphTable>();

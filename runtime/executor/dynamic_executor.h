@@ -40,6 +40,7 @@
 #include "base/strings.h"
 #include "base/thread_pool.h"
 #include "base/value.h"
+#include "runtime/device/caching_allocator.h"
 #include "runtime/engines/engine_registry.h"
 #include "runtime/executor/run_control.h"
 
@@ -57,6 +58,10 @@ struct ExecutorOptions {
   // The session's variables and FileConstant weights (Variable, Assign*,
   // FileConstant kernels); null without a session. Must outlive the executor.
   engine::VariableStore* variables = nullptr;
+  // Where kernel outputs are allocated (shared by the executor tree); null:
+  // Create makes one over the host allocator and closes it (trims) when the
+  // executor is destroyed. Output tensors keep it alive.
+  std::shared_ptr<device::CachingAllocator> output_allocator;
 };
 
 class DynamicExecutor {
@@ -77,6 +82,8 @@ class DynamicExecutor {
   absl::StatusOr<std::vector<Value>> Run(std::vector<Value> inputs, const RunControl* control = nullptr);
 
   int num_inputs() const { return num_inputs_; }
+  // The cache kernel outputs come from.
+  device::CachingAllocator& output_allocator() const { return *options_.output_allocator; }
 
  private:
   struct Step;
@@ -128,6 +135,7 @@ class DynamicExecutor {
   // parent inputs.
   std::unique_ptr<StaticExecutor> static_;
   std::vector<int64_t> static_parent_index_;
+  bool owns_output_allocator_ = false;  // Create made it: closed on destruction
 };
 
 }  // namespace ge::runtime
