@@ -318,6 +318,12 @@ absl::Status Session::LoadExecutor(GraphEntry& entry, std::optional<runtime::Sta
   runtime::ExecutorOptions exec_options;
   exec_options.intra_op_pool = pool_;
   exec_options.output_allocator = output_cache_;
+  if (auto it = entry.options.find("ge.exec.inter_op_parallelism"); it != entry.options.end()) {
+    if (!absl::SimpleAtoi(it->second, &exec_options.inter_op_parallelism) || exec_options.inter_op_parallelism < 1 ||
+        exec_options.inter_op_parallelism > 256) {
+      return InvalidArgument("bad ge.exec.inter_op_parallelism '", it->second, "': expected an integer from 1 to 256");
+    }
+  }
   GE_ASSIGN_OR_RETURN(variables::SessionVariables * vars, GetVariables());
   // The model's variables become the session's, by key, before any kernel runs.
   GE_RETURN_IF_ERROR(vars->manager().Restore(entry.compiled->variables));

@@ -3,8 +3,12 @@
 #include "runtime/executor/dynamic_executor.h"
 
 #include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <limits>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "base/ir/op_types.h"
 #include "base/ops/op_registry.h"
 #include "base/status.h"
@@ -133,6 +137,9 @@ absl::StatusOr<std::unique_ptr<DynamicExecutor>> DynamicExecutor::Create(
     cache_options.name = StrCat("host (outputs of graph '", graph.name(), "')");
     options.output_allocator = std::make_shared<device::CachingAllocator>(nullptr, std::move(cache_options));
     exec->owns_output_allocator_ = true;
+  }
+  if (options.inter_op_parallelism > 1 && !options.inter_op_pool) {
+    options.inter_op_pool = std::make_shared<ThreadPool>(options.inter_op_parallelism - 1, "inter_op");
   }
   exec->options_ = options;
   GE_RETURN_IF_ERROR(exec->Build(graph, engines, /*is_subgraph=*/false));
@@ -281,7 +288,39 @@ absl::Status DynamicExecutor::Build(const ir::Graph& graph, const engine::Engine
   }
   num_inputs_ = static_cast<int>(input_slots_.size());
   ComputeReleases({last_use.begin(), last_use.end()});
+  if (options_.inter_op_parallelism > 1) ComputeDependencies();
   return absl::OkStatus();
+}
+
+void DynamicExecutor::ComputeDependencies() {
+  absl::flat_hash_map<const ir::Node*, int> step_of;
+  for (size_t s = 0; s < steps_.size(); ++s) {
+    if (!steps_[s].is_data && !steps_[s].is_net_output) step_of[steps_[s].node] = static_cast<int>(s);
+  }
+  successors_.assign(steps_.size(), {});
+  num_predecessors_.assign(steps_.size(), 0);
+  slot_uses_.assign(num_slots_, 0);
+  num_compute_steps_ = step_of.size();
+  for (size_t s = 0; s < steps_.size(); ++s) {
+    const Step& step = steps_[s];
+    if (step.is_data || step.is_net_output) continue;
+    for (int slot : step.inputs) {
+      if (slot >= 0) ++slot_uses_[slot];
+    }
+    absl::flat_hash_set<int> predecessors;
+    for (const ir::Node* in : step.node->InNodes()) {
+      auto it = step_of.find(in);
+      if (it != step_of.end()) predecessors.insert(it->second);
+    }
+    for (int p : predecessors) successors_[p].push_back(static_cast<int>(s));
+    num_predecessors_[s] = static_cast<int>(predecessors.size());
+    if (predecessors.empty()) initial_ready_.push_back(static_cast<int>(s));
+  }
+  for (int slot : output_slots_) {
+    if (slot >= 0) slot_uses_[slot] = std::numeric_limits<int>::max();
+  }
+  // Ready steps are taken from the back: start with the first in topological order.
+  std::reverse(initial_ready_.begin(), initial_ready_.end());
 }
 
 void DynamicExecutor::ComputeReleases(const std::vector<std::pair<int, size_t>>& last_use) {
@@ -349,6 +388,7 @@ absl::Status DynamicExecutor::RunStep(Step& step, std::vector<Value>& slots) {
 }
 
 absl::StatusOr<std::vector<Value>> DynamicExecutor::Execute(std::vector<Value>& slots) {
+  if (options_.inter_op_parallelism > 1) return ExecuteParallel(slots);
   for (Step& step : steps_) {
     if (step.is_data || step.is_net_output) continue;
     if (control_ != nullptr) GE_RETURN_IF_ERROR(control_->Check(step.node->name()));
@@ -356,10 +396,97 @@ absl::StatusOr<std::vector<Value>> DynamicExecutor::Execute(std::vector<Value>& 
     if (!s.ok()) return WithNodePrefix(s, *step.node);
     for (int slot : step.release) slots[slot] = Value();
   }
+  return CollectOutputs(slots);
+}
+
+std::vector<Value> DynamicExecutor::CollectOutputs(const std::vector<Value>& slots) const {
   std::vector<Value> outputs;
   outputs.reserve(output_slots_.size());
   for (int slot : output_slots_) outputs.push_back(slot >= 0 ? slots[slot] : Value());
   return outputs;
+}
+
+// The state of one parallel run, shared by the threads that work on it (a
+// worker scheduled late finds the run over and touches nothing else).
+struct DynamicExecutor::ParallelRun {
+  DynamicExecutor* exec = nullptr;
+  std::vector<Value>* slots = nullptr;
+  std::unique_ptr<std::atomic<int>[]> uses;  // remaining consumers per slot
+  int max_runners = 1;
+  std::mutex mu;
+  std::condition_variable cv;
+  // Guarded by mu:
+  std::vector<int> pending;  // unfinished predecessors per step
+  std::vector<int> ready;
+  size_t remaining = 0;  // steps not yet finished
+  int running = 0;       // steps being computed
+  int runners = 1;       // threads in Drain, the caller included
+  absl::Status error;
+};
+
+absl::StatusOr<std::vector<Value>> DynamicExecutor::ExecuteParallel(std::vector<Value>& slots) {
+  auto run = std::make_shared<ParallelRun>();
+  run->exec = this;
+  run->slots = &slots;
+  run->uses.reset(new std::atomic<int>[num_slots_]);
+  for (size_t i = 0; i < num_slots_; ++i) run->uses[i].store(slot_uses_[i], std::memory_order_relaxed);
+  run->max_runners = std::min(options_.inter_op_parallelism,
+                              options_.inter_op_pool ? options_.inter_op_pool->num_threads() + 1 : 1);
+  run->pending = num_predecessors_;
+  run->ready = initial_ready_;
+  run->remaining = num_compute_steps_;
+  Drain(run, /*caller=*/true);
+  std::lock_guard<std::mutex> lock(run->mu);
+  if (!run->error.ok()) return run->error;
+  return CollectOutputs(slots);
+}
+
+void DynamicExecutor::Drain(const std::shared_ptr<ParallelRun>& run, bool caller) {
+  ParallelRun& r = *run;
+  std::unique_lock<std::mutex> lock(r.mu);
+  for (;;) {
+    if (!r.error.ok() || r.ready.empty()) {
+      if (!caller) {
+        --r.runners;
+        return;
+      }
+      if (r.error.ok() ? r.remaining == 0 : r.running == 0) return;
+      r.cv.wait(lock);
+      continue;
+    }
+    const int s = r.ready.back();
+    r.ready.pop_back();
+    ++r.running;
+    // Helpers for what else is ready (the pool has room for max_runners - 1).
+    for (size_t i = 0; i < r.ready.size() && r.runners < r.max_runners; ++i) {
+      ++r.runners;
+      r.exec->options_.inter_op_pool->Schedule([run] { Drain(run, /*caller=*/false); });
+    }
+    lock.unlock();
+    DynamicExecutor& exec = *r.exec;
+    Step& step = exec.steps_[s];
+    absl::Status status = exec.control_ != nullptr ? exec.control_->Check(step.node->name()) : absl::OkStatus();
+    if (status.ok()) {
+      status = exec.RunStep(step, *r.slots);
+      if (!status.ok()) status = WithNodePrefix(status, *step.node);
+    }
+    if (status.ok()) {
+      for (int slot : step.inputs) {
+        if (slot >= 0 && r.uses[slot].fetch_sub(1, std::memory_order_acq_rel) == 1) (*r.slots)[slot] = Value();
+      }
+    }
+    lock.lock();
+    --r.running;
+    if (!status.ok()) {
+      if (r.error.ok()) r.error = std::move(status);
+    } else {
+      --r.remaining;
+      for (int next : exec.successors_[s]) {
+        if (--r.pending[next] == 0) r.ready.push_back(next);
+      }
+    }
+    r.cv.notify_all();
+  }
 }
 
 absl::StatusOr<std::vector<Value>> DynamicExecutor::Run(std::vector<Value> inputs, const RunControl* control) {

@@ -11,6 +11,19 @@
 // serialized (kernels keep prepared state); create one executor per
 // concurrent stream of runs.
 //
+// Inter-op parallelism (ExecutorOptions::inter_op_parallelism > 1; GE's
+// parallel executor beside the TopologicalExecutor): a run keeps a counter
+// of unfinished predecessors (data and control) per node and starts every
+// node whose counter reaches zero, on the calling thread and up to N - 1
+// workers of the inter-op pool. A value dies when a per-value counter of
+// its remaining consumers reaches zero. Each node runs at most once per run,
+// so a kernel's prepared state is never used by two threads at once. The
+// first error (or a RunControl stop) is the run's result: no node starts
+// after it, and the run returns once the nodes already running are done.
+// Subgraphs of the tree run the same way on the same pool; the thread that
+// started a run always takes ready nodes itself, so nested runs cannot wait
+// on a pool that is busy with their parents.
+//
 // Subgraphs: creation also builds one child executor per subgraph that a
 // node of the graph (or, recursively, of a subgraph) owns, so that every
 // subgraph is checked at load and its kernels keep their prepared state
@@ -62,6 +75,12 @@ struct ExecutorOptions {
   // Create makes one over the host allocator and closes it (trims) when the
   // executor is destroyed. Output tensors keep it alive.
   std::shared_ptr<device::CachingAllocator> output_allocator;
+  // Threads that run ready nodes at once (ge.exec.inter_op_parallelism);
+  // 1 runs them one after another in topological order.
+  int inter_op_parallelism = 1;
+  // The workers of parallel runs (at most inter_op_parallelism - 1 are
+  // used); null: Create makes one, shared by the executor tree.
+  std::shared_ptr<ThreadPool> inter_op_pool;
 };
 
 class DynamicExecutor {
@@ -88,6 +107,7 @@ class DynamicExecutor {
  private:
   struct Step;
   class StepContext;
+  struct ParallelRun;
   // A subgraph input node's slot and the parent input it takes.
   struct ParentBinding {
     int slot;
@@ -110,6 +130,14 @@ class DynamicExecutor {
   absl::Status RunStep(Step& step, std::vector<Value>& slots);
   // Runs every step over `slots` (inputs already bound) and collects the outputs.
   absl::StatusOr<std::vector<Value>> Execute(std::vector<Value>& slots);
+  // Execute with inter-op parallelism, and the loop every thread of such a
+  // run takes ready steps in (`caller`: the thread that started the run,
+  // which returns only when the run is over).
+  absl::StatusOr<std::vector<Value>> ExecuteParallel(std::vector<Value>& slots);
+  static void Drain(const std::shared_ptr<ParallelRun>& run, bool caller);
+  std::vector<Value> CollectOutputs(const std::vector<Value>& slots) const;
+  // The dependency counts of parallel runs, from the built steps.
+  void ComputeDependencies();
   // A subgraph's run: `parent_inputs` indexed like the owner node's inputs.
   absl::StatusOr<std::vector<Value>> RunAsSubgraph(std::vector<Value> parent_inputs, const RunControl* control);
   // ExecuteContext::RunSubgraph for the kernel of `step`.
@@ -136,6 +164,14 @@ class DynamicExecutor {
   std::unique_ptr<StaticExecutor> static_;
   std::vector<int64_t> static_parent_index_;
   bool owns_output_allocator_ = false;  // Create made it: closed on destruction
+  // Parallel runs: per step, the steps waiting for it and the number it
+  // waits for; per slot, its consumers (never reaching zero for outputs);
+  // the steps ready at the start.
+  std::vector<std::vector<int>> successors_;
+  std::vector<int> num_predecessors_;
+  std::vector<int> slot_uses_;
+  std::vector<int> initial_ready_;
+  size_t num_compute_steps_ = 0;
 };
 
 }  // namespace ge::runtime
