@@ -12,6 +12,7 @@
 #include "base/ir/op_types.h"
 #include "base/ops/op_registry.h"
 #include "base/status.h"
+#include "runtime/device/stream.h"
 #include "runtime/executor/static_executor.h"
 
 namespace ge::runtime {
@@ -57,6 +58,30 @@ absl::Status WithNodePrefix(const absl::Status& s, const ir::Node& node) {
   return absl::Status(s.code(), StrCat(prefix, " (", node.type(), "): ", StdView(s.message())));
 }
 
+// The engine whose own stream `node` runs on: its engine when that engine
+// is independent (EngineAttributes::independent_stream); for a
+// PartitionedCall on another engine, the one independent engine every
+// compute node of its subgraph is placed on. Empty for none.
+std::string IndependentEngineOf(const ir::Graph& graph, const ir::Node& node, const engine::EngineRegistry& engines) {
+  auto independent = [&](const std::string& name) {
+    const engine::Engine* e = engines.Find(name);
+    return e != nullptr && e->attributes().independent_stream;
+  };
+  const std::string own = node.op_desc().GetAttrOr<std::string>(ir::kAttrEngineName, "");
+  if (independent(own)) return own;
+  if (node.type() != ir::kPartitionedCall || node.op_desc().subgraph_names().size() != 1) return "";
+  const ir::Graph* sub = graph.FindSubgraph(node.op_desc().subgraph_names()[0]);
+  if (sub == nullptr) return "";
+  std::string common;
+  for (const ir::Node* n : sub->nodes()) {
+    if (IsInputNode(n->type()) || IsOutputNode(n->type())) continue;
+    const std::string e = n->op_desc().GetAttrOr<std::string>(ir::kAttrEngineName, "");
+    if (!common.empty() && e != common) return "";
+    common = e;
+  }
+  return independent(common) ? common : "";
+}
+
 }  // namespace
 
 struct DynamicExecutor::Step {
@@ -74,6 +99,7 @@ struct DynamicExecutor::Step {
   bool static_types = false;
   std::vector<ir::ValueType> prepared_inputs;
   bool prepared = false;
+  int stream = -1;  // the independent engine's stream it runs on, or -1
   size_t workspace_bytes = 0;
   std::shared_ptr<Buffer> workspace;
 };
@@ -275,6 +301,14 @@ absl::Status DynamicExecutor::Build(const ir::Graph& graph, const engine::Engine
       return FailedPrecondition("node '", node->name(), "' is placed on engine '", *engine_name, "', which is not loaded");
     }
     GE_ASSIGN_OR_RETURN(step.kernel, engine->kernel_factory().CreateKernel(node->op_desc()));
+    if (std::string independent = IndependentEngineOf(graph, *node, engines); !independent.empty()) {
+      auto it = std::find(stream_engines_.begin(), stream_engines_.end(), independent);
+      step.stream = static_cast<int>(it - stream_engines_.begin());
+      if (it == stream_engines_.end()) {
+        stream_engines_.push_back(independent);
+        streams_.push_back(std::make_unique<device::Stream>(StrCat(graph.name(), "/", independent)));
+      }
+    }
     step.static_types = true;
     for (const ir::IoDesc& io : node->op_desc().inputs()) {
       step.static_types = step.static_types && io.type.is_tensor() && io.type.shape().IsFullyKnown();
@@ -288,7 +322,7 @@ absl::Status DynamicExecutor::Build(const ir::Graph& graph, const engine::Engine
   }
   num_inputs_ = static_cast<int>(input_slots_.size());
   ComputeReleases({last_use.begin(), last_use.end()});
-  if (options_.inter_op_parallelism > 1) ComputeDependencies();
+  if (options_.inter_op_parallelism > 1 || !streams_.empty()) ComputeDependencies();
   return absl::OkStatus();
 }
 
@@ -388,7 +422,7 @@ absl::Status DynamicExecutor::RunStep(Step& step, std::vector<Value>& slots) {
 }
 
 absl::StatusOr<std::vector<Value>> DynamicExecutor::Execute(std::vector<Value>& slots) {
-  if (options_.inter_op_parallelism > 1) return ExecuteParallel(slots);
+  if (options_.inter_op_parallelism > 1 || !streams_.empty()) return ExecuteParallel(slots);
   for (Step& step : steps_) {
     if (step.is_data || step.is_net_output) continue;
     if (control_ != nullptr) GE_RETURN_IF_ERROR(control_->Check(step.node->name()));
@@ -433,12 +467,65 @@ absl::StatusOr<std::vector<Value>> DynamicExecutor::ExecuteParallel(std::vector<
   run->max_runners = std::min(options_.inter_op_parallelism,
                               options_.inter_op_pool ? options_.inter_op_pool->num_threads() + 1 : 1);
   run->pending = num_predecessors_;
-  run->ready = initial_ready_;
   run->remaining = num_compute_steps_;
+  {
+    std::lock_guard<std::mutex> lock(run->mu);
+    for (int s : initial_ready_) MakeReadyLocked(run, s);
+    std::reverse(run->ready.begin(), run->ready.end());  // taken from the back
+  }
   Drain(run, /*caller=*/true);
   std::lock_guard<std::mutex> lock(run->mu);
   if (!run->error.ok()) return run->error;
   return CollectOutputs(slots);
+}
+
+void DynamicExecutor::MakeReadyLocked(const std::shared_ptr<ParallelRun>& run, int s) {
+  const int stream = run->exec->steps_[s].stream;
+  if (stream < 0) {
+    run->ready.push_back(s);
+    return;
+  }
+  ++run->running;
+  run->exec->streams_[stream]->Enqueue([run, s] {
+    {
+      std::lock_guard<std::mutex> lock(run->mu);
+      if (!run->error.ok()) {  // the run has failed: skip
+        --run->running;
+        run->cv.notify_all();
+        return absl::OkStatus();
+      }
+    }
+    absl::Status status = RunOne(*run, s);
+    std::lock_guard<std::mutex> lock(run->mu);
+    FinishLocked(run, s, std::move(status));
+    return absl::OkStatus();  // errors are the run's, not the stream's
+  });
+}
+
+absl::Status DynamicExecutor::RunOne(ParallelRun& r, int s) {
+  DynamicExecutor& exec = *r.exec;
+  Step& step = exec.steps_[s];
+  if (exec.control_ != nullptr) GE_RETURN_IF_ERROR(exec.control_->Check(step.node->name()));
+  absl::Status status = exec.RunStep(step, *r.slots);
+  if (!status.ok()) return WithNodePrefix(status, *step.node);
+  for (int slot : step.inputs) {
+    if (slot >= 0 && r.uses[slot].fetch_sub(1, std::memory_order_acq_rel) == 1) (*r.slots)[slot] = Value();
+  }
+  return absl::OkStatus();
+}
+
+void DynamicExecutor::FinishLocked(const std::shared_ptr<ParallelRun>& run, int s, absl::Status status) {
+  ParallelRun& r = *run;
+  --r.running;
+  if (!status.ok()) {
+    if (r.error.ok()) r.error = std::move(status);
+  } else {
+    --r.remaining;
+    for (int next : r.exec->successors_[s]) {
+      if (--r.pending[next] == 0) MakeReadyLocked(run, next);
+    }
+  }
+  r.cv.notify_all();
 }
 
 void DynamicExecutor::Drain(const std::shared_ptr<ParallelRun>& run, bool caller) {
@@ -463,29 +550,9 @@ void DynamicExecutor::Drain(const std::shared_ptr<ParallelRun>& run, bool caller
       r.exec->options_.inter_op_pool->Schedule([run] { Drain(run, /*caller=*/false); });
     }
     lock.unlock();
-    DynamicExecutor& exec = *r.exec;
-    Step& step = exec.steps_[s];
-    absl::Status status = exec.control_ != nullptr ? exec.control_->Check(step.node->name()) : absl::OkStatus();
-    if (status.ok()) {
-      status = exec.RunStep(step, *r.slots);
-      if (!status.ok()) status = WithNodePrefix(status, *step.node);
-    }
-    if (status.ok()) {
-      for (int slot : step.inputs) {
-        if (slot >= 0 && r.uses[slot].fetch_sub(1, std::memory_order_acq_rel) == 1) (*r.slots)[slot] = Value();
-      }
-    }
+    absl::Status status = RunOne(r, s);
     lock.lock();
-    --r.running;
-    if (!status.ok()) {
-      if (r.error.ok()) r.error = std::move(status);
-    } else {
-      --r.remaining;
-      for (int next : exec.successors_[s]) {
-        if (--r.pending[next] == 0) r.ready.push_back(next);
-      }
-    }
-    r.cv.notify_all();
+    FinishLocked(run, s, std::move(status));
   }
 }
 

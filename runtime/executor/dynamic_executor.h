@@ -22,7 +22,10 @@
 // after it, and the run returns once the nodes already running are done.
 // Subgraphs of the tree run the same way on the same pool; the thread that
 // started a run always takes ready nodes itself, so nested runs cannot wait
-// on a pool that is busy with their parents.
+// on a pool that is busy with their parents. Nodes of an independent engine
+// (EngineAttributes::independent_stream), and PartitionedCalls whose
+// subgraph runs wholly on one, run in order on that engine's own stream
+// instead, so they overlap the rest even without inter-op threads.
 //
 // Subgraphs: creation also builds one child executor per subgraph that a
 // node of the graph (or, recursively, of a subgraph) owns, so that every
@@ -54,6 +57,7 @@
 #include "base/thread_pool.h"
 #include "base/value.h"
 #include "runtime/device/caching_allocator.h"
+#include "runtime/device/stream.h"
 #include "runtime/engines/engine_registry.h"
 #include "runtime/executor/run_control.h"
 
@@ -135,6 +139,13 @@ class DynamicExecutor {
   // which returns only when the run is over).
   absl::StatusOr<std::vector<Value>> ExecuteParallel(std::vector<Value>& slots);
   static void Drain(const std::shared_ptr<ParallelRun>& run, bool caller);
+  // With the run's mutex held: puts ready step `s` on its engine's stream,
+  // or on the ready list; and records that `s` finished with `status`.
+  static void MakeReadyLocked(const std::shared_ptr<ParallelRun>& run, int s);
+  static void FinishLocked(const std::shared_ptr<ParallelRun>& run, int s, absl::Status status);
+  // Computes step `s` of a parallel run and releases the inputs it was the
+  // last consumer of.
+  static absl::Status RunOne(ParallelRun& run, int s);
   std::vector<Value> CollectOutputs(const std::vector<Value>& slots) const;
   // The dependency counts of parallel runs, from the built steps.
   void ComputeDependencies();
@@ -172,6 +183,11 @@ class DynamicExecutor {
   std::vector<int> slot_uses_;
   std::vector<int> initial_ready_;
   size_t num_compute_steps_ = 0;
+  // One stream per independent engine the graph's steps use (Step::stream);
+  // any makes runs take the parallel path, the pool or not. Declared last:
+  // destroyed (drained) first.
+  std::vector<std::string> stream_engines_;
+  std::vector<std::unique_ptr<device::Stream>> streams_;
 };
 
 }  // namespace ge::runtime

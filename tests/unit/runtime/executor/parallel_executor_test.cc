@@ -2,11 +2,15 @@
 // sequential order on random DAGs (data and control edges), branches of a
 // diamond that provably overlap (each waits at a barrier the other must
 // reach), errors and cancellation that stop the run, subgraphs on the same
-// pool, and values released only after their last consumer.
+// pool, independent engines on their own streams, and values released only
+// after their last consumer.
 #include <atomic>
 #include <condition_variable>
 #include <mutex>
 #include <random>
+#include <thread>
+
+#include "absl/container/flat_hash_map.h"
 
 #include "base/ir/text_format.h"
 #include "base/status.h"
@@ -52,6 +56,8 @@ Barrier* g_barrier = nullptr;
 std::atomic<int> g_computed{0};
 std::atomic<int> g_concurrent{0};
 std::atomic<int> g_max_concurrent{0};
+std::mutex g_threads_mu;
+absl::flat_hash_map<std::string, std::thread::id> g_threads;  // node -> thread that computed it
 
 // Kernels of the test engine "test_par" (Identity nodes): forward input 0;
 // with `_barrier` first wait at g_barrier; with `_fail` fail instead. Each
@@ -59,9 +65,13 @@ std::atomic<int> g_max_concurrent{0};
 class TestKernel final : public engine::Kernel {
  public:
   explicit TestKernel(const ir::OpDesc& op)
-      : barrier_(op.GetAttrOr<bool>("_barrier", false)), fail_(op.GetAttrOr<bool>("_fail", false)) {}
+      : name_(op.name()), barrier_(op.GetAttrOr<bool>("_barrier", false)), fail_(op.GetAttrOr<bool>("_fail", false)) {}
   absl::Status Compute(engine::ExecuteContext& ctx) override {
     if (busy_.exchange(true)) return absl::InternalError("kernel entered twice at once");
+    {
+      std::lock_guard<std::mutex> lock(g_threads_mu);
+      g_threads[name_] = std::this_thread::get_id();
+    }
     int now = ++g_concurrent;
     for (int seen = g_max_concurrent; now > seen && !g_max_concurrent.compare_exchange_weak(seen, now);) {
     }
@@ -75,6 +85,7 @@ class TestKernel final : public engine::Kernel {
   }
 
  private:
+  std::string name_;
   bool barrier_;
   bool fail_;
   std::atomic<bool> busy_{false};
@@ -93,7 +104,11 @@ class TestParEngine final : public engine::Engine {
       return std::unique_ptr<engine::Kernel>(new TestKernel(op));
     }
   };
-  TestParEngine() { attributes_.name = "test_par"; }
+  // "test_par", or with `independent` "test_indep" (its own stream).
+  explicit TestParEngine(bool independent = false) {
+    attributes_.name = independent ? "test_indep" : "test_par";
+    attributes_.independent_stream = independent;
+  }
   const engine::EngineAttributes& attributes() const override { return attributes_; }
   const engine::OpsKernelInfoStore& info_store() const override { return store_; }
   const engine::KernelFactory& kernel_factory() const override { return factory_; }
@@ -111,12 +126,20 @@ class ParallelExecutorTest : public ::testing::Test {
     ASSERT_TRUE(registry.ok()) << registry.status();
     engines_ = registry->release();
     ASSERT_TRUE(engines_->AddEngine(std::make_unique<TestParEngine>(), {}).ok());
+    ASSERT_TRUE(engines_->AddEngine(std::make_unique<TestParEngine>(/*independent=*/true), {}).ok());
   }
   static void TearDownTestSuite() { delete engines_; }
   void SetUp() override {
     g_computed = 0;
     g_concurrent = 0;
     g_max_concurrent = 0;
+    std::lock_guard<std::mutex> lock(g_threads_mu);
+    g_threads.clear();
+  }
+  static std::thread::id ThreadOf(const std::string& node) {
+    std::lock_guard<std::mutex> lock(g_threads_mu);
+    auto it = g_threads.find(node);
+    return it == g_threads.end() ? std::thread::id() : it->second;
   }
 
   absl::StatusOr<std::unique_ptr<DynamicExecutor>> Load(const std::string& text, int threads) {
@@ -231,6 +254,77 @@ TEST_F(ParallelExecutorTest, SubgraphsRunOnTheSamePool) {
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_THAT(Floats((*out)[0]), ElementsAre(1, 0));
   g_barrier = nullptr;
+}
+
+// Independent engines: with inter_op_parallelism 1 the only other thread is
+// the engine's stream, so the barrier proves the overlap.
+TEST_F(ParallelExecutorTest, IndependentEnginesRunOnTheirOwnStream) {
+  auto exec = Load(R"(graph main {
+      x = Data() {index = 0} -> (f32[-1])
+      a = Identity(x) {_engine_name = "test_indep", _barrier = true}
+      a2 = Identity(a) {_engine_name = "test_indep"}
+      b0 = Neg(x) {_engine_name = "host_cpu"}
+      b = Identity(b0) {_engine_name = "test_par", _barrier = true}
+      y = Add(a2, b) {_engine_name = "host_cpu"}
+      out = NetOutput(y)
+    })", 1);
+  ASSERT_TRUE(exec.ok()) << exec.status();
+  for (int i = 0; i < 2; ++i) {
+    Barrier barrier(2);
+    g_barrier = &barrier;
+    auto out = (*exec)->Run({Tensor::FromVector<float>({-1, 2}, Shape{2})});
+    ASSERT_TRUE(out.ok()) << out.status();
+    EXPECT_THAT(Floats((*out)[0]), ElementsAre(0, 0));
+    EXPECT_EQ(ThreadOf("a"), ThreadOf("a2"));  // one stream, in order
+    EXPECT_EQ(ThreadOf("b"), std::this_thread::get_id());
+    EXPECT_NE(ThreadOf("a"), std::this_thread::get_id());
+  }
+  g_barrier = nullptr;
+}
+
+TEST_F(ParallelExecutorTest, ACallOfAnIndependentEngineSubgraphRunsOnItsStream) {
+  auto exec = Load(R"(graph main {
+      x = Data() {index = 0} -> (f32[-1])
+      c1 = PartitionedCall(x) {_engine_name = "control_flow"} subgraphs(s1) -> (f32[-1])
+      c2 = PartitionedCall(x) {_engine_name = "control_flow"} subgraphs(s2) -> (f32[-1])
+      y = Add(c1, c2) {_engine_name = "host_cpu"}
+      out = NetOutput(y)
+    }
+    graph s1 parent(main, c1) {
+      a = Data() {index = 0} -> (f32[-1])
+      w = Identity(a) {_engine_name = "test_indep", _barrier = true}
+      o = NetOutput(w)
+    }
+    graph s2 parent(main, c2) {
+      a = Data() {index = 0} -> (f32[-1])
+      w = Identity(a) {_engine_name = "test_par", _barrier = true}
+      n = Neg(w) {_engine_name = "host_cpu"}
+      o = NetOutput(n)
+    })", 1);
+  ASSERT_TRUE(exec.ok()) << exec.status();
+  Barrier barrier(2);
+  g_barrier = &barrier;
+  auto out = (*exec)->Run({Tensor::FromVector<float>({-1, 2}, Shape{2})});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_THAT(Floats((*out)[0]), ElementsAre(0, 0));
+  g_barrier = nullptr;
+}
+
+TEST_F(ParallelExecutorTest, AnErrorOnAStreamIsTheRunsError) {
+  auto exec = Load(R"(graph main {
+      x = Data() {index = 0} -> (f32[-1])
+      a = Identity(x) {_engine_name = "test_indep", _fail = true}
+      a2 = Identity(a) {_engine_name = "test_indep"}
+      b = Relu(x) {_engine_name = "host_cpu"}
+      y = Add(a2, b) {_engine_name = "host_cpu"}
+      out = NetOutput(y)
+    })", 2);
+  ASSERT_TRUE(exec.ok()) << exec.status();
+  for (int i = 0; i < 2; ++i) {
+    auto out = (*exec)->Run({Tensor::FromVector<float>({1, 2}, Shape{2})});
+    EXPECT_THAT(std::string(out.status().message()), HasSubstr("node 'a' (Identity): failed on purpose"));
+    EXPECT_EQ(ThreadOf("a2"), std::thread::id());  // never started
+  }
 }
 
 TEST_F(ParallelExecutorTest, RandomDagsGiveTheSequentialOutputs) {
