@@ -49,6 +49,11 @@ absl::Status IntAtLeast(std::string_view v, int64_t min) {
   return absl::OkStatus();
 }
 absl::Status LowerLimit(std::string_view v) { return IntAtLeast(v, -1); }
+absl::Status InterOpThreads(std::string_view v) {
+  int64_t n;
+  if (!absl::SimpleAtoi(AbslView(v), &n) || n < 1 || n > 256) return InvalidArgument("expected an integer from 1 to 256");
+  return absl::OkStatus();
+}
 absl::Status NonNegative(std::string_view v) { return IntAtLeast(v, 0); }
 
 absl::Status ExternalWeightMode(std::string_view v) {
@@ -128,6 +133,9 @@ const std::vector<OptionSpec>& Table() {
        "JSON {\"value_bins\": [{\"value_bin_id\": ID, \"value_bin_file\": PATH}]}: files of FileConstants "
        "named by file_id.",
        AnyString},
+      {"ge.exec.inter_op_parallelism", "1",
+       "Dynamic runs: nodes whose inputs are ready run at once on up to this many threads (1: one after another).",
+       InterOpThreads},
       {"ge.exec.static_model_ops_lower_limit", "4",
        "Static subgraphs with fewer ops become dynamic; -1 puts the whole graph into one dynamic subgraph.",
        LowerLimit},

@@ -105,11 +105,16 @@ std::atomic<uint64_t> next_session_id{1};
 }  // namespace
 
 Session::Session(const engine::EngineRegistry& engines, OptionMap options, ThreadPool* pool, device::Device* device)
-    : engines_(engines), options_(std::move(options)), pool_(pool), id_(next_session_id++), device_(device) {}
+    : engines_(engines), options_(std::move(options)), pool_(pool), id_(next_session_id++), device_(device) {
+  device::CachingAllocatorOptions cache_options;
+  cache_options.name = StrCat("host (outputs of session ", id_, ")");
+  output_cache_ = std::make_shared<device::CachingAllocator>(nullptr, std::move(cache_options));
+}
 
 // Executors go first (they bind variable memory), then the variables.
 Session::~Session() {
   graphs_.clear();
+  output_cache_->Close();
   variables_.reset();
   absl::Status freed = variables::VarManagerPool::Global().Destroy(id_);
   if (!freed.ok() && freed.code() != absl::StatusCode::kNotFound) {
@@ -373,6 +378,13 @@ absl::Status Session::AddCachedModel(uint32_t graph_id, const std::string& key) 
 absl::Status Session::LoadExecutor(GraphEntry& entry, std::optional<runtime::StaticProgram> program) {
   runtime::ExecutorOptions exec_options;
   exec_options.intra_op_pool = pool_;
+  exec_options.output_allocator = output_cache_;
+  if (auto it = entry.options.find("ge.exec.inter_op_parallelism"); it != entry.options.end()) {
+    if (!absl::SimpleAtoi(it->second, &exec_options.inter_op_parallelism) || exec_options.inter_op_parallelism < 1 ||
+        exec_options.inter_op_parallelism > 256) {
+      return InvalidArgument("bad ge.exec.inter_op_parallelism '", it->second, "': expected an integer from 1 to 256");
+    }
+  }
   GE_ASSIGN_OR_RETURN(variables::SessionVariables * vars, GetVariables());
   // The model's variables become the session's, by key, before any kernel runs.
   GE_RETURN_IF_ERROR(vars->manager().Restore(entry.compiled->variables));

@@ -184,6 +184,10 @@ class Session {
   // DynamicExecutor. Fails like CompileGraph when an executor cannot load.
   absl::Status AddCompiledModel(uint32_t graph_id, runtime::CompiledModel model);
 
+  // The cache kernel outputs of dynamic runs come from
+  // (ExecutorOptions::output_allocator).
+  device::CachingAllocator& output_cache() const { return *output_cache_; }
+
  private:
   struct GraphEntry;
   // Shared: a run or compile keeps its entry alive when RemoveGraph drops
@@ -220,6 +224,10 @@ class Session {
   // outlives the executors whose arenas it holds.
   std::unique_ptr<device::Device> owned_device_;
   device::Device* device_ = nullptr;
+  // Kernel outputs of the session's dynamic executors come from here (over
+  // the host allocator: outputs leave the session and may outlive its
+  // device). Closed, so trimmed, when the session ends.
+  std::shared_ptr<device::CachingAllocator> output_cache_;
   // Declared before graphs_: executors bind variable memory.
   std::unique_ptr<variables::SessionVariables> variables_;
   cache::ModelCache* cache_ = nullptr;

@@ -195,7 +195,7 @@ void HashContext(const OptionMap& options, const KeyContext& context, Sha256Hash
 
 bool IsOptionIgnoredByCacheKey(std::string_view key) {
   return key == "ge.dump_graph" || key == "ge.dump_path" || key == "ge.graph_compiler_cache_dir" ||
-         key == "ge.graph_key" || key == "ge.verify_each_step";
+         key == "ge.graph_key" || key == "ge.verify_each_step" || key == "ge.exec.inter_op_parallelism";
 }
 
 bool IsCacheKey(std::string_view key) {

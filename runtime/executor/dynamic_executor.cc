@@ -3,11 +3,16 @@
 #include "runtime/executor/dynamic_executor.h"
 
 #include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <limits>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "base/ir/op_types.h"
 #include "base/ops/op_registry.h"
 #include "base/status.h"
+#include "runtime/device/stream.h"
 #include "runtime/executor/static_executor.h"
 
 namespace ge::runtime {
@@ -53,6 +58,30 @@ absl::Status WithNodePrefix(const absl::Status& s, const ir::Node& node) {
   return absl::Status(s.code(), StrCat(prefix, " (", node.type(), "): ", StdView(s.message())));
 }
 
+// The engine whose own stream `node` runs on: its engine when that engine
+// is independent (EngineAttributes::independent_stream); for a
+// PartitionedCall on another engine, the one independent engine every
+// compute node of its subgraph is placed on. Empty for none.
+std::string IndependentEngineOf(const ir::Graph& graph, const ir::Node& node, const engine::EngineRegistry& engines) {
+  auto independent = [&](const std::string& name) {
+    const engine::Engine* e = engines.Find(name);
+    return e != nullptr && e->attributes().independent_stream;
+  };
+  const std::string own = node.op_desc().GetAttrOr<std::string>(ir::kAttrEngineName, "");
+  if (independent(own)) return own;
+  if (node.type() != ir::kPartitionedCall || node.op_desc().subgraph_names().size() != 1) return "";
+  const ir::Graph* sub = graph.FindSubgraph(node.op_desc().subgraph_names()[0]);
+  if (sub == nullptr) return "";
+  std::string common;
+  for (const ir::Node* n : sub->nodes()) {
+    if (IsInputNode(n->type()) || IsOutputNode(n->type())) continue;
+    const std::string e = n->op_desc().GetAttrOr<std::string>(ir::kAttrEngineName, "");
+    if (!common.empty() && e != common) return "";
+    common = e;
+  }
+  return independent(common) ? common : "";
+}
+
 }  // namespace
 
 struct DynamicExecutor::Step {
@@ -70,6 +99,7 @@ struct DynamicExecutor::Step {
   bool static_types = false;
   std::vector<ir::ValueType> prepared_inputs;
   bool prepared = false;
+  int stream = -1;  // the independent engine's stream it runs on, or -1
   size_t workspace_bytes = 0;
   std::shared_ptr<Buffer> workspace;
 };
@@ -90,7 +120,7 @@ class DynamicExecutor::StepContext final : public engine::ExecuteContext {
   }
   const ir::ValueType& output_type(int i) const override { return output_types_[i]; }
   absl::StatusOr<Tensor> Output(int i, const Shape& shape) override {
-    GE_ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(output_types_[i].dtype(), shape));
+    GE_ASSIGN_OR_RETURN(Tensor t, exec_.options_.output_allocator->AllocateTensor(output_types_[i].dtype(), shape));
     outputs_[i] = Value(t);
     return t;
   }
@@ -120,12 +150,23 @@ class DynamicExecutor::StepContext final : public engine::ExecuteContext {
   ThreadPool* pool_;
 };
 
-DynamicExecutor::~DynamicExecutor() = default;
+DynamicExecutor::~DynamicExecutor() {
+  if (owns_output_allocator_) options_.output_allocator->Close();
+}
 
 absl::StatusOr<std::unique_ptr<DynamicExecutor>> DynamicExecutor::Create(
     const ir::Graph& graph, const engine::EngineRegistry& engines, ExecutorOptions options) {
   std::unique_ptr<DynamicExecutor> exec(new DynamicExecutor());
   exec->graph_ = &graph;
+  if (!options.output_allocator) {
+    device::CachingAllocatorOptions cache_options;
+    cache_options.name = StrCat("host (outputs of graph '", graph.name(), "')");
+    options.output_allocator = std::make_shared<device::CachingAllocator>(nullptr, std::move(cache_options));
+    exec->owns_output_allocator_ = true;
+  }
+  if (options.inter_op_parallelism > 1 && !options.inter_op_pool) {
+    options.inter_op_pool = std::make_shared<ThreadPool>(options.inter_op_parallelism - 1, "inter_op");
+  }
   exec->options_ = options;
   GE_RETURN_IF_ERROR(exec->Build(graph, engines, /*is_subgraph=*/false));
   exec->owned_subgraphs_ = std::make_unique<SubgraphTable>();
@@ -260,6 +301,14 @@ absl::Status DynamicExecutor::Build(const ir::Graph& graph, const engine::Engine
       return FailedPrecondition("node '", node->name(), "' is placed on engine '", *engine_name, "', which is not loaded");
     }
     GE_ASSIGN_OR_RETURN(step.kernel, engine->kernel_factory().CreateKernel(node->op_desc()));
+    if (std::string independent = IndependentEngineOf(graph, *node, engines); !independent.empty()) {
+      auto it = std::find(stream_engines_.begin(), stream_engines_.end(), independent);
+      step.stream = static_cast<int>(it - stream_engines_.begin());
+      if (it == stream_engines_.end()) {
+        stream_engines_.push_back(independent);
+        streams_.push_back(std::make_unique<device::Stream>(StrCat(graph.name(), "/", independent)));
+      }
+    }
     step.static_types = true;
     for (const ir::IoDesc& io : node->op_desc().inputs()) {
       step.static_types = step.static_types && io.type.is_tensor() && io.type.shape().IsFullyKnown();
@@ -273,7 +322,39 @@ absl::Status DynamicExecutor::Build(const ir::Graph& graph, const engine::Engine
   }
   num_inputs_ = static_cast<int>(input_slots_.size());
   ComputeReleases({last_use.begin(), last_use.end()});
+  if (options_.inter_op_parallelism > 1 || !streams_.empty()) ComputeDependencies();
   return absl::OkStatus();
+}
+
+void DynamicExecutor::ComputeDependencies() {
+  absl::flat_hash_map<const ir::Node*, int> step_of;
+  for (size_t s = 0; s < steps_.size(); ++s) {
+    if (!steps_[s].is_data && !steps_[s].is_net_output) step_of[steps_[s].node] = static_cast<int>(s);
+  }
+  successors_.assign(steps_.size(), {});
+  num_predecessors_.assign(steps_.size(), 0);
+  slot_uses_.assign(num_slots_, 0);
+  num_compute_steps_ = step_of.size();
+  for (size_t s = 0; s < steps_.size(); ++s) {
+    const Step& step = steps_[s];
+    if (step.is_data || step.is_net_output) continue;
+    for (int slot : step.inputs) {
+      if (slot >= 0) ++slot_uses_[slot];
+    }
+    absl::flat_hash_set<int> predecessors;
+    for (const ir::Node* in : step.node->InNodes()) {
+      auto it = step_of.find(in);
+      if (it != step_of.end()) predecessors.insert(it->second);
+    }
+    for (int p : predecessors) successors_[p].push_back(static_cast<int>(s));
+    num_predecessors_[s] = static_cast<int>(predecessors.size());
+    if (predecessors.empty()) initial_ready_.push_back(static_cast<int>(s));
+  }
+  for (int slot : output_slots_) {
+    if (slot >= 0) slot_uses_[slot] = std::numeric_limits<int>::max();
+  }
+  // Ready steps are taken from the back: start with the first in topological order.
+  std::reverse(initial_ready_.begin(), initial_ready_.end());
 }
 
 void DynamicExecutor::ComputeReleases(const std::vector<std::pair<int, size_t>>& last_use) {
@@ -341,6 +422,7 @@ absl::Status DynamicExecutor::RunStep(Step& step, std::vector<Value>& slots) {
 }
 
 absl::StatusOr<std::vector<Value>> DynamicExecutor::Execute(std::vector<Value>& slots) {
+  if (options_.inter_op_parallelism > 1 || !streams_.empty()) return ExecuteParallel(slots);
   for (Step& step : steps_) {
     if (step.is_data || step.is_net_output) continue;
     if (control_ != nullptr) GE_RETURN_IF_ERROR(control_->Check(step.node->name()));
@@ -348,10 +430,130 @@ absl::StatusOr<std::vector<Value>> DynamicExecutor::Execute(std::vector<Value>& 
     if (!s.ok()) return WithNodePrefix(s, *step.node);
     for (int slot : step.release) slots[slot] = Value();
   }
+  return CollectOutputs(slots);
+}
+
+std::vector<Value> DynamicExecutor::CollectOutputs(const std::vector<Value>& slots) const {
   std::vector<Value> outputs;
   outputs.reserve(output_slots_.size());
   for (int slot : output_slots_) outputs.push_back(slot >= 0 ? slots[slot] : Value());
   return outputs;
+}
+
+// The state of one parallel run, shared by the threads that work on it (a
+// worker scheduled late finds the run over and touches nothing else).
+struct DynamicExecutor::ParallelRun {
+  DynamicExecutor* exec = nullptr;
+  std::vector<Value>* slots = nullptr;
+  std::unique_ptr<std::atomic<int>[]> uses;  // remaining consumers per slot
+  int max_runners = 1;
+  std::mutex mu;
+  std::condition_variable cv;
+  // Guarded by mu:
+  std::vector<int> pending;  // unfinished predecessors per step
+  std::vector<int> ready;
+  size_t remaining = 0;  // steps not yet finished
+  int running = 0;       // steps being computed
+  int runners = 1;       // threads in Drain, the caller included
+  absl::Status error;
+};
+
+absl::StatusOr<std::vector<Value>> DynamicExecutor::ExecuteParallel(std::vector<Value>& slots) {
+  auto run = std::make_shared<ParallelRun>();
+  run->exec = this;
+  run->slots = &slots;
+  run->uses.reset(new std::atomic<int>[num_slots_]);
+  for (size_t i = 0; i < num_slots_; ++i) run->uses[i].store(slot_uses_[i], std::memory_order_relaxed);
+  run->max_runners = std::min(options_.inter_op_parallelism,
+                              options_.inter_op_pool ? options_.inter_op_pool->num_threads() + 1 : 1);
+  run->pending = num_predecessors_;
+  run->remaining = num_compute_steps_;
+  {
+    std::lock_guard<std::mutex> lock(run->mu);
+    for (int s : initial_ready_) MakeReadyLocked(run, s);
+    std::reverse(run->ready.begin(), run->ready.end());  // taken from the back
+  }
+  Drain(run, /*caller=*/true);
+  std::lock_guard<std::mutex> lock(run->mu);
+  if (!run->error.ok()) return run->error;
+  return CollectOutputs(slots);
+}
+
+void DynamicExecutor::MakeReadyLocked(const std::shared_ptr<ParallelRun>& run, int s) {
+  const int stream = run->exec->steps_[s].stream;
+  if (stream < 0) {
+    run->ready.push_back(s);
+    return;
+  }
+  ++run->running;
+  run->exec->streams_[stream]->Enqueue([run, s] {
+    {
+      std::lock_guard<std::mutex> lock(run->mu);
+      if (!run->error.ok()) {  // the run has failed: skip
+        --run->running;
+        run->cv.notify_all();
+        return absl::OkStatus();
+      }
+    }
+    absl::Status status = RunOne(*run, s);
+    std::lock_guard<std::mutex> lock(run->mu);
+    FinishLocked(run, s, std::move(status));
+    return absl::OkStatus();  // errors are the run's, not the stream's
+  });
+}
+
+absl::Status DynamicExecutor::RunOne(ParallelRun& r, int s) {
+  DynamicExecutor& exec = *r.exec;
+  Step& step = exec.steps_[s];
+  if (exec.control_ != nullptr) GE_RETURN_IF_ERROR(exec.control_->Check(step.node->name()));
+  absl::Status status = exec.RunStep(step, *r.slots);
+  if (!status.ok()) return WithNodePrefix(status, *step.node);
+  for (int slot : step.inputs) {
+    if (slot >= 0 && r.uses[slot].fetch_sub(1, std::memory_order_acq_rel) == 1) (*r.slots)[slot] = Value();
+  }
+  return absl::OkStatus();
+}
+
+void DynamicExecutor::FinishLocked(const std::shared_ptr<ParallelRun>& run, int s, absl::Status status) {
+  ParallelRun& r = *run;
+  --r.running;
+  if (!status.ok()) {
+    if (r.error.ok()) r.error = std::move(status);
+  } else {
+    --r.remaining;
+    for (int next : r.exec->successors_[s]) {
+      if (--r.pending[next] == 0) MakeReadyLocked(run, next);
+    }
+  }
+  r.cv.notify_all();
+}
+
+void DynamicExecutor::Drain(const std::shared_ptr<ParallelRun>& run, bool caller) {
+  ParallelRun& r = *run;
+  std::unique_lock<std::mutex> lock(r.mu);
+  for (;;) {
+    if (!r.error.ok() || r.ready.empty()) {
+      if (!caller) {
+        --r.runners;
+        return;
+      }
+      if (r.error.ok() ? r.remaining == 0 : r.running == 0) return;
+      r.cv.wait(lock);
+      continue;
+    }
+    const int s = r.ready.back();
+    r.ready.pop_back();
+    ++r.running;
+    // Helpers for what else is ready (the pool has room for max_runners - 1).
+    for (size_t i = 0; i < r.ready.size() && r.runners < r.max_runners; ++i) {
+      ++r.runners;
+      r.exec->options_.inter_op_pool->Schedule([run] { Drain(run, /*caller=*/false); });
+    }
+    lock.unlock();
+    absl::Status status = RunOne(r, s);
+    lock.lock();
+    FinishLocked(run, s, std::move(status));
+  }
 }
 
 absl::StatusOr<std::vector<Value>> DynamicExecutor::Run(std::vector<Value> inputs, const RunControl* control) {

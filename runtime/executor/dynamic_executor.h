@@ -11,6 +11,22 @@
 // serialized (kernels keep prepared state); create one executor per
 // concurrent stream of runs.
 //
+// Inter-op parallelism (ExecutorOptions::inter_op_parallelism > 1; GE's
+// parallel executor beside the TopologicalExecutor): a run keeps a counter
+// of unfinished predecessors (data and control) per node and starts every
+// node whose counter reaches zero, on the calling thread and up to N - 1
+// workers of the inter-op pool. A value dies when a per-value counter of
+// its remaining consumers reaches zero. Each node runs at most once per run,
+// so a kernel's prepared state is never used by two threads at once. The
+// first error (or a RunControl stop) is the run's result: no node starts
+// after it, and the run returns once the nodes already running are done.
+// Subgraphs of the tree run the same way on the same pool; the thread that
+// started a run always takes ready nodes itself, so nested runs cannot wait
+// on a pool that is busy with their parents. Nodes of an independent engine
+// (EngineAttributes::independent_stream), and PartitionedCalls whose
+// subgraph runs wholly on one, run in order on that engine's own stream
+// instead, so they overlap the rest even without inter-op threads.
+//
 // Subgraphs: creation also builds one child executor per subgraph that a
 // node of the graph (or, recursively, of a subgraph) owns, so that every
 // subgraph is checked at load and its kernels keep their prepared state
@@ -40,6 +56,8 @@
 #include "base/strings.h"
 #include "base/thread_pool.h"
 #include "base/value.h"
+#include "runtime/device/caching_allocator.h"
+#include "runtime/device/stream.h"
 #include "runtime/engines/engine_registry.h"
 #include "runtime/executor/run_control.h"
 
@@ -57,6 +75,16 @@ struct ExecutorOptions {
   // The session's variables and FileConstant weights (Variable, Assign*,
   // FileConstant kernels); null without a session. Must outlive the executor.
   engine::VariableStore* variables = nullptr;
+  // Where kernel outputs are allocated (shared by the executor tree); null:
+  // Create makes one over the host allocator and closes it (trims) when the
+  // executor is destroyed. Output tensors keep it alive.
+  std::shared_ptr<device::CachingAllocator> output_allocator;
+  // Threads that run ready nodes at once (ge.exec.inter_op_parallelism);
+  // 1 runs them one after another in topological order.
+  int inter_op_parallelism = 1;
+  // The workers of parallel runs (at most inter_op_parallelism - 1 are
+  // used); null: Create makes one, shared by the executor tree.
+  std::shared_ptr<ThreadPool> inter_op_pool;
 };
 
 class DynamicExecutor {
@@ -77,10 +105,13 @@ class DynamicExecutor {
   absl::StatusOr<std::vector<Value>> Run(std::vector<Value> inputs, const RunControl* control = nullptr);
 
   int num_inputs() const { return num_inputs_; }
+  // The cache kernel outputs come from.
+  device::CachingAllocator& output_allocator() const { return *options_.output_allocator; }
 
  private:
   struct Step;
   class StepContext;
+  struct ParallelRun;
   // A subgraph input node's slot and the parent input it takes.
   struct ParentBinding {
     int slot;
@@ -103,6 +134,21 @@ class DynamicExecutor {
   absl::Status RunStep(Step& step, std::vector<Value>& slots);
   // Runs every step over `slots` (inputs already bound) and collects the outputs.
   absl::StatusOr<std::vector<Value>> Execute(std::vector<Value>& slots);
+  // Execute with inter-op parallelism, and the loop every thread of such a
+  // run takes ready steps in (`caller`: the thread that started the run,
+  // which returns only when the run is over).
+  absl::StatusOr<std::vector<Value>> ExecuteParallel(std::vector<Value>& slots);
+  static void Drain(const std::shared_ptr<ParallelRun>& run, bool caller);
+  // With the run's mutex held: puts ready step `s` on its engine's stream,
+  // or on the ready list; and records that `s` finished with `status`.
+  static void MakeReadyLocked(const std::shared_ptr<ParallelRun>& run, int s);
+  static void FinishLocked(const std::shared_ptr<ParallelRun>& run, int s, absl::Status status);
+  // Computes step `s` of a parallel run and releases the inputs it was the
+  // last consumer of.
+  static absl::Status RunOne(ParallelRun& run, int s);
+  std::vector<Value> CollectOutputs(const std::vector<Value>& slots) const;
+  // The dependency counts of parallel runs, from the built steps.
+  void ComputeDependencies();
   // A subgraph's run: `parent_inputs` indexed like the owner node's inputs.
   absl::StatusOr<std::vector<Value>> RunAsSubgraph(std::vector<Value> parent_inputs, const RunControl* control);
   // ExecuteContext::RunSubgraph for the kernel of `step`.
@@ -128,6 +174,20 @@ class DynamicExecutor {
   // parent inputs.
   std::unique_ptr<StaticExecutor> static_;
   std::vector<int64_t> static_parent_index_;
+  bool owns_output_allocator_ = false;  // Create made it: closed on destruction
+  // Parallel runs: per step, the steps waiting for it and the number it
+  // waits for; per slot, its consumers (never reaching zero for outputs);
+  // the steps ready at the start.
+  std::vector<std::vector<int>> successors_;
+  std::vector<int> num_predecessors_;
+  std::vector<int> slot_uses_;
+  std::vector<int> initial_ready_;
+  size_t num_compute_steps_ = 0;
+  // One stream per independent engine the graph's steps use (Step::stream);
+  // any makes runs take the parallel path, the pool or not. Declared last:
+  // destroyed (drained) first.
+  std::vector<std::string> stream_engines_;
+  std::vector<std::unique_ptr<device::Stream>> streams_;
 };
 
 }  // namespace ge::runtime

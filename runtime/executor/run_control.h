@@ -24,8 +24,8 @@ class RunControl {
   static constexpr std::chrono::milliseconds kDeadlineSlack{50};
 
   void set_deadline(Clock::time_point deadline) { deadline_ = deadline; }
-  // `cancelled` is called from the run's thread; it must be cheap and
-  // thread-safe.
+  // `cancelled` is called from the run's threads (several at once under
+  // inter-op parallelism); it must be cheap and thread-safe.
   void set_cancelled(std::function<bool()> cancelled) { cancelled_ = std::move(cancelled); }
 
   // OK, else CANCELLED or DEADLINE_EXCEEDED saying the run stopped before

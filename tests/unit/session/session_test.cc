@@ -104,6 +104,38 @@ TEST_F(SessionTest, GraphBookkeepingAndOptions) {
   EXPECT_EQ(session.RemoveGraph(1).code(), absl::StatusCode::kNotFound);
 }
 
+TEST_F(SessionTest, InterOpParallelismIsAGraphOptionOfDynamicRuns) {
+  Session session(*engines_, {{"ge.exec.exclude_engines", "cpu_dense,cpu_vector"}}, &pool_);
+  EXPECT_EQ(session.AddGraph(2, ReluAdd(), {{"ge.exec.inter_op_parallelism", "0"}}).code(),
+            absl::StatusCode::kInvalidArgument);
+  ASSERT_TRUE(session.AddGraph(1, ReluAdd(), {{"ge.exec.inter_op_parallelism", "3"}}).ok());
+  for (int run = 0; run < 2; ++run) {
+    auto outputs = session.RunGraph(1, {Tensor::FromVector<float>({-2, 1, 3}, Shape{1, 3})});
+    ASSERT_TRUE(outputs.ok()) << outputs.status();
+    const Tensor& y = (*outputs)[0].tensor();
+    EXPECT_EQ(std::vector<float>(y.data<float>(), y.data<float>() + 3), (std::vector<float>{-2, 2, 6}));
+  }
+  // The second run's intermediates came from the session's output cache.
+  EXPECT_GT(session.output_cache().stats().hits, 0);
+}
+
+TEST_F(SessionTest, TheOutputCacheIsTrimmedWhenTheSessionEnds) {
+  auto session = std::make_unique<Session>(*engines_, OptionMap{{"ge.exec.exclude_engines", "cpu_dense,cpu_vector"}},
+                                           &pool_);
+  ASSERT_TRUE(session->AddGraph(1, ReluAdd()).ok());
+  auto outputs = session->RunGraph(1, {Tensor::FromVector<float>({-2, 1, 3}, Shape{1, 3})});
+  ASSERT_TRUE(outputs.ok()) << outputs.status();
+  std::shared_ptr<device::CachingAllocator> cache = session->output_cache().shared_from_this();
+  EXPECT_GT(cache->stats().bytes_cached, 0);  // the Relu output, dead after the Add
+  session.reset();
+  EXPECT_EQ(cache->stats().bytes_cached, 0);
+  const Tensor& y = (*outputs)[0].tensor();  // outlives the session
+  EXPECT_EQ(std::vector<float>(y.data<float>(), y.data<float>() + 3), (std::vector<float>{-2, 2, 6}));
+  outputs->clear();
+  EXPECT_EQ(cache->stats().bytes_in_use, 0);
+  EXPECT_EQ(cache->stats().bytes_cached, 0);  // closed: the output went straight back
+}
+
 TEST_F(SessionTest, StrictModeFailsCompilation) {
   Session session(*engines_, {{"ge.exec.disable_host_cpu_fallback", "1"}, {"ge.exec.exclude_engines", "cpu_dense,cpu_vector"}},
                   &pool_);

@@ -275,5 +275,31 @@ TEST_F(DynamicExecutorTest, ASubgraphRunsOnceAtATime) {
   g_latch = nullptr;
 }
 
+TEST_F(DynamicExecutorTest, KernelOutputsComeFromTheCachingAllocator) {
+  auto exec = Load(R"(graph main {
+      x = Data() {index = 0} -> (f32[-1])
+      r = Relu(x) {_engine_name = "host_cpu"}
+      y = Add(r, x) {_engine_name = "host_cpu"}
+      out = NetOutput(y)
+    })");
+  ASSERT_TRUE(exec.ok()) << exec.status();
+  std::shared_ptr<device::CachingAllocator> cache = (*exec)->output_allocator().shared_from_this();
+  auto first = (*exec)->Run({Tensor::FromVector<float>({-1, 2, 3}, Shape{3})});
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_EQ(cache->stats().misses, 2);  // r and y
+  EXPECT_EQ(cache->stats().bytes_cached, 64);  // r died after y
+  first->clear();
+  auto second = (*exec)->Run({Tensor::FromVector<float>({4, -5, 6}, Shape{3})});
+  ASSERT_TRUE(second.ok()) << second.status();
+  EXPECT_EQ(cache->stats().hits, 2);
+  EXPECT_EQ(cache->stats().misses, 2);
+  exec->reset();  // closes the cache; the output keeps its memory
+  EXPECT_EQ(cache->stats().bytes_cached, 0);
+  EXPECT_THAT(Floats((*second)[0]), ElementsAre(8, -5, 12));
+  second->clear();
+  EXPECT_EQ(cache->stats().bytes_in_use, 0);
+  EXPECT_EQ(cache->stats().bytes_cached, 0);
+}
+
 }  // namespace
 }  // namespace ge::runtime
