@@ -52,11 +52,14 @@ class UnaryKernel final : public Kernel {
       prepared_ = false;
       if (!Bind(x.dtype())) return NodeError(op_, "dtype ", DataTypeName(x.dtype()), " is not supported");
     }
+    // Counts from Prepare only on the static path, whose plan fixed the
+    // shapes; dynamic executors may prepare with declared types.
+    Tensor* planned = ctx.planned_output(0);
     Tensor holder;
     GE_ASSIGN_OR_RETURN(Tensor * y, OutputOf(ctx, 0, holder));
     int64_t n = elements_;
     size_t in_size = in_size_, out_size = out_size_;
-    if (!prepared_) {
+    if (!prepared_ || planned == nullptr) {
       n = x.NumElements();
       if (y->NumElements() != n) return NodeError(op_, "output has ", y->NumElements(), " elements, input ", n);
       in_size = DataTypeSize(x.dtype());
@@ -158,11 +161,13 @@ class ClipKernel final : public Kernel {
 // out = op(a, b) over `out`'s shape; the plan is cached by operand shapes.
 class BroadcastRunner {
  public:
+  // `static_path`: `out` is the static plan's tensor, so the shapes Plan saw
+  // are the ones running (dynamic executors may prepare with declared types).
   absl::Status Run(const ir::OpDesc& op, BinaryFn fn, const Tensor& a, const Tensor& b, const Tensor& out,
-                   ExecuteContext& ctx, int64_t cost) {
+                   ExecuteContext& ctx, int64_t cost, bool static_path = false) {
     // Counts and sizes from Plan (the executors plan again when shapes
     // change), else from the tensors.
-    const bool counted = planned_ && counts_.n >= 0;
+    const bool counted = planned_ && counts_.n >= 0 && static_path;
     const int64_t n = counted ? counts_.n : out.NumElements();
     if (n == 0) return absl::OkStatus();
     const size_t es = counted ? counts_.es : DataTypeSize(a.dtype());
@@ -262,7 +267,7 @@ class BinaryKernel final : public Kernel {
     if (divides_) GE_RETURN_IF_ERROR(CheckNoZero(op_, b));
     Tensor holder;
     GE_ASSIGN_OR_RETURN(Tensor * out, OutputOf(ctx, 0, holder));
-    return runner_.Run(op_, fn_, a, b, *out, ctx, cost_);
+    return runner_.Run(op_, fn_, a, b, *out, ctx, cost_, /*static_path=*/out != &holder);
   }
 
  private:
