@@ -120,7 +120,12 @@ absl::Status Parser::ParseInputs(Node* node) {
         Take();
         const Pos port_pos = Peek().pos;
         GE_ASSIGN_OR_RETURN(int64_t port, ParseInt("a port"));
-        if (port < 0 || port > INT32_MAX) return ErrorAt(port_pos, "port out of range");
+        // A node without `-> (...)` gets an output per port up to the highest
+        // one named, so the bound also bounds what a reference can allocate.
+        constexpr int64_t kMaxPort = 65535;
+        if (port < 0 || port > kMaxPort) {
+          return ErrorAt(port_pos, StrCat("port ", port, " is out of range [0, ", kMaxPort, "]"));
+        }
         in.port = static_cast<int>(port);
       }
     }

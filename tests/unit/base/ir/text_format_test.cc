@@ -259,6 +259,10 @@ TEST(TextFormatTest, ParseErrorsNamePositionAndExpectation) {
       {"graph g {\n  a = X() -> (f32[1])\n  b = Y(a:1)\n}",
        "3:9: 'a' has 1 outputs; input 0 of 'b' asks for port 1"},
       {"graph g {\n  a = X()\n  a = Y()\n}", "3:3: graph 'g': duplicate node name 'a'"},
+      // Found by the text_format fuzzer: a node without `-> (...)` got an
+      // output per port up to the one named, ten million of them here.
+      {"graph g {\n  s = X()\n  o = NetOutput(s:0, s:09999999)\n}",
+       "3:24: port 9999999 is out of range [0, 65535]"},
       {"graph g {\n  a = X(\n}", "3:1: expected an input (node:port or _), got '}'"},
       {"graph g {\n  a = X() -> (f33[1])\n}",
        "2:15: expected a type (like f32[1,3], seq<...>, opt<...> or ?), got 'f33'"},
