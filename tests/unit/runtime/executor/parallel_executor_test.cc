@@ -33,9 +33,17 @@ std::vector<float> Floats(const Value& v) {
 // A barrier for `parties` threads. Wait fails (instead of hanging) when the
 // others do not arrive within a generous bound: only a broken scheduler,
 // which never lets the branches overlap, gets there.
+class Barrier;
+Barrier* g_barrier = nullptr;
+
+// The barrier the test kernels' `_barrier` nodes wait at while it is in scope
+// (also when an assertion returns early).
 class Barrier {
  public:
-  explicit Barrier(int parties) : parties_(parties) {}
+  explicit Barrier(int parties) : parties_(parties) { g_barrier = this; }
+  ~Barrier() { g_barrier = nullptr; }
+  Barrier(const Barrier&) = delete;
+  Barrier& operator=(const Barrier&) = delete;
   absl::Status Wait() {
     std::unique_lock<std::mutex> lock(mu_);
     if (++arrived_ == parties_) cv_.notify_all();
@@ -52,7 +60,6 @@ class Barrier {
   int arrived_ = 0;
 };
 
-Barrier* g_barrier = nullptr;
 std::atomic<int> g_computed{0};
 std::atomic<int> g_concurrent{0};
 std::atomic<int> g_max_concurrent{0};
@@ -175,14 +182,12 @@ TEST_F(ParallelExecutorTest, DiamondBranchesOverlap) {
   ASSERT_TRUE(exec.ok()) << exec.status();
   for (int i = 0; i < 3; ++i) {
     Barrier barrier(2);  // each branch waits until the other has arrived
-    g_barrier = &barrier;
     auto out = (*exec)->Run({Tensor::FromVector<float>({-1, 2, 3}, Shape{3})});
     ASSERT_TRUE(out.ok()) << out.status();
     EXPECT_THAT(Floats((*out)[0]), ElementsAre(1, 0, 0));
     EXPECT_THAT(Floats((*out)[1]), ElementsAre(1, -2, -3));
   }
   EXPECT_EQ(g_max_concurrent, 2);
-  g_barrier = nullptr;
 }
 
 TEST_F(ParallelExecutorTest, TheFirstErrorStopsTheRunAndNamesTheNode) {
@@ -249,11 +254,9 @@ TEST_F(ParallelExecutorTest, SubgraphsRunOnTheSamePool) {
     })", 2);
   ASSERT_TRUE(exec.ok()) << exec.status();
   Barrier barrier(2);
-  g_barrier = &barrier;
   auto out = (*exec)->Run({Tensor::FromVector<float>({-1, 2}, Shape{2})});
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_THAT(Floats((*out)[0]), ElementsAre(1, 0));
-  g_barrier = nullptr;
 }
 
 // Independent engines: with inter_op_parallelism 1 the only other thread is
@@ -271,7 +274,6 @@ TEST_F(ParallelExecutorTest, IndependentEnginesRunOnTheirOwnStream) {
   ASSERT_TRUE(exec.ok()) << exec.status();
   for (int i = 0; i < 2; ++i) {
     Barrier barrier(2);
-    g_barrier = &barrier;
     auto out = (*exec)->Run({Tensor::FromVector<float>({-1, 2}, Shape{2})});
     ASSERT_TRUE(out.ok()) << out.status();
     EXPECT_THAT(Floats((*out)[0]), ElementsAre(0, 0));
@@ -279,7 +281,6 @@ TEST_F(ParallelExecutorTest, IndependentEnginesRunOnTheirOwnStream) {
     EXPECT_EQ(ThreadOf("b"), std::this_thread::get_id());
     EXPECT_NE(ThreadOf("a"), std::this_thread::get_id());
   }
-  g_barrier = nullptr;
 }
 
 TEST_F(ParallelExecutorTest, ACallOfAnIndependentEngineSubgraphRunsOnItsStream) {
@@ -303,11 +304,9 @@ TEST_F(ParallelExecutorTest, ACallOfAnIndependentEngineSubgraphRunsOnItsStream) 
     })", 1);
   ASSERT_TRUE(exec.ok()) << exec.status();
   Barrier barrier(2);
-  g_barrier = &barrier;
   auto out = (*exec)->Run({Tensor::FromVector<float>({-1, 2}, Shape{2})});
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_THAT(Floats((*out)[0]), ElementsAre(0, 0));
-  g_barrier = nullptr;
 }
 
 TEST_F(ParallelExecutorTest, AnErrorOnAStreamIsTheRunsError) {
