@@ -124,6 +124,7 @@ class Folder {
     for (ir::Node* c : inputs_of_folded) {
       if (removed.contains(c) || c->HasConsumers() || !c->control_outputs().empty()) continue;
       removed.insert(c);
+      refined_.erase(c);  // a later node may reuse the address
       graph.RemoveNode(c);
     }
     return changed;
@@ -231,6 +232,7 @@ class Folder {
       refined_.insert(c);
       consts.push_back(c);
     }
+    refined_.erase(&node);
     graph.RemoveNode(&node);
     if (consts.size() == 1) GE_RETURN_IF_ERROR(graph.RenameNode(consts[0], name));
     ++folded_;
