@@ -62,24 +62,27 @@ class Planner {
     return v.kind == ValuePlacement::Kind::kArena ? v.buffer : -1;
   }
 
-  bool IsGraphOutput(ir::OutPort p) const {
-    for (const ir::InPort& c : p.node->consumers(p.index)) {
-      if (IsOutputNode(*c.node)) return true;
-    }
-    return false;
+  // Whether the contents of `buffer` die at `node`'s step: no value living
+  // in it (the producer's and every view of it, such as an Unsqueeze of the
+  // value) is read by a later node or is a graph output. Checking only the
+  // value `node` reads would let it overwrite a view a later node still reads.
+  bool DiesAt(int buffer, const ir::Node& node) const {
+    const BufferReads& reads = buffer_reads_[buffer];
+    return !reads.graph_output && reads.last_step <= step_of_.at(&node);
   }
 
-  // Whether `input` of `node` dies at this step (no later consumer).
-  bool DiesAt(ir::OutPort input, const ir::Node& node) const {
-    const int here = step_of_.at(&node);
-    for (const ir::InPort& c : input.node->consumers(input.index)) {
-      if (c.node != &node && step_of_.at(c.node) >= here) return false;
+  // Records that (node, port) lives in `buffer`.
+  void AddValue(int buffer, const ir::Node& node, int port) {
+    BufferReads& reads = buffer_reads_[buffer];
+    for (const ir::InPort& c : node.consumers(port)) {
+      reads.last_step = std::max(reads.last_step, step_of_.at(c.node));
+      reads.graph_output = reads.graph_output || IsOutputNode(*c.node);
     }
-    return !IsGraphOutput(input);
   }
 
   int NewBuffer(int64_t size, int step) {
     plan_.buffers.push_back({0, size, step, step});
+    buffer_reads_.emplace_back();
     return static_cast<int>(plan_.buffers.size()) - 1;
   }
 
@@ -97,6 +100,7 @@ class Planner {
       int buffer = schema ? Reuse(node, *schema, o, bytes) : -1;
       if (buffer < 0) buffer = NewBuffer(bytes, step);
       out[o] = {ValuePlacement::Kind::kArena, buffer};
+      AddValue(buffer, node, o);
     }
     return absl::OkStatus();
   }
@@ -115,7 +119,7 @@ class Planner {
       if (out != o || in >= node.num_inputs() || !node.input(in)) continue;
       ir::OutPort src = node.input(in);
       int buffer = BufferOf(src);
-      if (buffer < 0 || plan_.buffers[buffer].size != bytes || !DiesAt(src, node) || claimed_[buffer]) continue;
+      if (buffer < 0 || plan_.buffers[buffer].size != bytes || !DiesAt(buffer, node) || claimed_[buffer]) continue;
       // The input must hold exactly as many bytes as the output, not merely
       // fill the same aligned buffer: a broadcast operand ([1, 4] into
       // [3, 4]) is read again after the first row of the output is written.
@@ -192,6 +196,11 @@ class Planner {
   const std::vector<ir::Node*>& order_;
   absl::flat_hash_map<const ir::Node*, int> step_of_;
   absl::flat_hash_map<int, bool> claimed_;  // buffers the current node's outputs took over
+  struct BufferReads {
+    int last_step = -1;         // the last step reading any value in the buffer
+    bool graph_output = false;  // whether any of them is a graph output
+  };
+  std::vector<BufferReads> buffer_reads_;  // by buffer
   MemoryPlan plan_;
 };
 

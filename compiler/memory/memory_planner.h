@@ -6,8 +6,9 @@
 // outside the arena (inputs, weights, variables). Every other value gets a
 // buffer; a view op's output (OpSchema::views) shares its input's buffer,
 // and an op's output may take over an input's buffer in place
-// (OpSchema::inplace) when that input dies at the op, has the same byte
-// size, and is not a graph input, a weight or a graph output. A buffer lives
+// (OpSchema::inplace) when that input's buffer dies at the op (no value in
+// it, the input nor any view of it, is read later or is a graph output), has
+// the same byte size, and is not a graph input or a weight. A buffer lives
 // from its first producer to its last consumer, and to the end for graph
 // outputs, so nothing outliving a graph output shares its memory. Offsets
 // are chosen greedily, largest buffer first, at the lowest offset that does

@@ -2,9 +2,11 @@
 // reported bounds, and validity on random graphs.
 #include "compiler/memory/memory_planner.h"
 
+#include <map>
 #include <random>
 
 #include "base/ir/text_format.h"
+#include "base/ops/op_registry.h"
 #include "gtest/gtest.h"
 
 namespace ge::compiler {
@@ -46,6 +48,43 @@ void ExpectValid(const MemoryPlan& plan) {
   }
   EXPECT_GE(plan.arena_bytes, plan.lower_bound);
   EXPECT_LE(plan.arena_bytes, plan.no_reuse_bytes);
+}
+
+// Replays `order` on the plan: every value a node reads must still be in
+// its buffer, i.e. nothing wrote the buffer since the value (or the value a
+// view of it shares) was produced. This catches what the interval check of
+// ExpectValid cannot: two values sharing one buffer through a view.
+void ExpectReadsSeeTheirValues(const std::vector<ir::Node*>& order, const MemoryPlan& plan) {
+  std::map<int, const ir::Node*> content;            // buffer -> the node whose output it holds
+  std::map<std::pair<const ir::Node*, int>, const ir::Node*> root;  // value -> the node that wrote its bytes
+  auto buffer_of = [&](ir::OutPort p) {
+    auto it = plan.values.find(p.node);
+    if (it == plan.values.end() || it->second[p.index].kind != ValuePlacement::Kind::kArena) return -1;
+    return it->second[p.index].buffer;
+  };
+  for (const ir::Node* node : order) {
+    for (int i = 0; i < node->num_inputs(); ++i) {
+      ir::OutPort in = node->input(i);
+      const int b = in ? buffer_of(in) : -1;
+      if (b < 0) continue;
+      const ir::Node* written = root[{in.node, in.index}];
+      EXPECT_EQ(content[b], written)
+          << node->name() << " reads " << in.node->name() << " after its buffer " << b << " was overwritten";
+    }
+    for (int o = 0; o < node->num_outputs(); ++o) {
+      const int b = buffer_of(ir::OutPort{const_cast<ir::Node*>(node), o});
+      if (b < 0) continue;
+      // A view's output keeps the bytes it shares with its input.
+      const ir::Node* writer = node;
+      const ops::OpSchema* schema = ops::OpRegistry::Global().Find(node->type());
+      for (const auto& [out, in] : schema ? schema->views : std::vector<std::pair<int, int>>{}) {
+        ir::OutPort src = out == o && in < node->num_inputs() ? node->input(in) : ir::OutPort{};
+        if (src && buffer_of(src) == b) writer = root[{src.node, src.index}];
+      }
+      content[b] = writer;
+      root[{node, o}] = writer;
+    }
+  }
 }
 
 TEST(MemoryPlannerTest, ElementwiseChainRunsInPlace) {
@@ -109,6 +148,44 @@ TEST(MemoryPlannerTest, ViewsShareTheirInputsBuffer) {
   ExpectValid(p.plan);
 }
 
+// The transformer's shape arithmetic, reduced: `a` is read by an Unsqueeze
+// (a view: `v` lives in a's buffer) and then by Neg. a itself has no reader
+// after Neg, but its view does: Neg must not write a's buffer in place.
+TEST(MemoryPlannerTest, NoInPlaceOverABufferAViewStillReads) {
+  Planned p = Plan(R"(graph g {
+    x = Data() {index = 0} -> (f32[16])
+    a = Relu(x) -> (f32[16])
+    axes = Const() {value = tensor<i64[1]>[0]} -> (i64[1])
+    v = Unsqueeze(a, axes) -> (f32[1,16])
+    b = Neg(a) -> (f32[16])
+    c = Sigmoid(v) -> (f32[1,16])
+    out = NetOutput(b, c)
+  })");
+  EXPECT_EQ(p.BufferOf("v"), p.BufferOf("a"));
+  EXPECT_NE(p.BufferOf("b"), p.BufferOf("a")) << "Neg overwrote the buffer Sigmoid still reads through the view";
+  auto order = p.graph->TopologicalOrder();
+  ASSERT_TRUE(order.ok());
+  ExpectReadsSeeTheirValues(*order, p.plan);
+  ExpectValid(p.plan);
+}
+
+// Once the view's last reader has run, the buffer is free to take over.
+TEST(MemoryPlannerTest, InPlaceOverABufferWhoseViewsAreDone) {
+  Planned p = Plan(R"(graph g {
+    x = Data() {index = 0} -> (f32[16])
+    a = Relu(x) -> (f32[16])
+    axes = Const() {value = tensor<i64[1]>[0]} -> (i64[1])
+    v = Unsqueeze(a, axes) -> (f32[1,16])
+    c = Sigmoid(v) -> (f32[1,16])
+    b = Neg(a) -> (f32[16])
+    out = NetOutput(b, c)
+  })");
+  EXPECT_EQ(p.BufferOf("b"), p.BufferOf("a"));
+  auto order = p.graph->TopologicalOrder();
+  ASSERT_TRUE(order.ok());
+  ExpectReadsSeeTheirValues(*order, p.plan);
+}
+
 TEST(MemoryPlannerTest, GraphOutputsAreNeitherReusedNorOverwritten) {
   Planned p = Plan(R"(graph g {
     x = Data() {index = 0} -> (f32[16])
@@ -160,19 +237,27 @@ TEST(MemoryPlannerTest, RandomGraphsGetValidPlansNearTheLowerBound) {
   std::mt19937 rng(7);
   for (int trial = 0; trial < 200; ++trial) {
     std::string text = "graph g {\n  x = Data() {index = 0} -> (f32[8])\n";
+    text += "  shape = Const() {value = tensor<i64[1]>[8]} -> (i64[1])\n";
     std::vector<std::string> names = {"x"};
     const int n = 2 + static_cast<int>(rng() % 40);
     for (int i = 0; i < n; ++i) {
       const std::string name = "n" + std::to_string(i);
       const std::string a = names[rng() % names.size()];
       const std::string b = names[rng() % names.size()];
-      text += (rng() % 2) ? "  " + name + " = Relu(" + a + ") -> (f32[8])\n"
-                          : "  " + name + " = Add(" + a + ", " + b + ") -> (f32[8])\n";
+      switch (rng() % 3) {
+        case 0: text += "  " + name + " = Relu(" + a + ") -> (f32[8])\n"; break;
+        case 1: text += "  " + name + " = Add(" + a + ", " + b + ") -> (f32[8])\n"; break;
+        default: text += "  " + name + " = Reshape(" + a + ", shape) -> (f32[8])\n"; break;  // a view
+      }
       names.push_back(name);
     }
-    text += "  out = NetOutput(" + names.back() + ")\n}\n";
+    text += "  out = NetOutput(" + names.back() + ", " + names[rng() % names.size()] + ")\n}\n";
     Planned p = Plan(text);
     ExpectValid(p.plan);
+    auto order = p.graph->TopologicalOrder();
+    ASSERT_TRUE(order.ok());
+    ExpectReadsSeeTheirValues(*order, p.plan);
+    if (HasFailure()) return;
     EXPECT_LE(p.plan.arena_bytes, 2 * p.plan.lower_bound + 64) << text;
   }
 }
