@@ -25,7 +25,7 @@ import numpy as np
 
 from . import shared_memory as _shm
 from ._proto import graph_pb2, service_pb2, service_pb2_grpc
-from .errors import FailedPreconditionError, from_rpc_error
+from .errors import FailedPreconditionError, InvalidArgumentError, from_rpc_error
 from .tensors import EmptySequence, dtype_from_proto, dtype_to_proto, from_value, to_value
 
 DEFAULT_ADDRESS = "127.0.0.1:50051"
@@ -57,6 +57,29 @@ def _is_local(address):
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
+
+
+def _tls_credentials(ca, cert, key):
+    """grpc.ssl_channel_credentials from PEM files (each None or a path)."""
+    def read(path, what):
+        if not path:
+            return None
+        try:
+            with open(path, "rb") as f:
+                data = f.read()
+        except OSError as e:
+            raise InvalidArgumentError(grpc.StatusCode.INVALID_ARGUMENT,
+                                       f"cannot read the TLS {what} file {path}: {e.strerror}") from None
+        if not data:
+            raise InvalidArgumentError(grpc.StatusCode.INVALID_ARGUMENT, f"the TLS {what} file {path} is empty")
+        return data
+
+    if bool(cert) != bool(key):
+        raise InvalidArgumentError(grpc.StatusCode.INVALID_ARGUMENT,
+                                   "a TLS client certificate needs its key, and a key its certificate "
+                                   "(tls_cert, tls_key)")
+    return grpc.ssl_channel_credentials(root_certificates=read(ca, "CA"), private_key=read(key, "key"),
+                                        certificate_chain=read(cert, "certificate"))
 
 
 def _io_info(io):
@@ -103,10 +126,19 @@ class Client:
     without tenants). shared_memory: None uses the local fast path when the
     address is a loopback one and the daemon has shared memory enabled;
     True requires it; False never uses it.
+
+    TLS, for a daemon serving it (gectl's --tls-* flags): tls_ca is the PEM
+    file of the CA that signed the daemon's certificate (None: the system's
+    roots); tls_cert and tls_key this client's certificate chain and key,
+    for mutual TLS; tls_server_name the name to check the certificate
+    against when the address's host is not in it. Any of them turns TLS on;
+    an unreadable file, or a certificate without its key, raises
+    InvalidArgumentError here.
     """
 
     def __init__(self, address=None, token=None, *, timeout=300.0, max_retries=4, initial_backoff=0.05,
-                 max_backoff=2.0, shared_memory=None):
+                 max_backoff=2.0, shared_memory=None, tls_ca=None, tls_cert=None, tls_key=None,
+                 tls_server_name=None):
         self.address = address or default_address()
         self.token = token if token is not None else os.environ.get("GED_TOKEN", "")
         self.timeout = timeout
@@ -114,10 +146,17 @@ class Client:
         self.initial_backoff = initial_backoff
         self.max_backoff = max_backoff
         self._metadata = (("authorization", "Bearer " + self.token),) if self.token else None
-        self._channel = grpc.insecure_channel(self.address, options=[
+        channel_options = [
             ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
             ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
-        ])
+        ]
+        if tls_ca or tls_cert or tls_key or tls_server_name:
+            if tls_server_name:
+                channel_options.append(("grpc.ssl_target_name_override", tls_server_name))
+            credentials = _tls_credentials(tls_ca, tls_cert, tls_key)
+            self._channel = grpc.secure_channel(self.address, credentials, options=channel_options)
+        else:
+            self._channel = grpc.insecure_channel(self.address, options=channel_options)
         self._stub = service_pb2_grpc.GraphEngineStub(self._channel)
         self._want_shm = shared_memory
         self._shm = None  # resolved on first use
