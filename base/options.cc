@@ -136,6 +136,10 @@ const std::vector<OptionSpec>& Table() {
       {"ge.exec.inter_op_parallelism", "1",
        "Dynamic runs: nodes whose inputs are ready run at once on up to this many threads (1: one after another).",
        InterOpThreads},
+      {"ge.exec.output_cache_idle_trim_ms", "2000",
+       "Sessions: milliseconds without an allocation after which the session's cache of output buffers returns "
+       "them to the host (0: kept until the session ends).",
+       NonNegative},
       {"ge.exec.static_model_ops_lower_limit", "4",
        "Static subgraphs with fewer ops become dynamic; -1 puts the whole graph into one dynamic subgraph.",
        LowerLimit},

@@ -249,6 +249,8 @@ void Daemon::Tick() {
   const auto idle = std::chrono::duration<double>(config_.session_idle_timeout_seconds);
   const int expired = sessions_->ExpireIdle(std::chrono::duration_cast<std::chrono::nanoseconds>(idle));
   if (expired > 0) Logger("server").info("expired {} idle session(s)", expired);
+  const size_t trimmed = sessions_->TrimIdleCaches();
+  if (trimmed > 0) Logger("server").debug("returned {} bytes of idle sessions' output caches", trimmed);
 }
 
 bool Daemon::Shutdown() {

@@ -4,10 +4,11 @@
 //
 // Lifecycle: Start binds both addresses (port 0 picks free ports, reported
 // by grpc_address()/metrics_address()) and serves. Tick() runs periodic work
-// (idle session expiry). Shutdown() is the graceful stop of SIGTERM: new
-// calls get UNAVAILABLE and health turns NOT_SERVING at once; calls in
-// flight get up to shutdown_timeout_seconds to finish; then the gRPC server
-// stops (cancelling what is left) and the run queues drain.
+// (idle session expiry; idle sessions' output caches trimmed). Shutdown() is
+// the graceful stop of SIGTERM: new calls get UNAVAILABLE and health turns
+// NOT_SERVING at once; calls in flight get up to shutdown_timeout_seconds to
+// finish; then the gRPC server stops (cancelling what is left) and the run
+// queues drain.
 #pragma once
 
 #include <memory>

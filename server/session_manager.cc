@@ -103,6 +103,14 @@ int SessionManager::ExpireIdle(std::chrono::nanoseconds idle) {
   return static_cast<int>(expired.size());
 }
 
+size_t SessionManager::TrimIdleCaches() {
+  size_t bytes = 0;
+  for (const std::shared_ptr<ManagedSession>& s : List(nullptr)) {
+    if (s->session != nullptr) bytes += s->session->TrimIdleCaches();
+  }
+  return bytes;
+}
+
 size_t SessionManager::size() const {
   std::lock_guard<std::mutex> lock(mu_);
   return sessions_.size();

@@ -70,6 +70,8 @@ class SessionManager {
   // Destroys sessions unused for longer than `idle` and with no active call;
   // returns how many.
   int ExpireIdle(std::chrono::nanoseconds idle);
+  // Session::TrimIdleCaches on every session; the bytes returned in all.
+  size_t TrimIdleCaches();
   size_t size() const;
 
  private:

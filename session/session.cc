@@ -108,6 +108,13 @@ Session::Session(const engine::EngineRegistry& engines, OptionMap options, Threa
     : engines_(engines), options_(std::move(options)), pool_(pool), id_(next_session_id++), device_(device) {
   device::CachingAllocatorOptions cache_options;
   cache_options.name = StrCat("host (outputs of session ", id_, ")");
+  // Validated with the other options where sessions are made (an unparsable
+  // value keeps the default here).
+  int64_t idle_ms = 0;
+  if (auto it = options_.find("ge.exec.output_cache_idle_trim_ms");
+      it != options_.end() && absl::SimpleAtoi(it->second, &idle_ms) && idle_ms >= 0) {
+    cache_options.idle_trim = std::chrono::milliseconds(idle_ms);
+  }
   output_cache_ = std::make_shared<device::CachingAllocator>(nullptr, std::move(cache_options));
 }
 

@@ -187,6 +187,10 @@ class Session {
   // The cache kernel outputs of dynamic runs come from
   // (ExecutorOptions::output_allocator).
   device::CachingAllocator& output_cache() const { return *output_cache_; }
+  // Returns the output cache's blocks to the host when it has been idle for
+  // ge.exec.output_cache_idle_trim_ms; the bytes returned. The daemon calls
+  // it periodically so that a session nobody runs holds no cached memory.
+  size_t TrimIdleCaches() { return output_cache_->TrimIfIdle(); }
 
  private:
   struct GraphEntry;

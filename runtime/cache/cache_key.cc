@@ -195,7 +195,8 @@ void HashContext(const OptionMap& options, const KeyContext& context, Sha256Hash
 
 bool IsOptionIgnoredByCacheKey(std::string_view key) {
   return key == "ge.dump_graph" || key == "ge.dump_path" || key == "ge.graph_compiler_cache_dir" ||
-         key == "ge.graph_key" || key == "ge.verify_each_step" || key == "ge.exec.inter_op_parallelism";
+         key == "ge.graph_key" || key == "ge.verify_each_step" || key == "ge.exec.inter_op_parallelism" ||
+         key == "ge.exec.output_cache_idle_trim_ms";
 }
 
 bool IsCacheKey(std::string_view key) {

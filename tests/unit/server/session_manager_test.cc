@@ -82,5 +82,23 @@ TEST_F(SessionManagerTest, IdleSessionsExpireUnlessInUse) {
   EXPECT_NE((*idle)->session, nullptr);
 }
 
+// A session nobody runs returns its cached output blocks once idle for
+// ge.exec.output_cache_idle_trim_ms (the daemon's Tick calls this).
+TEST_F(SessionManagerTest, IdleSessionsReturnTheirCachedOutputBuffers) {
+  SessionManager m = MakeManager();
+  auto quick = m.Create(alice_, {{"ge.exec.output_cache_idle_trim_ms", "5"}});
+  auto never = m.Create(bob_, {{"ge.exec.output_cache_idle_trim_ms", "0"}});
+  ASSERT_TRUE(quick.ok() && never.ok());
+  for (const auto& s : {*quick, *never}) {
+    device::CachingAllocator& cache = s->session->output_cache();
+    cache.Free(cache.Allocate(4096, 64), 4096);
+    ASSERT_GE(cache.stats().bytes_cached, 4096);
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  EXPECT_GE(m.TrimIdleCaches(), 4096u);
+  EXPECT_EQ((*quick)->session->output_cache().stats().bytes_cached, 0);
+  EXPECT_GE((*never)->session->output_cache().stats().bytes_cached, 4096) << "0 keeps the blocks";
+}
+
 }  // namespace
 }  // namespace ge::server
