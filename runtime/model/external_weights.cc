@@ -110,15 +110,34 @@ absl::Status ExternalizeWeights(CompiledModel& model, const std::string& gem_pat
   if (mode != 1 && mode != 2) return InvalidArgument("external weight mode ", mode, " is not 1 or 2");
   if (model.graph == nullptr) return InvalidArgument("no graph to write to ", gem_path);
   WeightWriter writer(gem_path, mode);
-  for (ir::Node* node : model.graph->nodes()) {
-    if (node->type() != ir::kConst) continue;
-    auto value = node->op_desc().GetAttr<Tensor>(ir::kAttrValue);
-    if (!value || !value->defined() || value->dtype() == DataType::kString ||
-        value->SizeInBytes() < kMinExternalWeightBytes) {
-      continue;
+  // Every graph the model runs from: the flat graph, the subgraphs its nodes
+  // own (a gear model's Case branches), and the partitioned form a mixed
+  // model runs from. Their Consts share tensors (the partitioned form and
+  // the gear clones copy the tensor, not its bytes): each value is written
+  // once and every Const holding it points at that copy.
+  std::vector<ir::Graph*> graphs = {model.graph.get()};
+  for (ir::Graph* sub : model.graph->subgraphs()) graphs.push_back(sub);
+  if (model.partitioned != nullptr) {
+    graphs.push_back(model.partitioned.get());
+    for (ir::Graph* sub : model.partitioned->subgraphs()) graphs.push_back(sub);
+  }
+  std::map<std::pair<const void*, size_t>, Written> written;
+  for (ir::Graph* graph : graphs) {
+    for (ir::Node* node : graph->nodes()) {
+      if (node->type() != ir::kConst) continue;
+      auto value = node->op_desc().GetAttr<Tensor>(ir::kAttrValue);
+      if (!value || !value->defined() || value->dtype() == DataType::kString ||
+          value->SizeInBytes() < kMinExternalWeightBytes) {
+        continue;
+      }
+      const std::pair<const void*, size_t> key(value->raw_data(), value->SizeInBytes());
+      auto it = written.find(key);
+      if (it == written.end()) {
+        GE_ASSIGN_OR_RETURN(Written where, writer.Write(*value));
+        it = written.emplace(key, std::move(where)).first;
+      }
+      GE_RETURN_IF_ERROR(ToFileConstant(*node, *value, it->second));
     }
-    GE_ASSIGN_OR_RETURN(Written where, writer.Write(*value));
-    GE_RETURN_IF_ERROR(ToFileConstant(*node, *value, where));
   }
   if (model.program) RewriteProgram(*model.program, *model.graph);
   model.options["ge.externalWeight"] = std::to_string(mode);

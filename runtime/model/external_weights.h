@@ -7,7 +7,9 @@
 //   mode 2: one merged file, `<stem>.weights.bin`, each weight 64-byte
 //           aligned at its recorded offset.
 // Only weights of at least kMinExternalWeightBytes move: small constants
-// (shapes, axes, scalars) stay inline. A static program's references to a
+// (shapes, axes, scalars) stay inline. Every graph of the model moves: the
+// flat graph, its subgraphs (a gear model's branches) and a mixed model's
+// partitioned form; a value several Consts share is written once. A static program's references to a
 // moved weight become variable references (FileConstants are bound at load
 // through the session's VariableStore and shared across sessions).
 #pragma once

@@ -519,13 +519,17 @@ using NamedTensors = std::vector<std::pair<std::string, Tensor>>;
 // relative to the .gem's directory (`model_dir`; empty for bytes).
 void SetWeightDirectory(ir::Graph& graph, const std::string& model_dir) {
   if (model_dir.empty()) return;
-  for (ir::Node* node : graph.nodes()) {
-    ir::OpDesc& op = node->mutable_op_desc();
-    if (node->type() == ir::kFileConstant && op.GetAttr<std::string>(io::kAttrLocation) &&
-        !op.GetAttr<std::string>(io::kAttrModelDir)) {
-      op.SetAttr(io::kAttrModelDir, model_dir);
+  auto set = [&](ir::Graph& g) {
+    for (ir::Node* node : g.nodes()) {
+      ir::OpDesc& op = node->mutable_op_desc();
+      if (node->type() == ir::kFileConstant && op.GetAttr<std::string>(io::kAttrLocation) &&
+          !op.GetAttr<std::string>(io::kAttrModelDir)) {
+        op.SetAttr(io::kAttrModelDir, model_dir);
+      }
     }
-  }
+  };
+  set(graph);
+  for (ir::Graph* sub : graph.subgraphs()) set(*sub);
 }
 
 // The model of a parsed and host-checked `def`; `label` names it in errors.
@@ -554,6 +558,7 @@ absl::StatusOr<CompiledModel> ModelFromDef(const v1::CompiledModelDef& def, cons
     absl::StatusOr<std::unique_ptr<ir::Graph>> partitioned = PartitionedFromProto(def, *model.graph);
     if (!partitioned.ok()) return Annotate(partitioned.status(), StrCat("the partitioned graph of ", label));
     model.partitioned = *std::move(partitioned);
+    SetWeightDirectory(*model.partitioned, model_dir);
   }
   if (def.has_program()) {
     absl::StatusOr<StaticProgram> program = ProgramFromProto(def.program(), *model.graph);

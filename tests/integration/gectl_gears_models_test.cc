@@ -112,6 +112,26 @@ TEST_F(GearsModelsTest, Resnet18GearBranchesAreStatic) {
   EXPECT_EQ(r.out.find("torch_jit_gear_0_dynamic"), std::string::npos);
 }
 
+// --external-weight covers every graph a gear model runs from: the gear
+// branches and, in hybrid mode, the dynamic graph. Each weight is written
+// once (the branches share it), the .gem keeps none, and the runs read the
+// file: without it they fail naming it.
+TEST_F(GearsModelsTest, ExternalWeightsCoverEveryGearAndTheHybridGraph) {
+  const std::string model = "resnet18_dynbatch";
+  const std::string gem = Compile(model, {"--compile_hybrid_mode", "--external-weight", "2"});
+  const std::string weights = dir_ + "/" + model + "_hybrid.weights.bin";
+  EXPECT_LT(fs::file_size(gem), 1u << 20);
+  EXPECT_GT(fs::file_size(weights), 40u << 20);
+  EXPECT_LT(fs::file_size(weights), 50u << 20) << "resnet18's 45 MB of weights written more than once";
+  for (int64_t batch : {4, 3}) ExpectTorch(model, gem, batch);
+  fs::rename(weights, weights + ".moved");
+  for (int64_t batch : {4, 3}) {
+    testing::ProcessResult r = Run(model, gem, batch);
+    EXPECT_EQ(r.exit_code, 1) << "batch " << batch;
+    EXPECT_NE(r.err.find(model + "_hybrid.weights.bin"), std::string::npos) << r.err;
+  }
+}
+
 TEST_F(GearsModelsTest, TransformerDynamicDimsMatchTorchAtEveryGear) {
   const std::string model = "transformer_dynseq";
   const std::string gem = Compile(model, {});
