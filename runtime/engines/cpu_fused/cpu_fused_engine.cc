@@ -43,10 +43,8 @@ CpuFusedEngine::CpuFusedEngine() : attributes_(MakeAttributes()) {}
 CpuFusedEngine::~CpuFusedEngine() = default;
 
 absl::Status CpuFusedEngine::Initialize(const EngineOptions& options) {
-  auto it = options.find("ge.cpu_fused.isa");
-  const std::string isa = it == options.end() ? "auto" : it->second;
-  if (isa != "auto" && isa != "avx2") return InvalidArgument("ge.cpu_fused.isa must be auto or avx2, got '", isa, "'");
-  GE_RETURN_IF_ERROR(cpu_fused::SelectLoops(isa == "avx2"));
+  (void)options;
+  GE_RETURN_IF_ERROR(cpu_fused::SelectLoops(/*force_avx2=*/false));
   return cpu_fused::RegisterFusedOps(ops::OpRegistry::Global());
 }
 

@@ -10,8 +10,8 @@
 // for the fused ops its own optimizer makes. Its kernels (fused_kernels.h)
 // need AVX2 and FMA; without them Initialize fails, the engine does not
 // load, and the regions stay unfused. `ge.exec.exclude_engines=cpu_fused`
-// switches the fusions off; `ge.cpu_fused.isa=avx2` keeps the kernels off
-// AVX-512 (as ge.cpu_vector.isa does for cpu_vector).
+// switches the fusions off (the engine then takes no subgraphs; it has no
+// options of its own).
 #pragma once
 
 #include <string>
@@ -39,8 +39,7 @@ class CpuFusedEngine final : public Engine {
   ~CpuFusedEngine() override;
 
   // Registers the fused ops in the global op registry and selects the
-  // loops (option ge.cpu_fused.isa: "auto" or "avx2"); FailedPrecondition
-  // without AVX2.
+  // loops (AVX-512 when the CPU has it); FailedPrecondition without AVX2.
   absl::Status Initialize(const EngineOptions& options) override;
   const EngineAttributes& attributes() const override { return attributes_; }
   const OpsKernelInfoStore& info_store() const override { return info_store_; }
