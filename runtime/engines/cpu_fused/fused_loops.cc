@@ -91,24 +91,22 @@ void ExpInPlace(float* x, int64_t n, float shift) {
   }
 }
 
-// The largest of `n` floats, in kLanes partial maxima.
-float Max(const float* x, int64_t n) {
-  float lanes[kLanes];
-  std::fill(lanes, lanes + kLanes, -std::numeric_limits<float>::infinity());
-  int64_t j = 0;
-  for (; j + kLanes <= n; j += kLanes) {
-    for (int l = 0; l < kLanes; ++l) lanes[l] = x[j + l] > lanes[l] ? x[j + l] : lanes[l];
-  }
-  float max = lanes[0];
-  for (int l = 1; l < kLanes; ++l) max = lanes[l] > max ? lanes[l] : max;
-  for (; j < n; ++j) max = x[j] > max ? x[j] : max;
-  return max;
-}
-
 float Sum(const float* x, int64_t n);
 
-// s = softmax(s * scale + mask) over `n` elements.
-void SoftmaxRow(float* s, int64_t n, float scale, const float* mask, int64_t mask_stride) {
+// One vector register of floats (GCC's vector extension): the max pass is
+// written with it because GCC does not vectorize a float max reduction
+// without -ffinite-math-only.
+typedef float FloatVector __attribute__((vector_size(kLanes * sizeof(float))));
+
+inline FloatVector LoadVector(const float* p) {
+  FloatVector v;
+  std::memcpy(&v, p, sizeof(v));
+  return v;
+}
+
+// s[j] = s[j] * scale + mask[j * mask_stride] for j < n (mask_stride 0 or
+// 1; no mask when null), in place; returns the largest.
+float ScaleMaskMax(float* s, int64_t n, float scale, const float* mask, int64_t mask_stride) {
   if (mask == nullptr) {
     for (int64_t j = 0; j < n; ++j) s[j] *= scale;
   } else if (mask_stride == 1) {
@@ -117,20 +115,40 @@ void SoftmaxRow(float* s, int64_t n, float scale, const float* mask, int64_t mas
     const float m = mask[0];
     for (int64_t j = 0; j < n; ++j) s[j] = s[j] * scale + m;
   }
-  ExpInPlace(s, n, Max(s, n));
-  const float inv = 1.0f / Sum(s, n);
-  for (int64_t j = 0; j < n; ++j) s[j] *= inv;
+  FloatVector lanes = FloatVector{} - std::numeric_limits<float>::infinity();
+  int64_t j = 0;
+  for (; j + kLanes <= n; j += kLanes) {
+    const FloatVector v = LoadVector(s + j);
+    lanes = v > lanes ? v : lanes;
+  }
+  float max = lanes[0];
+  for (int l = 1; l < kLanes; ++l) max = lanes[l] > max ? lanes[l] : max;
+  for (; j < n; ++j) max = s[j] > max ? s[j] : max;
+  return max;
+}
+
+// s = exp(s * scale + mask - max) over `n` elements, unnormalized; returns
+// 1 / sum, which the caller applies to the row of P V (dv elements, not sk).
+float SoftmaxRow(float* s, int64_t n, float scale, const float* mask, int64_t mask_stride) {
+  const float max = ScaleMaskMax(s, n, scale, mask, mask_stride);
+  ExpInPlace(s, n, max);
+  return 1.0f / Sum(s, n);
 }
 
 void AttentionHead(const AttentionHeadArgs& a) {
+  float inv[kAttentionRowBlock];
   for (int64_t i = 0; i < a.sq; i += kAttentionRowBlock) {
     const int rows = static_cast<int>(std::min(kAttentionRowBlock, a.sq - i));
     RowsTimesMatrix(rows, a.q + i * a.q_stride, a.q_stride, a.kt, a.sk, a.d, a.sk, a.scratch, a.sk);
     for (int r = 0; r < rows; ++r) {
       const float* mask = a.mask == nullptr ? nullptr : a.mask + (i + r) * a.mask_row_stride;
-      SoftmaxRow(a.scratch + r * a.sk, a.sk, a.scale, mask, a.mask_col_stride);
+      inv[r] = SoftmaxRow(a.scratch + r * a.sk, a.sk, a.scale, mask, a.mask_col_stride);
     }
-    RowsTimesMatrix(rows, a.scratch, a.sk, a.v, a.dv, a.sk, a.dv, a.y + i * a.dv, a.dv);
+    float* y = a.y + i * a.dv;
+    RowsTimesMatrix(rows, a.scratch, a.sk, a.v, a.dv, a.sk, a.dv, y, a.dv);
+    for (int r = 0; r < rows; ++r) {
+      for (int64_t c = 0; c < a.dv; ++c) y[r * a.dv + c] *= inv[r];
+    }
   }
 }
 
