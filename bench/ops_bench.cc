@@ -168,6 +168,9 @@ BENCHMARK(BM_DenseConv)
     ->UseRealTime();
 
 }  // namespace
+
+int FusedBenchThreads() { return Threads(); }
+
 }  // namespace ge::bench
 
 int main(int argc, char** argv) {

@@ -1,5 +1,5 @@
 // Every test model compiled with `gectl compile` to a .gem is static (one
-// flat task list: cpu_dense, cpu_vector and ge_local cover all its nodes once
+// flat task list: cpu_dense, cpu_vector, cpu_fused and ge_local cover all its nodes once
 // constant folding has removed the shape arithmetic) and runs from the .gem
 // (`gectl run`) to the same outputs as from its .onnx; a .gem refused for another host fails
 // `gectl run` with exit code 1 and a clear message.

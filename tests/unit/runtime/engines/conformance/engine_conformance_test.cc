@@ -1,16 +1,20 @@
 // Engine conformance (issue 4 item 6, after ggml's test-backend-ops): every
-// kernel of cpu_dense and of cpu_vector runs against host_cpu on randomized
-// shapes, dtypes and attributes, broadcasting and zero-sized tensors
-// included. One parameterized test per kernel of each engine's table, so a
-// kernel without cases fails. cpu_vector runs each case with every ISA
-// table the CPU has (AVX2, and AVX-512 when present).
+// kernel of cpu_dense, cpu_vector and cpu_fused runs against host_cpu on
+// randomized shapes, dtypes and attributes, broadcasting and zero-sized
+// tensors included. One parameterized test per kernel of each engine's
+// table, so a kernel without cases fails. cpu_vector and cpu_fused run each
+// case with every ISA table the CPU has (AVX2, and AVX-512 when present);
+// cpu_fused's ops have no host_cpu kernel and compare with the ops they
+// replace, run on host_cpu.
 //
 // The seed is GED_CONFORMANCE_SEED (default 20261125) mixed with the op
 // type; failures print it, so `GED_CONFORMANCE_SEED=<seed>` reproduces.
 #include <cstdlib>
 #include <functional>
 
+#include "runtime/engines/cpu_fused/fused_kernels.h"
 #include "runtime/engines/cpu_vector/cpu_vector_engine.h"
+#include "tests/unit/runtime/engines/conformance/fused_cases.h"
 #include "tests/unit/runtime/engines/conformance/vector_cases.h"
 
 namespace ge::engine::cpu_dense {
@@ -134,6 +138,48 @@ TEST_P(DenseConformance, MatchesHostCpu) {
 
 INSTANTIATE_TEST_SUITE_P(CpuDense, DenseConformance,
                          ::testing::ValuesIn(cpu_dense::Dense().info_store().SupportedOpTypes()),
+                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
+
+const FusedCaseTable& FusedCases() {
+  static const FusedCaseTable* table = [] {
+    auto* t = new FusedCaseTable();
+    AddFusedCases(*t);
+    return t;
+  }();
+  return *table;
+}
+
+class FusedConformance : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(FusedConformance, MatchesTheUnfusedOpsOnHostCpu) {
+  const std::string& type = GetParam();
+  auto it = FusedCases().find(type);
+  ASSERT_NE(it, FusedCases().end()) << "cpu_fused has a kernel for " << type << " but no conformance cases";
+  Rng rng(BaseSeed() ^ std::hash<std::string>()(type));
+  const std::vector<Case> cases = it->second(rng);
+  int failures = 0;
+  for (bool force_avx2 : {true, false}) {
+    if (!force_avx2 && !cpu_vector::CpuHasAvx512()) continue;
+    ASSERT_TRUE(cpu_fused::SelectLoops(force_avx2).ok());
+    for (size_t i = 0; i < cases.size() && failures < 5; ++i) {
+      const Case& c = cases[i];
+      auto want = c.reference();
+      ASSERT_TRUE(want.ok()) << cpu_dense::Describe(c) << ": the reference failed: " << want.status();
+      auto got = test::RunKernel(Fused(), c.op, c.inputs);
+      ::testing::AssertionResult r = got.ok() ? test::TensorNear((*got)[0].tensor(), *want, c.tolerance)
+                                              : ::testing::AssertionFailure() << got.status();
+      if (!r) {
+        ADD_FAILURE() << type << " case " << i << " (" << cpu_fused::Loops().name
+                      << ", GED_CONFORMANCE_SEED=" << BaseSeed() << "): " << cpu_dense::Describe(c) << "\n"
+                      << r.message();
+        ++failures;
+      }
+    }
+  }
+  ASSERT_TRUE(cpu_fused::SelectLoops(false).ok());
+}
+
+INSTANTIATE_TEST_SUITE_P(CpuFused, FusedConformance, ::testing::ValuesIn(Fused().info_store().SupportedOpTypes()),
                          [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
 
 // Zero-sized tensors are part of the randomized space (RandomShape), and
