@@ -20,10 +20,17 @@ function(ged_engine_plugin name)
     LIBRARY_OUTPUT_DIRECTORY ${GED_ENGINE_DIR}
     PREFIX "lib")
   if(ARG_CONF)
+    # A rule of its own (not a post-build step of the library), so that an
+    # edited configuration reaches the engine directory even when the
+    # library itself is up to date.
     get_filename_component(conf_name ${ARG_CONF} NAME)
-    add_custom_command(TARGET ${name} POST_BUILD
+    add_custom_command(OUTPUT ${GED_ENGINE_DIR}/${conf_name}
       COMMAND ${CMAKE_COMMAND} -E copy_if_different
-              ${CMAKE_CURRENT_SOURCE_DIR}/${ARG_CONF} ${GED_ENGINE_DIR}/${conf_name})
+              ${CMAKE_CURRENT_SOURCE_DIR}/${ARG_CONF} ${GED_ENGINE_DIR}/${conf_name}
+      DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/${ARG_CONF}
+      VERBATIM)
+    add_custom_target(${name}_conf DEPENDS ${GED_ENGINE_DIR}/${conf_name})
+    add_dependencies(${name} ${name}_conf)
   endif()
 endfunction()
 
