@@ -1,7 +1,8 @@
 // StaticExecutor on placed graphs in the text form: results equal to the
 // DynamicExecutor, the address table (changing, unchanged and frozen
 // inputs), zero copy for aligned user buffers and copies for unaligned
-// ones (inputs and outputs), weights, views, and device capacity errors.
+// ones (inputs and outputs), weights (small ones packed), views, and device
+// capacity errors.
 #include "runtime/executor/static_executor.h"
 
 #include <cstring>
@@ -198,6 +199,33 @@ TEST_F(StaticExecutorTest, ArenaReturnsToTheDeviceWhenTheExecutorDies) {
                     .ok());
   }
   EXPECT_EQ(device.memory_stats().in_use_bytes, 0);
+}
+
+// Small constants are copied into one block in the order tasks read them
+// (16-byte steps); a constant above kPackedWeightBytes keeps its own buffer.
+TEST_F(StaticExecutorTest, PacksSmallWeightsInTaskOrder) {
+  constexpr char kWeights[] = R"(graph main {
+      x = Data() {index = 0} -> (f32[20])
+      big = Const() {value = tensor<f32[20]>[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20], _engine_name = "ge_local"} -> (f32[20])
+      half = Const() {value = tensor<f32[1]>[0.5], _engine_name = "ge_local"} -> (f32[1])
+      three = Const() {value = tensor<f32[1]>[3], _engine_name = "ge_local"} -> (f32[1])
+      a = Add(x, big) {_engine_name = "host_cpu"}
+      m = Mul(a, three) {_engine_name = "host_cpu"}
+      n = Add(m, half) {_engine_name = "host_cpu"}
+      out = NetOutput(n)
+    })";
+  auto exec = Load(kWeights, device_);
+  ASSERT_TRUE(exec.ok()) << exec.status();
+  EXPECT_EQ((*exec)->packed_weights(), 2);
+  EXPECT_EQ((*exec)->packed_weight_bytes(), kPackedWeightAlignment + 4);  // three, then half
+  std::vector<float> x(20);
+  for (int i = 0; i < 20; ++i) x[i] = static_cast<float>(-i);
+  for (int run = 0; run < 2; ++run) {
+    auto out = (*exec)->Run({Tensor::FromVector<float>(x, Shape{20})});
+    ASSERT_TRUE(out.ok()) << out.status();
+    // (x + big) * 3 + 0.5 with x[i] = -i and big[i] = i + 1.
+    EXPECT_EQ(Floats((*out)[0].tensor()), std::vector<float>(20, 3.5f));
+  }
 }
 
 TEST_F(StaticExecutorTest, BuilderRefusesWhatTheStaticPathCannotRun) {
