@@ -41,19 +41,20 @@ struct StaticExecutor::TaskCold {
   std::vector<ValueRef> output_refs;
 };
 
-// One task's hot record (48 bytes): its kernel, its slice of the value pool
-// (inputs then outputs) and the executor's shared state. Kernels compute in
-// it as their ExecuteContext.
+// One task's hot record (48 bytes with the base's dense-input array): its
+// kernel, its slice of the value pool (inputs then outputs) and the
+// executor's shared state. Kernels compute in it as their ExecuteContext
+// and read inputs without a virtual call (set_dense_inputs).
 class StaticExecutor::TaskContext final : public engine::ExecuteContext {
  public:
   TaskContext(engine::Kernel* kernel, const TaskCold* cold, Value* values, const Shared* shared)
-      : kernel_(kernel), values_(values), cold_(cold), shared_(shared),
-        num_inputs_(static_cast<int32_t>(cold->input_refs.size())),
-        num_outputs_(static_cast<int32_t>(cold->output_refs.size())) {}
+      : kernel_(kernel), cold_(cold), shared_(shared), num_outputs_(static_cast<int32_t>(cold->output_refs.size())) {
+    set_dense_inputs(values, static_cast<int>(cold->input_refs.size()));
+  }
 
-  int num_inputs() const override { return num_inputs_; }
+  int num_inputs() const override { return num_dense_inputs(); }
   int num_outputs() const override { return num_outputs_; }
-  const Value& input_value(int i) const override { return values_[i]; }
+  const Value& input_value(int i) const override { return dense_inputs()[i]; }
   const ir::ValueType& output_type(int i) const override { return cold_->output_refs[i].type; }
   absl::StatusOr<Tensor> Output(int i, const Shape& shape) override {
     const ir::ValueType& planned = cold_->output_refs[i].type;
@@ -88,18 +89,17 @@ class StaticExecutor::TaskContext final : public engine::ExecuteContext {
     return pool;
   }
 
-  Value& in_value(int i) const { return values_[i]; }
-  Value& out_value(int i) const { return values_[num_inputs_ + i]; }
+  // The pool is the executor's (mutable); the base keeps it as inputs.
+  Value& in_value(int i) const { return const_cast<Value&>(dense_inputs()[i]); }
+  Value& out_value(int i) const { return in_value(num_dense_inputs() + i); }
   const TaskCold& cold() const { return *cold_; }
   engine::Kernel* kernel() const { return kernel_; }
 
  private:
   engine::Kernel* kernel_;
-  Value* values_;  // num_inputs_ inputs, then num_outputs_ outputs
   const TaskCold* cold_;
   const Shared* shared_;
-  int32_t num_inputs_;
-  int32_t num_outputs_;
+  int32_t num_outputs_;  // after the inputs in the value pool
 };
 
 // A place a value of some task lives in an entry.
