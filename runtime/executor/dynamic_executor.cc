@@ -510,7 +510,9 @@ void DynamicExecutor::MakeReadyLocked(const std::shared_ptr<ParallelRun>& run, i
   const DynamicExecutor& exec = *run->exec;
   if (const int stage = exec.steps_[s].stage; stage > 0) {  // the previous stage's sync point
     exec.streams_[stream]->WaitEvent(&exec.stages_.done(stage - 1));
-    if (exec.options_.stage_observer) exec.options_.stage_observer->SyncWaited(exec.stages_.level(stage - 1), exec.StreamName(stream));
+    if (StageObserver* observer = exec.options_.stage_observer) {
+      observer->SyncWaited(exec.stages_.level(stage - 1), exec.StreamName(stream));
+    }
   }
   run->exec->streams_[stream]->Enqueue([run, s] {
     {

@@ -228,6 +228,43 @@ TEST_F(StaticExecutorTest, PacksSmallWeightsInTaskOrder) {
   }
 }
 
+// The static path runs tasks one after another: pipeline stages come in
+// ascending `_stage_level` even when the later stage is listed first and
+// reads nothing of the earlier one.
+TEST_F(StaticExecutorTest, TasksRunStageByStage) {
+  constexpr char kStaged[] = R"(graph main {
+      x = Data() {index = 0} -> (f32[2])
+      late = Relu(x) {_engine_name = "host_cpu", _stage_level = 1}
+      late2 = Neg(late) {_engine_name = "host_cpu", _stage_level = 1}
+      early = Neg(x) {_engine_name = "host_cpu", _stage_level = 0}
+      out = NetOutput(early, late2)
+    })";
+  auto graph = Parse(kStaged);
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  auto program = compiler::BuildStaticProgram(**graph, *engines_, 1);
+  ASSERT_TRUE(program.ok()) << program.status();
+  std::vector<std::string> names;
+  for (const StaticTask& t : program->tasks) names.push_back(t.op.name());
+  EXPECT_THAT(names, ElementsAre("early", "late", "late2"));
+  auto exec = StaticExecutor::Load(*std::move(program), *engines_, device_, {});
+  ASSERT_TRUE(exec.ok()) << exec.status();
+  auto out = (*exec)->Run({Tensor::FromVector<float>({-1, 2}, Shape{2})});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_THAT(Floats((*out)[0].tensor()), ElementsAre(1, -2));
+  EXPECT_THAT(Floats((*out)[1].tensor()), ElementsAre(0, -2));
+  // A later stage feeding an earlier one cannot run stage by stage.
+  auto backwards = Parse(R"(graph main {
+      x = Data() {index = 0} -> (f32[2])
+      a = Relu(x) {_engine_name = "host_cpu", _stage_level = 1}
+      b = Neg(a) {_engine_name = "host_cpu", _stage_level = 0}
+      out = NetOutput(b)
+    })");
+  ASSERT_TRUE(backwards.ok()) << backwards.status();
+  auto refused = compiler::BuildStaticProgram(**backwards, *engines_, 1);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_THAT(std::string(refused.status().message()), HasSubstr("cannot run in ascending order"));
+}
+
 TEST_F(StaticExecutorTest, BuilderRefusesWhatTheStaticPathCannotRun) {
   auto graph = Parse(R"(graph main {
       x = Data() {index = 0} -> (f32[-1])
