@@ -1,9 +1,10 @@
 // Pipeline stages at run time: a graph with `_stage_level`s is compiled
 // (StagePartitioner, placement, partitioning, flattening) and run by the
 // DynamicExecutor in both forms the compiler leaves (the partitioned one,
-// whose root runs one PartitionedCall per stage, and the flat one), with
-// one and two inter-op threads and with a stage on an independent engine's
-// stream. Stage 1 reads nothing from stage 0 and stage 0 is slow, so only
+// whose root runs one PartitionedCall per stage, also with the stages'
+// static units on StaticExecutors as in mixed execution, and the flat one),
+// with one and two inter-op threads and with a stage on an independent
+// engine's stream. Stage 1 reads nothing from stage 0 and stage 0 is slow, so only
 // the stage order keeps stage 1 from starting first: the probe kernels log
 // when each node starts and ends, a StageObserver logs the stage
 // boundaries and the sync points, and the test asserts both orders and the
@@ -21,6 +22,8 @@
 #include "base/ir/text_format.h"
 #include "base/status.h"
 #include "compiler/build/graph_compiler.h"
+#include "compiler/build/task_builder.h"
+#include "runtime/executor/static_executor.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "runtime/executor/dynamic_executor.h"
@@ -120,15 +123,23 @@ class LoggingObserver final : public StageObserver {
 
 // Stage 1 (listed first, so a topological order may well start with it)
 // reads only x; stage 0 sleeps. `early_engine` / `late_engine` place the
-// probes of stage 0 and stage 1.
-std::string StagedModel(const std::string& early_engine, const std::string& late_engine) {
+// probes of stage 0 and stage 1. With `mixed`, each stage ends in a host_cpu
+// Abs (dynamic by GE's host-CPU rule), so its probes form a static unit.
+std::string StagedModel(const std::string& early_engine, const std::string& late_engine, bool mixed) {
+  const std::string tail = mixed ? R"(
+      early_out = Abs(early) {_ge_engine = "host_cpu", _stage_level = 0} -> (f32[3])
+      late_out = Abs(late2) {_ge_engine = "host_cpu", _stage_level = 1} -> (f32[3])
+      out = NetOutput(early_out, late_out)
+    })"
+                                 : R"(
+      out = NetOutput(early, late2)
+    })";
   return R"(graph main {
       x = Data() {index = 0} -> (f32[3])
       late = Relu(x) {_ge_engine = ")" + late_engine + R"(", _stage_level = 1} -> (f32[3])
       late2 = Neg(late) {_ge_engine = ")" + late_engine + R"(", _stage_level = 1} -> (f32[3])
-      early = Neg(x) {_ge_engine = ")" + early_engine + R"(", _stage_level = 0, _sleep_ms = 40} -> (f32[3])
-      out = NetOutput(early, late2)
-    })";
+      early = Neg(x) {_ge_engine = ")" + early_engine + R"(", _stage_level = 0, _sleep_ms = 40} -> (f32[3]))" +
+         tail;
 }
 
 int IndexOf(const std::vector<std::string>& log, const std::string& event) {
@@ -144,6 +155,7 @@ struct StageCase {
   const char* late;       // engine of stage 1's probes
   const char* recorded;   // where stage 0's sync point is recorded
   const char* waited;     // and where stage 1 waits for it
+  bool mixed = false;     // the stages' static units on StaticExecutors
 };
 
 class PipelineStagesTest : public ::testing::TestWithParam<StageCase> {
@@ -164,9 +176,12 @@ engine::EngineRegistry* PipelineStagesTest::engines_ = nullptr;
 
 TEST_P(PipelineStagesTest, StagesRunInOrderThroughTheirSyncPoints) {
   const StageCase& c = GetParam();
-  auto graph = ir::ParseGraph(StagedModel(c.early, c.late));
+  auto graph = ir::ParseGraph(StagedModel(c.early, c.late, c.mixed));
   ASSERT_TRUE(graph.ok()) << graph.status();
-  auto options = compiler::CompileOptions::FromOptions({{"ge.exec.exclude_engines", "cpu_dense,cpu_vector"}});
+  OptionMap option_map = {{"ge.exec.exclude_engines", "cpu_dense,cpu_vector"}};
+  // Mixed: every static cluster stays a static unit, however small.
+  if (c.mixed) option_map.emplace("ge.exec.static_model_ops_lower_limit", "1");
+  auto options = compiler::CompileOptions::FromOptions(option_map);
   ASSERT_TRUE(options.ok()) << options.status();
   options->keep_partitioned_graph = true;
   compiler::GraphCompiler compiler(*engines_, nullptr);
@@ -182,8 +197,18 @@ TEST_P(PipelineStagesTest, StagesRunInOrderThroughTheirSyncPoints) {
   ExecutorOptions exec_options;
   exec_options.inter_op_parallelism = c.threads;
   exec_options.stage_observer = &observer;
+  device::CpuDevice device(device::DeviceSpec{"cpu:0", 0, 1});
+  if (c.mixed) {  // as Session::LoadMixed does
+    exec_options.static_loader = [&device](const ir::Graph& g) -> absl::StatusOr<std::unique_ptr<StaticExecutor>> {
+      GE_ASSIGN_OR_RETURN(StaticProgram program, compiler::BuildStaticProgram(g, *engines_, 1));
+      return StaticExecutor::Load(std::move(program), *engines_, device, {});
+    };
+  }
   auto exec = DynamicExecutor::Create(run_graph, *engines_, exec_options);
   ASSERT_TRUE(exec.ok()) << exec.status();
+  if (c.mixed) {
+    ASSERT_EQ((*exec)->num_static_subgraphs(), 2) << ir::PrintGraph(run_graph);  // one unit per stage
+  }
   for (int run = 0; run < 2; ++run) {
     g_log.Take();
     auto out = (*exec)->Run({Tensor::FromVector<float>({-1, 2, -3}, Shape{3})});
@@ -191,12 +216,12 @@ TEST_P(PipelineStagesTest, StagesRunInOrderThroughTheirSyncPoints) {
     const std::vector<std::string> log = g_log.Take();
     std::string joined;
     for (const std::string& e : log) joined += e + "; ";
-    // Outputs: early = -x, late2 = -relu(x).
+    // Outputs: early = -x, late2 = -relu(x) (their absolute values when mixed).
     ASSERT_EQ(out->size(), 2u);
     EXPECT_EQ(std::vector<float>((*out)[0].tensor().data<float>(), (*out)[0].tensor().data<float>() + 3),
-              (std::vector<float>{1, -2, 3}));
+              c.mixed ? (std::vector<float>{1, 2, 3}) : (std::vector<float>{1, -2, 3}));
     EXPECT_EQ(std::vector<float>((*out)[1].tensor().data<float>(), (*out)[1].tensor().data<float>() + 3),
-              (std::vector<float>{0, -2, 0}));
+              c.mixed ? (std::vector<float>{0, 2, 0}) : (std::vector<float>{0, -2, 0}));
     // Stage 0 completes, its sync point is recorded and waited, then stage 1 runs.
     const std::vector<std::string> order = {"stage start 0",
                                             "start early",
@@ -232,7 +257,9 @@ INSTANTIATE_TEST_SUITE_P(
                       StageCase{"FlatStage0OnStream", true, 2, "probe_stream", "probe", "stream", "host"},
                       StageCase{"FlatStage1OnStream", true, 2, "probe", "probe_stream", "host", "stream"},
                       StageCase{"CallsStage0OnStream", false, 1, "probe_stream", "probe", "stream", "host"},
-                      StageCase{"CallsStage1OnStream", false, 2, "probe", "probe_stream", "host", "stream"}),
+                      StageCase{"CallsStage1OnStream", false, 2, "probe", "probe_stream", "host", "stream"},
+                      StageCase{"MixedSequential", false, 1, "probe", "probe", "host", "host", true},
+                      StageCase{"MixedTwoThreads", false, 2, "probe", "probe", "host", "host", true}),
     [](const ::testing::TestParamInfo<StageCase>& info) { return std::string(info.param.name); });
 
 TEST_F(PipelineStagesTest, ALaterStageFeedingAnEarlierOneIsRefused) {
