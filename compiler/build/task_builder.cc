@@ -18,13 +18,64 @@ bool IsStaticTensor(const ir::ValueType& type) {
          type.dtype() != DataType::kString;
 }
 
+// `order` (a topological order) re-ordered so that pipeline stages run in
+// ascending `_stage_level`: among the nodes whose inputs are done, the lowest
+// level first (nodes without a level as soon as they can), ties in `order`'s
+// order. The static path runs tasks one after another, so this order is its
+// stage ordering. Unimplemented (the dynamic path then decides) when the
+// edges make a later stage feed an earlier one. Unchanged for fewer than two levels.
+absl::StatusOr<std::vector<ir::Node*>> StageOrder(std::vector<ir::Node*> order) {
+  absl::flat_hash_map<const ir::Node*, std::pair<int64_t, size_t>> key;  // (level, position)
+  int64_t first_level = -1;
+  bool several = false;
+  for (size_t i = 0; i < order.size(); ++i) {
+    const int64_t level = order[i]->op_desc().GetAttrOr<int64_t>(ir::kAttrStageLevel, -1);
+    key[order[i]] = {level, i};
+    if (level < 0) continue;
+    several = several || (first_level >= 0 && level != first_level);
+    if (first_level < 0) first_level = level;
+  }
+  if (!several) return order;
+  absl::flat_hash_map<const ir::Node*, int> pending;
+  auto later = [&](const ir::Node* a, const ir::Node* b) { return key[a] > key[b]; };
+  std::vector<ir::Node*> ready;  // a min-heap by key
+  for (ir::Node* n : order) {
+    pending[n] = static_cast<int>(n->InNodes().size());
+    if (pending[n] == 0) ready.push_back(n);
+  }
+  std::make_heap(ready.begin(), ready.end(), later);
+  std::vector<ir::Node*> staged;
+  int64_t reached = -1;
+  while (!ready.empty()) {
+    std::pop_heap(ready.begin(), ready.end(), later);
+    ir::Node* n = ready.back();
+    ready.pop_back();
+    const int64_t level = key[n].first;
+    if (level >= 0 && level < reached) {
+      return Unimplemented("pipeline stage ", level, " (node '", n->name(), "') depends on stage ", reached,
+                           ": the stages cannot run in ascending order");
+    }
+    reached = std::max(reached, level);
+    staged.push_back(n);
+    for (ir::Node* next : n->OutNodes()) {
+      if (--pending[next] == 0) {
+        ready.push_back(next);
+        std::push_heap(ready.begin(), ready.end(), later);
+      }
+    }
+  }
+  if (staged.size() != order.size()) return Internal("stage ordering lost ", order.size() - staged.size(), " node(s)");
+  return staged;
+}
+
 class ProgramBuilder {
  public:
   ProgramBuilder(const ir::Graph& graph, const engine::EngineRegistry& engines, int num_threads)
       : graph_(graph), engines_(engines), num_threads_(num_threads) {}
 
   absl::StatusOr<runtime::StaticProgram> Build() {
-    GE_ASSIGN_OR_RETURN(std::vector<ir::Node*> order, graph_.TopologicalOrder());
+    GE_ASSIGN_OR_RETURN(std::vector<ir::Node*> topological, graph_.TopologicalOrder());
+    GE_ASSIGN_OR_RETURN(std::vector<ir::Node*> order, StageOrder(std::move(topological)));
     for (const ir::Node* node : order) GE_RETURN_IF_ERROR(CheckNode(*node));
     GE_ASSIGN_OR_RETURN(plan_, PlanMemory(graph_, order));
     program_.graph_name = graph_.name();

@@ -27,6 +27,14 @@ absl::Status Event::Synchronize(absl::Duration timeout) const {
   return absl::OkStatus();
 }
 
+void Event::RecordOnHost() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    completed_ = ++recorded_;
+  }
+  cv_.notify_all();
+}
+
 void Event::Arm() {
   std::lock_guard<std::mutex> lock(mu_);
   ++recorded_;

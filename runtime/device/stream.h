@@ -30,6 +30,9 @@ class Event {
   bool Query() const;
   // Waits until Query() is true; DeadlineExceeded after `timeout`.
   absl::Status Synchronize(absl::Duration timeout = absl::InfiniteDuration()) const;
+  // Records a point the host has reached: complete at once (work the host
+  // did itself is done), for waiters that do not know where it ran.
+  void RecordOnHost();
 
  private:
   friend class Stream;

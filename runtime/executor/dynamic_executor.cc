@@ -100,6 +100,7 @@ struct DynamicExecutor::Step {
   std::vector<ir::ValueType> prepared_inputs;
   bool prepared = false;
   int stream = -1;  // the independent engine's stream it runs on, or -1
+  int stage = -1;   // its pipeline stage (PipelineStages::stage_of), or -1
   size_t workspace_bytes = 0;
   std::shared_ptr<Buffer> workspace;
 };
@@ -322,11 +323,18 @@ absl::Status DynamicExecutor::Build(const ir::Graph& graph, const engine::Engine
   }
   num_inputs_ = static_cast<int>(input_slots_.size());
   ComputeReleases({last_use.begin(), last_use.end()});
-  if (options_.inter_op_parallelism > 1 || !streams_.empty()) ComputeDependencies();
+  std::vector<int64_t> levels(steps_.size(), -1);
+  for (size_t s = 0; s < steps_.size(); ++s) {
+    if (steps_[s].is_data || steps_[s].is_net_output) continue;
+    levels[s] = steps_[s].node->op_desc().GetAttrOr<int64_t>(ir::kAttrStageLevel, -1);
+  }
+  stages_ = PipelineStages(levels);
+  for (size_t s = 0; s < steps_.size(); ++s) steps_[s].stage = stages_.stage_of(static_cast<int>(s));
+  if (CountsDependencies()) GE_RETURN_IF_ERROR(ComputeDependencies());
   return absl::OkStatus();
 }
 
-void DynamicExecutor::ComputeDependencies() {
+absl::Status DynamicExecutor::ComputeDependencies() {
   absl::flat_hash_map<const ir::Node*, int> step_of;
   for (size_t s = 0; s < steps_.size(); ++s) {
     if (!steps_[s].is_data && !steps_[s].is_net_output) step_of[steps_[s].node] = static_cast<int>(s);
@@ -335,9 +343,11 @@ void DynamicExecutor::ComputeDependencies() {
   num_predecessors_.assign(steps_.size(), 0);
   slot_uses_.assign(num_slots_, 0);
   num_compute_steps_ = step_of.size();
+  std::vector<int> compute_steps;
   for (size_t s = 0; s < steps_.size(); ++s) {
     const Step& step = steps_[s];
     if (step.is_data || step.is_net_output) continue;
+    compute_steps.push_back(static_cast<int>(s));
     for (int slot : step.inputs) {
       if (slot >= 0) ++slot_uses_[slot];
     }
@@ -347,14 +357,18 @@ void DynamicExecutor::ComputeDependencies() {
       if (it != step_of.end()) predecessors.insert(it->second);
     }
     for (int p : predecessors) successors_[p].push_back(static_cast<int>(s));
-    num_predecessors_[s] = static_cast<int>(predecessors.size());
-    if (predecessors.empty()) initial_ready_.push_back(static_cast<int>(s));
+    // A node of a later stage also waits for the previous stage as a whole.
+    num_predecessors_[s] = static_cast<int>(predecessors.size()) + (step.stage > 0 ? 1 : 0);
+    if (num_predecessors_[s] == 0) initial_ready_.push_back(static_cast<int>(s));
   }
+  GE_RETURN_IF_ERROR(stages_.CheckOrder(successors_, compute_steps,
+                                        [this](int s) { return steps_[s].node->name(); }));
   for (int slot : output_slots_) {
     if (slot >= 0) slot_uses_[slot] = std::numeric_limits<int>::max();
   }
   // Ready steps are taken from the back: start with the first in topological order.
   std::reverse(initial_ready_.begin(), initial_ready_.end());
+  return absl::OkStatus();
 }
 
 void DynamicExecutor::ComputeReleases(const std::vector<std::pair<int, size_t>>& last_use) {
@@ -422,7 +436,7 @@ absl::Status DynamicExecutor::RunStep(Step& step, std::vector<Value>& slots) {
 }
 
 absl::StatusOr<std::vector<Value>> DynamicExecutor::Execute(std::vector<Value>& slots) {
-  if (options_.inter_op_parallelism > 1 || !streams_.empty()) return ExecuteParallel(slots);
+  if (CountsDependencies()) return ExecuteParallel(slots);
   for (Step& step : steps_) {
     if (step.is_data || step.is_net_output) continue;
     if (control_ != nullptr) GE_RETURN_IF_ERROR(control_->Check(step.node->name()));
@@ -456,6 +470,8 @@ struct DynamicExecutor::ParallelRun {
   int running = 0;       // steps being computed
   int runners = 1;       // threads in Drain, the caller included
   absl::Status error;
+  std::vector<size_t> stage_remaining;  // unfinished nodes per pipeline stage
+  std::unique_ptr<std::atomic<bool>[]> stage_started;
 };
 
 absl::StatusOr<std::vector<Value>> DynamicExecutor::ExecuteParallel(std::vector<Value>& slots) {
@@ -468,6 +484,11 @@ absl::StatusOr<std::vector<Value>> DynamicExecutor::ExecuteParallel(std::vector<
                               options_.inter_op_pool ? options_.inter_op_pool->num_threads() + 1 : 1);
   run->pending = num_predecessors_;
   run->remaining = num_compute_steps_;
+  run->stage_started.reset(new std::atomic<bool>[stages_.num_stages()]);
+  for (int k = 0; k < stages_.num_stages(); ++k) {
+    run->stage_remaining.push_back(stages_.members(k).size());
+    run->stage_started[k].store(false, std::memory_order_relaxed);
+  }
   {
     std::lock_guard<std::mutex> lock(run->mu);
     for (int s : initial_ready_) MakeReadyLocked(run, s);
@@ -486,6 +507,13 @@ void DynamicExecutor::MakeReadyLocked(const std::shared_ptr<ParallelRun>& run, i
     return;
   }
   ++run->running;
+  const DynamicExecutor& exec = *run->exec;
+  if (const int stage = exec.steps_[s].stage; stage > 0) {  // the previous stage's sync point
+    exec.streams_[stream]->WaitEvent(&exec.stages_.done(stage - 1));
+    if (StageObserver* observer = exec.options_.stage_observer) {
+      observer->SyncWaited(exec.stages_.level(stage - 1), exec.StreamName(stream));
+    }
+  }
   run->exec->streams_[stream]->Enqueue([run, s] {
     {
       std::lock_guard<std::mutex> lock(run->mu);
@@ -502,10 +530,54 @@ void DynamicExecutor::MakeReadyLocked(const std::shared_ptr<ParallelRun>& run, i
   });
 }
 
+std::string_view DynamicExecutor::StreamName(int stream) const {
+  return stream < 0 ? std::string_view("host") : std::string_view(streams_[stream]->name());
+}
+
+void DynamicExecutor::EnterStage(ParallelRun& r, int s) {
+  const DynamicExecutor& exec = *r.exec;
+  const int stage = exec.steps_[s].stage;
+  if (stage < 0) return;
+  StageObserver* observer = exec.options_.stage_observer;
+  if (stage > 0 && exec.steps_[s].stream < 0) {  // a stream waits in its queue instead
+    // Stage k-1's event completes once the stream that finished it has run
+    // past its record (at once when the host finished it).
+    (void)exec.stages_.done(stage - 1).Synchronize();
+    if (observer) observer->SyncWaited(exec.stages_.level(stage - 1), "host");
+  }
+  if (observer && !r.stage_started[stage].exchange(true)) observer->StageStarted(exec.stages_.level(stage));
+}
+
+void DynamicExecutor::FinishStageLocked(const std::shared_ptr<ParallelRun>& run, int s) {
+  ParallelRun& r = *run;
+  const DynamicExecutor& exec = *r.exec;
+  const int stage = exec.steps_[s].stage;
+  if (stage < 0 || --r.stage_remaining[stage] > 0) return;
+  // Stage complete: record its sync point where its last node ran (inside
+  // that stream's task: the event completes right after it), then release
+  // the next stage.
+  const int stream = exec.steps_[s].stream;
+  device::Event& done = exec.stages_.done(stage);
+  if (stream >= 0) {
+    exec.streams_[stream]->RecordEvent(&done);
+  } else {
+    done.RecordOnHost();
+  }
+  if (StageObserver* observer = exec.options_.stage_observer) {
+    observer->StageFinished(exec.stages_.level(stage));
+    observer->SyncRecorded(exec.stages_.level(stage), exec.StreamName(stream));
+  }
+  if (stage + 1 >= exec.stages_.num_stages()) return;
+  for (int next : exec.stages_.members(stage + 1)) {
+    if (--r.pending[next] == 0) MakeReadyLocked(run, next);
+  }
+}
+
 absl::Status DynamicExecutor::RunOne(ParallelRun& r, int s) {
   DynamicExecutor& exec = *r.exec;
   Step& step = exec.steps_[s];
   if (exec.control_ != nullptr) GE_RETURN_IF_ERROR(exec.control_->Check(step.node->name()));
+  EnterStage(r, s);
   absl::Status status = exec.RunStep(step, *r.slots);
   if (!status.ok()) return WithNodePrefix(status, *step.node);
   for (int slot : step.inputs) {
@@ -524,6 +596,7 @@ void DynamicExecutor::FinishLocked(const std::shared_ptr<ParallelRun>& run, int 
     for (int next : r.exec->successors_[s]) {
       if (--r.pending[next] == 0) MakeReadyLocked(run, next);
     }
+    FinishStageLocked(run, s);
   }
   r.cv.notify_all();
 }

@@ -27,6 +27,15 @@
 // subgraph runs wholly on one, run in order on that engine's own stream
 // instead, so they overlap the rest even without inter-op threads.
 //
+// Pipeline stages (runtime/executor/pipeline_stages.h): when the graph's
+// nodes carry two or more `_stage_level`s (the StagePartitioner's stage
+// calls in a partitioned root, or their nodes in a flat graph), runs take
+// the dependency-counting path even with one thread, stage k+1 starts only
+// after stage k's last node has finished, and each boundary is a sync point:
+// an event recorded on the stream (or host) that finished stage k and
+// waited for by every node of stage k+1 before it starts. Create refuses a
+// graph whose later stage feeds an earlier one.
+//
 // Subgraphs: creation also builds one child executor per subgraph that a
 // node of the graph (or, recursively, of a subgraph) owns, so that every
 // subgraph is checked at load and its kernels keep their prepared state
@@ -59,6 +68,7 @@
 #include "runtime/device/caching_allocator.h"
 #include "runtime/device/stream.h"
 #include "runtime/engines/engine_registry.h"
+#include "runtime/executor/pipeline_stages.h"
 #include "runtime/executor/run_control.h"
 
 namespace ge::runtime {
@@ -85,6 +95,9 @@ struct ExecutorOptions {
   // The workers of parallel runs (at most inter_op_parallelism - 1 are
   // used); null: Create makes one, shared by the executor tree.
   std::shared_ptr<ThreadPool> inter_op_pool;
+  // Told about pipeline stage boundaries and sync points (may be null).
+  // Must outlive the executor and be thread-safe.
+  StageObserver* stage_observer = nullptr;
 };
 
 class DynamicExecutor {
@@ -147,8 +160,19 @@ class DynamicExecutor {
   // last consumer of.
   static absl::Status RunOne(ParallelRun& run, int s);
   std::vector<Value> CollectOutputs(const std::vector<Value>& slots) const;
-  // The dependency counts of parallel runs, from the built steps.
-  void ComputeDependencies();
+  // The dependency counts of parallel runs, from the built steps, and the
+  // pipeline stages' order (an error when it contradicts the edges).
+  absl::Status ComputeDependencies();
+  // Whether runs take the dependency-counting path.
+  bool CountsDependencies() const {
+    return options_.inter_op_parallelism > 1 || !streams_.empty() || stages_.active();
+  }
+  // Pipeline stages, with the run's mutex held: stage bookkeeping when step
+  // `s` finished; and, without it, the sync point step `s` of a later stage
+  // waits for on the host before computing.
+  static void FinishStageLocked(const std::shared_ptr<ParallelRun>& run, int s);
+  static void EnterStage(ParallelRun& run, int s);
+  std::string_view StreamName(int stream) const;
   // A subgraph's run: `parent_inputs` indexed like the owner node's inputs.
   absl::StatusOr<std::vector<Value>> RunAsSubgraph(std::vector<Value> parent_inputs, const RunControl* control);
   // ExecuteContext::RunSubgraph for the kernel of `step`.
@@ -183,6 +207,7 @@ class DynamicExecutor {
   std::vector<int> slot_uses_;
   std::vector<int> initial_ready_;
   size_t num_compute_steps_ = 0;
+  PipelineStages stages_;
   // One stream per independent engine the graph's steps use (Step::stream);
   // any makes runs take the parallel path, the pool or not. Declared last:
   // destroyed (drained) first.

@@ -32,71 +32,80 @@ absl::Status CheckTensor(const Value& v, const StaticIo& io, std::string_view wh
 
 }  // namespace
 
-// One task: its kernel, the values it reads and writes (tensors pointing
-// into the address table's entries), and the ExecuteContext it computes in.
+// What a run never reads on the hot path: the task's node, its TaskDef and
+// the references its values were bound from.
+struct StaticExecutor::TaskCold {
+  ir::OpDesc op;
+  engine::TaskDef def;
+  std::vector<ValueRef> input_refs;
+  std::vector<ValueRef> output_refs;
+};
+
+// One task's hot record (48 bytes with the base's dense-input array): its
+// kernel, its slice of the value pool (inputs then outputs) and the
+// executor's shared state. Kernels compute in it as their ExecuteContext
+// and read inputs without a virtual call (set_dense_inputs).
 class StaticExecutor::TaskContext final : public engine::ExecuteContext {
  public:
-  TaskContext(StaticTask task, ThreadPool* pool, engine::VariableStore* variables)
-      : op_(std::move(task.op)), def_(std::move(task.def)), input_refs_(std::move(task.inputs)),
-        output_refs_(std::move(task.outputs)), pool_(pool), variables_(variables) {
-    inputs_.resize(input_refs_.size());
-    outputs_.resize(output_refs_.size());
+  TaskContext(engine::Kernel* kernel, const TaskCold* cold, Value* values, const Shared* shared)
+      : kernel_(kernel), cold_(cold), shared_(shared), num_outputs_(static_cast<int32_t>(cold->output_refs.size())) {
+    set_dense_inputs(values, static_cast<int>(cold->input_refs.size()));
   }
 
-  int num_inputs() const override { return static_cast<int>(inputs_.size()); }
-  int num_outputs() const override { return static_cast<int>(outputs_.size()); }
-  const Value& input_value(int i) const override { return inputs_[i]; }
-  const ir::ValueType& output_type(int i) const override { return output_refs_[i].type; }
+  int num_inputs() const override { return num_dense_inputs(); }
+  int num_outputs() const override { return num_outputs_; }
+  const Value& input_value(int i) const override { return dense_inputs()[i]; }
+  const ir::ValueType& output_type(int i) const override { return cold_->output_refs[i].type; }
   absl::StatusOr<Tensor> Output(int i, const Shape& shape) override {
-    const ir::ValueType& planned = output_refs_[i].type;
+    const ir::ValueType& planned = cold_->output_refs[i].type;
     if (&shape != &planned.shape() && shape != planned.shape()) {
       return Internal("output ", i, " asked for shape ", shape.ToString(), " but the static plan has ",
                       planned.shape().ToString());
     }
-    return outputs_[i].tensor();
+    return out_value(i).tensor();
   }
   // Forwarded values are copied into the planned buffer (a no-op for views,
   // whose planned buffer is the input's).
   absl::Status SetOutputValue(int i, Value value) override {
-    const Tensor& planned = outputs_[i].tensor();
+    const Tensor& planned = out_value(i).tensor();
     if (!value.is_tensor() || value.tensor().dtype() != planned.dtype() ||
         value.tensor().SizeInBytes() != planned.SizeInBytes()) {
       return Internal("output ", i, " was set to a value that does not match the static plan ",
-                      output_refs_[i].type.ToString());
+                      cold_->output_refs[i].type.ToString());
     }
     if (value.tensor().raw_data() != planned.raw_data()) {
       std::memmove(planned.raw_data(), value.tensor().raw_data(), planned.SizeInBytes());
     }
     return absl::OkStatus();
   }
-  void* workspace() override { return workspace_; }
-  ThreadPool* thread_pool() override { return pool_ ? pool_ : SerialPool(); }
-  int num_threads() const override { return pool_ ? pool_->num_threads() + 1 : 1; }
-  engine::VariableStore* variables() override { return variables_; }
-  Tensor* planned_output(int i) override { return &outputs_[i].mutable_tensor(); }
+  void* workspace() override { return shared_->workspace; }
+  ThreadPool* thread_pool() override { return shared_->pool ? shared_->pool : SerialPool(); }
+  int num_threads() const override { return shared_->pool ? shared_->pool->num_threads() + 1 : 1; }
+  engine::VariableStore* variables() override { return shared_->variables; }
+  Tensor* planned_output(int i) override { return &out_value(i).mutable_tensor(); }
 
   static ThreadPool* SerialPool() {
     static ThreadPool* pool = new ThreadPool(0, "serial");
     return pool;
   }
 
-  ir::OpDesc op_;
-  engine::TaskDef def_;
-  std::vector<ValueRef> input_refs_;
-  std::vector<ValueRef> output_refs_;
-  std::unique_ptr<engine::Kernel> kernel_;
-  std::vector<Value> inputs_;
-  std::vector<Value> outputs_;
-  void* workspace_ = nullptr;
-  ThreadPool* pool_;
-  engine::VariableStore* variables_;
+  // The pool is the executor's (mutable); the base keeps it as inputs.
+  Value& in_value(int i) const { return const_cast<Value&>(dense_inputs()[i]); }
+  Value& out_value(int i) const { return in_value(num_dense_inputs() + i); }
+  const TaskCold& cold() const { return *cold_; }
+  engine::Kernel* kernel() const { return kernel_; }
+
+ private:
+  engine::Kernel* kernel_;
+  const TaskCold* cold_;
+  const Shared* shared_;
+  int32_t num_outputs_;  // after the inputs in the value pool
 };
 
 // A place a value of some task lives in an entry.
 struct StaticExecutor::Site {
-  TaskContext* task;
-  bool is_output;
-  int index;
+  Value* value;  // in the value pool
+  const ValueRef* ref;
   int64_t offset;
 };
 
@@ -118,9 +127,12 @@ struct StaticExecutor::InputState {
 };
 
 int StaticExecutor::num_inputs() const { return static_cast<int>(inputs_.size()); }
+int StaticExecutor::num_tasks() const { return static_cast<int>(tasks_.size()); }
 
 StaticExecutor::~StaticExecutor() {
   tasks_.clear();
+  kernels_.clear();
+  values_.clear();
   entries_.clear();
   block_buffer_.reset();  // frees the device block
 }
@@ -135,10 +147,39 @@ absl::StatusOr<std::unique_ptr<StaticExecutor>> StaticExecutor::Load(StaticProgr
   exec->graph_name_ = program.graph_name;
   exec->arena_bytes_ = program.arena_bytes;
   for (StaticWeight& w : program.weights) exec->weights_.push_back(std::move(w.value));
+  GE_RETURN_IF_ERROR(exec->PackWeights(program));
   GE_RETURN_IF_ERROR(exec->ResolveVariables(program));
   GE_RETURN_IF_ERROR(exec->BindTasks(program, engines));
   GE_RETURN_IF_ERROR(exec->AllocateMemory(program));
   return exec;
+}
+
+absl::Status StaticExecutor::PackWeights(const StaticProgram& program) {
+  std::vector<int> order;  // weights to pack, in the order tasks first read them
+  std::vector<int64_t> offset(weights_.size(), -1);
+  int64_t total = 0;
+  for (const StaticTask& task : program.tasks) {
+    for (const ValueRef& ref : task.inputs) {
+      if (ref.kind != ValueRef::Kind::kWeight || offset[ref.index] >= 0) continue;
+      const Tensor& w = weights_[ref.index];
+      if (!w.defined() || w.dtype() == DataType::kString || w.SizeInBytes() > kPackedWeightBytes) continue;
+      total = (total + kPackedWeightAlignment - 1) / kPackedWeightAlignment * kPackedWeightAlignment;
+      offset[ref.index] = total;
+      total += static_cast<int64_t>(w.SizeInBytes());
+      order.push_back(ref.index);
+    }
+  }
+  if (order.empty()) return absl::OkStatus();
+  GE_ASSIGN_OR_RETURN(std::shared_ptr<Buffer> block, Buffer::Allocate(static_cast<size_t>(total)));
+  std::memset(block->data(), 0, static_cast<size_t>(total));
+  for (int w : order) {
+    Tensor& t = weights_[w];
+    std::memcpy(static_cast<char*>(block->data()) + offset[w], t.raw_data(), t.SizeInBytes());
+    t = Tensor(t.dtype(), t.shape(), block, static_cast<size_t>(offset[w]));
+  }
+  packed_weights_ = static_cast<int>(order.size());
+  packed_weight_bytes_ = total;
+  return absl::OkStatus();
 }
 
 absl::Status StaticExecutor::ResolveVariables(const StaticProgram& program) {
@@ -158,17 +199,28 @@ absl::Status StaticExecutor::ResolveVariables(const StaticProgram& program) {
 
 absl::Status StaticExecutor::BindTasks(StaticProgram& program, const engine::EngineRegistry& engines) {
   const int threads = options_.intra_op_pool ? options_.intra_op_pool->num_threads() + 1 : 1;
+  shared_.pool = options_.intra_op_pool;
+  shared_.variables = options_.variables;
+  size_t num_values = 0;
+  for (const StaticTask& task : program.tasks) num_values += task.inputs.size() + task.outputs.size();
+  // Sized once: task contexts and address-table sites point into them.
+  values_.resize(num_values);
+  cold_.reserve(program.tasks.size());
+  tasks_.reserve(program.tasks.size());
+  kernels_.reserve(program.tasks.size());
+  size_t next_value = 0;
   for (StaticTask& task : program.tasks) {
-    auto ctx = std::make_unique<TaskContext>(std::move(task), options_.intra_op_pool, options_.variables);
-    const std::string prefix = StrCat("node '", ctx->op_.name(), "' (", ctx->op_.type(), ")");
-    engine::Engine* engine = engines.Find(ctx->def_.engine);
+    cold_.push_back({std::move(task.op), std::move(task.def), std::move(task.inputs), std::move(task.outputs)});
+    TaskCold& cold = cold_.back();
+    const std::string prefix = StrCat("node '", cold.op.name(), "' (", cold.op.type(), ")");
+    engine::Engine* engine = engines.Find(cold.def.engine);
     if (engine == nullptr) {
-      return FailedPrecondition(prefix, " runs on engine '", ctx->def_.engine, "', which is not loaded");
+      return FailedPrecondition(prefix, " runs on engine '", cold.def.engine, "', which is not loaded");
     }
     engine::PrepareContext prepare;
-    prepare.op = &ctx->op_;
+    prepare.op = &cold.op;
     prepare.num_threads = threads;
-    for (const ValueRef& ref : ctx->input_refs_) {
+    for (const ValueRef& ref : cold.input_refs) {
       prepare.input_types.push_back(ref.type);
       const Tensor* known = nullptr;
       if (ref.kind == ValueRef::Kind::kWeight) known = &weights_[ref.index];
@@ -176,12 +228,13 @@ absl::Status StaticExecutor::BindTasks(StaticProgram& program, const engine::Eng
       if (ref.kind == ValueRef::Kind::kVariable && variable_is_constant_[ref.index]) known = &variables_[ref.index];
       prepare.const_inputs.push_back(known);
     }
-    for (const ValueRef& ref : ctx->output_refs_) prepare.output_types.push_back(ref.type);
-    auto kernel = engine->kernel_builder().LoadKernel(engine->kernel_factory(), ctx->def_, prepare);
+    for (const ValueRef& ref : cold.output_refs) prepare.output_types.push_back(ref.type);
+    auto kernel = engine->kernel_builder().LoadKernel(engine->kernel_factory(), cold.def, prepare);
     if (!kernel.ok()) return Annotate(kernel.status(), prefix);
-    ctx->kernel_ = *std::move(kernel);
-    ctx->def_.workspace_bytes = std::max(ctx->def_.workspace_bytes, prepare.workspace_bytes);
-    tasks_.push_back(std::move(ctx));
+    kernels_.push_back(*std::move(kernel));
+    cold.def.workspace_bytes = std::max(cold.def.workspace_bytes, prepare.workspace_bytes);
+    tasks_.emplace_back(kernels_.back().get(), &cold, &values_[next_value], &shared_);
+    next_value += cold.input_refs.size() + cold.output_refs.size();
   }
   return absl::OkStatus();
 }
@@ -205,7 +258,7 @@ std::pair<int, int64_t> StaticExecutor::EntryOf(const ValueRef& ref) const {
 absl::Status StaticExecutor::AllocateMemory(const StaticProgram& program) {
   // Block layout: arena | workspace (the largest task's) | input staging.
   int64_t workspace = 0;
-  for (const auto& t : tasks_) workspace = std::max<int64_t>(workspace, static_cast<int64_t>(t->def_.workspace_bytes));
+  for (const TaskCold& t : cold_) workspace = std::max<int64_t>(workspace, static_cast<int64_t>(t.def.workspace_bytes));
   int64_t total = AlignUp(program.arena_bytes) + AlignUp(workspace);
   for (size_t i = 0; i < program.inputs.size(); ++i) {
     InputState in;
@@ -224,7 +277,7 @@ absl::Status StaticExecutor::AllocateMemory(const StaticProgram& program) {
   void* raw = block_;
   block_buffer_ = Buffer::Wrap(raw, static_cast<size_t>(total), [device, raw] { (void)device->FreeMemory(raw); });
   workspace_ = static_cast<char*>(block_) + AlignUp(program.arena_bytes);
-  for (auto& t : tasks_) t->workspace_ = workspace_;
+  shared_.workspace = workspace_;
 
   outputs_ = program.outputs;
   output_values_ = program.output_values;
@@ -241,14 +294,15 @@ absl::Status StaticExecutor::AllocateMemory(const StaticProgram& program) {
     variable_entry_.push_back(static_cast<int>(entries_.size()));
     entries_.emplace_back();
   }
-  for (auto& t : tasks_) {
-    for (size_t i = 0; i < t->input_refs_.size(); ++i) {
-      auto [e, off] = EntryOf(t->input_refs_[i]);
-      if (e >= 0) entries_[e].sites.push_back({t.get(), false, static_cast<int>(i), off});
+  for (size_t t = 0; t < tasks_.size(); ++t) {
+    const TaskCold& cold = cold_[t];
+    for (size_t i = 0; i < cold.input_refs.size(); ++i) {
+      auto [e, off] = EntryOf(cold.input_refs[i]);
+      if (e >= 0) entries_[e].sites.push_back({&tasks_[t].in_value(static_cast<int>(i)), &cold.input_refs[i], off});
     }
-    for (size_t i = 0; i < t->output_refs_.size(); ++i) {
-      auto [e, off] = EntryOf(t->output_refs_[i]);
-      if (e >= 0) entries_[e].sites.push_back({t.get(), true, static_cast<int>(i), off});
+    for (size_t i = 0; i < cold.output_refs.size(); ++i) {
+      auto [e, off] = EntryOf(cold.output_refs[i]);
+      if (e >= 0) entries_[e].sites.push_back({&tasks_[t].out_value(static_cast<int>(i)), &cold.output_refs[i], off});
     }
   }
   Refresh(0, block_buffer_, 0);
@@ -266,9 +320,7 @@ void StaticExecutor::Refresh(int entry, std::shared_ptr<Buffer> buffer, size_t o
   Entry& e = entries_[entry];
   e.address = static_cast<const char*>(buffer->data()) + offset;
   for (const Site& s : e.sites) {
-    const ValueRef& ref = s.is_output ? s.task->output_refs_[s.index] : s.task->input_refs_[s.index];
-    Value v(Tensor(ref.type.dtype(), ref.type.shape(), buffer, offset + s.offset));
-    (s.is_output ? s.task->outputs_ : s.task->inputs_)[s.index] = std::move(v);
+    *s.value = Value(Tensor(s.ref->type.dtype(), s.ref->type.shape(), buffer, offset + s.offset));
   }
   e.buffer = std::move(buffer);
   e.offset = offset;
@@ -366,12 +418,12 @@ absl::Status StaticExecutor::RunWithOutputs(const std::vector<Value>& inputs, st
   stats_ = StaticRunStats();
   GE_RETURN_IF_ERROR(BindInputs(inputs));
   GE_RETURN_IF_ERROR(BindOutputs(outputs));
-  for (const auto& task : tasks_) {
-    if (control != nullptr) GE_RETURN_IF_ERROR(control->Check(task->op_.name()));
-    absl::Status s = task->kernel_->Compute(*task);
+  for (TaskContext& task : tasks_) {
+    if (control != nullptr) GE_RETURN_IF_ERROR(control->Check(task.cold().op.name()));
+    absl::Status s = task.kernel()->Compute(task);
     if (!s.ok()) {
-      return absl::Status(s.code(), StrCat("node '", task->op_.name(), "' (", task->op_.type(), "): ",
-                                           StdView(s.message())));
+      const ir::OpDesc& op = task.cold().op;
+      return absl::Status(s.code(), StrCat("node '", op.name(), "' (", op.type(), "): ", StdView(s.message())));
     }
   }
   return CopyOutputs(outputs);

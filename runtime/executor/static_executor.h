@@ -19,6 +19,15 @@
 // output with its own arena buffer is written in place; every other output
 // is copied out after the run.
 //
+// Memory layout of the walk (what a run touches per task, in task order):
+// the task records are one contiguous array of small hot records (kernel,
+// the task's slice of the value pool, workspace); every task's input and
+// output Values are one contiguous pool, in task order; small constant
+// weights (at most kPackedWeightBytes each) are copied at load into one
+// packed block in the order tasks first read them. A task's cold data (its
+// OpDesc, TaskDef and value references) lives in a separate array that a
+// run reads only for errors and RunControl checks.
+//
 // Runs are serialized; Load fails with the device's RESOURCE_EXHAUSTED
 // (naming the device, the bytes asked and free) when the arena does not fit.
 #pragma once
@@ -67,18 +76,30 @@ class StaticExecutor {
   absl::Status FreezeInputs(const std::vector<int>& indices);
 
   int num_inputs() const;
-  int num_tasks() const { return static_cast<int>(tasks_.size()); }
+  int num_tasks() const;
+  // Weights copied into the packed block at load, and its size in bytes.
+  int packed_weights() const { return packed_weights_; }
+  int64_t packed_weight_bytes() const { return packed_weight_bytes_; }
   int64_t arena_bytes() const { return arena_bytes_; }
   const StaticRunStats& last_run_stats() const { return stats_; }
 
  private:
   class TaskContext;
+  struct TaskCold;
+  // What every task context shares (one cache line for the whole walk).
+  struct Shared {
+    void* workspace = nullptr;
+    ThreadPool* pool = nullptr;
+    engine::VariableStore* variables = nullptr;
+  };
   struct Entry;
   struct Site;
   struct InputState;
 
   StaticExecutor() = default;
   absl::Status AllocateMemory(const StaticProgram& program);
+  // Copies the small weights into one block, in the order tasks read them.
+  absl::Status PackWeights(const StaticProgram& program);
   absl::Status BindTasks(StaticProgram& program, const engine::EngineRegistry& engines);
   // Resolves every Variable / FileConstant through options_.variables.
   absl::Status ResolveVariables(const StaticProgram& program);
@@ -97,13 +118,19 @@ class StaticExecutor {
   int64_t arena_bytes_ = 0;
   std::shared_ptr<Buffer> block_buffer_;
   void* workspace_ = nullptr;
-  std::vector<std::unique_ptr<TaskContext>> tasks_;
+  Shared shared_;
+  std::vector<TaskCold> cold_;             // per task, in task order
+  std::vector<Value> values_;             // every task's inputs then outputs, in task order
+  std::vector<TaskContext> tasks_;        // the hot records the run walks
+  std::vector<std::unique_ptr<engine::Kernel>> kernels_;
   std::vector<Entry> entries_;
   std::vector<InputState> inputs_;
   std::vector<StaticIo> outputs_;
   std::vector<ValueRef> output_values_;
   std::vector<int> output_entry_;  // -1 unless the output can be written in place
-  std::vector<Tensor> weights_;
+  std::vector<Tensor> weights_;  // small ones point into the packed block
+  int packed_weights_ = 0;
+  int64_t packed_weight_bytes_ = 0;
   // Session memory of each StaticProgram::variables entry, its address-table
   // row, and whether it is a (read-only) FileConstant.
   std::vector<Tensor> variables_;

@@ -25,6 +25,10 @@ namespace ge::runtime {
 
 // Arena offsets and zero-copy user buffers are aligned to this.
 inline constexpr int64_t kStaticAlignment = 64;
+// Constant weights of at most this many bytes are packed at load into one
+// block, each aligned to kPackedWeightAlignment (StaticExecutor).
+inline constexpr int64_t kPackedWeightBytes = 64;
+inline constexpr int64_t kPackedWeightAlignment = 16;
 
 struct ValueRef {
   enum class Kind : uint8_t { kNone, kArena, kWeight, kInput, kVariable };

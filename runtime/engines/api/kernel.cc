@@ -5,11 +5,15 @@
 
 namespace ge::engine {
 
-const Tensor& ExecuteContext::input(int i) const {
+const Tensor& ExecuteContext::UndefinedTensor() {
   static const Tensor* kUndefined = new Tensor();
-  if (i >= num_inputs()) return *kUndefined;
+  return *kUndefined;
+}
+
+const Tensor& ExecuteContext::InputThroughValue(int i) const {
+  if (i >= num_inputs()) return UndefinedTensor();
   const Value& v = input_value(i);
-  return v.is_tensor() ? v.tensor() : *kUndefined;
+  return v.is_tensor() ? v.tensor() : UndefinedTensor();
 }
 
 absl::StatusOr<std::vector<Value>> ExecuteContext::RunSubgraph(std::string_view name,

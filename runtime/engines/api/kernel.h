@@ -46,7 +46,12 @@ class ExecuteContext {
   virtual const Value& input_value(int i) const = 0;
   bool has_input(int i) const { return i < num_inputs() && !input_value(i).is_none(); }
   // The tensor of input `i` (an undefined Tensor when absent or not a tensor).
-  const Tensor& input(int i) const;
+  // Inline and free of virtual calls when the executor keeps its inputs in
+  // one array (set_dense_inputs): the static path's per-op cost.
+  const Tensor& input(int i) const {
+    if (num_dense_inputs_ < 0) return InputThroughValue(i);
+    return i < num_dense_inputs_ && dense_inputs_[i].is_tensor() ? dense_inputs_[i].tensor() : UndefinedTensor();
+  }
 
   // The type shape inference gave output `i` for the current inputs. Shapes
   // are concrete except for value-dependent outputs (NonZero, Unique), whose
@@ -95,6 +100,23 @@ class ExecuteContext {
     (void)i;
     return nullptr;
   }
+
+ protected:
+  // An executor whose inputs are `count` Values at `values` (input_value(i)
+  // returns values[i]) says so once; input() then reads them directly.
+  void set_dense_inputs(const Value* values, int count) {
+    dense_inputs_ = values;
+    num_dense_inputs_ = count;
+  }
+  const Value* dense_inputs() const { return dense_inputs_; }
+  int num_dense_inputs() const { return num_dense_inputs_; }
+
+ private:
+  const Tensor& InputThroughValue(int i) const;
+  static const Tensor& UndefinedTensor();
+
+  const Value* dense_inputs_ = nullptr;
+  int num_dense_inputs_ = -1;  // < 0: input() goes through input_value()
 };
 
 class Kernel {

@@ -17,7 +17,9 @@
 // RunSubgraph, planned_output) keeps existing plugins' calls valid and did not bump it; a
 // plugin built against another ged version is refused anyway. Version 2:
 // Engine::kernel_builder() (a new virtual in a class plugins implement).
-#define GE_ENGINE_ABI_VERSION 2u
+// Version 3: ExecuteContext holds the dense-input array its inline input()
+// reads (a layout change; the out-of-line input() is gone).
+#define GE_ENGINE_ABI_VERSION 3u
 #define GE_ENGINE_PLUGIN_ENTRY_SYMBOL "ge_engine_plugin_entry"
 
 extern "C" {

@@ -1,7 +1,8 @@
 // StaticExecutor on placed graphs in the text form: results equal to the
 // DynamicExecutor, the address table (changing, unchanged and frozen
 // inputs), zero copy for aligned user buffers and copies for unaligned
-// ones (inputs and outputs), weights, views, and device capacity errors.
+// ones (inputs and outputs), weights (small ones packed), views, and device
+// capacity errors.
 #include "runtime/executor/static_executor.h"
 
 #include <cstring>
@@ -198,6 +199,70 @@ TEST_F(StaticExecutorTest, ArenaReturnsToTheDeviceWhenTheExecutorDies) {
                     .ok());
   }
   EXPECT_EQ(device.memory_stats().in_use_bytes, 0);
+}
+
+// Small constants are copied into one block in the order tasks read them
+// (16-byte steps); a constant above kPackedWeightBytes keeps its own buffer.
+TEST_F(StaticExecutorTest, PacksSmallWeightsInTaskOrder) {
+  constexpr char kWeights[] = R"(graph main {
+      x = Data() {index = 0} -> (f32[20])
+      big = Const() {value = tensor<f32[20]>[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20], _engine_name = "ge_local"} -> (f32[20])
+      half = Const() {value = tensor<f32[1]>[0.5], _engine_name = "ge_local"} -> (f32[1])
+      three = Const() {value = tensor<f32[1]>[3], _engine_name = "ge_local"} -> (f32[1])
+      a = Add(x, big) {_engine_name = "host_cpu"}
+      m = Mul(a, three) {_engine_name = "host_cpu"}
+      n = Add(m, half) {_engine_name = "host_cpu"}
+      out = NetOutput(n)
+    })";
+  auto exec = Load(kWeights, device_);
+  ASSERT_TRUE(exec.ok()) << exec.status();
+  EXPECT_EQ((*exec)->packed_weights(), 2);
+  EXPECT_EQ((*exec)->packed_weight_bytes(), kPackedWeightAlignment + 4);  // three, then half
+  std::vector<float> x(20);
+  for (int i = 0; i < 20; ++i) x[i] = static_cast<float>(-i);
+  for (int run = 0; run < 2; ++run) {
+    auto out = (*exec)->Run({Tensor::FromVector<float>(x, Shape{20})});
+    ASSERT_TRUE(out.ok()) << out.status();
+    // (x + big) * 3 + 0.5 with x[i] = -i and big[i] = i + 1.
+    EXPECT_EQ(Floats((*out)[0].tensor()), std::vector<float>(20, 3.5f));
+  }
+}
+
+// The static path runs tasks one after another: pipeline stages come in
+// ascending `_stage_level` even when the later stage is listed first and
+// reads nothing of the earlier one.
+TEST_F(StaticExecutorTest, TasksRunStageByStage) {
+  constexpr char kStaged[] = R"(graph main {
+      x = Data() {index = 0} -> (f32[2])
+      late = Relu(x) {_engine_name = "host_cpu", _stage_level = 1}
+      late2 = Neg(late) {_engine_name = "host_cpu", _stage_level = 1}
+      early = Neg(x) {_engine_name = "host_cpu", _stage_level = 0}
+      out = NetOutput(early, late2)
+    })";
+  auto graph = Parse(kStaged);
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  auto program = compiler::BuildStaticProgram(**graph, *engines_, 1);
+  ASSERT_TRUE(program.ok()) << program.status();
+  std::vector<std::string> names;
+  for (const StaticTask& t : program->tasks) names.push_back(t.op.name());
+  EXPECT_THAT(names, ElementsAre("early", "late", "late2"));
+  auto exec = StaticExecutor::Load(*std::move(program), *engines_, device_, {});
+  ASSERT_TRUE(exec.ok()) << exec.status();
+  auto out = (*exec)->Run({Tensor::FromVector<float>({-1, 2}, Shape{2})});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_THAT(Floats((*out)[0].tensor()), ElementsAre(1, -2));
+  EXPECT_THAT(Floats((*out)[1].tensor()), ElementsAre(0, -2));
+  // A later stage feeding an earlier one cannot run stage by stage.
+  auto backwards = Parse(R"(graph main {
+      x = Data() {index = 0} -> (f32[2])
+      a = Relu(x) {_engine_name = "host_cpu", _stage_level = 1}
+      b = Neg(a) {_engine_name = "host_cpu", _stage_level = 0}
+      out = NetOutput(b)
+    })");
+  ASSERT_TRUE(backwards.ok()) << backwards.status();
+  auto refused = compiler::BuildStaticProgram(**backwards, *engines_, 1);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_THAT(std::string(refused.status().message()), HasSubstr("cannot run in ascending order"));
 }
 
 TEST_F(StaticExecutorTest, BuilderRefusesWhatTheStaticPathCannotRun) {
