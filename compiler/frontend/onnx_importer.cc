@@ -175,11 +175,17 @@ absl::StatusOr<std::unique_ptr<ir::Graph>> ImportOwnedModel(onnx::ModelProto& mo
   timer.Lap("ops supported");
   if (options.run_checker) GE_RETURN_IF_ERROR(RunOnnxChecker(model, dir));
   timer.Lap("onnx checker");
-  if (options.run_onnx_shape_inference) {
+  // ged's own inference types the graph after conversion when it covers
+  // every node; libonnx's is then skipped (see OnnxImportOptions).
+  const bool infer_with_ged =
+      options.run_onnx_shape_inference && !options.force_onnx_shape_inference &&
+      GedInferenceCoversGraph(model.graph(), opsets, registry, BuiltinOpsetAdapters());
+  if (options.run_onnx_shape_inference && !infer_with_ged) {
     if (!options.run_checker) GE_RETURN_IF_ERROR(VerifyNodesForInference(model));
     GE_RETURN_IF_ERROR(RunOnnxShapeInference(model));
   }
-  timer.Lap("onnx shape inference");
+  timer.Lap(infer_with_ged ? "onnx shape inference (skipped: ged's covers the model)"
+                           : "onnx shape inference");
   OnnxBuildContext context;
   context.model = &model;
   context.opsets = std::move(opsets);
@@ -192,12 +198,27 @@ absl::StatusOr<std::unique_ptr<ir::Graph>> ImportOwnedModel(onnx::ModelProto& mo
     GE_RETURN_IF_ERROR(LowerOnnxControlFlow(*graph));
   }
   timer.Lap("lower control flow");
+  if (infer_with_ged) {
+    // Before validation, which checks output types against the ops' type
+    // constraints (a sequence op's output must be typed by then). Inference
+    // checks each node's arity, attributes and input types itself first.
+    absl::Status inferred = ops::InferShapes(*graph, *context.registry);
+    if (!inferred.ok()) return Annotate(inferred, "shape inference failed");
+    timer.Lap("ged shape inference");
+  }
   GE_RETURN_IF_ERROR(ValidateAllNodes(*graph, *context.registry));
   timer.Lap("validate nodes");
   return graph;
 }
 
 }  // namespace
+
+OnnxImportOptions OnnxImportOptionsFromMap(const OptionMap& options) {
+  OnnxImportOptions import;
+  import.force_onnx_shape_inference =
+      OptionOrDefault(options, "ge.onnx_shape_inference") == "always";
+  return import;
+}
 
 absl::StatusOr<std::string> ReadOnnxFile(const std::string& path) {
   std::error_code ec;
