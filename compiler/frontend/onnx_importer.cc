@@ -21,6 +21,7 @@
 #include "compiler/frontend/onnx_model_check.h"
 #include "compiler/frontend/onnx_op_support.h"
 #include "compiler/frontend/onnx_opset_adapter.h"
+#include "google/protobuf/arena.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "onnx/checker.h"
@@ -244,7 +245,19 @@ absl::StatusOr<std::string> ReadOnnxFile(const std::string& path) {
   return bytes;
 }
 
-absl::StatusOr<onnx::ModelProto> ParseOnnxModel(std::string_view bytes, std::string_view source) {
+namespace {
+
+// A parsed model lives in an arena: a million-node model is millions of
+// small messages and strings, allocated and freed one by one otherwise.
+// Blocks grow to 1 MiB (protobuf's default stops at 8 KiB).
+google::protobuf::ArenaOptions ModelArenaOptions() {
+  google::protobuf::ArenaOptions options;
+  options.max_block_size = size_t{1} << 20;
+  return options;
+}
+
+absl::Status ParseOnnxModelInto(std::string_view bytes, std::string_view source,
+                                onnx::ModelProto& model) {
   if (bytes.size() > static_cast<size_t>(INT_MAX)) {
     return InvalidArgument("not a valid ONNX model: ", source, ": ", bytes.size(),
                            " bytes is over protobuf's 2 GiB limit");
@@ -252,7 +265,6 @@ absl::StatusOr<onnx::ModelProto> ParseOnnxModel(std::string_view bytes, std::str
   google::protobuf::io::ArrayInputStream array(bytes.data(), static_cast<int>(bytes.size()));
   google::protobuf::io::CodedInputStream coded(&array);
   coded.SetTotalBytesLimit(INT_MAX);
-  onnx::ModelProto model;
   if (!model.ParseFromCodedStream(&coded) || !coded.ConsumedEntireMessage()) {
     return InvalidArgument("not a valid ONNX model: ", source,
                            ": the bytes do not parse as an ONNX ModelProto (truncated, corrupt "
@@ -262,6 +274,14 @@ absl::StatusOr<onnx::ModelProto> ParseOnnxModel(std::string_view bytes, std::str
   if (!basics.ok()) {
     return InvalidArgument("not a valid ONNX model: ", source, ": ", StdView(basics.message()));
   }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<onnx::ModelProto> ParseOnnxModel(std::string_view bytes, std::string_view source) {
+  onnx::ModelProto model;
+  GE_RETURN_IF_ERROR(ParseOnnxModelInto(bytes, source, model));
   return model;
 }
 
@@ -271,13 +291,15 @@ absl::StatusOr<std::unique_ptr<ir::Graph>> ImportOnnxFile(const std::string& pat
   absl::StatusOr<std::unique_ptr<ir::Graph>> graph;
   {
     GE_ASSIGN_OR_RETURN(std::string bytes, ReadOnnxFile(path));
-    GE_ASSIGN_OR_RETURN(onnx::ModelProto model, ParseOnnxModel(bytes, path));
+    google::protobuf::Arena arena(ModelArenaOptions());
+    auto* model = google::protobuf::Arena::CreateMessage<onnx::ModelProto>(&arena);
+    GE_RETURN_IF_ERROR(ParseOnnxModelInto(bytes, path, *model));
     bytes.clear();
     bytes.shrink_to_fit();
     timer.Lap("read and parse");
     std::error_code ec;
     const std::string dir = fs::absolute(fs::path(path), ec).parent_path().string();
-    graph = ImportOwnedModel(model, dir, options);
+    graph = ImportOwnedModel(*model, dir, options);
     timer.Lap("import");
   }
   timer.Lap("free the ModelProto");
@@ -288,8 +310,10 @@ absl::StatusOr<std::unique_ptr<ir::Graph>> ImportOnnxFile(const std::string& pat
 absl::StatusOr<std::unique_ptr<ir::Graph>> ImportOnnxBytes(std::string_view bytes,
                                                            const std::string& model_dir,
                                                            const OnnxImportOptions& options) {
-  GE_ASSIGN_OR_RETURN(onnx::ModelProto model, ParseOnnxModel(bytes, "<bytes>"));
-  return ImportOwnedModel(model, model_dir, options);
+  google::protobuf::Arena arena(ModelArenaOptions());
+  auto* model = google::protobuf::Arena::CreateMessage<onnx::ModelProto>(&arena);
+  GE_RETURN_IF_ERROR(ParseOnnxModelInto(bytes, "<bytes>", *model));
+  return ImportOwnedModel(*model, model_dir, options);
 }
 
 absl::StatusOr<std::unique_ptr<ir::Graph>> ImportOnnxModel(const onnx::ModelProto& model,
