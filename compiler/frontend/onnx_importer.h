@@ -89,7 +89,7 @@ struct OnnxImportOptions {
   // the model (GedInferenceCoversGraph: no subgraphs, only default-domain
   // ops ged registers with inference, none rewritten by an opset adapter):
   // then ged's ops::InferShapes types the imported graph instead, which is
-  // about ten times faster on large models and gives the same types (the
+  // about three times faster on large models and gives the same types (the
   // cross-check test compares the two). Without the checker, every node is
   // still verified against its ONNX schema first (libonnx's inference
   // assumes that much).
