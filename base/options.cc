@@ -76,6 +76,11 @@ absl::Status DumpGraphLevel(std::string_view v) {
   return InvalidArgument("expected 0 (off), 1 (after each pipeline step) or 2 (also before)");
 }
 
+absl::Status OnnxShapeInference(std::string_view v) {
+  if (v == "auto" || v == "always") return absl::OkStatus();
+  return InvalidArgument("expected auto or always");
+}
+
 // Gear lists: integers >= 1 separated by ',' (and ';' between gears);
 // compiler/gear_options.cc checks the rest (counts, exclusivity, fit).
 absl::Status GearList(std::string_view v) {
@@ -159,6 +164,9 @@ const std::vector<OptionSpec>& Table() {
        "1: a graph with unknown input dims compiles and runs slice by slice at run time (JIT).", Bool01},
       {"ge.jitMaxRecompiles", "8",
        "JIT: recompilations (a slice's guard failed) allowed per graph before runs fail.", NonNegative},
+      {"ge.onnx_shape_inference", "auto",
+       "ONNX import: auto skips libonnx's shape inference when ged's own covers every node; always runs it.",
+       OnnxShapeInference},
       {"ge.oo.constantFolding", "1",
        "1: evaluate at compile time what does not depend on the inputs (Shape of static tensors, nodes over "
        "Consts); 0: keep every node.",

@@ -193,7 +193,8 @@ grpc::ServerUnaryReactor* GraphEngineService::AddGraph(grpc::CallbackServerConte
       graph = std::move(*g);
       GE_RETURN_IF_ERROR(CheckGraphDef(*graph, where));
     } else if (request->model_case() == v1::AddGraphRequest::kOnnxModel) {
-      absl::StatusOr<std::unique_ptr<ir::Graph>> g = frontend::ImportOnnxBytes(request->onnx_model(), "");
+      absl::StatusOr<std::unique_ptr<ir::Graph>> g = frontend::ImportOnnxBytes(
+          request->onnx_model(), "", frontend::OnnxImportOptionsFromMap(ToOptionMap(request->options())));
       if (!g.ok()) return Annotate(g.status(), StrCat(where, ": bad ONNX model"));
       graph = std::move(*g);
     } else {

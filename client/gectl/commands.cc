@@ -37,7 +37,7 @@ absl::Status Dump(const DumpFlags& flags) {
     return InvalidArgument("bad --format '", flags.format, "': expected text or dot");
   }
   GE_ASSIGN_OR_RETURN(OptionMap options, ParseOptionFlags(flags.options));
-  GE_ASSIGN_OR_RETURN(auto graph, LoadModel(flags.model));
+  GE_ASSIGN_OR_RETURN(auto graph, LoadModel(flags.model, options));
   const ir::Graph* to_print = graph.get();
   std::unique_ptr<LocalRuntime> runtime;
   std::unique_ptr<session::Session> session;

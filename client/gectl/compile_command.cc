@@ -82,7 +82,7 @@ absl::Status Compile(const CompileFlags& flags) {
     return InvalidArgument("--external-weights and --external-weight ", external_weight, " are alternatives: pick one");
   }
   auto start = std::chrono::steady_clock::now();
-  GE_ASSIGN_OR_RETURN(auto graph, LoadModel(flags.model));
+  GE_ASSIGN_OR_RETURN(auto graph, LoadModel(flags.model, options));
   const double import_seconds = Since(start);
   GE_ASSIGN_OR_RETURN(auto rt, LocalRuntime::Create(flags.threads));
   CacheReport report;

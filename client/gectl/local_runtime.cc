@@ -94,7 +94,7 @@ absl::StatusOr<std::unique_ptr<session::Session>> LocalRuntime::NewSession(std::
 absl::StatusOr<std::unique_ptr<session::Session>> LocalRuntime::OpenModel(const std::string& path,
                                                                           const OptionMap& options) {
   if (!runtime::IsGemPath(path)) {
-    GE_ASSIGN_OR_RETURN(auto graph, LoadModel(path));
+    GE_ASSIGN_OR_RETURN(auto graph, LoadModel(path, options));
     auto session = std::make_unique<session::Session>(*engines_, OptionMap(), pool_.get());
     session->set_model_cache(ProcessCache());
     GE_RETURN_IF_ERROR(session->AddGraph(0, std::move(graph), options));
@@ -118,13 +118,13 @@ absl::Status CheckModelPath(const std::string& path) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::unique_ptr<ir::Graph>> LoadModel(const std::string& path) {
+absl::StatusOr<std::unique_ptr<ir::Graph>> LoadModel(const std::string& path, const OptionMap& options) {
   GE_RETURN_IF_ERROR(CheckModelPath(path));
   if (runtime::IsGemPath(path)) {
     return InvalidArgument(path, " is a compiled model (.gem); this command takes a source model (.onnx)");
   }
   GE_RETURN_IF_ERROR(ProcessEngines().status());  // plugins' operators first
-  return frontend::ImportOnnxFile(path);
+  return frontend::ImportOnnxFile(path, frontend::OnnxImportOptionsFromMap(options));
 }
 
 absl::StatusOr<OptionMap> ParseOptionFlags(const std::vector<std::string>& flags) {

@@ -58,8 +58,9 @@ class LocalRuntime {
   std::unique_ptr<ThreadPool> pool_;
 };
 
-// Imports a model file (.onnx); a .gem is refused (use OpenModel).
-absl::StatusOr<std::unique_ptr<ir::Graph>> LoadModel(const std::string& path);
+// Imports a model file (.onnx) with the import options `options` sets
+// (frontend::OnnxImportOptionsFromMap); a .gem is refused (use OpenModel).
+absl::StatusOr<std::unique_ptr<ir::Graph>> LoadModel(const std::string& path, const OptionMap& options = {});
 // NotFound / InvalidArgument when `path` is missing or a directory.
 absl::Status CheckModelPath(const std::string& path);
 

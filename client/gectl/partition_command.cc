@@ -63,7 +63,7 @@ absl::Status Partition(const PartitionFlags& flags) {
     return absl::OkStatus();
   };
   Stopwatch watch;
-  GE_ASSIGN_OR_RETURN(auto graph, LoadModel(flags.model));
+  GE_ASSIGN_OR_RETURN(auto graph, LoadModel(flags.model, options));
   watch.Lap("import");
   GE_ASSIGN_OR_RETURN(auto runtime, LocalRuntime::Create());
   compiler::GraphCompiler compiler(runtime->engines(), runtime->pool());

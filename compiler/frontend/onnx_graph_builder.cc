@@ -23,35 +23,36 @@ namespace {
 
 // Node names of one graph: ONNX node names are reserved for the first node
 // carrying them, so that a Const made from an initializer or an adapter's
-// helper never takes a name a later ONNX node needs.
+// helper never takes a name a later ONNX node needs. A name is taken once a
+// node of the graph has it: the builder adds each node right after claiming
+// its name (or fails the import), so the graph's own name index is the
+// table of taken names. Reserved names are views of the GraphProto's
+// strings, which outlive the builder.
 class NodeNamer {
  public:
-  void ReserveFor(size_t nodes) {
-    reserved_.reserve(nodes);
-    taken_.reserve(nodes);
-  }
-  void Reserve(const std::string& name) {
+  explicit NodeNamer(const ir::Graph& graph) : graph_(graph) {}
+
+  void ReserveFor(size_t nodes) { reserved_.reserve(nodes); }
+  void Reserve(std::string_view name) {
     if (!name.empty()) reserved_.insert(name);
   }
   std::string Claim(std::string_view preferred, std::string_view op_type, bool may_take_reserved) {
-    if (!preferred.empty() && !taken_.contains(preferred) &&
+    if (!preferred.empty() && !Taken(preferred) &&
         (may_take_reserved || !reserved_.contains(preferred))) {
-      taken_.insert(std::string(preferred));
       return std::string(preferred);
     }
     int64_t& counter = counters_[op_type];
     for (;;) {
       std::string candidate = StrCat(op_type, "_", counter++);
-      if (!taken_.contains(candidate) && !reserved_.contains(candidate)) {
-        taken_.insert(candidate);
-        return candidate;
-      }
+      if (!Taken(candidate) && !reserved_.contains(candidate)) return candidate;
     }
   }
 
  private:
-  StringSet reserved_;
-  StringSet taken_;
+  bool Taken(std::string_view name) const { return graph_.FindNode(name) != nullptr; }
+
+  const ir::Graph& graph_;
+  absl::flat_hash_set<std::string_view> reserved_;
   StringMap<int64_t> counters_;
 };
 
@@ -134,7 +135,7 @@ class GraphBuilder {
  public:
   GraphBuilder(ModelState& model, const onnx::GraphProto& proto, ir::Graph* graph,
                const GraphBuilder* parent)
-      : model_(model), proto_(proto), graph_(graph), parent_(parent) {
+      : model_(model), proto_(proto), graph_(graph), parent_(parent), namer_(*graph) {
     lookup_.type_of = [this](const std::string& t) { return FindOnnxType(t); };
     lookup_.constant_of = [this](const std::string& t) { return FindConstant(t); };
     lookup_.is_consumed = [this](const std::string& t) { return IsConsumed(t); };
@@ -147,10 +148,11 @@ class GraphBuilder {
   absl::Status BuildSubgraph(const std::vector<std::string>& captures);
 
  private:
+  // An input to wire once every producer exists; the tensor is the name in
+  // the node's IoDesc.
   struct PendingEdge {
     ir::Node* node;
     int port;
-    std::string tensor;
   };
 
   absl::Status IndexGraph();
@@ -191,7 +193,9 @@ class GraphBuilder {
   // IsConsumed (only opset adapters ask).
   StringSet consumed_;
   bool consumed_built_ = false;
-  StringMap<ir::OutPort> producers_;
+  // Keys view the producers' output IoDesc names: the nodes' port tables do
+  // not change while the graph is being built.
+  absl::flat_hash_map<std::string_view, ir::OutPort> producers_;
   std::vector<PendingEdge> pending_;
 };
 
@@ -271,7 +275,11 @@ absl::StatusOr<ir::ValueType> GraphBuilder::TypeOf(const std::string& tensor) co
   for (const GraphBuilder* b = this; b != nullptr; b = b->parent_) {
     if (auto it = b->known_types_.find(tensor); it != b->known_types_.end()) return it->second;
     if (auto it = b->onnx_types_.find(tensor); it != b->onnx_types_.end()) {
-      return OnnxTypeToValueType(*it->second, StrCat("value '", tensor, "'"));
+      absl::StatusOr<ir::ValueType> type = OnnxTypeToValueType(*it->second, "value");
+      // The message names the value; building that name for every call
+      // would be a string per port.
+      if (!type.ok()) return OnnxTypeToValueType(*it->second, StrCat("value '", tensor, "'"));
+      return type;
     }
   }
   return UnknownValueType();
@@ -289,7 +297,7 @@ absl::StatusOr<ir::Node*> GraphBuilder::AddNode(ir::OpDesc op) {
     }
   }
   for (int i = 0; i < desc.num_inputs(); ++i) {
-    if (!desc.input(i).name.empty()) pending_.push_back({node, i, desc.input(i).name});
+    if (!desc.input(i).name.empty()) pending_.push_back({node, i});
   }
   return node;
 }
@@ -545,10 +553,11 @@ absl::Status GraphBuilder::AddNetOutput() {
 
 absl::Status GraphBuilder::ConnectEdges() {
   for (const PendingEdge& e : pending_) {
-    auto it = producers_.find(e.tensor);
+    const std::string& tensor = e.node->op_desc().input(e.port).name;
+    auto it = producers_.find(tensor);
     if (it == producers_.end()) {
       return InvalidArgument("graph '", graph_->name(), "': node '", e.node->name(), "' input ",
-                             e.port, " reads tensor '", e.tensor, "', which nothing produces");
+                             e.port, " reads tensor '", tensor, "', which nothing produces");
     }
     GE_RETURN_IF_ERROR(graph_->AddEdge(it->second.node, it->second.index, e.node, e.port));
   }

@@ -65,6 +65,7 @@
 #include "absl/status/statusor.h"
 #include "base/ir/graph.h"
 #include "base/ir/op_types.h"
+#include "base/options.h"
 #include "base/ops/op_registry.h"
 #include "onnx/onnx_pb.h"
 
@@ -82,11 +83,20 @@ inline constexpr std::string_view kAttrOnnxProducer = "_onnx_producer";
 struct OnnxImportOptions {
   // libonnx's checker (onnx::checker::check_model).
   bool run_checker = true;
-  // libonnx's shape inference: fills the types of intermediate values.
-  // Without it only declared types (inputs, outputs, value_info) are set.
-  // Without the checker, every node is still verified against its ONNX
-  // schema first (libonnx's inference assumes that much).
+  // Typing the intermediate values. Without it only declared types
+  // (inputs, outputs, value_info) are set. With it, libonnx's shape
+  // inference fills them, unless ged's own inference covers every node of
+  // the model (GedInferenceCoversGraph: no subgraphs, only default-domain
+  // ops ged registers with inference, none rewritten by an opset adapter):
+  // then ged's ops::InferShapes types the imported graph instead, which is
+  // about three times faster on large models and gives the same types (the
+  // cross-check test compares the two). Without the checker, every node is
+  // still verified against its ONNX schema first (libonnx's inference
+  // assumes that much).
   bool run_onnx_shape_inference = true;
+  // Runs libonnx's shape inference even when ged's inference covers the
+  // model (option ge.onnx_shape_inference=always).
+  bool force_onnx_shape_inference = false;
   // The registry that decides which ops are supported; null means
   // ops::OpRegistry::Global(). (Tests pass their own.)
   const ops::OpRegistry* registry = nullptr;
@@ -95,6 +105,10 @@ struct OnnxImportOptions {
   // own (tests of the import conventions) they keep the ONNX form.
   std::optional<bool> lower_control_flow;
 };
+
+// The import options the option map sets (ge.onnx_shape_inference; other
+// keys are ignored). Assumes ValidateOptions passed.
+OnnxImportOptions OnnxImportOptionsFromMap(const OptionMap& options);
 
 // Reads and imports the model at `path`; external data is looked up next to
 // it.

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_join.h"
 #include "base/status.h"
 #include "compiler/frontend/onnx_model_check.h"
@@ -90,25 +91,26 @@ absl::Status CheckOpsSupported(const onnx::GraphProto& graph, const OpsetMap& op
                                const ops::OpRegistry& registry, const OpsetAdapterTable& adapters) {
   for (int i = 0; i < graph.node_size(); ++i) {
     const onnx::NodeProto& node = graph.node(i);
-    const std::string label = StrCat("graph '", graph.name(), "': ", NodeLabel(node, i));
+    // Built for errors only: eagerly it is an allocation per node.
+    auto label = [&] { return StrCat("graph '", graph.name(), "': ", NodeLabel(node, i)); };
     const std::string_view domain = NormalizeDomain(node.domain());
     auto opset = opsets.find(domain);
     if (opset == opsets.end()) {
-      return InvalidArgument(label, ": uses domain '", DomainForMessages(domain),
+      return InvalidArgument(label(), ": uses domain '", DomainForMessages(domain),
                              "', which the model does not import");
     }
     if (domain.empty()) {
       const onnx::OpSchema* schema =
           onnx::OpSchemaRegistry::Schema(node.op_type(), static_cast<int>(opset->second), "");
       if (schema == nullptr)
-        return UnsupportedOpError(node, label, domain, opset->second, registry);
+        return UnsupportedOpError(node, label(), domain, opset->second, registry);
       if (node.op_type() == "Constant") continue;
       if (adapters.Find(node.op_type(), schema->since_version()) != nullptr) continue;
       if (opset->second < kMinCanonicalOnnxOpset) {
         const onnx::OpSchema* at7 =
             onnx::OpSchemaRegistry::Schema(node.op_type(), static_cast<int>(kMinCanonicalOnnxOpset), "");
         if (at7 == nullptr || at7->since_version() != schema->since_version()) {
-          return InvalidArgument(label, ": the model's opset ", opset->second, " gives ", node.op_type(), "-",
+          return InvalidArgument(label(), ": the model's opset ", opset->second, " gives ", node.op_type(), "-",
                                  schema->since_version(), ", which changed by opset ", kMinCanonicalOnnxOpset,
                                  "; ged reads ops from before opset ", kMinCanonicalOnnxOpset,
                                  " only where they did not change (convert the model with "
@@ -117,7 +119,7 @@ absl::Status CheckOpsSupported(const onnx::GraphProto& graph, const OpsetMap& op
       }
     }
     if (registry.Find(node.op_type(), domain) == nullptr) {
-      return UnsupportedOpError(node, label, domain, opset->second, registry);
+      return UnsupportedOpError(node, label(), domain, opset->second, registry);
     }
     for (const auto& attr : node.attribute()) {
       if (attr.has_g()) GE_RETURN_IF_ERROR(CheckOpsSupported(attr.g(), opsets, registry, adapters));
@@ -127,6 +129,35 @@ absl::Status CheckOpsSupported(const onnx::GraphProto& graph, const OpsetMap& op
     }
   }
   return absl::OkStatus();
+}
+
+bool GedInferenceCoversGraph(const onnx::GraphProto& graph, const OpsetMap& opsets,
+                             const ops::OpRegistry& registry, const OpsetAdapterTable& adapters) {
+  auto opset = opsets.find("");
+  if (opset == opsets.end()) return graph.node_size() == 0;
+  // A model repeats a handful of op types: ask both registries once per type.
+  absl::flat_hash_map<std::string_view, bool> covered_types;
+  for (const onnx::NodeProto& node : graph.node()) {
+    if (!NormalizeDomain(node.domain()).empty()) return false;
+    for (const auto& attr : node.attribute()) {
+      if (attr.type() == onnx::AttributeProto::GRAPH ||
+          attr.type() == onnx::AttributeProto::GRAPHS) {
+        return false;
+      }
+    }
+    auto [it, inserted] = covered_types.try_emplace(node.op_type(), false);
+    if (inserted) {
+      const onnx::OpSchema* schema =
+          onnx::OpSchemaRegistry::Schema(node.op_type(), static_cast<int>(opset->second), "");
+      const ops::OpSchema* ours = registry.Find(node.op_type(), "");
+      it->second = node.op_type() == "Constant" ||
+                   (schema != nullptr &&
+                    adapters.Find(node.op_type(), schema->since_version()) == nullptr &&
+                    ours != nullptr && ours->infer);
+    }
+    if (!it->second) return false;
+  }
+  return true;
 }
 
 }  // namespace ge::frontend

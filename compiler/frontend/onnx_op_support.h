@@ -31,6 +31,15 @@ absl::Status UnsupportedOpError(const onnx::NodeProto& node, std::string_view no
 absl::Status CheckOpsSupported(const onnx::GraphProto& graph, const OpsetMap& opsets,
                                const ops::OpRegistry& registry, const OpsetAdapterTable& adapters);
 
+// Whether ged's own shape inference (ops::InferShapes) types every value of
+// `graph` by itself, so that libonnx's shape inference has nothing to add:
+// every node is a Constant (its type is exact) or an op of the default
+// domain that the registry knows, with an inference function, at its
+// canonical version (no opset adapter reads ONNX's inferred types to rewrite
+// it), and no node owns a subgraph. Assumes CheckOpsSupported passed.
+bool GedInferenceCoversGraph(const onnx::GraphProto& graph, const OpsetMap& opsets,
+                             const ops::OpRegistry& registry, const OpsetAdapterTable& adapters);
+
 // The candidates within a small edit distance of `name` (ignoring case), or
 // sharing a prefix of at least 3 characters with it, closest first.
 std::vector<std::string> CloseMatches(std::string_view name,

@@ -4,6 +4,7 @@
 // inference writes into value_info for the same tensor name.
 #include <map>
 
+#include "base/ir/graph_equal.h"
 #include "base/ir/op_types.h"
 #include "base/ops/op_registry.h"
 #include "compiler/frontend/onnx_importer.h"
@@ -36,11 +37,28 @@ void ForgetInferredTypes(ir::Graph& graph) {
   }
 }
 
-// The import runs ONNX's inference too, so that opset adapters see the
-// shapes they would in production; the types are then forgotten and
+// The import types a model that ged's inference covers with that inference
+// instead of libonnx's (OnnxImportOptions): the graph must be the one the
+// import with libonnx's inference gives.
+void ExpectSameImportEitherWay(const onnx::ModelProto& model) {
+  auto by_default = ImportOnnxModel(model, "");
+  ASSERT_TRUE(by_default.ok()) << by_default.status();
+  OnnxImportOptions forced;
+  forced.force_onnx_shape_inference = true;
+  auto by_onnx = ImportOnnxModel(model, "", forced);
+  ASSERT_TRUE(by_onnx.ok()) << by_onnx.status();
+  std::string diff;
+  EXPECT_TRUE(ir::GraphsEqual(**by_default, **by_onnx, &diff)) << diff;
+}
+
+// The import runs ONNX's inference too (forced), so that opset adapters see
+// the shapes they would in production; the types are then forgotten and
 // re-inferred by ged.
 void CrossCheck(const onnx::ModelProto& model) {
-  auto graph = ImportOnnxModel(model, "");
+  ExpectSameImportEitherWay(model);
+  OnnxImportOptions options;
+  options.force_onnx_shape_inference = true;
+  auto graph = ImportOnnxModel(model, "", options);
   ASSERT_TRUE(graph.ok()) << graph.status();
   ForgetInferredTypes(**graph);
   absl::Status inferred_by_ged = ops::InferShapes(**graph);
