@@ -134,10 +134,6 @@ const std::vector<OptionSpec>& Table() {
       {"ge.exec.exclude_engines", "",
        "Comma-separated engines never to place nodes on; unknown names are a warning.", EngineList},
       {"ge.exec.host_exec_ops", "", "Comma-separated op types to run on host_cpu.", AnyString},
-      {"ge.exec.value_bins", "",
-       "JSON {\"value_bins\": [{\"value_bin_id\": ID, \"value_bin_file\": PATH}]}: files of FileConstants "
-       "named by file_id.",
-       AnyString},
       {"ge.exec.inter_op_parallelism", "1",
        "Dynamic runs: nodes whose inputs are ready run at once on up to this many threads (1: one after another).",
        InterOpThreads},
@@ -148,6 +144,10 @@ const std::vector<OptionSpec>& Table() {
       {"ge.exec.static_model_ops_lower_limit", "4",
        "Static subgraphs with fewer ops become dynamic; -1 puts the whole graph into one dynamic subgraph.",
        LowerLimit},
+      {"ge.exec.value_bins", "",
+       "JSON {\"value_bins\": [{\"value_bin_id\": ID, \"value_bin_file\": PATH}]}: files of FileConstants "
+       "named by file_id.",
+       AnyString},
       {"ge.externalWeight", "0",
        "Compiled models: 0 keeps weights in the model, 1 writes each Const to its own file, 2 to one merged file "
        "(FileConstant nodes read them back).",
@@ -175,12 +175,12 @@ const std::vector<OptionSpec>& Table() {
        "Comma-separated subgraph-API backends applied in order (see docs/design/partitioning.md).", BackendList},
       {"ge.tiling_schedule_optimize", "0",
        "1: tiling can be offloaded to run time, so nodes with a tiling dependency may stay static.", Bool01},
+      {"ge.variableMemoryMaxSize", "0",
+       "Bytes of variable memory a session may use (0: no limit beyond the device's).", NonNegative},
       {"ge.verify_each_step", "0",
        "1: verify the graph after every compile pass and partitioning step, not only on entry and exit "
        "(always on in debug builds).",
        Bool01},
-      {"ge.variableMemoryMaxSize", "0",
-       "Bytes of variable memory a session may use (0: no limit beyond the device's).", NonNegative},
   };
   return *table;
 }
