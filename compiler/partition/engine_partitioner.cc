@@ -101,9 +101,10 @@ std::string_view EnginePartitioner::EngineKey(const ir::Node& node, EnginePartit
 }
 
 bool EnginePartitioner::HasWork(const ir::Graph& graph, EnginePartitionMode mode) const {
-  // Few distinct engines: remember the answer per engine; stop at the
-  // first node with work.
-  std::vector<std::pair<std::string, bool>> seen;
+  // Few distinct engines: remember each key's optimizers (none when the
+  // engine is of the other kind); stop at the first node one of them may
+  // rewrite.
+  std::vector<std::pair<std::string, std::vector<engine::GraphOptimizer*>>> seen;
   bool work = false;
   graph.ForEachNode([&](const ir::Node* n) {
     if (work) return;
@@ -113,10 +114,11 @@ bool EnginePartitioner::HasWork(const ir::Graph& graph, EnginePartitionMode mode
       engine::Engine* e = engines_.Find(key);
       const engine::EngineAttributes* attrs = engines_.FindAttributes(key);
       const bool right_kind = attrs != nullptr && attrs->atomic == (mode == EnginePartitionMode::kAtomic);
-      seen.emplace_back(std::string(key), e != nullptr && right_kind && !e->graph_optimizers().empty());
+      seen.emplace_back(std::string(key), e != nullptr && right_kind ? e->graph_optimizers()
+                                                                      : std::vector<engine::GraphOptimizer*>{});
       it = std::prev(seen.end());
     }
-    work = it->second;
+    for (const engine::GraphOptimizer* optimizer : it->second) work = work || optimizer->MayOptimizeFused(*n);
   });
   return work;
 }

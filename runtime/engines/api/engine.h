@@ -64,6 +64,17 @@ class GraphOptimizer {
     (void)graph;
     return false;
   }
+  // Whether OptimizeFusedGraph might change a subgraph holding `node` (a
+  // node placed on this engine, or on one of its atomic engines for a
+  // composite one). Answering false for every node of a graph promises
+  // that OptimizeFusedGraph would leave all its subgraphs unchanged, and the
+  // engine partitioner then skips splitting the graph for this engine (a
+  // split and merge of a million nodes costs seconds). Keep it cheap: it is
+  // asked about every node.
+  virtual bool MayOptimizeFused(const ir::Node& node) const {
+    (void)node;
+    return true;
+  }
 };
 
 // Options handed to an engine at initialization (GE option keys and values).

@@ -80,6 +80,10 @@ absl::StatusOr<bool> CpuDenseGraphOptimizer::OptimizeOriginalGraph(ir::Graph& gr
   return changed;
 }
 
+bool CpuDenseGraphOptimizer::MayOptimizeFused(const ir::Node& node) const {
+  return IsDenseNode(node) || StartsLayouts(node);
+}
+
 absl::StatusOr<bool> CpuDenseGraphOptimizer::OptimizeFusedGraph(ir::Graph& graph) {
   GE_ASSIGN_OR_RETURN(bool changed, OptimizeOne(graph, PlacedOnDense, /*fold=*/false));
   GE_ASSIGN_OR_RETURN(bool layouts, AssignBlockedLayouts(graph, PlacedOnDense, context_));

@@ -46,6 +46,9 @@ class CpuDenseGraphOptimizer final : public GraphOptimizer {
   std::string_view name() const override { return "cpu_dense"; }
   absl::StatusOr<bool> OptimizeOriginalGraph(ir::Graph& graph) override;
   absl::StatusOr<bool> OptimizeFusedGraph(ir::Graph& graph) override;
+  // Its rewrites start at Conv, MatMul, Gemm and fused dense nodes (post-op
+  // fusion, constant inputs) and at nodes that start layouts.
+  bool MayOptimizeFused(const ir::Node& node) const override;
 
  private:
   absl::StatusOr<bool> OptimizeOne(ir::Graph& graph, const NodeFilter& can_rewrite, bool fold);

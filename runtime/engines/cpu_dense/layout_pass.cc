@@ -67,10 +67,7 @@ class LayoutPass {
     // non-plain layout; without either, every decision is "plain" and there
     // is nothing to route (the common case: skip the topological order).
     bool any_source = false;
-    graph_.ForEachNode([&](const ir::Node* n) {
-      any_source = any_source || RoleOf(*n) == Role::kConv ||
-                   (n->num_outputs() >= 1 && !IsPlain(n->op_desc().output(0).type.tensor().format));
-    });
+    graph_.ForEachNode([&](const ir::Node* n) { any_source = any_source || StartsLayouts(*n); });
     if (!any_source) return false;
     GE_ASSIGN_OR_RETURN(std::vector<ir::Node*> order, graph_.TopologicalOrder());
     for (ir::Node* n : order) {
@@ -196,6 +193,11 @@ class LayoutPass {
 };
 
 }  // namespace
+
+bool StartsLayouts(const ir::Node& node) {
+  return RoleOf(node) == Role::kConv ||
+         (node.num_outputs() >= 1 && !IsPlain(node.op_desc().output(0).type.tensor().format));
+}
 
 absl::StatusOr<bool> AssignBlockedLayouts(ir::Graph& graph, const NodeFilter& on_dense,
                                           const DenseContext& context) {

@@ -35,4 +35,9 @@ namespace ge::engine::cpu_dense {
 absl::StatusOr<bool> AssignBlockedLayouts(ir::Graph& graph, const NodeFilter& on_dense,
                                           const DenseContext& context);
 
+// Whether layouts start at `node`: a convolution, or a node whose output is
+// already in a non-plain layout. A graph without one keeps every tensor
+// plain and AssignBlockedLayouts leaves it unchanged.
+bool StartsLayouts(const ir::Node& node);
+
 }  // namespace ge::engine::cpu_dense

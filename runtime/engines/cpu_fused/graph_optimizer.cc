@@ -7,6 +7,10 @@
 
 namespace ge::engine::cpu_fused {
 
+bool CpuFusedGraphOptimizer::MayOptimizeFused(const ir::Node& node) const {
+  return node.type() == "Softmax" || node.type() == "LayerNormalization";
+}
+
 absl::StatusOr<bool> CpuFusedGraphOptimizer::OptimizeFusedGraph(ir::Graph& graph) {
   GE_ASSIGN_OR_RETURN(bool attention, FuseAttention(graph));
   GE_ASSIGN_OR_RETURN(bool norms, FuseAddLayerNorm(graph));

@@ -31,6 +31,8 @@ class CpuFusedGraphOptimizer final : public GraphOptimizer {
  public:
   std::string_view name() const override { return "cpu_fused"; }
   absl::StatusOr<bool> OptimizeFusedGraph(ir::Graph& graph) override;
+  // Both fusions are anchored at their Softmax or LayerNormalization.
+  bool MayOptimizeFused(const ir::Node& node) const override;
 };
 
 }  // namespace ge::engine::cpu_fused

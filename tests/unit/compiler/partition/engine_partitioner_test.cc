@@ -7,6 +7,7 @@
 #include <random>
 #include <set>
 
+#include "absl/strings/str_replace.h"
 #include "base/ir/graph_equal.h"
 #include "base/ir/verifier.h"
 #include "compiler/placement/engine_placer.h"
@@ -72,6 +73,19 @@ class DropPlaceHolders final : public engine::GraphOptimizer {
     }
     return true;
   }
+};
+
+// Fails like Failing, but only where a node of `anchor` type is: elsewhere
+// it promises (MayOptimizeFused) to change nothing.
+class FailingAt final : public engine::GraphOptimizer {
+ public:
+  explicit FailingAt(std::string anchor) : anchor_(std::move(anchor)) {}
+  std::string_view name() const override { return "FailingAt"; }
+  absl::StatusOr<bool> OptimizeFusedGraph(ir::Graph&) override { return absl::InternalError("boom"); }
+  bool MayOptimizeFused(const ir::Node& node) const override { return node.type() == anchor_; }
+
+ private:
+  std::string anchor_;
 };
 
 class Failing final : public engine::GraphOptimizer {
@@ -231,6 +245,25 @@ TEST_F(EnginePartitionerTest, SkipsGraphsWithoutOptimizers) {
   auto changed = partitioner.Run(*g, EnginePartitionMode::kAtomic);
   ASSERT_TRUE(changed.ok());
   EXPECT_FALSE(*changed);
+}
+
+// A graph where no node of the engine is one its optimizer may rewrite is
+// not split at all (the optimizer, which would fail, is never called); one
+// such node is enough to split it.
+TEST_F(EnginePartitionerTest, SkipsGraphsNoOptimizerMayChange) {
+  Add("A", true, "", std::make_unique<FailingAt>("Sigmoid"));
+  Add("B", true, "", std::make_unique<FailingAt>("Relu"));  // A's Relu is not B's
+  auto g = MustParse(kThreeEngines);
+  EnginePartitioner partitioner(registry_, &pool_);
+  EXPECT_FALSE(partitioner.HasWork(*g, EnginePartitionMode::kAtomic));
+  auto changed = partitioner.Run(*g, EnginePartitionMode::kAtomic);
+  ASSERT_TRUE(changed.ok()) << changed.status();
+  EXPECT_FALSE(*changed);
+  std::string diff;
+  EXPECT_TRUE(ir::GraphsEqual(*g, *MustParse(kThreeEngines), &diff)) << diff;
+  auto with_anchor = MustParse(absl::StrReplaceAll(kThreeEngines, {{"Exp(c:0)", "Sigmoid(c:0)"}}));
+  EXPECT_TRUE(partitioner.HasWork(*with_anchor, EnginePartitionMode::kAtomic));
+  EXPECT_FALSE(partitioner.Run(*with_anchor, EnginePartitionMode::kAtomic).ok());
 }
 
 TEST_F(EnginePartitionerTest, ReportsOptimizerErrorsAndLostPairs) {
