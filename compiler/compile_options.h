@@ -58,6 +58,11 @@ struct CompileOptions {
   // report on the partitioned form (gectl partition) read it here instead of
   // asking for a kept copy; an error fails the compilation.
   std::function<absl::Status(const ir::Graph&)> on_partitioned;
+  // Not an option key: end the compilation right after partitioning (and
+  // on_partitioned): no flattening and no final verification of a flat
+  // graph. The CompiledGraph's graph is then the partitioned tree, placed
+  // and typed, for tools that report on it and run nothing (gectl partition).
+  bool stop_after_partitioning = false;
 
   // Validates `options` (unknown keys and bad values are errors) and parses
   // the keys above; keys for other layers are ignored here.

@@ -57,6 +57,8 @@ absl::Status Partition(const PartitionFlags& flags) {
   // compiler holds it (before flattening), so no copy of it is kept.
   partition::PartitionReport report;
   std::string dot;
+  // Nothing runs here: the compilation ends with the partitioned tree.
+  compile_options.stop_after_partitioning = true;
   compile_options.on_partitioned = [&](const ir::Graph& partitioned) {
     report = partition::BuildPartitionReport(partitioned, {});
     if (flags.dump == "dot") dot = partition::PartitionDot(partitioned);

@@ -18,7 +18,8 @@ namespace ge::compiler {
 
 struct CompiledGraph {
   // Verified, typed, every node placed; partitioned, then flattened for the
-  // executor (compiler/partition/partition_pipeline.h).
+  // executor (compiler/partition/partition_pipeline.h); the partitioned
+  // tree itself with CompileOptions::stop_after_partitioning.
   std::unique_ptr<ir::Graph> graph;
   PlacementReport placement;  // points into `graph`
   // The graph before flattening: PartitionedCall nodes and their subgraphs

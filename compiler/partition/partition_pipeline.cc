@@ -236,6 +236,10 @@ absl::StatusOr<SplitResult> RunSplitSteps(ir::Graph& graph, const engine::Engine
     GE_LOG_INFO("compiler", "on_partitioned: {:.1f} ms",
                 std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
   }
+  if (options.stop_after_partitioning) {
+    result.placement = RebuildPlacement(graph, by_name, std::move(warnings));
+    return result;
+  }
   GE_RETURN_IF_ERROR(step("Flatten", [&]() -> absl::Status {
     ir::FlattenOptions flatten;
     const std::string noop_engine = NoOpEngine(engines, options);

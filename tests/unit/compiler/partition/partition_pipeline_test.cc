@@ -94,6 +94,37 @@ TEST(PartitionPipelineTest, KeepsThePartitionedFormAndRunsTheFlatOne) {
   EXPECT_EQ((*lean)->partitioned, nullptr);
 }
 
+// stop_after_partitioning: the compilation ends at the partitioned tree,
+// which on_partitioned saw, placed and typed; nothing is flattened.
+TEST(PartitionPipelineTest, StopsAfterPartitioningWithThePartitionedTree) {
+  OptionMap with_exclusion = {{"ge.exec.exclude_engines", "cpu_dense,cpu_vector"}};
+  auto options = CompileOptions::FromOptions(with_exclusion);
+  ASSERT_TRUE(options.ok());
+  options->stop_after_partitioning = true;
+  const ir::Graph* seen = nullptr;
+  options->on_partitioned = [&](const ir::Graph& g) {
+    seen = &g;
+    return absl::OkStatus();
+  };
+  GraphCompiler compiler(BuiltEngines(), nullptr);
+  auto compiled = compiler.Compile(MustParse(kModel), *options);
+  ASSERT_TRUE(compiled.ok()) << compiled.status();
+  const CompiledGraph& c = **compiled;
+  EXPECT_EQ(seen, c.graph.get());
+  EXPECT_TRUE(HasPartitionCalls(*c.graph));
+  EXPECT_FALSE(c.graph->subgraphs().empty());
+  EXPECT_TRUE(ir::VerifyGraph(*c.graph).ok()) << ir::VerifyGraph(*c.graph);
+  // The placement covers the tree: the root's nodes and every subgraph's.
+  size_t nodes = c.graph->num_nodes();
+  for (const ir::Graph* sub : c.graph->subgraphs()) nodes += sub->num_nodes();
+  EXPECT_EQ(c.placement.nodes.size(), nodes);
+  bool relu_placed = false;
+  for (const NodePlacement& p : c.placement.nodes) {
+    relu_placed = relu_placed || (p.node->name() == "r" && !p.engine.empty());
+  }
+  EXPECT_TRUE(relu_placed);
+}
+
 TEST(PartitionPipelineTest, StagesBackendsAndLimitsKeepTheResults) {
   auto reference = Compile(kModel, {{"ge.exec.static_model_ops_lower_limit", "-1"}});
   ASSERT_TRUE(reference.ok()) << reference.status();
