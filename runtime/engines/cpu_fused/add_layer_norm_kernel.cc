@@ -1,12 +1,13 @@
 // The `_FusedAddLayerNorm` kernel: each row is summed with its residual,
 // normalized, scaled and shifted, and given its post-addend in one pass
-// over memory (fused_loops.cc). Rows split across the intra-op pool.
+// over memory (fused_loops.cc). Rows split across OpenMP threads (omp_range.h).
 #include <algorithm>
 
 #include "base/ops/shape_utils.h"
 #include "base/status.h"
 #include "runtime/engines/cpu_fused/fused_kernels.h"
 #include "runtime/engines/cpu_fused/fused_ops.h"
+#include "runtime/engines/cpu_fused/omp_range.h"
 #include "runtime/engines/host_cpu/kernel_util.h"
 
 namespace ge::engine::cpu_fused {
@@ -71,13 +72,13 @@ class AddLayerNormKernel final : public Kernel {
                           n_,
                           epsilon_};
     const FusedLoops& loops = Loops();
-    ThreadPool* pool = ctx.thread_pool();
-    if (rows_ * n_ < kParallelElements || rows_ < 2 || pool == nullptr || pool->num_threads() == 0) {
+    if (rows_ * n_ < kParallelElements || rows_ < 2) {
       loops.add_layer_norm(args, 0, rows_);
       return absl::OkStatus();
     }
     const int64_t block = std::max<int64_t>(1, kParallelElements / (2 * n_));
-    pool->ParallelFor(rows_, block, [&](int64_t begin, int64_t end) { loops.add_layer_norm(args, begin, end); });
+    OmpParallelRange(ctx.num_threads(), rows_, block,
+                     [&](int64_t begin, int64_t end) { loops.add_layer_norm(args, begin, end); });
     return absl::OkStatus();
   }
 

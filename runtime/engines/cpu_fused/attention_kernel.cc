@@ -1,6 +1,7 @@
 // The `_FusedAttention` kernel: per (batch, head) item, blocks of query
 // rows go through Q Kt, the scaled and masked softmax and P V while their
-// scores stay in L1 (fused_loops.cc). Items split across the intra-op pool.
+// scores stay in L1 (fused_loops.cc). Items split across OpenMP threads
+// (omp_range.h).
 #include <algorithm>
 #include <optional>
 #include <vector>
@@ -9,6 +10,7 @@
 #include "base/status.h"
 #include "runtime/engines/cpu_fused/fused_kernels.h"
 #include "runtime/engines/cpu_fused/fused_ops.h"
+#include "runtime/engines/cpu_fused/omp_range.h"
 #include "runtime/engines/host_cpu/kernel_util.h"
 
 namespace ge::engine::cpu_fused {
@@ -172,12 +174,7 @@ absl::Status AttentionKernel::Compute(ExecuteContext& ctx) {
       }
     }
   };
-  ThreadPool* pool = p.chunks > 1 ? ctx.thread_pool() : nullptr;
-  if (pool == nullptr || pool->num_threads() == 0) {
-    run(0, p.chunks);
-  } else {
-    pool->ParallelFor(p.chunks, 1, run);
-  }
+  OmpParallelRange(ctx.num_threads(), p.chunks, 1, run);
   return absl::OkStatus();
 }
 
