@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "base/ops/op_registry.h"
+#include "bench/bench_kernel.h"
 #include "benchmark/benchmark.h"
 #include "oneapi/dnnl/dnnl.hpp"
 #include "runtime/engines/cpu_dense/cpu_dense_engine.h"
@@ -36,66 +36,12 @@ engine::CpuDenseEngine& Dense() {
   return *e;
 }
 
-Tensor Filled(const Shape& shape, uint32_t seed) {
-  Tensor t = *Tensor::Allocate(DataType::kFloat, shape);
-  float* p = t.data<float>();
-  uint32_t s = seed * 2654435761u + 1;
-  for (int64_t i = 0; i < t.NumElements(); ++i) {
-    s = s * 1664525u + 1013904223u;
-    p[i] = static_cast<float>(s >> 9) / static_cast<float>(1u << 23) - 1.0f;
-  }
-  return t;
-}
-
-// The ExecuteContext of the benchmarks: inputs bound once, the output
-// preallocated (as a planned executor would), a workspace of the prepared size.
-class BenchContext final : public engine::ExecuteContext {
- public:
-  BenchContext(std::vector<Value> inputs, ir::ValueType out, size_t workspace)
-      : inputs_(std::move(inputs)), out_type_(std::move(out)), workspace_(workspace + 64) {
-    output_ = *Tensor::Allocate(out_type_.dtype(), out_type_.shape());
-  }
-  int num_inputs() const override { return static_cast<int>(inputs_.size()); }
-  int num_outputs() const override { return 1; }
-  const Value& input_value(int i) const override { return inputs_[i]; }
-  const ir::ValueType& output_type(int) const override { return out_type_; }
-  using engine::ExecuteContext::Output;
-  absl::StatusOr<Tensor> Output(int, const Shape&) override { return output_; }
-  absl::Status SetOutputValue(int, Value) override { return absl::OkStatus(); }
-  void* workspace() override { return workspace_.data(); }
-  ThreadPool* thread_pool() override { return nullptr; }
-  int num_threads() const override { return Threads(); }
-
- private:
-  std::vector<Value> inputs_;
-  ir::ValueType out_type_;
-  Tensor output_;
-  std::vector<char> workspace_;
-};
-
 // Runs `op` on cpu_dense in the benchmark loop; input 1 is constant.
 void RunKernel(benchmark::State& state, ir::OpDesc op, std::vector<Value> inputs, double flops) {
-  std::vector<const ir::ValueType*> type_ptrs;
-  std::vector<ir::ValueType> types;
-  for (const Value& v : inputs) types.push_back(ir::ValueType::Tensor(v.tensor().dtype(), v.tensor().shape()));
-  for (const auto& t : types) type_ptrs.push_back(&t);
-  for (const auto& t : types) op.AddInput({"", t});
-  op.AddOutput({});
-  auto out = ops::InferOutputTypes(op, type_ptrs, {});
-  if (!out.ok()) return state.SkipWithError(std::string(out.status().message()).c_str());
-  op.mutable_output(0).type = (*out)[0];
-  auto kernel = Dense().kernel_factory().CreateKernel(op);
-  if (!kernel.ok()) return state.SkipWithError(std::string(kernel.status().message()).c_str());
-  engine::PrepareContext prepare;
-  prepare.op = &op;
-  prepare.input_types = types;
-  prepare.output_types = *out;
-  prepare.const_inputs = {nullptr, &inputs[1].tensor()};
-  prepare.num_threads = Threads();
-  if (absl::Status s = (*kernel)->Prepare(prepare); !s.ok()) return state.SkipWithError(std::string(s.message()).c_str());
-  BenchContext ctx(inputs, (*out)[0], prepare.workspace_bytes);
+  auto prepared = PrepareKernel(Dense(), std::move(op), std::move(inputs), {1}, nullptr, Threads());
+  if (!prepared.ok()) return state.SkipWithError(std::string(prepared.status().message()).c_str());
   for (auto _ : state) {
-    if (absl::Status s = (*kernel)->Compute(ctx); !s.ok()) return state.SkipWithError(std::string(s.message()).c_str());
+    if (absl::Status s = prepared->Run(); !s.ok()) return state.SkipWithError(std::string(s.message()).c_str());
   }
   state.counters["GFLOP/s"] = benchmark::Counter(flops / 1e9, benchmark::Counter::kIsIterationInvariantRate);
   state.counters["threads"] = Threads();
@@ -131,7 +77,7 @@ BENCHMARK(BM_OneDnnGemmPeak)->Arg(1024)->Arg(2048)->Unit(benchmark::kMillisecond
 
 void BM_DenseMatMul(benchmark::State& state) {
   const int64_t m = state.range(0), k = state.range(1), n = state.range(2);
-  RunKernel(state, ir::OpDesc("mm", "MatMul"), {Filled(Shape{m, k}, 1), Filled(Shape{k, n}, 2)}, 2.0 * m * n * k);
+  RunKernel(state, ir::OpDesc("mm", "MatMul"), {RandomFloats(Shape{m, k}, 1), RandomFloats(Shape{k, n}, 2)}, 2.0 * m * n * k);
 }
 BENCHMARK(BM_DenseMatMul)
     ->Args({1024, 1024, 1024})
@@ -152,7 +98,7 @@ void BM_DenseConv(benchmark::State& state) {
   ir::OpDesc op("conv", "Conv");
   op.SetAttr("pads", ir::AttrValue(std::vector<int64_t>{pad, pad, pad, pad}));
   op.SetAttr("strides", ir::AttrValue(std::vector<int64_t>{stride, stride}));
-  RunKernel(state, op, {Filled(Shape{n, c, hw, hw}, 3), Filled(Shape{m, c, k, k}, 4), Filled(Shape{m}, 5)},
+  RunKernel(state, op, {RandomFloats(Shape{n, c, hw, hw}, 3), RandomFloats(Shape{m, c, k, k}, 4), RandomFloats(Shape{m}, 5)},
             2.0 * n * m * out * out * c * k * k);
 }
 BENCHMARK(BM_DenseConv)

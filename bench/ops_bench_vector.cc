@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "base/ops/op_registry.h"
+#include "bench/bench_kernel.h"
 #include "benchmark/benchmark.h"
 #include "runtime/engines/cpu_vector/cpu_vector_engine.h"
 
@@ -27,64 +27,23 @@ ThreadPool* Pool() {
   return pool;
 }
 
-class VectorContext final : public engine::ExecuteContext {
- public:
-  VectorContext(std::vector<Value> inputs, ir::ValueType out_type, size_t workspace, bool threads)
-      : inputs_(std::move(inputs)), out_type_(std::move(out_type)), workspace_(workspace + 64), threads_(threads) {
-    output_ = *Tensor::Allocate(out_type_.dtype(), out_type_.shape());
-  }
-  int num_inputs() const override { return static_cast<int>(inputs_.size()); }
-  int num_outputs() const override { return 1; }
-  const Value& input_value(int i) const override { return inputs_[i]; }
-  const ir::ValueType& output_type(int) const override { return out_type_; }
-  using engine::ExecuteContext::Output;
-  absl::StatusOr<Tensor> Output(int, const Shape&) override { return output_; }
-  absl::Status SetOutputValue(int, Value) override { return absl::OkStatus(); }
-  void* workspace() override { return workspace_.data(); }
-  ThreadPool* thread_pool() override { return threads_ ? Pool() : nullptr; }
-  int num_threads() const override { return threads_ ? 2 : 1; }
-
- private:
-  std::vector<Value> inputs_;
-  ir::ValueType out_type_;
-  Tensor output_;
-  std::vector<char> workspace_;
-  bool threads_;
-};
-
 // state.range(0): elements of input 0; range(1): 1 to use the pool.
 void RunVector(benchmark::State& state, const std::string& type, std::vector<Tensor> in, ir::AttrMap attrs = {}) {
   ir::OpDesc op("n", type);
   for (auto& [k, v] : attrs) op.SetAttr(k, v);
-  std::vector<ir::ValueType> types;
   std::vector<Value> values;
   size_t bytes = 0;
   for (const Tensor& t : in) {
-    types.push_back(ir::ValueType::Tensor(t.dtype(), t.shape()));
     values.emplace_back(t);
     bytes += t.SizeInBytes();
   }
-  std::vector<const ir::ValueType*> ptrs;
-  for (const auto& t : types) {
-    ptrs.push_back(&t);
-    op.AddInput({"x", t});
-  }
-  op.AddOutput({});
-  auto out = ops::InferOutputTypes(op, ptrs, {});
-  if (!out.ok()) return state.SkipWithError(std::string(out.status().message()).c_str());
-  op.mutable_output(0).type = (*out)[0];
-  auto kernel = Vector().kernel_factory().CreateKernel(op);
-  if (!kernel.ok()) return state.SkipWithError(std::string(kernel.status().message()).c_str());
-  engine::PrepareContext prepare;
-  prepare.op = &op;
-  prepare.input_types = types;
-  prepare.output_types = *out;
-  prepare.const_inputs.assign(types.size(), nullptr);
-  if (absl::Status s = (*kernel)->Prepare(prepare); !s.ok()) return state.SkipWithError(std::string(s.message()).c_str());
-  VectorContext ctx(values, (*out)[0], prepare.workspace_bytes, state.range(1) != 0);
-  bytes += ByteSizeOf((*out)[0].dtype(), (*out)[0].shape().NumElementsUnchecked()).value();
+  const bool threads = state.range(1) != 0;
+  auto prepared =
+      bench::PrepareKernel(Vector(), std::move(op), std::move(values), {}, threads ? Pool() : nullptr, threads ? 2 : 1);
+  if (!prepared.ok()) return state.SkipWithError(std::string(prepared.status().message()).c_str());
+  bytes += prepared->context->output().SizeInBytes();
   for (auto _ : state) {
-    if (absl::Status s = (*kernel)->Compute(ctx); !s.ok()) return state.SkipWithError(std::string(s.message()).c_str());
+    if (absl::Status s = prepared->Run(); !s.ok()) return state.SkipWithError(std::string(s.message()).c_str());
   }
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(bytes));
   state.SetLabel(engine::cpu_vector::Kernels().name);
