@@ -1,7 +1,7 @@
 // Transport security of the daemon: TLS, mutual TLS, and the reflection
 // service that is off unless enabled. Certificates are made for the test
-// by the openssl command (a CA, a server certificate for 127.0.0.1, a
-// client certificate, and a second CA that ged does not trust).
+// by tests/testing/make_test_certs.sh (a CA, a server certificate for
+// 127.0.0.1, a client certificate, and a second CA that ged does not trust).
 #include <filesystem>
 #include <fstream>
 
@@ -20,24 +20,9 @@ class DaemonTlsTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     dir_ = new std::string(testing::MakeTempDir("ged-tls"));
-    const std::string script = R"(set -e
-cd ")" + *dir_ + R"("
-key() { openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$1" 2>/dev/null; }
-for ca in ca other_ca; do
-  key $ca.key
-  openssl req -x509 -new -key $ca.key -out $ca.pem -days 2 -subj /CN=$ca 2>/dev/null
-done
-sign() {  # name ca extensions
-  key $1.key
-  openssl req -new -key $1.key -out $1.csr -subj /CN=$1 2>/dev/null
-  printf '%s\n' "$3" > $1.ext
-  openssl x509 -req -in $1.csr -CA $2.pem -CAkey $2.key -CAcreateserial -out $1.pem -days 2 -extfile $1.ext 2>/dev/null
-}
-sign server ca 'subjectAltName=IP:127.0.0.1,DNS:localhost'
-sign client ca 'extendedKeyUsage=clientAuth'
-sign stranger other_ca 'extendedKeyUsage=clientAuth'
-)";
-    const auto r = testing::RunProcess({"/bin/sh", "-c", script}, 60);
+    const auto r = testing::RunProcess({"/bin/sh", testing::SourceDir() + "/tests/testing/make_test_certs.sh", *dir_,
+                                        "IP:127.0.0.1,DNS:localhost"},
+                                       60);
     ASSERT_EQ(r.exit_code, 0) << r.err;
   }
   static void TearDownTestSuite() {

@@ -1,8 +1,7 @@
 """The Python client against a daemon serving TLS and mutual TLS: the CA,
 the client certificate and the server-name override reach gRPC, a plaintext
 client is refused, and bad TLS arguments fail before any call. Certificates
-are made for the test by the openssl command (as
-tests/integration/daemon_tls_test.cc makes them)."""
+are made for the test by tests/testing/make_test_certs.sh."""
 
 import os
 import subprocess
@@ -16,29 +15,14 @@ import ged
 from daemon import Daemon
 import models
 
-CERTS = r"""set -e
-key() { openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$1" 2>/dev/null; }
-for ca in ca other_ca; do
-  key $ca.key
-  openssl req -x509 -new -key $ca.key -out $ca.pem -days 2 -subj /CN=$ca 2>/dev/null
-done
-sign() {  # name ca extensions
-  key $1.key
-  openssl req -new -key $1.key -out $1.csr -subj /CN=$1 2>/dev/null
-  printf '%s\n' "$3" > $1.ext
-  openssl x509 -req -in $1.csr -CA $2.pem -CAkey $2.key -CAcreateserial -out $1.pem -days 2 -extfile $1.ext 2>/dev/null
-}
-sign server ca 'subjectAltName=DNS:ged.test'
-sign client ca 'extendedKeyUsage=clientAuth'
-sign stranger other_ca 'extendedKeyUsage=clientAuth'
-"""
+CERTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "../testing/make_test_certs.sh")
 
 
 class TlsTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.work = tempfile.TemporaryDirectory(prefix="ged-py-tls-")
-        subprocess.run(["/bin/sh", "-c", CERTS], cwd=cls.work.name, check=True, timeout=60)
+        subprocess.run(["/bin/sh", CERTS, cls.work.name, "DNS:ged.test"], check=True, timeout=60)
 
     @classmethod
     def tearDownClass(cls):
