@@ -12,6 +12,13 @@ trap 'rm -rf "$logs"' EXIT
 start=$SECONDS
 
 ./scripts/setup.sh
+
+# Static checks first (seconds): include direction (scripts/layers.txt) and
+# the format of changed lines (.clang-format). A failure is reported with the
+# trees' verdicts at the end; the trees still run.
+checks_status=0
+/usr/bin/python3 scripts/check_includes.py 2>&1 | tee "$logs/checks" || checks_status=1
+./scripts/check_format.sh 2>&1 | tee -a "$logs/checks" || checks_status=1
 ./scripts/build.sh build -DCMAKE_BUILD_TYPE=Release
 /usr/bin/python3 scripts/make_test_models.py --out build/models
 
@@ -27,9 +34,10 @@ verdict() {  # the ctest summary line of a log, or why there is none
   grep -E '[0-9]+% tests passed' "$1" | tail -1 || echo "no ctest summary (the build or configure failed; see above)"
 }
 echo
+echo "== Static checks: $([ "$checks_status" -eq 0 ] && echo passed || echo "FAILED (see the check_includes / check_format lines above)")"
 echo "== Release tree (build/), $((release_secs / 60)) min $((release_secs % 60)) s: $(verdict "$logs/release")"
 echo "== ASan+UBSan tree (build-asan/), $((asan_secs / 60)) min $((asan_secs % 60)) s: $(verdict "$logs/asan")"
-if [ "$release_status" -ne 0 ] || [ "$asan_status" -ne 0 ]; then
+if [ "$checks_status" -ne 0 ] || [ "$release_status" -ne 0 ] || [ "$asan_status" -ne 0 ]; then
   echo "== test.sh: FAILED"
   exit 1
 fi
