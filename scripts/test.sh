@@ -11,6 +11,7 @@ logs=$(mktemp -d)
 trap 'rm -rf "$logs"' EXIT
 start=$SECONDS
 
+./scripts/check_no_sleeps.sh  # tests wait on events, never on sleeps (tests/sleep_allowlist.txt)
 ./scripts/setup.sh
 ./scripts/build.sh build -DCMAKE_BUILD_TYPE=Release
 /usr/bin/python3 scripts/make_test_models.py --out build/models
