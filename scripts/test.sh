@@ -11,6 +11,7 @@ logs=$(mktemp -d)
 trap 'rm -rf "$logs"' EXIT
 start=$SECONDS
 
+./scripts/check_no_sleeps.sh  # tests wait on events, never on sleeps (tests/sleep_allowlist.txt)
 ./scripts/setup.sh
 
 # Static checks first (seconds): include direction (scripts/layers.txt) and

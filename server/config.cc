@@ -56,9 +56,12 @@ absl::Status ApplyTenant(const YAML::Node& node, std::string_view source, Tenant
     } else if (key == "max_device_memory_bytes") {
       GE_RETURN_IF_ERROR(
           Read(kv.second, "tenants.max_device_memory_bytes", source, tenant.max_device_memory_bytes));
+    } else if (key == "max_queued_calls") {
+      GE_RETURN_IF_ERROR(Read(kv.second, "tenants.max_queued_calls", source, tenant.max_queued_calls));
     } else {
       return InvalidArgument(source, ": unknown key 'tenants.", key,
-                             "' (name, token_sha256, max_sessions, max_concurrent_runs, max_device_memory_bytes)");
+                             "' (name, token_sha256, max_sessions, max_concurrent_runs, max_device_memory_bytes, "
+                             "max_queued_calls)");
     }
   }
   return absl::OkStatus();
@@ -76,6 +79,15 @@ absl::Status ApplyKey(const std::string& key, const YAML::Node& value, std::stri
   if (key == "session_idle_timeout_seconds") return Read(value, key, source, c.session_idle_timeout_seconds);
   if (key == "shutdown_timeout_seconds") return Read(value, key, source, c.shutdown_timeout_seconds);
   if (key == "max_message_bytes") return Read(value, key, source, c.max_message_bytes);
+  if (key == "max_tensor_bytes") return Read(value, key, source, c.max_tensor_bytes);
+  if (key == "max_outputs") return Read(value, key, source, c.max_outputs);
+  if (key == "max_graphs_per_session") return Read(value, key, source, c.max_graphs_per_session);
+  if (key == "max_graph_nodes") return Read(value, key, source, c.max_graph_nodes);
+  if (key == "max_inter_op_threads") return Read(value, key, source, c.max_inter_op_threads);
+  if (key == "max_loop_iterations") return Read(value, key, source, c.max_loop_iterations);
+  if (key == "compile_timeout_seconds") return Read(value, key, source, c.compile_timeout_seconds);
+  if (key == "allow_insecure_transport") return Read(value, key, source, c.allow_insecure_transport);
+  if (key == "unix_socket") return Read(value, key, source, c.unix_socket);
   if (key == "tls_cert_file") return Read(value, key, source, c.tls_cert_file);
   if (key == "tls_key_file") return Read(value, key, source, c.tls_key_file);
   if (key == "tls_client_ca_file") return Read(value, key, source, c.tls_client_ca_file);
@@ -102,6 +114,11 @@ absl::Status ApplyKey(const std::string& key, const YAML::Node& value, std::stri
     return absl::OkStatus();
   }
   return InvalidArgument(source, ": unknown configuration key '", key, "'");
+}
+
+absl::Status CheckBound(std::string_view key, int64_t value, int64_t low, int64_t high) {
+  if (value < low || value > high) return InvalidArgument(key, " must be in [", low, ", ", high, "], not ", value);
+  return absl::OkStatus();
 }
 
 bool IsHex64(std::string_view s) {
@@ -204,6 +221,18 @@ absl::Status ValidateConfig(const ServerConfig& config) {
     return InvalidArgument("listen address ", config.listen,
                            " is not loopback: without tenants (and their tokens) ged serves loopback only");
   }
+  if (!IsLoopbackHost(host) && config.tls_cert_file.empty() && !config.allow_insecure_transport) {
+    return InvalidArgument("listen address ", config.listen,
+                           " is not loopback and has no TLS: bearer tokens would cross the network in cleartext. "
+                           "Set tls_cert_file and tls_key_file, or allow_insecure_transport: true when a "
+                           "trusted layer below (a service mesh, a private link) encrypts the traffic");
+  }
+  if (!config.unix_socket.empty()) {
+    if (config.unix_socket.front() != '/' || config.unix_socket.size() > 100) {
+      return InvalidArgument("unix_socket '", config.unix_socket,
+                             "' must be an absolute path of at most 100 characters");
+    }
+  }
   std::string mhost;
   GE_RETURN_IF_ERROR(SplitHostPort(config.metrics_listen, &mhost, &port));
   if (config.devices.empty()) return InvalidArgument("no device configured");
@@ -231,12 +260,22 @@ absl::Status ValidateConfig(const ServerConfig& config) {
     if (t.max_device_memory_bytes < 0) {
       return InvalidArgument("tenant ", t.name, ": max_device_memory_bytes must be >= 0 (0: unlimited)");
     }
+    if (t.max_queued_calls < 1) return InvalidArgument("tenant ", t.name, ": max_queued_calls must be >= 1");
   }
   if (config.session_idle_timeout_seconds <= 0 || config.shutdown_timeout_seconds < 0) {
     return InvalidArgument("session_idle_timeout_seconds must be > 0 and shutdown_timeout_seconds >= 0");
   }
   if (config.max_message_bytes < 1024 || config.max_message_bytes > 2147483647) {
     return InvalidArgument("max_message_bytes must be in [1024, 2147483647]");
+  }
+  GE_RETURN_IF_ERROR(CheckBound("max_tensor_bytes", config.max_tensor_bytes, 1, int64_t{1} << 50));
+  GE_RETURN_IF_ERROR(CheckBound("max_outputs", config.max_outputs, 1, 1000000));
+  GE_RETURN_IF_ERROR(CheckBound("max_graphs_per_session", config.max_graphs_per_session, 1, 1000000));
+  GE_RETURN_IF_ERROR(CheckBound("max_graph_nodes", config.max_graph_nodes, 1, int64_t{1} << 31));
+  GE_RETURN_IF_ERROR(CheckBound("max_inter_op_threads", config.max_inter_op_threads, 0, 65536));
+  GE_RETURN_IF_ERROR(CheckBound("max_loop_iterations", config.max_loop_iterations, 1, int64_t{1} << 50));
+  if (!(config.compile_timeout_seconds > 0) || config.compile_timeout_seconds > 86400 * 7) {
+    return InvalidArgument("compile_timeout_seconds must be > 0 and at most a week (604800)");
   }
   if (config.tls_cert_file.empty() != config.tls_key_file.empty()) {
     return InvalidArgument("tls_cert_file and tls_key_file go together: set both for TLS, or neither");
@@ -267,6 +306,15 @@ std::string ConfigToYaml(const ServerConfig& config) {
   out << YAML::Key << "session_idle_timeout_seconds" << YAML::Value << config.session_idle_timeout_seconds;
   out << YAML::Key << "shutdown_timeout_seconds" << YAML::Value << config.shutdown_timeout_seconds;
   out << YAML::Key << "max_message_bytes" << YAML::Value << config.max_message_bytes;
+  out << YAML::Key << "max_tensor_bytes" << YAML::Value << config.max_tensor_bytes;
+  out << YAML::Key << "max_outputs" << YAML::Value << config.max_outputs;
+  out << YAML::Key << "max_graphs_per_session" << YAML::Value << config.max_graphs_per_session;
+  out << YAML::Key << "max_graph_nodes" << YAML::Value << config.max_graph_nodes;
+  out << YAML::Key << "max_inter_op_threads" << YAML::Value << config.max_inter_op_threads;
+  out << YAML::Key << "max_loop_iterations" << YAML::Value << config.max_loop_iterations;
+  out << YAML::Key << "compile_timeout_seconds" << YAML::Value << config.compile_timeout_seconds;
+  out << YAML::Key << "allow_insecure_transport" << YAML::Value << config.allow_insecure_transport;
+  out << YAML::Key << "unix_socket" << YAML::Value << config.unix_socket;
   out << YAML::Key << "tls_cert_file" << YAML::Value << config.tls_cert_file;
   out << YAML::Key << "tls_key_file" << YAML::Value << config.tls_key_file;
   out << YAML::Key << "tls_client_ca_file" << YAML::Value << config.tls_client_ca_file;
@@ -289,7 +337,8 @@ std::string ConfigToYaml(const ServerConfig& config) {
     out << YAML::BeginMap << YAML::Key << "name" << YAML::Value << t.name << YAML::Key << "token_sha256"
         << YAML::Value << t.token_sha256 << YAML::Key << "max_sessions" << YAML::Value << t.max_sessions
         << YAML::Key << "max_concurrent_runs" << YAML::Value << t.max_concurrent_runs << YAML::Key
-        << "max_device_memory_bytes" << YAML::Value << t.max_device_memory_bytes << YAML::EndMap;
+        << "max_device_memory_bytes" << YAML::Value << t.max_device_memory_bytes << YAML::Key
+        << "max_queued_calls" << YAML::Value << t.max_queued_calls << YAML::EndMap;
   }
   out << YAML::EndSeq << YAML::EndMap;
   return std::string(out.c_str()) + "\n";

@@ -19,6 +19,9 @@ struct TenantConfig {
   int64_t max_sessions = 64;
   int64_t max_concurrent_runs = 16;
   int64_t max_device_memory_bytes = 0;  // static arenas + variables, all devices; 0: unlimited
+  // Calls of the tenant waiting in device run queues (not yet running), all
+  // devices: one tenant cannot fill a queue the others share.
+  int64_t max_queued_calls = 32;
 };
 
 struct DeviceConfig {
@@ -42,7 +45,21 @@ struct ServerConfig {
   std::vector<TenantConfig> tenants;  // empty: one default tenant, loopback only
   double session_idle_timeout_seconds = 3600;
   double shutdown_timeout_seconds = 30;
-  int64_t max_message_bytes = 2147483647;  // requests beyond: RESOURCE_EXHAUSTED
+  // Bounds on what one request may ask for (docs/security.md, "Bounds").
+  // Each refusal is RESOURCE_EXHAUSTED naming its key; each is checked
+  // before anything of that size or count is allocated.
+  int64_t max_message_bytes = 268435456;  // requests and replies beyond: RESOURCE_EXHAUSTED
+  int64_t max_tensor_bytes = 1073741824;  // a request's tensor, or an output of a static shape
+  int64_t max_outputs = 1024;             // outputs one call may ask for (ExecuteOp num_outputs, ...)
+  int64_t max_graphs_per_session = 256;   // graphs and loaded models of one session
+  int64_t max_graph_nodes = 1000000;      // nodes of one graph, its subgraphs included
+  int64_t max_inter_op_threads = 256;     // daemon total of ge.exec.inter_op_parallelism workers
+  int64_t max_loop_iterations = 10000000;  // one While/Loop execution; attributes cannot lift it
+  double compile_timeout_seconds = 600;   // one graph's compilation
+  // Transport: a non-loopback listen needs TLS unless this is set; a
+  // unix_socket (mode 0600) serves local clients besides `listen`.
+  bool allow_insecure_transport = false;
+  std::string unix_socket;
   // TLS on the gRPC port: certificate and key (PEM) of the daemon; with a
   // client CA, mutual TLS (clients must present a certificate it signed).
   std::string tls_cert_file;
@@ -70,8 +87,9 @@ absl::Status ApplyYamlFile(const std::string& path, ServerConfig& config);
 absl::StatusOr<std::vector<DeviceConfig>> ParseDevicesFlag(std::string_view text);
 
 // Cross-field checks: addresses parse, devices are unique cpu:N names,
-// tenants have names and 64-hex-digit hashes, and without tenants the
-// gRPC address is a loopback one.
+// tenants have names and 64-hex-digit hashes, without tenants the gRPC
+// address is a loopback one, a non-loopback one needs TLS (or
+// allow_insecure_transport), and every bound is positive.
 absl::Status ValidateConfig(const ServerConfig& config);
 
 // The configuration as YAML that ApplyYaml reads back (--print-config).

@@ -2,6 +2,7 @@
 #include "server/daemon.h"
 
 #include <dlfcn.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -13,6 +14,7 @@
 #include "base/status.h"
 #include "grpcpp/grpcpp.h"
 #include "grpcpp/health_check_service_interface.h"
+#include "grpcpp/security/auth_metadata_processor.h"
 #include "runtime/cache/redis_tier.h"
 
 namespace ge::server {
@@ -32,7 +34,12 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const ServerConfig& config
   d->config_ = config;
   std::vector<std::string> plugin_dirs;
   if (!config.plugin_dir.empty()) plugin_dirs.push_back(config.plugin_dir);
-  GE_ASSIGN_OR_RETURN(d->engines_, engine::CreateEngineRegistry(plugin_dirs, {}));
+  // The daemon's loop cap is the control_flow engine's hard cap: no graph
+  // attribute or input lifts it.
+  const engine::EngineOptions engine_options = {
+      {"ge.exec.max_loop_iterations", std::to_string(config.max_loop_iterations)},
+      {"ge.exec.max_loop_iterations_source", StrCat("max_loop_iterations=", config.max_loop_iterations)}};
+  GE_ASSIGN_OR_RETURN(d->engines_, engine::CreateEngineRegistry(plugin_dirs, engine_options));
   d->tenants_ = std::make_unique<TenantRegistry>(config.tenants);
   d->OpenModelCache();
   GE_RETURN_IF_ERROR(d->StartDevices());
@@ -57,6 +64,8 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const ServerConfig& config
     ctx.shared_memory = d->shared_memory_.get();
   }
   ctx.model_cache = d->model_cache_.get();
+  d->thread_budget_ = std::make_unique<ThreadBudget>(config.max_inter_op_threads);
+  ctx.thread_budget = d->thread_budget_.get();
   ctx.start_ns = SteadyNowNs();
   GE_RETURN_IF_ERROR(d->StartGrpc());
   GE_RETURN_IF_ERROR(d->StartHttp());
@@ -154,6 +163,44 @@ absl::Status LoadReflection() {
   return absl::OkStatus();
 }
 
+// Authenticates calls from their metadata in gRPC's auth filter, before the
+// call reaches the service and its message is parsed (secure and local
+// credentials only: grpc++ offers no hook for insecure ones). The health
+// service stays open; the service's own AdmitCall checks again.
+class TokenAuthProcessor final : public grpc::AuthMetadataProcessor {
+ public:
+  explicit TokenAuthProcessor(const TenantRegistry& tenants) : tenants_(tenants) {}
+  bool IsBlocking() const override { return false; }  // a hash and compares
+  grpc::Status Process(const InputMetadata& metadata, grpc::AuthContext*, OutputMetadata*,
+                       OutputMetadata*) override {
+    auto path = metadata.find(":path");
+    if (path == metadata.end()) return grpc::Status::OK;  // not shown to us: the service decides
+    const std::string_view method(path->second.data(), path->second.size());
+    if (method.rfind("/grpc.health.v1.Health/", 0) == 0) return grpc::Status::OK;
+    std::string_view authorization;
+    if (auto it = metadata.find("authorization"); it != metadata.end()) {
+      authorization = std::string_view(it->second.data(), it->second.size());
+    }
+    absl::StatusOr<Tenant*> tenant = tenants_.Authenticate(authorization);
+    if (tenant.ok()) return grpc::Status::OK;
+    AuditRefusal("", method, tenant.status());
+    return grpc::Status(grpc::StatusCode::UNAUTHENTICATED, std::string(tenant.status().message()));
+  }
+
+ private:
+  const TenantRegistry& tenants_;
+};
+
+// Removes a socket left by an earlier daemon (only a socket: never another
+// kind of file at that path).
+absl::Status RemoveStaleSocket(const std::string& path) {
+  struct stat st;
+  if (lstat(path.c_str(), &st) != 0) return absl::OkStatus();
+  if (!S_ISSOCK(st.st_mode)) return InvalidArgument("unix_socket ", path, " exists and is not a socket");
+  if (unlink(path.c_str()) != 0) return InvalidArgument("unix_socket ", path, ": cannot remove the old socket");
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Status Daemon::StartGrpc() {
@@ -162,15 +209,36 @@ absl::Status Daemon::StartGrpc() {
   grpc::EnableDefaultHealthCheckService(true);
   GE_ASSIGN_OR_RETURN(std::shared_ptr<grpc::ServerCredentials> credentials, ServerCredentials(config_));
   if (config_.reflection) GE_RETURN_IF_ERROR(LoadReflection());
+  // With tenants, tokens are checked from the metadata before the message
+  // is read wherever the credentials allow it (TLS, the unix socket).
+  std::shared_ptr<grpc::AuthMetadataProcessor> auth;
+  if (!tenants_->open()) auth = std::make_shared<TokenAuthProcessor>(*tenants_);
+  if (auth != nullptr && !config_.tls_cert_file.empty()) credentials->SetAuthMetadataProcessor(auth);
   grpc::ServerBuilder builder;
   int bound = 0;
   builder.AddListeningPort(config_.listen, credentials, &bound);
+  int unix_bound = 0;
+  if (!config_.unix_socket.empty()) {
+    GE_RETURN_IF_ERROR(RemoveStaleSocket(config_.unix_socket));
+    // Local credentials accept unix-socket peers only, and carry the auth
+    // processor; the socket itself is made 0600 (umask below, chmod after).
+    std::shared_ptr<grpc::ServerCredentials> local = grpc::experimental::LocalServerCredentials(UDS);
+    if (auth != nullptr) local->SetAuthMetadataProcessor(auth);
+    builder.AddListeningPort("unix:" + config_.unix_socket, local, &unix_bound);
+  }
   builder.RegisterService(service_.get());
   builder.SetMaxReceiveMessageSize(static_cast<int>(config_.max_message_bytes));
   builder.SetMaxSendMessageSize(static_cast<int>(config_.max_message_bytes));
+  const mode_t old_umask = umask(0177);
   server_ = builder.BuildAndStart();
+  umask(old_umask);
   if (server_ == nullptr || bound == 0) {
     return absl::UnavailableError(StrCat("cannot serve gRPC on ", config_.listen, ": address in use or not local"));
+  }
+  if (!config_.unix_socket.empty()) {
+    if (unix_bound == 0 || chmod(config_.unix_socket.c_str(), 0600) != 0) {
+      return absl::UnavailableError(StrCat("cannot serve gRPC on unix socket ", config_.unix_socket));
+    }
   }
   grpc_port_ = bound;
   server_->GetHealthCheckService()->SetServingStatus(true);
@@ -286,6 +354,7 @@ Daemon::ReleaseReport Daemon::Close() {
   model_cache_.reset();
   devices_.clear();
   shared_memory_.reset();
+  if (!config_.unix_socket.empty()) unlink(config_.unix_socket.c_str());
   report.calls_total = context_.calls_total.load();
   report.calls_left = context_.inflight.load();
   report.sessions_left = ManagedSession::Live();

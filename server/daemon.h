@@ -61,6 +61,7 @@ class Daemon {
   std::unique_ptr<engine::EngineRegistry> engines_;
   std::unique_ptr<TenantRegistry> tenants_;
   std::vector<Device> devices_;
+  std::unique_ptr<ThreadBudget> thread_budget_;  // max_inter_op_threads; outlives the sessions
   std::unique_ptr<SessionManager> sessions_;
   std::unique_ptr<OpCache> op_cache_;
   std::unique_ptr<SharedMemoryRegistry> shared_memory_;  // when config.shared_memory

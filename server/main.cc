@@ -47,11 +47,12 @@ int Fail(const absl::Status& status) {
 int main(int argc, char** argv) {
   CLI::App app{"ged: the graph engine daemon"};
   app.set_version_flag("--version", std::string("ged ") + GED_VERSION_STRING);
-  std::string config_path, listen, metrics_listen, ready_file, cache_dir, plugin_dir, devices, log_level;
+  std::string config_path, listen, metrics_listen, ready_file, cache_dir, plugin_dir, devices, log_level, unix_socket;
   double idle_timeout = 0, shutdown_timeout = -1;
   bool print_config = false, shared_memory = false, no_cache = false;
   app.add_option("--config", config_path, "YAML configuration file (docs/cli.md lists the keys)");
   app.add_option("--listen", listen, "gRPC address HOST:PORT (default 127.0.0.1:50051; port 0: a free port)");
+  app.add_option("--unix-socket", unix_socket, "Also serve gRPC on this unix socket (mode 0600; clients: unix:PATH)");
   app.add_option("--metrics-listen", metrics_listen, "HTTP address for /metrics, /healthz, /readyz (default 127.0.0.1:9464)");
   app.add_option("--ready-file", ready_file, "Write {\"grpc\", \"metrics\", \"pid\"} as JSON here once serving");
   app.add_option("--cache-dir", cache_dir, "Compiled-model cache directory");
@@ -76,6 +77,7 @@ int main(int argc, char** argv) {
     if (absl::Status s = ge::server::ApplyYamlFile(config_path, config); !s.ok()) return Fail(s);
   }
   if (!listen.empty()) config.listen = listen;
+  if (!unix_socket.empty()) config.unix_socket = unix_socket;
   if (!metrics_listen.empty()) config.metrics_listen = metrics_listen;
   if (!ready_file.empty()) config.ready_file = ready_file;
   if (!cache_dir.empty()) config.cache_dir = cache_dir;

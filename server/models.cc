@@ -8,6 +8,7 @@
 // AddGraph refuses, so the two never collide.
 #include "server/models.h"
 
+#include "absl/cleanup/cleanup.h"
 #include "base/ir/proto_convert.h"
 #include "base/status.h"
 #include "runtime/model/gem.h"
@@ -40,6 +41,8 @@ absl::Status CheckGraphId(const std::string& session_id, uint32_t graph_id) {
 absl::Status LoadModelIntoSession(ServiceContext& ctx, ManagedSession& s, const v1::LoadModelRequest& request,
                                   v1::LoadModelResponse* response) {
   const std::string where = StrCat("LoadModel in session ", s.id);
+  GE_RETURN_IF_ERROR(ReserveGraphSlot(*ctx.config, s, where));
+  absl::Cleanup release_slot = [&s] { ReleaseGraphSlot(s); };
   std::string bytes_label;
   absl::StatusOr<runtime::CompiledModel> model;
   switch (request.source_case()) {

@@ -1,6 +1,7 @@
 // Running graphs for the service: the unary RunGraph body, RunGraphStream's
 // reactor (pipelined runs on one stream, replies in completion order,
 // matched by request_id) and ExecuteOp (one op as a three-node graph).
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <deque>
@@ -25,6 +26,13 @@ using StreamReactor = grpc::ServerBidiReactor<v1::RunGraphRequest, v1::RunGraphR
 // are written one at a time in completion order. Finish is called only when
 // the client has half-closed (or gone) and every accepted run has replied,
 // so no run outlives the reactor.
+//
+// Back-pressure: at most `window_` requests are read and not yet replied
+// (running, queued, or with a reply waiting to be written). At the window
+// the reactor stops reading; a reply written makes room and reading
+// resumes. A client that sends without reading its replies is thus held by
+// gRPC's flow control, never failed, and the daemon buffers at most a
+// window of replies for it.
 class RunStream final : public StreamReactor {
  public:
   RunStream(ServiceContext& ctx, grpc::CallbackServerContext* call)
@@ -38,12 +46,15 @@ class RunStream final : public StreamReactor {
       return;
     }
     tenant_ = *tenant;
+    window_ = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(tenant_->max_concurrent_runs, kMaxWindow)));
+    reading_ = true;
     StartRead(&request_);
   }
 
   void OnReadDone(bool ok) override {
     if (!ok) {
       std::lock_guard<std::mutex> lock(mu_);
+      reading_ = false;
       reads_done_ = true;
       MaybeFinishLocked();
       return;
@@ -53,7 +64,9 @@ class RunStream final : public StreamReactor {
       ++pending_;
     }
     Dispatch(request_);
-    StartRead(&request_);
+    std::lock_guard<std::mutex> lock(mu_);
+    reading_ = false;
+    MaybeReadLocked();
   }
 
   void OnWriteDone(bool /*ok*/) override {
@@ -66,10 +79,11 @@ class RunStream final : public StreamReactor {
       writing_ = false;
       MaybeFinishLocked();
     }
+    MaybeReadLocked();
   }
 
   void OnDone() override {
-    FinishCall(ctx_, "RunGraphStream", start_, status_);
+    FinishCall(ctx_, "RunGraphStream", start_, status_, tenant_);
     delete this;
   }
 
@@ -88,7 +102,7 @@ class RunStream final : public StreamReactor {
     s->active_calls.fetch_add(1);
     Device& device = (*ctx_.devices)[s->device];
     const int64_t queued_at = SteadyNowNs();
-    absl::Status submitted = device.queue->Submit([this, s, request, &device, queued_at] {
+    absl::Status submitted = SubmitForTenant(*tenant_, *device.queue, [this, s, request, &device, queued_at] {
       ctx_.metrics->queue_duration.WithLabels({device.name}).Observe((SteadyNowNs() - queued_at) * 1e-9);
       v1::RunGraphResponse response;
       absl::Status status = call_->IsCancelled() ? absl::CancelledError("the client cancelled the stream")
@@ -119,6 +133,14 @@ class RunStream final : public StreamReactor {
     }
   }
 
+  // Reads the next request unless one is being read, the client is done,
+  // or the window is full (request_ is free again once Dispatch copied it).
+  void MaybeReadLocked() {
+    if (reading_ || reads_done_ || finished_ || pending_ >= window_) return;
+    reading_ = true;
+    StartRead(&request_);
+  }
+
   void MaybeFinishLocked() {
     if (reads_done_ && pending_ == 0 && !writing_ && !finished_) {
       finished_ = true;
@@ -134,7 +156,10 @@ class RunStream final : public StreamReactor {
   v1::RunGraphRequest request_;
   std::mutex mu_;
   std::deque<v1::RunGraphResponse> replies_;  // front is being written
+  static constexpr int64_t kMaxWindow = 64;
+  int window_ = 1;   // the tenant's concurrent runs, at most kMaxWindow
   int pending_ = 0;  // requests read and not yet replied
+  bool reading_ = false;  // a StartRead is outstanding
   bool writing_ = false;
   bool reads_done_ = false;
   bool finished_ = false;
@@ -180,7 +205,30 @@ absl::StatusOr<v1::GraphDef> SingleOpGraph(const v1::ExecuteOpRequest& request, 
   return graph;
 }
 
-absl::Status RunSingleOp(ServiceContext& ctx, const v1::ExecuteOpRequest& request, v1::ExecuteOpResponse* response) {
+// Ops whose result is not a function of their inputs and attributes, or
+// that reach state: a cached single-op session would share it between calls
+// (and tenants), so ExecuteOp refuses them.
+absl::Status CheckStatelessOp(const std::string& op_type) {
+  static const char* const kStateful[] = {"Variable",     "VariableV2",   "FileConstant",      "RandomNormal",
+                                          "RandomUniform", "RandomNormalLike", "RandomUniformLike", "Bernoulli",
+                                          "Multinomial"};
+  bool stateful = op_type.rfind("Assign", 0) == 0;
+  for (const char* name : kStateful) stateful = stateful || op_type == name;
+  if (const ops::OpSchema* schema = ops::OpRegistry::Global().Find(op_type)) stateful = stateful || schema->stateful;
+  if (stateful) {
+    return InvalidArgument("ExecuteOp: op type '", op_type,
+                           "' is stateful (variables, files or random state); run it in a session graph instead");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status RunSingleOp(ServiceContext& ctx, const Tenant& tenant, const v1::ExecuteOpRequest& request,
+                         v1::ExecuteOpResponse* response) {
+  GE_RETURN_IF_ERROR(CheckStatelessOp(request.op_type()));
+  // Bounds before anything is built: outputs asked for, tensors sent.
+  GE_RETURN_IF_ERROR(CheckOutputCount(request.num_outputs(), ctx.config->max_outputs, "ExecuteOp"));
+  if (request.num_outputs() < 0) return InvalidArgument("ExecuteOp: num_outputs is ", request.num_outputs());
+  GE_RETURN_IF_ERROR(CheckValueBounds(request.inputs(), ctx.config->max_tensor_bytes, "ExecuteOp"));
   std::vector<Value> inputs;
   for (int i = 0; i < request.inputs_size(); ++i) {
     GE_ASSIGN_OR_RETURN(Value v, rpc::ValueFromProto(request.inputs(i), StrCat("ExecuteOp input ", i)));
@@ -192,7 +240,9 @@ absl::Status RunSingleOp(ServiceContext& ctx, const v1::ExecuteOpRequest& reques
   GE_RETURN_IF_ERROR(ValidateOptions(options));
   // The key: the op's graph (type, attributes, input types) and the options,
   // both serialized deterministically (maps in key order).
-  std::string key;
+  // Per tenant: the tenant's name leads the key, so no entry is shared
+  // across tenants.
+  std::string key = StrCat(tenant.name.size(), ":", tenant.name, ";");
   {
     google::protobuf::io::StringOutputStream stream(&key);
     google::protobuf::io::CodedOutputStream coded(&stream);
@@ -219,6 +269,11 @@ absl::Status RunSingleOp(ServiceContext& ctx, const v1::ExecuteOpRequest& reques
                           },
                           &hit));
   ctx.metrics->op_cache_lookups_total.WithLabels({hit ? "hit" : "miss"}).Increment();
+  GE_ASSIGN_OR_RETURN(session::GraphInfo info, session->GetGraphInfo(0));
+  for (size_t i = 0; i < info.outputs.size(); ++i) {
+    GE_RETURN_IF_ERROR(CheckOutputTypeBound(info.outputs[i].type, ctx.config->max_tensor_bytes,
+                                            StrCat("ExecuteOp: output ", i)));
+  }
   GE_ASSIGN_OR_RETURN(std::vector<Value> outputs, session->RunGraph(0, std::move(inputs)));
   for (const Value& v : outputs) GE_RETURN_IF_ERROR(rpc::ValueToProto(v, response->add_outputs()));
   return absl::OkStatus();
@@ -250,10 +305,8 @@ absl::Status EncodeOutput(ServiceContext& ctx, const std::string& tenant, const 
   if (ctx.shared_memory == nullptr) return FailedPrecondition(what, ": ", kSharedMemoryOff);
   const Tensor& t = value.tensor();
   const size_t bytes = t.SizeInBytes();
-  GE_ASSIGN_OR_RETURN(std::shared_ptr<Buffer> target,
-                      ctx.shared_memory->Map(tenant, ref->region(), ref->offset(), ref->byte_size(), bytes, what));
-  // memmove: an output may alias an input that lives in the same region.
-  if (bytes > 0) std::memmove(target->data(), t.raw_data(), bytes);
+  GE_RETURN_IF_ERROR(
+      ctx.shared_memory->Write(tenant, ref->region(), ref->offset(), ref->byte_size(), t.raw_data(), bytes, what));
   v1::Tensor* out = proto->mutable_tensor();
   out->set_dtype(static_cast<v1::DataType>(t.dtype()));
   for (int64_t d : t.shape().dims()) out->add_dims(d);
@@ -283,12 +336,21 @@ absl::Status RunSessionGraph(ServiceContext& ctx, ManagedSession& s, uint32_t gr
                              info->outputs.size(), " outputs");
     }
   }
+  if (ctx.config != nullptr) {
+    // Before anything is decoded: no tensor in, and no static output out,
+    // larger than max_tensor_bytes.
+    GE_RETURN_IF_ERROR(CheckValueBounds(inputs, ctx.config->max_tensor_bytes, where));
+    for (size_t i = 0; i < info->outputs.size(); ++i) {
+      GE_RETURN_IF_ERROR(CheckOutputTypeBound(info->outputs[i].type, ctx.config->max_tensor_bytes,
+                                              StrCat(where, ": output ", i, " (", info->outputs[i].name, ")")));
+    }
+  }
   const std::string tenant = s.tenant != nullptr ? s.tenant->name : "";
   const rpc::SharedMemoryResolver resolve = [&ctx, &tenant](const v1::SharedMemoryRef& ref, uint64_t bytes,
                                                             const std::string& what)
       -> absl::StatusOr<std::shared_ptr<Buffer>> {
     if (ctx.shared_memory == nullptr) return FailedPrecondition(what, ": ", kSharedMemoryOff);
-    return ctx.shared_memory->Map(tenant, ref.region(), ref.offset(), ref.byte_size(), bytes, what);
+    return ctx.shared_memory->Read(tenant, ref.region(), ref.offset(), ref.byte_size(), bytes, what);
   };
   std::vector<Value> values;
   values.reserve(info->inputs.size());
@@ -313,7 +375,10 @@ absl::Status RunSessionGraph(ServiceContext& ctx, ManagedSession& s, uint32_t gr
   absl::StatusOr<std::vector<Value>> results =
       s.session->RunGraph(graph_id, std::move(values), call != nullptr ? &control : nullptr);
   if (!results.ok()) return Annotate(results.status(), where);
-  ctx.metrics->run_duration.WithLabels({model}).Observe((SteadyNowNs() - start) * 1e-9);
+  // Labelled by tenant: a graph's name is the client's text (`model` names
+  // the run in messages only).
+  (void)model;
+  ctx.metrics->run_duration.WithLabels({tenant}).Observe((SteadyNowNs() - start) * 1e-9);
   for (size_t i = 0; i < results->size(); ++i) {
     auto ref = output_shared_memory.find(static_cast<uint32_t>(i));
     const std::string what = StrCat(where, ": output ", i, i < info->outputs.size() ? " (" : "",
@@ -357,14 +422,16 @@ grpc::ServerUnaryReactor* GraphEngineService::ExecuteOp(grpc::CallbackServerCont
   ctx_.calls_total.fetch_add(1);
   grpc::ServerUnaryReactor* reactor = call->DefaultReactor();
   ServiceContext& ctx = ctx_;
-  auto finish = [&ctx, reactor, start](const absl::Status& s) {
-    FinishCall(ctx, "ExecuteOp", start, s);
+  absl::StatusOr<Tenant*> tenant = AdmitCall(ctx_, *call);
+  const Tenant* caller = tenant.ok() ? *tenant : nullptr;
+  auto finish = [&ctx, reactor, start, caller](const absl::Status& s) {
+    FinishCall(ctx, "ExecuteOp", start, s, caller);
     reactor->Finish(ToGrpcStatus(s));
   };
-  absl::StatusOr<Tenant*> tenant = AdmitCall(ctx_, *call);
   if (!tenant.ok()) return finish(tenant.status()), reactor;
-  absl::Status submitted = ctx_.devices->front().queue->Submit([&ctx, request, response, finish] {
-    finish(RunSingleOp(ctx, *request, response));
+  Tenant& t = **tenant;
+  absl::Status submitted = SubmitForTenant(t, *ctx_.devices->front().queue, [&ctx, &t, request, response, finish] {
+    finish(RunSingleOp(ctx, t, *request, response));
   });
   if (!submitted.ok()) finish(submitted);
   return reactor;

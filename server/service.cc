@@ -4,6 +4,8 @@
 #include <chrono>
 #include <map>
 
+#include "absl/cleanup/cleanup.h"
+
 #include "base/ir/op_types.h"
 #include "base/ir/proto_convert.h"
 #include "base/ir/verifier.h"
@@ -12,6 +14,7 @@
 #include "base/status.h"
 #include "base/version.h"
 #include "compiler/frontend/onnx_importer.h"
+#include "compiler/passes/compile_deadline.h"
 #include "client/cpp/value_convert.h"
 #include "server/grpc_status.h"
 #include "server/models.h"
@@ -89,7 +92,7 @@ grpc::ServerUnaryReactor* Inline(ServiceContext& ctx, grpc::CallbackServerContex
   grpc::ServerUnaryReactor* reactor = call->DefaultReactor();
   absl::StatusOr<Tenant*> tenant = AdmitCall(ctx, *call);
   const absl::Status status = tenant.ok() ? body(*tenant) : tenant.status();
-  FinishCall(ctx, rpc, start, status);
+  FinishCall(ctx, rpc, start, status, tenant.ok() ? *tenant : nullptr);
   reactor->Finish(ToGrpcStatus(status));
   return reactor;
 }
@@ -103,11 +106,12 @@ grpc::ServerUnaryReactor* Queued(ServiceContext& ctx, grpc::CallbackServerContex
   ctx.inflight.fetch_add(1);
   ctx.calls_total.fetch_add(1);
   grpc::ServerUnaryReactor* reactor = call->DefaultReactor();
-  auto finish = [&ctx, reactor, rpc, start](const absl::Status& s) {
-    FinishCall(ctx, rpc, start, s);
+  absl::StatusOr<Tenant*> tenant = AdmitCall(ctx, *call);
+  const Tenant* caller = tenant.ok() ? *tenant : nullptr;
+  auto finish = [&ctx, reactor, rpc, start, caller](const absl::Status& s) {
+    FinishCall(ctx, rpc, start, s, caller);
     reactor->Finish(ToGrpcStatus(s));
   };
-  absl::StatusOr<Tenant*> tenant = AdmitCall(ctx, *call);
   if (!tenant.ok()) return finish(tenant.status()), reactor;
   absl::StatusOr<std::shared_ptr<ManagedSession>> session = ctx.sessions->Get(*tenant, session_id);
   if (!session.ok()) return finish(session.status()), reactor;
@@ -126,8 +130,8 @@ grpc::ServerUnaryReactor* Queued(ServiceContext& ctx, grpc::CallbackServerContex
   };
   Device& device = (*ctx.devices)[s->device];
   const int64_t queued_at = SteadyNowNs();
-  absl::Status submitted = device.queue->Submit([&ctx, call, &device, s, t, queued_at, body, finish, release, rpc,
-                                                 session_id]() {
+  absl::Status submitted = SubmitForTenant(*t, *device.queue, [&ctx, call, &device, s, t, queued_at, body, finish,
+                                                               release, rpc, session_id]() {
     ctx.metrics->queue_duration.WithLabels({device.name}).Observe((SteadyNowNs() - queued_at) * 1e-9);
     absl::Status status = CheckStillWanted(*call, StrCat(rpc, " in session ", session_id));
     if (status.ok()) status = body(t, *s);
@@ -141,7 +145,37 @@ grpc::ServerUnaryReactor* Queued(ServiceContext& ctx, grpc::CallbackServerContex
   return reactor;
 }
 
+// Takes the inter-op threads a graph added with `options` will start from
+// the daemon's max_inter_op_threads budget; returns how many.
+absl::StatusOr<int64_t> ReserveInterOpThreads(ServiceContext& ctx, const ManagedSession& s, const OptionMap& options,
+                                              const std::string& where) {
+  const int64_t threads = InterOpThreads(s.options, options);
+  if (ctx.thread_budget == nullptr) return int64_t{0};
+  GE_RETURN_IF_ERROR(ctx.thread_budget->Reserve(threads, where));
+  return threads;
+}
+
 }  // namespace
+
+// Takes one of the session's max_graphs_per_session slots (graphs, loaded
+// models, and additions in progress).
+absl::Status ReserveGraphSlot(const ServerConfig& config, ManagedSession& s, const std::string& where) {
+  std::lock_guard<std::mutex> lock(s.mu);
+  const int64_t held = static_cast<int64_t>(s.graphs.size() + s.models.size()) + s.pending_graphs;
+  if (held >= config.max_graphs_per_session) {
+    return ResourceExhausted(where, ": session ", s.id, " already holds ", held,
+                             " graphs and models, max_graphs_per_session (", config.max_graphs_per_session,
+                             "); remove one first");
+  }
+  ++s.pending_graphs;
+  return absl::OkStatus();
+}
+
+// Gives the slot back (the graph is in s.graphs now, or the call failed).
+void ReleaseGraphSlot(ManagedSession& s) {
+  std::lock_guard<std::mutex> lock(s.mu);
+  --s.pending_graphs;
+}
 
 absl::StatusOr<Tenant*> AdmitCall(ServiceContext& ctx, const grpc::CallbackServerContext& call) {
   if (ctx.draining.load()) return Unavailable("ged is shutting down and accepts no new calls");
@@ -152,8 +186,10 @@ absl::StatusOr<Tenant*> AdmitCall(ServiceContext& ctx, const grpc::CallbackServe
   return ctx.tenants->Authenticate(authorization);
 }
 
-void FinishCall(ServiceContext& ctx, const char* rpc, int64_t start_ns, const absl::Status& status) {
+void FinishCall(ServiceContext& ctx, const char* rpc, int64_t start_ns, const absl::Status& status,
+                const Tenant* tenant) {
   const std::string code = absl::StatusCodeToString(status.code());
+  if (!status.ok()) AuditRefusal(tenant != nullptr ? std::string_view(tenant->name) : std::string_view(), rpc, status);
   ctx.metrics->requests_total.WithLabels({rpc, code}).Increment();
   ctx.metrics->request_duration.WithLabels({rpc}).Observe((SteadyNowNs() - start_ns) * 1e-9);
   if (!status.ok()) Logger("server").debug("{} failed: {}", rpc, status.message());
@@ -182,12 +218,18 @@ grpc::ServerUnaryReactor* GraphEngineService::DestroySession(grpc::CallbackServe
 grpc::ServerUnaryReactor* GraphEngineService::AddGraph(grpc::CallbackServerContext* call,
                                                        const v1::AddGraphRequest* request,
                                                        v1::AddGraphResponse* response) {
+  ServiceContext& ctx = ctx_;
   return Queued(ctx_, call, "AddGraph", request->session_id(), /*is_run=*/false,
-                [request, response](Tenant*, ManagedSession& s) -> absl::Status {
+                [&ctx, request, response](Tenant*, ManagedSession& s) -> absl::Status {
     const std::string where = GraphLabel(s.id, request->graph_id());
     GE_RETURN_IF_ERROR(CheckGraphId(s.id, request->graph_id()));
+    // A graph slot, held until the graph is in s.graphs or the call failed,
+    // so concurrent AddGraphs cannot pass max_graphs_per_session together.
+    GE_RETURN_IF_ERROR(ReserveGraphSlot(*ctx.config, s, where));
+    absl::Cleanup release_slot = [&s] { ReleaseGraphSlot(s); };
     std::unique_ptr<ir::Graph> graph;
     if (request->has_graph_def()) {
+      GE_RETURN_IF_ERROR(CheckGraphDefNodes(request->graph_def(), ctx.config->max_graph_nodes, where));
       absl::StatusOr<std::unique_ptr<ir::Graph>> g = ir::GraphFromProto(request->graph_def());
       if (!g.ok()) return Annotate(g.status(), StrCat(where, ": bad GraphDef"));
       graph = std::move(*g);
@@ -200,16 +242,27 @@ grpc::ServerUnaryReactor* GraphEngineService::AddGraph(grpc::CallbackServerConte
     } else {
       return InvalidArgument(where, ": the request carries no model (set graph_def or onnx_model)");
     }
+    GE_RETURN_IF_ERROR(CheckGraphNodes(*graph, ctx.config->max_graph_nodes, where));
     const std::string name = graph->name();
     {
       std::lock_guard<std::mutex> lock(s.mu);
       if (s.graphs.count(request->graph_id()) != 0) return AlreadyExists(where, " already exists");
     }
-    GE_RETURN_IF_ERROR(Annotate(s.session->AddGraph(request->graph_id(), std::move(graph),
-                                                    ToOptionMap(request->options())), where));
+    GE_ASSIGN_OR_RETURN(const int64_t threads,
+                        ReserveInterOpThreads(ctx, s, ToOptionMap(request->options()), where));
+    absl::Status added = Annotate(s.session->AddGraph(request->graph_id(), std::move(graph),
+                                                      ToOptionMap(request->options())), where);
+    if (!added.ok()) {
+      if (threads > 0) ctx.thread_budget->Release(threads);
+      return added;
+    }
     {
       std::lock_guard<std::mutex> lock(s.mu);
       s.graphs[request->graph_id()] = name.empty() ? StrCat("graph", request->graph_id()) : name;
+      if (threads > 0) {
+        s.thread_budget = ctx.thread_budget;
+        s.inter_op_threads[request->graph_id()] = threads;
+      }
     }
     GE_ASSIGN_OR_RETURN(session::GraphInfo info, s.session->GetGraphInfo(request->graph_id()));
     FillIo(info, response->mutable_inputs(), response->mutable_outputs());
@@ -227,6 +280,10 @@ grpc::ServerUnaryReactor* GraphEngineService::RemoveGraph(grpc::CallbackServerCo
                                 GraphLabel(s->id, request->graph_id())));
     std::lock_guard<std::mutex> lock(s->mu);
     s->graphs.erase(request->graph_id());
+    if (auto it = s->inter_op_threads.find(request->graph_id()); it != s->inter_op_threads.end()) {
+      if (s->thread_budget != nullptr) s->thread_budget->Release(it->second);
+      s->inter_op_threads.erase(it);
+    }
     return absl::OkStatus();
   });
 }
@@ -240,7 +297,13 @@ grpc::ServerUnaryReactor* GraphEngineService::CompileGraph(grpc::CallbackServerC
     const std::string where = GraphLabel(s.id, request->graph_id());
     GE_RETURN_IF_ERROR(CheckGraphId(s.id, request->graph_id()));
     const int64_t start = SteadyNowNs();
-    GE_RETURN_IF_ERROR(Annotate(s.session->CompileGraph(request->graph_id()), where));
+    {
+      compiler::ScopedCompileDeadline deadline(
+          std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+              std::chrono::duration<double>(ctx.config->compile_timeout_seconds)),
+          "compile_timeout_seconds");
+      GE_RETURN_IF_ERROR(Annotate(s.session->CompileGraph(request->graph_id()), where));
+    }
     const double seconds = (SteadyNowNs() - start) * 1e-9;
     ctx.metrics->compile_duration.Get().Observe(seconds);
     response->set_compile_seconds(seconds);
@@ -299,10 +362,10 @@ grpc::ServerUnaryReactor* GraphEngineService::ListSessions(grpc::CallbackServerC
 
 grpc::ServerUnaryReactor* GraphEngineService::GetStatus(grpc::CallbackServerContext* call,
                                                         const v1::GetStatusRequest*, v1::GetStatusResponse* response) {
-  return Inline(ctx_, call, "GetStatus", [&](Tenant*) {
+  return Inline(ctx_, call, "GetStatus", [&](Tenant* tenant) {
     response->set_version(GED_VERSION_STRING);
     response->set_uptime_seconds((SteadyNowNs() - ctx_.start_ns) * 1e-9);
-    response->set_sessions(static_cast<int64_t>(ctx_.sessions->size()));
+    response->set_sessions(static_cast<int64_t>(ctx_.sessions->List(tenant).size()));  // the caller's only
     response->set_draining(ctx_.draining.load());
     response->set_shared_memory(ctx_.shared_memory != nullptr);
     for (const Device& d : *ctx_.devices) {
@@ -352,6 +415,12 @@ grpc::ServerUnaryReactor* GraphEngineService::RegisterSharedMemory(grpc::Callbac
                                                                    v1::RegisterSharedMemoryResponse*) {
   return Inline(ctx_, call, "RegisterSharedMemory", [&](Tenant* tenant) -> absl::Status {
     if (ctx_.shared_memory == nullptr) return FailedPrecondition("RegisterSharedMemory: ", kSharedMemoryOff);
+    // Only a peer on the unix socket (mode 0600: ged's own uid) may have
+    // ged map its memory; a TCP peer could be any user or host.
+    if (call->peer().rfind("unix:", 0) != 0) {
+      return PermissionDenied("RegisterSharedMemory: shared memory is for clients on ged's unix socket "
+                              "(unix_socket; connect to unix:PATH), not ", call->peer());
+    }
     SharedMemoryRegionInfo info;
     info.name = request->name();
     info.key = request->key();

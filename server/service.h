@@ -20,6 +20,7 @@
 #include "ge/v1/service.grpc.pb.h"
 #include "runtime/cache/model_cache.h"
 #include "runtime/engines/engine_registry.h"
+#include "server/bounds.h"
 #include "server/config.h"
 #include "server/metrics.h"
 #include "server/run_queue.h"
@@ -53,6 +54,7 @@ struct ServiceContext {
   OpCache* op_cache = nullptr;     // ExecuteOp's compiled ops
   SharedMemoryRegistry* shared_memory = nullptr;  // null: shared-memory I/O is off
   cache::ModelCache* model_cache = nullptr;  // compiled models by key; null: none
+  ThreadBudget* thread_budget = nullptr;      // max_inter_op_threads; null: unbounded
   std::atomic<bool> draining{false};
   std::atomic<int64_t> inflight{0};  // calls and streams not yet finished
   std::atomic<int64_t> calls_total{0};  // calls and streams admitted or refused, ever
@@ -108,9 +110,10 @@ class GraphEngineService final : public v1::GraphEngine::CallbackService {
 };
 
 // Decodes `inputs`, runs graph `graph_id` of the session and encodes its
-// outputs; `where` prefixes errors, `model` labels the run-duration metric.
-// Inputs may point into the tenant's shared-memory regions (read in
-// place); outputs named in `output_shared_memory` are written there, except
+// outputs; `where` prefixes errors (`model`, the graph's name, is no metric
+// label: the run-duration metric is labelled by tenant). Inputs may come
+// from the tenant's shared-memory regions (copied in under a fault guard);
+// outputs named in `output_shared_memory` are written there, except
 // one that is not a numeric tensor or does not fit, which comes back in the
 // message. `call` (may be null) stops the run between nodes and tasks once
 // the client cancels or the call's deadline passes.
@@ -126,10 +129,19 @@ absl::Status RunSessionGraph(ServiceContext& ctx, ManagedSession& session, uint3
 absl::Status ExecuteRun(ServiceContext& ctx, ManagedSession& session, const v1::RunGraphRequest& request,
                         v1::RunGraphResponse* response, grpc::CallbackServerContext* call);
 
+// Takes one of the session's max_graphs_per_session slots (graphs, loaded
+// models, and additions in progress), or RESOURCE_EXHAUSTED naming the key;
+// ReleaseGraphSlot gives it back once the graph is in s.graphs / s.models
+// or the call failed.
+absl::Status ReserveGraphSlot(const ServerConfig& config, ManagedSession& s, const std::string& where);
+void ReleaseGraphSlot(ManagedSession& s);
+
 // Admission for one call: not draining, a known tenant. On success the
 // caller counts in ctx.inflight until it calls FinishCall.
 absl::StatusOr<Tenant*> AdmitCall(ServiceContext& ctx, const grpc::CallbackServerContext& call);
-// Records the call's metrics and leaves ctx.inflight.
-void FinishCall(ServiceContext& ctx, const char* rpc, int64_t start_ns, const absl::Status& status);
+// Records the call's metrics, an audit line when it was refused (with the
+// tenant when known), and leaves ctx.inflight.
+void FinishCall(ServiceContext& ctx, const char* rpc, int64_t start_ns, const absl::Status& status,
+                const Tenant* tenant = nullptr);
 
 }  // namespace ge::server

@@ -18,6 +18,9 @@ std::atomic<int64_t> live_sessions{0};
 ManagedSession::ManagedSession() { live_sessions.fetch_add(1); }
 
 ManagedSession::~ManagedSession() {
+  if (thread_budget != nullptr) {
+    for (const auto& [graph, threads] : inter_op_threads) thread_budget->Release(threads);
+  }
   if (tenant != nullptr) tenant->sessions.fetch_sub(1);
   live_sessions.fetch_sub(1);
 }
@@ -35,6 +38,7 @@ absl::StatusOr<std::shared_ptr<ManagedSession>> SessionManager::Create(Tenant* t
   }
   auto entry = std::make_shared<ManagedSession>();
   entry->tenant = tenant;  // from here the destructor returns the quota
+  entry->options = options;
   {
     std::lock_guard<std::mutex> lock(mu_);
     entry->device = next_device_;

@@ -24,6 +24,7 @@
 #include "absl/status/statusor.h"
 #include "base/options.h"
 #include "runtime/device/quota_device.h"
+#include "server/bounds.h"
 #include "server/tenants.h"
 #include "session/session.h"
 
@@ -51,6 +52,13 @@ struct ManagedSession {
   std::map<uint32_t, std::string> graphs;  // graph id -> model name; guarded by mu
   std::map<uint32_t, std::string> models;  // LoadModel's model id -> model name; guarded by mu
   uint32_t next_model_id = 1;              // guarded by mu
+  OptionMap options;                       // CreateSession's options
+  // Bounds (server/bounds.h): graph slots taken by AddGraph/LoadModel calls
+  // not yet finished, and the inter-op threads each graph holds of the
+  // daemon's budget (returned on RemoveGraph and when the session goes).
+  int64_t pending_graphs = 0;                     // guarded by mu
+  std::map<uint32_t, int64_t> inter_op_threads;   // graph id -> threads; guarded by mu
+  ThreadBudget* thread_budget = nullptr;
 };
 
 // Makes entry.session for `options` (entry.tenant and entry.device are set;

@@ -3,15 +3,19 @@
 #include "server/shared_memory.h"
 
 #include <fcntl.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
+#include <mutex>
 
 #include "base/status.h"
 #include "base/strings.h"
+#include "server/grpc_status.h"
 
 namespace ge::server {
 namespace {
@@ -21,7 +25,52 @@ absl::Status OutOfRange(const Args&... args) {
   return absl::OutOfRangeError(StrCat(args...));
 }
 
+// The fault guard: a SIGBUS (a page past the end of a shrunk object) or
+// SIGSEGV raised on a thread inside GuardedCopy jumps back to it; any other
+// fault goes on to the handler that was there before (or the default
+// action), as if the guard were not installed.
+thread_local sigjmp_buf* guard_jump = nullptr;
+struct sigaction previous_bus, previous_segv;
+
+void OnFault(int sig, siginfo_t* info, void* context) {
+  if (sigjmp_buf* jump = guard_jump; jump != nullptr) {
+    guard_jump = nullptr;
+    siglongjmp(*jump, 1);
+  }
+  const struct sigaction& previous = sig == SIGBUS ? previous_bus : previous_segv;
+  if (previous.sa_flags & SA_SIGINFO) {
+    previous.sa_sigaction(sig, info, context);
+  } else if (previous.sa_handler != SIG_IGN && previous.sa_handler != SIG_DFL) {
+    previous.sa_handler(sig);
+  } else {
+    signal(sig, SIG_DFL);
+    raise(sig);
+  }
+}
+
+void InstallFaultGuard() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    struct sigaction action {};
+    action.sa_sigaction = OnFault;
+    action.sa_flags = SA_SIGINFO | SA_NODEFER;
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGBUS, &action, &previous_bus);
+    sigaction(SIGSEGV, &action, &previous_segv);
+  });
+}
+
 }  // namespace
+
+bool GuardedCopy(void* dst, const void* src, size_t bytes) {
+  InstallFaultGuard();
+  sigjmp_buf jump;
+  if (sigsetjmp(jump, 1) != 0) return false;  // faulted: guard_jump was cleared by the handler
+  guard_jump = &jump;
+  std::memmove(dst, src, bytes);
+  guard_jump = nullptr;
+  return true;
+}
 
 // One mapping of [offset, offset + byte_size) of a shared-memory object.
 // The descriptor stays open so every use can check the object's size.
@@ -34,6 +83,14 @@ class SharedMemoryRegistry::Region {
                       " (the client must create it with shm_open and keep it until unregistered)");
     }
     auto region = std::shared_ptr<Region>(new Region(info, fd));
+    // Only the daemon's own uid's objects: the unix socket (mode 0600) admits
+    // peers of that uid only (or root), so the caller owns what it names.
+    struct stat st;
+    if (fstat(fd, &st) != 0) return Internal("shared memory ", info.name, ": fstat: ", std::strerror(errno));
+    if (st.st_uid != geteuid()) {
+      return PermissionDenied("shared memory ", info.name, ": ", info.key, " belongs to uid ", st.st_uid,
+                              ", not to the uid of ged and its unix-socket clients (", geteuid(), ")");
+    }
     GE_RETURN_IF_ERROR(region->CheckSize());
     const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
     const uint64_t start = info.offset / page * page;
@@ -164,6 +221,28 @@ absl::StatusOr<std::shared_ptr<Buffer>> SharedMemoryRegistry::Map(const std::str
   // The buffer holds the region: the mapping outlives an Unregister that
   // comes while a run still reads or writes it.
   return Buffer::Wrap(region->data() + offset, bytes, [region] {});
+}
+
+absl::StatusOr<std::shared_ptr<Buffer>> SharedMemoryRegistry::Read(const std::string& tenant, const std::string& name,
+                                                                   uint64_t offset, uint64_t capacity, uint64_t bytes,
+                                                                   const std::string& what) const {
+  GE_ASSIGN_OR_RETURN(std::shared_ptr<Buffer> view, Map(tenant, name, offset, capacity, bytes, what));
+  GE_ASSIGN_OR_RETURN(std::shared_ptr<Buffer> copy, Buffer::Allocate(bytes));
+  if (bytes > 0 && !GuardedCopy(copy->data(), view->data(), bytes)) {
+    return OutOfRange(what, ": shared memory ", name, " shrank while ged read it (its object was truncated)");
+  }
+  return copy;
+}
+
+absl::Status SharedMemoryRegistry::Write(const std::string& tenant, const std::string& name, uint64_t offset,
+                                         uint64_t capacity, const void* data, uint64_t bytes,
+                                         const std::string& what) const {
+  GE_ASSIGN_OR_RETURN(std::shared_ptr<Buffer> target, Map(tenant, name, offset, capacity, bytes, what));
+  // memmove: an output may alias an input that lives in the same region.
+  if (bytes > 0 && !GuardedCopy(target->data(), data, bytes)) {
+    return OutOfRange(what, ": shared memory ", name, " shrank while ged wrote it (its object was truncated)");
+  }
+  return absl::OkStatus();
 }
 
 size_t SharedMemoryRegistry::size() const {

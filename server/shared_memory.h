@@ -8,11 +8,15 @@
 // registered once (ALREADY_EXISTS). Unregister drops it; a run that still
 // uses its memory keeps the mapping until the run's tensors are gone.
 //
-// Trust: the daemon maps memory a client owns. Every use checks that the
-// object is still as large as registered (a shrunk object is
-// OUT_OF_RANGE, not a SIGBUS), but a client shrinking it *during* a
-// run can still fault the daemon, so the feature is off unless the
-// operator enables it for trusted local clients (`shared_memory: true`).
+// Trust: the daemon maps memory a client owns. Regions come only from
+// unix-socket clients (the service checks the peer; the socket is mode
+// 0600, so they run as ged's uid) and only objects of ged's uid are
+// mapped. Every use checks that the object is still as large as registered,
+// and the bytes cross between the object and the daemon's own memory only
+// through GuardedCopy (Read, Write): a client that shrinks its object during
+// a run fails that call with OUT_OF_RANGE naming the region, never the
+// daemon (kernels never read client memory in place). Off unless the
+// operator enables it (`shared_memory: true`).
 #pragma once
 
 #include <cstdint>
@@ -34,6 +38,11 @@ struct SharedMemoryRegionInfo {
   uint64_t offset = 0;
   uint64_t byte_size = 0;
 };
+
+// Copies `bytes` from `src` to `dst` (memmove); false, and the daemon
+// unharmed, when a page of either faults (SIGBUS/SIGSEGV on this thread
+// during the copy): how a truncated shared-memory object is survived.
+bool GuardedCopy(void* dst, const void* src, size_t bytes);
 
 class SharedMemoryRegistry {
  public:
@@ -59,6 +68,14 @@ class SharedMemoryRegistry {
   // in messages.
   absl::StatusOr<std::shared_ptr<Buffer>> Map(const std::string& tenant, const std::string& name, uint64_t offset,
                                               uint64_t capacity, uint64_t bytes, const std::string& what) const;
+
+  // Map's range copied into memory of the daemon's own, under the fault
+  // guard (OUT_OF_RANGE naming the region when the object shrank).
+  absl::StatusOr<std::shared_ptr<Buffer>> Read(const std::string& tenant, const std::string& name, uint64_t offset,
+                                               uint64_t capacity, uint64_t bytes, const std::string& what) const;
+  // `bytes` of `data` into Map's range, under the fault guard.
+  absl::Status Write(const std::string& tenant, const std::string& name, uint64_t offset, uint64_t capacity,
+                     const void* data, uint64_t bytes, const std::string& what) const;
 
   size_t size() const;
 

@@ -47,6 +47,7 @@ TenantRegistry::TenantRegistry(const std::vector<TenantConfig>& configs) {
     t->name = "default";
     t->max_sessions = 1024;
     t->max_concurrent_runs = 1024;
+    t->max_queued_calls = int64_t{1} << 40;  // the only tenant: the queues' capacity bounds it
     t->device_memory = std::make_shared<device::MemoryQuota>("tenant default", 0);
     tenants_.push_back(std::move(t));
     return;
@@ -57,6 +58,7 @@ TenantRegistry::TenantRegistry(const std::vector<TenantConfig>& configs) {
     GE_CHECK(ParseHexDigest(c.token_sha256, t->token_hash));  // ValidateConfig checked it
     t->max_sessions = c.max_sessions;
     t->max_concurrent_runs = c.max_concurrent_runs;
+    t->max_queued_calls = c.max_queued_calls;
     t->device_memory = std::make_shared<device::MemoryQuota>("tenant " + c.name, c.max_device_memory_bytes);
     tenants_.push_back(std::move(t));
   }

@@ -43,8 +43,10 @@ struct Tenant {
   // Device memory held by the tenant's sessions on every device
   // (max_device_memory_bytes; 0: unlimited, counted only).
   std::shared_ptr<device::MemoryQuota> device_memory;
+  int64_t max_queued_calls = 0;  // calls waiting in run queues, all devices
   std::atomic<int64_t> sessions{0};
   std::atomic<int64_t> running{0};
+  std::atomic<int64_t> queued{0};  // calls in a run queue, not yet started
 };
 
 class TenantRegistry {

@@ -5,6 +5,7 @@
 #include "base/ir/verifier.h"
 #include "base/status.h"
 #include "compiler/partition/partition_pipeline.h"
+#include "compiler/passes/compile_deadline.h"
 #include "compiler/passes/constant_folding_pass.h"
 #include "compiler/passes/graph_dumper.h"
 #include "compiler/passes/infer_shapes_pass.h"
@@ -68,12 +69,14 @@ absl::StatusOr<std::unique_ptr<CompiledGraph>> GraphCompiler::Compile(std::uniqu
   // After the variable passes: their reads are not Consts and never fold.
   if (options.constant_folding) optimize.AddPass<ConstantFoldingPass>(engines_);
   GE_RETURN_IF_ERROR(optimize.Run(*graph).status());
+  GE_RETURN_IF_ERROR(CheckCompileDeadline("placement and partitioning"));
 
   // StagePartition -> EnginePlacer -> DynamicShapePartition -> EnginePlacer
   // -> engine partitioning and optimization -> flattening.
   GE_ASSIGN_OR_RETURN(SplitResult split, RunSplitSteps(*graph, engines_, options, pool_, dumper));
   compiled->placement = std::move(split.placement);
   compiled->partitioned = std::move(split.partitioned);
+  GE_RETURN_IF_ERROR(CheckCompileDeadline("variable memory assignment"));
   // Model-local logical addresses, resolved by key in the session at load.
   GE_ASSIGN_OR_RETURN(compiled->variables, AssignVariableMemory(*graph));
   compiled->graph = std::move(graph);

@@ -301,6 +301,12 @@ absl::StatusOr<ir::ValueType> OnnxTypeToValueType(const onnx::TypeProto& type,
       if (!t.has_shape()) return ir::ValueType::Tensor(dtype, Shape::UnknownRank());
       Shape shape;
       for (const auto& dim : t.shape().dim()) {
+        // A declared dim is >= 0 (or a dim_param); -1 is some exporters'
+        // "unknown". Anything below is a malformed model, not an unknown dim.
+        if (dim.has_dim_value() && dim.dim_value() < kUnknownDim) {
+          return InvalidArgument(context, ": dim ", shape.rank(), " is declared as ", dim.dim_value(),
+                                 " (a dim is >= 0, a dim_param, or -1 for unknown)");
+        }
         const bool known = dim.has_dim_value() && dim.dim_value() >= 0;
         shape.push_back(known ? dim.dim_value() : kUnknownDim);
       }

@@ -7,6 +7,7 @@
 #include "base/ir/verifier.h"
 #include "base/logging.h"
 #include "base/status.h"
+#include "compiler/passes/compile_deadline.h"
 
 namespace ge::compiler {
 
@@ -21,6 +22,7 @@ absl::StatusOr<bool> PassPipeline::Run(ir::Graph& root) {
       GE_LOG_DEBUG("compiler", "{}: pass {} disabled", name_, pass_name);
       continue;
     }
+    GE_RETURN_IF_ERROR(CheckCompileDeadline(StrCat(name_, " before pass ", pass_name)));
     if (dumper_ != nullptr) GE_RETURN_IF_ERROR(dumper_->Before(root, pass_name));
     const auto start = std::chrono::steady_clock::now();
     GE_ASSIGN_OR_RETURN(bool pass_changed, pass->Run(root));

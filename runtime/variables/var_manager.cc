@@ -70,6 +70,16 @@ absl::StatusOr<uint64_t> VarManager::RestoreVarMem(const VarInfo& model_info) {
   info.size = 0;
   {
     std::lock_guard<std::mutex> lock(mu_);
+    if (info.kind == VarKind::kVariable) {
+      // As declared: a conversion path's first input is the declared form.
+      const VarDesc& declared = info.trans_road.empty() ? info.desc : info.trans_road.front().input;
+      auto [it, first] = declared_.try_emplace(info.name, declared);
+      if (!first && (it->second.dtype != declared.dtype || it->second.shape != declared.shape)) {
+        return InvalidArgument("variable '", info.name, "' is declared as ", DataTypeName(declared.dtype),
+                               declared.shape.ToString(), ", but this session already declared it as ",
+                               DataTypeName(it->second.dtype), it->second.shape.ToString());
+      }
+    }
     if (const Entry* e = resource_.FindByKey(VarKey(info.name, info.desc))) return e->info.logic_addr;
   }
   return AssignVarMem(info);
@@ -99,6 +109,13 @@ absl::StatusOr<uint64_t> VarManager::GetVarAddr(std::string_view name, const Var
   const std::string key = VarKey(name, desc);
   const Entry* e = resource_.FindByKey(key);
   if (e == nullptr) return NotFound("variable '", key, "' is not registered in session ", session_id_);
+  // The key holds no shape: a description larger than the memory behind
+  // the key must never be laid over it.
+  if (absl::StatusOr<uint64_t> bytes = desc.ByteSize(); bytes.ok() && *bytes > e->info.size) {
+    return InvalidArgument("variable '", name, "' is read as ", desc.ToString(), " (", *bytes,
+                           " bytes), but it was declared as ", e->info.desc.ToString(), " (", e->info.size,
+                           " bytes)");
+  }
   return e->info.logic_addr;
 }
 

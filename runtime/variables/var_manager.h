@@ -89,14 +89,19 @@ class VarManager {
   // it and sets info.logic_addr / info.size. Errors name the variable.
   absl::StatusOr<uint64_t> AssignVarMem(VarInfo& info);
   // Registers a variable a loaded model recorded (its own logical address
-  // is model-local): reuses the session's by key, else assigns one.
+  // is model-local): reuses the session's by key, else assigns one. A
+  // variable (kVariable) is declared once per session: a model that
+  // declares `name` with another dtype or shape than the first declaration
+  // (both compared as declared, before any conversion path) is
+  // InvalidArgument naming both.
   absl::StatusOr<uint64_t> RestoreVarMem(const VarInfo& model_info);
   // Loads every variable of a model's snapshot (RestoreVarMem each).
   absl::Status Restore(const VarManagerInfo& info);
 
   bool IsVarExist(std::string_view name) const;
   bool IsVarExist(std::string_view name, const VarDesc& desc) const;
-  // The logical address of `name` with `desc`; NotFound naming the key.
+  // The logical address of `name` with `desc`; NotFound naming the key,
+  // InvalidArgument when `desc` needs more bytes than the memory there.
   absl::StatusOr<uint64_t> GetVarAddr(std::string_view name, const VarDesc& desc) const;
   absl::StatusOr<VarDesc> GetCurVarDesc(std::string_view name) const;
   absl::Status RenewCurVarDesc(std::string_view name, const VarDesc& desc);
@@ -157,6 +162,7 @@ class VarManager {
   const int device_id_;
   mutable std::mutex mu_;
   VarResource resource_;
+  std::map<std::string, VarDesc, std::less<>> declared_;  // variable name -> first declaration
   std::map<MemType, MemResource> mem_;
   uint64_t limit_bytes_;
   std::map<uint64_t, Block> blocks_;  // logic addr -> device memory

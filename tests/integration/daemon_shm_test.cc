@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -41,9 +42,10 @@ v1::GraphDef ReluAdd() {
   return def;
 }
 
-client::Client MakeClient(const DaemonProcess& d, const std::string& token = "") {
+// `address` empty: the daemon's TCP address.
+client::Client MakeClient(const DaemonProcess& d, const std::string& token = "", const std::string& address = "") {
   client::ClientOptions options;
-  options.address = d.grpc_address();
+  options.address = address.empty() ? d.grpc_address() : address;
   options.token = token;
   options.max_retries = 1;
   return client::Client(options);
@@ -131,14 +133,16 @@ TEST(DaemonSharedMemoryTest, OffByDefault) {
 TEST(DaemonSharedMemoryTest, RunsThroughARegisteredRegionOfItsTenant) {
   const std::string dir = ge::testing::MakeTempDir("ged-shm");
   const std::string config = dir + "/ged.yaml";
-  std::ofstream(config) << "shared_memory: true\ntenants:\n"
+  const std::string socket = dir + "/ged.sock";
+  std::ofstream(config) << "shared_memory: true\nunix_socket: " << socket << "\ntenants:\n"
                         << "  - {name: alice, token_sha256: " << server::ToHex(server::Sha256("alice-token").data(), 32)
                         << "}\n  - {name: bob, token_sha256: " << server::ToHex(server::Sha256("bob-token").data(), 32)
                         << "}\n";
   auto d = DaemonProcess::Start({"--config", config});
   ASSERT_NE(d, nullptr);
-  client::Client alice = MakeClient(*d, "alice-token");
-  client::Client bob = MakeClient(*d, "bob-token");
+  // Shared memory is for clients on the unix socket (ged's own uid).
+  client::Client alice = MakeClient(*d, "alice-token", "unix:" + socket);
+  client::Client bob = MakeClient(*d, "bob-token", "unix:" + socket);
   v1::GetStatusResponse status;
   ASSERT_TRUE(alice.GetStatus(&status).ok());
   EXPECT_TRUE(status.shared_memory());
@@ -194,6 +198,68 @@ TEST(DaemonSharedMemoryTest, RunsThroughARegisteredRegionOfItsTenant) {
 
   ASSERT_TRUE(alice.UnregisterSharedMemory("").ok());
   EXPECT_EQ(alice.RunGraph(ShmRun(session, "io", 128, 1024), &response).error_code(), grpc::StatusCode::NOT_FOUND);
+  d->Signal(SIGTERM);
+  EXPECT_EQ(d->Wait(30), 0) << d->log();
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace ge
+
+namespace ge {
+namespace {
+
+std::string SocketConfig(const std::string& dir) {
+  const std::string config = dir + "/ged.yaml";
+  std::ofstream(config) << "shared_memory: true\nunix_socket: " << dir << "/ged.sock\n";
+  return config;
+}
+
+// Regions come only from unix-socket peers: a TCP caller is refused, the
+// socket is its owner's only (mode 0600), and unauthenticated calls on the
+// socket still need a token when tenants are configured.
+TEST(DaemonSharedMemoryTest, RegionsOnlyFromTheUnixSocket) {
+  const std::string dir = ge::testing::MakeTempDir("ged-shm-peer");
+  auto d = DaemonProcess::Start({"--config", SocketConfig(dir)});
+  ASSERT_NE(d, nullptr);
+  struct stat st;
+  ASSERT_EQ(stat((dir + "/ged.sock").c_str(), &st), 0);
+  EXPECT_TRUE(S_ISSOCK(st.st_mode));
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  SharedObject object;
+  client::Client tcp = MakeClient(*d);
+  grpc::Status s = tcp.RegisterSharedMemory("io", object.key(), 0, kRegionBytes);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::PERMISSION_DENIED) << s.error_message();
+  EXPECT_NE(s.error_message().find("unix socket"), std::string::npos) << s.error_message();
+  client::Client local = MakeClient(*d, "", "unix:" + dir + "/ged.sock");
+  EXPECT_TRUE(local.RegisterSharedMemory("io", object.key(), 0, kRegionBytes).ok());
+  d->Signal(SIGTERM);
+  EXPECT_EQ(d->Wait(30), 0) << d->log();
+  EXPECT_FALSE(std::filesystem::exists(dir + "/ged.sock"));  // removed at exit
+  std::filesystem::remove_all(dir);
+}
+
+// A client that truncates its object between registration and a run fails
+// that call alone with OUT_OF_RANGE naming the region; ged goes on serving.
+TEST(DaemonSharedMemoryTest, ATruncatedObjectFailsItsCallNotTheDaemon) {
+  const std::string dir = ge::testing::MakeTempDir("ged-shm-shrink");
+  auto d = DaemonProcess::Start({"--config", SocketConfig(dir)});
+  ASSERT_NE(d, nullptr);
+  client::Client c = MakeClient(*d, "", "unix:" + dir + "/ged.sock");
+  SharedObject object;
+  ASSERT_TRUE(c.RegisterSharedMemory("io", object.key(), 0, kRegionBytes).ok());
+  const std::string session = SessionWithGraph(c);
+  const int fd = shm_open(object.key().c_str(), O_RDWR, 0);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(ftruncate(fd, 64), 0);
+  v1::RunGraphResponse response;
+  grpc::Status s = c.RunGraph(ShmRun(session, "io", 128, 1024), &response);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::OUT_OF_RANGE) << s.error_message();
+  EXPECT_NE(s.error_message().find("shared memory io"), std::string::npos) << s.error_message();
+  ASSERT_EQ(ftruncate(fd, kRegionBytes), 0);
+  close(fd);
+  s = c.RunGraph(ShmRun(session, "io", 128, 1024), &response);
+  EXPECT_TRUE(s.ok()) << s.error_message();
   d->Signal(SIGTERM);
   EXPECT_EQ(d->Wait(30), 0) << d->log();
   std::filesystem::remove_all(dir);

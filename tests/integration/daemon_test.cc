@@ -22,6 +22,7 @@
 #include "gtest/gtest.h"
 #include "server/tenants.h"
 #include "tests/integration/daemon_process.h"
+#include "tests/testing/poll.h"
 #include "tests/integration/process.h"
 
 namespace ge {
@@ -477,9 +478,13 @@ TEST_F(DaemonTest, RunsStopBetweenNodesOnDeadlineAndCancellation) {
     std::unique_ptr<grpc::ClientContext> ctx = c.NewContext();
     std::atomic<bool> done{false};
     c.async()->RunGraph(ctx.get(), &request, &out, [&](grpc::Status) { done = true; });
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    // Cancel once the run is executing (the device's only worker is busy).
+    ASSERT_TRUE(testing::PollUntil(std::chrono::seconds(60), [&] {
+      v1::GetStatusResponse status;
+      return c.GetStatus(&status).ok() && status.devices(0).running() > 0;
+    }));
     ctx->TryCancel();
-    while (!done) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    ASSERT_TRUE(testing::PollUntil(std::chrono::seconds(60), [&] { return done.load(); }));
   }
   // The worker is free again: a tiny graph runs.
   const std::string tiny = SessionWithGraph(c, ReluAdd());
@@ -488,10 +493,7 @@ TEST_F(DaemonTest, RunsStopBetweenNodesOnDeadlineAndCancellation) {
   EXPECT_TRUE(s.ok()) << s.error_message();
   // The daemon's log says where each run stopped (debug level).
   const auto wait_for = [&](const std::string& needle) {
-    for (int i = 0; i < 200 && d->log().find(needle) == std::string::npos; ++i) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-    return d->log().find(needle) != std::string::npos;
+    return testing::PollUntil(std::chrono::seconds(10), [&] { return d->log().find(needle) != std::string::npos; });
   };
   EXPECT_TRUE(wait_for("the deadline passed during the run, before node 'mm")) << d->log();
   EXPECT_TRUE(wait_for("the run was cancelled before node 'mm")) << d->log();
@@ -508,16 +510,31 @@ TEST_F(DaemonTest, SigtermFinishesRunsInFlightAndExitsZero) {
   constexpr int kCalls = 4;
   std::vector<v1::RunGraphResponse> responses(kCalls);
   std::atomic<int> ok{0}, done{0};
+  std::mutex done_mu;
+  std::condition_variable done_cv;
   for (int i = 0; i < kCalls; ++i) {
     c.RunGraphAsync(request, &responses[i], [&](grpc::Status s) {
       if (s.ok()) ++ok;
+      std::lock_guard<std::mutex> lock(done_mu);
       ++done;
+      done_cv.notify_all();
     });
   }
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  // SIGTERM once the daemon holds all four runs (running or queued on its
+  // device), observed through GetStatus rather than guessed with a sleep.
+  ASSERT_TRUE(testing::PollUntil(std::chrono::seconds(60), [&] {
+    v1::GetStatusResponse status;
+    if (!c.GetStatus(&status).ok()) return false;
+    int64_t held = 0;
+    for (const auto& device : status.devices()) held += device.queued() + device.running();
+    return held >= kCalls;
+  })) << "the daemon never held the " << kCalls << " runs";
   d->Signal(SIGTERM);
   EXPECT_EQ(d->Wait(60), 0) << d->log();
-  while (done.load() < kCalls) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  {
+    std::unique_lock<std::mutex> lock(done_mu);
+    ASSERT_TRUE(done_cv.wait_for(lock, std::chrono::seconds(60), [&] { return done.load() == kCalls; }));
+  }
   EXPECT_EQ(ok.load(), kCalls) << "runs accepted before SIGTERM finish";
   for (const auto& r : responses) EXPECT_EQ(r.outputs_size(), 1);
 }

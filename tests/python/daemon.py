@@ -14,12 +14,21 @@ GED = os.environ.get("GED_BINARY", os.path.join(os.path.dirname(__file__), "../.
 
 
 class Daemon:
-    def __init__(self, *args, listen="127.0.0.1:0", timeout=60):
+    """unix_socket=True also serves on a unix socket in the daemon's temporary
+    directory; `local_address` is then its unix:PATH address (shared memory
+    is served there only)."""
+
+    def __init__(self, *args, listen="127.0.0.1:0", timeout=60, unix_socket=False):
         self.dir = tempfile.TemporaryDirectory(prefix="ged-py-")
         ready = os.path.join(self.dir.name, "ready.json")
         self.log_path = os.path.join(self.dir.name, "ged.log")
         argv = [GED, "--ready-file", ready, "--listen", listen, "--metrics-listen", "127.0.0.1:0",
                 *args]
+        self.local_address = None
+        if unix_socket:
+            path = os.path.join(self.dir.name, "ged.sock")
+            argv += ["--unix-socket", path]
+            self.local_address = "unix:" + path
         with open(self.log_path, "wb") as log:
             self.process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + timeout

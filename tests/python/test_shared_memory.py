@@ -22,8 +22,8 @@ import models
 class SharedMemoryTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.daemon = Daemon("--shared-memory")
-        cls.client = ged.Client(cls.daemon.address)
+        cls.daemon = Daemon("--shared-memory", unix_socket=True)
+        cls.client = ged.Client(cls.daemon.local_address)
 
     @classmethod
     def tearDownClass(cls):

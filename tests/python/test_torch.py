@@ -28,7 +28,7 @@ class TorchTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         torch.manual_seed(0)
-        cls.daemon = Daemon("--shared-memory")
+        cls.daemon = Daemon("--shared-memory", unix_socket=True)
 
     @classmethod
     def tearDownClass(cls):
@@ -44,7 +44,7 @@ class TorchTest(unittest.TestCase):
             expected = model(x)
         for shm in (False, True):
             with self.subTest(shared_memory=shm):
-                compiled = ged.torch.compile(model, (x,), client=ged.Client(self.daemon.address, shared_memory=shm))
+                compiled = ged.torch.compile(model, (x,), client=ged.Client(self.daemon.local_address, shared_memory=shm))
                 try:
                     y = compiled(x)
                     self.assertIsInstance(y, torch.Tensor)

@@ -15,6 +15,7 @@
 #include "gtest/gtest.h"
 #include "onnx/onnx_pb.h"
 #include "tests/integration/daemon_process.h"
+#include "tests/testing/poll.h"
 #include "tests/integration/process.h"
 
 namespace ge {
@@ -71,6 +72,12 @@ TEST_F(DaemonFaultsTest, AClientKilledMidCallLeavesNothingBehind) {
   std::ofstream(model, std::ios::binary) << SlowModel(1536, 48).SerializeAsString();
   auto d = DaemonProcess::Start({"--shutdown-timeout", "5"});
   ASSERT_NE(d, nullptr);
+  client::Client c = MakeClient(*d);
+  // A call of gectl's is on the device (compiling or running).
+  const auto busy = [&c] {
+    v1::GetStatusResponse status;
+    return c.GetStatus(&status).ok() && status.devices(0).running() > 0;
+  };
   for (int round = 0; round < 3; ++round) {
     const pid_t pid = fork();
     ASSERT_GE(pid, 0);
@@ -79,13 +86,12 @@ TEST_F(DaemonFaultsTest, AClientKilledMidCallLeavesNothingBehind) {
       execl(gectl.c_str(), gectl.c_str(), "run", "--remote", d->grpc_address().c_str(), model.c_str(), nullptr);
       _exit(127);
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(300 + 200 * round));
+    ASSERT_TRUE(testing::PollUntil(std::chrono::seconds(60), busy)) << d->log();
     kill(pid, SIGKILL);
     int status = 0;
     waitpid(pid, &status, 0);
     EXPECT_TRUE(WIFSIGNALED(status)) << "gectl finished before it was killed; the model is too fast";
   }
-  client::Client c = MakeClient(*d);
   v1::GetStatusResponse status;
   ASSERT_TRUE(c.GetStatus(&status).ok());
   d->Signal(SIGTERM);
@@ -116,7 +122,11 @@ TEST_F(DaemonFaultsTest, ADaemonKilledMidCompileServesAgainAndOldSessionsAreGone
       v1::CompileGraphResponse compiled;
       (void)c.CompileGraph(session, 1, &compiled);  // cut off by the kill
     });
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    // Killed once the compile is on the device.
+    ASSERT_TRUE(testing::PollUntil(std::chrono::seconds(60), [&c] {
+      v1::GetStatusResponse status;
+      return c.GetStatus(&status).ok() && status.devices(0).running() > 0;
+    }));
     d->Signal(SIGKILL);
     EXPECT_EQ(d->Wait(30), 128 + SIGKILL);
     compile.join();
@@ -152,7 +162,6 @@ TEST_F(DaemonFaultsTest, PluginsThatFailToLoadAreNamedAndSkipped) {
   for (const char* name : {"libge_engine_garbage.so", "libge_engine_wrong_abi.so", "libge_engine_no_entry.so"}) {
     EXPECT_NE(log.find(name), std::string::npos) << "the log does not name " << name << ":\n" << log;
   }
-  client::Client c = MakeClient(*d);
   v1::GetStatusResponse status;
   ASSERT_TRUE(c.GetStatus(&status).ok());
   EXPECT_GE(status.engines_size(), 4);

@@ -18,6 +18,7 @@
 #include "client/cpp/value_convert.h"
 #include "gtest/gtest.h"
 #include "tests/integration/daemon_process.h"
+#include "tests/testing/poll.h"
 #include "tests/integration/process.h"
 
 namespace ge {
@@ -91,9 +92,8 @@ TEST(DaemonStateTest, EveryCallStateAndSessionIsReleasedAtShutdown) {
       status = s;
       done = true;
     });
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    ctx->TryCancel();
-    while (!done) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    ctx->TryCancel();  // wherever the call is by now: queued, running or not yet sent
+    ASSERT_TRUE(testing::PollUntil(std::chrono::seconds(60), [&] { return done.load(); }));
     EXPECT_TRUE(status.error_code() == grpc::StatusCode::CANCELLED || status.ok()) << status.error_message();
   }
 
@@ -134,7 +134,14 @@ TEST(DaemonStateTest, EveryCallStateAndSessionIsReleasedAtShutdown) {
   std::unique_ptr<grpc::ClientContext> stream_ctx = c.NewContext();
   auto open_stream = c.stub().RunGraphStream(stream_ctx.get());
   ASSERT_TRUE(open_stream->Write(SlowRun(session, 9)));  // never half-closed
-  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  // SIGTERM once the daemon holds the unary runs (running or queued).
+  ASSERT_TRUE(testing::PollUntil(std::chrono::seconds(60), [&] {
+    v1::GetStatusResponse status;
+    if (!c.GetStatus(&status).ok()) return false;
+    int64_t held = 0;
+    for (const auto& device : status.devices()) held += device.queued() + device.running();
+    return held >= static_cast<int64_t>(requests.size());
+  }));
 
   d->Signal(SIGTERM);
   const int code = d->Wait(60);
@@ -143,9 +150,8 @@ TEST(DaemonStateTest, EveryCallStateAndSessionIsReleasedAtShutdown) {
   EXPECT_EQ(d->log().find("state left"), std::string::npos) << d->log();
   stream_ctx->TryCancel();
   (void)open_stream->Finish();
-  while (finished.load() < static_cast<int>(requests.size())) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
+  EXPECT_TRUE(testing::PollUntil(std::chrono::seconds(60),
+                                 [&] { return finished.load() == static_cast<int>(requests.size()); }));
 }
 
 }  // namespace

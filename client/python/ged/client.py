@@ -14,7 +14,6 @@ daemon's and the C++ client's. A Client is safe to share between threads.
 """
 
 import collections
-import ipaddress
 import itertools
 import os
 import threading
@@ -47,16 +46,9 @@ def default_address():
     return os.environ.get("GED_ADDRESS") or DEFAULT_ADDRESS
 
 
-def _is_local(address):
-    if address.startswith("unix:"):
-        return True
-    host = address.rsplit(":", 1)[0].strip("[]")
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
+def _is_unix(address):
+    """ged maps shared memory only for clients on its unix socket."""
+    return address.startswith("unix:")
 
 
 def _tls_credentials(ca, cert, key):
@@ -121,11 +113,12 @@ def _options(options):
 class Client:
     """A connection to a ged daemon.
 
-    address: HOST:PORT (default $GED_ADDRESS, else 127.0.0.1:50051).
-    token: the tenant's bearer token (default $GED_TOKEN; none for a daemon
-    without tenants). shared_memory: None uses the local fast path when the
-    address is a loopback one and the daemon has shared memory enabled;
-    True requires it; False never uses it.
+    address: HOST:PORT, or unix:PATH for ged's unix socket (default
+    $GED_ADDRESS, else 127.0.0.1:50051). token: the tenant's bearer token
+    (default $GED_TOKEN; none for a daemon without tenants). shared_memory:
+    None uses the local fast path when the address is ged's unix socket and
+    the daemon has shared memory enabled; True requires it; False never uses
+    it.
 
     TLS, for a daemon serving it (gectl's --tls-* flags): tls_ca is the PEM
     file of the CA that signed the daemon's certificate (None: the system's
@@ -209,9 +202,9 @@ class Client:
                             grpc.StatusCode.FAILED_PRECONDITION,
                             f"shared memory was asked for, but the daemon at {self.address} has it off "
                             "(start ged with --shared-memory)")
-                    if self._want_shm and not _is_local(self.address):
-                        raise ValueError(f"shared memory needs a daemon on this host, not {self.address}")
-                    self._shm = bool(enabled and _is_local(self.address))
+                    if self._want_shm and not _is_unix(self.address):
+                        raise ValueError(f"shared memory needs ged's unix socket (unix:PATH), not {self.address}")
+                    self._shm = bool(enabled and _is_unix(self.address))
             return self._shm
 
     def _register_shared_memory(self, name, key, offset, byte_size):

@@ -79,6 +79,9 @@ ControlFlowEngine::ControlFlowEngine()
 ControlFlowEngine::~ControlFlowEngine() = default;
 
 absl::Status ControlFlowEngine::Initialize(const EngineOptions& options) {
+  if (auto source = options.find(control_flow::kOptionMaxLoopIterationsSource); source != options.end()) {
+    kernel_options_.max_loop_iterations_source = source->second;
+  }
   auto it = options.find(control_flow::kOptionMaxLoopIterations);
   if (it == options.end() || it->second.empty()) return absl::OkStatus();
   int64_t cap = 0;

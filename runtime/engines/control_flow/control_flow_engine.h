@@ -18,10 +18,12 @@
 //         their next values (same count, kind and dtype; shapes may change
 //         from one iteration to the next).
 //   PartitionedCall runs `f` (subgraph 0) on its inputs.
-// The number of While iterations may be capped: the node attribute
-// `_max_loop_iterations`, else the engine option
-// `ge.exec.max_loop_iterations`; -1 (the default) is no cap. A loop that
-// exceeds its cap fails with ResourceExhausted naming the node and the cap.
+// The number of While iterations may be capped: the engine option
+// `ge.exec.max_loop_iterations` (-1, the default, is no cap) is a hard cap
+// that the node attribute `_max_loop_iterations` may lower but not lift
+// (ged sets the option from its max_loop_iterations key; ONNX Loop's trip
+// count and condition inputs run under it too). A loop that exceeds its cap
+// fails with ResourceExhausted naming the node and the cap.
 #pragma once
 
 #include <memory>

@@ -221,14 +221,19 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateWhileKernel(const ir::OpDesc& op, 
   GE_ASSIGN_OR_RETURN(std::string cond, SubgraphName(op, 0, "cond"));
   GE_ASSIGN_OR_RETURN(std::string body, SubgraphName(op, 1, "body"));
   int64_t cap = options.max_loop_iterations;
-  std::string source = StrCat("option ", kOptionMaxLoopIterations, "=", cap);
+  std::string source = options.max_loop_iterations_source.empty()
+                           ? StrCat("option ", kOptionMaxLoopIterations, "=", cap)
+                           : options.max_loop_iterations_source;
   if (auto attr = op.GetAttr<int64_t>(kAttrMaxLoopIterations)) {
     if (*attr < -1) {
       return InvalidArgument("node '", op.name(), "' (While): attribute ", kAttrMaxLoopIterations, " is ", *attr,
                              "; expected -1 (no cap) or a count");
     }
-    cap = *attr;
-    source = StrCat("attribute ", kAttrMaxLoopIterations, "=", cap);
+    // The attribute only lowers the engine's cap: a graph cannot lift it.
+    if (*attr >= 0 && (cap < 0 || *attr < cap)) {
+      cap = *attr;
+      source = StrCat("attribute ", kAttrMaxLoopIterations, "=", cap);
+    }
   }
   return std::unique_ptr<Kernel>(new WhileKernel(std::move(cond), std::move(body), cap, std::move(source)));
 }

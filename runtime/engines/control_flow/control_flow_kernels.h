@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -13,12 +14,17 @@
 
 namespace ge::engine::control_flow {
 
-// Caps While's iterations: node attribute, then engine option.
+// Caps While's iterations: the engine option is a hard cap (a daemon sets
+// it from its configuration); a node attribute may lower it, never lift it,
+// and applies alone when the option is unset. The source option, when set,
+// is how a refusal names the engine cap (the daemon's config key).
 inline constexpr std::string_view kAttrMaxLoopIterations = "_max_loop_iterations";
 inline constexpr std::string_view kOptionMaxLoopIterations = "ge.exec.max_loop_iterations";
+inline constexpr std::string_view kOptionMaxLoopIterationsSource = "ge.exec.max_loop_iterations_source";
 
 struct KernelOptions {
   int64_t max_loop_iterations = -1;  // -1: no cap
+  std::string max_loop_iterations_source;  // empty: "option ge.exec.max_loop_iterations=N"
 };
 
 using KernelCreateFn = absl::StatusOr<std::unique_ptr<Kernel>> (*)(const ir::OpDesc& op,

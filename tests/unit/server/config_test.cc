@@ -86,9 +86,97 @@ TEST(ConfigTest, WithoutTenantsOnlyLoopback) {
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(s.message().find("not loopback"), absl::string_view::npos) << s;
   c.tenants.push_back({"a", std::string(64, 'a'), 1, 1});
+  // Tokens would cross the network in cleartext: TLS, or the operator's
+  // explicit allow_insecure_transport.
+  s = ValidateConfig(c);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("allow_insecure_transport"), absl::string_view::npos) << s;
+  c.allow_insecure_transport = true;
+  EXPECT_TRUE(ValidateConfig(c).ok());
+  c.allow_insecure_transport = false;
+  c.tls_cert_file = "/etc/ged/cert.pem";
+  c.tls_key_file = "/etc/ged/key.pem";
   EXPECT_TRUE(ValidateConfig(c).ok());
   c.tenants[0].token_sha256 = "secret";
   EXPECT_FALSE(ValidateConfig(c).ok());
+}
+
+TEST(ConfigTest, BoundsHaveSafeDefaults) {
+  const ServerConfig c = DefaultConfig();
+  EXPECT_EQ(c.max_message_bytes, 268435456);
+  EXPECT_EQ(c.max_tensor_bytes, 1073741824);
+  EXPECT_EQ(c.max_outputs, 1024);
+  EXPECT_EQ(c.max_graphs_per_session, 256);
+  EXPECT_EQ(c.max_graph_nodes, 1000000);
+  EXPECT_EQ(c.max_inter_op_threads, 256);
+  EXPECT_EQ(c.max_loop_iterations, 10000000);
+  EXPECT_EQ(c.compile_timeout_seconds, 600);
+  EXPECT_FALSE(c.allow_insecure_transport);
+  EXPECT_TRUE(c.unix_socket.empty());
+  EXPECT_EQ(TenantConfig().max_queued_calls, 32);
+  EXPECT_TRUE(ValidateConfig(c).ok());
+}
+
+TEST(ConfigTest, BoundsAreReadAndValidatedByName) {
+  ServerConfig c = DefaultConfig();
+  ASSERT_TRUE(ApplyYaml("max_tensor_bytes: 4096\nmax_outputs: 8\nmax_graphs_per_session: 3\n"
+                        "max_graph_nodes: 100\nmax_inter_op_threads: 4\nmax_loop_iterations: 50\n"
+                        "compile_timeout_seconds: 2.5\nunix_socket: /run/ged/ged.sock\n"
+                        "allow_insecure_transport: true\n"
+                        "tenants: [{name: a, token_sha256: " + std::string(64, 'a') + ", max_queued_calls: 5}]\n",
+                        "t.yaml", c)
+                  .ok());
+  EXPECT_EQ(c.max_tensor_bytes, 4096);
+  EXPECT_EQ(c.max_outputs, 8);
+  EXPECT_EQ(c.max_graphs_per_session, 3);
+  EXPECT_EQ(c.max_graph_nodes, 100);
+  EXPECT_EQ(c.max_inter_op_threads, 4);
+  EXPECT_EQ(c.max_loop_iterations, 50);
+  EXPECT_EQ(c.compile_timeout_seconds, 2.5);
+  EXPECT_EQ(c.unix_socket, "/run/ged/ged.sock");
+  EXPECT_TRUE(c.allow_insecure_transport);
+  EXPECT_EQ(c.tenants[0].max_queued_calls, 5);
+  EXPECT_TRUE(ValidateConfig(c).ok());
+  ServerConfig back = DefaultConfig();
+  ASSERT_TRUE(ApplyYaml(ConfigToYaml(c), "printed", back).ok());
+  EXPECT_EQ(ConfigToYaml(back), ConfigToYaml(c));
+
+  const auto refused = [](ServerConfig bad, std::string_view key) {
+    absl::Status s = ValidateConfig(bad);
+    EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << key;
+    EXPECT_NE(s.message().find(key), absl::string_view::npos) << s;
+  };
+  ServerConfig bad = c;
+  bad.max_tensor_bytes = 0;
+  refused(bad, "max_tensor_bytes");
+  bad = c;
+  bad.max_outputs = -1;
+  refused(bad, "max_outputs");
+  bad = c;
+  bad.max_graphs_per_session = 0;
+  refused(bad, "max_graphs_per_session");
+  bad = c;
+  bad.max_graph_nodes = 0;
+  refused(bad, "max_graph_nodes");
+  bad = c;
+  bad.max_inter_op_threads = -1;
+  refused(bad, "max_inter_op_threads");
+  bad = c;
+  bad.max_loop_iterations = 0;
+  refused(bad, "max_loop_iterations");
+  bad = c;
+  bad.compile_timeout_seconds = 0;
+  refused(bad, "compile_timeout_seconds");
+  bad = c;
+  bad.tenants[0].max_queued_calls = 0;
+  refused(bad, "max_queued_calls");
+  bad = c;
+  bad.unix_socket = "relative.sock";
+  refused(bad, "unix_socket");
+  bad = c;
+  bad.max_message_bytes = int64_t{4} << 30;
+  refused(bad, "max_message_bytes");
+  EXPECT_FALSE(ApplyYaml("max_outputs: many\n", "t.yaml", bad).ok());
 }
 
 TEST(ConfigTest, BadAddressesAndDevices) {

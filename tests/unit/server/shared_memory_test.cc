@@ -8,6 +8,7 @@
 
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "gtest/gtest.h"
 
@@ -99,6 +100,51 @@ TEST(SharedMemoryRegistryTest, MapChecksEveryReference) {
   ASSERT_TRUE(registry.Unregister("t", "r").ok());
   EXPECT_EQ(std::memcmp((*a)->data(), "hello", 5), 0);
   EXPECT_EQ(registry.Map("t", "r", 0, 8, 8, "x").status().code(), absl::StatusCode::kNotFound);
+}
+
+}  // namespace
+}  // namespace ge::server
+
+namespace ge::server {
+namespace {
+
+// A client that shrinks its object after every size check still cannot
+// fault the daemon: the copy runs under the fault guard and fails alone.
+TEST(SharedMemoryGuardTest, ACopyFromATruncatedMappingFailsInsteadOfFaulting) {
+  Object object(3 * 4096);
+  const int fd = shm_open(object.key().c_str(), O_RDWR, 0);
+  ASSERT_GE(fd, 0);
+  void* mapped = mmap(nullptr, 3 * 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  ASSERT_NE(mapped, MAP_FAILED);
+  std::vector<char> local(3 * 4096, 'x');
+  EXPECT_TRUE(GuardedCopy(local.data(), mapped, local.size()));
+  object.Resize(4096);  // pages 2 and 3 are gone: touching them is SIGBUS
+  EXPECT_FALSE(GuardedCopy(local.data(), mapped, local.size()));
+  EXPECT_FALSE(GuardedCopy(static_cast<char*>(mapped) + 4096, local.data(), 4096));
+  EXPECT_TRUE(GuardedCopy(local.data(), mapped, 4096));  // what is left still copies
+  // The guard is per copy: it holds again after a fault.
+  EXPECT_FALSE(GuardedCopy(local.data(), static_cast<char*>(mapped) + 8192, 16));
+  munmap(mapped, 3 * 4096);
+  close(fd);
+}
+
+TEST(SharedMemoryGuardTest, ReadCopiesOutOfTheRegionAndWriteIntoIt) {
+  SharedMemoryRegistry registry;
+  Object object(8192);
+  ASSERT_TRUE(registry.Register("t", Info("r", object.key(), 0, 8192)).ok());
+  const float values[2] = {1.5f, -2.0f};
+  ASSERT_TRUE(registry.Write("t", "r", 64, 8, values, sizeof(values), "output 0").ok());
+  auto copy = registry.Read("t", "r", 64, 8, 8, "input 0");
+  ASSERT_TRUE(copy.ok()) << copy.status();
+  EXPECT_EQ(std::memcmp((*copy)->data(), values, sizeof(values)), 0);
+  // A copy, not a view: later writes to the region do not change it.
+  const float other[2] = {7, 7};
+  ASSERT_TRUE(registry.Write("t", "r", 64, 8, other, sizeof(other), "output 0").ok());
+  EXPECT_EQ(std::memcmp((*copy)->data(), values, sizeof(values)), 0);
+  object.Resize(16);
+  auto shrunk = registry.Read("t", "r", 64, 8, 8, "input 0");
+  EXPECT_EQ(shrunk.status().code(), absl::StatusCode::kOutOfRange);
+  EXPECT_NE(shrunk.status().message().find("shared memory r"), absl::string_view::npos) << shrunk.status();
 }
 
 }  // namespace

@@ -251,5 +251,30 @@ TEST(VarManagerTest, RestoreMapsAModelsVariablesIntoTheSession) {
   EXPECT_EQ(session.GetVarTensor("w")->data<float>()[3], 7.0f);
 }
 
+// Two models of one session declaring one variable differently: the key
+// (name, format, dtype) holds no shape, so the second would view the first's
+// memory as larger than it is. Refused, naming both declarations.
+TEST(VarManagerTest, ARedeclarationWithAnotherShapeOrDtypeIsRefused) {
+  VarManager vm(1, nullptr);
+  ASSERT_TRUE(vm.RestoreVarMem(Var("w", Shape{2})).ok());
+  ASSERT_TRUE(vm.RestoreVarMem(Var("w", Shape{2})).ok());  // the same declaration again
+  auto larger = vm.RestoreVarMem(Var("w", Shape{1000}));
+  EXPECT_EQ(larger.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(larger.status().message().find("declared as f32[1000]"), absl::string_view::npos) << larger.status();
+  EXPECT_NE(larger.status().message().find("already declared it as f32[2]"), absl::string_view::npos);
+  auto other_dtype = vm.RestoreVarMem(Var("w", Shape{2}, DataType::kInt64));
+  EXPECT_EQ(other_dtype.status().code(), absl::StatusCode::kInvalidArgument) << other_dtype.status();
+  // A conversion path is compared by its declared (first) form.
+  VarInfo converted = Var("w", Shape{1, 2}, DataType::kFloat, ir::Format::kNHWC);
+  converted.trans_road.push_back({"Reshape", VarDesc{DataType::kFloat, Shape{2}}, converted.desc});
+  EXPECT_TRUE(vm.RestoreVarMem(converted).ok());
+  // Constants are not declarations: their names may repeat across models.
+  EXPECT_TRUE(vm.RestoreVarMem(Constant("c", {1, 2})).ok());
+  EXPECT_TRUE(vm.RestoreVarMem(Constant("c", {1, 2, 3})).ok());
+  // An address lookup never lays a larger description over the memory.
+  auto addr = vm.GetVarAddr("w", VarDesc{DataType::kFloat, Shape{1000}});
+  EXPECT_EQ(addr.status().code(), absl::StatusCode::kInvalidArgument) << addr.status();
+}
+
 }  // namespace
 }  // namespace ge::variables

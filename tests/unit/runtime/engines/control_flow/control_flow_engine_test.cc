@@ -279,6 +279,21 @@ TEST(ControlFlowEngine, TheEngineOptionCapsEveryLoop) {
   auto own = CompileAndRun(ParseOrDie(EndlessLoop("{_max_loop_iterations = 2}")),
                            {Tensor::FromVector<float>({1}, Shape{1})}, {}, registry->get());
   EXPECT_THAT(Message(own.status()), HasSubstr("within 2 iterations"));
+  // ... but cannot lift it: a graph's larger attribute stops at the option.
+  auto lifted = CompileAndRun(ParseOrDie(EndlessLoop("{_max_loop_iterations = 1000000}")),
+                              {Tensor::FromVector<float>({1}, Shape{1})}, {}, registry->get());
+  EXPECT_EQ(lifted.status().code(), absl::StatusCode::kResourceExhausted) << lifted.status();
+  EXPECT_THAT(Message(lifted.status()), HasSubstr("within 10 iterations (option ge.exec.max_loop_iterations=10)"));
+  auto unlimited = CompileAndRun(ParseOrDie(EndlessLoop("{_max_loop_iterations = -1}")),
+                                 {Tensor::FromVector<float>({1}, Shape{1})}, {}, registry->get());
+  EXPECT_THAT(Message(unlimited.status()), HasSubstr("within 10 iterations"));
+  // A daemon names its configuration key instead.
+  auto named = engine::CreateEngineRegistry(
+      {}, {{"ge.exec.max_loop_iterations", "4"}, {"ge.exec.max_loop_iterations_source", "max_loop_iterations=4"}});
+  ASSERT_TRUE(named.ok()) << named.status();
+  auto by_key = CompileAndRun(ParseOrDie(EndlessLoop("")), {Tensor::FromVector<float>({1}, Shape{1})}, {},
+                              named->get());
+  EXPECT_THAT(Message(by_key.status()), HasSubstr("within 4 iterations (max_loop_iterations=4)"));
   engine::EngineRegistry bad;
   absl::Status init = bad.LoadPlugin(engine::DefaultEngineDirectory() + "/libge_engine_control_flow.so",
                                      {{"ge.exec.max_loop_iterations", "many"}});
