@@ -19,7 +19,7 @@ fi
 out=$(git clang-format --quiet --diff --extensions cc,h "$base" -- 2>&1 || true)
 if [ -n "$out" ] && ! grep -q '^no modified files to format' <<< "$out" && ! grep -q 'did not modify any files' <<< "$out"; then
   echo "$out"
-  echo "check_format: the lines above do not follow .clang-format; fix with: git clang-format $base"
+  echo "check_format: the lines above do not follow .clang-format; fix with: git clang-format --extensions cc,h $base"
   exit 1
 fi
 echo "check_format: changed lines since ${base:0:12} follow .clang-format"

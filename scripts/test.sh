@@ -11,7 +11,6 @@ logs=$(mktemp -d)
 trap 'rm -rf "$logs"' EXIT
 start=$SECONDS
 
-./scripts/check_no_sleeps.sh  # tests wait on events, never on sleeps (tests/sleep_allowlist.txt)
 ./scripts/setup.sh
 
 # Static checks first (seconds): include direction (scripts/layers.txt) and
@@ -20,6 +19,8 @@ start=$SECONDS
 checks_status=0
 /usr/bin/python3 scripts/check_includes.py 2>&1 | tee "$logs/checks" || checks_status=1
 ./scripts/check_format.sh 2>&1 | tee -a "$logs/checks" || checks_status=1
+# Tests wait on events, never on sleeps (tests/sleep_allowlist.txt).
+./scripts/check_no_sleeps.sh 2>&1 | tee -a "$logs/checks" || checks_status=1
 ./scripts/build.sh build -DCMAKE_BUILD_TYPE=Release
 /usr/bin/python3 scripts/make_test_models.py --out build/models
 
@@ -35,7 +36,7 @@ verdict() {  # the ctest summary line of a log, or why there is none
   grep -E '[0-9]+% tests passed' "$1" | tail -1 || echo "no ctest summary (the build or configure failed; see above)"
 }
 echo
-echo "== Static checks: $([ "$checks_status" -eq 0 ] && echo passed || echo "FAILED (see the check_includes / check_format lines above)")"
+echo "== Static checks: $([ "$checks_status" -eq 0 ] && echo passed || echo "FAILED (see the check_includes / check_format / check_no_sleeps lines above)")"
 echo "== Release tree (build/), $((release_secs / 60)) min $((release_secs % 60)) s: $(verdict "$logs/release")"
 echo "== ASan+UBSan tree (build-asan/), $((asan_secs / 60)) min $((asan_secs % 60)) s: $(verdict "$logs/asan")"
 if [ "$checks_status" -ne 0 ] || [ "$release_status" -ne 0 ] || [ "$asan_status" -ne 0 ]; then

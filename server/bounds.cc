@@ -38,8 +38,8 @@ absl::Status CheckTensor(const v1::Tensor& t, int64_t max_tensor_bytes, std::str
                              ")");
   }
   if (*bytes > static_cast<uint64_t>(max_tensor_bytes)) {
-    return ResourceExhausted(what, ": a tensor of ", *bytes, " bytes, more than max_tensor_bytes (",
-                             max_tensor_bytes, ")");
+    return ResourceExhausted(what, ": a tensor of ", *bytes, " bytes, more than max_tensor_bytes (", max_tensor_bytes,
+                             ")");
   }
   return absl::OkStatus();
 }
@@ -104,8 +104,7 @@ absl::Status CheckOutputCount(int64_t count, int64_t max_outputs, std::string_vi
 absl::Status CheckGraphDefNodes(const v1::GraphDef& graph, int64_t max_graph_nodes, std::string_view where) {
   const int64_t n = CountGraphDefNodes(graph);
   if (n > max_graph_nodes) {
-    return ResourceExhausted(where, ": the graph has ", n, " nodes, more than max_graph_nodes (", max_graph_nodes,
-                             ")");
+    return ResourceExhausted(where, ": the graph has ", n, " nodes, more than max_graph_nodes (", max_graph_nodes, ")");
   }
   return absl::OkStatus();
 }
@@ -114,8 +113,7 @@ absl::Status CheckGraphNodes(const ir::Graph& graph, int64_t max_graph_nodes, st
   int64_t n = static_cast<int64_t>(graph.num_nodes());
   for (const ir::Graph* sub : graph.subgraphs()) n += static_cast<int64_t>(sub->num_nodes());
   if (n > max_graph_nodes) {
-    return ResourceExhausted(where, ": the graph has ", n, " nodes, more than max_graph_nodes (", max_graph_nodes,
-                             ")");
+    return ResourceExhausted(where, ": the graph has ", n, " nodes, more than max_graph_nodes (", max_graph_nodes, ")");
   }
   return absl::OkStatus();
 }
@@ -132,8 +130,8 @@ absl::Status ThreadBudget::Reserve(int64_t threads, std::string_view where) {
   if (before + threads > limit_) {
     used_.fetch_sub(threads);
     return ResourceExhausted(where, ": ge.exec.inter_op_parallelism needs ", threads,
-                             " more inter-op threads; the daemon runs ", before, " of max_inter_op_threads (",
-                             limit_, ")");
+                             " more inter-op threads; the daemon runs ", before, " of max_inter_op_threads (", limit_,
+                             ")");
   }
   return absl::OkStatus();
 }

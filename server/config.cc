@@ -334,11 +334,11 @@ std::string ConfigToYaml(const ServerConfig& config) {
   out << YAML::EndSeq;
   out << YAML::Key << "tenants" << YAML::Value << YAML::BeginSeq;
   for (const TenantConfig& t : config.tenants) {
-    out << YAML::BeginMap << YAML::Key << "name" << YAML::Value << t.name << YAML::Key << "token_sha256"
-        << YAML::Value << t.token_sha256 << YAML::Key << "max_sessions" << YAML::Value << t.max_sessions
-        << YAML::Key << "max_concurrent_runs" << YAML::Value << t.max_concurrent_runs << YAML::Key
-        << "max_device_memory_bytes" << YAML::Value << t.max_device_memory_bytes << YAML::Key
-        << "max_queued_calls" << YAML::Value << t.max_queued_calls << YAML::EndMap;
+    out << YAML::BeginMap << YAML::Key << "name" << YAML::Value << t.name << YAML::Key << "token_sha256" << YAML::Value
+        << t.token_sha256 << YAML::Key << "max_sessions" << YAML::Value << t.max_sessions << YAML::Key
+        << "max_concurrent_runs" << YAML::Value << t.max_concurrent_runs << YAML::Key << "max_device_memory_bytes"
+        << YAML::Value << t.max_device_memory_bytes << YAML::Key << "max_queued_calls" << YAML::Value
+        << t.max_queued_calls << YAML::EndMap;
   }
   out << YAML::EndSeq << YAML::EndMap;
   return std::string(out.c_str()) + "\n";

@@ -48,14 +48,14 @@ struct ServerConfig {
   // Bounds on what one request may ask for (docs/security.md, "Bounds").
   // Each refusal is RESOURCE_EXHAUSTED naming its key; each is checked
   // before anything of that size or count is allocated.
-  int64_t max_message_bytes = 268435456;  // requests and replies beyond: RESOURCE_EXHAUSTED
-  int64_t max_tensor_bytes = 1073741824;  // a request's tensor, or an output of a static shape
-  int64_t max_outputs = 1024;             // outputs one call may ask for (ExecuteOp num_outputs, ...)
-  int64_t max_graphs_per_session = 256;   // graphs and loaded models of one session
-  int64_t max_graph_nodes = 1000000;      // nodes of one graph, its subgraphs included
-  int64_t max_inter_op_threads = 256;     // daemon total of ge.exec.inter_op_parallelism workers
+  int64_t max_message_bytes = 268435456;   // requests and replies beyond: RESOURCE_EXHAUSTED
+  int64_t max_tensor_bytes = 1073741824;   // a request's tensor, or an output of a static shape
+  int64_t max_outputs = 1024;              // outputs one call may ask for (ExecuteOp num_outputs, ...)
+  int64_t max_graphs_per_session = 256;    // graphs and loaded models of one session
+  int64_t max_graph_nodes = 1000000;       // nodes of one graph, its subgraphs included
+  int64_t max_inter_op_threads = 256;      // daemon total of ge.exec.inter_op_parallelism workers
   int64_t max_loop_iterations = 10000000;  // one While/Loop execution; attributes cannot lift it
-  double compile_timeout_seconds = 600;   // one graph's compilation
+  double compile_timeout_seconds = 600;    // one graph's compilation
   // Transport: a non-loopback listen needs TLS unless this is set; a
   // unix_socket (mode 0600) serves local clients besides `listen`.
   bool allow_insecure_transport = false;

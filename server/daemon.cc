@@ -171,8 +171,7 @@ class TokenAuthProcessor final : public grpc::AuthMetadataProcessor {
  public:
   explicit TokenAuthProcessor(const TenantRegistry& tenants) : tenants_(tenants) {}
   bool IsBlocking() const override { return false; }  // a hash and compares
-  grpc::Status Process(const InputMetadata& metadata, grpc::AuthContext*, OutputMetadata*,
-                       OutputMetadata*) override {
+  grpc::Status Process(const InputMetadata& metadata, grpc::AuthContext*, OutputMetadata*, OutputMetadata*) override {
     auto path = metadata.find(":path");
     if (path == metadata.end()) return grpc::Status::OK;  // not shown to us: the service decides
     const std::string_view method(path->second.data(), path->second.size());

@@ -15,14 +15,14 @@ std::vector<double> LatencyBuckets() {
 }  // namespace
 
 ServerMetrics::ServerMetrics(prometheus::Registry& r)
-    : requests_total(r.AddCounter("ged_requests_total", "RPCs finished, by method and gRPC status code",
-                                  {"rpc", "code"})),
+    : requests_total(
+          r.AddCounter("ged_requests_total", "RPCs finished, by method and gRPC status code", {"rpc", "code"})),
       request_duration(r.AddHistogram("ged_request_duration_seconds", "Time from an RPC's arrival to its reply",
                                       {"rpc"}, LatencyBuckets())),
       queue_duration(r.AddHistogram("ged_queue_duration_seconds", "Time a run waited in its device's run queue",
                                     {"device"}, LatencyBuckets())),
-      compile_duration(r.AddHistogram("ged_compile_duration_seconds", "Time to compile one graph", {},
-                                      LatencyBuckets())),
+      compile_duration(
+          r.AddHistogram("ged_compile_duration_seconds", "Time to compile one graph", {}, LatencyBuckets())),
       run_duration(r.AddHistogram("ged_run_duration_seconds", "Time to execute one run, by tenant", {"tenant"},
                                   LatencyBuckets())),
       pending_requests(r.AddGauge("ged_pending_requests", "RPCs accepted and not yet answered")),
@@ -38,11 +38,10 @@ ServerMetrics::ServerMetrics(prometheus::Registry& r)
       cache_misses_total(r.AddCounter("ged_cache_misses_total", "Compiled-model cache misses")),
       cache_evictions_total(r.AddCounter("ged_cache_evictions_total", "Compiled models evicted from the cache")),
       cache_bytes(r.AddGauge("ged_cache_bytes", "Bytes held by the compiled-model cache")),
-      model_load_duration(r.AddHistogram("ged_model_load_duration_seconds", "Time to load one compiled model", {},
-                                         LatencyBuckets())),
-      op_cache_lookups_total(r.AddCounter("ged_op_cache_lookups_total",
-                                          "ExecuteOp lookups of compiled single ops, by result (hit, miss)",
-                                          {"result"})),
+      model_load_duration(
+          r.AddHistogram("ged_model_load_duration_seconds", "Time to load one compiled model", {}, LatencyBuckets())),
+      op_cache_lookups_total(r.AddCounter(
+          "ged_op_cache_lookups_total", "ExecuteOp lookups of compiled single ops, by result (hit, miss)", {"result"})),
       gear_runs_total(r.AddCounter("ged_gear_runs_total",
                                    "Runs of graphs compiled with gears, by path: a gear's static branch (gear) or "
                                    "the dynamic graph of hybrid mode (dynamic)",

@@ -15,7 +15,7 @@ struct ServerMetrics {
   prometheus::HistogramFamily& request_duration;        // {rpc}
   prometheus::HistogramFamily& queue_duration;          // {device}
   prometheus::HistogramFamily& compile_duration;
-  prometheus::HistogramFamily& run_duration;            // {tenant}: never a client's graph name
+  prometheus::HistogramFamily& run_duration;  // {tenant}: never a client's graph name
   prometheus::GaugeFamily& pending_requests;
   prometheus::GaugeFamily& sessions;                    // {tenant}
   prometheus::GaugeFamily& graphs;                      // {tenant}

@@ -209,9 +209,9 @@ absl::StatusOr<v1::GraphDef> SingleOpGraph(const v1::ExecuteOpRequest& request, 
 // that reach state: a cached single-op session would share it between calls
 // (and tenants), so ExecuteOp refuses them.
 absl::Status CheckStatelessOp(const std::string& op_type) {
-  static const char* const kStateful[] = {"Variable",     "VariableV2",   "FileConstant",      "RandomNormal",
-                                          "RandomUniform", "RandomNormalLike", "RandomUniformLike", "Bernoulli",
-                                          "Multinomial"};
+  static const char* const kStateful[] = {"Variable",          "VariableV2",    "FileConstant",
+                                          "RandomNormal",      "RandomUniform", "RandomNormalLike",
+                                          "RandomUniformLike", "Bernoulli",     "Multinomial"};
   bool stateful = op_type.rfind("Assign", 0) == 0;
   for (const char* name : kStateful) stateful = stateful || op_type == name;
   if (const ops::OpSchema* schema = ops::OpRegistry::Global().Find(op_type)) stateful = stateful || schema->stateful;
@@ -271,8 +271,8 @@ absl::Status RunSingleOp(ServiceContext& ctx, const Tenant& tenant, const v1::Ex
   ctx.metrics->op_cache_lookups_total.WithLabels({hit ? "hit" : "miss"}).Increment();
   GE_ASSIGN_OR_RETURN(session::GraphInfo info, session->GetGraphInfo(0));
   for (size_t i = 0; i < info.outputs.size(); ++i) {
-    GE_RETURN_IF_ERROR(CheckOutputTypeBound(info.outputs[i].type, ctx.config->max_tensor_bytes,
-                                            StrCat("ExecuteOp: output ", i)));
+    GE_RETURN_IF_ERROR(
+        CheckOutputTypeBound(info.outputs[i].type, ctx.config->max_tensor_bytes, StrCat("ExecuteOp: output ", i)));
   }
   GE_ASSIGN_OR_RETURN(std::vector<Value> outputs, session->RunGraph(0, std::move(inputs)));
   for (const Value& v : outputs) GE_RETURN_IF_ERROR(rpc::ValueToProto(v, response->add_outputs()));

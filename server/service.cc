@@ -130,14 +130,14 @@ grpc::ServerUnaryReactor* Queued(ServiceContext& ctx, grpc::CallbackServerContex
   };
   Device& device = (*ctx.devices)[s->device];
   const int64_t queued_at = SteadyNowNs();
-  absl::Status submitted = SubmitForTenant(*t, *device.queue, [&ctx, call, &device, s, t, queued_at, body, finish,
-                                                               release, rpc, session_id]() {
-    ctx.metrics->queue_duration.WithLabels({device.name}).Observe((SteadyNowNs() - queued_at) * 1e-9);
-    absl::Status status = CheckStillWanted(*call, StrCat(rpc, " in session ", session_id));
-    if (status.ok()) status = body(t, *s);
-    release();
-    finish(status);
-  });
+  absl::Status submitted = SubmitForTenant(
+      *t, *device.queue, [&ctx, call, &device, s, t, queued_at, body, finish, release, rpc, session_id]() {
+        ctx.metrics->queue_duration.WithLabels({device.name}).Observe((SteadyNowNs() - queued_at) * 1e-9);
+        absl::Status status = CheckStillWanted(*call, StrCat(rpc, " in session ", session_id));
+        if (status.ok()) status = body(t, *s);
+        release();
+        finish(status);
+      });
   if (!submitted.ok()) {
     release();
     finish(submitted);
@@ -221,53 +221,54 @@ grpc::ServerUnaryReactor* GraphEngineService::AddGraph(grpc::CallbackServerConte
   ServiceContext& ctx = ctx_;
   return Queued(ctx_, call, "AddGraph", request->session_id(), /*is_run=*/false,
                 [&ctx, request, response](Tenant*, ManagedSession& s) -> absl::Status {
-    const std::string where = GraphLabel(s.id, request->graph_id());
-    GE_RETURN_IF_ERROR(CheckGraphId(s.id, request->graph_id()));
-    // A graph slot, held until the graph is in s.graphs or the call failed,
-    // so concurrent AddGraphs cannot pass max_graphs_per_session together.
-    GE_RETURN_IF_ERROR(ReserveGraphSlot(*ctx.config, s, where));
-    absl::Cleanup release_slot = [&s] { ReleaseGraphSlot(s); };
-    std::unique_ptr<ir::Graph> graph;
-    if (request->has_graph_def()) {
-      GE_RETURN_IF_ERROR(CheckGraphDefNodes(request->graph_def(), ctx.config->max_graph_nodes, where));
-      absl::StatusOr<std::unique_ptr<ir::Graph>> g = ir::GraphFromProto(request->graph_def());
-      if (!g.ok()) return Annotate(g.status(), StrCat(where, ": bad GraphDef"));
-      graph = std::move(*g);
-      GE_RETURN_IF_ERROR(CheckGraphDef(*graph, where));
-    } else if (request->model_case() == v1::AddGraphRequest::kOnnxModel) {
-      absl::StatusOr<std::unique_ptr<ir::Graph>> g = frontend::ImportOnnxBytes(
-          request->onnx_model(), "", frontend::OnnxImportOptionsFromMap(ToOptionMap(request->options())));
-      if (!g.ok()) return Annotate(g.status(), StrCat(where, ": bad ONNX model"));
-      graph = std::move(*g);
-    } else {
-      return InvalidArgument(where, ": the request carries no model (set graph_def or onnx_model)");
-    }
-    GE_RETURN_IF_ERROR(CheckGraphNodes(*graph, ctx.config->max_graph_nodes, where));
-    const std::string name = graph->name();
-    {
-      std::lock_guard<std::mutex> lock(s.mu);
-      if (s.graphs.count(request->graph_id()) != 0) return AlreadyExists(where, " already exists");
-    }
-    GE_ASSIGN_OR_RETURN(const int64_t threads,
-                        ReserveInterOpThreads(ctx, s, ToOptionMap(request->options()), where));
-    absl::Status added = Annotate(s.session->AddGraph(request->graph_id(), std::move(graph),
-                                                      ToOptionMap(request->options())), where);
-    if (!added.ok()) {
-      if (threads > 0) ctx.thread_budget->Release(threads);
-      return added;
-    }
-    {
-      std::lock_guard<std::mutex> lock(s.mu);
-      s.graphs[request->graph_id()] = name.empty() ? StrCat("graph", request->graph_id()) : name;
-      if (threads > 0) {
-        s.thread_budget = ctx.thread_budget;
-        s.inter_op_threads[request->graph_id()] = threads;
-      }
-    }
-    GE_ASSIGN_OR_RETURN(session::GraphInfo info, s.session->GetGraphInfo(request->graph_id()));
-    FillIo(info, response->mutable_inputs(), response->mutable_outputs());
-    return absl::OkStatus();
-  });
+                  const std::string where = GraphLabel(s.id, request->graph_id());
+                  GE_RETURN_IF_ERROR(CheckGraphId(s.id, request->graph_id()));
+                  // A graph slot, held until the graph is in s.graphs or the call failed,
+                  // so concurrent AddGraphs cannot pass max_graphs_per_session together.
+                  GE_RETURN_IF_ERROR(ReserveGraphSlot(*ctx.config, s, where));
+                  absl::Cleanup release_slot = [&s] { ReleaseGraphSlot(s); };
+                  std::unique_ptr<ir::Graph> graph;
+                  if (request->has_graph_def()) {
+                    GE_RETURN_IF_ERROR(CheckGraphDefNodes(request->graph_def(), ctx.config->max_graph_nodes, where));
+                    absl::StatusOr<std::unique_ptr<ir::Graph>> g = ir::GraphFromProto(request->graph_def());
+                    if (!g.ok()) return Annotate(g.status(), StrCat(where, ": bad GraphDef"));
+                    graph = std::move(*g);
+                    GE_RETURN_IF_ERROR(CheckGraphDef(*graph, where));
+                  } else if (request->model_case() == v1::AddGraphRequest::kOnnxModel) {
+                    absl::StatusOr<std::unique_ptr<ir::Graph>> g = frontend::ImportOnnxBytes(
+                        request->onnx_model(), "", frontend::OnnxImportOptionsFromMap(ToOptionMap(request->options())));
+                    if (!g.ok()) return Annotate(g.status(), StrCat(where, ": bad ONNX model"));
+                    graph = std::move(*g);
+                  } else {
+                    return InvalidArgument(where, ": the request carries no model (set graph_def or onnx_model)");
+                  }
+                  GE_RETURN_IF_ERROR(CheckGraphNodes(*graph, ctx.config->max_graph_nodes, where));
+                  const std::string name = graph->name();
+                  {
+                    std::lock_guard<std::mutex> lock(s.mu);
+                    if (s.graphs.count(request->graph_id()) != 0) return AlreadyExists(where, " already exists");
+                  }
+                  GE_ASSIGN_OR_RETURN(const int64_t threads,
+                                      ReserveInterOpThreads(ctx, s, ToOptionMap(request->options()), where));
+                  absl::Status added = Annotate(
+                      s.session->AddGraph(request->graph_id(), std::move(graph), ToOptionMap(request->options())),
+                      where);
+                  if (!added.ok()) {
+                    if (threads > 0) ctx.thread_budget->Release(threads);
+                    return added;
+                  }
+                  {
+                    std::lock_guard<std::mutex> lock(s.mu);
+                    s.graphs[request->graph_id()] = name.empty() ? StrCat("graph", request->graph_id()) : name;
+                    if (threads > 0) {
+                      s.thread_budget = ctx.thread_budget;
+                      s.inter_op_threads[request->graph_id()] = threads;
+                    }
+                  }
+                  GE_ASSIGN_OR_RETURN(session::GraphInfo info, s.session->GetGraphInfo(request->graph_id()));
+                  FillIo(info, response->mutable_inputs(), response->mutable_outputs());
+                  return absl::OkStatus();
+                });
 }
 
 grpc::ServerUnaryReactor* GraphEngineService::RemoveGraph(grpc::CallbackServerContext* call,
@@ -298,10 +299,9 @@ grpc::ServerUnaryReactor* GraphEngineService::CompileGraph(grpc::CallbackServerC
     GE_RETURN_IF_ERROR(CheckGraphId(s.id, request->graph_id()));
     const int64_t start = SteadyNowNs();
     {
-      compiler::ScopedCompileDeadline deadline(
-          std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-              std::chrono::duration<double>(ctx.config->compile_timeout_seconds)),
-          "compile_timeout_seconds");
+      compiler::ScopedCompileDeadline deadline(std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                   std::chrono::duration<double>(ctx.config->compile_timeout_seconds)),
+                                               "compile_timeout_seconds");
       GE_RETURN_IF_ERROR(Annotate(s.session->CompileGraph(request->graph_id()), where));
     }
     const double seconds = (SteadyNowNs() - start) * 1e-9;
@@ -418,8 +418,10 @@ grpc::ServerUnaryReactor* GraphEngineService::RegisterSharedMemory(grpc::Callbac
     // Only a peer on the unix socket (mode 0600: ged's own uid) may have
     // ged map its memory; a TCP peer could be any user or host.
     if (call->peer().rfind("unix:", 0) != 0) {
-      return PermissionDenied("RegisterSharedMemory: shared memory is for clients on ged's unix socket "
-                              "(unix_socket; connect to unix:PATH), not ", call->peer());
+      return PermissionDenied(
+          "RegisterSharedMemory: shared memory is for clients on ged's unix socket "
+          "(unix_socket; connect to unix:PATH), not ",
+          call->peer());
     }
     SharedMemoryRegionInfo info;
     info.name = request->name();

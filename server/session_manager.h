@@ -56,8 +56,8 @@ struct ManagedSession {
   // Bounds (server/bounds.h): graph slots taken by AddGraph/LoadModel calls
   // not yet finished, and the inter-op threads each graph holds of the
   // daemon's budget (returned on RemoveGraph and when the session goes).
-  int64_t pending_graphs = 0;                     // guarded by mu
-  std::map<uint32_t, int64_t> inter_op_threads;   // graph id -> threads; guarded by mu
+  int64_t pending_graphs = 0;                    // guarded by mu
+  std::map<uint32_t, int64_t> inter_op_threads;  // graph id -> threads; guarded by mu
   ThreadBudget* thread_budget = nullptr;
 };
 

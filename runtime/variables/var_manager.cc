@@ -113,8 +113,7 @@ absl::StatusOr<uint64_t> VarManager::GetVarAddr(std::string_view name, const Var
   // the key must never be laid over it.
   if (absl::StatusOr<uint64_t> bytes = desc.ByteSize(); bytes.ok() && *bytes > e->info.size) {
     return InvalidArgument("variable '", name, "' is read as ", desc.ToString(), " (", *bytes,
-                           " bytes), but it was declared as ", e->info.desc.ToString(), " (", e->info.size,
-                           " bytes)");
+                           " bytes), but it was declared as ", e->info.desc.ToString(), " (", e->info.size, " bytes)");
   }
   return e->info.logic_addr;
 }

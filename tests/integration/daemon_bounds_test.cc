@@ -39,8 +39,9 @@ v1::GraphDef Def(const std::string& text) {
 }
 
 v1::GraphDef Relu() {
-  return Def("graph relu {\n x = Data() {index = 0} -> (f32[1,3])\n y = Relu(x:0) -> (f32[1,3])\n"
-             " out = NetOutput(y:0)\n}\n");
+  return Def(
+      "graph relu {\n x = Data() {index = 0} -> (f32[1,3])\n y = Relu(x:0) -> (f32[1,3])\n"
+      " out = NetOutput(y:0)\n}\n");
 }
 
 grpc::Status Add(client::Client& c, const std::string& session, uint32_t id, const v1::GraphDef& def,
@@ -89,9 +90,8 @@ TEST_F(DaemonBoundsTest, EveryBoundRefusesNamingItsKeyAndTheDaemonGoesOn) {
   // A tensor larger than max_tensor_bytes.
   op.set_num_outputs(0);
   op.clear_inputs();
-  ASSERT_TRUE(rpc::ValueToProto(Value(Tensor::FromVector<float>(std::vector<float>(512, 1), {512})),
-                                op.add_inputs())
-                  .ok());
+  ASSERT_TRUE(
+      rpc::ValueToProto(Value(Tensor::FromVector<float>(std::vector<float>(512, 1), {512})), op.add_inputs()).ok());
   ExpectBound(c.ExecuteOp(op, &op_out), "max_tensor_bytes");
 
   // Graph nodes, counted on the message.
@@ -116,9 +116,8 @@ TEST_F(DaemonBoundsTest, EveryBoundRefusesNamingItsKeyAndTheDaemonGoesOn) {
   v1::RunGraphRequest run;
   run.set_session_id(session);
   run.set_graph_id(3);
-  ASSERT_TRUE(rpc::ValueToProto(Value(Tensor::FromVector<float>(std::vector<float>(300, 1), {1, 300})),
-                                run.add_inputs())
-                  .ok());
+  ASSERT_TRUE(
+      rpc::ValueToProto(Value(Tensor::FromVector<float>(std::vector<float>(300, 1), {1, 300})), run.add_inputs()).ok());
   v1::RunGraphResponse out;
   ExpectBound(c.RunGraph(run, &out), "max_tensor_bytes");
   run.clear_inputs();
@@ -176,8 +175,7 @@ TEST_F(DaemonBoundsTest, OpenModeServesTheUnixSocketToo) {
   v1::GetStatusResponse status;
   EXPECT_TRUE(local.GetStatus(&status).ok());
   EXPECT_TRUE(tcp.GetStatus(&status).ok());
-  const auto gectl = testing::RunProcess(
-      {testing::BinaryDir() + "/bin/gectl", "status", "--remote", "unix:" + socket});
+  const auto gectl = testing::RunProcess({testing::BinaryDir() + "/bin/gectl", "status", "--remote", "unix:" + socket});
   EXPECT_EQ(gectl.exit_code, 0) << gectl.err;
   d->Signal(SIGTERM);
   EXPECT_EQ(d->Wait(60), 0) << d->log();

@@ -522,13 +522,16 @@ TEST_F(DaemonTest, SigtermFinishesRunsInFlightAndExitsZero) {
   }
   // SIGTERM once the daemon holds all four runs (running or queued on its
   // device), observed through GetStatus rather than guessed with a sleep.
-  ASSERT_TRUE(testing::PollUntil(std::chrono::seconds(60), [&] {
-    v1::GetStatusResponse status;
-    if (!c.GetStatus(&status).ok()) return false;
-    int64_t held = 0;
-    for (const auto& device : status.devices()) held += device.queued() + device.running();
-    return held >= kCalls;
-  })) << "the daemon never held the " << kCalls << " runs";
+  ASSERT_TRUE(testing::PollUntil(std::chrono::seconds(60),
+                                 [&] {
+                                   v1::GetStatusResponse status;
+                                   if (!c.GetStatus(&status).ok()) return false;
+                                   int64_t held = 0;
+                                   for (const auto& device : status.devices())
+                                     held += device.queued() + device.running();
+                                   return held >= kCalls;
+                                 }))
+      << "the daemon never held the " << kCalls << " runs";
   d->Signal(SIGTERM);
   EXPECT_EQ(d->Wait(60), 0) << d->log();
   {

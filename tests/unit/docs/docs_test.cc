@@ -136,9 +136,9 @@ bool Exists(const fs::path& root, const std::string& path) {
 
 TEST(DocsTest, EveryCitedProjectPathExists) {
   const fs::path root = SourceDir();
-  static const std::set<std::string> kTops = {"base",  "compiler", "runtime", "session", "server",
-                                              "client", "tests",   "docs",    "scripts", "bench",
-                                              "examples", "deploy", "fuzz",   "proto",   "cmake"};
+  static const std::set<std::string> kTops = {"base",     "compiler", "runtime", "session", "server",
+                                              "client",   "tests",    "docs",    "scripts", "bench",
+                                              "examples", "deploy",   "fuzz",    "proto",   "cmake"};
   std::vector<fs::path> docs = {root / "README.md"};
   for (const auto& entry : fs::recursive_directory_iterator(root / "docs")) {
     if (entry.path().extension() == ".md") docs.push_back(entry.path());

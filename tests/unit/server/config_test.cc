@@ -123,7 +123,8 @@ TEST(ConfigTest, BoundsAreReadAndValidatedByName) {
                         "max_graph_nodes: 100\nmax_inter_op_threads: 4\nmax_loop_iterations: 50\n"
                         "compile_timeout_seconds: 2.5\nunix_socket: /run/ged/ged.sock\n"
                         "allow_insecure_transport: true\n"
-                        "tenants: [{name: a, token_sha256: " + std::string(64, 'a') + ", max_queued_calls: 5}]\n",
+                        "tenants: [{name: a, token_sha256: " +
+                            std::string(64, 'a') + ", max_queued_calls: 5}]\n",
                         "t.yaml", c)
                   .ok());
   EXPECT_EQ(c.max_tensor_bytes, 4096);

@@ -291,8 +291,8 @@ TEST(ControlFlowEngine, TheEngineOptionCapsEveryLoop) {
   auto named = engine::CreateEngineRegistry(
       {}, {{"ge.exec.max_loop_iterations", "4"}, {"ge.exec.max_loop_iterations_source", "max_loop_iterations=4"}});
   ASSERT_TRUE(named.ok()) << named.status();
-  auto by_key = CompileAndRun(ParseOrDie(EndlessLoop("")), {Tensor::FromVector<float>({1}, Shape{1})}, {},
-                              named->get());
+  auto by_key =
+      CompileAndRun(ParseOrDie(EndlessLoop("")), {Tensor::FromVector<float>({1}, Shape{1})}, {}, named->get());
   EXPECT_THAT(Message(by_key.status()), HasSubstr("within 4 iterations (max_loop_iterations=4)"));
   engine::EngineRegistry bad;
   absl::Status init = bad.LoadPlugin(engine::DefaultEngineDirectory() + "/libge_engine_control_flow.so",
