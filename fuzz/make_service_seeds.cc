@@ -7,6 +7,7 @@
 //
 //   make_service_seeds DIR      (the committed seeds: fuzz/corpus/service/)
 #include <cstdint>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>

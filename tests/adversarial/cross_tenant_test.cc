@@ -118,7 +118,9 @@ TEST_F(CrossTenantTest, LoadModelByTheVictimsCacheKeyIsNotFoundLikeAMissingKey) 
   Scan(m, loaded, "LoadModel by a missing key");
   ASSERT_EQ(m.error_code(), StatusCode::NOT_FOUND) << m.error_message();
   std::string expected = m.error_message();
-  expected.replace(expected.find(missing), missing.size(), h().victim_cache_key());
+  const size_t at = expected.find(missing);
+  ASSERT_NE(at, std::string::npos) << expected;
+  expected.replace(at, missing.size(), h().victim_cache_key());
   EXPECT_EQ(s.error_message(), expected) << "a key of another tenant is told apart from a missing one";
 }
 
@@ -138,7 +140,6 @@ TEST_F(CrossTenantTest, GetVariableOnTheVictimsSession) {
 }
 
 TEST_F(CrossTenantTest, SetVariableOnTheVictimsSession) {
-  v1::SetVariableRequest r;
   const grpc::Status s = h().alice().SetVariable(h().victim_session(), "bob_secret", FloatValue({0, 0, 0, 0}, {4}));
   h().ScanStatus(s, "SetVariable on bob's session");
   EXPECT_TRUE(RefusedWithAnyOf(s, kNotYours));

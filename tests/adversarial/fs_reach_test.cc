@@ -253,6 +253,7 @@ TEST_F(FsReachTest, DumpPathInCreateSession) {
   std::string session;
   const grpc::Status s = h().alice().CreateSession({{"ge.dump_path", target}, {"ge.dump_graph", "1"}}, &session);
   h().ScanStatus(s, "CreateSession");
+  h().ScanForLeaks(session, "the session id");
   EXPECT_TRUE(Refused(s, StatusCode::INVALID_ARGUMENT, {"ge.dump_path"}));
   if (s.ok()) {
     // Accepted: compile a graph so that a dump would be written.
