@@ -2,7 +2,8 @@
 # Builds a sanitizer tree and runs its tests through ctest.
 #
 #   scripts/sanitize.sh asan [ctest args...]   ASan+UBSan (GCC, -O1) in build-asan/:
-#       the tests labelled unit, integration or reliability, except those
+#       the tests labelled unit, integration, reliability or adversarial
+#       (the hostile-client tier, tests/adversarial/), except those
 #       labelled heavy (model exports) or conformance. scripts/test.sh runs this.
 #   scripts/sanitize.sh tsan [ctest args...]   TSan (GCC, -O1) in build-tsan/:
 #       the tests labelled concurrency (thread pool, kernels on a pool, the
@@ -22,7 +23,7 @@ case "$kind" in
   asan)
     dir=${GED_ASAN_DIR:-build-asan}
     cmake_args=(-DGED_SANITIZE=ON)
-    select=(-L 'unit|integration|reliability' -LE 'heavy|conformance|asan_excluded')
+    select=(-L 'unit|integration|reliability|adversarial' -LE 'heavy|conformance|asan_excluded')
     title="ASan+UBSan"
     ;;
   tsan)
