@@ -167,7 +167,7 @@ TEST_F(CacheTest, SecondCompileIsAHitAndVerifyReportsCorruption) {
   ASSERT_EQ(none.exit_code, 0) << none.err;
   EXPECT_EQ(none.out.find("cache:"), std::string::npos) << none.out;
   // Damage the entry's weights: verify moves it aside and exits 1, then 0.
-  for (const auto& f : fs::recursive_directory_iterator(cache + "/v1")) {
+  for (const auto& f : fs::recursive_directory_iterator(cache + "/v2")) {
     if (f.path().filename() == "model.gem.weights") std::ofstream(f.path(), std::ios::app) << "junk";
   }
   testing::ProcessResult bad = RunProcess({Gectl(), "cache", "verify", "--cache-dir", cache}, 60);
@@ -194,9 +194,14 @@ TEST_F(CacheTest, FullFileSystemWarnsAndTheModelStillRuns) {
   EXPECT_EQ(std::count(ls.out.begin(), ls.out.end(), '\n'), 1) << ls.out;  // header only: nothing stored
   // The warning names the problem (seen on stderr without the rlimit trick:
   // a read-only directory).
-  fs::permissions(cache + "/v1", fs::perms::owner_read | fs::perms::owner_exec);
+  // Every directory of the layout (v2/ns/<namespace>/<bucket>) read-only.
+  std::vector<fs::path> dirs = {cache + "/v2"};
+  for (const auto& f : fs::recursive_directory_iterator(cache + "/v2")) {
+    if (f.is_directory()) dirs.push_back(f.path());
+  }
+  for (const fs::path& d : dirs) fs::permissions(d, fs::perms::owner_read | fs::perms::owner_exec);
   testing::ProcessResult warned = RunProcess({Gectl(), "run", Model(), "--cache-dir", cache}, 60);
-  fs::permissions(cache + "/v1", fs::perms::owner_all);
+  for (const fs::path& d : dirs) fs::permissions(d, fs::perms::owner_all);
   EXPECT_EQ(warned.exit_code, 0) << warned.err;
   if (geteuid() != 0) {  // root writes anyway
     EXPECT_NE(warned.err.find("compiled but not cached"), std::string::npos) << warned.err;
