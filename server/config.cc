@@ -9,7 +9,7 @@
 
 #include "base/status.h"
 #include "base/strings.h"
-#include "runtime/cache/redis_tier.h"
+#include "session/runtime.h"
 #include "yaml-cpp/yaml.h"
 
 namespace ge::server {
@@ -197,10 +197,7 @@ bool IsLoopbackHost(std::string_view host) {
 absl::Status ValidateConfig(const ServerConfig& config) {
   if (config.cache_max_bytes < 0) return InvalidArgument("cache_max_bytes must be >= 0 (0: no limit)");
   if (!config.cache_remote.empty()) {
-    GE_RETURN_IF_ERROR(Annotate(cache::RedisTier::Create(config.cache_remote).status(), "cache_remote"));
-    if (config.cache_remote_key_file.empty()) {
-      return InvalidArgument("cache_remote needs cache_remote_key_file: the remote tier's entries are signed");
-    }
+    GE_RETURN_IF_ERROR(session::CheckRemoteCacheSettings(config.cache_remote, config.cache_remote_key_file));
   }
   std::string host;
   int port = 0;

@@ -6,13 +6,10 @@
 
 #include "base/ir/op_types.h"
 #include "base/ir/proto_convert.h"
-#include "base/ir/verifier.h"
-#include "base/ops/op_registry.h"
 #include "base/logging.h"
 #include "base/status.h"
 #include "base/version.h"
-#include "compiler/frontend/onnx_importer.h"
-#include "client/cpp/value_convert.h"
+#include "proto/value_convert.h"
 #include "server/grpc_status.h"
 #include "server/models.h"
 
@@ -44,29 +41,6 @@ void FillIo(const session::GraphInfo& info, google::protobuf::RepeatedPtrField<v
     p->set_name(io.name);
     ir::ValueTypeToProto(io.type, p->mutable_type());
   }
-}
-
-// A GraphDef from a client is checked as the ONNX importer checks its
-// models before anything is kept: the verifier's invariants (a broken
-// structure is the client's error here, so InvalidArgument) and every op
-// type known to the registry.
-absl::Status CheckGraphDef(const ir::Graph& graph, const std::string& where) {
-  if (absl::Status s = ir::VerifyGraph(graph); !s.ok()) {
-    return InvalidArgument(where, ": bad GraphDef: ", s.message());
-  }
-  std::vector<const ir::Graph*> graphs = {&graph};
-  for (const ir::Graph* sub : graph.subgraphs()) graphs.push_back(sub);
-  for (const ir::Graph* g : graphs) {
-    for (const ir::Node* node : g->nodes()) {
-      const std::string domain = node->op_desc().GetAttrOr<std::string>(std::string(ir::kAttrOpDomain), "");
-      if (ops::OpRegistry::Global().Find(node->type(), domain) == nullptr) {
-        return InvalidArgument(where, ": bad GraphDef: node '", node->name(), "' has op type '", node->type(), "'",
-                               domain.empty() ? "" : StrCat(" of domain '", domain, "'"),
-                               ", which no registered operator or engine plugin provides");
-      }
-    }
-  }
-  return absl::OkStatus();
 }
 
 // DEADLINE_EXCEEDED or CANCELLED once the client has given up on `call`.
@@ -166,6 +140,7 @@ grpc::ServerUnaryReactor* GraphEngineService::CreateSession(grpc::CallbackServer
   return Inline(ctx_, call, "CreateSession", [&](Tenant* tenant) -> absl::Status {
     const OptionMap options = ToOptionMap(request->options());
     GE_RETURN_IF_ERROR(ValidateOptions(options));
+    GE_RETURN_IF_ERROR(session::CheckClientOptions(options, "CreateSession"));
     GE_ASSIGN_OR_RETURN(std::shared_ptr<ManagedSession> s, ctx_.sessions->Create(tenant, options));
     response->set_session_id(s->id);
     return absl::OkStatus();
@@ -182,24 +157,26 @@ grpc::ServerUnaryReactor* GraphEngineService::DestroySession(grpc::CallbackServe
 grpc::ServerUnaryReactor* GraphEngineService::AddGraph(grpc::CallbackServerContext* call,
                                                        const v1::AddGraphRequest* request,
                                                        v1::AddGraphResponse* response) {
+  ServiceContext& ctx = ctx_;
   return Queued(ctx_, call, "AddGraph", request->session_id(), /*is_run=*/false,
-                [request, response](Tenant*, ManagedSession& s) -> absl::Status {
+                [&ctx, request, response](Tenant*, ManagedSession& s) -> absl::Status {
     const std::string where = GraphLabel(s.id, request->graph_id());
     GE_RETURN_IF_ERROR(CheckGraphId(s.id, request->graph_id()));
-    std::unique_ptr<ir::Graph> graph;
+    // The one ingestion path, as client input (session/runtime.h).
+    session::IngestOptions ingest;
+    ingest.provenance = session::Provenance::kClient;
+    ingest.options = ToOptionMap(request->options());
+    ingest.label = where;
+    session::ModelSource source;
     if (request->has_graph_def()) {
-      absl::StatusOr<std::unique_ptr<ir::Graph>> g = ir::GraphFromProto(request->graph_def());
-      if (!g.ok()) return Annotate(g.status(), StrCat(where, ": bad GraphDef"));
-      graph = std::move(*g);
-      GE_RETURN_IF_ERROR(CheckGraphDef(*graph, where));
+      source = session::ModelSource::GraphDef(request->graph_def());
     } else if (request->model_case() == v1::AddGraphRequest::kOnnxModel) {
-      absl::StatusOr<std::unique_ptr<ir::Graph>> g = frontend::ImportOnnxBytes(
-          request->onnx_model(), "", frontend::OnnxImportOptionsFromMap(ToOptionMap(request->options())));
-      if (!g.ok()) return Annotate(g.status(), StrCat(where, ": bad ONNX model"));
-      graph = std::move(*g);
+      source = session::ModelSource::OnnxBytes(request->onnx_model());
     } else {
       return InvalidArgument(where, ": the request carries no model (set graph_def or onnx_model)");
     }
+    GE_ASSIGN_OR_RETURN(session::IngestedModel ingested, ctx.runtime->AddModel(source, ingest));
+    std::unique_ptr<ir::Graph> graph = std::move(ingested.graph);
     const std::string name = graph->name();
     {
       std::lock_guard<std::mutex> lock(s.mu);
@@ -313,7 +290,7 @@ grpc::ServerUnaryReactor* GraphEngineService::GetStatus(grpc::CallbackServerCont
       status->set_queued(d.queue->queued());
       status->set_running(d.queue->running());
     }
-    for (const std::string& name : ctx_.engines->Names()) response->add_engines(name);
+    for (const std::string& name : ctx_.runtime->engines().Names()) response->add_engines(name);
     return absl::OkStatus();
   });
 }
