@@ -50,7 +50,9 @@ class DaemonIsolationTest : public ::testing::Test {
     auto g = ir::ParseGraph(text);
     EXPECT_TRUE(g.ok()) << g.status();
     v1::GraphDef def;
-    if (g.ok()) EXPECT_TRUE(ir::GraphToProto(**g, &def).ok());
+    if (g.ok()) {
+      EXPECT_TRUE(ir::GraphToProto(**g, &def).ok());
+    }
     return def;
   }
   static v1::GraphDef FileConstantGraph(const std::string& attrs) {

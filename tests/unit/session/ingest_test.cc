@@ -216,10 +216,13 @@ TEST_F(IngestTest, ClientOnnxModelsAreCheckedBeforeImport) {
 }
 
 TEST_F(IngestTest, ClientGemsPassTheirCompilerAttributesButNotFiles) {
+  // A weight of 512 floats: large enough to move out (kMinExternalWeightBytes).
+  std::string values;
+  for (int i = 0; i < 512; ++i) values += (i ? ", " : "") + std::to_string(i) + ".0";
   const std::string text = R"(graph m {
-      x = Data() {index = 0} -> (f32[4])
-      w = Const() {value = tensor<f32[4]>[1, 2, 3, 4]} -> (f32[4])
-      y = Add(x:0, w:0) -> (f32[4])
+      x = Data() {index = 0} -> (f32[512])
+      w = Const() {value = tensor<f32[512]>[)" + values + R"(]} -> (f32[512])
+      y = Add(x:0, w:0) -> (f32[512])
       out = NetOutput(y:0)
     })";
   IngestOptions client;
