@@ -26,6 +26,10 @@ struct OptionSpec {
   std::string_view description;
   // Checks one value; the message says what is accepted.
   absl::Status (*validate)(std::string_view value);
+  // The value names a path or a file (or makes the process write files):
+  // only the operator may set it (gectl, the daemon's own configuration);
+  // over RPC it is refused (session::CheckClientOptions).
+  bool operator_only = false;
 };
 
 // Every option key ged knows, sorted by key.

@@ -8,7 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "client/cpp/value_convert.h"
+#include "proto/value_convert.h"
 #include "fuzz/fuzz_check.h"
 #include "ge/v1/service.pb.h"
 #include "session/session.h"

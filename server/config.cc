@@ -9,7 +9,7 @@
 
 #include "base/status.h"
 #include "base/strings.h"
-#include "runtime/cache/redis_tier.h"
+#include "session/runtime.h"
 #include "yaml-cpp/yaml.h"
 
 namespace ge::server {
@@ -74,6 +74,8 @@ absl::Status ApplyKey(const std::string& key, const YAML::Node& value, std::stri
   if (key == "cache_dir") return Read(value, key, source, c.cache_dir);
   if (key == "cache_max_bytes") return Read(value, key, source, c.cache_max_bytes);
   if (key == "cache_remote") return Read(value, key, source, c.cache_remote);
+  if (key == "cache_remote_key_file") return Read(value, key, source, c.cache_remote_key_file);
+  if (key == "weights_root") return Read(value, key, source, c.weights_root);
   if (key == "plugin_dir") return Read(value, key, source, c.plugin_dir);
   if (key == "log_level") return Read(value, key, source, c.log_level);
   if (key == "session_idle_timeout_seconds") return Read(value, key, source, c.session_idle_timeout_seconds);
@@ -212,7 +214,7 @@ bool IsLoopbackHost(std::string_view host) {
 absl::Status ValidateConfig(const ServerConfig& config) {
   if (config.cache_max_bytes < 0) return InvalidArgument("cache_max_bytes must be >= 0 (0: no limit)");
   if (!config.cache_remote.empty()) {
-    GE_RETURN_IF_ERROR(Annotate(cache::RedisTier::Create(config.cache_remote).status(), "cache_remote"));
+    GE_RETURN_IF_ERROR(session::CheckRemoteCacheSettings(config.cache_remote, config.cache_remote_key_file));
   }
   std::string host;
   int port = 0;
@@ -301,6 +303,8 @@ std::string ConfigToYaml(const ServerConfig& config) {
   out << YAML::Key << "cache_dir" << YAML::Value << config.cache_dir;
   out << YAML::Key << "cache_max_bytes" << YAML::Value << config.cache_max_bytes;
   out << YAML::Key << "cache_remote" << YAML::Value << config.cache_remote;
+  out << YAML::Key << "cache_remote_key_file" << YAML::Value << config.cache_remote_key_file;
+  out << YAML::Key << "weights_root" << YAML::Value << config.weights_root;
   out << YAML::Key << "plugin_dir" << YAML::Value << config.plugin_dir;
   out << YAML::Key << "log_level" << YAML::Value << config.log_level;
   out << YAML::Key << "session_idle_timeout_seconds" << YAML::Value << config.session_idle_timeout_seconds;

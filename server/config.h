@@ -39,6 +39,10 @@ struct ServerConfig {
   std::string cache_dir;  // default: $XDG_CACHE_HOME/ged or ~/.cache/ged; empty: no cache
   int64_t cache_max_bytes = int64_t{8} << 30;  // LRU eviction beyond (0: no limit)
   std::string cache_remote;  // redis://HOST:PORT or unix:/PATH; empty: no remote tier
+  std::string cache_remote_key_file;  // the remote tier's HMAC key (required with cache_remote)
+  // Operator models (named in this configuration) read their files only
+  // beneath this directory (empty: each model's own directory).
+  std::string weights_root;
   std::string plugin_dir;
   std::string log_level = "info";
   std::vector<DeviceConfig> devices = {DeviceConfig()};

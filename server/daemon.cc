@@ -15,7 +15,6 @@
 #include "grpcpp/grpcpp.h"
 #include "grpcpp/health_check_service_interface.h"
 #include "grpcpp/security/auth_metadata_processor.h"
-#include "runtime/cache/redis_tier.h"
 
 namespace ge::server {
 namespace {
@@ -32,38 +31,24 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const ServerConfig& config
   GE_RETURN_IF_ERROR(ValidateConfig(config));
   auto d = std::unique_ptr<Daemon>(new Daemon());
   d->config_ = config;
-  std::vector<std::string> plugin_dirs;
-  if (!config.plugin_dir.empty()) plugin_dirs.push_back(config.plugin_dir);
-  // The daemon's loop cap is the control_flow engine's hard cap: no graph
-  // attribute or input lifts it.
-  const engine::EngineOptions engine_options = {
-      {"ge.exec.max_loop_iterations", std::to_string(config.max_loop_iterations)},
-      {"ge.exec.max_loop_iterations_source", StrCat("max_loop_iterations=", config.max_loop_iterations)}};
-  GE_ASSIGN_OR_RETURN(d->engines_, engine::CreateEngineRegistry(plugin_dirs, engine_options));
+  GE_RETURN_IF_ERROR(d->StartRuntime());
   d->tenants_ = std::make_unique<TenantRegistry>(config.tenants);
-  d->OpenModelCache();
   GE_RETURN_IF_ERROR(d->StartDevices());
   d->metrics_ = std::make_unique<ServerMetrics>(d->registry_);
   d->registry_.AddCollector([raw = d.get()] { raw->RefreshGauges(); });
   ServiceContext& ctx = d->context_;
   ctx.config = &d->config_;
-  ctx.engines = d->engines_.get();
+  ctx.runtime = d->runtime_.get();
   ctx.tenants = d->tenants_.get();
   ctx.sessions = d->sessions_.get();
   ctx.devices = &d->devices_;
   ctx.metrics = d->metrics_.get();
-  ctx.op_session_factory = [raw = d.get()](const OptionMap& options) {
-    const Device& device = raw->devices_.front();
-    return absl::StatusOr<std::unique_ptr<session::Session>>(
-        std::make_unique<session::Session>(*raw->engines_, options, device.intra_op.get(), device.memory.get()));
-  };
   d->op_cache_ = std::make_unique<OpCache>(static_cast<size_t>(config.op_cache_capacity));
   ctx.op_cache = d->op_cache_.get();
   if (config.shared_memory) {
     d->shared_memory_ = std::make_unique<SharedMemoryRegistry>();
     ctx.shared_memory = d->shared_memory_.get();
   }
-  ctx.model_cache = d->model_cache_.get();
   d->thread_budget_ = std::make_unique<ThreadBudget>(config.max_inter_op_threads);
   ctx.thread_budget = d->thread_budget_.get();
   ctx.start_ns = SteadyNowNs();
@@ -73,51 +58,55 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const ServerConfig& config
   return d;
 }
 
-// A cache that cannot be opened is a warning: the daemon serves without it.
-void Daemon::OpenModelCache() {
-  if (config_.cache_dir.empty()) return;
-  cache::ModelCacheOptions options;
-  options.dir = config_.cache_dir;
-  options.max_bytes = config_.cache_max_bytes;
-  if (!config_.cache_remote.empty()) {
-    absl::StatusOr<std::unique_ptr<cache::RedisTier>> tier = cache::RedisTier::Create(config_.cache_remote);
-    if (tier.ok()) {
-      options.remote = std::shared_ptr<cache::RemoteTier>(*std::move(tier));
-    } else {
-      Logger("server").warn("cache_remote: {}; using the local cache only", tier.status().message());
-    }
+// The runtime root: engines (built-in, then plugin_dir's), the cache and
+// one runtime device per configured device. A cache that cannot be opened
+// is a warning (the daemon serves without it); a remote tier without its
+// key is an error (ValidateConfig says so first).
+absl::Status Daemon::StartRuntime() {
+  session::RuntimeOptions options;
+  if (!config_.plugin_dir.empty()) options.plugin_dirs.push_back(config_.plugin_dir);
+  // The daemon's loop cap is the control_flow engine's hard cap: no graph
+  // attribute or input lifts it.
+  options.engine_options = {
+      {"ge.exec.max_loop_iterations", std::to_string(config_.max_loop_iterations)},
+      {"ge.exec.max_loop_iterations_source", StrCat("max_loop_iterations=", config_.max_loop_iterations)}};
+  if (!config_.cache_dir.empty()) {
+    session::CacheConfig cache;
+    cache.dir = config_.cache_dir;
+    cache.max_bytes = config_.cache_max_bytes;
+    cache.remote = config_.cache_remote;
+    cache.remote_key_file = config_.cache_remote_key_file;
+    options.cache = cache;
   }
-  absl::StatusOr<std::unique_ptr<cache::ModelCache>> opened = cache::ModelCache::Open(std::move(options));
-  if (!opened.ok()) {
-    Logger("server").warn("serving without the compiled-model cache: {}", opened.status().message());
-    return;
+  options.devices.clear();
+  for (const DeviceConfig& c : config_.devices) {
+    options.devices.push_back(session::DeviceConfig{c.name, c.threads, c.memory_bytes});
   }
-  model_cache_ = *std::move(opened);
-  Logger("server").info("compiled-model cache at {}", model_cache_->dir());
+  GE_ASSIGN_OR_RETURN(runtime_, session::Runtime::Create(options));
+  if (runtime_->cache() != nullptr) Logger("server").info("compiled-model cache at {}", runtime_->cache()->dir());
+  return absl::OkStatus();
 }
 
 absl::Status Daemon::StartDevices() {
-  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  for (const DeviceConfig& c : config_.devices) {
+  for (int i = 0; i < runtime_->num_devices(); ++i) {
+    const session::RuntimeDevice& rd = runtime_->device(i);
+    const DeviceConfig& c = config_.devices[i];
     Device d;
-    d.name = c.name;
-    d.threads = c.threads > 0 ? c.threads : cores;
-    // The run's own thread joins ParallelFor, so one worker fewer.
-    d.intra_op = std::make_unique<ThreadPool>(d.threads - 1, "intra-" + c.name);
+    d.name = rd.name();
+    d.threads = rd.threads();
+    d.index = i;
     d.queue = std::make_unique<RunQueue>(c.name, c.workers, c.queue_capacity);
-    // Memory only: kernels run on intra_op.
-    d.memory = std::make_unique<device::CpuDevice>(device::DeviceSpec{c.name, c.memory_bytes, /*num_threads=*/1});
     devices_.push_back(std::move(d));
   }
   // Each session allocates through a view of its device charged to its
-  // tenant's device-memory quota.
+  // tenant's device-memory quota, and uses the cache in its tenant's
+  // namespace (the operator's in open mode: every caller is the operator's
+  // local user then).
   sessions_ = std::make_unique<SessionManager>(
       [this](const OptionMap& options, ManagedSession& entry) -> absl::Status {
-        Device& device = devices_[entry.device];
-        entry.memory = std::make_unique<device::QuotaDevice>(*device.memory, entry.tenant->device_memory);
-        entry.session =
-            std::make_unique<session::Session>(*engines_, options, device.intra_op.get(), entry.memory.get());
-        entry.session->set_model_cache(model_cache_.get());
+        const session::CacheScope scope =
+            tenants_->open() ? runtime_->OperatorScope() : runtime_->TenantScope(entry.tenant->name);
+        entry.session = runtime_->NewSession(options, devices_[entry.device].index, scope, entry.tenant->device_memory);
         // Runs of multi-batch graphs, by path (ged_gear_runs_total).
         entry.session->set_run_path_observer([this](session::RunPath path) {
           metrics_->gear_runs_total.WithLabels({path == session::RunPath::kGear ? "gear" : "dynamic"}).Increment();
@@ -285,9 +274,9 @@ void Daemon::RefreshGauges() {
     metrics_->sessions.WithLabels({tenant}).Set(static_cast<double>(counts.first));
     metrics_->graphs.WithLabels({tenant}).Set(static_cast<double>(counts.second));
   }
-  if (model_cache_ != nullptr) {
+  if (runtime_->cache() != nullptr) {
     // Counters only grow: export what the cache counted since the last scrape.
-    const cache::CacheStats now = model_cache_->stats();
+    const cache::CacheStats now = runtime_->cache()->stats();
     CounterAdd(metrics_->cache_hits_total, now.hits - exported_cache_stats_.hits);
     CounterAdd(metrics_->cache_misses_total, now.misses - exported_cache_stats_.misses);
     CounterAdd(metrics_->cache_evictions_total, now.evictions - exported_cache_stats_.evictions);
@@ -301,7 +290,7 @@ void Daemon::RefreshGauges() {
   // variables); a device without a capacity shares the host's memory.
   const double host = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGESIZE);
   for (const Device& d : devices_) {
-    const device::MemoryStats stats = d.memory->memory_stats();
+    const device::MemoryStats stats = runtime_->device(d.index).memory_stats();
     const double total = stats.capacity_bytes > 0 ? static_cast<double>(stats.capacity_bytes) : host / devices_.size();
     metrics_->device_memory_total_bytes.WithLabels({d.name}).Set(total);
     metrics_->device_memory_used_bytes.WithLabels({d.name}).Set(static_cast<double>(stats.in_use_bytes));
@@ -350,7 +339,6 @@ Daemon::ReleaseReport Daemon::Close() {
   for (Device& d : devices_) d.queue.reset();  // drains: runs still use sessions and pools
   op_cache_.reset();
   sessions_.reset();
-  model_cache_.reset();
   devices_.clear();
   shared_memory_.reset();
   if (!config_.unix_socket.empty()) unlink(config_.unix_socket.c_str());

@@ -49,7 +49,7 @@ class Daemon {
 
  private:
   Daemon() = default;
-  void OpenModelCache();
+  absl::Status StartRuntime();
   absl::Status StartDevices();
   absl::Status StartGrpc();
   absl::Status StartHttp();
@@ -58,15 +58,15 @@ class Daemon {
   ServerConfig config_;
   std::string grpc_host_;
   int grpc_port_ = 0;
-  std::unique_ptr<engine::EngineRegistry> engines_;
+  // Engines, the compiled-model cache and the devices' pools and memory.
+  std::unique_ptr<session::Runtime> runtime_;
   std::unique_ptr<TenantRegistry> tenants_;
   std::vector<Device> devices_;
   std::unique_ptr<ThreadBudget> thread_budget_;  // max_inter_op_threads; outlives the sessions
   std::unique_ptr<SessionManager> sessions_;
   std::unique_ptr<OpCache> op_cache_;
   std::unique_ptr<SharedMemoryRegistry> shared_memory_;  // when config.shared_memory
-  std::unique_ptr<cache::ModelCache> model_cache_;  // null: none (cache_dir empty or unusable)
-  cache::CacheStats exported_cache_stats_;           // what the metrics counted so far
+  cache::CacheStats exported_cache_stats_;  // what the metrics counted so far
   prometheus::Registry registry_;
   std::unique_ptr<ServerMetrics> metrics_;
   ServiceContext context_;

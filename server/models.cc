@@ -11,7 +11,6 @@
 #include "absl/cleanup/cleanup.h"
 #include "base/ir/proto_convert.h"
 #include "base/status.h"
-#include "runtime/model/gem.h"
 
 namespace ge::server {
 namespace {
@@ -43,14 +42,20 @@ absl::Status LoadModelIntoSession(ServiceContext& ctx, ManagedSession& s, const 
   const std::string where = StrCat("LoadModel in session ", s.id);
   GE_RETURN_IF_ERROR(ReserveGraphSlot(*ctx.config, s, where));
   absl::Cleanup release_slot = [&s] { ReleaseGraphSlot(s); };
-  std::string bytes_label;
   absl::StatusOr<runtime::CompiledModel> model;
   switch (request.source_case()) {
-    case v1::LoadModelRequest::kGem:
+    case v1::LoadModelRequest::kGem: {
       if (request.gem().empty()) return InvalidArgument(where, ": the gem field is empty");
-      model = runtime::LoadGemFromBytes(request.gem(), StrCat("the gem field (", request.gem().size(), " bytes)"),
-                                        *ctx.engines);
+      // A client's .gem: checked as client input (session/ingest.h).
+      session::IngestOptions ingest;
+      ingest.provenance = session::Provenance::kClient;
+      ingest.label = where;
+      absl::StatusOr<session::IngestedModel> ingested =
+          ctx.runtime->AddModel(session::ModelSource::GemBytes(request.gem()), ingest);
+      if (!ingested.ok()) return Annotate(ingested.status(), where);
+      model = *std::move(ingested->compiled);
       break;
+    }
     case v1::LoadModelRequest::kCacheKey:
       // A key names a file under the cache directory: only the exact form
       // the cache writes is accepted, so no key can reach outside it.
@@ -58,14 +63,16 @@ absl::Status LoadModelIntoSession(ServiceContext& ctx, ManagedSession& s, const 
         return InvalidArgument(where, ": cache key '", request.cache_key().substr(0, 80),
                                "' is not 64 lowercase hex digits (a SHA-256)");
       }
-      if (ctx.model_cache == nullptr) {
+      if (ctx.runtime->cache() == nullptr) {
         return FailedPrecondition(where, ": this daemon has no compiled-model cache to load key ",
                                   request.cache_key(), " from");
       }
-      model = ctx.model_cache->Lookup(request.cache_key(), *ctx.engines);
+      // The caller's namespace, then the operator's: a key of another tenant
+      // is missing with exactly the words of a key nobody stored.
+      model = session::LoadCachedModel(s.session->cache_scope(), request.cache_key(), ctx.runtime->engines());
       if (!model.ok() && model.status().code() == absl::StatusCode::kNotFound) {
-        return NotFound(where, ": no compiled model with cache key ", request.cache_key(), " in the cache ",
-                        ctx.model_cache->dir(), " (CompileGraph or gectl compile stores one)");
+        return NotFound(where, ": no compiled model with cache key ", request.cache_key(),
+                        " (CompileGraph or gectl compile stores one)");
       }
       break;
     default:

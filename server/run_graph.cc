@@ -12,7 +12,7 @@
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "base/ops/op_registry.h"
 #include "base/status.h"
-#include "client/cpp/value_convert.h"
+#include "proto/value_convert.h"
 #include "server/grpc_status.h"
 #include "server/service.h"
 
@@ -234,9 +234,15 @@ absl::Status RunSingleOp(ServiceContext& ctx, const Tenant& tenant, const v1::Ex
     GE_ASSIGN_OR_RETURN(Value v, rpc::ValueFromProto(request.inputs(i), StrCat("ExecuteOp input ", i)));
     inputs.push_back(std::move(v));
   }
-  GE_ASSIGN_OR_RETURN(v1::GraphDef def, SingleOpGraph(request, inputs));
   OptionMap options;
   for (const auto& [k, v] : request.options().entries()) options[k] = v;
+  // Client input, checked as received (session/ingest.h): no file-system
+  // reach through the op or its options.
+  std::vector<std::string> attributes;
+  for (const auto& [name, value] : request.attrs()) attributes.push_back(name);
+  GE_RETURN_IF_ERROR(session::CheckClientOp(request.op_type(), attributes));
+  GE_RETURN_IF_ERROR(session::CheckClientOptions(options, "ExecuteOp"));
+  GE_ASSIGN_OR_RETURN(v1::GraphDef def, SingleOpGraph(request, inputs));
   GE_RETURN_IF_ERROR(ValidateOptions(options));
   // The key: the op's graph (type, attributes, input types) and the options,
   // both serialized deterministically (maps in key order).
@@ -261,8 +267,9 @@ absl::Status RunSingleOp(ServiceContext& ctx, const Tenant& tenant, const v1::Ex
                           key,
                           [&]() -> absl::StatusOr<std::unique_ptr<session::Session>> {
                             GE_ASSIGN_OR_RETURN(std::unique_ptr<ir::Graph> graph, ir::GraphFromProto(def));
-                            GE_ASSIGN_OR_RETURN(std::unique_ptr<session::Session> made,
-                                                ctx.op_session_factory(options));
+                            // The daemon's own session on device 0, outside any quota.
+                            std::unique_ptr<session::Session> made = ctx.runtime->NewSession(
+                                options, ctx.devices->front().index, session::CacheScope{});
                             GE_RETURN_IF_ERROR(made->AddGraph(0, std::move(graph)));
                             GE_RETURN_IF_ERROR(made->CompileGraph(0));
                             return made;

@@ -8,14 +8,10 @@
 
 #include "base/ir/op_types.h"
 #include "base/ir/proto_convert.h"
-#include "base/ir/verifier.h"
-#include "base/ops/op_registry.h"
 #include "base/logging.h"
 #include "base/status.h"
 #include "base/version.h"
-#include "compiler/frontend/onnx_importer.h"
-#include "compiler/passes/compile_deadline.h"
-#include "client/cpp/value_convert.h"
+#include "proto/value_convert.h"
 #include "server/grpc_status.h"
 #include "server/models.h"
 
@@ -47,29 +43,6 @@ void FillIo(const session::GraphInfo& info, google::protobuf::RepeatedPtrField<v
     p->set_name(io.name);
     ir::ValueTypeToProto(io.type, p->mutable_type());
   }
-}
-
-// A GraphDef from a client is checked as the ONNX importer checks its
-// models before anything is kept: the verifier's invariants (a broken
-// structure is the client's error here, so InvalidArgument) and every op
-// type known to the registry.
-absl::Status CheckGraphDef(const ir::Graph& graph, const std::string& where) {
-  if (absl::Status s = ir::VerifyGraph(graph); !s.ok()) {
-    return InvalidArgument(where, ": bad GraphDef: ", s.message());
-  }
-  std::vector<const ir::Graph*> graphs = {&graph};
-  for (const ir::Graph* sub : graph.subgraphs()) graphs.push_back(sub);
-  for (const ir::Graph* g : graphs) {
-    for (const ir::Node* node : g->nodes()) {
-      const std::string domain = node->op_desc().GetAttrOr<std::string>(std::string(ir::kAttrOpDomain), "");
-      if (ops::OpRegistry::Global().Find(node->type(), domain) == nullptr) {
-        return InvalidArgument(where, ": bad GraphDef: node '", node->name(), "' has op type '", node->type(), "'",
-                               domain.empty() ? "" : StrCat(" of domain '", domain, "'"),
-                               ", which no registered operator or engine plugin provides");
-      }
-    }
-  }
-  return absl::OkStatus();
 }
 
 // DEADLINE_EXCEEDED or CANCELLED once the client has given up on `call`.
@@ -202,6 +175,7 @@ grpc::ServerUnaryReactor* GraphEngineService::CreateSession(grpc::CallbackServer
   return Inline(ctx_, call, "CreateSession", [&](Tenant* tenant) -> absl::Status {
     const OptionMap options = ToOptionMap(request->options());
     GE_RETURN_IF_ERROR(ValidateOptions(options));
+    GE_RETURN_IF_ERROR(session::CheckClientOptions(options, "CreateSession"));
     GE_ASSIGN_OR_RETURN(std::shared_ptr<ManagedSession> s, ctx_.sessions->Create(tenant, options));
     response->set_session_id(s->id);
     return absl::OkStatus();
@@ -221,54 +195,53 @@ grpc::ServerUnaryReactor* GraphEngineService::AddGraph(grpc::CallbackServerConte
   ServiceContext& ctx = ctx_;
   return Queued(ctx_, call, "AddGraph", request->session_id(), /*is_run=*/false,
                 [&ctx, request, response](Tenant*, ManagedSession& s) -> absl::Status {
-                  const std::string where = GraphLabel(s.id, request->graph_id());
-                  GE_RETURN_IF_ERROR(CheckGraphId(s.id, request->graph_id()));
-                  // A graph slot, held until the graph is in s.graphs or the call failed,
-                  // so concurrent AddGraphs cannot pass max_graphs_per_session together.
-                  GE_RETURN_IF_ERROR(ReserveGraphSlot(*ctx.config, s, where));
-                  absl::Cleanup release_slot = [&s] { ReleaseGraphSlot(s); };
-                  std::unique_ptr<ir::Graph> graph;
-                  if (request->has_graph_def()) {
-                    GE_RETURN_IF_ERROR(CheckGraphDefNodes(request->graph_def(), ctx.config->max_graph_nodes, where));
-                    absl::StatusOr<std::unique_ptr<ir::Graph>> g = ir::GraphFromProto(request->graph_def());
-                    if (!g.ok()) return Annotate(g.status(), StrCat(where, ": bad GraphDef"));
-                    graph = std::move(*g);
-                    GE_RETURN_IF_ERROR(CheckGraphDef(*graph, where));
-                  } else if (request->model_case() == v1::AddGraphRequest::kOnnxModel) {
-                    absl::StatusOr<std::unique_ptr<ir::Graph>> g = frontend::ImportOnnxBytes(
-                        request->onnx_model(), "", frontend::OnnxImportOptionsFromMap(ToOptionMap(request->options())));
-                    if (!g.ok()) return Annotate(g.status(), StrCat(where, ": bad ONNX model"));
-                    graph = std::move(*g);
-                  } else {
-                    return InvalidArgument(where, ": the request carries no model (set graph_def or onnx_model)");
-                  }
-                  GE_RETURN_IF_ERROR(CheckGraphNodes(*graph, ctx.config->max_graph_nodes, where));
-                  const std::string name = graph->name();
-                  {
-                    std::lock_guard<std::mutex> lock(s.mu);
-                    if (s.graphs.count(request->graph_id()) != 0) return AlreadyExists(where, " already exists");
-                  }
-                  GE_ASSIGN_OR_RETURN(const int64_t threads,
-                                      ReserveInterOpThreads(ctx, s, ToOptionMap(request->options()), where));
-                  absl::Status added = Annotate(
-                      s.session->AddGraph(request->graph_id(), std::move(graph), ToOptionMap(request->options())),
-                      where);
-                  if (!added.ok()) {
-                    if (threads > 0) ctx.thread_budget->Release(threads);
-                    return added;
-                  }
-                  {
-                    std::lock_guard<std::mutex> lock(s.mu);
-                    s.graphs[request->graph_id()] = name.empty() ? StrCat("graph", request->graph_id()) : name;
-                    if (threads > 0) {
-                      s.thread_budget = ctx.thread_budget;
-                      s.inter_op_threads[request->graph_id()] = threads;
-                    }
-                  }
-                  GE_ASSIGN_OR_RETURN(session::GraphInfo info, s.session->GetGraphInfo(request->graph_id()));
-                  FillIo(info, response->mutable_inputs(), response->mutable_outputs());
-                  return absl::OkStatus();
-                });
+    const std::string where = GraphLabel(s.id, request->graph_id());
+    GE_RETURN_IF_ERROR(CheckGraphId(s.id, request->graph_id()));
+    // A graph slot, held until the graph is in s.graphs or the call failed,
+    // so concurrent AddGraphs cannot pass max_graphs_per_session together.
+    GE_RETURN_IF_ERROR(ReserveGraphSlot(*ctx.config, s, where));
+    absl::Cleanup release_slot = [&s] { ReleaseGraphSlot(s); };
+    // The one ingestion path, as client input (session/runtime.h).
+    session::IngestOptions ingest;
+    ingest.provenance = session::Provenance::kClient;
+    ingest.options = ToOptionMap(request->options());
+    ingest.label = where;
+    session::ModelSource source;
+    if (request->has_graph_def()) {
+      GE_RETURN_IF_ERROR(CheckGraphDefNodes(request->graph_def(), ctx.config->max_graph_nodes, where));
+      source = session::ModelSource::GraphDef(request->graph_def());
+    } else if (request->model_case() == v1::AddGraphRequest::kOnnxModel) {
+      source = session::ModelSource::OnnxBytes(request->onnx_model());
+    } else {
+      return InvalidArgument(where, ": the request carries no model (set graph_def or onnx_model)");
+    }
+    GE_ASSIGN_OR_RETURN(session::IngestedModel ingested, ctx.runtime->AddModel(source, ingest));
+    std::unique_ptr<ir::Graph> graph = std::move(ingested.graph);
+    GE_RETURN_IF_ERROR(CheckGraphNodes(*graph, ctx.config->max_graph_nodes, where));
+    const std::string name = graph->name();
+    {
+      std::lock_guard<std::mutex> lock(s.mu);
+      if (s.graphs.count(request->graph_id()) != 0) return AlreadyExists(where, " already exists");
+    }
+    GE_ASSIGN_OR_RETURN(const int64_t threads, ReserveInterOpThreads(ctx, s, ToOptionMap(request->options()), where));
+    absl::Status added =
+        Annotate(s.session->AddGraph(request->graph_id(), std::move(graph), ToOptionMap(request->options())), where);
+    if (!added.ok()) {
+      if (threads > 0) ctx.thread_budget->Release(threads);
+      return added;
+    }
+    {
+      std::lock_guard<std::mutex> lock(s.mu);
+      s.graphs[request->graph_id()] = name.empty() ? StrCat("graph", request->graph_id()) : name;
+      if (threads > 0) {
+        s.thread_budget = ctx.thread_budget;
+        s.inter_op_threads[request->graph_id()] = threads;
+      }
+    }
+    GE_ASSIGN_OR_RETURN(session::GraphInfo info, s.session->GetGraphInfo(request->graph_id()));
+    FillIo(info, response->mutable_inputs(), response->mutable_outputs());
+    return absl::OkStatus();
+  });
 }
 
 grpc::ServerUnaryReactor* GraphEngineService::RemoveGraph(grpc::CallbackServerContext* call,
@@ -298,12 +271,9 @@ grpc::ServerUnaryReactor* GraphEngineService::CompileGraph(grpc::CallbackServerC
     const std::string where = GraphLabel(s.id, request->graph_id());
     GE_RETURN_IF_ERROR(CheckGraphId(s.id, request->graph_id()));
     const int64_t start = SteadyNowNs();
-    {
-      compiler::ScopedCompileDeadline deadline(std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                                   std::chrono::duration<double>(ctx.config->compile_timeout_seconds)),
-                                               "compile_timeout_seconds");
-      GE_RETURN_IF_ERROR(Annotate(s.session->CompileGraph(request->graph_id()), where));
-    }
+    GE_RETURN_IF_ERROR(Annotate(
+        s.session->CompileGraph(request->graph_id(), ctx.config->compile_timeout_seconds, "compile_timeout_seconds"),
+        where));
     const double seconds = (SteadyNowNs() - start) * 1e-9;
     ctx.metrics->compile_duration.Get().Observe(seconds);
     response->set_compile_seconds(seconds);
@@ -376,7 +346,7 @@ grpc::ServerUnaryReactor* GraphEngineService::GetStatus(grpc::CallbackServerCont
       status->set_queued(d.queue->queued());
       status->set_running(d.queue->running());
     }
-    for (const std::string& name : ctx_.engines->Names()) response->add_engines(name);
+    for (const std::string& name : ctx_.runtime->engines().Names()) response->add_engines(name);
     return absl::OkStatus();
   });
 }

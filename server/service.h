@@ -18,8 +18,6 @@
 #include <vector>
 
 #include "ge/v1/service.grpc.pb.h"
-#include "runtime/cache/model_cache.h"
-#include "runtime/engines/engine_registry.h"
 #include "server/bounds.h"
 #include "server/config.h"
 #include "server/metrics.h"
@@ -28,32 +26,31 @@
 #include "server/session_manager.h"
 #include "server/shared_memory.h"
 #include "server/tenants.h"
+#include "session/runtime.h"
 
 namespace ge::server {
 
+// A device of the daemon: the runtime's device `index` (its intra-op pool
+// and memory: capacity memory_bytes; sessions allocate through their
+// tenant's quota over it) and the daemon's run queue in front of it.
 struct Device {
   std::string name;
   int threads = 1;
-  std::unique_ptr<ThreadPool> intra_op;  // kernels' ParallelFor
-  // The device's memory (static arenas, variables): capacity memory_bytes;
-  // sessions allocate through their tenant's QuotaDevice over it.
-  std::unique_ptr<device::CpuDevice> memory;
+  int index = 0;
   std::unique_ptr<RunQueue> queue;
 };
 
 // What the service works with; owned by the Daemon.
 struct ServiceContext {
   const ServerConfig* config = nullptr;
-  const engine::EngineRegistry* engines = nullptr;
+  // Engines, the compiled-model cache, the devices and the ingestion path.
+  const session::Runtime* runtime = nullptr;
   TenantRegistry* tenants = nullptr;
   SessionManager* sessions = nullptr;
   std::vector<Device>* devices = nullptr;
   ServerMetrics* metrics = nullptr;
-  // ExecuteOp's sessions (the daemon's own, on device 0, outside any quota).
-  std::function<absl::StatusOr<std::unique_ptr<session::Session>>(const OptionMap& options)> op_session_factory;
   OpCache* op_cache = nullptr;     // ExecuteOp's compiled ops
   SharedMemoryRegistry* shared_memory = nullptr;  // null: shared-memory I/O is off
-  cache::ModelCache* model_cache = nullptr;  // compiled models by key; null: none
   ThreadBudget* thread_budget = nullptr;     // max_inter_op_threads; null: unbounded
   std::atomic<bool> draining{false};
   std::atomic<int64_t> inflight{0};  // calls and streams not yet finished

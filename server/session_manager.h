@@ -23,7 +23,6 @@
 
 #include "absl/status/statusor.h"
 #include "base/options.h"
-#include "runtime/device/quota_device.h"
 #include "server/bounds.h"
 #include "server/tenants.h"
 #include "session/session.h"
@@ -42,9 +41,8 @@ struct ManagedSession {
   std::string id;
   Tenant* tenant = nullptr;
   int device = 0;  // index of the device whose run queue serves it
-  // The session's memory: the device charged to the tenant's quota. Declared
-  // before `session`, which allocates from it, so that it outlives it.
-  std::unique_ptr<device::QuotaDevice> memory;
+  // Allocates from its device charged to the tenant's quota (the session
+  // owns that view: session::Runtime::NewSession).
   std::unique_ptr<session::Session> session;
   std::atomic<int64_t> last_used_ns{0};  // steady clock
   std::atomic<int> active_calls{0};
@@ -61,8 +59,7 @@ struct ManagedSession {
   ThreadBudget* thread_budget = nullptr;
 };
 
-// Makes entry.session for `options` (entry.tenant and entry.device are set;
-// the factory may set entry.memory for the session to allocate from).
+// Makes entry.session for `options` (entry.tenant and entry.device are set).
 using SessionFactory = std::function<absl::Status(const OptionMap& options, ManagedSession& entry)>;
 
 class SessionManager {

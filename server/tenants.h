@@ -19,9 +19,9 @@
 
 #include "absl/status/statusor.h"
 #include "base/sha256.h"
-#include "runtime/device/quota_device.h"
 #include "server/config.h"
 #include "server/grpc_status.h"
+#include "session/runtime.h"
 
 namespace ge::server {
 

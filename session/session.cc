@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <optional>
 
 #include "absl/strings/numbers.h"
 #include "base/ir/op_types.h"
@@ -10,6 +11,7 @@
 #include "base/ops/gear_index.h"
 #include "base/status.h"
 #include "compiler/build/task_builder.h"
+#include "compiler/passes/compile_deadline.h"
 #include "runtime/cache/cache_key.h"
 #include "session/jit_graph.h"
 
@@ -104,6 +106,12 @@ namespace {
 std::atomic<uint64_t> next_session_id{1};
 }  // namespace
 
+Session::Session(const engine::EngineRegistry& engines, OptionMap options, ThreadPool* pool,
+                 std::unique_ptr<device::Device> owned_device)
+    : Session(engines, std::move(options), pool, owned_device.get()) {
+  owned_device_ = std::move(owned_device);
+}
+
 Session::Session(const engine::EngineRegistry& engines, OptionMap options, ThreadPool* pool, device::Device* device)
     : engines_(engines), options_(std::move(options)), pool_(pool), id_(next_session_id++), device_(device) {
   device::CachingAllocatorOptions cache_options;
@@ -190,7 +198,13 @@ absl::StatusOr<std::shared_ptr<Session::GraphEntry>> Session::Find(uint32_t grap
   return it->second;
 }
 
-absl::Status Session::CompileGraph(uint32_t graph_id) {
+absl::Status Session::CompileGraph(uint32_t graph_id, double timeout_seconds, std::string_view timeout_setting) {
+  std::optional<compiler::ScopedCompileDeadline> deadline;
+  if (timeout_seconds > 0) {
+    deadline.emplace(std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                         std::chrono::duration<double>(timeout_seconds)),
+                     std::string(timeout_setting));
+  }
   GE_ASSIGN_OR_RETURN(std::shared_ptr<GraphEntry> entry, Find(graph_id));
   std::lock_guard<std::mutex> lock(entry->compile_mu);
   if (entry->compiled || entry->jit) return absl::OkStatus();
@@ -198,49 +212,26 @@ absl::Status Session::CompileGraph(uint32_t graph_id) {
   if (jit) return absl::OkStatus();
   // A cache problem never fails a compile: it is a warning, and the graph
   // compiles without the cache.
-  cache::ModelCache* cache = nullptr;
-  if (absl::StatusOr<cache::ModelCache*> found = CacheFor(entry->options); found.ok()) {
-    cache = *found;
+  CacheScope scope;
+  if (absl::StatusOr<CacheScope> found = ScopeFor(entry->options); found.ok()) {
+    scope = *std::move(found);
   } else {
     Logger("cache").warn("graph {} compiles without the cache: {}", graph_id, found.status().message());
   }
-  if (cache != nullptr) {
-    absl::StatusOr<bool> hit = CompileFromCache(*entry, *cache);
-    if (hit.ok() && *hit) return absl::OkStatus();
-    if (!hit.ok()) {
-      Logger("cache").warn("graph {} compiles without the cache: {}", graph_id, hit.status().message());
-      cache = nullptr;
-    }
+  absl::StatusOr<runtime::CompiledModel> model =
+      CompileThroughCache(entry->graph, entry->options, engines_, pool_, scope, &entry->cache_use);
+  if (!model.ok()) return model.status();
+  if (entry->cache_use.hit) {
+    absl::Status installed = InstallCompiledModel(*entry, *std::move(model));
+    if (installed.ok()) return absl::OkStatus();
+    // A hit this host cannot load (an executor refused it): compile instead.
+    Logger("cache").warn("cache entry {} cannot be loaded, compiling: {}", entry->cache_use.key, installed.message());
+    entry->compiled.reset();
+    model = CompileThroughCache(entry->graph, entry->options, engines_, pool_, scope, &entry->cache_use,
+                                /*lookup=*/false);
+    if (!model.ok()) return model.status();
   }
-  GE_ASSIGN_OR_RETURN(compiler::CompileOptions options, compiler::CompileOptions::FromOptions(entry->options));
-  // The partitioned form runs mixed graphs: static units on StaticExecutor.
-  options.keep_partitioned_graph = true;
-  compiler::GraphCompiler compiler(engines_, pool_);
-  GE_ASSIGN_OR_RETURN(auto compiled, compiler.Compile(std::move(entry->graph), options));
-  std::optional<runtime::StaticProgram> program;
-  if (compiler::IsStaticGraph(*compiled->graph)) {
-    const int threads = pool_ ? pool_->num_threads() + 1 : 1;
-    absl::StatusOr<runtime::StaticProgram> built = compiler::BuildStaticProgram(*compiled->graph, engines_, threads);
-    if (built.ok()) {
-      program = *std::move(built);
-    } else if (built.status().code() == absl::StatusCode::kUnimplemented) {
-      GE_LOG_INFO("session", "graph {} runs dynamically: {}", graph_id, built.status().message());
-    } else {
-      return built.status();
-    }
-  }
-  if (cache != nullptr) {
-    // A static graph needs only its program; a mixed one its partitioned form.
-    absl::Status stored = cache->StoreModel(entry->cache_use.key, *compiled->graph, program ? &*program : nullptr,
-                                            entry->options, engines_,
-                                            program ? nullptr : compiled->partitioned.get(), &compiled->variables);
-    if (!stored.ok()) {
-      entry->cache_use.store_error = std::string(stored.message());
-      Logger("cache").warn("graph {} is compiled but not cached: {}", graph_id, stored.message());
-    }
-  }
-  entry->compiled = std::move(compiled);
-  absl::Status loaded = LoadExecutor(*entry, std::move(program));
+  absl::Status loaded = InstallCompiledModel(*entry, *std::move(model));
   if (!loaded.ok()) entry->compiled.reset();
   return loaded;
 }
@@ -291,43 +282,17 @@ absl::Status Session::NotCompiled(const GraphEntry& entry, uint32_t graph_id) {
   return FailedPrecondition("graph ", graph_id, " is not compiled");
 }
 
-absl::StatusOr<cache::ModelCache*> Session::CacheFor(const OptionMap& options) {
+absl::StatusOr<CacheScope> Session::ScopeFor(const OptionMap& options) {
   const std::string dir = OptionOrDefault(options, "ge.graph_compiler_cache_dir");
-  if (dir.empty()) return cache_;
+  if (dir.empty()) return cache_scope_;
   std::lock_guard<std::mutex> lock(mu_);
   auto it = option_caches_.find(dir);
-  if (it != option_caches_.end()) return it->second.get();
+  if (it != option_caches_.end()) return CacheScope{it->second.get()};
   cache::ModelCacheOptions cache_options;
   cache_options.dir = dir;
   absl::StatusOr<std::unique_ptr<cache::ModelCache>> opened = cache::ModelCache::Open(cache_options);
   if (!opened.ok()) return Annotate(opened.status(), "ge.graph_compiler_cache_dir");
-  return option_caches_.emplace(dir, *std::move(opened)).first->second.get();
-}
-
-absl::StatusOr<bool> Session::CompileFromCache(GraphEntry& entry, cache::ModelCache& cache) {
-  CacheUse& use = entry.cache_use;
-  const cache::KeyContext context{&engines_, pool_ ? pool_->num_threads() + 1 : 1, pool_};
-  const auto start = std::chrono::steady_clock::now();
-  const std::string user_key = OptionOrDefault(entry.options, "ge.graph_key");
-  if (!user_key.empty()) {
-    use.key = cache::UserCacheKey(user_key, entry.options, context);
-  } else {
-    GE_ASSIGN_OR_RETURN(use.key, cache::ComputeCacheKey(*entry.graph, entry.options, context));
-  }
-  use.hash_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  absl::StatusOr<runtime::CompiledModel> model = cache.Lookup(use.key, engines_, &use.lookup);
-  if (!model.ok()) return false;
-  std::unique_ptr<ir::Graph> source = std::move(entry.graph);
-  absl::Status installed = InstallCompiledModel(entry, *std::move(model));
-  if (!installed.ok()) {
-    // A hit this host cannot load (an executor refused it): compile instead.
-    Logger("cache").warn("cache entry {} cannot be loaded, compiling: {}", use.key, installed.message());
-    entry.graph = std::move(source);
-    entry.compiled.reset();
-    return false;
-  }
-  use.hit = true;
-  return true;
+  return CacheScope{option_caches_.emplace(dir, *std::move(opened)).first->second.get()};
 }
 
 absl::Status Session::InstallCompiledModel(GraphEntry& entry, runtime::CompiledModel model) {
@@ -368,12 +333,13 @@ absl::StatusOr<CacheUse> Session::GetCacheUse(uint32_t graph_id) const {
 }
 
 absl::Status Session::AddCachedModel(uint32_t graph_id, const std::string& key) {
-  if (cache_ == nullptr) return FailedPrecondition("this session has no compiled-model cache to load key ", key, " from");
-  absl::StatusOr<runtime::CompiledModel> model = cache_->Lookup(key, engines_);
-  if (!model.ok()) return model.status();
+  if (cache_scope_.cache == nullptr) {
+    return FailedPrecondition("this session has no compiled-model cache to load key ", key, " from");
+  }
+  GE_ASSIGN_OR_RETURN(runtime::CompiledModel model, LoadCachedModel(cache_scope_, key, engines_));
   auto entry = std::make_shared<GraphEntry>();
   entry->options = options_;
-  GE_RETURN_IF_ERROR(InstallCompiledModel(*entry, *std::move(model)));
+  GE_RETURN_IF_ERROR(InstallCompiledModel(*entry, std::move(model)));
   entry->cache_use.key = key;
   entry->cache_use.hit = true;
   std::lock_guard<std::mutex> lock(mu_);

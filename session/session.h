@@ -39,11 +39,12 @@
 // session's manager when its executor loads. Destroying the session frees
 // its variable memory.
 //
-// Compiled-model cache (runtime/cache): with a cache set (set_model_cache,
+// Compiled-model cache (runtime/cache): with a cache set (set_cache_scope,
 // or the graph options `ge.graph_compiler_cache_dir` [+ `ge.graph_key`]),
-// CompileGraph first looks the graph's key up and loads a hit instead of
-// compiling; a miss is compiled and stored. A store that fails (full disk,
-// no permission) is a warning: the compiled graph is used all the same.
+// CompileGraph compiles through it (session/compile_cache.h): a hit in the
+// session's namespace is loaded instead of compiling; a miss is compiled
+// and stored. A store that fails (full disk, no permission) is a warning:
+// the compiled graph is used all the same.
 // A hit holds what a .gem keeps: the flattened graph with its program, or,
 // for a mixed graph, also the partitioned form, so it runs mixed as when
 // compiled.
@@ -71,6 +72,7 @@
 #include "runtime/cache/model_cache.h"
 #include "runtime/model/gem.h"
 #include "runtime/variables/session_variables.h"
+#include "session/compile_cache.h"
 #include "session/jit_graph.h"
 
 namespace ge::session {
@@ -82,15 +84,6 @@ struct GraphIo {
   // the importer's "_default_value"): RunGraph uses it when the caller
   // passes fewer inputs.
   std::optional<Tensor> default_value = std::nullopt;
-};
-
-// How CompileGraph used the compiled-model cache for one graph.
-struct CacheUse {
-  std::string key;           // empty: no cache
-  bool hit = false;
-  double hash_seconds = 0;   // computing the key
-  cache::LookupTimings lookup;
-  std::string store_error;   // why a miss could not be stored ("" when it was)
 };
 
 // A multi-batch graph's gears and how its runs went (Session::RunGraph).
@@ -117,6 +110,10 @@ class Session {
   // without one the session makes its own).
   Session(const engine::EngineRegistry& engines, OptionMap options, ThreadPool* pool,
           device::Device* device = nullptr);
+  // As above, on a device the session owns (a tenant's quota view of a
+  // shared device, session::Runtime::NewSession).
+  Session(const engine::EngineRegistry& engines, OptionMap options, ThreadPool* pool,
+          std::unique_ptr<device::Device> owned_device);
   ~Session();
 
   // Unique in the process; the key of this session's VarManager.
@@ -135,7 +132,9 @@ class Session {
   absl::Status AddGraph(uint32_t graph_id, std::unique_ptr<ir::Graph> graph, const OptionMap& options = {});
   absl::Status RemoveGraph(uint32_t graph_id);
   // Compiles the graph (a no-op when it is already compiled).
-  absl::Status CompileGraph(uint32_t graph_id);
+  // `timeout_seconds` > 0 bounds the compilation (checked between passes):
+  // past it, ResourceExhausted naming `timeout_setting`.
+  absl::Status CompileGraph(uint32_t graph_id, double timeout_seconds = 0, std::string_view timeout_setting = {});
   // Runs the graph, compiling it first if needed. Inputs are checked
   // against the graph's input types (count, dtype, rank, known dims).
   // `control` (may be null) can stop the run between nodes and tasks.
@@ -164,13 +163,19 @@ class Session {
   // FailedPrecondition for other graphs.
   absl::StatusOr<JitStats> GetJitStats(uint32_t graph_id) const;
 
-  // The cache that CompileGraph uses for graphs without
-  // `ge.graph_compiler_cache_dir` (may be null; must outlive the session).
-  void set_model_cache(cache::ModelCache* cache) { cache_ = cache; }
+  // The cache and namespace CompileGraph and AddCachedModel use for graphs
+  // without `ge.graph_compiler_cache_dir` (the cache may be null; it must
+  // outlive the session).
+  void set_cache_scope(CacheScope scope) { cache_scope_ = std::move(scope); }
+  const CacheScope& cache_scope() const { return cache_scope_; }
+  // The same in the operator's namespace (gectl, tests).
+  void set_model_cache(cache::ModelCache* cache) { cache_scope_ = CacheScope{cache}; }
   // How CompileGraph used the cache; FailedPrecondition before compilation.
   absl::StatusOr<CacheUse> GetCacheUse(uint32_t graph_id) const;
   // Adds the cached model of `key` as an already compiled graph (LoadModel
-  // by key). NotFound when the session has no cache or no such entry.
+  // by key), from the session's namespace or the operator's. NotFound when
+  // there is no such entry the session may read (the same message whether
+  // another namespace has it or none); FailedPrecondition without a cache.
   absl::Status AddCachedModel(uint32_t graph_id, const std::string& key);
 
   // The compiled graph as a .gem file's bytes (weights inline), as
@@ -202,10 +207,9 @@ class Session {
   absl::StatusOr<device::Device*> GetDevice();
   // The session's variables, created with the device on first use.
   absl::StatusOr<variables::SessionVariables*> GetVariables();
-  // The cache of a graph's options, opened on first use; null for none.
-  absl::StatusOr<cache::ModelCache*> CacheFor(const OptionMap& options);
-  // Loads a cache hit into `entry`; false on a miss.
-  absl::StatusOr<bool> CompileFromCache(GraphEntry& entry, cache::ModelCache& cache);
+  // The cache scope of a graph's options (ge.graph_compiler_cache_dir, in
+  // the operator's namespace, opened on first use), else the session's.
+  absl::StatusOr<CacheScope> ScopeFor(const OptionMap& options);
   // Makes `entry` a compiled graph from `model`.
   absl::Status InstallCompiledModel(GraphEntry& entry, runtime::CompiledModel model);
   // Runs a mixed root's partitioned form (see above); false to fall back.
@@ -234,7 +238,7 @@ class Session {
   std::shared_ptr<device::CachingAllocator> output_cache_;
   // Declared before graphs_: executors bind variable memory.
   std::unique_ptr<variables::SessionVariables> variables_;
-  cache::ModelCache* cache_ = nullptr;
+  CacheScope cache_scope_;
   std::function<void(RunPath)> run_path_observer_;
   // Caches named by ge.graph_compiler_cache_dir, by directory.
   std::map<std::string, std::unique_ptr<cache::ModelCache>> option_caches_;

@@ -2,13 +2,10 @@
 #include "client/gectl/local_runtime.h"
 
 #include <filesystem>
-#include <thread>
 
 #include "base/logging.h"
 #include "base/status.h"
-#include "compiler/frontend/onnx_importer.h"
-#include "runtime/cache/redis_tier.h"
-#include "runtime/model/gem.h"
+#include "session/tools.h"
 
 namespace ge::gectl {
 namespace {
@@ -18,27 +15,45 @@ std::vector<std::string>& PluginDirectories() {
   return dirs;
 }
 
-// The engines of the process: the built-in ones, then those of the
-// --plugin-dir directories. Loaded once, before the first import, because
-// plugins register the schemas of their custom operators while they load.
-absl::StatusOr<const engine::EngineRegistry*> ProcessEngines() {
-  static absl::StatusOr<std::unique_ptr<engine::EngineRegistry>>* engines =
-      new absl::StatusOr<std::unique_ptr<engine::EngineRegistry>>(
-          engine::CreateEngineRegistry(PluginDirectories(), {}));
-  if (!engines->ok()) return engines->status();
-  return engines->value().get();
-}
-
 CacheSettings& MutableCacheSettings() {
   static CacheSettings settings;
   return settings;
+}
+
+// The runtime root of the process: the built-in engines, then those of the
+// --plugin-dir directories, and the cache of the cache flags. Made once,
+// before the first import, because plugins register the schemas of their
+// custom operators while they load; devices are added per LocalRuntime.
+absl::StatusOr<session::Runtime*> ProcessRoot() {
+  static absl::StatusOr<std::unique_ptr<session::Runtime>>* root = [] {
+    const CacheSettings& settings = MutableCacheSettings();
+    session::RuntimeOptions options;
+    options.plugin_dirs = PluginDirectories();
+    options.devices.clear();
+    if (!settings.disabled) {
+      session::CacheConfig cache;
+      cache.dir = settings.dir.empty() ? cache::DefaultCacheDir() : settings.dir;
+      cache.max_bytes = settings.max_bytes;
+      cache.remote = settings.remote;
+      cache.remote_key_file = settings.remote_key_file;
+      options.cache = cache;
+    }
+    return new absl::StatusOr<std::unique_ptr<session::Runtime>>(session::Runtime::Create(options));
+  }();
+  if (!root->ok()) return root->status();
+  return root->value().get();
 }
 
 }  // namespace
 
 absl::Status SetCacheSettings(const CacheSettings& settings) {
   if (settings.max_bytes < 0) return InvalidArgument("--cache-max-size must not be negative");
-  if (!settings.remote.empty()) GE_RETURN_IF_ERROR(cache::RedisTier::Create(settings.remote).status());
+  if (!settings.remote.empty() && settings.remote_key_file.empty()) {
+    return InvalidArgument("--cache-remote ", settings.remote,
+                           " needs --cache-remote-key-file: the remote tier's entries are signed with the "
+                           "operator's key and checked before use");
+  }
+  GE_RETURN_IF_ERROR(session::CheckRemoteCacheSettings(settings.remote, settings.remote_key_file));
   MutableCacheSettings() = settings;
   return absl::OkStatus();
 }
@@ -46,24 +61,8 @@ absl::Status SetCacheSettings(const CacheSettings& settings) {
 const CacheSettings& GetCacheSettings() { return MutableCacheSettings(); }
 
 cache::ModelCache* ProcessCache() {
-  static cache::ModelCache* opened = [] () -> cache::ModelCache* {
-    const CacheSettings& settings = GetCacheSettings();
-    if (settings.disabled) return nullptr;
-    cache::ModelCacheOptions options;
-    options.dir = settings.dir.empty() ? cache::DefaultCacheDir() : settings.dir;
-    options.max_bytes = settings.max_bytes;
-    if (!settings.remote.empty()) {
-      auto tier = cache::RedisTier::Create(settings.remote);
-      if (tier.ok()) options.remote = std::shared_ptr<cache::RemoteTier>(*std::move(tier));
-    }
-    absl::StatusOr<std::unique_ptr<cache::ModelCache>> cache = cache::ModelCache::Open(options);
-    if (!cache.ok()) {
-      Logger("cache").warn("compiling without the compiled-model cache: {}", cache.status().message());
-      return nullptr;
-    }
-    return cache->release();
-  }();
-  return opened;
+  absl::StatusOr<session::Runtime*> root = ProcessRoot();
+  return root.ok() ? (*root)->cache() : nullptr;
 }
 
 absl::Status SetPluginDirectories(const std::vector<std::string>& dirs) {
@@ -77,26 +76,24 @@ absl::Status SetPluginDirectories(const std::vector<std::string>& dirs) {
 
 absl::StatusOr<std::unique_ptr<LocalRuntime>> LocalRuntime::Create(int threads) {
   auto rt = std::unique_ptr<LocalRuntime>(new LocalRuntime());
-  GE_ASSIGN_OR_RETURN(rt->engines_, ProcessEngines());
-  // The caller thread takes part in ParallelFor, so one worker fewer than threads.
-  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  rt->pool_ = std::make_unique<ThreadPool>((threads > 0 ? threads : cores) - 1, "gectl-intra");
+  GE_ASSIGN_OR_RETURN(rt->root_, ProcessRoot());
+  rt->device_ = rt->root_->AddDevice(session::DeviceConfig{"gectl", threads, 0});
   return rt;
 }
 
 absl::StatusOr<std::unique_ptr<session::Session>> LocalRuntime::NewSession(std::unique_ptr<ir::Graph> graph,
                                                                            const OptionMap& options) {
-  auto session = std::make_unique<session::Session>(*engines_, OptionMap(), pool_.get());
+  // No cache: commands that only inspect (dump, partition) compile afresh.
+  std::unique_ptr<session::Session> session = root_->NewSession(OptionMap(), device_, session::CacheScope{});
   GE_RETURN_IF_ERROR(session->AddGraph(0, std::move(graph), options));
   return session;
 }
 
 absl::StatusOr<std::unique_ptr<session::Session>> LocalRuntime::OpenModel(const std::string& path,
                                                                           const OptionMap& options) {
-  if (!runtime::IsGemPath(path)) {
+  std::unique_ptr<session::Session> session = root_->NewSession(OptionMap(), device_, root_->OperatorScope());
+  if (!session::IsCompiledModelPath(path)) {
     GE_ASSIGN_OR_RETURN(auto graph, LoadModel(path, options));
-    auto session = std::make_unique<session::Session>(*engines_, OptionMap(), pool_.get());
-    session->set_model_cache(ProcessCache());
     GE_RETURN_IF_ERROR(session->AddGraph(0, std::move(graph), options));
     GE_RETURN_IF_ERROR(session->CompileGraph(0));
     return session;
@@ -105,9 +102,10 @@ absl::StatusOr<std::unique_ptr<session::Session>> LocalRuntime::OpenModel(const 
     return InvalidArgument("--option applies when compiling; ", path, " is already compiled (gectl compile takes them)");
   }
   GE_RETURN_IF_ERROR(CheckModelPath(path));
-  GE_ASSIGN_OR_RETURN(runtime::CompiledModel model, runtime::LoadGem(path, *engines_));
-  auto session = std::make_unique<session::Session>(*engines_, OptionMap(), pool_.get());
-  GE_RETURN_IF_ERROR(session->AddCompiledModel(0, std::move(model)));
+  session::IngestOptions ingest;
+  ingest.provenance = session::Provenance::kOperator;
+  GE_ASSIGN_OR_RETURN(session::IngestedModel model, root_->AddModel(session::ModelSource::GemPath(path), ingest));
+  GE_RETURN_IF_ERROR(session->AddCompiledModel(0, *std::move(model.compiled)));
   return session;
 }
 
@@ -120,11 +118,16 @@ absl::Status CheckModelPath(const std::string& path) {
 
 absl::StatusOr<std::unique_ptr<ir::Graph>> LoadModel(const std::string& path, const OptionMap& options) {
   GE_RETURN_IF_ERROR(CheckModelPath(path));
-  if (runtime::IsGemPath(path)) {
+  if (session::IsCompiledModelPath(path)) {
     return InvalidArgument(path, " is a compiled model (.gem); this command takes a source model (.onnx)");
   }
-  GE_RETURN_IF_ERROR(ProcessEngines().status());  // plugins' operators first
-  return frontend::ImportOnnxFile(path, frontend::OnnxImportOptionsFromMap(options));
+  GE_ASSIGN_OR_RETURN(session::Runtime * root, ProcessRoot());  // plugins' operators first
+  // The operator's model: its files beneath its own directory.
+  session::IngestOptions ingest;
+  ingest.provenance = session::Provenance::kOperator;
+  ingest.options = options;
+  GE_ASSIGN_OR_RETURN(session::IngestedModel model, root->AddModel(session::ModelSource::OnnxPath(path), ingest));
+  return std::move(model.graph);
 }
 
 absl::StatusOr<OptionMap> ParseOptionFlags(const std::vector<std::string>& flags) {

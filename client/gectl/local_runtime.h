@@ -1,5 +1,7 @@
-// LocalRuntime: the engines and thread pool gectl uses to compile and run
-// in process (the daemon owns the same pieces for its sessions).
+// LocalRuntime: gectl's view of the process's runtime root (session::
+// Runtime: engines, the compiled-model cache, devices) to compile and run in
+// process. Models come in as the operator's (Provenance::kOperator): their
+// files are resolved beneath the model's own directory.
 #pragma once
 
 #include <memory>
@@ -10,8 +12,7 @@
 #include "base/ir/graph.h"
 #include "base/options.h"
 #include "base/thread_pool.h"
-#include "runtime/cache/model_cache.h"
-#include "runtime/engines/engine_registry.h"
+#include "session/runtime.h"
 #include "session/session.h"
 
 namespace ge::gectl {
@@ -29,6 +30,7 @@ struct CacheSettings {
   std::string dir;           // empty: cache::DefaultCacheDir()
   bool disabled = false;     // --no-cache
   std::string remote;        // redis://HOST:PORT or unix:/PATH; empty: none
+  std::string remote_key_file;  // --cache-remote-key-file: the remote tier's HMAC key
   int64_t max_bytes = cache::kDefaultCacheMaxBytes;
 };
 absl::Status SetCacheSettings(const CacheSettings& settings);
@@ -41,8 +43,9 @@ class LocalRuntime {
  public:
   // `threads` intra-op threads (the caller included); 0 means every core.
   static absl::StatusOr<std::unique_ptr<LocalRuntime>> Create(int threads = 0);
-  const engine::EngineRegistry& engines() const { return *engines_; }
-  ThreadPool* pool() { return pool_.get(); }
+  const engine::EngineRegistry& engines() const { return root_->engines(); }
+  ThreadPool* pool() { return root_->device(device_).pool(); }
+  const session::Runtime& root() const { return *root_; }
 
   // A session holding `graph` as graph 0 with `options`.
   absl::StatusOr<std::unique_ptr<session::Session>> NewSession(std::unique_ptr<ir::Graph> graph,
@@ -54,8 +57,8 @@ class LocalRuntime {
   absl::StatusOr<std::unique_ptr<session::Session>> OpenModel(const std::string& path, const OptionMap& options);
 
  private:
-  const engine::EngineRegistry* engines_ = nullptr;  // the process's engines
-  std::unique_ptr<ThreadPool> pool_;
+  session::Runtime* root_ = nullptr;  // the process's
+  int device_ = 0;                    // this runtime's device (its thread count)
 };
 
 // Imports a model file (.onnx) with the import options `options` sets

@@ -30,6 +30,8 @@ int main(int argc, char** argv) {
   app.add_flag("--no-cache", cache_settings.disabled, "Neither read nor write the compiled-model cache");
   app.add_option("--cache-remote", cache_settings.remote,
                  "Shared remote cache tier: redis://HOST:PORT or unix:/PATH (default: none)");
+  app.add_option("--cache-remote-key-file", cache_settings.remote_key_file,
+                 "The remote tier's HMAC key (required with --cache-remote): entries are signed and checked");
   app.add_option("--cache-max-size", cache_max_size,
                  "Evict least recently used entries beyond this size (bytes, K/M/G/T; default 8G)");
 

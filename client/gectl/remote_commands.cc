@@ -14,11 +14,11 @@
 #include "base/ir/proto_convert.h"
 #include "base/status.h"
 #include "client/cpp/client.h"
-#include "client/cpp/value_convert.h"
+#include "proto/value_convert.h"
 #include "client/gectl/commands.h"
 #include "client/gectl/local_runtime.h"
 #include "client/gectl/model_inputs.h"
-#include "runtime/model/gem.h"
+#include "session/tools.h"
 
 namespace ge::gectl {
 namespace {
@@ -110,7 +110,7 @@ absl::Status RunOnSession(client::Client& c, const std::string& session_id, cons
   for (const std::string& f : flags.shapes) GE_RETURN_IF_ERROR(ParseShapeFlag(f, spec));
   std::error_code ec;
   if (!std::filesystem::exists(flags.model, ec)) return NotFound("model file ", flags.model, " does not exist");
-  if (runtime::IsGemPath(flags.model)) {
+  if (session::IsCompiledModelPath(flags.model)) {
     if (!options.empty()) return InvalidArgument("--option does not apply to a compiled model (.gem)");
     return RunGemOnSession(c, session_id, flags, spec);
   }
@@ -192,7 +192,7 @@ absl::Status Status(const RemoteFlags& remote) {
 // `compile --remote`: the daemon compiles (through its cache) and sends the
 // .gem back, written to flags.output through a temporary file and a rename.
 absl::Status RemoteCompile(const CompileFlags& flags, const RemoteFlags& remote) {
-  if (!runtime::IsGemPath(flags.output)) return InvalidArgument("-o ", flags.output, ": the output must end in .gem");
+  if (!session::IsCompiledModelPath(flags.output)) return InvalidArgument("-o ", flags.output, ": the output must end in .gem");
   if (flags.external_weights || flags.external_weight > 0 || flags.threads != 0) {
     return InvalidArgument("--external-weights, --external-weight and --threads apply to local compiles only "
                            "(the daemon's device decides threads; its .gem keeps weights inline)");

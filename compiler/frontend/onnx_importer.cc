@@ -183,6 +183,7 @@ absl::StatusOr<std::unique_ptr<ir::Graph>> ImportOwnedModel(onnx::ModelProto& mo
                                                             const std::string& model_dir,
                                                             const OnnxImportOptions& options) {
   StepTimer timer;
+  if (options.check_model) GE_RETURN_IF_ERROR(options.check_model(model));
   absl::Status basics = CheckModelBasics(model);
   if (!basics.ok()) return InvalidArgument("not a valid ONNX model: ", StdView(basics.message()));
   GE_ASSIGN_OR_RETURN(OpsetMap opsets, CheckOpsets(model));

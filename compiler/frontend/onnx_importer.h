@@ -57,6 +57,7 @@
 //   (onnx_control_flow.h; docs/design/control_flow.md), before step 5.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -104,6 +105,9 @@ struct OnnxImportOptions {
   // importing against the global registry; with a registry of the caller's
   // own (tests of the import conventions) they keep the ONNX form.
   std::optional<bool> lower_control_flow;
+  // Runs on the model as parsed, before any other step (the daemon's checks
+  // of a client's model, session/ingest.h); its error fails the import.
+  std::function<absl::Status(const onnx::ModelProto&)> check_model;
 };
 
 // The import options the option map sets (ge.onnx_shape_inference; other

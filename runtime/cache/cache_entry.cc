@@ -104,3 +104,83 @@ absl::StatusOr<EntryMeta> CheckEntry(const EntryBlobs& entry, std::string_view k
 }
 
 }  // namespace ge::cache
+
+namespace ge::cache {
+namespace {
+
+constexpr std::string_view kMacPrefix = "mac ";
+
+// The bytes an entry's mac covers, framed so that no two different entries
+// give the same stream.
+Sha256Digest EntryMac(std::string_view mac_key, std::string_view ns, std::string_view key, std::string_view meta,
+                      const EntryBlobs& entry) {
+  std::string framed;
+  auto add = [&framed](std::string_view part) {
+    const uint64_t n = part.size();
+    for (int i = 0; i < 8; ++i) framed.push_back(static_cast<char>((n >> (8 * i)) & 0xff));
+    framed.append(part);
+  };
+  add("ged cache entry mac v1");
+  add(ns);
+  add(key);
+  add(meta);
+  add(entry.gem);
+  add(entry.weights_view());
+  return HmacSha256(mac_key, framed);
+}
+
+}  // namespace
+
+Sha256Digest HmacSha256(std::string_view key, std::string_view data) {
+  constexpr size_t kBlock = 64;
+  std::string block(kBlock, '\0');
+  if (key.size() > kBlock) {
+    const Sha256Digest hashed = Sha256(key);
+    std::copy(hashed.begin(), hashed.end(), block.begin());
+  } else {
+    std::copy(key.begin(), key.end(), block.begin());
+  }
+  std::string inner_pad(kBlock, '\0'), outer_pad(kBlock, '\0');
+  for (size_t i = 0; i < kBlock; ++i) {
+    inner_pad[i] = static_cast<char>(block[i] ^ 0x36);
+    outer_pad[i] = static_cast<char>(block[i] ^ 0x5c);
+  }
+  Sha256Hasher inner;
+  inner.Update(inner_pad);
+  inner.Update(data);
+  const Sha256Digest inner_digest = inner.Finish();
+  Sha256Hasher outer;
+  outer.Update(outer_pad);
+  outer.AddDigest(inner_digest);
+  return outer.Finish();
+}
+
+std::string SignedRemoteMeta(std::string_view mac_key, std::string_view ns, std::string_view key,
+                             const EntryBlobs& entry) {
+  return StrCat(kMacPrefix, ToHex(EntryMac(mac_key, ns, key, entry.meta, entry)), "\n", entry.meta);
+}
+
+absl::Status VerifyRemoteEntry(std::string_view mac_key, std::string_view ns, std::string_view key,
+                               EntryBlobs& entry) {
+  const size_t newline = entry.meta.find('\n');
+  if (entry.meta.rfind(kMacPrefix, 0) != 0 || newline == std::string::npos) {
+    return absl::PermissionDeniedError(
+        StrCat("remote cache entry ", key, " carries no mac (written without cache_remote_key_file?)"));
+  }
+  const std::string given = entry.meta.substr(kMacPrefix.size(), newline - kMacPrefix.size());
+  std::string meta = entry.meta.substr(newline + 1);
+  const std::string expected = ToHex(EntryMac(mac_key, ns, key, meta, entry));
+  // Compared without an early exit.
+  unsigned diff = given.size() != expected.size() ? 1u : 0u;
+  for (size_t i = 0; i < expected.size() && i < given.size(); ++i) {
+    diff |= static_cast<unsigned>(given[i] ^ expected[i]);
+  }
+  if (diff != 0) {
+    return absl::PermissionDeniedError(
+        StrCat("remote cache entry ", key, " has a bad mac (another key, or tampered)"));
+  }
+  entry.meta = std::move(meta);
+  return absl::OkStatus();
+}
+
+}  // namespace ge::cache

@@ -16,6 +16,7 @@
 #include <string_view>
 
 #include "absl/status/statusor.h"
+#include "base/sha256.h"
 #include "base/tensor.h"
 #include "runtime/model/gem.h"
 
@@ -54,5 +55,22 @@ absl::StatusOr<EntryMeta> ParseMeta(std::string_view meta, std::string_view key)
 // Checks the whole entry: the record, then both files' sizes and digests.
 // DataLoss naming what does not match.
 absl::StatusOr<EntryMeta> CheckEntry(const EntryBlobs& entry, std::string_view key);
+
+// HMAC-SHA256 (RFC 2104) of `data` under `key`.
+Sha256Digest HmacSha256(std::string_view key, std::string_view data);
+
+// Entries of the remote tier are authenticated: the operator's key signs
+// the namespace, the key and all three blobs (HMAC-SHA256), and the
+// signature travels as a first line "mac <hex>" of the remote record. A
+// reader without the key cannot forge an entry, and one namespace's entry
+// cannot be replayed under another namespace or key.
+//
+// The record to send for `entry`: its meta prefixed by the mac line.
+std::string SignedRemoteMeta(std::string_view mac_key, std::string_view ns, std::string_view key,
+                             const EntryBlobs& entry);
+// Checks and strips the mac line of a remote entry's meta (in place).
+// PermissionDenied when it is missing or does not match.
+absl::Status VerifyRemoteEntry(std::string_view mac_key, std::string_view ns, std::string_view key,
+                               EntryBlobs& entry);
 
 }  // namespace ge::cache

@@ -189,6 +189,8 @@ void HashContext(const OptionMap& options, const KeyContext& context, Sha256Hash
   }
   hasher.AddString("cpu");
   for (const std::string& feature : runtime::HostCpuFeatures()) hasher.AddString(feature);
+  hasher.AddString("namespace");
+  hasher.AddString(context.cache_namespace);
 }
 
 }  // namespace
@@ -197,6 +199,29 @@ bool IsOptionIgnoredByCacheKey(std::string_view key) {
   return key == "ge.dump_graph" || key == "ge.dump_path" || key == "ge.graph_compiler_cache_dir" ||
          key == "ge.graph_key" || key == "ge.verify_each_step" || key == "ge.exec.inter_op_parallelism" ||
          key == "ge.exec.output_cache_idle_trim_ms";
+}
+
+std::string TenantNamespace(std::string_view tenant) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string ns = "t-";
+  for (unsigned char c : tenant) {
+    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-') {
+      ns.push_back(static_cast<char>(c));
+    } else {
+      ns.push_back('%');
+      ns.push_back(kHex[c >> 4]);
+      ns.push_back(kHex[c & 15]);
+    }
+  }
+  return ns;
+}
+
+bool IsValidNamespace(std::string_view ns) {
+  if (ns.empty() || ns.size() > 200) return false;
+  return std::all_of(ns.begin(), ns.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-' ||
+           c == '%';
+  });
 }
 
 bool IsCacheKey(std::string_view key) {
@@ -220,19 +245,23 @@ absl::StatusOr<Sha256Digest> GraphDigest(const ir::Graph& graph, ThreadPool* poo
   return hasher.Finish();
 }
 
-absl::StatusOr<std::string> ComputeCacheKey(const ir::Graph& graph, const OptionMap& options,
-                                            const KeyContext& context) {
-  GE_ASSIGN_OR_RETURN(Sha256Digest digest, GraphDigest(graph, context.pool));
+std::string CacheKeyOfDigest(const Sha256Digest& digest, const OptionMap& options, const KeyContext& context) {
   Sha256Hasher hasher;
-  hasher.AddString("ged compiled model v1");
+  hasher.AddString("ged compiled model v2");
   hasher.AddDigest(digest);
   HashContext(options, context, hasher);
   return ToHex(hasher.Finish());
 }
 
+absl::StatusOr<std::string> ComputeCacheKey(const ir::Graph& graph, const OptionMap& options,
+                                            const KeyContext& context) {
+  GE_ASSIGN_OR_RETURN(Sha256Digest digest, GraphDigest(graph, context.pool));
+  return CacheKeyOfDigest(digest, options, context);
+}
+
 std::string UserCacheKey(std::string_view graph_key, const OptionMap& options, const KeyContext& context) {
   Sha256Hasher hasher;
-  hasher.AddString("ged compiled model v1, user key");
+  hasher.AddString("ged compiled model v2, user key");
   hasher.AddString(graph_key);
   HashContext(options, context, hasher);
   return ToHex(hasher.Finish());

@@ -17,7 +17,10 @@
 //   - every loaded engine with its version and scheduling attributes;
 //   - the ged version, the .gem format version, the build IDs of the
 //     compiler and engine libraries (build_identity.h), and this CPU's
-//     features.
+//     features;
+//   - the cache namespace of whoever compiles (KeyContext::cache_namespace:
+//     the operator's, or one per tenant of the daemon), so that one key never
+//     names two tenants' models.
 //
 // GE's own form (`ge.graph_compiler_cache_dir` + `ge.graph_key`): the user
 // names the graph; UserCacheKey replaces the graph digest by that name and
@@ -37,6 +40,19 @@
 
 namespace ge::cache {
 
+// The namespace of the operator (gectl, the daemon in open mode, models the
+// operator configures). Tenants read it but never write it.
+inline constexpr std::string_view kOperatorNamespace = "operator";
+
+// The namespace of daemon tenant `tenant`: "t-" and the name, every byte
+// outside [A-Za-z0-9_-] written as %XX, so that it is one safe path
+// component and two names never share one.
+std::string TenantNamespace(std::string_view tenant);
+
+// Whether `ns` may name a namespace directory: 1 to 200 bytes of
+// [A-Za-z0-9_%-] (the forms above).
+bool IsValidNamespace(std::string_view ns);
+
 // What a compiled model depends on besides the graph.
 struct KeyContext {
   const engine::EngineRegistry* engines = nullptr;
@@ -44,6 +60,8 @@ struct KeyContext {
   // Hashes nodes in parallel when set (the weights dominate); the key is
   // the same either way.
   ThreadPool* pool = nullptr;
+  // Whose cache the key is in (see above).
+  std::string cache_namespace = std::string(kOperatorNamespace);
 };
 
 // The canonical digest of `graph` (the root of a tree with its subgraphs);
@@ -53,6 +71,10 @@ absl::StatusOr<Sha256Digest> GraphDigest(const ir::Graph& graph, ThreadPool* poo
 // The cache key of compiling `graph` with `options` in `context`.
 absl::StatusOr<std::string> ComputeCacheKey(const ir::Graph& graph, const OptionMap& options,
                                             const KeyContext& context);
+
+// The key of a graph whose GraphDigest is `digest` (ComputeCacheKey without
+// hashing the graph again, e.g. for a second namespace).
+std::string CacheKeyOfDigest(const Sha256Digest& digest, const OptionMap& options, const KeyContext& context);
 
 // The key of GE's user-named form (`ge.graph_key`).
 std::string UserCacheKey(std::string_view graph_key, const OptionMap& options, const KeyContext& context);

@@ -3,10 +3,13 @@
 #include "runtime/cache/model_cache.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
 
@@ -20,7 +23,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr char kLayoutDir[] = "v1";
+// v2: namespaces (v1 entries, from before them, are ignored).
+constexpr char kLayoutDir[] = "v2";
+constexpr char kNamespacesDir[] = "ns";
 constexpr char kCorruptDir[] = "corrupt";
 double SecondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -38,11 +43,45 @@ std::string DefaultCacheDir() {
   return "/var/cache/ged";
 }
 
+namespace {
+
+// Creates `dir` (mode 0700) when missing, then checks that it is a
+// directory (not a link to one) owned by `owner`.
+absl::Status CheckCacheDirectory(const std::string& dir, int64_t owner) {
+  std::error_code ec;
+  const fs::path path(dir);
+  if (path.has_parent_path()) fs::create_directories(path.parent_path(), ec);
+  if (mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) {
+    return FailedPrecondition("cannot create the compiled-model cache directory ", dir, ": ", std::strerror(errno));
+  }
+  struct stat st;
+  if (lstat(dir.c_str(), &st) != 0) {
+    return FailedPrecondition("cannot stat the compiled-model cache directory ", dir, ": ", std::strerror(errno));
+  }
+  if (!S_ISDIR(st.st_mode)) {
+    return FailedPrecondition("the compiled-model cache directory ", dir, " is not a directory (or is a symlink)");
+  }
+  if (static_cast<int64_t>(st.st_uid) != owner) {
+    return FailedPrecondition("the compiled-model cache directory ", dir, " belongs to uid ", st.st_uid,
+                              ", not to this process's uid ", owner, ": refusing to use another user's cache");
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::StatusOr<std::unique_ptr<ModelCache>> ModelCache::Open(ModelCacheOptions options) {
   if (options.dir.empty()) return InvalidArgument("the compiled-model cache needs a directory");
   if (options.max_bytes < 0) return InvalidArgument("cache size limit ", options.max_bytes, " is negative");
+  if (options.remote != nullptr && options.remote_mac_key.empty()) {
+    return InvalidArgument("the remote cache tier ", options.remote->address(),
+                           " needs the operator's mac key (cache_remote_key_file, gectl --cache-remote-key-file): "
+                           "its entries are signed and checked");
+  }
+  if (options.owner_uid < 0) options.owner_uid = static_cast<int64_t>(geteuid());
+  GE_RETURN_IF_ERROR(CheckCacheDirectory(options.dir, options.owner_uid));
   std::error_code ec;
-  fs::create_directories(fs::path(options.dir) / kLayoutDir, ec);
+  fs::create_directories(fs::path(options.dir) / kLayoutDir / kNamespacesDir, ec);
   if (ec) {
     return FailedPrecondition("cannot create the compiled-model cache directory ", options.dir, ": ", ec.message());
   }
@@ -52,17 +91,19 @@ absl::StatusOr<std::unique_ptr<ModelCache>> ModelCache::Open(ModelCacheOptions o
   return cache;
 }
 
-std::string ModelCache::EntryPath(const std::string& key) const {
-  return (fs::path(options_.dir) / kLayoutDir / key.substr(0, 2) / key).string();
+std::string ModelCache::EntryPath(std::string_view ns, const std::string& key) const {
+  return (fs::path(options_.dir) / kLayoutDir / kNamespacesDir / std::string(ns) / key.substr(0, 2) / key).string();
 }
 
-bool ModelCache::Contains(const std::string& key) const {
+bool ModelCache::ContainsIn(std::string_view ns, const std::string& key) const {
   std::error_code ec;
-  return IsCacheKey(key) && fs::exists(fs::path(EntryPath(key)) / kMetaFile, ec);
+  return IsValidNamespace(ns) && IsCacheKey(key) && fs::exists(fs::path(EntryPath(ns, key)) / kMetaFile, ec);
 }
 
-absl::StatusOr<EntryBlobs> ModelCache::ReadLocal(const std::string& key) const {
-  const std::string path = EntryPath(key);
+bool ModelCache::Contains(const std::string& key) const { return ContainsIn(kOperatorNamespace, key); }
+
+absl::StatusOr<EntryBlobs> ModelCache::ReadLocal(std::string_view ns, const std::string& key) const {
+  const std::string path = EntryPath(ns, key);
   GE_ASSIGN_OR_RETURN(DirHandle dir, DirHandle::Open(path));
   EntryBlobs entry;
   auto unreadable = [&](const char* name, const absl::Status& status) {
@@ -83,13 +124,14 @@ absl::StatusOr<EntryBlobs> ModelCache::ReadLocal(const std::string& key) const {
   return entry;
 }
 
-void ModelCache::MoveAside(const std::string& key, const absl::Status& why, std::string* moved_to) {
+void ModelCache::MoveAside(std::string_view ns, const std::string& key, const absl::Status& why,
+                           std::string* moved_to) {
   const fs::path corrupt = fs::path(options_.dir) / kCorruptDir;
   std::error_code ec;
   fs::create_directories(corrupt, ec);
   const std::string target =
       (corrupt / StrCat(key, ".", static_cast<int64_t>(std::time(nullptr)), TempName("bad").substr(4))).string();
-  absl::Status renamed = RenameNoReplace(EntryPath(key), target);
+  absl::Status renamed = RenameNoReplace(EntryPath(ns, key), target);
   if (!renamed.ok()) {
     // Someone else moved or evicted it first; nothing left to do.
     Log().warn("compiled-model cache {}: entry {} is corrupt ({}) and could not be moved aside: {}", options_.dir,
@@ -107,37 +149,45 @@ void ModelCache::CountMiss() { misses_.fetch_add(1); }
 absl::StatusOr<runtime::CompiledModel> ModelCache::Lookup(const std::string& key,
                                                           const engine::EngineRegistry& engines,
                                                           LookupTimings* timings) {
+  return LookupIn(kOperatorNamespace, key, engines, timings);
+}
+
+absl::StatusOr<runtime::CompiledModel> ModelCache::LookupIn(std::string_view ns, const std::string& key,
+                                                            const engine::EngineRegistry& engines,
+                                                            LookupTimings* timings) {
   if (!IsCacheKey(key)) return InvalidArgument("'", key.substr(0, 80), "' is not a cache key (64 hex digits)");
+  if (!IsValidNamespace(ns)) return InvalidArgument("'", ns.substr(0, 80), "' is not a cache namespace");
   LookupTimings local_timings;
   LookupTimings& t = timings ? *timings : local_timings;
   auto start = std::chrono::steady_clock::now();
-  absl::StatusOr<EntryBlobs> entry = ReadLocal(key);
+  absl::StatusOr<EntryBlobs> entry = ReadLocal(ns, key);
   t.read = SecondsSince(start);
   if (!entry.ok() && entry.status().code() != absl::StatusCode::kNotFound) {
-    MoveAside(key, entry.status(), nullptr);
+    MoveAside(ns, key, entry.status(), nullptr);
   }
-  if (!entry.ok()) return LookupRemote(key, engines, timings);
+  if (!entry.ok()) return LookupRemote(ns, key, engines, timings);
   start = std::chrono::steady_clock::now();
   absl::Status checked = CheckEntry(*entry, key).status();
   t.verify = SecondsSince(start);
   if (!checked.ok()) {
-    MoveAside(key, checked, nullptr);
-    return LookupRemote(key, engines, timings);
+    MoveAside(ns, key, checked, nullptr);
+    return LookupRemote(ns, key, engines, timings);
   }
   start = std::chrono::steady_clock::now();
   absl::StatusOr<runtime::CompiledModel> model =
       runtime::LoadGemWithWeights(entry->gem, entry->mapped_weights, StrCat("cache entry ", key), engines);
   t.load = SecondsSince(start);
   if (!model.ok()) {
-    MoveAside(key, model.status(), nullptr);
-    return LookupRemote(key, engines, timings);
+    MoveAside(ns, key, model.status(), nullptr);
+    return LookupRemote(ns, key, engines, timings);
   }
-  TouchFile((fs::path(EntryPath(key)) / kMetaFile).string());
+  TouchFile((fs::path(EntryPath(ns, key)) / kMetaFile).string());
   hits_.fetch_add(1);
   return model;
 }
 
-absl::StatusOr<runtime::CompiledModel> ModelCache::LookupRemote(const std::string& key,
+// Remote entries are named "<namespace>:<key>" (redis_tier.h).
+absl::StatusOr<runtime::CompiledModel> ModelCache::LookupRemote(std::string_view ns, const std::string& key,
                                                                 const engine::EngineRegistry& engines,
                                                                 LookupTimings* timings) {
   if (options_.remote == nullptr) {
@@ -145,7 +195,7 @@ absl::StatusOr<runtime::CompiledModel> ModelCache::LookupRemote(const std::strin
     return absl::NotFoundError(StrCat("no entry ", key, " in the compiled-model cache ", options_.dir));
   }
   auto start = std::chrono::steady_clock::now();
-  absl::StatusOr<std::optional<EntryBlobs>> got = options_.remote->Get(key);
+  absl::StatusOr<std::optional<EntryBlobs>> got = options_.remote->Get(StrCat(ns, ":", key));
   if (timings != nullptr) timings->read += SecondsSince(start);
   if (!got.ok()) {
     Log().warn("compiled-model cache: remote tier {} unavailable: {}", options_.remote->address(),
@@ -157,7 +207,9 @@ absl::StatusOr<runtime::CompiledModel> ModelCache::LookupRemote(const std::strin
                                       options_.remote->address()));
   }
   EntryBlobs& entry = **got;
-  absl::Status checked = CheckEntry(entry, key).status();
+  // Verified once, here, before it is published into the local tier.
+  absl::Status checked = VerifyRemoteEntry(options_.remote_mac_key, ns, key, entry);
+  if (checked.ok()) checked = CheckEntry(entry, key).status();
   absl::StatusOr<runtime::CompiledModel> model =
       checked.ok() ? runtime::LoadGemFromBuffers(entry.gem, entry.weights, StrCat("remote cache entry ", key), engines)
                    : absl::StatusOr<runtime::CompiledModel>(checked);
@@ -167,7 +219,7 @@ absl::StatusOr<runtime::CompiledModel> ModelCache::LookupRemote(const std::strin
     CountMiss();
     return absl::NotFoundError(StrCat("remote entry ", key, " is unusable"));
   }
-  if (absl::Status s = Publish(key, entry); !s.ok() && s.code() != absl::StatusCode::kAlreadyExists) {
+  if (absl::Status s = Publish(ns, key, entry); !s.ok() && s.code() != absl::StatusCode::kAlreadyExists) {
     Log().warn("compiled-model cache {}: cannot keep remote entry {} locally: {}", options_.dir, key, s.message());
   }
   hits_.fetch_add(1);
@@ -175,8 +227,8 @@ absl::StatusOr<runtime::CompiledModel> ModelCache::LookupRemote(const std::strin
   return model;
 }
 
-absl::Status ModelCache::Publish(const std::string& key, const EntryBlobs& entry) {
-  const fs::path parent = fs::path(options_.dir) / kLayoutDir / key.substr(0, 2);
+absl::Status ModelCache::Publish(std::string_view ns, const std::string& key, const EntryBlobs& entry) {
+  const fs::path parent = fs::path(EntryPath(ns, key)).parent_path();
   std::error_code ec;
   fs::create_directories(parent, ec);
   if (ec) return FailedPrecondition("cannot create ", parent.string(), ": ", ec.message());
@@ -189,7 +241,7 @@ absl::Status ModelCache::Publish(const std::string& key, const EntryBlobs& entry
   // The record last: an entry with a record has both files.
   if (written.ok()) written = WriteFileDurably((temp / kMetaFile).string(), entry.meta);
   if (written.ok()) written = SyncDirectory(temp.string());
-  if (written.ok()) written = RenameNoReplace(temp.string(), EntryPath(key));
+  if (written.ok()) written = RenameNoReplace(temp.string(), EntryPath(ns, key));
   if (!written.ok()) {
     RemoveTree(temp.string());
     return written;
@@ -200,9 +252,14 @@ absl::Status ModelCache::Publish(const std::string& key, const EntryBlobs& entry
 }
 
 absl::Status ModelCache::Store(const std::string& key, runtime::GemBytes bytes) {
+  return StoreIn(kOperatorNamespace, key, std::move(bytes));
+}
+
+absl::Status ModelCache::StoreIn(std::string_view ns, const std::string& key, runtime::GemBytes bytes) {
   if (!IsCacheKey(key)) return InvalidArgument("'", key.substr(0, 80), "' is not a cache key (64 hex digits)");
+  if (!IsValidNamespace(ns)) return InvalidArgument("'", ns.substr(0, 80), "' is not a cache namespace");
   const EntryBlobs entry = MakeEntry(key, std::move(bytes));
-  absl::Status published = Publish(key, entry);
+  absl::Status published = Publish(ns, key, entry);
   if (published.code() == absl::StatusCode::kAlreadyExists) published = absl::OkStatus();  // another writer won
   if (!published.ok()) {
     store_failures_.fetch_add(1);
@@ -210,7 +267,11 @@ absl::Status ModelCache::Store(const std::string& key, runtime::GemBytes bytes) 
   }
   stores_.fetch_add(1);
   if (options_.remote != nullptr) {
-    if (absl::Status s = options_.remote->Put(key, entry); !s.ok()) {
+    EntryBlobs signed_entry;
+    signed_entry.meta = SignedRemoteMeta(options_.remote_mac_key, ns, key, entry);
+    signed_entry.gem = entry.gem;
+    signed_entry.weights = entry.weights;
+    if (absl::Status s = options_.remote->Put(StrCat(ns, ":", key), signed_entry); !s.ok()) {
       Log().warn("compiled-model cache: cannot store entry {} at {}: {}", key, options_.remote->address(),
                  s.message());
     }
@@ -226,10 +287,17 @@ absl::Status ModelCache::StoreModel(const std::string& key, const ir::Graph& gra
                                     const runtime::StaticProgram* program, const OptionMap& options,
                                     const engine::EngineRegistry& engines, const ir::Graph* partitioned,
                                     const variables::VarManagerInfo* variables) {
+  return StoreModelIn(kOperatorNamespace, key, graph, program, options, engines, partitioned, variables);
+}
+
+absl::Status ModelCache::StoreModelIn(std::string_view ns, const std::string& key, const ir::Graph& graph,
+                                      const runtime::StaticProgram* program, const OptionMap& options,
+                                      const engine::EngineRegistry& engines, const ir::Graph* partitioned,
+                                      const variables::VarManagerInfo* variables) {
   GE_ASSIGN_OR_RETURN(runtime::GemBytes bytes, runtime::SerializeGem(graph, program, options, engines,
                                                                      /*external_weights=*/true, kWeightsFile,
                                                                      partitioned, variables));
-  return Store(key, std::move(bytes));
+  return StoreIn(ns, key, std::move(bytes));
 }
 
 CacheStats ModelCache::stats() const {

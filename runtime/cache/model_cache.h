@@ -1,10 +1,17 @@
 // ModelCache: the on-disk compiled-model cache shared by every process of a
 // host (daemons, gectl, tests), with an optional remote tier for many hosts.
 //
-// Layout under the cache directory:
-//   v1/<first two key digits>/<key>/{model.gem, model.gem.weights, meta}
-//   v1/<..>/.tmp-*          entries being written (or left by killed writers)
-//   corrupt/<key>.<time>.*  entries found corrupt, moved aside
+// Layout under the cache directory (created 0700; a directory owned by
+// another user is refused at Open):
+//   v2/ns/<namespace>/<first two key digits>/<key>/{model.gem, model.gem.weights, meta}
+//   v2/ns/<namespace>/<..>/.tmp-*  entries being written (or left by killed writers)
+//   corrupt/<key>.<time>.*        entries found corrupt, moved aside
+// Namespaces (cache_key.h): "operator" for gectl, the daemon in open mode
+// and models the operator configures; "t-<tenant>" for each tenant of a
+// daemon. The namespace is also part of the key. Which namespaces a caller
+// reads and writes is the caller's policy (session::CacheScope): a tenant
+// writes its own and reads its own and the operator's. Entries of format v1
+// (the layout before namespaces) are ignored.
 // An entry is a .gem with external weights and a metadata record holding
 // both files' checksums (cache_entry.h). Writers publish atomically
 // (cache_files.h): readers see a whole entry or none, concurrent writers of
@@ -14,8 +21,11 @@
 // the least recently used entries are evicted while the directory holds
 // more than max_bytes.
 //
-// Lookup order: local, then remote; a remote hit is written locally. Every
-// method is thread-safe; processes share the directory without locks.
+// Lookup order: local, then remote; a remote hit is written locally. The
+// remote tier needs the operator's mac key (remote_mac_key): every entry it
+// holds is signed (cache_entry.h), and a remote entry is verified once,
+// when it is published into the local tier. Every method is thread-safe;
+// processes share the directory without locks.
 #pragma once
 
 #include <atomic>
@@ -39,6 +49,10 @@ struct ModelCacheOptions {
   std::string dir;                          // created when missing
   int64_t max_bytes = kDefaultCacheMaxBytes;  // 0: no limit
   std::shared_ptr<RemoteTier> remote;       // may be null
+  // The HMAC key of the remote tier's entries; required with `remote`.
+  std::string remote_mac_key;
+  // The uid the directory must belong to; -1: this process's effective uid.
+  int64_t owner_uid = -1;
 };
 
 // Counters of this process's use of the cache (the daemon's metrics).
@@ -61,6 +75,7 @@ struct LookupTimings {
 };
 
 struct EntryInfo {
+  std::string ns;  // namespace
   std::string key;
   std::string path;
   int64_t bytes = 0;
@@ -92,16 +107,28 @@ class ModelCache {
   // Creates the directory when missing and removes stale temporaries.
   static absl::StatusOr<std::unique_ptr<ModelCache>> Open(ModelCacheOptions options);
 
-  // The model of `key`, loaded and checked against `engines`; NotFound on a
-  // miss (including a corrupt entry, which is moved aside).
-  absl::StatusOr<runtime::CompiledModel> Lookup(const std::string& key, const engine::EngineRegistry& engines,
-                                                LookupTimings* timings = nullptr);
-  // Publishes an entry (also to the remote tier), then evicts over the
-  // limit. An error (a full disk, no permission) leaves no trace in the
+  // The model of `key` in namespace `ns`, loaded and checked against
+  // `engines`; NotFound on a miss (including a corrupt entry, which is
+  // moved aside). InvalidArgument for a malformed key or namespace.
+  absl::StatusOr<runtime::CompiledModel> LookupIn(std::string_view ns, const std::string& key,
+                                                  const engine::EngineRegistry& engines,
+                                                  LookupTimings* timings = nullptr);
+  // Publishes an entry in `ns` (also to the remote tier), then evicts over
+  // the limit. An error (a full disk, no permission) leaves no trace in the
   // cache; callers warn and go on with the model they have.
-  absl::Status Store(const std::string& key, runtime::GemBytes bytes);
+  absl::Status StoreIn(std::string_view ns, const std::string& key, runtime::GemBytes bytes);
   // Serializes and stores a compiled graph (`program`, `partitioned` (a
   // mixed graph's partitioned form) and `variables` may be null).
+  absl::Status StoreModelIn(std::string_view ns, const std::string& key, const ir::Graph& graph,
+                            const runtime::StaticProgram* program, const OptionMap& options,
+                            const engine::EngineRegistry& engines, const ir::Graph* partitioned = nullptr,
+                            const variables::VarManagerInfo* variables = nullptr);
+  bool ContainsIn(std::string_view ns, const std::string& key) const;
+
+  // The same in the operator's namespace (kOperatorNamespace).
+  absl::StatusOr<runtime::CompiledModel> Lookup(const std::string& key, const engine::EngineRegistry& engines,
+                                                LookupTimings* timings = nullptr);
+  absl::Status Store(const std::string& key, runtime::GemBytes bytes);
   absl::Status StoreModel(const std::string& key, const ir::Graph& graph, const runtime::StaticProgram* program,
                           const OptionMap& options, const engine::EngineRegistry& engines,
                           const ir::Graph* partitioned = nullptr,
@@ -122,14 +149,14 @@ class ModelCache {
 
  private:
   explicit ModelCache(ModelCacheOptions options) : options_(std::move(options)) {}
-  std::string EntryPath(const std::string& key) const;
+  std::string EntryPath(std::string_view ns, const std::string& key) const;
   // Reads and checks the local entry; NotFound when absent, DataLoss when
   // corrupt.
-  absl::StatusOr<EntryBlobs> ReadLocal(const std::string& key) const;
-  absl::Status Publish(const std::string& key, const EntryBlobs& entry);
-  void MoveAside(const std::string& key, const absl::Status& why, std::string* moved_to);
-  absl::StatusOr<runtime::CompiledModel> LookupRemote(const std::string& key, const engine::EngineRegistry& engines,
-                                                      LookupTimings* timings);
+  absl::StatusOr<EntryBlobs> ReadLocal(std::string_view ns, const std::string& key) const;
+  absl::Status Publish(std::string_view ns, const std::string& key, const EntryBlobs& entry);
+  void MoveAside(std::string_view ns, const std::string& key, const absl::Status& why, std::string* moved_to);
+  absl::StatusOr<runtime::CompiledModel> LookupRemote(std::string_view ns, const std::string& key,
+                                                      const engine::EngineRegistry& engines, LookupTimings* timings);
   int64_t RemoveStaleTemps();
   // The bytes of every entry, from file sizes only (no record is read).
   int64_t ScanBytes() const;

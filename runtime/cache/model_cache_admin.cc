@@ -29,16 +29,22 @@ int64_t MTimeUnix(const fs::path& path) {
 
 bool IsTempName(const std::string& name) { return name.rfind(kTempPrefix, 0) == 0; }
 
-// Calls `fn(path, name)` for every directory two levels under v1/.
+// Calls `fn(path, name, ns)` for every directory two levels under a
+// namespace of v2/ns/ (layout in model_cache.h).
 template <typename Fn>
 void ForEachSlot(const std::string& dir, Fn&& fn) {
   std::error_code ec;
-  for (const auto& bucket : fs::directory_iterator(fs::path(dir) / "v1", ec)) {
-    std::error_code inner;
-    if (!bucket.is_directory(inner)) continue;
-    for (const auto& slot : fs::directory_iterator(bucket.path(), inner)) {
-      std::error_code is_dir;
-      if (slot.is_directory(is_dir)) fn(slot.path(), slot.path().filename().string());
+  for (const auto& space : fs::directory_iterator(fs::path(dir) / "v2" / "ns", ec)) {
+    std::error_code outer;
+    const std::string ns = space.path().filename().string();
+    if (!space.is_directory(outer) || !IsValidNamespace(ns)) continue;
+    for (const auto& bucket : fs::directory_iterator(space.path(), outer)) {
+      std::error_code inner;
+      if (!bucket.is_directory(inner)) continue;
+      for (const auto& slot : fs::directory_iterator(bucket.path(), inner)) {
+        std::error_code is_dir;
+        if (slot.is_directory(is_dir)) fn(slot.path(), slot.path().filename().string(), ns);
+      }
     }
   }
 }
@@ -48,7 +54,7 @@ void ForEachSlot(const std::string& dir, Fn&& fn) {
 int64_t ModelCache::RemoveStaleTemps() {
   int64_t removed = 0;
   const int64_t now = static_cast<int64_t>(std::time(nullptr));
-  ForEachSlot(options_.dir, [&](const fs::path& path, const std::string& name) {
+  ForEachSlot(options_.dir, [&](const fs::path& path, const std::string& name, const std::string&) {
     if (!IsTempName(name) || !IsStaleTemp(name, now - MTimeUnix(path), kTempMaxAgeSeconds)) return;
     RemoveTree(path.string());
     ++removed;
@@ -59,7 +65,7 @@ int64_t ModelCache::RemoveStaleTemps() {
 
 int64_t ModelCache::ScanBytes() const {
   int64_t bytes = 0;
-  ForEachSlot(options_.dir, [&](const fs::path& path, const std::string& name) {
+  ForEachSlot(options_.dir, [&](const fs::path& path, const std::string& name, const std::string&) {
     if (IsCacheKey(name)) bytes += DirectoryBytes(path.string());
   });
   return bytes;
@@ -69,9 +75,10 @@ absl::StatusOr<std::vector<EntryInfo>> ModelCache::List() const {
   std::error_code ec;
   if (!fs::is_directory(options_.dir, ec)) return NotFound("no compiled-model cache at ", options_.dir);
   std::vector<EntryInfo> entries;
-  ForEachSlot(options_.dir, [&](const fs::path& path, const std::string& name) {
+  ForEachSlot(options_.dir, [&](const fs::path& path, const std::string& name, const std::string& ns) {
     if (!IsCacheKey(name)) return;
     EntryInfo info;
+    info.ns = ns;
     info.key = name;
     info.path = path.string();
     info.bytes = DirectoryBytes(info.path);
@@ -94,17 +101,17 @@ absl::StatusOr<std::vector<EntryInfo>> ModelCache::List() const {
 VerifyReport ModelCache::Verify(const engine::EngineRegistry* engines) {
   VerifyReport report;
   report.temps_removed = RemoveStaleTemps();
-  std::vector<std::string> keys;
-  ForEachSlot(options_.dir, [&](const fs::path& path, const std::string& name) {
+  std::vector<std::pair<std::string, std::string>> keys;  // namespace, key
+  ForEachSlot(options_.dir, [&](const fs::path& path, const std::string& name, const std::string& ns) {
     if (IsCacheKey(name)) {
-      keys.push_back(name);
+      keys.emplace_back(ns, name);
     } else if (!IsTempName(name)) {
       // No reader ever opens it: not corrupt, just not ours.
       Logger("cache").warn("compiled-model cache {}: {} is not an entry; left in place", dir(), path.string());
     }
   });
-  for (const std::string& key : keys) {
-    absl::StatusOr<EntryBlobs> entry = ReadLocal(key);
+  for (const auto& [ns, key] : keys) {
+    absl::StatusOr<EntryBlobs> entry = ReadLocal(ns, key);
     if (!entry.ok() && entry.status().code() == absl::StatusCode::kNotFound) continue;  // evicted meanwhile
     absl::Status bad = entry.ok() ? CheckEntry(*entry, key).status() : entry.status();
     if (bad.ok() && engines != nullptr) {
@@ -123,7 +130,7 @@ VerifyReport ModelCache::Verify(const engine::EngineRegistry* engines) {
       continue;
     }
     std::string moved_to;
-    MoveAside(key, bad, &moved_to);
+    MoveAside(ns, key, bad, &moved_to);
     report.moved_aside.push_back(StrCat(key, ": ", bad.message(), moved_to.empty() ? "" : " -> " + moved_to));
   }
   return report;

@@ -25,7 +25,8 @@ timeval ToTimeval(double seconds) {
   return tv;
 }
 
-std::string RedisKey(std::string_view key) { return StrCat("ged:cache:v1:", key); }
+// v2: keys are "<namespace>:<key>" and records carry a mac (cache_entry.h).
+std::string RedisKey(std::string_view key) { return StrCat("ged:cache:v2:", key); }
 
 }  // namespace
 

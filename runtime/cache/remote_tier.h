@@ -1,7 +1,8 @@
 // The remote tier of the compiled-model cache: a store shared by many hosts
 // (Redis, runtime/cache/redis_tier.h). It keeps whole entries by key; the
-// local cache checks every entry it gets before trusting it, so a remote
-// store needs no integrity of its own.
+// local cache checks every entry it gets before trusting it (the mac of the
+// operator key, cache_entry.h, then the checksums), so a remote store needs
+// no integrity of its own.
 #pragma once
 
 #include <optional>

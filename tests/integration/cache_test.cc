@@ -167,7 +167,7 @@ TEST_F(CacheTest, SecondCompileIsAHitAndVerifyReportsCorruption) {
   ASSERT_EQ(none.exit_code, 0) << none.err;
   EXPECT_EQ(none.out.find("cache:"), std::string::npos) << none.out;
   // Damage the entry's weights: verify moves it aside and exits 1, then 0.
-  for (const auto& f : fs::recursive_directory_iterator(cache + "/v1")) {
+  for (const auto& f : fs::recursive_directory_iterator(cache + "/v2")) {
     if (f.path().filename() == "model.gem.weights") std::ofstream(f.path(), std::ios::app) << "junk";
   }
   testing::ProcessResult bad = RunProcess({Gectl(), "cache", "verify", "--cache-dir", cache}, 60);
@@ -194,9 +194,14 @@ TEST_F(CacheTest, FullFileSystemWarnsAndTheModelStillRuns) {
   EXPECT_EQ(std::count(ls.out.begin(), ls.out.end(), '\n'), 1) << ls.out;  // header only: nothing stored
   // The warning names the problem (seen on stderr without the rlimit trick:
   // a read-only directory).
-  fs::permissions(cache + "/v1", fs::perms::owner_read | fs::perms::owner_exec);
+  // Every directory of the layout (v2/ns/<namespace>/<bucket>) read-only.
+  std::vector<fs::path> dirs = {cache + "/v2"};
+  for (const auto& f : fs::recursive_directory_iterator(cache + "/v2")) {
+    if (f.is_directory()) dirs.push_back(f.path());
+  }
+  for (const fs::path& d : dirs) fs::permissions(d, fs::perms::owner_read | fs::perms::owner_exec);
   testing::ProcessResult warned = RunProcess({Gectl(), "run", Model(), "--cache-dir", cache}, 60);
-  fs::permissions(cache + "/v1", fs::perms::owner_all);
+  for (const fs::path& d : dirs) fs::permissions(d, fs::perms::owner_all);
   EXPECT_EQ(warned.exit_code, 0) << warned.err;
   if (geteuid() != 0) {  // root writes anyway
     EXPECT_NE(warned.err.find("compiled but not cached"), std::string::npos) << warned.err;
@@ -207,12 +212,21 @@ TEST_F(CacheTest, TwoProcessesOnDifferentDirectoriesShareEntriesThroughRedis) {
   if (!testing::RedisServer::Available()) GTEST_SKIP() << "redis-server is not installed";
   testing::RedisServer redis;
   ASSERT_TRUE(redis.ready());
+  // The remote tier needs the operator's key: its entries are signed.
+  testing::ProcessResult keyless = RunProcess({Gectl(), "compile", Model(), "-o", dir_ + "/a.gem", "--cache-dir",
+                                               dir_ + "/host_a", "--cache-remote", redis.address()});
+  EXPECT_EQ(keyless.exit_code, 1) << keyless.err;
+  EXPECT_NE(keyless.err.find("--cache-remote-key-file"), std::string::npos) << keyless.err;
+  const std::string key = dir_ + "/remote.key";
+  std::ofstream(key) << "the operator's key, 32 bytes ...\n";
   testing::ProcessResult a = RunProcess({Gectl(), "compile", Model(), "-o", dir_ + "/a.gem", "--cache-dir",
-                                         dir_ + "/host_a", "--cache-remote", redis.address()});
+                                         dir_ + "/host_a", "--cache-remote", redis.address(),
+                                         "--cache-remote-key-file", key});
   ASSERT_EQ(a.exit_code, 0) << a.err;
   EXPECT_NE(a.out.find("cache: miss "), std::string::npos) << a.out;
   testing::ProcessResult b = RunProcess({Gectl(), "compile", Model(), "-o", dir_ + "/b.gem", "--cache-dir",
-                                         dir_ + "/host_b", "--cache-remote", redis.address()});
+                                         dir_ + "/host_b", "--cache-remote", redis.address(),
+                                         "--cache-remote-key-file", key});
   ASSERT_EQ(b.exit_code, 0) << b.err;
   EXPECT_NE(b.out.find("cache: hit "), std::string::npos) << b.out;
   // The remote hit was written to host_b's directory: a hit without Redis.

@@ -7,7 +7,7 @@
 
 #include "base/io/npy.h"
 #include "client/cpp/client.h"
-#include "client/cpp/value_convert.h"
+#include "proto/value_convert.h"
 #include "gtest/gtest.h"
 #include "tests/integration/daemon_process.h"
 #include "tests/integration/process.h"

@@ -40,7 +40,7 @@
 #include "base/ir/graph.h"
 #include "base/status.h"
 #include "client/cpp/client.h"
-#include "client/cpp/value_convert.h"
+#include "proto/value_convert.h"
 
 namespace ge::load {
 namespace {

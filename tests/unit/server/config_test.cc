@@ -2,6 +2,8 @@
 // --devices form, validation rules and the --print-config round trip.
 #include "server/config.h"
 
+#include <fstream>
+
 #include "gtest/gtest.h"
 
 namespace ge::server {
@@ -60,7 +62,18 @@ TEST(ConfigTest, CacheKeys) {
   EXPECT_EQ(c.cache_dir, "/tmp/ged-cache");
   EXPECT_EQ(c.cache_max_bytes, 1024);
   EXPECT_EQ(c.cache_remote, "redis://10.0.0.1:6379");
+  // The remote tier needs the operator's key (its entries are signed).
+  absl::Status no_key = ValidateConfig(c);
+  EXPECT_EQ(no_key.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(no_key.message().find("cache_remote_key_file"), absl::string_view::npos) << no_key;
+  const std::string key_file = ::testing::TempDir() + "/config_test_cache.key";
+  std::ofstream(key_file) << "an operator key of 32 bytes ....\n";
+  ASSERT_TRUE(ApplyYaml("cache_remote_key_file: " + key_file + "\n", "test.yaml", c).ok());
+  EXPECT_EQ(c.cache_remote_key_file, key_file);
   EXPECT_TRUE(ValidateConfig(c).ok());
+  std::ofstream(key_file) << "short";  // a key too short to be one
+  EXPECT_FALSE(ValidateConfig(c).ok());
+  std::ofstream(key_file) << "an operator key of 32 bytes ....\n";
   EXPECT_NE(ConfigToYaml(c).find("cache_remote: redis://10.0.0.1:6379"), std::string::npos);
   c.cache_remote = "redis://host:port";
   EXPECT_FALSE(ValidateConfig(c).ok());
@@ -145,7 +158,7 @@ TEST(ConfigTest, BoundsAreReadAndValidatedByName) {
   const auto refused = [](ServerConfig bad, std::string_view key) {
     absl::Status s = ValidateConfig(bad);
     EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << key;
-    EXPECT_NE(s.message().find(key), absl::string_view::npos) << s;
+    EXPECT_NE(std::string(s.message()).find(key), std::string::npos) << s;
   };
   ServerConfig bad = c;
   bad.max_tensor_bytes = 0;

@@ -1,6 +1,6 @@
 // ge::Value <-> ge.v1.Value: raw little-endian bytes for numeric dtypes,
 // repeated bytes for strings, a TensorList for sequences, nothing for none.
-#include "client/cpp/value_convert.h"
+#include "proto/value_convert.h"
 
 #include <cstring>
 #include <string>

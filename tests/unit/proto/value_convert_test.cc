@@ -1,6 +1,6 @@
 // ge::Value <-> ge.v1.Value: round trips for every kind, and the checks a
 // remote peer's bad tensor must fail.
-#include "client/cpp/value_convert.h"
+#include "proto/value_convert.h"
 
 #include "gtest/gtest.h"
 

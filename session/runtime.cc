@@ -1,0 +1,241 @@
+// Runtime: engines, cache and devices, the ingestion path, and sessions.
+#include "session/runtime.h"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "base/ir/proto_convert.h"
+#include "base/ir/verifier.h"
+#include "base/logging.h"
+#include "base/ops/op_registry.h"
+#include "base/status.h"
+#include "compiler/frontend/onnx_importer.h"
+#include "runtime/cache/redis_tier.h"
+
+namespace ge::session {
+namespace {
+
+namespace fs = std::filesystem;
+
+absl::StatusOr<std::string> ReadKeyFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  if (!in) return InvalidArgument("cache_remote_key_file: cannot read ", path);
+  std::string key = bytes.str();
+  while (!key.empty() && (key.back() == '\n' || key.back() == '\r')) key.pop_back();
+  if (key.size() < 16) {
+    return InvalidArgument("cache_remote_key_file: ", path, " holds ", key.size(),
+                           " bytes; the remote tier's key needs at least 16");
+  }
+  return key;
+}
+
+absl::StatusOr<std::unique_ptr<cache::ModelCache>> OpenCache(const CacheConfig& config) {
+  cache::ModelCacheOptions options;
+  options.dir = config.dir.empty() ? cache::DefaultCacheDir() : config.dir;
+  options.max_bytes = config.max_bytes;
+  if (!config.remote.empty()) {
+    GE_RETURN_IF_ERROR(CheckRemoteCacheSettings(config.remote, config.remote_key_file));
+    GE_ASSIGN_OR_RETURN(options.remote_mac_key, ReadKeyFile(config.remote_key_file));
+    GE_ASSIGN_OR_RETURN(std::unique_ptr<cache::RedisTier> tier, cache::RedisTier::Create(config.remote));
+    options.remote = std::shared_ptr<cache::RemoteTier>(std::move(tier));
+  }
+  return cache::ModelCache::Open(std::move(options));
+}
+
+// A GraphDef from a client is checked as the ONNX importer checks its
+// models before anything is kept: the verifier's invariants (a broken
+// structure is the sender's error here, so InvalidArgument) and every op
+// type known to the registry.
+absl::Status CheckGraphDef(const ir::Graph& graph) {
+  if (absl::Status s = ir::VerifyGraph(graph); !s.ok()) return InvalidArgument("bad GraphDef: ", s.message());
+  std::vector<const ir::Graph*> graphs = {&graph};
+  for (const ir::Graph* sub : graph.subgraphs()) graphs.push_back(sub);
+  for (const ir::Graph* g : graphs) {
+    for (const ir::Node* node : g->nodes()) {
+      const std::string domain = node->op_desc().GetAttrOr<std::string>(std::string(ir::kAttrOpDomain), "");
+      if (ops::OpRegistry::Global().Find(node->type(), domain) == nullptr) {
+        return InvalidArgument("bad GraphDef: node '", node->name(), "' has op type '", node->type(), "'",
+                               domain.empty() ? "" : StrCat(" of domain '", domain, "'"),
+                               ", which no registered operator or engine plugin provides");
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+// The weights root of an operator's model: the one given, else the model
+// file's directory; empty for bytes without one.
+std::string WeightsRootFor(const ModelSource& source, const IngestOptions& options) {
+  if (!options.weights_root.empty()) return options.weights_root;
+  if (source.path.empty()) return "";
+  std::error_code ec;
+  fs::path dir = fs::absolute(fs::path(source.path), ec).parent_path();
+  return dir.string();
+}
+
+}  // namespace
+
+absl::Status CheckRemoteCacheSettings(const std::string& remote, const std::string& key_file) {
+  if (remote.empty()) return absl::OkStatus();
+  GE_RETURN_IF_ERROR(Annotate(cache::RedisTier::Create(remote).status(), "cache_remote"));
+  if (key_file.empty()) {
+    return InvalidArgument("cache_remote ", remote,
+                           " needs cache_remote_key_file (gectl: --cache-remote-key-file): the remote tier's "
+                           "entries are signed with the operator's key and checked before use");
+  }
+  return ReadKeyFile(key_file).status();
+}
+
+RuntimeDevice::RuntimeDevice(const DeviceConfig& config) : name_(config.name) {
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  threads_ = config.threads > 0 ? config.threads : cores;
+  // The run's own thread joins ParallelFor, so one worker fewer.
+  pool_ = std::make_unique<ThreadPool>(threads_ - 1, "intra-" + name_);
+  // Memory only: kernels run on the pool.
+  memory_ = std::make_unique<device::CpuDevice>(device::DeviceSpec{name_, config.memory_bytes, /*num_threads=*/1});
+}
+
+absl::StatusOr<std::unique_ptr<Runtime>> Runtime::Create(const RuntimeOptions& options) {
+  auto rt = std::unique_ptr<Runtime>(new Runtime());
+  for (const std::string& dir : options.plugin_dirs) {
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec)) return NotFound("plugin directory ", dir, " does not exist");
+  }
+  GE_ASSIGN_OR_RETURN(rt->engines_, engine::CreateEngineRegistry(options.plugin_dirs, options.engine_options));
+  if (options.cache) {
+    absl::StatusOr<std::unique_ptr<cache::ModelCache>> opened = OpenCache(*options.cache);
+    if (opened.ok()) {
+      rt->cache_ = *std::move(opened);
+    } else if (options.cache_required || opened.status().code() == absl::StatusCode::kInvalidArgument) {
+      // Settings that are wrong (a remote tier without its key) are errors.
+      return Annotate(opened.status(), "compiled-model cache");
+    } else {
+      Logger("cache").warn("working without the compiled-model cache: {}", opened.status().message());
+    }
+  }
+  for (const DeviceConfig& d : options.devices) rt->devices_.push_back(std::make_unique<RuntimeDevice>(d));
+  return rt;
+}
+
+Runtime::~Runtime() = default;
+
+int Runtime::AddDevice(const DeviceConfig& config) {
+  devices_.push_back(std::make_unique<RuntimeDevice>(config));
+  return static_cast<int>(devices_.size()) - 1;
+}
+
+std::unique_ptr<Session> Runtime::NewSession(const OptionMap& options, int device, const CacheScope& scope,
+                                             std::shared_ptr<device::MemoryQuota> quota) const {
+  RuntimeDevice& d = *devices_.at(device);
+  std::unique_ptr<Session> session;
+  if (quota != nullptr) {
+    session = std::make_unique<Session>(*engines_, options, d.pool(),
+                                        std::make_unique<device::QuotaDevice>(*d.memory_, std::move(quota)));
+  } else {
+    session = std::make_unique<Session>(*engines_, options, d.pool(), d.memory_.get());
+  }
+  session->set_cache_scope(scope);
+  return session;
+}
+
+ModelSource ModelSource::File(std::string path) {
+  return runtime::IsGemPath(path) ? GemPath(std::move(path)) : OnnxPath(std::move(path));
+}
+
+absl::StatusOr<std::unique_ptr<ir::Graph>> Runtime::ImportOnnx(const ModelSource& source,
+                                                               const IngestOptions& options) const {
+  frontend::OnnxImportOptions import = frontend::OnnxImportOptionsFromMap(options.options);
+  if (options.provenance == Provenance::kClient) {
+    // The model as the client sent it, before the importer adds anything.
+    import.check_model = [](const onnx::ModelProto& model) { return CheckClientOnnx(model); };
+    return frontend::ImportOnnxBytes(source.bytes, "", import);
+  }
+  const std::string root = WeightsRootFor(source, options);
+  std::unique_ptr<ir::Graph> graph;
+  if (source.kind == ModelSource::Kind::kOnnxPath) {
+    GE_ASSIGN_OR_RETURN(graph, frontend::ImportOnnxFile(source.path, import));
+  } else {
+    // Bytes from the operator: external data is looked up in the weights root.
+    GE_ASSIGN_OR_RETURN(graph, frontend::ImportOnnxBytes(source.bytes, root, import));
+  }
+  // External tensors became FileConstant nodes: their files must lie
+  // beneath the weights root.
+  if (root.empty()) {
+    for (const ir::Node* node : graph->nodes()) {
+      if (node->type() == ir::kFileConstant) {
+        return InvalidArgument("node '", node->name(), "' (FileConstant) names a file, but the model came as bytes "
+                               "without a weights root to resolve it in");
+      }
+    }
+    return graph;
+  }
+  GE_RETURN_IF_ERROR(ResolveOperatorFiles(*graph, root, options.options));
+  return graph;
+}
+
+absl::StatusOr<IngestedModel> Runtime::AddModel(const ModelSource& source, const IngestOptions& options) const {
+  const bool client = options.provenance == Provenance::kClient;
+  auto where = [&options](const absl::Status& s, std::string_view what) {
+    return options.label.empty() ? Annotate(s, what) : Annotate(s, StrCat(options.label, ": ", what));
+  };
+  if (client) {
+    GE_RETURN_IF_ERROR(where(CheckClientOptions(options.options, ""), "options"));
+    if (source.kind == ModelSource::Kind::kOnnxPath || source.kind == ModelSource::Kind::kGemPath) {
+      return InvalidArgument(options.label, options.label.empty() ? "" : ": ",
+                             "a client's model comes as bytes, not as a path on the daemon's host");
+    }
+  }
+  IngestedModel out;
+  switch (source.kind) {
+    case ModelSource::Kind::kOnnxPath:
+    case ModelSource::Kind::kOnnxBytes: {
+      absl::StatusOr<std::unique_ptr<ir::Graph>> graph = ImportOnnx(source, options);
+      if (!graph.ok()) return where(graph.status(), "bad ONNX model");
+      out.graph = *std::move(graph);
+      return out;
+    }
+    case ModelSource::Kind::kGraphDef: {
+      if (source.graph_def == nullptr) return InvalidArgument("no GraphDef given");
+      absl::StatusOr<std::unique_ptr<ir::Graph>> graph = ir::GraphFromProto(*source.graph_def);
+      if (!graph.ok()) return where(graph.status(), "bad GraphDef");
+      // The graph as received: GraphFromProto adds no attribute.
+      if (client) GE_RETURN_IF_ERROR(where(CheckClientGraph(**graph, AttrPolicy::kUser), "GraphDef"));
+      GE_RETURN_IF_ERROR(where(CheckGraphDef(**graph), "GraphDef"));
+      if (!client) {
+        const std::string root = WeightsRootFor(source, options);
+        if (!root.empty()) {
+          GE_RETURN_IF_ERROR(where(ResolveOperatorFiles(**graph, root, options.options), "GraphDef"));
+        }
+      }
+      out.graph = *std::move(graph);
+      return out;
+    }
+    case ModelSource::Kind::kGemBytes:
+    case ModelSource::Kind::kGemPath: {
+      absl::StatusOr<runtime::CompiledModel> model =
+          source.kind == ModelSource::Kind::kGemPath
+              ? runtime::LoadGem(source.path, *engines_)
+              : runtime::LoadGemFromBytes(source.bytes, StrCat("the gem field (", source.bytes.size(), " bytes)"),
+                                          *engines_);
+      if (!model.ok()) return model.status();
+      if (client) {
+        GE_RETURN_IF_ERROR(where(CheckClientCompiledModel(*model), "compiled model"));
+      } else if (const std::string root = WeightsRootFor(source, options); !root.empty()) {
+        GE_RETURN_IF_ERROR(where(ResolveOperatorFiles(*model->graph, root, options.options), "compiled model"));
+        if (model->partitioned) {
+          GE_RETURN_IF_ERROR(
+              where(ResolveOperatorFiles(*model->partitioned, root, options.options), "compiled model"));
+        }
+      }
+      out.compiled = *std::move(model);
+      return out;
+    }
+  }
+  return InvalidArgument("unknown model source");
+}
+
+}  // namespace ge::session

@@ -1,0 +1,183 @@
+// Cache namespaces (issue 19 item 3): a tenant's entries are its own (in the
+// key and in the layout), a ge.graph_key never crosses tenants, tenants read
+// the operator's namespace but never write it, a key outside the caller's
+// reach is missing with the words of a key nobody stored, and the directory
+// is 0700 and refused when another user owns it.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "base/ir/text_format.h"
+#include "gtest/gtest.h"
+#include "runtime/cache/cache_key.h"
+#include "runtime/cache/model_cache.h"
+#include "session/compile_cache.h"
+#include "session/session.h"
+#include "tests/testing/engines_test.h"
+
+namespace ge::cache {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Two graphs with one signature and different results: y = x and y = -x.
+constexpr char kIdentity[] = R"(graph main {
+    x = Data() {index = 0} -> (f32[2])
+    i = Identity(x:0) -> (f32[2])
+    out = NetOutput(i:0)
+  })";
+constexpr char kNeg[] = R"(graph main {
+    x = Data() {index = 0} -> (f32[2])
+    n = Neg(x:0) -> (f32[2])
+    out = NetOutput(n:0)
+  })";
+
+class CacheNamespaceTest : public ge::testing::EnginesTest {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("cache_namespace_test_" + std::to_string(::getpid()));
+    fs::remove_all(dir_);
+    ModelCacheOptions options;
+    options.dir = dir_.string();
+    auto cache = ModelCache::Open(options);
+    ASSERT_TRUE(cache.ok()) << cache.status();
+    cache_ = *std::move(cache);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // Compiles `text` in `scope` (options `options`) and runs it on [1, 2].
+  struct Compiled {
+    session::CacheUse use;
+    std::vector<float> out;
+  };
+  Compiled CompileAndRun(const char* text, const session::CacheScope& scope, const OptionMap& options = {}) {
+    session::Session session(*engines_, {}, nullptr);
+    session.set_cache_scope(scope);
+    auto graph = ir::ParseGraph(text);
+    EXPECT_TRUE(graph.ok()) << graph.status();
+    EXPECT_TRUE(session.AddGraph(0, std::move(*graph), options).ok());
+    auto out = session.RunGraph(0, {Tensor::FromVector<float>({1, 2}, Shape{2})});
+    EXPECT_TRUE(out.ok()) << out.status();
+    Compiled c;
+    c.use = *session.GetCacheUse(0);
+    if (out.ok()) c.out.assign((*out)[0].tensor().data<float>(), (*out)[0].tensor().data<float>() + 2);
+    return c;
+  }
+  session::CacheScope Tenant(const std::string& name) { return session::CacheScope::ForTenant(cache_.get(), name); }
+
+  fs::path dir_;
+  std::unique_ptr<ModelCache> cache_;
+};
+
+TEST_F(CacheNamespaceTest, TenantNamespacesAreSafePathComponentsAndDistinct) {
+  EXPECT_EQ(TenantNamespace("alice"), "t-alice");
+  EXPECT_EQ(TenantNamespace("../x"), "t-%2E%2E%2Fx");
+  EXPECT_NE(TenantNamespace("a.b"), TenantNamespace("a_b"));
+  EXPECT_TRUE(IsValidNamespace(TenantNamespace("../../etc")));
+  EXPECT_FALSE(IsValidNamespace("../x"));
+  EXPECT_FALSE(IsValidNamespace(""));
+  EXPECT_TRUE(IsValidNamespace(kOperatorNamespace));
+}
+
+TEST_F(CacheNamespaceTest, OneGraphKeyNeverCrossesTenants) {
+  const OptionMap key = {{"ge.graph_key", "shared-name"}};
+  Compiled a = CompileAndRun(kIdentity, Tenant("a"), key);
+  EXPECT_FALSE(a.use.hit);
+  EXPECT_EQ(a.out, (std::vector<float>{1, 2}));
+  // Tenant b names its own (different) graph alike: no hit, its own model.
+  Compiled b = CompileAndRun(kNeg, Tenant("b"), key);
+  EXPECT_FALSE(b.use.hit);
+  EXPECT_NE(b.use.key, a.use.key);
+  EXPECT_EQ(b.out, (std::vector<float>{-1, -2}));
+  // Each tenant hits its own entry afterwards.
+  Compiled a2 = CompileAndRun(kNeg, Tenant("a"), key);
+  EXPECT_TRUE(a2.use.hit);
+  EXPECT_EQ(a2.out, (std::vector<float>{1, 2}));  // a's promise: its name, its model
+  Compiled b2 = CompileAndRun(kIdentity, Tenant("b"), key);
+  EXPECT_TRUE(b2.use.hit);
+  EXPECT_EQ(b2.out, (std::vector<float>{-1, -2}));
+  // The layout keeps them apart too.
+  EXPECT_TRUE(fs::exists(dir_ / "v2" / "ns" / "t-a" / a.use.key.substr(0, 2) / a.use.key));
+  EXPECT_TRUE(fs::exists(dir_ / "v2" / "ns" / "t-b" / b.use.key.substr(0, 2) / b.use.key));
+  // A user key never reads the operator's namespace either.
+  Compiled op = CompileAndRun(kNeg, session::CacheScope{cache_.get()}, key);
+  EXPECT_FALSE(op.use.hit);
+  Compiled c = CompileAndRun(kIdentity, Tenant("c"), key);
+  EXPECT_FALSE(c.use.hit);
+  EXPECT_EQ(c.out, (std::vector<float>{1, 2}));
+}
+
+TEST_F(CacheNamespaceTest, TenantsReadTheOperatorsNamespaceButNeverWriteIt) {
+  // A tenant's compile is stored in its namespace only.
+  Compiled t = CompileAndRun(kNeg, Tenant("a"));
+  EXPECT_FALSE(t.use.hit);
+  EXPECT_FALSE(fs::exists(dir_ / "v2" / "ns" / kOperatorNamespace));
+  // The operator compiles a graph: another tenant's same graph hits it.
+  Compiled op = CompileAndRun(kIdentity, session::CacheScope{cache_.get()});
+  EXPECT_FALSE(op.use.hit);
+  Compiled b = CompileAndRun(kIdentity, Tenant("b"));
+  EXPECT_TRUE(b.use.hit);
+  EXPECT_EQ(b.out, (std::vector<float>{1, 2}));
+  // ... but the operator never reads a tenant's entry.
+  Compiled op2 = CompileAndRun(kNeg, session::CacheScope{cache_.get()});
+  EXPECT_FALSE(op2.use.hit);
+}
+
+TEST_F(CacheNamespaceTest, AKeyOutsideTheCallersReachIsMissingWithTheSameWords) {
+  Compiled a = CompileAndRun(kIdentity, Tenant("a"));
+  auto own = session::LoadCachedModel(Tenant("a"), a.use.key, *engines_);
+  EXPECT_TRUE(own.ok()) << own.status();
+  auto other = session::LoadCachedModel(Tenant("b"), a.use.key, *engines_);
+  const std::string absent_key(64, 'e');
+  auto absent = session::LoadCachedModel(Tenant("b"), absent_key, *engines_);
+  ASSERT_EQ(other.status().code(), absl::StatusCode::kNotFound);
+  ASSERT_EQ(absent.status().code(), absl::StatusCode::kNotFound);
+  std::string other_text(other.status().message()), absent_text(absent.status().message());
+  other_text.replace(other_text.find(a.use.key), a.use.key.size(), "KEY");
+  absent_text.replace(absent_text.find(absent_key), absent_key.size(), "KEY");
+  EXPECT_EQ(other_text, absent_text);
+  // Through a session too (LoadModel by key).
+  session::Session session(*engines_, {}, nullptr);
+  session.set_cache_scope(Tenant("b"));
+  EXPECT_EQ(session.AddCachedModel(1, a.use.key).code(), absl::StatusCode::kNotFound);
+}
+
+TEST_F(CacheNamespaceTest, TheDirectoryIsPrivateAndAnotherOwnersIsRefused) {
+  struct stat st;
+  ASSERT_EQ(stat(dir_.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0700u);
+  ModelCacheOptions options;
+  options.dir = dir_.string();
+  options.owner_uid = static_cast<int64_t>(geteuid()) + 1;  // as if another user owned it
+  auto refused = ModelCache::Open(options);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(refused.status().message().find("belongs to uid"), std::string::npos) << refused.status();
+  // A symlink to a directory is refused as well.
+  const fs::path link = dir_.string() + "_link";
+  fs::remove(link);
+  fs::create_directory_symlink(dir_, link);
+  options.dir = link.string();
+  options.owner_uid = -1;
+  EXPECT_FALSE(ModelCache::Open(options).ok());
+  fs::remove(link);
+}
+
+TEST_F(CacheNamespaceTest, EntriesOfTheFormerLayoutAreIgnored) {
+  Compiled op = CompileAndRun(kIdentity, session::CacheScope{cache_.get()});
+  // A v1 entry of the same key (the layout before namespaces) is not read.
+  const fs::path v2 = dir_ / "v2" / "ns" / kOperatorNamespace / op.use.key.substr(0, 2) / op.use.key;
+  const fs::path v1 = dir_ / "v1" / op.use.key.substr(0, 2) / op.use.key;
+  fs::create_directories(v1.parent_path());
+  fs::rename(v2, v1);
+  auto reopened = ModelCache::Open(ModelCacheOptions{dir_.string()});
+  ASSERT_TRUE(reopened.ok());
+  EXPECT_EQ((*reopened)->Lookup(op.use.key, *engines_).status().code(), absl::StatusCode::kNotFound);
+  auto listed = (*reopened)->List();
+  ASSERT_TRUE(listed.ok());
+  EXPECT_TRUE(listed->empty());
+}
+
+}  // namespace
+}  // namespace ge::cache
