@@ -19,6 +19,9 @@ struct TenantConfig {
   int64_t max_sessions = 64;
   int64_t max_concurrent_runs = 16;
   int64_t max_device_memory_bytes = 0;  // static arenas + variables, all devices; 0: unlimited
+  // Every byte the tenant's calls hold (device memory above, dynamic
+  // outputs, intermediates, workspaces, ExecuteOp); 0: unlimited.
+  int64_t max_memory_bytes = 0;
 };
 
 struct DeviceConfig {
@@ -49,6 +52,10 @@ struct ServerConfig {
   std::string tls_key_file;
   std::string tls_client_ca_file;
   bool reflection = false;  // the gRPC server reflection service
+  // What all tenants together may hold (their max_memory_bytes accounts);
+  // 0: 80% of the smallest of physical memory, the cgroup memory limit and
+  // RLIMIT_AS.
+  int64_t memory_budget_bytes = 0;
   int64_t op_cache_capacity = 256;  // ExecuteOp's compiled single ops kept (0: none)
   // Shared-memory I/O for clients on this host (RegisterSharedMemory);
   // off by default, as in Triton: the daemon then maps client memory.
