@@ -33,7 +33,13 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const ServerConfig& config
   std::vector<std::string> plugin_dirs;
   if (!config.plugin_dir.empty()) plugin_dirs.push_back(config.plugin_dir);
   GE_ASSIGN_OR_RETURN(d->engines_, engine::CreateEngineRegistry(plugin_dirs, {}));
-  d->tenants_ = std::make_unique<TenantRegistry>(config.tenants);
+  const int64_t budget = config.memory_budget_bytes > 0
+                             ? config.memory_budget_bytes
+                             : device::DefaultMemoryBudgetBytes(device::ReadHostMemoryLimits());
+  d->memory_budget_ = std::make_shared<device::MemoryQuota>("the daemon", budget, nullptr, "memory_budget_bytes",
+                                                            "memory budget");
+  Logger("server").info("memory budget {} bytes (memory_budget_bytes)", budget);
+  d->tenants_ = std::make_unique<TenantRegistry>(config.tenants, d->memory_budget_);
   d->OpenModelCache();
   GE_RETURN_IF_ERROR(d->StartDevices());
   d->metrics_ = std::make_unique<ServerMetrics>(d->registry_);
@@ -45,10 +51,13 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const ServerConfig& config
   ctx.sessions = d->sessions_.get();
   ctx.devices = &d->devices_;
   ctx.metrics = d->metrics_.get();
-  ctx.op_session_factory = [raw = d.get()](const OptionMap& options) {
+  ctx.op_session_factory = [raw = d.get()](const OptionMap& options, const Tenant& tenant) {
     const Device& device = raw->devices_.front();
-    return absl::StatusOr<std::unique_ptr<session::Session>>(
-        std::make_unique<session::Session>(*raw->engines_, options, device.intra_op.get(), device.memory.get()));
+    auto session =
+        std::make_unique<session::Session>(*raw->engines_, options, device.intra_op.get(), device.memory.get());
+    // ExecuteOp's outputs are the calling tenant's memory.
+    session->set_memory_quota(tenant.memory);
+    return absl::StatusOr<std::unique_ptr<session::Session>>(std::move(session));
   };
   d->op_cache_ = std::make_unique<OpCache>(static_cast<size_t>(config.op_cache_capacity));
   ctx.op_cache = d->op_cache_.get();
@@ -108,6 +117,8 @@ absl::Status Daemon::StartDevices() {
         entry.memory = std::make_unique<device::QuotaDevice>(*device.memory, entry.tenant->device_memory);
         entry.session =
             std::make_unique<session::Session>(*engines_, options, device.intra_op.get(), entry.memory.get());
+        // Host memory of its runs: the tenant's max_memory_bytes, then the budget.
+        entry.session->set_memory_quota(entry.tenant->memory);
         entry.session->set_model_cache(model_cache_.get());
         // Runs of multi-batch graphs, by path (ged_gear_runs_total).
         entry.session->set_run_path_observer([this](session::RunPath path) {

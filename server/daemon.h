@@ -59,6 +59,8 @@ class Daemon {
   std::string grpc_host_;
   int grpc_port_ = 0;
   std::unique_ptr<engine::EngineRegistry> engines_;
+  // memory_budget_bytes: what every tenant's memory quota charges.
+  std::shared_ptr<device::MemoryQuota> memory_budget_;
   std::unique_ptr<TenantRegistry> tenants_;
   std::vector<Device> devices_;
   std::unique_ptr<SessionManager> sessions_;

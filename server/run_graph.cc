@@ -180,7 +180,8 @@ absl::StatusOr<v1::GraphDef> SingleOpGraph(const v1::ExecuteOpRequest& request, 
   return graph;
 }
 
-absl::Status RunSingleOp(ServiceContext& ctx, const v1::ExecuteOpRequest& request, v1::ExecuteOpResponse* response) {
+absl::Status RunSingleOp(ServiceContext& ctx, const Tenant& tenant, const v1::ExecuteOpRequest& request,
+                         v1::ExecuteOpResponse* response) {
   std::vector<Value> inputs;
   for (int i = 0; i < request.inputs_size(); ++i) {
     GE_ASSIGN_OR_RETURN(Value v, rpc::ValueFromProto(request.inputs(i), StrCat("ExecuteOp input ", i)));
@@ -192,7 +193,9 @@ absl::Status RunSingleOp(ServiceContext& ctx, const v1::ExecuteOpRequest& reques
   GE_RETURN_IF_ERROR(ValidateOptions(options));
   // The key: the op's graph (type, attributes, input types) and the options,
   // both serialized deterministically (maps in key order).
-  std::string key;
+  // Per tenant: a compiled op's outputs are charged to the tenant that made it.
+  std::string key = tenant.name;
+  key.push_back('\0');
   {
     google::protobuf::io::StringOutputStream stream(&key);
     google::protobuf::io::CodedOutputStream coded(&stream);
@@ -212,7 +215,7 @@ absl::Status RunSingleOp(ServiceContext& ctx, const v1::ExecuteOpRequest& reques
                           [&]() -> absl::StatusOr<std::unique_ptr<session::Session>> {
                             GE_ASSIGN_OR_RETURN(std::unique_ptr<ir::Graph> graph, ir::GraphFromProto(def));
                             GE_ASSIGN_OR_RETURN(std::unique_ptr<session::Session> made,
-                                                ctx.op_session_factory(options));
+                                                ctx.op_session_factory(options, tenant));
                             GE_RETURN_IF_ERROR(made->AddGraph(0, std::move(graph)));
                             GE_RETURN_IF_ERROR(made->CompileGraph(0));
                             return made;
@@ -363,8 +366,8 @@ grpc::ServerUnaryReactor* GraphEngineService::ExecuteOp(grpc::CallbackServerCont
   };
   absl::StatusOr<Tenant*> tenant = AdmitCall(ctx_, *call);
   if (!tenant.ok()) return finish(tenant.status()), reactor;
-  absl::Status submitted = ctx_.devices->front().queue->Submit([&ctx, request, response, finish] {
-    finish(RunSingleOp(ctx, *request, response));
+  absl::Status submitted = ctx_.devices->front().queue->Submit([&ctx, tenant = *tenant, request, response, finish] {
+    finish(RunSingleOp(ctx, *tenant, *request, response));
   });
   if (!submitted.ok()) finish(submitted);
   return reactor;

@@ -48,8 +48,10 @@ struct ServiceContext {
   SessionManager* sessions = nullptr;
   std::vector<Device>* devices = nullptr;
   ServerMetrics* metrics = nullptr;
-  // ExecuteOp's sessions (the daemon's own, on device 0, outside any quota).
-  std::function<absl::StatusOr<std::unique_ptr<session::Session>>(const OptionMap& options)> op_session_factory;
+  // ExecuteOp's sessions (the daemon's own, on device 0; their host memory
+  // charged to the calling tenant's max_memory_bytes).
+  std::function<absl::StatusOr<std::unique_ptr<session::Session>>(const OptionMap& options, const Tenant& tenant)>
+      op_session_factory;
   OpCache* op_cache = nullptr;     // ExecuteOp's compiled ops
   SharedMemoryRegistry* shared_memory = nullptr;  // null: shared-memory I/O is off
   cache::ModelCache* model_cache = nullptr;  // compiled models by key; null: none
