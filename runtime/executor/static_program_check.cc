@@ -20,8 +20,10 @@ const char* KindName(ValueRef::Kind kind) {
   return "unknown";
 }
 
+// "an arena reference (index -1, offset 64, type f32[2,3])"
 std::string Describe(const ValueRef& ref) {
-  return StrCat(KindName(ref.kind), " reference (index ", ref.index, ", offset ", ref.offset, ", type ",
+  const bool vowel = ref.kind == ValueRef::Kind::kArena || ref.kind == ValueRef::Kind::kInput;
+  return StrCat(vowel ? "an " : "a ", KindName(ref.kind), " reference (index ", ref.index, ", offset ", ref.offset, ", type ",
                 ref.kind == ValueRef::Kind::kNone ? std::string("none") : ref.type.ToString(), ")");
 }
 
@@ -76,7 +78,7 @@ class Checker {
       if (ref.kind == ValueRef::Kind::kNone) return InvalidArgument(where, " is read from nowhere");
       GE_RETURN_IF_ERROR(Annotate(CheckRef(ref), where));
       if (!SameTensorType(ref.type, p_.outputs[o].type)) {
-        return InvalidArgument(where, " is ", p_.outputs[o].type.ToString(), " but is read from a ", Describe(ref));
+        return InvalidArgument(where, " is ", p_.outputs[o].type.ToString(), " but is read from ", Describe(ref));
       }
     }
     return absl::OkStatus();
@@ -120,13 +122,13 @@ class Checker {
   // the same dtype where it declares one, the same shape where it is known.
   static absl::Status MatchesDeclared(const ValueRef& ref, const ir::ValueType& declared, const std::string& where) {
     if (!declared.is_tensor()) {
-      return InvalidArgument(where, ": the node declares ", declared.ToString(), " but the program has a ",
+      return InvalidArgument(where, ": the node declares ", declared.ToString(), " but the program has ",
                              Describe(ref));
     }
     const bool dtype_ok = declared.dtype() == DataType::kUndefined || declared.dtype() == ref.type.dtype();
     const bool shape_ok = !declared.shape().IsFullyKnown() || declared.shape() == ref.type.shape();
     if (!dtype_ok || !shape_ok) {
-      return InvalidArgument(where, ": the node declares ", declared.ToString(), " but the program has a ",
+      return InvalidArgument(where, ": the node declares ", declared.ToString(), " but the program has ",
                              Describe(ref));
     }
     return absl::OkStatus();
@@ -141,7 +143,7 @@ class Checker {
         if (ref.index < 0 || static_cast<size_t>(ref.index) >= p_.weights.size()) break;
         const Tensor& w = p_.weights[ref.index].value;
         if (w.dtype() != ref.type.dtype() || w.shape() != ref.type.shape()) {
-          return InvalidArgument("a ", Describe(ref), " does not match weight '", p_.weights[ref.index].node,
+          return InvalidArgument(Describe(ref), " does not match weight '", p_.weights[ref.index].node,
                                  "', which is ", DataTypeName(w.dtype()), w.shape().ToString());
         }
         return absl::OkStatus();
@@ -150,7 +152,7 @@ class Checker {
         if (ref.index < 0 || static_cast<size_t>(ref.index) >= p_.inputs.size()) break;
         const StaticIo& io = p_.inputs[ref.index];
         if (!SameTensorType(ref.type, io.type)) {
-          return InvalidArgument("a ", Describe(ref), " does not match graph input '", io.name, "', which is ",
+          return InvalidArgument(Describe(ref), " does not match graph input '", io.name, "', which is ",
                                  io.type.ToString());
         }
         return absl::OkStatus();
@@ -159,20 +161,22 @@ class Checker {
         if (ref.index < 0 || static_cast<size_t>(ref.index) >= p_.variables.size()) break;
         const StaticVariable& v = p_.variables[ref.index];
         if (!SameTensorType(ref.type, v.op.output(0).type)) {
-          return InvalidArgument("a ", Describe(ref), " does not match variable '", v.node, "', which is ",
+          return InvalidArgument(Describe(ref), " does not match variable '", v.node, "', which is ",
                                  v.op.output(0).type.ToString());
         }
         return absl::OkStatus();
       }
       case ValueRef::Kind::kArena: {
         GE_ASSIGN_OR_RETURN(int64_t bytes, BytesOfType(ref.type));
-        if (ref.offset < 0 || ref.offset % kStaticAlignment != 0 || ref.offset > p_.arena_bytes ||
-            bytes > p_.arena_bytes - ref.offset) {
-          return InvalidArgument("a ", Describe(ref), " of ", bytes, " bytes lies outside the ", p_.arena_bytes,
-                                 "-byte arena (or is not aligned to ", kStaticAlignment, ")");
+        if (ref.offset < 0 || ref.offset > p_.arena_bytes || bytes > p_.arena_bytes - ref.offset) {
+          return InvalidArgument(Describe(ref), " of ", bytes, " bytes lies outside the ", p_.arena_bytes,
+                                 "-byte arena");
+        }
+        if (ref.offset % kStaticAlignment != 0) {
+          return InvalidArgument(Describe(ref), " is not aligned to ", kStaticAlignment, " bytes");
         }
         if (ref.output < -1 || ref.output >= static_cast<int>(p_.outputs.size())) {
-          return InvalidArgument("a ", Describe(ref), " names graph output ", ref.output, " of ", p_.outputs.size());
+          return InvalidArgument(Describe(ref), " names graph output ", ref.output, " of ", p_.outputs.size());
         }
         if (ref.output >= 0 && static_cast<size_t>(ref.output) < p_.output_dedicated.size() &&
             p_.output_dedicated[ref.output]) {
@@ -182,14 +186,14 @@ class Checker {
                                     : nullptr;
           if (out == nullptr || out->kind != ValueRef::Kind::kArena || out->offset != ref.offset ||
               !SameTensorType(ref.type, p_.outputs[ref.output].type)) {
-            return InvalidArgument("a ", Describe(ref), " is not the buffer of dedicated graph output ", ref.output,
+            return InvalidArgument(Describe(ref), " is not the buffer of dedicated graph output ", ref.output,
                                    " (", p_.outputs[ref.output].type.ToString(), ")");
           }
         }
         return absl::OkStatus();
       }
     }
-    return InvalidArgument("a ", Describe(ref), " points outside the program (", p_.weights.size(), " weights, ",
+    return InvalidArgument(Describe(ref), " points outside the program (", p_.weights.size(), " weights, ",
                            p_.inputs.size(), " inputs, ", p_.variables.size(), " variables)");
   }
 

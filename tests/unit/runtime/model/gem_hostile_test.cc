@@ -113,7 +113,7 @@ TEST_F(GemHostileTest, ArenaOffsetsOutsideTheArenaAreRefused) {
   ExpectRefused([](v1::CompiledModelDef& d) { Task(d, "i")->mutable_outputs(0)->set_offset(-64); },
                 "points outside the program");
   // In bounds but not aligned: kernels may use aligned vector loads.
-  ExpectRefused([](v1::CompiledModelDef& d) { Task(d, "i")->mutable_outputs(0)->set_offset(8); }, "aligned");
+  ExpectRefused([](v1::CompiledModelDef& d) { Task(d, "i")->mutable_outputs(0)->set_offset(8); }, "is not aligned to 64 bytes");
   ExpectRefused([](v1::CompiledModelDef& d) { d.mutable_program()->set_arena_bytes(int64_t{1} << 60); },
                 "arena of 1152921504606846976 bytes");
 }
@@ -152,7 +152,7 @@ TEST_F(GemHostileTest, DtypeMismatchesBetweenProgramAndGraphAreRefused) {
       [](v1::CompiledModelDef& d) {
         Task(d, "i")->mutable_outputs(0)->mutable_type()->mutable_tensor()->set_dtype(v1::DT_INT32);
       },
-      "declares f32[3,2] but the program has a arena reference");
+      "declares f32[3,2] but the program has an arena reference");
   // The graph itself claims a type its op cannot produce.
   ExpectRefused(
       [](v1::CompiledModelDef& d) {
