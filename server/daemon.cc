@@ -253,7 +253,10 @@ void Daemon::RefreshGauges() {
   for (const auto& t : tenants_->tenants()) {
     metrics_->tenant_device_memory_used_bytes.WithLabels({t->name}).Set(
         static_cast<double>(t->device_memory->in_use_bytes()));
+    metrics_->tenant_memory_used_bytes.WithLabels({t->name}).Set(static_cast<double>(t->memory->in_use_bytes()));
   }
+  metrics_->memory_budget_used_bytes.Get().Set(static_cast<double>(memory_budget_->in_use_bytes()));
+  metrics_->memory_budget_bytes.Get().Set(static_cast<double>(memory_budget_->limit_bytes()));
 }
 
 void Daemon::Tick() {

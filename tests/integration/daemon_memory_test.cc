@@ -127,6 +127,11 @@ TEST_F(DaemonMemoryTest, ATenantPastMaxMemoryBytesIsRefusedAndTheOtherRunsOn) {
     EXPECT_NE(s.error_message().find("8388608-byte memory quota"), std::string::npos) << s.error_message();
   }
   other.join();
+  // What is held shows per tenant and for the daemon; refusals left nothing behind.
+  const std::string page = testing::HttpGet(d->metrics_address(), "/metrics").body;
+  EXPECT_NE(page.find("ged_tenant_memory_used_bytes{tenant=\"alice\"}"), std::string::npos) << page;
+  EXPECT_NE(page.find("ged_memory_budget_used_bytes "), std::string::npos) << page;
+  EXPECT_NE(page.find("ged_memory_budget_bytes "), std::string::npos) << page;
   // What alice was refused left nothing held: she runs again within her quota.
   s = RunFill(alice, a, 1000, &out);
   ASSERT_TRUE(s.ok()) << s.error_message();
