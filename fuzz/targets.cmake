@@ -7,5 +7,8 @@ set(GED_FUZZ_DEPS_npy ge_base)
 set(GED_FUZZ_DEPS_text_format ge_base)
 set(GED_FUZZ_DEPS_graphdef ge_base)
 set(GED_FUZZ_DEPS_onnx_import ge_frontend)
-set(GED_FUZZ_DEPS_gem ge_model)
+set(GED_FUZZ_DEPS_gem ge_model ge_session ge_device)
+# Built-in engines a target loads at run time (plugins, not linked).
+set(GED_FUZZ_ENGINES_gem ge_engine_control_flow ge_engine_cpu_dense ge_engine_cpu_fused ge_engine_cpu_vector
+    ge_engine_ge_local ge_engine_host_cpu)
 set(GED_FUZZ_DEPS_run_request ge_value_proto ge_session)

@@ -58,10 +58,12 @@ absl::Status ApplyTenant(const YAML::Node& node, std::string_view source, Tenant
           Read(kv.second, "tenants.max_device_memory_bytes", source, tenant.max_device_memory_bytes));
     } else if (key == "max_queued_calls") {
       GE_RETURN_IF_ERROR(Read(kv.second, "tenants.max_queued_calls", source, tenant.max_queued_calls));
+    } else if (key == "max_memory_bytes") {
+      GE_RETURN_IF_ERROR(Read(kv.second, "tenants.max_memory_bytes", source, tenant.max_memory_bytes));
     } else {
       return InvalidArgument(source, ": unknown key 'tenants.", key,
                              "' (name, token_sha256, max_sessions, max_concurrent_runs, max_device_memory_bytes, "
-                             "max_queued_calls)");
+                             "max_queued_calls, max_memory_bytes)");
     }
   }
   return absl::OkStatus();
@@ -95,6 +97,7 @@ absl::Status ApplyKey(const std::string& key, const YAML::Node& value, std::stri
   if (key == "tls_client_ca_file") return Read(value, key, source, c.tls_client_ca_file);
   if (key == "reflection") return Read(value, key, source, c.reflection);
   if (key == "op_cache_capacity") return Read(value, key, source, c.op_cache_capacity);
+  if (key == "memory_budget_bytes") return Read(value, key, source, c.memory_budget_bytes);
   if (key == "shared_memory") return Read(value, key, source, c.shared_memory);
   if (key == "testing_retain_bytes_per_run") return Read(value, key, source, c.testing_retain_bytes_per_run);
   if (key == "devices") {
@@ -263,6 +266,9 @@ absl::Status ValidateConfig(const ServerConfig& config) {
       return InvalidArgument("tenant ", t.name, ": max_device_memory_bytes must be >= 0 (0: unlimited)");
     }
     if (t.max_queued_calls < 1) return InvalidArgument("tenant ", t.name, ": max_queued_calls must be >= 1");
+    if (t.max_memory_bytes < 0) {
+      return InvalidArgument("tenant ", t.name, ": max_memory_bytes must be >= 0 (0: unlimited)");
+    }
   }
   if (config.session_idle_timeout_seconds <= 0 || config.shutdown_timeout_seconds < 0) {
     return InvalidArgument("session_idle_timeout_seconds must be > 0 and shutdown_timeout_seconds >= 0");
@@ -284,6 +290,9 @@ absl::Status ValidateConfig(const ServerConfig& config) {
   }
   if (!config.tls_client_ca_file.empty() && config.tls_cert_file.empty()) {
     return InvalidArgument("tls_client_ca_file (mutual TLS) needs tls_cert_file and tls_key_file");
+  }
+  if (config.memory_budget_bytes < 0) {
+    return InvalidArgument("memory_budget_bytes must be >= 0 (0: 80% of the host's memory limit)");
   }
   if (config.op_cache_capacity < 0 || config.op_cache_capacity > 1000000) {
     return InvalidArgument("op_cache_capacity must be in [0, 1000000]");
@@ -324,6 +333,7 @@ std::string ConfigToYaml(const ServerConfig& config) {
   out << YAML::Key << "tls_client_ca_file" << YAML::Value << config.tls_client_ca_file;
   out << YAML::Key << "reflection" << YAML::Value << config.reflection;
   out << YAML::Key << "op_cache_capacity" << YAML::Value << config.op_cache_capacity;
+  out << YAML::Key << "memory_budget_bytes" << YAML::Value << config.memory_budget_bytes;
   out << YAML::Key << "shared_memory" << YAML::Value << config.shared_memory;
   if (config.testing_retain_bytes_per_run > 0) {
     out << YAML::Key << "testing_retain_bytes_per_run" << YAML::Value << config.testing_retain_bytes_per_run;
@@ -342,7 +352,7 @@ std::string ConfigToYaml(const ServerConfig& config) {
         << t.token_sha256 << YAML::Key << "max_sessions" << YAML::Value << t.max_sessions << YAML::Key
         << "max_concurrent_runs" << YAML::Value << t.max_concurrent_runs << YAML::Key << "max_device_memory_bytes"
         << YAML::Value << t.max_device_memory_bytes << YAML::Key << "max_queued_calls" << YAML::Value
-        << t.max_queued_calls << YAML::EndMap;
+        << t.max_queued_calls << YAML::Key << "max_memory_bytes" << YAML::Value << t.max_memory_bytes << YAML::EndMap;
   }
   out << YAML::EndSeq << YAML::EndMap;
   return std::string(out.c_str()) + "\n";

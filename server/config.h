@@ -22,6 +22,9 @@ struct TenantConfig {
   // Calls of the tenant waiting in device run queues (not yet running), all
   // devices: one tenant cannot fill a queue the others share.
   int64_t max_queued_calls = 32;
+  // Every byte the tenant's calls hold (device memory above, dynamic
+  // outputs, intermediates, workspaces, ExecuteOp); 0: unlimited.
+  int64_t max_memory_bytes = 0;
 };
 
 struct DeviceConfig {
@@ -70,6 +73,10 @@ struct ServerConfig {
   std::string tls_key_file;
   std::string tls_client_ca_file;
   bool reflection = false;  // the gRPC server reflection service
+  // What all tenants together may hold (their max_memory_bytes accounts);
+  // 0: 80% of the smallest of physical memory, the cgroup memory limit and
+  // RLIMIT_AS.
+  int64_t memory_budget_bytes = 0;
   int64_t op_cache_capacity = 256;  // ExecuteOp's compiled single ops kept (0: none)
   // Shared-memory I/O for clients on this host (RegisterSharedMemory);
   // off by default, as in Triton: the daemon then maps client memory.

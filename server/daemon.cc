@@ -32,7 +32,13 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const ServerConfig& config
   auto d = std::unique_ptr<Daemon>(new Daemon());
   d->config_ = config;
   GE_RETURN_IF_ERROR(d->StartRuntime());
-  d->tenants_ = std::make_unique<TenantRegistry>(config.tenants);
+  const int64_t budget = config.memory_budget_bytes > 0
+                             ? config.memory_budget_bytes
+                             : device::DefaultMemoryBudgetBytes(device::ReadHostMemoryLimits());
+  d->memory_budget_ = std::make_shared<device::MemoryQuota>("the daemon", budget, nullptr, "memory_budget_bytes",
+                                                            "memory budget");
+  Logger("server").info("memory budget {} bytes (memory_budget_bytes)", budget);
+  d->tenants_ = std::make_unique<TenantRegistry>(config.tenants, d->memory_budget_);
   GE_RETURN_IF_ERROR(d->StartDevices());
   d->metrics_ = std::make_unique<ServerMetrics>(d->registry_);
   d->registry_.AddCollector([raw = d.get()] { raw->RefreshGauges(); });
@@ -107,6 +113,8 @@ absl::Status Daemon::StartDevices() {
         const session::CacheScope scope =
             tenants_->open() ? runtime_->OperatorScope() : runtime_->TenantScope(entry.tenant->name);
         entry.session = runtime_->NewSession(options, devices_[entry.device].index, scope, entry.tenant->device_memory);
+        // Host memory of its runs: the tenant's max_memory_bytes, then the budget.
+        entry.session->set_memory_quota(entry.tenant->memory);
         // Runs of multi-batch graphs, by path (ged_gear_runs_total).
         entry.session->set_run_path_observer([this](session::RunPath path) {
           metrics_->gear_runs_total.WithLabels({path == session::RunPath::kGear ? "gear" : "dynamic"}).Increment();
@@ -298,7 +306,10 @@ void Daemon::RefreshGauges() {
   for (const auto& t : tenants_->tenants()) {
     metrics_->tenant_device_memory_used_bytes.WithLabels({t->name}).Set(
         static_cast<double>(t->device_memory->in_use_bytes()));
+    metrics_->tenant_memory_used_bytes.WithLabels({t->name}).Set(static_cast<double>(t->memory->in_use_bytes()));
   }
+  metrics_->memory_budget_used_bytes.Get().Set(static_cast<double>(memory_budget_->in_use_bytes()));
+  metrics_->memory_budget_bytes.Get().Set(static_cast<double>(memory_budget_->limit_bytes()));
 }
 
 void Daemon::Tick() {

@@ -60,6 +60,8 @@ class Daemon {
   int grpc_port_ = 0;
   // Engines, the compiled-model cache and the devices' pools and memory.
   std::unique_ptr<session::Runtime> runtime_;
+  // memory_budget_bytes: what every tenant's memory quota charges.
+  std::shared_ptr<device::MemoryQuota> memory_budget_;
   std::unique_ptr<TenantRegistry> tenants_;
   std::vector<Device> devices_;
   std::unique_ptr<ThreadBudget> thread_budget_;  // max_inter_op_threads; outlives the sessions

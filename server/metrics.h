@@ -22,6 +22,9 @@ struct ServerMetrics {
   prometheus::GaugeFamily& device_memory_used_bytes;    // {device}
   prometheus::GaugeFamily& device_memory_total_bytes;   // {device}
   prometheus::GaugeFamily& tenant_device_memory_used_bytes;  // {tenant}
+  prometheus::GaugeFamily& tenant_memory_used_bytes;         // {tenant}: against max_memory_bytes
+  prometheus::GaugeFamily& memory_budget_used_bytes;         // all tenants, against memory_budget_bytes
+  prometheus::GaugeFamily& memory_budget_bytes;
   prometheus::CounterFamily& cache_hits_total;
   prometheus::CounterFamily& cache_misses_total;
   prometheus::CounterFamily& cache_evictions_total;

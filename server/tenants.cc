@@ -40,7 +40,23 @@ std::string RandomHex(size_t bytes) {
   return ToHex(buffer.data(), bytes);
 }
 
-TenantRegistry::TenantRegistry(const std::vector<TenantConfig>& configs) {
+namespace {
+
+// The tenant's quota chain: device memory -> all memory -> the daemon budget.
+void MakeQuotas(Tenant& t, int64_t max_device_memory_bytes, int64_t max_memory_bytes,
+                std::shared_ptr<device::MemoryQuota> budget) {
+  const std::string owner = "tenant " + t.name;
+  t.memory = std::make_shared<device::MemoryQuota>(owner, max_memory_bytes, std::move(budget),
+                                                   "max_memory_bytes of " + owner);
+  t.device_memory = std::make_shared<device::MemoryQuota>(owner, max_device_memory_bytes, t.memory,
+                                                          "max_device_memory_bytes of " + owner,
+                                                          "device memory quota");
+}
+
+}  // namespace
+
+TenantRegistry::TenantRegistry(const std::vector<TenantConfig>& configs,
+                               std::shared_ptr<device::MemoryQuota> budget) {
   if (configs.empty()) {
     open_ = true;
     auto t = std::make_unique<Tenant>();
@@ -48,7 +64,7 @@ TenantRegistry::TenantRegistry(const std::vector<TenantConfig>& configs) {
     t->max_sessions = 1024;
     t->max_concurrent_runs = 1024;
     t->max_queued_calls = int64_t{1} << 40;  // the only tenant: the queues' capacity bounds it
-    t->device_memory = std::make_shared<device::MemoryQuota>("tenant default", 0);
+    MakeQuotas(*t, 0, 0, budget);
     tenants_.push_back(std::move(t));
     return;
   }
@@ -59,7 +75,7 @@ TenantRegistry::TenantRegistry(const std::vector<TenantConfig>& configs) {
     t->max_sessions = c.max_sessions;
     t->max_concurrent_runs = c.max_concurrent_runs;
     t->max_queued_calls = c.max_queued_calls;
-    t->device_memory = std::make_shared<device::MemoryQuota>("tenant " + c.name, c.max_device_memory_bytes);
+    MakeQuotas(*t, c.max_device_memory_bytes, c.max_memory_bytes, budget);
     tenants_.push_back(std::move(t));
   }
 }

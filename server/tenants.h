@@ -41,9 +41,14 @@ struct Tenant {
   int64_t max_sessions = 0;
   int64_t max_concurrent_runs = 0;
   // Device memory held by the tenant's sessions on every device
-  // (max_device_memory_bytes; 0: unlimited, counted only).
+  // (max_device_memory_bytes; 0: unlimited, counted only); its parent is
+  // `memory`.
   std::shared_ptr<device::MemoryQuota> device_memory;
   int64_t max_queued_calls = 0;  // calls waiting in run queues, all devices
+  // Every byte the tenant's calls hold: device memory, dynamic outputs,
+  // intermediates, workspaces, ExecuteOp (max_memory_bytes; 0: unlimited);
+  // its parent is the daemon's memory budget.
+  std::shared_ptr<device::MemoryQuota> memory;
   std::atomic<int64_t> sessions{0};
   std::atomic<int64_t> running{0};
   std::atomic<int64_t> queued{0};  // calls in a run queue, not yet started
@@ -52,8 +57,9 @@ struct Tenant {
 class TenantRegistry {
  public:
   // The tenants of `configs` (already validated); the default tenant when
-  // `configs` is empty.
-  explicit TenantRegistry(const std::vector<TenantConfig>& configs);
+  // `configs` is empty. Their memory quotas charge `budget` (may be null).
+  explicit TenantRegistry(const std::vector<TenantConfig>& configs,
+                          std::shared_ptr<device::MemoryQuota> budget = nullptr);
 
   // The tenant of an `authorization` metadata value ("" when absent).
   // UNAUTHENTICATED when the header is missing, malformed or matches no

@@ -126,6 +126,13 @@ Session::Session(const engine::EngineRegistry& engines, OptionMap options, Threa
   output_cache_ = std::make_shared<device::CachingAllocator>(nullptr, std::move(cache_options));
 }
 
+void Session::set_memory_quota(std::shared_ptr<device::MemoryQuota> quota) {
+  device::CachingAllocatorOptions cache_options = output_cache_->options();
+  cache_options.quota = std::move(quota);
+  output_cache_->Close();
+  output_cache_ = std::make_shared<device::CachingAllocator>(nullptr, std::move(cache_options));
+}
+
 // Executors go first (they bind variable memory), then the variables.
 Session::~Session() {
   graphs_.clear();

@@ -189,6 +189,12 @@ class Session {
   // DynamicExecutor. Fails like CompileGraph when an executor cannot load.
   absl::Status AddCompiledModel(uint32_t graph_id, runtime::CompiledModel model);
 
+  // Charges the host memory of this session's runs (the output cache:
+  // dynamic outputs, intermediates, workspaces, static outputs) to `quota`
+  // and its chain (the tenant's max_memory_bytes, the daemon's budget).
+  // Call before adding graphs: executors keep the cache they were made with.
+  void set_memory_quota(std::shared_ptr<device::MemoryQuota> quota);
+
   // The cache kernel outputs of dynamic runs come from
   // (ExecutorOptions::output_allocator).
   device::CachingAllocator& output_cache() const { return *output_cache_; }

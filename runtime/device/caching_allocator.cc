@@ -36,7 +36,31 @@ CachingAllocator::CachingAllocator(Allocator* underlying, CachingAllocatorOption
 
 CachingAllocator::~CachingAllocator() { Trim(); }
 
-void* CachingAllocator::Allocate(size_t bytes, size_t alignment) {
+absl::StatusOr<void*> CachingAllocator::AllocateUnderlying(size_t size, size_t alignment) {
+  const size_t align = alignment > kTensorAlignment ? alignment : kTensorAlignment;
+  const std::shared_ptr<MemoryQuota>& quota = options_.quota;
+  if (quota != nullptr) {
+    absl::Status reserved = quota->Reserve(static_cast<int64_t>(size));
+    // Cached blocks are charged too: giving them back may make room.
+    if (!reserved.ok() && Trim() > 0) reserved = quota->Reserve(static_cast<int64_t>(size));
+    if (!reserved.ok()) return reserved;
+  }
+  void* block = underlying_->Allocate(size, align);
+  if (block == nullptr && Trim() > 0) block = underlying_->Allocate(size, align);
+  if (block == nullptr) {
+    if (quota != nullptr) quota->Release(static_cast<int64_t>(size));
+    return ResourceExhausted("out of memory on ", name(), ": could not allocate ", size, " bytes from ",
+                             underlying_->name());
+  }
+  return block;
+}
+
+void CachingAllocator::FreeUnderlying(void* ptr, size_t size) {
+  underlying_->Free(ptr, size);
+  if (options_.quota != nullptr) options_.quota->Release(static_cast<int64_t>(size));
+}
+
+absl::StatusOr<void*> CachingAllocator::AllocateOrStatus(size_t bytes, size_t alignment) {
   const size_t size = RoundUp64(bytes) > options_.max_block_bytes ? RoundUp64(bytes) : ClassSize(bytes);
   std::vector<std::pair<void*, size_t>> idle;
   void* block = nullptr;
@@ -57,13 +81,15 @@ void* CachingAllocator::Allocate(size_t bytes, size_t alignment) {
   }
   Release(idle);
   if (block != nullptr) return block;
-  const size_t align = alignment > kTensorAlignment ? alignment : kTensorAlignment;
-  block = underlying_->Allocate(size, align);
-  if (block == nullptr && Trim() > 0) block = underlying_->Allocate(size, align);
-  if (block == nullptr) return nullptr;
+  GE_ASSIGN_OR_RETURN(block, AllocateUnderlying(size, alignment));
   std::lock_guard<std::mutex> lock(mu_);
   stats_.bytes_in_use += static_cast<int64_t>(size);
   return block;
+}
+
+void* CachingAllocator::Allocate(size_t bytes, size_t alignment) {
+  absl::StatusOr<void*> block = AllocateOrStatus(bytes, alignment);
+  return block.ok() ? *block : nullptr;
 }
 
 void CachingAllocator::Free(void* ptr, size_t bytes) {
@@ -84,23 +110,37 @@ void CachingAllocator::Free(void* ptr, size_t bytes) {
     }
   }
   Release(idle);
-  if (!cached) underlying_->Free(ptr, size);
+  if (!cached) FreeUnderlying(ptr, size);
 }
 
-absl::StatusOr<Tensor> CachingAllocator::AllocateTensor(DataType dtype, const Shape& shape) {
-  if (dtype == DataType::kString) return Tensor::Allocate(dtype, shape);
-  GE_ASSIGN_OR_RETURN(int64_t count, shape.NumElements());
-  GE_ASSIGN_OR_RETURN(size_t bytes, ByteSizeOf(dtype, count));
+absl::StatusOr<std::shared_ptr<Buffer>> CachingAllocator::AllocateBuffer(size_t bytes) {
   if (bytes > (size_t{1} << 48)) {
     return ResourceExhausted("cannot allocate ", bytes, " bytes on ", name(), ": larger than any supported tensor");
   }
-  void* data = Allocate(bytes, kTensorAlignment);
-  if (data == nullptr) {
-    return ResourceExhausted("out of memory on ", name(), ": could not allocate ", bytes, " bytes");
+  GE_ASSIGN_OR_RETURN(void* data, AllocateOrStatus(bytes, kTensorAlignment));
+  return Buffer::Wrap(data, bytes, [self = shared_from_this(), data, bytes] { self->Free(data, bytes); });
+}
+
+absl::StatusOr<Tensor> CachingAllocator::AllocateTensor(DataType dtype, const Shape& shape) {
+  GE_ASSIGN_OR_RETURN(int64_t count, shape.NumElements());
+  GE_ASSIGN_OR_RETURN(size_t bytes, ByteSizeOf(dtype, count));
+  if (dtype == DataType::kString) {
+    const std::shared_ptr<MemoryQuota>& quota = options_.quota;
+    if (quota == nullptr) return Tensor::Allocate(dtype, shape);
+    GE_RETURN_IF_ERROR(quota->Reserve(static_cast<int64_t>(bytes)));
+    absl::StatusOr<Tensor> strings = Tensor::Allocate(dtype, shape);
+    if (!strings.ok()) {
+      quota->Release(static_cast<int64_t>(bytes));
+      return strings.status();
+    }
+    // A view of the strings that returns the charge when the last user goes.
+    std::shared_ptr<Buffer> inner = strings->buffer();
+    std::shared_ptr<Buffer> charged =
+        Buffer::Wrap(inner->data(), inner->size(), [inner, quota, bytes] { quota->Release(static_cast<int64_t>(bytes)); });
+    return Tensor(dtype, shape, std::move(charged));
   }
-  std::memset(data, 0, bytes);
-  std::shared_ptr<Buffer> buffer =
-      Buffer::Wrap(data, bytes, [self = shared_from_this(), data, bytes] { self->Free(data, bytes); });
+  GE_ASSIGN_OR_RETURN(std::shared_ptr<Buffer> buffer, AllocateBuffer(bytes));
+  std::memset(buffer->data(), 0, bytes);
   return Tensor(dtype, shape, std::move(buffer));
 }
 
@@ -123,7 +163,7 @@ void CachingAllocator::TakeAllLocked(std::vector<std::pair<void*, size_t>>& out)
 }
 
 void CachingAllocator::Release(const std::vector<std::pair<void*, size_t>>& blocks) {
-  for (const auto& [p, size] : blocks) underlying_->Free(p, size);
+  for (const auto& [p, size] : blocks) FreeUnderlying(p, size);
 }
 
 size_t CachingAllocator::Trim() {

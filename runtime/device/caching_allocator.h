@@ -17,6 +17,14 @@
 // background thread); and by Close() and the destructor. After Close() the
 // cache still serves requests but frees go straight back.
 //
+// Accounting: with `quota` set, every block the cache holds from the
+// underlying allocator (handed out or cached) is charged to it and to its
+// chain (memory_quota.h); a request the quota refuses trims the cache and
+// retries once, then fails with the quota's RESOURCE_EXHAUSTED naming the
+// limit (AllocateTensor, AllocateBuffer). String tensors, whose buffers hold
+// constructed objects and come from the host, are charged for their bytes
+// while they live.
+//
 // Lifetime: Allocate / Free through the Allocator interface need the cache
 // to outlive its blocks. AllocateTensor instead gives buffers that own a
 // reference to the cache (create it with std::make_shared), so tensors may
@@ -38,6 +46,7 @@
 #include "absl/status/statusor.h"
 #include "base/allocator.h"
 #include "base/tensor.h"
+#include "runtime/device/memory_quota.h"
 
 namespace ge::device {
 
@@ -50,6 +59,9 @@ struct CachingAllocatorOptions {
   std::chrono::milliseconds idle_trim{2000};
   // The time source of idle trimming (tests inject one); null: steady_clock.
   std::function<std::chrono::steady_clock::time_point()> clock;
+  // Charged for every block taken from the underlying allocator (null: no
+  // accounting). Must outlive the cache's blocks (tensors keep it alive).
+  std::shared_ptr<MemoryQuota> quota;
 };
 
 struct CachingAllocatorStats {
@@ -81,6 +93,9 @@ class CachingAllocator final : public Allocator, public std::enable_shared_from_
   // alive (the cache must be owned by a shared_ptr). Strings come from the
   // host (their buffers hold constructed objects).
   absl::StatusOr<Tensor> AllocateTensor(DataType dtype, const Shape& shape);
+  // `bytes` of uninitialized memory from this cache, as a buffer that keeps
+  // the cache alive; the quota's error (or ResourceExhausted) when refused.
+  absl::StatusOr<std::shared_ptr<Buffer>> AllocateBuffer(size_t bytes);
 
   // Releases every cached block; returns the bytes released.
   size_t Trim();
@@ -89,6 +104,7 @@ class CachingAllocator final : public Allocator, public std::enable_shared_from_
   // Trims and stops caching (later frees go straight back).
   void Close();
   CachingAllocatorStats stats() const;
+  const CachingAllocatorOptions& options() const { return options_; }
 
  private:
   using Clock = std::chrono::steady_clock;
@@ -98,6 +114,12 @@ class CachingAllocator final : public Allocator, public std::enable_shared_from_
   void TakeIfIdleLocked(Clock::time_point now, std::vector<std::pair<void*, size_t>>& out);
   void TakeAllLocked(std::vector<std::pair<void*, size_t>>& out);
   void Release(const std::vector<std::pair<void*, size_t>>& blocks);
+  // A block of class size `size` from the underlying allocator, charged to
+  // the quota (trimming and retrying once when refused).
+  absl::StatusOr<void*> AllocateUnderlying(size_t size, size_t alignment);
+  void FreeUnderlying(void* ptr, size_t size);
+  // Allocate with the reason of a refusal.
+  absl::StatusOr<void*> AllocateOrStatus(size_t bytes, size_t alignment);
 
   Allocator* const underlying_;
   const CachingAllocatorOptions options_;

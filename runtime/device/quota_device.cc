@@ -18,19 +18,6 @@ int64_t Charged(size_t bytes) {
 
 }  // namespace
 
-bool MemoryQuota::TryReserve(int64_t bytes) {
-  int64_t held = in_use_.load(std::memory_order_relaxed);
-  do {
-    if (limit_bytes_ > 0 && held + bytes > limit_bytes_) {
-      failed_.fetch_add(1, std::memory_order_relaxed);
-      return false;
-    }
-  } while (!in_use_.compare_exchange_weak(held, held + bytes, std::memory_order_relaxed));
-  return true;
-}
-
-void MemoryQuota::Release(int64_t bytes) { in_use_.fetch_sub(bytes, std::memory_order_relaxed); }
-
 QuotaDevice::QuotaDevice(Device& device, std::shared_ptr<MemoryQuota> quota)
     : device_(device), quota_(std::move(quota)) {
   stats_.capacity_bytes = quota_->limit_bytes();
@@ -50,12 +37,10 @@ QuotaDevice::~QuotaDevice() {
 
 absl::StatusOr<void*> QuotaDevice::Malloc(size_t bytes) {
   const int64_t charged = Charged(bytes);
-  if (!quota_->TryReserve(charged)) {
+  if (absl::Status reserved = quota_->Reserve(charged, static_cast<int64_t>(bytes)); !reserved.ok()) {
     std::lock_guard<std::mutex> lock(mu_);
     ++stats_.failed_allocations;
-    return ResourceExhausted("device ", device_.name(), ": ", quota_->owner(), " cannot allocate ", bytes,
-                             " bytes: it holds ", quota_->in_use_bytes(), " of its ", quota_->limit_bytes(),
-                             "-byte device memory quota");
+    return absl::Status(reserved.code(), StrCat("device ", device_.name(), ": ", StdView(reserved.message())));
   }
   absl::StatusOr<void*> ptr = device_.Malloc(bytes);
   std::lock_guard<std::mutex> lock(mu_);

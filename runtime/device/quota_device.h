@@ -1,6 +1,7 @@
 // QuotaDevice: a view of a Device that charges every allocation to a shared
-// MemoryQuota, so that one owner (a tenant of the daemon) cannot take more
-// than its share of a device however many sessions it opens.
+// MemoryQuota (and so to the quota's chain: the tenant's memory quota and the
+// daemon's memory budget), so that one owner (a tenant of the daemon) cannot
+// take more than its share of a device however many sessions it opens.
 //
 // Memory still comes from the underlying device, which keeps its own
 // capacity and statistics; the quota is checked first, and the device's own
@@ -17,30 +18,9 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "runtime/device/device.h"
+#include "runtime/device/memory_quota.h"
 
 namespace ge::device {
-
-// The bytes one owner may hold across every QuotaDevice that shares it.
-class MemoryQuota {
- public:
-  // `limit_bytes` 0: no limit (the quota only counts).
-  MemoryQuota(std::string owner, int64_t limit_bytes) : owner_(std::move(owner)), limit_bytes_(limit_bytes) {}
-
-  const std::string& owner() const { return owner_; }
-  int64_t limit_bytes() const { return limit_bytes_; }
-  int64_t in_use_bytes() const { return in_use_.load(std::memory_order_relaxed); }
-  int64_t failed_reservations() const { return failed_.load(std::memory_order_relaxed); }
-
-  // Takes `bytes` from the quota; false (and nothing taken) past the limit.
-  bool TryReserve(int64_t bytes);
-  void Release(int64_t bytes);
-
- private:
-  const std::string owner_;
-  const int64_t limit_bytes_;
-  std::atomic<int64_t> in_use_{0};
-  std::atomic<int64_t> failed_{0};
-};
 
 class QuotaDevice final : public Device {
  public:

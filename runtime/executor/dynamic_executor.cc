@@ -13,6 +13,7 @@
 #include "base/ops/op_registry.h"
 #include "base/status.h"
 #include "runtime/device/stream.h"
+#include "runtime/executor/alloc_guard.h"
 #include "runtime/executor/static_executor.h"
 
 namespace ge::runtime {
@@ -414,9 +415,15 @@ absl::Status DynamicExecutor::RunStep(Step& step, std::vector<Value>& slots) {
     pctx.output_types = output_types;
     pctx.num_threads = options_.intra_op_pool ? options_.intra_op_pool->num_threads() + 1 : 1;
     pctx.const_inputs.assign(inputs.size(), nullptr);
-    GE_RETURN_IF_ERROR(step.kernel->Prepare(pctx));
+    GE_RETURN_IF_ERROR(CallKernel([&] { return step.kernel->Prepare(pctx); }));
     if (pctx.workspace_bytes > step.workspace_bytes || !step.workspace) {
-      GE_ASSIGN_OR_RETURN(step.workspace, Buffer::Allocate(pctx.workspace_bytes));
+      // Charged like the outputs (the session's memory quota); an empty one
+      // needs no accounting.
+      if (pctx.workspace_bytes > 0) {
+        GE_ASSIGN_OR_RETURN(step.workspace, options_.output_allocator->AllocateBuffer(pctx.workspace_bytes));
+      } else {
+        GE_ASSIGN_OR_RETURN(step.workspace, Buffer::Allocate(0));
+      }
       step.workspace_bytes = pctx.workspace_bytes;
     }
     step.prepared_inputs = input_types;
@@ -424,7 +431,7 @@ absl::Status DynamicExecutor::RunStep(Step& step, std::vector<Value>& slots) {
   }
   std::vector<Value> outputs(step.num_outputs);
   StepContext ctx(*this, step, inputs, output_types, outputs, step.workspace->data(), options_.intra_op_pool);
-  GE_RETURN_IF_ERROR(step.kernel->Compute(ctx));
+  GE_RETURN_IF_ERROR(CallKernel([&] { return step.kernel->Compute(ctx); }));
   for (int o = 0; o < step.num_outputs; ++o) {
     if (outputs[o].is_none() && !node.consumers(o).empty() &&
         output_types[o].kind() != ir::ValueType::Kind::kOptional) {

@@ -7,6 +7,8 @@
 #include "absl/container/flat_hash_map.h"
 #include "base/ir/op_types.h"
 #include "base/status.h"
+#include "runtime/executor/alloc_guard.h"
+#include "runtime/executor/static_program_check.h"
 
 namespace ge::runtime {
 namespace {
@@ -141,6 +143,8 @@ absl::StatusOr<std::unique_ptr<StaticExecutor>> StaticExecutor::Load(StaticProgr
                                                                      const engine::EngineRegistry& engines,
                                                                      device::Device& device,
                                                                      ExecutorOptions options) {
+  // Nothing is bound before every reference is known to fit what it names.
+  GE_RETURN_IF_ERROR(Annotate(CheckStaticProgram(program), StrCat("loading static graph '", program.graph_name, "'")));
   std::unique_ptr<StaticExecutor> exec(new StaticExecutor());
   exec->device_ = &device;
   exec->options_ = options;
@@ -191,6 +195,14 @@ absl::Status StaticExecutor::ResolveVariables(const StaticProgram& program) {
     const bool is_file = v.op.type() == ir::kFileConstant;
     absl::StatusOr<Tensor> t = is_file ? options_.variables->GetFileConstant(v.op) : options_.variables->GetVariable(v.op);
     if (!t.ok()) return Annotate(t.status(), StrCat("loading static graph '", graph_name_, "'"));
+    // The program's references were checked against the declared type; the
+    // memory behind them must be of that type too.
+    const ir::ValueType& declared = v.op.output(0).type;
+    if (!t->defined() || t->dtype() != declared.dtype() || t->shape() != declared.shape()) {
+      return InvalidArgument("loading static graph '", graph_name_, "': variable '", v.node, "' is declared ",
+                             declared.ToString(), " but the session holds ",
+                             t->defined() ? StrCat(DataTypeName(t->dtype()), t->shape().ToString()) : "no tensor");
+    }
     variables_.push_back(*std::move(t));
     variable_is_constant_.push_back(is_file);
   }
@@ -229,8 +241,15 @@ absl::Status StaticExecutor::BindTasks(StaticProgram& program, const engine::Eng
       prepare.const_inputs.push_back(known);
     }
     for (const ValueRef& ref : cold.output_refs) prepare.output_types.push_back(ref.type);
-    auto kernel = engine->kernel_builder().LoadKernel(engine->kernel_factory(), cold.def, prepare);
-    if (!kernel.ok()) return Annotate(kernel.status(), prefix);
+    absl::StatusOr<std::unique_ptr<engine::Kernel>> kernel;
+    absl::Status guarded = CallKernel([&] {
+      kernel = engine->kernel_builder().LoadKernel(engine->kernel_factory(), cold.def, prepare);
+      return kernel.status();
+    });
+    if (!guarded.ok()) return Annotate(guarded, prefix);
+    if (prepare.workspace_bytes > static_cast<size_t>(kMaxStaticBytes)) {
+      return ResourceExhausted(prefix, ": a workspace of ", prepare.workspace_bytes, " bytes");
+    }
     kernels_.push_back(*std::move(kernel));
     cold.def.workspace_bytes = std::max(cold.def.workspace_bytes, prepare.workspace_bytes);
     tasks_.emplace_back(kernels_.back().get(), &cold, &values_[next_value], &shared_);
@@ -266,6 +285,12 @@ absl::Status StaticExecutor::AllocateMemory(const StaticProgram& program) {
     GE_ASSIGN_OR_RETURN(in.bytes, BytesOf(in.io.type));
     in.entry = 1 + static_cast<int>(weights_.size()) + static_cast<int>(i);
     in.staging_offset = total;
+    // Each part is at most kMaxStaticBytes (CheckStaticProgram): no overflow
+    // before the sum passes this bound.
+    if (total > 4 * kMaxStaticBytes) {
+      return ResourceExhausted("loading static graph '", graph_name_, "': its memory block passes ",
+                               4 * kMaxStaticBytes, " bytes");
+    }
     total += AlignUp(static_cast<int64_t>(in.bytes));
     inputs_.push_back(std::move(in));
   }
@@ -374,7 +399,14 @@ absl::Status StaticExecutor::BindOutputs(std::vector<Tensor>& outputs) {
   }
   for (size_t o = 0; o < outputs.size(); ++o) {
     if (!outputs[o].defined()) {
-      GE_ASSIGN_OR_RETURN(outputs[o], Tensor::Allocate(outputs_[o].type.dtype(), outputs_[o].type.shape()));
+      // From the session's output cache when it has one (charged to its
+      // memory quota, as the dynamic path's outputs are).
+      if (options_.output_allocator != nullptr) {
+        GE_ASSIGN_OR_RETURN(outputs[o],
+                            options_.output_allocator->AllocateTensor(outputs_[o].type.dtype(), outputs_[o].type.shape()));
+      } else {
+        GE_ASSIGN_OR_RETURN(outputs[o], Tensor::Allocate(outputs_[o].type.dtype(), outputs_[o].type.shape()));
+      }
     }
     GE_RETURN_IF_ERROR(CheckTensor(Value(outputs[o]), outputs_[o], "output", o));
     const int e = output_entry_[o];
@@ -420,7 +452,7 @@ absl::Status StaticExecutor::RunWithOutputs(const std::vector<Value>& inputs, st
   GE_RETURN_IF_ERROR(BindOutputs(outputs));
   for (TaskContext& task : tasks_) {
     if (control != nullptr) GE_RETURN_IF_ERROR(control->Check(task.cold().op.name()));
-    absl::Status s = task.kernel()->Compute(task);
+    absl::Status s = CallKernel([&] { return task.kernel()->Compute(task); });
     if (!s.ok()) {
       const ir::OpDesc& op = task.cold().op;
       return absl::Status(s.code(), StrCat("node '", op.name(), "' (", op.type(), "): ", StdView(s.message())));

@@ -21,6 +21,7 @@
 #include "base/status.h"
 #include "base/version.h"
 #include "ge/v1/model.pb.h"
+#include "runtime/model/gem_verify.h"
 #include "runtime/variables/var_manager_serial.h"
 
 namespace ge::runtime {
@@ -560,10 +561,14 @@ absl::StatusOr<CompiledModel> ModelFromDef(const v1::CompiledModelDef& def, cons
     model.partitioned = *std::move(partitioned);
     SetWeightDirectory(*model.partitioned, model_dir);
   }
+  // Untrusted like the rest of the file: verified and typed before the
+  // program's tasks copy their nodes.
+  if (absl::Status verified = VerifyModelGraphs(model); !verified.ok()) return Annotate(verified, label);
   if (def.has_program()) {
     absl::StatusOr<StaticProgram> program = ProgramFromProto(def.program(), *model.graph);
     if (!program.ok()) return Annotate(program.status(), StrCat("the static program of ", label));
     model.program = *std::move(program);
+    if (absl::Status checked = VerifyModelProgram(model); !checked.ok()) return Annotate(checked, label);
   }
   for (const auto& [k, v] : def.options()) model.options[k] = v;
   for (const auto& e : def.engines()) model.engines.emplace_back(e.name(), e.version());
@@ -598,7 +603,11 @@ absl::StatusOr<CompiledModel> LoadGemFromBytes(std::string_view bytes, const std
     return InvalidArgument(label, " keeps its weights in a separate file (", def.external_weights(0).file(),
                            "), which bytes cannot carry: compile it with inline weights");
   }
-  return ModelFromDef(def, label, "");
+  absl::StatusOr<CompiledModel> model = ModelFromDef(def, label, "");
+  if (!model.ok()) return model.status();
+  // A client's .gem cannot widen what the client may do.
+  if (absl::Status allowed = CheckClientModel(*model); !allowed.ok()) return Annotate(allowed, label);
+  return model;
 }
 
 }  // namespace ge::runtime

@@ -3,6 +3,7 @@
 #include "runtime/engines/cpu_vector/cpu_vector_engine.h"
 
 #include "base/ir/node.h"
+#include "absl/strings/escaping.h"
 #include "base/status.h"
 
 namespace ge::engine {
@@ -49,8 +50,12 @@ absl::StatusOr<std::unique_ptr<Kernel>> CpuVectorKernelBuilder::LoadKernel(const
   }
   const std::string signature = Signature(ctx);
   if (task.params != signature) {
-    return FailedPrecondition("node '", ctx.op->name(), "': the task was built for ", task.params,
-                              " but is loaded for ", signature);
+    // The blob comes from a .gem (untrusted): its bytes are shown escaped
+    // and cut short.
+    return InvalidArgument("node '", ctx.op->name(), "': the task's ", task.params.size(),
+                           "-byte parameter blob was built for \"",
+                           absl::CHexEscape(absl::string_view(task.params).substr(0, 120)), "\" but is loaded for ",
+                           signature);
   }
   GE_ASSIGN_OR_RETURN(std::unique_ptr<Kernel> kernel, factory.CreateKernel(*ctx.op));
   GE_RETURN_IF_ERROR(kernel->Prepare(ctx));

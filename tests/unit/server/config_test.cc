@@ -233,5 +233,26 @@ TEST(ConfigTest, PrintedConfigReadsBack) {
   EXPECT_FALSE(DefaultConfig().shared_memory);  // off unless enabled, as in Triton
 }
 
+TEST(ConfigTest, MemoryKeysParseValidateAndReadBack) {
+  ServerConfig c = DefaultConfig();
+  ASSERT_TRUE(ApplyYaml("memory_budget_bytes: 1073741824\n"
+                        "tenants:\n"
+                        "  - {name: a, token_sha256: " + std::string(64, 'a') + ", max_memory_bytes: 8388608}\n",
+                        "m.yaml", c)
+                  .ok());
+  EXPECT_EQ(c.memory_budget_bytes, 1073741824);
+  EXPECT_EQ(c.tenants[0].max_memory_bytes, 8388608);
+  EXPECT_EQ(DefaultConfig().memory_budget_bytes, 0);  // 80% of the host's limit
+  ServerConfig back = DefaultConfig();
+  ASSERT_TRUE(ApplyYaml(ConfigToYaml(c), "printed", back).ok());
+  EXPECT_EQ(back.tenants[0].max_memory_bytes, 8388608);
+  EXPECT_EQ(back.memory_budget_bytes, 1073741824);
+  c.tenants[0].max_memory_bytes = -1;
+  EXPECT_NE(ValidateConfig(c).message().find("max_memory_bytes"), std::string::npos);
+  c.tenants[0].max_memory_bytes = 0;
+  c.memory_budget_bytes = -5;
+  EXPECT_NE(ValidateConfig(c).message().find("memory_budget_bytes"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace ge::server
