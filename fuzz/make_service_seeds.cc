@@ -22,8 +22,21 @@
 namespace {
 
 enum Op : uint8_t {
-  kCreateSession, kDestroySession, kAddGraph, kRemoveGraph, kCompileGraph, kRunGraph, kListSessions,
-  kGetStatus, kExecuteOp, kLoadModel, kUnloadModel, kExecuteModel, kGetVariable, kSetVariable, kRunGraphStream
+  kCreateSession,
+  kDestroySession,
+  kAddGraph,
+  kRemoveGraph,
+  kCompileGraph,
+  kRunGraph,
+  kListSessions,
+  kGetStatus,
+  kExecuteOp,
+  kLoadModel,
+  kUnloadModel,
+  kExecuteModel,
+  kGetVariable,
+  kSetVariable,
+  kRunGraphStream
 };
 constexpr uint8_t kBob = 1, kNoToken = 2;
 uint8_t Slot(int slot) { return static_cast<uint8_t>(4 | (slot << 4)); }
@@ -69,8 +82,9 @@ ge::v1::Value Floats(const std::vector<float>& v, const std::vector<int64_t>& di
 ge::v1::AddGraphRequest AddRelu(uint32_t id, const std::map<std::string, std::string>& options = {}) {
   ge::v1::AddGraphRequest add;
   add.set_graph_id(id);
-  *add.mutable_graph_def() = Graph("graph relu {\n  x = Data() {index = 0} -> (f32[2,3])\n"
-                                   "  y = Relu(x:0) -> (f32[2,3])\n  out = NetOutput(y:0)\n}\n");
+  *add.mutable_graph_def() = Graph(
+      "graph relu {\n  x = Data() {index = 0} -> (f32[2,3])\n"
+      "  y = Relu(x:0) -> (f32[2,3])\n  out = NetOutput(y:0)\n}\n");
   for (const auto& [k, v] : options) (*add.mutable_options()->mutable_entries())[k] = v;
   return add;
 }
@@ -107,19 +121,21 @@ int main(int argc, char** argv) {
       .Add(kRunGraphStream, Slot(0), RunRelu(1))
       .Add(kListSessions, 0, ge::v1::ListSessionsRequest())
       .Add(kGetStatus, 0, ge::v1::GetStatusRequest())
-      .Add(kRemoveGraph, Slot(0), [] {
-        ge::v1::RemoveGraphRequest r;
-        r.set_graph_id(1);
-        return r;
-      }())
+      .Add(kRemoveGraph, Slot(0),
+           [] {
+             ge::v1::RemoveGraphRequest r;
+             r.set_graph_id(1);
+             return r;
+           }())
       .Write(dir, "session_lifecycle.bin");
 
   {
     ge::v1::AddGraphRequest add;
     add.set_graph_id(1);
-    *add.mutable_graph_def() = Graph("graph counter {\n  x = Data() {index = 0} -> (f32[2])\n"
-                                     "  c = Variable() {dtype = 1, shape = shape[2], value = tensor<f32[2]>[1.0, 2.0]}"
-                                     " -> (f32[2])\n  n = AssignAdd(c:0, x:0) -> (f32[2])\n  out = NetOutput(n:0)\n}\n");
+    *add.mutable_graph_def() = Graph(
+        "graph counter {\n  x = Data() {index = 0} -> (f32[2])\n"
+        "  c = Variable() {dtype = 1, shape = shape[2], value = tensor<f32[2]>[1.0, 2.0]}"
+        " -> (f32[2])\n  n = AssignAdd(c:0, x:0) -> (f32[2])\n  out = NetOutput(n:0)\n}\n");
     ge::v1::RunGraphRequest run;
     run.set_graph_id(1);
     *run.add_inputs() = Floats({1, 1}, {2});
@@ -184,7 +200,11 @@ int main(int argc, char** argv) {
 
   {
     ge::v1::LoadModelRequest garbage;
-    garbage.set_gem(std::string("\x08\x03\x12\x05" "0.1.0" "\x32\x02\x0a\x00", 13));
+    garbage.set_gem(
+        std::string("\x08\x03\x12\x05"
+                    "0.1.0"
+                    "\x32\x02\x0a\x00",
+                    13));
     ge::v1::LoadModelRequest by_key;
     by_key.set_cache_key(std::string(64, 'a'));
     ge::v1::ExecuteModelRequest exec;

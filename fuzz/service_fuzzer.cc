@@ -54,9 +54,22 @@ constexpr char kCanaryDir[] = "/tmp/ged-service-fuzzer";
 constexpr int kMaxRecords = 24;
 
 enum ServiceOp : uint8_t {
-  kCreateSession, kDestroySession, kAddGraph, kRemoveGraph, kCompileGraph, kRunGraph, kListSessions,
-  kGetStatus, kExecuteOp, kLoadModel, kUnloadModel, kExecuteModel, kGetVariable, kSetVariable,
-  kRunGraphStream, kOpCount
+  kCreateSession,
+  kDestroySession,
+  kAddGraph,
+  kRemoveGraph,
+  kCompileGraph,
+  kRunGraph,
+  kListSessions,
+  kGetStatus,
+  kExecuteOp,
+  kLoadModel,
+  kUnloadModel,
+  kExecuteModel,
+  kGetVariable,
+  kSetVariable,
+  kRunGraphStream,
+  kOpCount
 };
 
 struct State {
@@ -132,9 +145,12 @@ void SetUpBob(State& st) {
     }
   }
   st.secrets.push_back(Bytes(w));
-  auto graph = ge::ir::ParseGraph("graph bob {\n  x = Data() {index = 0} -> (f32[2,4])\n"
-                                  "  w = Const() {value = tensor<f32[4,4]>[" + list.str() + "]} -> (f32[4,4])\n"
-                                  "  y = MatMul(x:0, w:0) -> (f32[2,4])\n  out = NetOutput(y:0)\n}\n");
+  auto graph = ge::ir::ParseGraph(
+      "graph bob {\n  x = Data() {index = 0} -> (f32[2,4])\n"
+      "  w = Const() {value = tensor<f32[4,4]>[" +
+      list.str() +
+      "]} -> (f32[4,4])\n"
+      "  y = MatMul(x:0, w:0) -> (f32[2,4])\n  out = NetOutput(y:0)\n}\n");
   if (!graph.ok()) ge::fuzz::FuzzFail("bob's graph parses", std::string(graph.status().message()));
   ge::v1::CreateSessionRequest create;
   ge::v1::CreateSessionResponse created;
@@ -175,24 +191,23 @@ void SetSession(Request& request, const std::string& id) {
 }
 
 // Sends one request; `sessions` collects what CreateSession made (id, bob?).
-void Send(uint8_t op, uint8_t flags, const std::string& payload,
-          std::vector<std::pair<std::string, bool>>& sessions) {
+void Send(uint8_t op, uint8_t flags, const std::string& payload, std::vector<std::pair<std::string, bool>>& sessions) {
   const bool bob = flags & 1, no_token = flags & 2;
   const bool substitute = (flags & 4) && !sessions.empty();
   const std::string slot = substitute ? sessions[((flags >> 4) & 7) % sessions.size()].first : "";
   auto ctx = Context(bob, no_token);
   ge::v1::GraphEngine::Stub& stub = *g_state->stub;
   // Parses the payload into `req`, substitutes the session, calls `rpc`.
-#define GED_FUZZ_CALL(Req, Resp, Rpc)                             \
-  {                                                               \
-    ge::v1::Req req;                                              \
-    if (!req.ParseFromString(payload)) return;                    \
-    if (substitute) SetSession(req, slot);                        \
-    ge::v1::Resp resp;                                            \
-    const grpc::Status s = stub.Rpc(ctx.get(), req, &resp);       \
-    CheckReply(s, resp, #Rpc);                                    \
-    OnReply(op, s, resp, bob, sessions);                          \
-    return;                                                       \
+#define GED_FUZZ_CALL(Req, Resp, Rpc)                       \
+  {                                                         \
+    ge::v1::Req req;                                        \
+    if (!req.ParseFromString(payload)) return;              \
+    if (substitute) SetSession(req, slot);                  \
+    ge::v1::Resp resp;                                      \
+    const grpc::Status s = stub.Rpc(ctx.get(), req, &resp); \
+    CheckReply(s, resp, #Rpc);                              \
+    OnReply(op, s, resp, bob, sessions);                    \
+    return;                                                 \
   }
   auto OnReply = [](uint8_t o, const grpc::Status& s, const google::protobuf::Message& resp, bool as_bob,
                     std::vector<std::pair<std::string, bool>>& made) {
@@ -228,8 +243,7 @@ void Send(uint8_t op, uint8_t flags, const std::string& payload,
       CheckNoLeak(s.error_message(), "RunGraphStream status");
       return;
     }
-    default:
-      return;
+    default: return;
   }
 #undef GED_FUZZ_CALL
 }
@@ -242,8 +256,7 @@ extern "C" int LLVMFuzzerInitialize(int* /*argc*/, char*** /*argv*/) {
   g_state->secrets.push_back(CanarySecret());
   // A working directory of its own: what an input makes the daemon write
   // by relative path lands there.
-  const std::string work = std::filesystem::temp_directory_path() /
-                           ("ged-service-fuzzer-" + std::to_string(getpid()));
+  const std::string work = std::filesystem::temp_directory_path() / ("ged-service-fuzzer-" + std::to_string(getpid()));
   std::filesystem::create_directories(work);
   std::filesystem::current_path(work);
   ge::server::ServerConfig config = ge::server::DefaultConfig();

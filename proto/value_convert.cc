@@ -68,8 +68,8 @@ absl::StatusOr<Tensor> TensorFromProto(const v1::Tensor& proto, std::string_view
   absl::StatusOr<size_t> bytes = ByteSizeOf(dtype, *count);
   if (!bytes.ok()) return InvalidArgument(what, ": ", StdView(bytes.status().message()));
   if (proto.raw_data().size() != *bytes) {
-    return InvalidArgument(what, ": ", DataTypeName(dtype), shape.ToString(), " needs ", *bytes,
-                           " bytes, got ", proto.raw_data().size());
+    return InvalidArgument(what, ": ", DataTypeName(dtype), shape.ToString(), " needs ", *bytes, " bytes, got ",
+                           proto.raw_data().size());
   }
   GE_ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(dtype, shape));
   if (*bytes > 0) std::memcpy(t.raw_data(), proto.raw_data().data(), *bytes);
@@ -97,16 +97,15 @@ absl::StatusOr<Value> ValueFromProto(const v1::Value& proto, std::string_view wh
     case v1::Value::kSequence: {
       std::vector<Tensor> items;
       for (int i = 0; i < proto.sequence().tensors_size(); ++i) {
-        GE_ASSIGN_OR_RETURN(Tensor t, TensorFromProto(proto.sequence().tensors(i), StrCat(what, " item ", i),
-                                                      shared_memory));
+        GE_ASSIGN_OR_RETURN(Tensor t,
+                            TensorFromProto(proto.sequence().tensors(i), StrCat(what, " item ", i), shared_memory));
         items.push_back(std::move(t));
       }
       const int32_t dtype = proto.sequence().element_dtype();
       if (!IsValidDataType(dtype)) return InvalidArgument(what, ": unknown sequence element dtype ", dtype);
       return Value::Sequence(std::move(items), static_cast<DataType>(dtype));
     }
-    default:
-      return Value();
+    default: return Value();
   }
 }
 

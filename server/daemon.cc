@@ -35,8 +35,8 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const ServerConfig& config
   const int64_t budget = config.memory_budget_bytes > 0
                              ? config.memory_budget_bytes
                              : device::DefaultMemoryBudgetBytes(device::ReadHostMemoryLimits());
-  d->memory_budget_ = std::make_shared<device::MemoryQuota>("the daemon", budget, nullptr, "memory_budget_bytes",
-                                                            "memory budget");
+  d->memory_budget_ =
+      std::make_shared<device::MemoryQuota>("the daemon", budget, nullptr, "memory_budget_bytes", "memory budget");
   Logger("server").info("memory budget {} bytes (memory_budget_bytes)", budget);
   d->tenants_ = std::make_unique<TenantRegistry>(config.tenants, d->memory_budget_);
   GE_RETURN_IF_ERROR(d->StartDevices());

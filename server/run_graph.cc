@@ -269,8 +269,8 @@ absl::Status RunSingleOp(ServiceContext& ctx, const Tenant& tenant, const v1::Ex
                             GE_ASSIGN_OR_RETURN(std::unique_ptr<ir::Graph> graph, ir::GraphFromProto(def));
                             // The daemon's own session on device 0; its outputs are the
                             // calling tenant's memory (max_memory_bytes).
-                            std::unique_ptr<session::Session> made = ctx.runtime->NewSession(
-                                options, ctx.devices->front().index, session::CacheScope{});
+                            std::unique_ptr<session::Session> made =
+                                ctx.runtime->NewSession(options, ctx.devices->front().index, session::CacheScope{});
                             made->set_memory_quota(tenant.memory);
                             GE_RETURN_IF_ERROR(made->AddGraph(0, std::move(graph)));
                             GE_RETURN_IF_ERROR(made->CompileGraph(0));

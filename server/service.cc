@@ -195,53 +195,55 @@ grpc::ServerUnaryReactor* GraphEngineService::AddGraph(grpc::CallbackServerConte
   ServiceContext& ctx = ctx_;
   return Queued(ctx_, call, "AddGraph", request->session_id(), /*is_run=*/false,
                 [&ctx, request, response](Tenant*, ManagedSession& s) -> absl::Status {
-    const std::string where = GraphLabel(s.id, request->graph_id());
-    GE_RETURN_IF_ERROR(CheckGraphId(s.id, request->graph_id()));
-    // A graph slot, held until the graph is in s.graphs or the call failed,
-    // so concurrent AddGraphs cannot pass max_graphs_per_session together.
-    GE_RETURN_IF_ERROR(ReserveGraphSlot(*ctx.config, s, where));
-    absl::Cleanup release_slot = [&s] { ReleaseGraphSlot(s); };
-    // The one ingestion path, as client input (session/runtime.h).
-    session::IngestOptions ingest;
-    ingest.provenance = session::Provenance::kClient;
-    ingest.options = ToOptionMap(request->options());
-    ingest.label = where;
-    session::ModelSource source;
-    if (request->has_graph_def()) {
-      GE_RETURN_IF_ERROR(CheckGraphDefNodes(request->graph_def(), ctx.config->max_graph_nodes, where));
-      source = session::ModelSource::GraphDef(request->graph_def());
-    } else if (request->model_case() == v1::AddGraphRequest::kOnnxModel) {
-      source = session::ModelSource::OnnxBytes(request->onnx_model());
-    } else {
-      return InvalidArgument(where, ": the request carries no model (set graph_def or onnx_model)");
-    }
-    GE_ASSIGN_OR_RETURN(session::IngestedModel ingested, ctx.runtime->AddModel(source, ingest));
-    std::unique_ptr<ir::Graph> graph = std::move(ingested.graph);
-    GE_RETURN_IF_ERROR(CheckGraphNodes(*graph, ctx.config->max_graph_nodes, where));
-    const std::string name = graph->name();
-    {
-      std::lock_guard<std::mutex> lock(s.mu);
-      if (s.graphs.count(request->graph_id()) != 0) return AlreadyExists(where, " already exists");
-    }
-    GE_ASSIGN_OR_RETURN(const int64_t threads, ReserveInterOpThreads(ctx, s, ToOptionMap(request->options()), where));
-    absl::Status added =
-        Annotate(s.session->AddGraph(request->graph_id(), std::move(graph), ToOptionMap(request->options())), where);
-    if (!added.ok()) {
-      if (threads > 0) ctx.thread_budget->Release(threads);
-      return added;
-    }
-    {
-      std::lock_guard<std::mutex> lock(s.mu);
-      s.graphs[request->graph_id()] = name.empty() ? StrCat("graph", request->graph_id()) : name;
-      if (threads > 0) {
-        s.thread_budget = ctx.thread_budget;
-        s.inter_op_threads[request->graph_id()] = threads;
-      }
-    }
-    GE_ASSIGN_OR_RETURN(session::GraphInfo info, s.session->GetGraphInfo(request->graph_id()));
-    FillIo(info, response->mutable_inputs(), response->mutable_outputs());
-    return absl::OkStatus();
-  });
+                  const std::string where = GraphLabel(s.id, request->graph_id());
+                  GE_RETURN_IF_ERROR(CheckGraphId(s.id, request->graph_id()));
+                  // A graph slot, held until the graph is in s.graphs or the call failed,
+                  // so concurrent AddGraphs cannot pass max_graphs_per_session together.
+                  GE_RETURN_IF_ERROR(ReserveGraphSlot(*ctx.config, s, where));
+                  absl::Cleanup release_slot = [&s] { ReleaseGraphSlot(s); };
+                  // The one ingestion path, as client input (session/runtime.h).
+                  session::IngestOptions ingest;
+                  ingest.provenance = session::Provenance::kClient;
+                  ingest.options = ToOptionMap(request->options());
+                  ingest.label = where;
+                  session::ModelSource source;
+                  if (request->has_graph_def()) {
+                    GE_RETURN_IF_ERROR(CheckGraphDefNodes(request->graph_def(), ctx.config->max_graph_nodes, where));
+                    source = session::ModelSource::GraphDef(request->graph_def());
+                  } else if (request->model_case() == v1::AddGraphRequest::kOnnxModel) {
+                    source = session::ModelSource::OnnxBytes(request->onnx_model());
+                  } else {
+                    return InvalidArgument(where, ": the request carries no model (set graph_def or onnx_model)");
+                  }
+                  GE_ASSIGN_OR_RETURN(session::IngestedModel ingested, ctx.runtime->AddModel(source, ingest));
+                  std::unique_ptr<ir::Graph> graph = std::move(ingested.graph);
+                  GE_RETURN_IF_ERROR(CheckGraphNodes(*graph, ctx.config->max_graph_nodes, where));
+                  const std::string name = graph->name();
+                  {
+                    std::lock_guard<std::mutex> lock(s.mu);
+                    if (s.graphs.count(request->graph_id()) != 0) return AlreadyExists(where, " already exists");
+                  }
+                  GE_ASSIGN_OR_RETURN(const int64_t threads,
+                                      ReserveInterOpThreads(ctx, s, ToOptionMap(request->options()), where));
+                  absl::Status added = Annotate(
+                      s.session->AddGraph(request->graph_id(), std::move(graph), ToOptionMap(request->options())),
+                      where);
+                  if (!added.ok()) {
+                    if (threads > 0) ctx.thread_budget->Release(threads);
+                    return added;
+                  }
+                  {
+                    std::lock_guard<std::mutex> lock(s.mu);
+                    s.graphs[request->graph_id()] = name.empty() ? StrCat("graph", request->graph_id()) : name;
+                    if (threads > 0) {
+                      s.thread_budget = ctx.thread_budget;
+                      s.inter_op_threads[request->graph_id()] = threads;
+                    }
+                  }
+                  GE_ASSIGN_OR_RETURN(session::GraphInfo info, s.session->GetGraphInfo(request->graph_id()));
+                  FillIo(info, response->mutable_inputs(), response->mutable_outputs());
+                  return absl::OkStatus();
+                });
 }
 
 grpc::ServerUnaryReactor* GraphEngineService::RemoveGraph(grpc::CallbackServerContext* call,

@@ -51,7 +51,7 @@ struct ServiceContext {
   ServerMetrics* metrics = nullptr;
   OpCache* op_cache = nullptr;     // ExecuteOp's compiled ops
   SharedMemoryRegistry* shared_memory = nullptr;  // null: shared-memory I/O is off
-  ThreadBudget* thread_budget = nullptr;     // max_inter_op_threads; null: unbounded
+  ThreadBudget* thread_budget = nullptr;          // max_inter_op_threads; null: unbounded
   std::atomic<bool> draining{false};
   std::atomic<int64_t> inflight{0};  // calls and streams not yet finished
   std::atomic<int64_t> calls_total{0};  // calls and streams admitted or refused, ever

@@ -46,17 +46,15 @@ namespace {
 void MakeQuotas(Tenant& t, int64_t max_device_memory_bytes, int64_t max_memory_bytes,
                 std::shared_ptr<device::MemoryQuota> budget) {
   const std::string owner = "tenant " + t.name;
-  t.memory = std::make_shared<device::MemoryQuota>(owner, max_memory_bytes, std::move(budget),
-                                                   "max_memory_bytes of " + owner);
+  t.memory =
+      std::make_shared<device::MemoryQuota>(owner, max_memory_bytes, std::move(budget), "max_memory_bytes of " + owner);
   t.device_memory = std::make_shared<device::MemoryQuota>(owner, max_device_memory_bytes, t.memory,
-                                                          "max_device_memory_bytes of " + owner,
-                                                          "device memory quota");
+                                                          "max_device_memory_bytes of " + owner, "device memory quota");
 }
 
 }  // namespace
 
-TenantRegistry::TenantRegistry(const std::vector<TenantConfig>& configs,
-                               std::shared_ptr<device::MemoryQuota> budget) {
+TenantRegistry::TenantRegistry(const std::vector<TenantConfig>& configs, std::shared_ptr<device::MemoryQuota> budget) {
   if (configs.empty()) {
     open_ = true;
     auto t = std::make_unique<Tenant>();

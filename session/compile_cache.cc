@@ -22,8 +22,7 @@ cache::KeyContext ContextFor(const engine::EngineRegistry& engines, ThreadPool* 
 
 }  // namespace
 
-absl::StatusOr<runtime::CompiledModel> CompileThroughCache(std::unique_ptr<ir::Graph>& graph,
-                                                           const OptionMap& options,
+absl::StatusOr<runtime::CompiledModel> CompileThroughCache(std::unique_ptr<ir::Graph>& graph, const OptionMap& options,
                                                            const engine::EngineRegistry& engines, ThreadPool* pool,
                                                            const CacheScope& scope, CacheUse* use, bool lookup) {
   if (graph == nullptr) return FailedPrecondition("no graph to compile");

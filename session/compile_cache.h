@@ -41,11 +41,11 @@ struct CacheScope {
 
 // How a compile used the cache.
 struct CacheUse {
-  std::string key;           // empty: no cache
+  std::string key;  // empty: no cache
   bool hit = false;
-  double hash_seconds = 0;   // computing the key
+  double hash_seconds = 0;  // computing the key
   cache::LookupTimings lookup;
-  std::string store_error;   // why a miss could not be stored ("" when it was)
+  std::string store_error;  // why a miss could not be stored ("" when it was)
 };
 
 // Looks `graph` (compiled with `options`) up in `scope` and returns the hit,
@@ -53,11 +53,9 @@ struct CacheUse {
 // `graph` is consumed only when it is compiled: after a hit it is left to
 // the caller (who may compile it after all, with `lookup` false, when the
 // hit cannot be loaded). `use` (may be null) says what happened.
-absl::StatusOr<runtime::CompiledModel> CompileThroughCache(std::unique_ptr<ir::Graph>& graph,
-                                                           const OptionMap& options,
+absl::StatusOr<runtime::CompiledModel> CompileThroughCache(std::unique_ptr<ir::Graph>& graph, const OptionMap& options,
                                                            const engine::EngineRegistry& engines, ThreadPool* pool,
-                                                           const CacheScope& scope, CacheUse* use,
-                                                           bool lookup = true);
+                                                           const CacheScope& scope, CacheUse* use, bool lookup = true);
 
 // The model of cache key `key` for a caller in `scope`: its own namespace,
 // then (for a tenant) the operator's. NotFound with the same message

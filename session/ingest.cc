@@ -83,7 +83,7 @@ const std::map<std::string_view, Kind, std::less<>>& CompilerAttributes() {
 }
 
 std::string_view KindName(Kind kind) {
-  static constexpr std::string_view kNames[] = {"int",  "float",  "string", "bool",    "tensor", "graph",  "shape",
+  static constexpr std::string_view kNames[] = {"int",  "float",  "string",  "bool",  "tensor",  "graph",  "shape",
                                                 "ints", "floats", "strings", "bools", "tensors", "graphs", "shapes"};
   const size_t i = static_cast<size_t>(kind);
   return i < std::size(kNames) ? kNames[i] : "unknown";

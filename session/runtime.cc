@@ -151,31 +151,33 @@ absl::StatusOr<std::unique_ptr<ir::Graph>> Runtime::ImportOnnx(const ModelSource
   frontend::OnnxImportOptions import = frontend::OnnxImportOptionsFromMap(options.options);
   if (options.provenance == Provenance::kClient) {
     // The model as the client sent it, before the importer adds anything.
-    import.check_model = [](const onnx::ModelProto& model) { return CheckClientOnnx(model); };
-    return frontend::ImportOnnxBytes(source.bytes, "", import);
-  }
-  const std::string root = WeightsRootFor(source, options);
-  std::unique_ptr<ir::Graph> graph;
-  if (source.kind == ModelSource::Kind::kOnnxPath) {
-    GE_ASSIGN_OR_RETURN(graph, frontend::ImportOnnxFile(source.path, import));
-  } else {
-    // Bytes from the operator: external data is looked up in the weights root.
-    GE_ASSIGN_OR_RETURN(graph, frontend::ImportOnnxBytes(source.bytes, root, import));
-  }
-  // External tensors became FileConstant nodes: their files must lie
-  // beneath the weights root.
-  if (root.empty()) {
-    for (const ir::Node* node : graph->nodes()) {
-      if (node->type() == ir::kFileConstant) {
-        return InvalidArgument("node '", node->name(), "' (FileConstant) names a file, but the model came as bytes "
-                               "without a weights root to resolve it in");
-      }
+    import.check_model = [](const onnx::ModelProto& model) { return CheckClientOnnx(model);
+  };
+  return frontend::ImportOnnxBytes(source.bytes, "", import);
+}
+const std::string root = WeightsRootFor(source, options);
+std::unique_ptr<ir::Graph> graph;
+if (source.kind == ModelSource::Kind::kOnnxPath) {
+  GE_ASSIGN_OR_RETURN(graph, frontend::ImportOnnxFile(source.path, import));
+} else {
+  // Bytes from the operator: external data is looked up in the weights root.
+  GE_ASSIGN_OR_RETURN(graph, frontend::ImportOnnxBytes(source.bytes, root, import));
+}
+// External tensors became FileConstant nodes: their files must lie
+// beneath the weights root.
+if (root.empty()) {
+  for (const ir::Node* node : graph->nodes()) {
+    if (node->type() == ir::kFileConstant) {
+      return InvalidArgument("node '", node->name(),
+                             "' (FileConstant) names a file, but the model came as bytes "
+                             "without a weights root to resolve it in");
     }
-    return graph;
   }
-  GE_RETURN_IF_ERROR(ResolveOperatorFiles(*graph, root, options.options));
   return graph;
 }
+GE_RETURN_IF_ERROR(ResolveOperatorFiles(*graph, root, options.options));
+return graph;
+}  // namespace ge::session
 
 absl::StatusOr<IngestedModel> Runtime::AddModel(const ModelSource& source, const IngestOptions& options) const {
   const bool client = options.provenance == Provenance::kClient;
@@ -227,8 +229,7 @@ absl::StatusOr<IngestedModel> Runtime::AddModel(const ModelSource& source, const
       } else if (const std::string root = WeightsRootFor(source, options); !root.empty()) {
         GE_RETURN_IF_ERROR(where(ResolveOperatorFiles(*model->graph, root, options.options), "compiled model"));
         if (model->partitioned) {
-          GE_RETURN_IF_ERROR(
-              where(ResolveOperatorFiles(*model->partitioned, root, options.options), "compiled model"));
+          GE_RETURN_IF_ERROR(where(ResolveOperatorFiles(*model->partitioned, root, options.options), "compiled model"));
         }
       }
       out.compiled = *std::move(model);

@@ -41,10 +41,10 @@ namespace ge::session {
 
 // The compiled-model cache a Runtime opens.
 struct CacheConfig {
-  std::string dir;                 // the local tier (created 0700)
+  std::string dir;  // the local tier (created 0700)
   int64_t max_bytes = cache::kDefaultCacheMaxBytes;
-  std::string remote;              // redis://HOST:PORT or unix:/PATH; empty: none
-  std::string remote_key_file;     // the remote tier's HMAC key (required with `remote`)
+  std::string remote;           // redis://HOST:PORT or unix:/PATH; empty: none
+  std::string remote_key_file;  // the remote tier's HMAC key (required with `remote`)
 };
 
 struct DeviceConfig {
@@ -89,8 +89,8 @@ class RuntimeDevice {
 struct ModelSource {
   enum class Kind { kOnnxPath, kOnnxBytes, kGraphDef, kGemBytes, kGemPath };
   Kind kind = Kind::kOnnxBytes;
-  std::string path;                       // kOnnxPath, kGemPath
-  std::string_view bytes;                 // kOnnxBytes, kGemBytes (not owned)
+  std::string path;                         // kOnnxPath, kGemPath
+  std::string_view bytes;                   // kOnnxBytes, kGemBytes (not owned)
   const v1::GraphDef* graph_def = nullptr;  // kGraphDef (not owned)
 
   static ModelSource OnnxPath(std::string path) { return {Kind::kOnnxPath, std::move(path), {}, nullptr}; }
@@ -149,8 +149,7 @@ class Runtime {
 
  private:
   Runtime() = default;
-  absl::StatusOr<std::unique_ptr<ir::Graph>> ImportOnnx(const ModelSource& source,
-                                                        const IngestOptions& options) const;
+  absl::StatusOr<std::unique_ptr<ir::Graph>> ImportOnnx(const ModelSource& source, const IngestOptions& options) const;
 
   std::unique_ptr<engine::EngineRegistry> engines_;
   std::unique_ptr<cache::ModelCache> cache_;

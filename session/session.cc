@@ -208,9 +208,9 @@ absl::StatusOr<std::shared_ptr<Session::GraphEntry>> Session::Find(uint32_t grap
 absl::Status Session::CompileGraph(uint32_t graph_id, double timeout_seconds, std::string_view timeout_setting) {
   std::optional<compiler::ScopedCompileDeadline> deadline;
   if (timeout_seconds > 0) {
-    deadline.emplace(std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                         std::chrono::duration<double>(timeout_seconds)),
-                     std::string(timeout_setting));
+    deadline.emplace(
+        std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(timeout_seconds)),
+        std::string(timeout_setting));
   }
   GE_ASSIGN_OR_RETURN(std::shared_ptr<GraphEntry> entry, Find(graph_id));
   std::lock_guard<std::mutex> lock(entry->compile_mu);

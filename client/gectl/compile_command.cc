@@ -24,7 +24,8 @@ double Since(std::chrono::steady_clock::time_point start) {
 }
 
 absl::Status Compile(const CompileFlags& flags) {
-  if (!session::IsCompiledModelPath(flags.output)) return InvalidArgument("-o ", flags.output, ": the output must end in .gem");
+  if (!session::IsCompiledModelPath(flags.output))
+    return InvalidArgument("-o ", flags.output, ": the output must end in .gem");
   GE_ASSIGN_OR_RETURN(OptionMap options, ParseOptionFlags(flags.options));
   if (flags.external_weight >= 0) options["ge.externalWeight"] = std::to_string(flags.external_weight);
   int external_weight = 0;
@@ -41,9 +42,9 @@ absl::Status Compile(const CompileFlags& flags) {
   GE_ASSIGN_OR_RETURN(auto rt, LocalRuntime::Create(flags.threads));
   session::CacheUse report;
   start = std::chrono::steady_clock::now();
-  GE_ASSIGN_OR_RETURN(runtime::CompiledModel model,
-                      session::CompileThroughCache(graph, options, rt->engines(), rt->pool(),
-                                                   rt->root().OperatorScope(), &report));
+  GE_ASSIGN_OR_RETURN(
+      runtime::CompiledModel model,
+      session::CompileThroughCache(graph, options, rt->engines(), rt->pool(), rt->root().OperatorScope(), &report));
   const double compile_seconds = Since(start);
   session::GemWriteFlags write;
   write.external_weights = flags.external_weights;

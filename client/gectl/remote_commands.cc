@@ -192,7 +192,8 @@ absl::Status Status(const RemoteFlags& remote) {
 // `compile --remote`: the daemon compiles (through its cache) and sends the
 // .gem back, written to flags.output through a temporary file and a rename.
 absl::Status RemoteCompile(const CompileFlags& flags, const RemoteFlags& remote) {
-  if (!session::IsCompiledModelPath(flags.output)) return InvalidArgument("-o ", flags.output, ": the output must end in .gem");
+  if (!session::IsCompiledModelPath(flags.output))
+    return InvalidArgument("-o ", flags.output, ": the output must end in .gem");
   if (flags.external_weights || flags.external_weight > 0 || flags.threads != 0) {
     return InvalidArgument("--external-weights, --external-weight and --threads apply to local compiles only "
                            "(the daemon's device decides threads; its .gem keeps weights inline)");

@@ -160,8 +160,7 @@ std::string SignedRemoteMeta(std::string_view mac_key, std::string_view ns, std:
   return StrCat(kMacPrefix, ToHex(EntryMac(mac_key, ns, key, entry.meta, entry)), "\n", entry.meta);
 }
 
-absl::Status VerifyRemoteEntry(std::string_view mac_key, std::string_view ns, std::string_view key,
-                               EntryBlobs& entry) {
+absl::Status VerifyRemoteEntry(std::string_view mac_key, std::string_view ns, std::string_view key, EntryBlobs& entry) {
   const size_t newline = entry.meta.find('\n');
   if (entry.meta.rfind(kMacPrefix, 0) != 0 || newline == std::string::npos) {
     return absl::PermissionDeniedError(
@@ -176,8 +175,7 @@ absl::Status VerifyRemoteEntry(std::string_view mac_key, std::string_view ns, st
     diff |= static_cast<unsigned>(given[i] ^ expected[i]);
   }
   if (diff != 0) {
-    return absl::PermissionDeniedError(
-        StrCat("remote cache entry ", key, " has a bad mac (another key, or tampered)"));
+    return absl::PermissionDeniedError(StrCat("remote cache entry ", key, " has a bad mac (another key, or tampered)"));
   }
   entry.meta = std::move(meta);
   return absl::OkStatus();

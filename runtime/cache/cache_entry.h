@@ -70,7 +70,6 @@ std::string SignedRemoteMeta(std::string_view mac_key, std::string_view ns, std:
                              const EntryBlobs& entry);
 // Checks and strips the mac line of a remote entry's meta (in place).
 // PermissionDenied when it is missing or does not match.
-absl::Status VerifyRemoteEntry(std::string_view mac_key, std::string_view ns, std::string_view key,
-                               EntryBlobs& entry);
+absl::Status VerifyRemoteEntry(std::string_view mac_key, std::string_view ns, std::string_view key, EntryBlobs& entry);
 
 }  // namespace ge::cache

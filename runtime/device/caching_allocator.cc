@@ -135,8 +135,8 @@ absl::StatusOr<Tensor> CachingAllocator::AllocateTensor(DataType dtype, const Sh
     }
     // A view of the strings that returns the charge when the last user goes.
     std::shared_ptr<Buffer> inner = strings->buffer();
-    std::shared_ptr<Buffer> charged =
-        Buffer::Wrap(inner->data(), inner->size(), [inner, quota, bytes] { quota->Release(static_cast<int64_t>(bytes)); });
+    std::shared_ptr<Buffer> charged = Buffer::Wrap(
+        inner->data(), inner->size(), [inner, quota, bytes] { quota->Release(static_cast<int64_t>(bytes)); });
     return Tensor(dtype, shape, std::move(charged));
   }
   GE_ASSIGN_OR_RETURN(std::shared_ptr<Buffer> buffer, AllocateBuffer(bytes));

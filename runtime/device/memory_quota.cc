@@ -41,8 +41,8 @@ absl::Status MemoryQuota::Reserve(int64_t bytes, int64_t asked) {
     const int64_t held = q->in_use_bytes();
     // Undo what the chain below `q` took.
     for (MemoryQuota* u = this; u != q; u = u->parent_.get()) u->ReleaseHere(bytes);
-    return ResourceExhausted(owner_, " cannot allocate ", asked >= 0 ? asked : bytes, " bytes: ",
-                             q->DescribeShortage(held, q == this));
+    return ResourceExhausted(owner_, " cannot allocate ", asked >= 0 ? asked : bytes,
+                             " bytes: ", q->DescribeShortage(held, q == this));
   }
   return absl::OkStatus();
 }

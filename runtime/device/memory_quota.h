@@ -34,7 +34,10 @@ class MemoryQuota {
   // limit in messages ("device memory quota", "memory budget").
   MemoryQuota(std::string owner, int64_t limit_bytes, std::shared_ptr<MemoryQuota> parent = nullptr,
               std::string key = "", std::string what = "memory quota")
-      : owner_(std::move(owner)), limit_bytes_(limit_bytes), parent_(std::move(parent)), key_(std::move(key)),
+      : owner_(std::move(owner)),
+        limit_bytes_(limit_bytes),
+        parent_(std::move(parent)),
+        key_(std::move(key)),
         what_(std::move(what)) {}
 
   const std::string& owner() const { return owner_; }
@@ -76,8 +79,8 @@ class MemoryQuota {
 
 // What bounds this process's memory; 0 where there is no such bound.
 struct HostMemoryLimits {
-  int64_t physical_bytes = 0;  // RAM (sysconf)
-  int64_t cgroup_bytes = 0;    // cgroup v2 memory.max, else v1 memory.limit_in_bytes
+  int64_t physical_bytes = 0;   // RAM (sysconf)
+  int64_t cgroup_bytes = 0;     // cgroup v2 memory.max, else v1 memory.limit_in_bytes
   int64_t rlimit_as_bytes = 0;  // RLIMIT_AS
 };
 HostMemoryLimits ReadHostMemoryLimits();

@@ -402,8 +402,8 @@ absl::Status StaticExecutor::BindOutputs(std::vector<Tensor>& outputs) {
       // From the session's output cache when it has one (charged to its
       // memory quota, as the dynamic path's outputs are).
       if (options_.output_allocator != nullptr) {
-        GE_ASSIGN_OR_RETURN(outputs[o],
-                            options_.output_allocator->AllocateTensor(outputs_[o].type.dtype(), outputs_[o].type.shape()));
+        GE_ASSIGN_OR_RETURN(
+            outputs[o], options_.output_allocator->AllocateTensor(outputs_[o].type.dtype(), outputs_[o].type.shape()));
       } else {
         GE_ASSIGN_OR_RETURN(outputs[o], Tensor::Allocate(outputs_[o].type.dtype(), outputs_[o].type.shape()));
       }

@@ -23,8 +23,8 @@ const char* KindName(ValueRef::Kind kind) {
 // "an arena reference (index -1, offset 64, type f32[2,3])"
 std::string Describe(const ValueRef& ref) {
   const bool vowel = ref.kind == ValueRef::Kind::kArena || ref.kind == ValueRef::Kind::kInput;
-  return StrCat(vowel ? "an " : "a ", KindName(ref.kind), " reference (index ", ref.index, ", offset ", ref.offset, ", type ",
-                ref.kind == ValueRef::Kind::kNone ? std::string("none") : ref.type.ToString(), ")");
+  return StrCat(vowel ? "an " : "a ", KindName(ref.kind), " reference (index ", ref.index, ", offset ", ref.offset,
+                ", type ", ref.kind == ValueRef::Kind::kNone ? std::string("none") : ref.type.ToString(), ")");
 }
 
 bool SameTensorType(const ir::ValueType& a, const ir::ValueType& b) {
@@ -47,11 +47,12 @@ class Checker {
 
   absl::Status Run() {
     if (p_.arena_bytes < 0 || p_.arena_bytes > kMaxStaticBytes) {
-      return InvalidArgument("static program of '", p_.graph_name, "': arena of ", p_.arena_bytes,
-                             " bytes (at most ", kMaxStaticBytes, ")");
+      return InvalidArgument("static program of '", p_.graph_name, "': arena of ", p_.arena_bytes, " bytes (at most ",
+                             kMaxStaticBytes, ")");
     }
     for (size_t i = 0; i < p_.inputs.size(); ++i) {
-      GE_RETURN_IF_ERROR(Annotate(CheckStaticType(p_.inputs[i].type), StrCat("graph input ", i, " '", p_.inputs[i].name, "'")));
+      GE_RETURN_IF_ERROR(
+          Annotate(CheckStaticType(p_.inputs[i].type), StrCat("graph input ", i, " '", p_.inputs[i].name, "'")));
     }
     for (size_t i = 0; i < p_.outputs.size(); ++i) {
       GE_RETURN_IF_ERROR(
@@ -143,8 +144,8 @@ class Checker {
         if (ref.index < 0 || static_cast<size_t>(ref.index) >= p_.weights.size()) break;
         const Tensor& w = p_.weights[ref.index].value;
         if (w.dtype() != ref.type.dtype() || w.shape() != ref.type.shape()) {
-          return InvalidArgument(Describe(ref), " does not match weight '", p_.weights[ref.index].node,
-                                 "', which is ", DataTypeName(w.dtype()), w.shape().ToString());
+          return InvalidArgument(Describe(ref), " does not match weight '", p_.weights[ref.index].node, "', which is ",
+                                 DataTypeName(w.dtype()), w.shape().ToString());
         }
         return absl::OkStatus();
       }
@@ -181,13 +182,12 @@ class Checker {
         if (ref.output >= 0 && static_cast<size_t>(ref.output) < p_.output_dedicated.size() &&
             p_.output_dedicated[ref.output]) {
           // The user's output buffer may take this value's place.
-          const ValueRef* out = static_cast<size_t>(ref.output) < p_.output_values.size()
-                                    ? &p_.output_values[ref.output]
-                                    : nullptr;
+          const ValueRef* out =
+              static_cast<size_t>(ref.output) < p_.output_values.size() ? &p_.output_values[ref.output] : nullptr;
           if (out == nullptr || out->kind != ValueRef::Kind::kArena || out->offset != ref.offset ||
               !SameTensorType(ref.type, p_.outputs[ref.output].type)) {
-            return InvalidArgument(Describe(ref), " is not the buffer of dedicated graph output ", ref.output,
-                                   " (", p_.outputs[ref.output].type.ToString(), ")");
+            return InvalidArgument(Describe(ref), " is not the buffer of dedicated graph output ", ref.output, " (",
+                                   p_.outputs[ref.output].type.ToString(), ")");
           }
         }
         return absl::OkStatus();
@@ -206,7 +206,8 @@ absl::Status CheckStaticType(const ir::ValueType& type) {
   if (!type.is_tensor() || !type.shape().IsFullyKnown() || type.dtype() == DataType::kUndefined ||
       type.dtype() == DataType::kString || !IsValidDataType(static_cast<int32_t>(type.dtype())) ||
       DataTypeSize(type.dtype()) == 0) {
-    return InvalidArgument("type ", type.ToString(), " cannot live on the static path (a fixed-size tensor of known shape)");
+    return InvalidArgument("type ", type.ToString(),
+                           " cannot live on the static path (a fixed-size tensor of known shape)");
   }
   return BytesOfType(type).status();
 }

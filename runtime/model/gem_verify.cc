@@ -160,7 +160,8 @@ absl::Status VerifyLoadedModel(CompiledModel& model) {
 absl::Status CheckClientModel(const CompiledModel& model) {
   for (const auto& [key, value] : model.options) {
     if (IsPathOption(key)) {
-      return InvalidArgument("option ", key, " names a path or file of the daemon, which a .gem sent by a client "
+      return InvalidArgument("option ", key,
+                             " names a path or file of the daemon, which a .gem sent by a client "
                              "may not carry (the operator sets it)");
     }
   }
@@ -168,7 +169,8 @@ absl::Status CheckClientModel(const CompiledModel& model) {
   for (const ir::Graph* g : {model.graph.get(), model.partitioned.get()}) {
     if (g == nullptr) continue;
     GE_RETURN_IF_ERROR(NoFileConstants(*g, StrCat("graph '", g->name(), "'")));
-    for (const ir::Graph* sub : g->subgraphs()) GE_RETURN_IF_ERROR(NoFileConstants(*sub, StrCat("subgraph '", sub->name(), "'")));
+    for (const ir::Graph* sub : g->subgraphs())
+      GE_RETURN_IF_ERROR(NoFileConstants(*sub, StrCat("subgraph '", sub->name(), "'")));
   }
   return absl::OkStatus();
 }

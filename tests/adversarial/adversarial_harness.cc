@@ -268,15 +268,18 @@ std::string Harness::local_address() const {
 }
 
 bool Harness::SetUpVictim() {
-  const std::string graph = "graph victim {\n"
-                            "  x = Data() {index = 0} -> (f32[2,4])\n"
-                            "  w = Const() {value = tensor<f32[4,4]>[" + FloatList(VictimWeights()) +
-                            "]} -> (f32[4,4])\n"
-                            "  m = MatMul(x:0, w:0) -> (f32[2,4])\n"
-                            "  bob_secret = Variable() {dtype = 1, shape = shape[4], value = tensor<f32[4]>[" +
-                            FloatList(kVictimVariable) + "]} -> (f32[4])\n"
-                            "  y = Add(m:0, bob_secret:0) -> (f32[2,4])\n"
-                            "  out = NetOutput(y:0)\n}\n";
+  const std::string graph =
+      "graph victim {\n"
+      "  x = Data() {index = 0} -> (f32[2,4])\n"
+      "  w = Const() {value = tensor<f32[4,4]>[" +
+      FloatList(VictimWeights()) +
+      "]} -> (f32[4,4])\n"
+      "  m = MatMul(x:0, w:0) -> (f32[2,4])\n"
+      "  bob_secret = Variable() {dtype = 1, shape = shape[4], value = tensor<f32[4]>[" +
+      FloatList(kVictimVariable) +
+      "]} -> (f32[4])\n"
+      "  y = Add(m:0, bob_secret:0) -> (f32[2,4])\n"
+      "  out = NetOutput(y:0)\n}\n";
   victim_session_ = SessionWithGraph(*bob_, ParseGraphDef(graph), kVictimGraph);
   if (victim_session_.empty()) return false;
   v1::CompileGraphResponse compiled;
@@ -284,12 +287,14 @@ bool Harness::SetUpVictim() {
   EXPECT_TRUE(s.ok()) << "bob's setup: " << s.error_message();
   if (!s.ok()) return false;
 
-  const std::string keyed = "graph victim_keyed {\n"
-                            "  x = Data() {index = 0} -> (f32[2,4])\n"
-                            "  w = Const() {value = tensor<f32[4,4]>[" + FloatList(VictimKeyedWeights()) +
-                            "]} -> (f32[4,4])\n"
-                            "  y = MatMul(x:0, w:0) -> (f32[2,4])\n"
-                            "  out = NetOutput(y:0)\n}\n";
+  const std::string keyed =
+      "graph victim_keyed {\n"
+      "  x = Data() {index = 0} -> (f32[2,4])\n"
+      "  w = Const() {value = tensor<f32[4,4]>[" +
+      FloatList(VictimKeyedWeights()) +
+      "]} -> (f32[4,4])\n"
+      "  y = MatMul(x:0, w:0) -> (f32[2,4])\n"
+      "  out = NetOutput(y:0)\n}\n";
   v1::AddGraphRequest add;
   add.set_session_id(victim_session_);
   add.set_graph_id(kVictimKeyedGraph);
@@ -437,8 +442,8 @@ namespace {
       start = bar + 1;
     }
     if (!found) {
-      return ::testing::AssertionFailure() << "(a) the message does not name '" << name << "': "
-                                           << status.error_message();
+      return ::testing::AssertionFailure()
+             << "(a) the message does not name '" << name << "': " << status.error_message();
     }
   }
   return ::testing::AssertionSuccess();

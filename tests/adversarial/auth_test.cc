@@ -31,36 +31,103 @@ class AuthTest : public AdversarialTest {
     auto stub = h().RawStub();
     const std::string bob = h().victim_session();
     std::vector<std::pair<std::string, std::function<grpc::Status(grpc::ClientContext*)>>> calls = {
-        {"CreateSession", [&](grpc::ClientContext* c) { v1::CreateSessionRequest r; v1::CreateSessionResponse o;
-           auto s = stub->CreateSession(c, r, &o); h().ScanMessage(o, "CreateSession"); return s; }},
-        {"ListSessions", [&](grpc::ClientContext* c) { v1::ListSessionsRequest r; v1::ListSessionsResponse o;
-           auto s = stub->ListSessions(c, r, &o); h().ScanMessage(o, "ListSessions"); return s; }},
-        {"GetStatus", [&](grpc::ClientContext* c) { v1::GetStatusRequest r; v1::GetStatusResponse o;
-           auto s = stub->GetStatus(c, r, &o); h().ScanMessage(o, "GetStatus"); return s; }},
-        {"GetVariable", [&](grpc::ClientContext* c) { v1::GetVariableRequest r; v1::GetVariableResponse o;
-           r.set_session_id(bob); r.set_name("bob_secret");
-           auto s = stub->GetVariable(c, r, &o); h().ScanMessage(o, "GetVariable"); return s; }},
-        {"RunGraph", [&](grpc::ClientContext* c) { v1::RunGraphRequest r; v1::RunGraphResponse o;
-           r.set_session_id(bob); r.set_graph_id(kVictimGraph);
+        {"CreateSession",
+         [&](grpc::ClientContext* c) {
+           v1::CreateSessionRequest r;
+           v1::CreateSessionResponse o;
+           auto s = stub->CreateSession(c, r, &o);
+           h().ScanMessage(o, "CreateSession");
+           return s;
+         }},
+        {"ListSessions",
+         [&](grpc::ClientContext* c) {
+           v1::ListSessionsRequest r;
+           v1::ListSessionsResponse o;
+           auto s = stub->ListSessions(c, r, &o);
+           h().ScanMessage(o, "ListSessions");
+           return s;
+         }},
+        {"GetStatus",
+         [&](grpc::ClientContext* c) {
+           v1::GetStatusRequest r;
+           v1::GetStatusResponse o;
+           auto s = stub->GetStatus(c, r, &o);
+           h().ScanMessage(o, "GetStatus");
+           return s;
+         }},
+        {"GetVariable",
+         [&](grpc::ClientContext* c) {
+           v1::GetVariableRequest r;
+           v1::GetVariableResponse o;
+           r.set_session_id(bob);
+           r.set_name("bob_secret");
+           auto s = stub->GetVariable(c, r, &o);
+           h().ScanMessage(o, "GetVariable");
+           return s;
+         }},
+        {"RunGraph",
+         [&](grpc::ClientContext* c) {
+           v1::RunGraphRequest r;
+           v1::RunGraphResponse o;
+           r.set_session_id(bob);
+           r.set_graph_id(kVictimGraph);
            *r.add_inputs() = FloatValue({1, 2, 3, 4, 5, 6, 7, 8}, {2, 4});
-           auto s = stub->RunGraph(c, r, &o); h().ScanMessage(o, "RunGraph"); return s; }},
-        {"CompileGraph", [&](grpc::ClientContext* c) { v1::CompileGraphRequest r; v1::CompileGraphResponse o;
-           r.set_session_id(bob); r.set_graph_id(kVictimGraph); r.set_return_model(true);
-           auto s = stub->CompileGraph(c, r, &o); h().ScanMessage(o, "CompileGraph"); return s; }},
-        {"ExecuteOp", [&](grpc::ClientContext* c) { v1::ExecuteOpRequest r; v1::ExecuteOpResponse o;
-           r.set_op_type("Relu"); *r.add_inputs() = FloatValue({-1, 1}, {2});
-           auto s = stub->ExecuteOp(c, r, &o); h().ScanMessage(o, "ExecuteOp"); return s; }},
-        {"LoadModel", [&](grpc::ClientContext* c) { v1::LoadModelRequest r; v1::LoadModelResponse o;
-           r.set_session_id(bob); r.set_cache_key(h().victim_cache_key());
-           auto s = stub->LoadModel(c, r, &o); h().ScanMessage(o, "LoadModel"); return s; }},
-        {"DestroySession", [&](grpc::ClientContext* c) { v1::DestroySessionRequest r; v1::DestroySessionResponse o;
-           r.set_session_id(bob); return stub->DestroySession(c, r, &o); }},
-        {"SharedMemoryStatus", [&](grpc::ClientContext* c) { v1::SharedMemoryStatusRequest r;
-           v1::SharedMemoryStatusResponse o; auto s = stub->SharedMemoryStatus(c, r, &o);
-           h().ScanMessage(o, "SharedMemoryStatus"); return s; }},
-        {"RunGraphStream", [&](grpc::ClientContext* c) {
+           auto s = stub->RunGraph(c, r, &o);
+           h().ScanMessage(o, "RunGraph");
+           return s;
+         }},
+        {"CompileGraph",
+         [&](grpc::ClientContext* c) {
+           v1::CompileGraphRequest r;
+           v1::CompileGraphResponse o;
+           r.set_session_id(bob);
+           r.set_graph_id(kVictimGraph);
+           r.set_return_model(true);
+           auto s = stub->CompileGraph(c, r, &o);
+           h().ScanMessage(o, "CompileGraph");
+           return s;
+         }},
+        {"ExecuteOp",
+         [&](grpc::ClientContext* c) {
+           v1::ExecuteOpRequest r;
+           v1::ExecuteOpResponse o;
+           r.set_op_type("Relu");
+           *r.add_inputs() = FloatValue({-1, 1}, {2});
+           auto s = stub->ExecuteOp(c, r, &o);
+           h().ScanMessage(o, "ExecuteOp");
+           return s;
+         }},
+        {"LoadModel",
+         [&](grpc::ClientContext* c) {
+           v1::LoadModelRequest r;
+           v1::LoadModelResponse o;
+           r.set_session_id(bob);
+           r.set_cache_key(h().victim_cache_key());
+           auto s = stub->LoadModel(c, r, &o);
+           h().ScanMessage(o, "LoadModel");
+           return s;
+         }},
+        {"DestroySession",
+         [&](grpc::ClientContext* c) {
+           v1::DestroySessionRequest r;
+           v1::DestroySessionResponse o;
+           r.set_session_id(bob);
+           return stub->DestroySession(c, r, &o);
+         }},
+        {"SharedMemoryStatus",
+         [&](grpc::ClientContext* c) {
+           v1::SharedMemoryStatusRequest r;
+           v1::SharedMemoryStatusResponse o;
+           auto s = stub->SharedMemoryStatus(c, r, &o);
+           h().ScanMessage(o, "SharedMemoryStatus");
+           return s;
+         }},
+        {"RunGraphStream",
+         [&](grpc::ClientContext* c) {
            auto stream = stub->RunGraphStream(c);
-           v1::RunGraphRequest r; r.set_session_id(bob); r.set_graph_id(kVictimGraph);
+           v1::RunGraphRequest r;
+           r.set_session_id(bob);
+           r.set_graph_id(kVictimGraph);
            *r.add_inputs() = FloatValue({1, 2, 3, 4, 5, 6, 7, 8}, {2, 4});
            stream->Write(r);
            stream->WritesDone();
@@ -69,7 +136,8 @@ class AuthTest : public AdversarialTest {
              h().ScanMessage(reply, "RunGraphStream reply");
              ADD_FAILURE() << "an unauthenticated stream got a reply: code " << reply.error_code();
            }
-           return stream->Finish(); }},
+           return stream->Finish();
+         }},
     };
     for (auto& [name, call] : calls) {
       auto ctx = Context(authorization);
@@ -100,11 +168,11 @@ TEST_F(AuthTest, NoTokenOnEveryRpc) { ExpectEveryRpcUnauthenticated({}); }
 TEST_F(AuthTest, WrongTokenOnEveryRpc) { ExpectEveryRpcUnauthenticated({"Bearer guessed-token-0000"}); }
 
 TEST_F(AuthTest, MalformedAuthorizationEntries) {
-  for (const std::string& a : {std::string("Basic YWxpY2U6cGFzc3dvcmQ="), std::string("Bearer"),
-                               std::string("Bearer "), std::string(kAliceToken),
-                               std::string("Bearer  ") + kAliceToken, std::string("Bearer ") + kAliceToken + " ",
-                               std::string("Bearer ") + std::string(kAliceToken).substr(0, 10),
-                               std::string("Bearer ") + kAliceToken + kAliceToken}) {
+  for (const std::string& a :
+       {std::string("Basic YWxpY2U6cGFzc3dvcmQ="), std::string("Bearer"), std::string("Bearer "),
+        std::string(kAliceToken), std::string("Bearer  ") + kAliceToken, std::string("Bearer ") + kAliceToken + " ",
+        std::string("Bearer ") + std::string(kAliceToken).substr(0, 10),
+        std::string("Bearer ") + kAliceToken + kAliceToken}) {
     auto stub = h().RawStub();
     auto ctx = Context({a});
     v1::CreateSessionRequest r;

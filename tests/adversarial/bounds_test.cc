@@ -87,8 +87,9 @@ TEST_F(BoundsTest, MessageAboveMaxMessageBytes) {
 TEST_F(BoundsTest, GraphAfterGraphInOneSession) {
   std::string session;
   ASSERT_TRUE(h().alice().CreateSession({}, &session).ok());
-  const v1::GraphDef def = ParseGraphDef("graph g {\n  x = Data() {index = 0} -> (f32[2])\n"
-                                         "  y = Relu(x:0) -> (f32[2])\n  out = NetOutput(y:0)\n}\n");
+  const v1::GraphDef def = ParseGraphDef(
+      "graph g {\n  x = Data() {index = 0} -> (f32[2])\n"
+      "  y = Relu(x:0) -> (f32[2])\n  out = NetOutput(y:0)\n}\n");
   grpc::Status refused;
   int accepted = 0;
   for (uint32_t id = 1; id <= 2000; ++id) {
@@ -166,8 +167,9 @@ TEST_F(BoundsTest, InterOpParallelismInAddGraphOptions) {
   v1::AddGraphRequest add;
   add.set_session_id(session);
   add.set_graph_id(1);
-  *add.mutable_graph_def() = ParseGraphDef("graph g {\n  x = Data() {index = 0} -> (f32[2])\n"
-                                           "  y = Relu(x:0) -> (f32[2])\n  out = NetOutput(y:0)\n}\n");
+  *add.mutable_graph_def() = ParseGraphDef(
+      "graph g {\n  x = Data() {index = 0} -> (f32[2])\n"
+      "  y = Relu(x:0) -> (f32[2])\n  out = NetOutput(y:0)\n}\n");
   (*add.mutable_options()->mutable_entries())["ge.exec.inter_op_parallelism"] = "100000";
   v1::AddGraphResponse added;
   const grpc::Status s = h().alice().AddGraph(add, &added);

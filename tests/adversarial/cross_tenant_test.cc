@@ -21,10 +21,11 @@ const std::vector<StatusCode> kNotYours = {StatusCode::PERMISSION_DENIED, Status
 
 // alice's graph with bob's signature (x f32[2,4] -> y f32[2,4]): y = 2x.
 v1::GraphDef AliceDoubler() {
-  return ParseGraphDef("graph alice_doubler {\n"
-                       "  x = Data() {index = 0} -> (f32[2,4])\n"
-                       "  y = Add(x:0, x:0) -> (f32[2,4])\n"
-                       "  out = NetOutput(y:0)\n}\n");
+  return ParseGraphDef(
+      "graph alice_doubler {\n"
+      "  x = Data() {index = 0} -> (f32[2,4])\n"
+      "  y = Add(x:0, x:0) -> (f32[2,4])\n"
+      "  out = NetOutput(y:0)\n}\n");
 }
 
 const std::vector<float> kInput = {1, 2, 3, 4, 5, 6, 7, 8};

@@ -152,8 +152,7 @@ TEST_F(FsReachTest, ExecuteOpFileConstantByFilePath) {
 
 TEST_F(FsReachTest, ExecuteOpFileConstantByLocationUnderClientModelDirRoot) {
   const std::string relative = h().canary_path().substr(1);  // below "/"
-  const grpc::Status s =
-      Execute(FileConstantOp({{"location", relative}, {"_model_dir", "/"}}, canary_bytes()));
+  const grpc::Status s = Execute(FileConstantOp({{"location", relative}, {"_model_dir", "/"}}, canary_bytes()));
   EXPECT_TRUE(Refused(s, StatusCode::INVALID_ARGUMENT, {"_model_dir|location"}));
 }
 
@@ -172,8 +171,8 @@ TEST_F(FsReachTest, AddGraphFileConstantReadsTheDaemonConfiguration) {
 
 TEST_F(FsReachTest, AddGraphFileConstantByLocationUnderClientModelDir) {
   const std::string dir = std::filesystem::path(h().canary_path()).parent_path().string();
-  const grpc::Status s = AddGraphDef(FileConstantGraph({{"location", "canary.txt"}, {"_model_dir", dir}},
-                                                       canary_bytes()));
+  const grpc::Status s =
+      AddGraphDef(FileConstantGraph({{"location", "canary.txt"}, {"_model_dir", dir}}, canary_bytes()));
   EXPECT_TRUE(Refused(s, StatusCode::INVALID_ARGUMENT, {"fc", "_model_dir|location"}));
 }
 
@@ -260,8 +259,9 @@ TEST_F(FsReachTest, DumpPathInCreateSession) {
     v1::AddGraphRequest add;
     add.set_session_id(session);
     add.set_graph_id(1);
-    *add.mutable_graph_def() = ParseGraphDef("graph g {\n x = Data() {index = 0} -> (f32[3])\n"
-                                             " y = Relu(x:0) -> (f32[3])\n out = NetOutput(y:0)\n}\n");
+    *add.mutable_graph_def() = ParseGraphDef(
+        "graph g {\n x = Data() {index = 0} -> (f32[3])\n"
+        " y = Relu(x:0) -> (f32[3])\n out = NetOutput(y:0)\n}\n");
     v1::AddGraphResponse added;
     h().alice().AddGraph(add, &added);
     v1::CompileGraphResponse compiled;

@@ -125,8 +125,8 @@ TEST_F(GemTest, BitFlipped) {
       ++refused;
       // FAILED_PRECONDITION: a flip in an engine name or CPU feature makes a
       // model built for another host (gem.h), which is what it says.
-      EXPECT_TRUE(RefusedWithAnyOf(s, {StatusCode::INVALID_ARGUMENT, StatusCode::DATA_LOSS,
-                                       StatusCode::FAILED_PRECONDITION}))
+      EXPECT_TRUE(
+          RefusedWithAnyOf(s, {StatusCode::INVALID_ARGUMENT, StatusCode::DATA_LOSS, StatusCode::FAILED_PRECONDITION}))
           << "flip at " << at;
     }
   }

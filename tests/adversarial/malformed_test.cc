@@ -120,8 +120,7 @@ TEST_F(MalformedTest, GraphDefDataWithANegativeDim) {
 TEST_F(MalformedTest, RunInputWithANegativeDim) {
   const std::string session = SessionWithGraph(h().alice(), ReluGraph("-1,4"));
   ASSERT_FALSE(session.empty());
-  EXPECT_TRUE(Refused(Run(session, 1, {FloatValue({1, 2, 3, 4}, {-5, 4})}), StatusCode::INVALID_ARGUMENT,
-                      {"input 0"}));
+  EXPECT_TRUE(Refused(Run(session, 1, {FloatValue({1, 2, 3, 4}, {-5, 4})}), StatusCode::INVALID_ARGUMENT, {"input 0"}));
 }
 
 TEST_F(MalformedTest, ExecuteOpInputWithANegativeDim) {
@@ -137,8 +136,8 @@ TEST_F(MalformedTest, ExecuteOpInputWithANegativeDim) {
 TEST_F(MalformedTest, InputDtypeMismatch) {
   const std::string session = SessionWithGraph(h().alice(), ReluGraph("2,3"));
   ASSERT_FALSE(session.empty());
-  EXPECT_TRUE(Refused(Run(session, 1, {Int64Value({1, 2, 3, 4, 5, 6}, {2, 3})}), StatusCode::INVALID_ARGUMENT,
-                      {"input 0"}));
+  EXPECT_TRUE(
+      Refused(Run(session, 1, {Int64Value({1, 2, 3, 4, 5, 6}, {2, 3})}), StatusCode::INVALID_ARGUMENT, {"input 0"}));
 }
 
 TEST_F(MalformedTest, InputCountMismatch) {
@@ -152,17 +151,14 @@ TEST_F(MalformedTest, InputCountMismatch) {
 TEST_F(MalformedTest, RawDataShorterThanItsDims) {
   const std::string session = SessionWithGraph(h().alice(), ReluGraph("-1,3"));
   ASSERT_FALSE(session.empty());
-  EXPECT_TRUE(Refused(Run(session, 1, {FloatValue({1, 2, 3}, {1000, 3})}), StatusCode::INVALID_ARGUMENT,
-                      {"input 0"}));
+  EXPECT_TRUE(Refused(Run(session, 1, {FloatValue({1, 2, 3}, {1000, 3})}), StatusCode::INVALID_ARGUMENT, {"input 0"}));
 }
 
 TEST_F(MalformedTest, VariableRedeclaredWithALargerShape) {
   ExpectRedeclarationRefused("f32", "2", "f32", "65536", {"[2]", "[65536]"});
 }
 
-TEST_F(MalformedTest, VariableRedeclaredWithAnotherDtype) {
-  ExpectRedeclarationRefused("f32", "4", "i64", "4", {"v"});
-}
+TEST_F(MalformedTest, VariableRedeclaredWithAnotherDtype) { ExpectRedeclarationRefused("f32", "4", "i64", "4", {"v"}); }
 
 TEST_F(MalformedTest, SetVariableWithAnotherShape) {
   std::string session;

@@ -31,13 +31,13 @@ TEST_F(MemoryTest, ExecuteOpOutputAboveTheTenantsMaxMemoryBytes) {
 TEST_F(MemoryTest, RunIntermediateAboveTheTenantsMaxMemoryBytes) {
   if (!NeedsContractConfig("tenants[].max_memory_bytes")) return;
   // x f32[1] expanded to [2048,4096] (32 MiB), summed to one value.
-  const std::string session = SessionWithGraph(h().alice(), ParseGraphDef(
-      "graph wide {\n"
-      "  x = Data() {index = 0} -> (f32[1])\n"
-      "  shape = Data() {index = 1} -> (i64[2])\n"
-      "  e = Expand(x:0, shape:0) -> (f32[-1,-1])\n"
-      "  s = ReduceSum(e:0) {keepdims = 0} -> (f32[])\n"
-      "  out = NetOutput(s:0)\n}\n"));
+  const std::string session =
+      SessionWithGraph(h().alice(), ParseGraphDef("graph wide {\n"
+                                                  "  x = Data() {index = 0} -> (f32[1])\n"
+                                                  "  shape = Data() {index = 1} -> (i64[2])\n"
+                                                  "  e = Expand(x:0, shape:0) -> (f32[-1,-1])\n"
+                                                  "  s = ReduceSum(e:0) {keepdims = 0} -> (f32[])\n"
+                                                  "  out = NetOutput(s:0)\n}\n"));
   ASSERT_FALSE(session.empty());
   v1::RunGraphRequest run;
   run.set_session_id(session);
@@ -52,11 +52,11 @@ TEST_F(MemoryTest, RunIntermediateAboveTheTenantsMaxMemoryBytes) {
 
 TEST_F(MemoryTest, VariableAboveTheTenantsMaxMemoryBytes) {
   if (!NeedsContractConfig("tenants[].max_memory_bytes")) return;
-  const std::string session = SessionWithGraph(h().alice(), ParseGraphDef(
-      "graph big_var {\n"
-      "  v = Variable() {dtype = 1, shape = shape[4096,2048]} -> (f32[4096,2048])\n"
-      "  y = Identity(v:0) -> (f32[4096,2048])\n"
-      "  out = NetOutput(y:0)\n}\n"));
+  const std::string session = SessionWithGraph(
+      h().alice(), ParseGraphDef("graph big_var {\n"
+                                 "  v = Variable() {dtype = 1, shape = shape[4096,2048]} -> (f32[4096,2048])\n"
+                                 "  y = Identity(v:0) -> (f32[4096,2048])\n"
+                                 "  out = NetOutput(y:0)\n}\n"));
   ASSERT_FALSE(session.empty());
   v1::CompileGraphResponse compiled;
   grpc::Status s = h().alice().CompileGraph(session, 1, &compiled);

@@ -219,14 +219,14 @@ TEST_F(CacheTest, TwoProcessesOnDifferentDirectoriesShareEntriesThroughRedis) {
   EXPECT_NE(keyless.err.find("--cache-remote-key-file"), std::string::npos) << keyless.err;
   const std::string key = dir_ + "/remote.key";
   std::ofstream(key) << "the operator's key, 32 bytes ...\n";
-  testing::ProcessResult a = RunProcess({Gectl(), "compile", Model(), "-o", dir_ + "/a.gem", "--cache-dir",
-                                         dir_ + "/host_a", "--cache-remote", redis.address(),
-                                         "--cache-remote-key-file", key});
+  testing::ProcessResult a =
+      RunProcess({Gectl(), "compile", Model(), "-o", dir_ + "/a.gem", "--cache-dir", dir_ + "/host_a", "--cache-remote",
+                  redis.address(), "--cache-remote-key-file", key});
   ASSERT_EQ(a.exit_code, 0) << a.err;
   EXPECT_NE(a.out.find("cache: miss "), std::string::npos) << a.out;
-  testing::ProcessResult b = RunProcess({Gectl(), "compile", Model(), "-o", dir_ + "/b.gem", "--cache-dir",
-                                         dir_ + "/host_b", "--cache-remote", redis.address(),
-                                         "--cache-remote-key-file", key});
+  testing::ProcessResult b =
+      RunProcess({Gectl(), "compile", Model(), "-o", dir_ + "/b.gem", "--cache-dir", dir_ + "/host_b", "--cache-remote",
+                  redis.address(), "--cache-remote-key-file", key});
   ASSERT_EQ(b.exit_code, 0) << b.err;
   EXPECT_NE(b.out.find("cache: hit "), std::string::npos) << b.out;
   // The remote hit was written to host_b's directory: a hit without Redis.

@@ -57,7 +57,8 @@ class DaemonIsolationTest : public ::testing::Test {
   }
   static v1::GraphDef FileConstantGraph(const std::string& attrs) {
     return Def(R"(graph leak {
-      f = FileConstant() {dtype = 1, shape = shape[4], )" + attrs + R"(} -> (f32[4])
+      f = FileConstant() {dtype = 1, shape = shape[4], )" +
+               attrs + R"(} -> (f32[4])
       out = NetOutput(f:0)
     })");
   }
@@ -93,8 +94,9 @@ TEST_F(DaemonIsolationTest, FileConstantsAndPathOptionsAreRefusedAndNothingLeaks
   ExpectRefused(AddGraph(c, session, 1, FileConstantGraph("file_path = \"" + canary_ + "\"")),
                 {"graph 1", "node 'f'", "FileConstant"});
   // By location with a client-set _model_dir of "/".
-  ExpectRefused(AddGraph(c, session, 2, FileConstantGraph("location = \"" + canary_.substr(1) + "\", _model_dir = \"/\"")),
-                {"node 'f'", "FileConstant"});
+  ExpectRefused(
+      AddGraph(c, session, 2, FileConstantGraph("location = \"" + canary_.substr(1) + "\", _model_dir = \"/\"")),
+      {"node 'f'", "FileConstant"});
   // By file_id through ge.exec.value_bins, as a graph option and as a session option.
   const std::string bins = R"({"value_bins": [{"value_bin_id": "b", "value_bin_file": ")" + canary_ + "\"}]}";
   ExpectRefused(AddGraph(c, session, 3, FileConstantGraph("file_id = \"b\""), {{"ge.exec.value_bins", bins}}),
@@ -106,7 +108,8 @@ TEST_F(DaemonIsolationTest, FileConstantsAndPathOptionsAreRefusedAndNothingLeaks
       x = Data() {index = 0} -> (f32[4])
       n = Relu(x:0) {_model_dir = "/"} -> (f32[4])
       out = NetOutput(n:0)
-    })")), {"node 'n'", "'_model_dir'"});
+    })")),
+                {"node 'n'", "'_model_dir'"});
   for (const char* option : {"ge.dump_path", "ge.graph_compiler_cache_dir"}) {
     ExpectRefused(c.CreateSession({{option, dir_}}, &refused_session), {option});
   }
@@ -154,7 +157,8 @@ TEST_F(DaemonIsolationTest, FileConstantsAndPathOptionsAreRefusedAndNothingLeaks
       x = Data() {index = 0} -> (f32[2])
       n = Relu(x:0) -> (f32[2])
       out = NetOutput(n:0)
-    })")).ok());
+    })"))
+                  .ok());
   v1::RunGraphRequest run;
   run.set_session_id(session);
   run.set_graph_id(6);
@@ -166,10 +170,12 @@ TEST_F(DaemonIsolationTest, FileConstantsAndPathOptionsAreRefusedAndNothingLeaks
 
 TEST_F(DaemonIsolationTest, TwoTenantsWithOneGraphKeyEachRunTheirOwnModel) {
   auto token_hash = [](const std::string& token) { return ToHex(Sha256(token)); };
-  auto d = DaemonProcess::Start({"--config", WriteConfig("cache_dir: " + dir_ + "/cache\n"
+  auto d = DaemonProcess::Start({"--config", WriteConfig("cache_dir: " + dir_ +
+                                                         "/cache\n"
                                                          "tenants:\n"
                                                          "  - {name: alice, token_sha256: " +
-                                                         token_hash("alice-token") + "}\n"
+                                                         token_hash("alice-token") +
+                                                         "}\n"
                                                          "  - {name: bob, token_sha256: " +
                                                          token_hash("bob-token") + "}\n")});
   ASSERT_NE(d, nullptr);
@@ -183,7 +189,9 @@ TEST_F(DaemonIsolationTest, TwoTenantsWithOneGraphKeyEachRunTheirOwnModel) {
         x = Data() {index = 0} -> (f32[2])
         n = )" + op + R"((x:0) -> (f32[2])
         out = NetOutput(n:0)
-      })"), key).ok());
+      })"),
+                         key)
+                    .ok());
     v1::CompileGraphResponse compiled;
     grpc::Status s = c.CompileGraph(session, 1, &compiled);
     EXPECT_TRUE(s.ok()) << s.error_message();

@@ -97,8 +97,11 @@ class DaemonMemoryTest : public ::testing::Test {
 TEST_F(DaemonMemoryTest, ATenantPastMaxMemoryBytesIsRefusedAndTheOtherRunsOn) {
   const std::string config = WriteConfig(
       "tenants:\n"
-      "  - {name: alice, token_sha256: " + Token("alice") + ", max_memory_bytes: 8388608}\n"
-      "  - {name: bob, token_sha256: " + Token("bob") + "}\n");
+      "  - {name: alice, token_sha256: " +
+      Token("alice") +
+      ", max_memory_bytes: 8388608}\n"
+      "  - {name: bob, token_sha256: " +
+      Token("bob") + "}\n");
   auto d = DaemonProcess::Start({"--config", config});
   ASSERT_NE(d, nullptr);
   client::Client alice = MakeClient(*d, "alice-token");
@@ -146,8 +149,11 @@ TEST_F(DaemonMemoryTest, TheDaemonBudgetHoldsForEveryTenant) {
   const std::string config = WriteConfig(
       "memory_budget_bytes: 16777216\n"
       "tenants:\n"
-      "  - {name: alice, token_sha256: " + Token("alice") + "}\n"
-      "  - {name: bob, token_sha256: " + Token("bob") + "}\n");
+      "  - {name: alice, token_sha256: " +
+      Token("alice") +
+      "}\n"
+      "  - {name: bob, token_sha256: " +
+      Token("bob") + "}\n");
   auto d = DaemonProcess::Start({"--config", config});
   ASSERT_NE(d, nullptr);
   client::Client alice = MakeClient(*d, "alice-token");

@@ -52,10 +52,9 @@ absl::StatusOr<std::unique_ptr<Kernel>> CpuVectorKernelBuilder::LoadKernel(const
   if (task.params != signature) {
     // The blob comes from a .gem (untrusted): its bytes are shown escaped
     // and cut short.
-    return InvalidArgument("node '", ctx.op->name(), "': the task's ", task.params.size(),
-                           "-byte parameter blob was built for \"",
-                           absl::CHexEscape(absl::string_view(task.params).substr(0, 120)), "\" but is loaded for ",
-                           signature);
+    return InvalidArgument(
+        "node '", ctx.op->name(), "': the task's ", task.params.size(), "-byte parameter blob was built for \"",
+        absl::CHexEscape(absl::string_view(task.params).substr(0, 120)), "\" but is loaded for ", signature);
   }
   GE_ASSIGN_OR_RETURN(std::unique_ptr<Kernel> kernel, factory.CreateKernel(*ctx.op));
   GE_RETURN_IF_ERROR(kernel->Prepare(ctx));

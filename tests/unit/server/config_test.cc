@@ -237,7 +237,8 @@ TEST(ConfigTest, MemoryKeysParseValidateAndReadBack) {
   ServerConfig c = DefaultConfig();
   ASSERT_TRUE(ApplyYaml("memory_budget_bytes: 1073741824\n"
                         "tenants:\n"
-                        "  - {name: a, token_sha256: " + std::string(64, 'a') + ", max_memory_bytes: 8388608}\n",
+                        "  - {name: a, token_sha256: " +
+                            std::string(64, 'a') + ", max_memory_bytes: 8388608}\n",
                         "m.yaml", c)
                   .ok());
   EXPECT_EQ(c.memory_budget_bytes, 1073741824);

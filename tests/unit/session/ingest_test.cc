@@ -58,13 +58,15 @@ class IngestTest : public ::testing::Test {
   static std::string WithNode(const std::string& node) {
     return R"(graph g {
       x = Data() {index = 0} -> (f32[4])
-      n = )" + node + R"( -> (f32[4])
+      n = )" +
+           node + R"( -> (f32[4])
       out = NetOutput(n:0)
     })";
   }
   static std::string FileConstantWith(const std::string& attrs) {
     return R"(graph g {
-      f = FileConstant() {dtype = 1, shape = shape[4], )" + attrs + R"(} -> (f32[4])
+      f = FileConstant() {dtype = 1, shape = shape[4], )" +
+           attrs + R"(} -> (f32[4])
       out = NetOutput(f:0)
     })";
   }
@@ -87,7 +89,7 @@ TEST_F(IngestTest, OperatorOnlyOptionsAreMarkedAndRefusedFromClients) {
     if (spec.operator_only) marked.emplace_back(spec.key);
   }
   EXPECT_EQ(marked, (std::vector<std::string>{"ge.dump_graph", "ge.dump_path", "ge.exec.value_bins",
-                                               "ge.graph_compiler_cache_dir"}));
+                                              "ge.graph_compiler_cache_dir"}));
   for (const std::string& key : marked) {
     ExpectRefused(CheckClientOptions({{key, "x"}}, "CreateSession"), {key, "CreateSession", "operator"});
     IngestOptions options;
@@ -221,7 +223,8 @@ TEST_F(IngestTest, ClientGemsPassTheirCompilerAttributesButNotFiles) {
   for (int i = 0; i < 512; ++i) values += (i ? ", " : "") + std::to_string(i) + ".0";
   const std::string text = R"(graph m {
       x = Data() {index = 0} -> (f32[512])
-      w = Const() {value = tensor<f32[512]>[)" + values + R"(]} -> (f32[512])
+      w = Const() {value = tensor<f32[512]>[)" +
+                           values + R"(]} -> (f32[512])
       y = Add(x:0, w:0) -> (f32[512])
       out = NetOutput(y:0)
     })";
@@ -229,8 +232,8 @@ TEST_F(IngestTest, ClientGemsPassTheirCompilerAttributesButNotFiles) {
   {
     auto model = compiler::BuildCompiledModel(Parse(text), {}, rt_->engines(), nullptr);
     ASSERT_TRUE(model.ok()) << model.status();
-    auto bytes = runtime::SerializeGem(*model->graph, model->program ? &*model->program : nullptr, {},
-                                       rt_->engines(), false, "");
+    auto bytes = runtime::SerializeGem(*model->graph, model->program ? &*model->program : nullptr, {}, rt_->engines(),
+                                       false, "");
     ASSERT_TRUE(bytes.ok());
     auto loaded = rt_->AddModel(ModelSource::GemBytes(bytes->gem), client);
     EXPECT_TRUE(loaded.ok()) << loaded.status();

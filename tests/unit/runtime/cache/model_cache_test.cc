@@ -62,7 +62,9 @@ class ModelCacheTest : public ge::testing::EnginesTest {
     return *std::move(bytes);
   }
   static std::string KeyOf(int n) { return ToHex(Sha256(std::to_string(n))); }
-  std::string EntryDir(const std::string& key) { return (dir_ / "v2" / "ns" / "operator" / key.substr(0, 2) / key).string(); }
+  std::string EntryDir(const std::string& key) {
+    return (dir_ / "v2" / "ns" / "operator" / key.substr(0, 2) / key).string();
+  }
   // Runs the loaded model on 1..6 and returns the output.
   std::vector<float> Run(runtime::CompiledModel model) {
     session::Session session(*engines_, {}, nullptr);

@@ -52,7 +52,8 @@ TEST(MemoryQuotaTest, TheRefusalNamesTheLimitReachedAndTakesNothing) {
   absl::Status s = c.device->Reserve(1001);
   EXPECT_EQ(s.code(), absl::StatusCode::kResourceExhausted);
   EXPECT_THAT(std::string(s.message()), HasSubstr("tenant alice cannot allocate 1001 bytes"));
-  EXPECT_THAT(std::string(s.message()), HasSubstr("it holds 0 of its 1000-byte device memory quota (max_device_memory_bytes of tenant alice)"));
+  EXPECT_THAT(std::string(s.message()),
+              HasSubstr("it holds 0 of its 1000-byte device memory quota (max_device_memory_bytes of tenant alice)"));
 
   ASSERT_TRUE(c.tenant->Reserve(3500).ok());
   s = c.device->Reserve(600);  // fits the device quota, not the tenant's
@@ -66,7 +67,8 @@ TEST(MemoryQuotaTest, TheRefusalNamesTheLimitReachedAndTakesNothing) {
   s = bob->Reserve(1000);  // the daemon budget: 3500 + 6000 + 1000 > 10000
   EXPECT_EQ(s.code(), absl::StatusCode::kResourceExhausted);
   EXPECT_THAT(std::string(s.message()), HasSubstr("tenant bob cannot allocate 1000 bytes"));
-  EXPECT_THAT(std::string(s.message()), HasSubstr("the daemon holds 9500 of its 10000-byte memory budget (memory_budget_bytes)"));
+  EXPECT_THAT(std::string(s.message()),
+              HasSubstr("the daemon holds 9500 of its 10000-byte memory budget (memory_budget_bytes)"));
   EXPECT_EQ(bob->in_use_bytes(), 6000);
   EXPECT_EQ(c.budget->in_use_bytes(), 9500);
   EXPECT_EQ(c.budget->failed_reservations(), 1);

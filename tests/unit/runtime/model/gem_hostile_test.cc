@@ -106,14 +106,13 @@ TEST_F(GemHostileTest, ArenaOffsetsOutsideTheArenaAreRefused) {
                 "points outside the program");
   // Inside the arena, but the value runs past its end.
   ExpectRefused(
-      [](v1::CompiledModelDef& d) {
-        Task(d, "y")->mutable_inputs(0)->set_offset(d.program().arena_bytes() - 16);
-      },
+      [](v1::CompiledModelDef& d) { Task(d, "y")->mutable_inputs(0)->set_offset(d.program().arena_bytes() - 16); },
       "points outside the program");
   ExpectRefused([](v1::CompiledModelDef& d) { Task(d, "i")->mutable_outputs(0)->set_offset(-64); },
                 "points outside the program");
   // In bounds but not aligned: kernels may use aligned vector loads.
-  ExpectRefused([](v1::CompiledModelDef& d) { Task(d, "i")->mutable_outputs(0)->set_offset(8); }, "is not aligned to 64 bytes");
+  ExpectRefused([](v1::CompiledModelDef& d) { Task(d, "i")->mutable_outputs(0)->set_offset(8); },
+                "is not aligned to 64 bytes");
   ExpectRefused([](v1::CompiledModelDef& d) { d.mutable_program()->set_arena_bytes(int64_t{1} << 60); },
                 "arena of 1152921504606846976 bytes");
 }
@@ -142,7 +141,9 @@ TEST_F(GemHostileTest, WeightAndInputReferencesMustBeWhatTheyPointTo) {
   ExpectRefused([](v1::CompiledModelDef& d) { d.mutable_program()->set_weight_nodes(0, "x"); },
                 "weight 'x' is not a Const node with a value");
   ExpectRefused(
-      [](v1::CompiledModelDef& d) { d.mutable_program()->mutable_output_values(0)->set_kind(v1::ValueRefDef::KIND_NONE); },
+      [](v1::CompiledModelDef& d) {
+        d.mutable_program()->mutable_output_values(0)->set_kind(v1::ValueRefDef::KIND_NONE);
+      },
       "is read from nowhere");
 }
 
