@@ -208,6 +208,7 @@ void RegisterBuiltinOps(OpRegistry& registry) {
   RegisterQuantizeWindowOps(registry);
   RegisterRnnOps(registry);
   RegisterVariableOps(registry);
+  RegisterNormPoolOps(registry);
   RegisterGearOps(registry);
 }
 

@@ -90,6 +90,7 @@ void RegisterHostCpuKernels(KernelTable& table) {
   RegisterVariableKernels(table);
   RegisterSequenceKernels(table);
   RegisterTextKernels(table);
+  RegisterNormPoolKernels(table);
 }
 
 }  // namespace ge::engine::host_cpu

@@ -1,0 +1,66 @@
+// Shape inference of the ops of issue 21: NonZero, the normalization and
+// pooling ops of norm_pool_ops.cc, the random ops (with their size bounds
+// and the stateful flag) and the integer / quantized ops.
+#include "gtest/gtest.h"
+#include "tests/unit/base/ops/op_test_util.h"
+
+namespace ge::ops::testing {
+namespace {
+
+using Ints = std::vector<int64_t>;
+
+void AddNormPoolCases(std::vector<InferCase>& t) {
+  t.push_back({.op = "NonZero", .inputs = {"f32[2,3]"}, .outputs = {"i64[2,-1]"}});
+  t.push_back({.op = "NonZero", .inputs = {"bool[]"}, .outputs = {"i64[1,-1]"}});
+  t.push_back({.op = "NonZero", .inputs = {"i32[0,3]"}, .outputs = {"i64[2,0]"}});
+  t.push_back({.op = "NonZero", .inputs = {"u8[-1,4,2]"}, .outputs = {"i64[3,-1]"}});
+  t.push_back({.op = "NonZero", .inputs = {"f32[?]"}, .outputs = {"i64[-1,-1]"}});
+  t.push_back({.op = "NonZero", .inputs = {"string[2]"}, .outputs = {""}, .error = "not allowed for T"});
+  t.push_back({.op = "MeanVarianceNormalization", .inputs = {"f32[2,3,4,5]"}, .outputs = {"f32[2,3,4,5]"}});
+  t.push_back({.op = "MeanVarianceNormalization", .inputs = {"f16[-1,3,-1]"}, .attrs = {{"axes", Ints{0, 2}}},
+               .outputs = {"f16[-1,3,-1]"}});
+  t.push_back({.op = "MeanVarianceNormalization", .inputs = {"f32[2,3]"}, .outputs = {""}, .error = "out of range"});
+  t.push_back({.op = "LpNormalization", .inputs = {"f32[2,3]"}, .outputs = {"f32[2,3]"}});
+  t.push_back({.op = "LpNormalization", .inputs = {"f64[-1,3]"}, .attrs = {{"axis", 0}, {"p", 1}},
+               .outputs = {"f64[-1,3]"}});
+  t.push_back({.op = "LpNormalization", .inputs = {"f32[2,3]"}, .attrs = {{"p", 3}}, .outputs = {""},
+               .error = "p must be 1 or 2"});
+  t.push_back({.op = "LpNormalization", .inputs = {"f32[2,3]"}, .attrs = {{"axis", 2}}, .outputs = {""},
+               .error = "out of range"});
+  t.push_back({.op = "LpPool", .inputs = {"f32[1,3,8,8]"}, .attrs = {{"kernel_shape", Ints{3, 3}}, {"strides", Ints{2, 2}}},
+               .outputs = {"f32[1,3,3,3]"}});
+  t.push_back({.op = "LpPool", .inputs = {"f32[-1,3,8]"}, .attrs = {{"kernel_shape", Ints{2}}, {"auto_pad", "SAME_UPPER"}},
+               .outputs = {"f32[-1,3,8]"}});
+  t.push_back({.op = "LpPool", .inputs = {"f32[1,3,8]"}, .attrs = {{"kernel_shape", Ints{2}}, {"p", 0}}, .outputs = {""},
+               .error = "p must be a positive integer"});
+  t.push_back({.op = "GlobalLpPool", .inputs = {"f32[2,3,5,7]"}, .outputs = {"f32[2,3,1,1]"}});
+  t.push_back({.op = "GlobalLpPool", .inputs = {"f32[-1,3,-1]"}, .attrs = {{"p", 3}}, .outputs = {"f32[-1,3,1]"}});
+  t.push_back({.op = "GlobalLpPool", .inputs = {"f32[3]"}, .outputs = {""}, .error = "rank >= 2"});
+  t.push_back({.op = "MaxRoiPool", .inputs = {"f32[1,3,10,10]", "f32[4,5]"}, .attrs = {{"pooled_shape", Ints{2, 3}}},
+               .outputs = {"f32[4,3,2,3]"}});
+  t.push_back({.op = "MaxRoiPool", .inputs = {"f32[-1,3,-1,-1]", "f32[-1,5]"}, .attrs = {{"pooled_shape", Ints{2, 2}}},
+               .outputs = {"f32[-1,3,2,2]"}});
+  t.push_back({.op = "MaxRoiPool", .inputs = {"f32[1,3,10,10]", "f32[4,4]"}, .attrs = {{"pooled_shape", Ints{2, 2}}},
+               .outputs = {""}, .error = "rois must be [num_rois, 5]"});
+  t.push_back({.op = "MaxRoiPool", .inputs = {"f32[1,3,10,10]", "f32[4,5]"}, .attrs = {{"pooled_shape", Ints{0, 2}}},
+               .outputs = {""}, .error = "two positive integers"});
+  // Hostile: a pooled_shape whose output would not fit any memory.
+  t.push_back({.op = "MaxRoiPool", .inputs = {"f32[1,3,10,10]", "f32[4,5]"},
+               .attrs = {{"pooled_shape", Ints{int64_t{1} << 31, int64_t{1} << 31}}}, .outputs = {""},
+               .error = "more than 2^36 elements"});
+}
+
+}  // namespace
+
+const std::vector<InferCase>& NormRandomQuantCases() {
+  static const auto* cases = [] {
+    auto* t = new std::vector<InferCase>();
+    AddNormPoolCases(*t);
+    return t;
+  }();
+  return *cases;
+}
+
+TEST(NormRandomQuantOpsTest, Inference) { RunCases(NormRandomQuantCases()); }
+
+}  // namespace ge::ops::testing
