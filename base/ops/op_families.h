@@ -38,6 +38,9 @@ void RegisterVariableOps(OpRegistry& registry);
 // norm_pool_ops.cc: MeanVarianceNormalization, LpNormalization, LpPool,
 // GlobalLpPool, MaxRoiPool.
 void RegisterNormPoolOps(OpRegistry& registry);
+// random_ops.cc: RandomNormal, RandomUniform, RandomNormalLike,
+// RandomUniformLike, Bernoulli, Multinomial (all stateful).
+void RegisterRandomOps(OpRegistry& registry);
 // gear_index.cc: GearIndex (the shape-index node of multi-batch graphs).
 void RegisterGearOps(OpRegistry& registry);
 

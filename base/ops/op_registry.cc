@@ -209,6 +209,7 @@ void RegisterBuiltinOps(OpRegistry& registry) {
   RegisterRnnOps(registry);
   RegisterVariableOps(registry);
   RegisterNormPoolOps(registry);
+  RegisterRandomOps(registry);
   RegisterGearOps(registry);
 }
 

@@ -91,6 +91,7 @@ void RegisterHostCpuKernels(KernelTable& table) {
   RegisterSequenceKernels(table);
   RegisterTextKernels(table);
   RegisterNormPoolKernels(table);
+  RegisterRandomKernels(table);
 }
 
 }  // namespace ge::engine::host_cpu

@@ -111,6 +111,7 @@ void RegisterSequenceKernels(KernelTable& table);
 void RegisterTextKernels(KernelTable& table);
 void RegisterRnnKernels(KernelTable& table);
 void RegisterNormPoolKernels(KernelTable& table);
+void RegisterRandomKernels(KernelTable& table);
 
 // Every host_cpu kernel, in a fixed order.
 void RegisterHostCpuKernels(KernelTable& table);

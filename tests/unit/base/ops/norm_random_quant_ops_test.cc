@@ -50,17 +50,63 @@ void AddNormPoolCases(std::vector<InferCase>& t) {
                .error = "more than 2^36 elements"});
 }
 
+void AddRandomCases(std::vector<InferCase>& t) {
+  t.push_back({.op = "RandomNormal", .inputs = {}, .attrs = {{"shape", Ints{2, 3}}}, .outputs = {"f32[2,3]"}});
+  t.push_back({.op = "RandomNormal", .inputs = {}, .attrs = {{"shape", Ints{4}}, {"dtype", 11}}, .outputs = {"f64[4]"}});
+  t.push_back({.op = "RandomNormal", .inputs = {}, .attrs = {{"shape", Ints{4}}, {"dtype", 6}}, .outputs = {""},
+               .error = "dtype i32 is not allowed"});
+  t.push_back({.op = "RandomNormal", .inputs = {}, .attrs = {{"shape", Ints{1000000, 1000000}}}, .outputs = {""},
+               .error = "more than 2^36 elements"});
+  t.push_back({.op = "RandomNormal", .inputs = {}, .attrs = {{"shape", Ints{2, -1}}}, .outputs = {""},
+               .error = "dim -1 is negative"});
+  t.push_back({.op = "RandomUniform", .inputs = {}, .attrs = {{"shape", Ints{3}}, {"dtype", 10}}, .outputs = {"f16[3]"}});
+  t.push_back({.op = "RandomUniform", .inputs = {}, .attrs = {{"shape", Ints{int64_t{1} << 40}}}, .outputs = {""},
+               .error = "more than 2^36 elements"});
+  t.push_back({.op = "RandomNormalLike", .inputs = {"f32[2,-1]"}, .outputs = {"f32[2,-1]"}});
+  t.push_back({.op = "RandomNormalLike", .inputs = {"i64[2,3]"}, .attrs = {{"dtype", 11}}, .outputs = {"f64[2,3]"}});
+  t.push_back({.op = "RandomNormalLike", .inputs = {"i64[2,3]"}, .outputs = {""}, .error = "dtype i64 is not allowed"});
+  t.push_back({.op = "RandomUniformLike", .inputs = {"f16[?]"}, .outputs = {"f16[?]"}});
+  t.push_back({.op = "RandomUniformLike", .inputs = {"bool[2]"}, .outputs = {""}, .error = "dtype bool is not allowed"});
+  t.push_back({.op = "Bernoulli", .inputs = {"f32[10]"}, .outputs = {"f32[10]"}});
+  t.push_back({.op = "Bernoulli", .inputs = {"f64[-1,2]"}, .attrs = {{"dtype", 9}}, .outputs = {"bool[-1,2]"}});
+  t.push_back({.op = "Bernoulli", .inputs = {"i32[10]"}, .outputs = {""}, .error = "not allowed for T1"});
+  t.push_back({.op = "Multinomial", .inputs = {"f32[3,5]"}, .attrs = {{"sample_size", 7}}, .outputs = {"i32[3,7]"}});
+  t.push_back({.op = "Multinomial", .inputs = {"f32[-1,5]"}, .attrs = {{"dtype", 7}}, .outputs = {"i64[-1,1]"}});
+  t.push_back({.op = "Multinomial", .inputs = {"f32[5]"}, .outputs = {""}, .error = "[batch, class_size]"});
+  t.push_back({.op = "Multinomial", .inputs = {"f32[3,5]"}, .attrs = {{"sample_size", 0}}, .outputs = {""},
+               .error = "sample_size must be positive"});
+  // Hostile: 10^12 samples per row.
+  t.push_back({.op = "Multinomial", .inputs = {"f32[1,5]"}, .attrs = {{"sample_size", int64_t{1000000000000}}},
+               .outputs = {""}, .error = "more than 2^36 elements"});
+}
+
 }  // namespace
 
 const std::vector<InferCase>& NormRandomQuantCases() {
   static const auto* cases = [] {
     auto* t = new std::vector<InferCase>();
     AddNormPoolCases(*t);
+    AddRandomCases(*t);
     return t;
   }();
   return *cases;
 }
 
 TEST(NormRandomQuantOpsTest, Inference) { RunCases(NormRandomQuantCases()); }
+
+TEST(NormRandomQuantOpsTest, RandomOpsAreStatefulAndNothingElseNew) {
+  const OpRegistry& r = OpRegistry::Global();
+  for (const char* op : {"RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike", "Bernoulli",
+                         "Multinomial"}) {
+    ASSERT_NE(r.Find(op), nullptr) << op;
+    EXPECT_TRUE(r.Find(op)->stateful) << op;
+    EXPECT_NE(r.Find(op)->FindAttr("seed"), nullptr) << op;
+  }
+  for (const char* op : {"NonZero", "MeanVarianceNormalization", "LpPool", "MaxRoiPool",
+                         }) {
+    EXPECT_FALSE(r.Find(op)->stateful) << op;
+  }
+  EXPECT_TRUE(r.Find("NonZero")->value_dependent_output_shape);
+}
 
 }  // namespace ge::ops::testing

@@ -116,5 +116,129 @@ TEST(MaxRoiPoolKernel, HostilePooledShapeIsRefusedBeforeAllocating) {
   EXPECT_EQ(kernel.status().code(), absl::StatusCode::kResourceExhausted) << kernel.status();
 }
 
+// ---- Random ops ----
+
+// One kernel, computed `runs` times with `pool`; the outputs of each run.
+std::vector<Tensor> RunRandom(const ir::OpDesc& op, const std::vector<Value>& inputs, int runs, ThreadPool* pool) {
+  auto types = test::InferOutputTypes(op, inputs);
+  EXPECT_TRUE(types.ok()) << types.status();
+  auto kernel = Engine().kernel_factory().CreateKernel(op);
+  EXPECT_TRUE(kernel.ok()) << kernel.status();
+  std::vector<Tensor> out;
+  if (!types.ok() || !kernel.ok()) return out;
+  for (int r = 0; r < runs; ++r) {
+    test::TestExecuteContext ctx(inputs, *types, pool, 0);
+    const absl::Status s = (*kernel)->Compute(ctx);
+    EXPECT_TRUE(s.ok()) << s;
+    if (s.ok()) out.push_back(ctx.outputs()[0].tensor());
+  }
+  return out;
+}
+
+ir::OpDesc RandomOp(const std::string& type, ir::AttrMap attrs, int num_inputs = 0) {
+  ir::OpDesc op("rand", type);
+  for (auto& [k, v] : attrs) op.SetAttr(k, v);
+  for (int i = 0; i < num_inputs; ++i) op.AddInput({});
+  op.AddOutput({});
+  return op;
+}
+
+TEST(RandomKernels, SameSeedSameValuesAtAnyThreadCountAndFreshValuesPerRun) {
+  ThreadPool none(0, "none");
+  for (const char* type : {"RandomNormal", "RandomUniform"}) {
+    SCOPED_TRACE(type);
+    const ir::OpDesc op = RandomOp(type, {{"shape", Ints{300, 70}}, {"seed", 3.0f}});
+    const std::vector<Tensor> a = RunRandom(op, {}, 3, &none);
+    const std::vector<Tensor> b = RunRandom(op, {}, 3, test::TestThreadPool());
+    ASSERT_EQ(a.size(), 3u);
+    ASSERT_EQ(b.size(), 3u);
+    for (int r = 0; r < 3; ++r) EXPECT_TRUE(TensorEq(a[r], b[r])) << "run " << r;
+    EXPECT_FALSE(TensorEq(a[0], a[1]));
+    // Another seed, or the session's seed instead of the attribute, differs.
+    const ir::OpDesc other = RandomOp(type, {{"shape", Ints{300, 70}}, {"seed", 4.0f}});
+    EXPECT_FALSE(TensorEq(RunRandom(other, {}, 1, &none)[0], a[0]));
+    const ir::OpDesc session = RandomOp(type, {{"shape", Ints{300, 70}}, {"_ge_seed", int64_t{3}}});
+    const std::vector<Tensor> s1 = RunRandom(session, {}, 1, &none);
+    EXPECT_TRUE(TensorEq(s1[0], RunRandom(session, {}, 1, test::TestThreadPool())[0]));
+    // The node key (stamped by RandomSeedPass) separates two nodes.
+    ir::OpDesc keyed = session;
+    keyed.SetAttr("_ge_random_key", int64_t{12345});
+    EXPECT_FALSE(TensorEq(RunRandom(keyed, {}, 1, &none)[0], s1[0]));
+  }
+}
+
+TEST(RandomKernels, Moments) {
+  const ir::OpDesc normal = RandomOp("RandomNormal", {{"shape", Ints{40000}}, {"mean", 2.0f}, {"scale", 3.0f}, {"seed", 1.0f}});
+  const Tensor n = RunRandom(normal, {}, 1, test::TestThreadPool())[0];
+  double s = 0, s2 = 0;
+  for (int64_t i = 0; i < n.NumElements(); ++i) {
+    const double v = n.data<float>()[i];
+    s += v, s2 += v * v;
+  }
+  const double mean = s / 40000, sd = std::sqrt(s2 / 40000 - mean * mean);
+  EXPECT_NEAR(mean, 2.0, 0.05);
+  EXPECT_NEAR(sd, 3.0, 0.05);
+  const ir::OpDesc uniform =
+      RandomOp("RandomUniform", {{"shape", Ints{40000}}, {"low", -1.0f}, {"high", 3.0f}, {"dtype", int64_t{11}}});
+  const Tensor u = RunRandom(uniform, {}, 1, nullptr)[0];
+  ASSERT_EQ(u.dtype(), DataType::kDouble);
+  s = 0;
+  for (int64_t i = 0; i < u.NumElements(); ++i) {
+    const double v = u.data<double>()[i];
+    ASSERT_TRUE(v >= -1.0 && v < 3.0) << v;
+    s += v;
+  }
+  EXPECT_NEAR(s / 40000, 1.0, 0.05);
+}
+
+TEST(RandomKernels, LikeBernoulliAndMultinomial) {
+  const Tensor like = RunRandom(RandomOp("RandomNormalLike", {{"seed", 2.0f}, {"dtype", int64_t{10}}}, 1),
+                                {T1<int32_t>({1, 2, 3, 4, 5, 6}, {2, 3})}, 1, nullptr)[0];
+  EXPECT_EQ(like.dtype(), DataType::kFloat16);
+  EXPECT_EQ(like.shape(), (Shape{2, 3}));
+  // Probabilities 0 and 1 are certain; the dtype attribute picks the output.
+  const Tensor p = F32({0, 1, 1, 0, 1}, {5});
+  EXPECT_TRUE(TensorEq(RunRandom(RandomOp("Bernoulli", {}, 1), {p}, 1, nullptr)[0], p));
+  EXPECT_TRUE(TensorEq(RunRandom(RandomOp("Bernoulli", {{"dtype", int64_t{9}}}, 1), {p}, 1, nullptr)[0],
+                       T1<bool>({false, true, true, false, true}, {5})));
+  // Bernoulli(0.3) draws about 30% ones.
+  const Tensor many = RunRandom(RandomOp("Bernoulli", {{"seed", 5.0f}}, 1), {F32(std::vector<float>(20000, 0.3f), {20000})},
+                                1, test::TestThreadPool())[0];
+  double ones = 0;
+  for (int64_t i = 0; i < many.NumElements(); ++i) ones += many.data<float>()[i];
+  EXPECT_NEAR(ones / 20000, 0.3, 0.02);
+  // Multinomial: a row with one finite log-probability always draws it.
+  const Tensor logits = F32({-INFINITY, 0, -INFINITY, 0, 0, 0}, {2, 3});
+  const Tensor drawn =
+      RunRandom(RandomOp("Multinomial", {{"sample_size", int64_t{500}}, {"dtype", int64_t{7}}, {"seed", 1.0f}}, 1),
+                {logits}, 1, nullptr)[0];
+  ASSERT_EQ(drawn.shape(), (Shape{2, 500}));
+  int counts[3] = {0, 0, 0};
+  for (int64_t j = 0; j < 500; ++j) {
+    EXPECT_EQ(drawn.data<int64_t>()[j], 1);
+    ++counts[drawn.data<int64_t>()[500 + j]];
+  }
+  for (int c : counts) EXPECT_NEAR(c, 500 / 3.0, 60);
+}
+
+TEST(RandomKernels, HostileSizesAreRefusedBeforeAllocating) {
+  auto normal = Engine().kernel_factory().CreateKernel(RandomOp("RandomNormal", {{"shape", Ints{1000000, 1000000}}}));
+  ASSERT_FALSE(normal.ok());
+  EXPECT_EQ(normal.status().code(), absl::StatusCode::kResourceExhausted) << normal.status();
+  auto negative = Engine().kernel_factory().CreateKernel(RandomOp("RandomUniform", {{"shape", Ints{4, -3}}}));
+  ASSERT_FALSE(negative.ok());
+  EXPECT_EQ(negative.status().code(), absl::StatusCode::kInvalidArgument) << negative.status();
+  auto samples =
+      Engine().kernel_factory().CreateKernel(RandomOp("Multinomial", {{"sample_size", int64_t{1000000000000}}}, 1));
+  ASSERT_FALSE(samples.ok());
+  EXPECT_EQ(samples.status().code(), absl::StatusCode::kResourceExhausted) << samples.status();
+  // A batch that makes the output too large is refused at run time.
+  const absl::Status s = RunError("Multinomial", {F32(std::vector<float>(200000, 0.0f), {200000, 1})},
+                                  {{"sample_size", int64_t{1} << 20}}, 1, Unchecked({ir::ValueType()}));
+  EXPECT_EQ(s.code(), absl::StatusCode::kResourceExhausted) << s;
+  const absl::Status nan = RunError("Multinomial", {F32({NAN, 0}, {1, 2})});
+  EXPECT_NE(nan.message().find("no finite probability mass"), std::string::npos) << nan;
+}
+
 }  // namespace
 }  // namespace ge::engine::host_cpu
