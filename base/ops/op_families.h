@@ -41,6 +41,9 @@ void RegisterNormPoolOps(OpRegistry& registry);
 // random_ops.cc: RandomNormal, RandomUniform, RandomNormalLike,
 // RandomUniformLike, Bernoulli, Multinomial (all stateful).
 void RegisterRandomOps(OpRegistry& registry);
+// quantized_ops.cc: DynamicQuantizeLinear, MatMulInteger, ConvInteger,
+// QLinearMatMul, QLinearConv.
+void RegisterQuantizedOps(OpRegistry& registry);
 // gear_index.cc: GearIndex (the shape-index node of multi-batch graphs).
 void RegisterGearOps(OpRegistry& registry);
 

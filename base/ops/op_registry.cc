@@ -210,6 +210,7 @@ void RegisterBuiltinOps(OpRegistry& registry) {
   RegisterVariableOps(registry);
   RegisterNormPoolOps(registry);
   RegisterRandomOps(registry);
+  RegisterQuantizedOps(registry);
   RegisterGearOps(registry);
 }
 

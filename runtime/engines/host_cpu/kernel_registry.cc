@@ -92,6 +92,7 @@ void RegisterHostCpuKernels(KernelTable& table) {
   RegisterTextKernels(table);
   RegisterNormPoolKernels(table);
   RegisterRandomKernels(table);
+  RegisterQuantizedKernels(table);
 }
 
 }  // namespace ge::engine::host_cpu

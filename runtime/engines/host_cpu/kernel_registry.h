@@ -112,6 +112,7 @@ void RegisterTextKernels(KernelTable& table);
 void RegisterRnnKernels(KernelTable& table);
 void RegisterNormPoolKernels(KernelTable& table);
 void RegisterRandomKernels(KernelTable& table);
+void RegisterQuantizedKernels(KernelTable& table);
 
 // Every host_cpu kernel, in a fixed order.
 void RegisterHostCpuKernels(KernelTable& table);

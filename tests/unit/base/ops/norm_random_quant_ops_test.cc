@@ -80,6 +80,37 @@ void AddRandomCases(std::vector<InferCase>& t) {
                .outputs = {""}, .error = "more than 2^36 elements"});
 }
 
+void AddQuantizedCases(std::vector<InferCase>& t) {
+  t.push_back({.op = "DynamicQuantizeLinear", .inputs = {"f32[2,3]"}, .outputs = {"u8[2,3]", "f32[]", "u8[]"}});
+  t.push_back({.op = "DynamicQuantizeLinear", .inputs = {"f32[-1]"}, .outputs = {"u8[-1]", "f32[]", "u8[]"}});
+  t.push_back({.op = "DynamicQuantizeLinear", .inputs = {"f64[2]"}, .outputs = {"", "", ""}, .error = "expected f32"});
+  t.push_back({.op = "MatMulInteger", .inputs = {"u8[4,3]", "i8[3,2]", "u8[]", "i8[2]"}, .outputs = {"i32[4,2]"}});
+  t.push_back({.op = "MatMulInteger", .inputs = {"i8[-1,2,4,3]", "u8[3,5]"}, .outputs = {"i32[-1,2,4,5]"}});
+  t.push_back({.op = "MatMulInteger", .inputs = {"u8[4,3]", "u8[2,2]"}, .outputs = {""}, .error = "[4,3]"});
+  t.push_back({.op = "MatMulInteger", .inputs = {"u8[4,3]", "u8[3,2]", "i8[]"}, .outputs = {""},
+               .error = "has dtype i8 but T1 is u8"});
+  t.push_back({.op = "QLinearMatMul", .inputs = {"u8[2,4]", "f32[]", "u8[]", "u8[4,3]", "f32[]", "u8[]", "f32[]", "u8[]"},
+               .outputs = {"u8[2,3]"}});
+  t.push_back({.op = "QLinearMatMul",
+               .inputs = {"i8[-1,2,4]", "f32[1]", "i8[1]", "i8[-1,4,3]", "f32[3]", "i8[3]", "f32[]", "i8[]"},
+               .outputs = {"i8[-1,2,3]"}});
+  t.push_back({.op = "QLinearMatMul", .inputs = {"u8[2,4]", "f32[]", "u8[]", "u8[4,3]", "f32[]", "u8[]", "f32[2]", "u8[]"},
+               .outputs = {""}, .error = "y_scale must be a scalar"});
+  t.push_back({.op = "ConvInteger", .inputs = {"u8[1,1,3,3]", "u8[1,1,2,2]", "u8[]"}, .outputs = {"i32[1,1,2,2]"}});
+  t.push_back({.op = "ConvInteger", .inputs = {"u8[-1,1,3,3]", "i8[4,1,2,2]", "", "i8[4]"},
+               .attrs = {{"pads", Ints{1, 1, 1, 1}}}, .outputs = {"i32[-1,4,4,4]"}});
+  t.push_back({.op = "ConvInteger", .inputs = {"u8[1,1,3,3]", "u8[1,1,2,2]", "u8[3]"}, .outputs = {""},
+               .error = "x_zero_point must be a scalar"});
+  t.push_back({.op = "QLinearConv",
+               .inputs = {"u8[1,2,7,7]", "f32[]", "u8[]", "i8[4,2,3,3]", "f32[4]", "i8[4]", "f32[]", "u8[]", "i32[4]"},
+               .outputs = {"u8[1,4,5,5]"}});
+  t.push_back({.op = "QLinearConv", .inputs = {"i8[1,1,-1,7]", "f32[]", "i8[]", "i8[1,1,1,1]", "f32[]", "i8[]", "f32[]", "i8[]"},
+               .outputs = {"i8[1,1,-1,7]"}});
+  t.push_back({.op = "QLinearConv",
+               .inputs = {"u8[1,2,7,7]", "f32[]", "u8[]", "i8[4,2,3,3]", "f32[4,1]", "i8[4]", "f32[]", "u8[]"},
+               .outputs = {""}, .error = "w_scale must be a scalar or 1-D"});
+}
+
 }  // namespace
 
 const std::vector<InferCase>& NormRandomQuantCases() {
@@ -87,6 +118,7 @@ const std::vector<InferCase>& NormRandomQuantCases() {
     auto* t = new std::vector<InferCase>();
     AddNormPoolCases(*t);
     AddRandomCases(*t);
+    AddQuantizedCases(*t);
     return t;
   }();
   return *cases;
@@ -103,7 +135,7 @@ TEST(NormRandomQuantOpsTest, RandomOpsAreStatefulAndNothingElseNew) {
     EXPECT_NE(r.Find(op)->FindAttr("seed"), nullptr) << op;
   }
   for (const char* op : {"NonZero", "MeanVarianceNormalization", "LpPool", "MaxRoiPool",
-                         }) {
+                         "QLinearConv", "DynamicQuantizeLinear"}) {
     EXPECT_FALSE(r.Find(op)->stateful) << op;
   }
   EXPECT_TRUE(r.Find("NonZero")->value_dependent_output_shape);

@@ -240,5 +240,99 @@ TEST(RandomKernels, HostileSizesAreRefusedBeforeAllocating) {
   EXPECT_NE(nan.message().find("no finite probability mass"), std::string::npos) << nan;
 }
 
+// ---- Integer and quantized ops ----
+
+std::vector<Tensor> Outputs(const absl::StatusOr<std::vector<Value>>& out) {
+  std::vector<Tensor> t;
+  EXPECT_TRUE(out.ok()) << out.status();
+  if (out.ok()) {
+    for (const Value& v : *out) t.push_back(v.tensor());
+  }
+  return t;
+}
+
+TEST(QuantizedKernels, OnnxExamples) {
+  // The ONNX backend tests' values.
+  const Tensor a = T1<uint8_t>({11, 7, 3, 10, 6, 2, 9, 5, 1, 8, 4, 0}, {4, 3});
+  const Tensor b = T1<uint8_t>({1, 4, 2, 5, 3, 6}, {3, 2});
+  EXPECT_TRUE(TensorEq(Host("MatMulInteger", {a, b, T1<uint8_t>({12}, {1}), T1<uint8_t>({0}, {1})}),
+                       T1<int32_t>({-38, -83, -44, -98, -50, -113, -56, -128}, {4, 2})));
+  const Tensor x = T1<uint8_t>({2, 3, 4, 5, 6, 7, 8, 9, 10}, {1, 1, 3, 3});
+  const Tensor w = T1<uint8_t>({1, 1, 1, 1}, {1, 1, 2, 2});
+  EXPECT_TRUE(TensorEq(Host("ConvInteger", {x, w, Scalar<uint8_t>(1)}), T1<int32_t>({12, 16, 24, 28}, {1, 1, 2, 2})));
+  EXPECT_TRUE(TensorEq(Host("ConvInteger", {x, w, Scalar<uint8_t>(1)}, {{"pads", Ints{1, 1, 1, 1}}}),
+                       T1<int32_t>({1, 3, 5, 3, 5, 12, 16, 9, 11, 24, 28, 15, 7, 15, 17, 9}, {1, 1, 4, 4})));
+  const Tensor qa = T1<uint8_t>({208, 236, 0, 238, 3, 214, 255, 29}, {2, 4});
+  const Tensor qb = T1<uint8_t>({152, 51, 244, 60, 26, 255, 0, 127, 246, 127, 254, 247}, {4, 3});
+  EXPECT_TRUE(TensorEq(Host("QLinearMatMul", {qa, F32({0.0066f}, {1}), T1<uint8_t>({113}, {1}), qb,
+                                               F32({0.00705f}, {1}), T1<uint8_t>({114}, {1}), F32({0.0107f}, {1}),
+                                               T1<uint8_t>({118}, {1})}),
+                       T1<uint8_t>({168, 115, 255, 1, 66, 151}, {2, 3})));
+  auto dq = Outputs(test::RunOp(Engine(), "DynamicQuantizeLinear", {F32({0, 2, -3, -2.5f, 1.34f, 0.5f}, {6})}, {}, 3));
+  ASSERT_EQ(dq.size(), 3u);
+  EXPECT_TRUE(TensorEq(dq[0], T1<uint8_t>({153, 255, 0, 26, 221, 179}, {6})));
+  EXPECT_TRUE(TensorNear(dq[1], Scalar<float>(5.0f / 255)));
+  EXPECT_TRUE(TensorEq(dq[2], Scalar<uint8_t>(153)));
+  dq = Outputs(test::RunOp(Engine(), "DynamicQuantizeLinear", {F32({0, 0}, {2})}, {}, 3));
+  ASSERT_EQ(dq.size(), 3u);
+  EXPECT_TRUE(TensorEq(dq[0], T1<uint8_t>({0, 0}, {2})));
+}
+
+// The definition in double, for random s8 / u8 operands.
+TEST(QuantizedKernels, PerRowPerColumnAndPerChannelAgainstTheDefinition) {
+  std::mt19937 rng(7);
+  auto bytes = [&](DataType dtype, const Shape& shape) {
+    std::vector<double> v(shape.NumElementsUnchecked());
+    for (double& e : v) e = dtype == DataType::kInt8 ? static_cast<int>(rng() % 256) - 128 : static_cast<int>(rng() % 256);
+    return test::MakeTensor(dtype, v, shape);
+  };
+  // MatMulInteger: s8 A [2, 3, 5] with a per-row zero point [2, 3, 1], u8 B
+  // [5, 4] with per-column [4].
+  const Tensor a = bytes(DataType::kInt8, {2, 3, 5}), b = bytes(DataType::kUint8, {5, 4});
+  const Tensor za = bytes(DataType::kInt8, {2, 3, 1}), zb = bytes(DataType::kUint8, {4});
+  std::vector<int32_t> expected(2 * 3 * 4);
+  for (int bt = 0; bt < 2; ++bt)
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 4; ++j) {
+        int32_t acc = 0;
+        for (int k = 0; k < 5; ++k) {
+          acc += (static_cast<int32_t>(a.GetAsInt64((bt * 3 + i) * 5 + k)) - static_cast<int32_t>(za.GetAsInt64(bt * 3 + i))) *
+                 (static_cast<int32_t>(b.GetAsInt64(k * 4 + j)) - static_cast<int32_t>(zb.GetAsInt64(j)));
+        }
+        expected[(bt * 3 + i) * 4 + j] = acc;
+      }
+  EXPECT_TRUE(TensorEq(Host("MatMulInteger", {a, b, za, zb}), T1<int32_t>(expected, {2, 3, 4})));
+  // QLinearConv: u8 x, s8 w with per-channel scales and zero points, a bias,
+  // stride 2 and pads; y within one step of the float definition.
+  const Tensor x = bytes(DataType::kUint8, {1, 2, 6, 6}), w = bytes(DataType::kInt8, {3, 2, 3, 3});
+  const Tensor zw = bytes(DataType::kInt8, {3});
+  const Tensor sw = F32({0.01f, 0.02f, 0.005f}, {3});
+  const Tensor bias = T1<int32_t>({100, -50, 7}, {3});
+  const float sx = 0.05f, sy = 0.7f;
+  const int zx = 120, zy = 5;
+  const Tensor y = Host("QLinearConv", {x, Scalar<float>(sx), Scalar<uint8_t>(zx), w, sw, zw, Scalar<float>(sy),
+                                        Scalar<uint8_t>(zy), bias},
+                        {{"strides", Ints{2, 2}}, {"pads", Ints{1, 1, 1, 1}}});
+  ASSERT_EQ(y.shape(), (Shape{1, 3, 3, 3}));
+  for (int m = 0; m < 3; ++m)
+    for (int oh = 0; oh < 3; ++oh)
+      for (int ow = 0; ow < 3; ++ow) {
+        double acc = static_cast<double>(bias.GetAsInt64(m));
+        for (int c = 0; c < 2; ++c)
+          for (int kh = 0; kh < 3; ++kh)
+            for (int kw = 0; kw < 3; ++kw) {
+              const int ih = oh * 2 - 1 + kh, iw = ow * 2 - 1 + kw;
+              if (ih < 0 || ih >= 6 || iw < 0 || iw >= 6) continue;
+              acc += (x.GetAsDouble((c * 6 + ih) * 6 + iw) - zx) *
+                     (w.GetAsDouble(((m * 2 + c) * 3 + kh) * 3 + kw) - zw.GetAsDouble(m));
+            }
+        const double q = std::clamp(std::nearbyint(acc * sx * sw.GetAsDouble(m) / sy) + zy, 0.0, 255.0);
+        EXPECT_NEAR(y.GetAsDouble((m * 3 + oh) * 3 + ow), q, 1.0) << m << "," << oh << "," << ow;
+      }
+  const absl::Status s = RunError("QLinearConv", {x, Scalar<float>(sx), Scalar<uint8_t>(zx), w, F32({1, 2}, {2}), zw,
+                                                  Scalar<float>(sy), Scalar<uint8_t>(zy)});
+  EXPECT_NE(s.message().find("w_scale must have one element or [3]"), std::string::npos) << s;
+}
+
 }  // namespace
 }  // namespace ge::engine::host_cpu
