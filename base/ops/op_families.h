@@ -44,6 +44,8 @@ void RegisterRandomOps(OpRegistry& registry);
 // quantized_ops.cc: DynamicQuantizeLinear, MatMulInteger, ConvInteger,
 // QLinearMatMul, QLinearConv.
 void RegisterQuantizedOps(OpRegistry& registry);
+// signal_ops.cc: DFT, STFT, MelWeightMatrix.
+void RegisterSignalOps(OpRegistry& registry);
 // gear_index.cc: GearIndex (the shape-index node of multi-batch graphs).
 void RegisterGearOps(OpRegistry& registry);
 

@@ -211,6 +211,7 @@ void RegisterBuiltinOps(OpRegistry& registry) {
   RegisterNormPoolOps(registry);
   RegisterRandomOps(registry);
   RegisterQuantizedOps(registry);
+  RegisterSignalOps(registry);
   RegisterGearOps(registry);
 }
 

@@ -93,6 +93,7 @@ void RegisterHostCpuKernels(KernelTable& table) {
   RegisterNormPoolKernels(table);
   RegisterRandomKernels(table);
   RegisterQuantizedKernels(table);
+  RegisterSignalKernels(table);
 }
 
 }  // namespace ge::engine::host_cpu

@@ -113,6 +113,7 @@ void RegisterRnnKernels(KernelTable& table);
 void RegisterNormPoolKernels(KernelTable& table);
 void RegisterRandomKernels(KernelTable& table);
 void RegisterQuantizedKernels(KernelTable& table);
+void RegisterSignalKernels(KernelTable& table);
 
 // Every host_cpu kernel, in a fixed order.
 void RegisterHostCpuKernels(KernelTable& table);

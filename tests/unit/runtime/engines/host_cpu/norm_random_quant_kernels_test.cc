@@ -334,5 +334,30 @@ TEST(QuantizedKernels, PerRowPerColumnAndPerChannelAgainstTheDefinition) {
   EXPECT_NE(s.message().find("w_scale must have one element or [3]"), std::string::npos) << s;
 }
 
+// ---- Signal ops (their values: the ONNX node tests, run by
+// host_cpu_onnx_conformance_test) ----
+
+TEST(SignalKernels, DftRoundTripsAndRefusesHostileLengths) {
+  // A complex signal [1, 5, 2] through DFT and the inverse DFT comes back.
+  const Tensor x = F32({1, 0, 2, -1, 0.5f, 3, -2, 0, 4, 1}, {1, 5, 2});
+  const Tensor spectrum = Host("DFT", {x}, {{"axis", 1}});
+  EXPECT_TRUE(TensorNear(Host("DFT", {spectrum}, {{"axis", 1}, {"inverse", 1}}), x, {1e-5, 1e-5}));
+  // DFT of a unit impulse is all ones; dft_length zero-pads.
+  EXPECT_TRUE(TensorNear(Host("DFT", {F32({1}, {1, 1, 1}), I64({4}, {})}, {}, Unchecked()),
+                         F32({1, 0, 1, 0, 1, 0, 1, 0}, {1, 4, 2})));
+  const absl::Status huge = RunError("DFT", {F32({1}, {1, 1, 1}), I64({int64_t{1} << 40}, {})}, {}, 1,
+                                     Unchecked({ir::ValueType()}));
+  EXPECT_EQ(huge.code(), absl::StatusCode::kResourceExhausted) << huge;
+  // 2^20 points on 2^10 signals: fits in memory, but the direct DFT's work
+  // is refused.
+  const absl::Status slow = RunError("DFT", {F32(std::vector<float>(1024 * 1024), {1024, 1024, 1}), I64({1 << 20}, {})},
+                                     {}, 1, Unchecked({ir::ValueType()}));
+  EXPECT_EQ(slow.code(), absl::StatusCode::kResourceExhausted) << slow;
+  EXPECT_NE(slow.message().find("multiply-adds"), std::string::npos) << slow;
+  const absl::Status mel = RunError(
+      "MelWeightMatrix", {T1<int32_t>({8}, {}), T1<int32_t>({16}, {}), T1<int32_t>({8192}, {}), F32({0}, {}), F32({8192}, {})});
+  EXPECT_NE(mel.message().find("outside the 9 bins"), std::string::npos) << mel;
+}
+
 }  // namespace
 }  // namespace ge::engine::host_cpu
