@@ -55,6 +55,11 @@ absl::Status InterOpThreads(std::string_view v) {
   return absl::OkStatus();
 }
 absl::Status NonNegative(std::string_view v) { return IntAtLeast(v, 0); }
+absl::Status OptionalInteger(std::string_view v) {
+  int64_t n;
+  if (v.empty() || absl::SimpleAtoi(AbslView(v), &n)) return absl::OkStatus();
+  return InvalidArgument("expected an integer or nothing");
+}
 
 absl::Status ExternalWeightMode(std::string_view v) {
   if (v == "0" || v == "1" || v == "2") return absl::OkStatus();
@@ -137,6 +142,9 @@ const std::vector<OptionSpec>& Table() {
        "Sessions: milliseconds without an allocation after which the session's cache of output buffers returns "
        "them to the host (0: kept until the session ends).",
        NonNegative},
+      {"ge.exec.seed", "",
+       "Seed of the random ops without a seed attribute (an integer); empty: each loaded graph draws its own.",
+       OptionalInteger},
       {"ge.exec.static_model_ops_lower_limit", "4",
        "Static subgraphs with fewer ops become dynamic; -1 puts the whole graph into one dynamic subgraph.",
        LowerLimit},

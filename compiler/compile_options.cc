@@ -34,6 +34,10 @@ absl::StatusOr<CompileOptions> CompileOptions::FromOptions(const OptionMap& opti
 #ifndef NDEBUG
   out.verify_each_step = true;
 #endif
+  if (const std::string seed = OptionOrDefault(options, "ge.exec.seed"); !seed.empty()) {
+    GE_ASSIGN_OR_RETURN(int64_t value, ParseIntOption("ge.exec.seed", seed));
+    out.random_seed = value;
+  }
   out.subgraph_backends = ParseListOption(OptionOrDefault(options, "ge.subgraph_backends"));
   const auto& backends = partition::SubgraphBackendRegistry::Builtin();
   for (const std::string& name : out.subgraph_backends) {

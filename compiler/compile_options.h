@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,9 @@ struct CompileOptions {
   bool tiling_schedule_optimize = false;
   // ge.oo.constantFolding
   bool constant_folding = true;
+  // ge.exec.seed: the seed of random ops without a `seed` attribute
+  // (RandomSeedPass); unset, each loaded graph draws its own.
+  std::optional<int64_t> random_seed;
   // ge.subgraph_backends: subgraph-API backends to apply, in order.
   std::vector<std::string> subgraph_backends;
   // ge.verify_each_step: verify the graph after every optimize pass and

@@ -1,7 +1,8 @@
 // Schemas and shape inference of the indexing and tensor-building ops:
 // GatherElements, GatherND, ScatterElements, Trilu, CumSum, Range, EyeLike,
-// CastLike, Tile, OneHot, DepthToSpace, SpaceToDepth (each at its newest ONNX version up to opset 17; older
+// CastLike, Tile, OneHot, DepthToSpace, SpaceToDepth, NonZero (each at its newest ONNX version up to opset 17; older
 // versions the backend tests use are subsets of these forms).
+#include <algorithm>
 #include <cmath>
 
 #include "base/ops/infer_util.h"
@@ -211,6 +212,20 @@ absl::Status InferCompress(InferenceContext& ctx) {
 }
 
 absl::Status InferUnique(InferenceContext& ctx) { return InferSelectAlongAxis(ctx, 4); }
+
+// NonZero: int64 [rank, count] (a scalar counts as rank 1); the count of
+// non-zero elements depends on the data, unless the input has no elements.
+absl::Status InferNonZero(InferenceContext& ctx) {
+  const Shape& x = ctx.input_tensor(0).shape;
+  if (x.unknown_rank()) {
+    SetOutput(ctx, 0, DT::kInt64, Shape{kUnknownDim, kUnknownDim});
+    return absl::OkStatus();
+  }
+  const int64_t rank = std::max<int64_t>(x.rank(), 1);
+  const bool empty = x.IsFullyKnown() && x.NumElementsUnchecked() == 0;
+  SetOutput(ctx, 0, DT::kInt64, Shape{rank, empty ? 0 : kUnknownDim});
+  return absl::OkStatus();
+}
 
 absl::Status InferCastLike(InferenceContext& ctx) {
   SetOutput(ctx, 0, ctx.input_tensor(1).dtype, ctx.input_tensor(0).shape);
@@ -427,6 +442,14 @@ void RegisterIndexingOps(OpRegistry& r) {
                       .OptionalAttr("axis", Kind::kInt)
                       .ValueDependentOutputShape()  // the count of true conditions
                       .Infer(InferCompress));
+  MustRegister(r, OpSchemaBuilder("NonZero", 13)
+                      .Doc("The indices of the non-zero elements, one row per dim (column-major list of "
+                           "coordinates, in row-major element order).")
+                      .Input("X", "T")
+                      .Output("Y", "i64")
+                      .TypeConstraint("T", Union(NumericTypes(), Types({DT::kBool})))
+                      .ValueDependentOutputShape()  // the count of non-zero elements
+                      .Infer(InferNonZero));
   MustRegister(r, OpSchemaBuilder("Unique", 11)
                       .Doc("The distinct slices along axis (elements without one), their first indices, "
                            "the inverse mapping and the counts.")

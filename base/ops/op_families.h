@@ -24,7 +24,7 @@ void RegisterSequenceOps(OpRegistry& registry);
 // text_ops.cc: StringNormalizer, TfIdfVectorizer.
 void RegisterTextOps(OpRegistry& registry);
 // indexing_ops.cc: GatherElements, ScatterElements, Trilu, CumSum, Range,
-// EyeLike, CastLike, Tile, OneHot.
+// EyeLike, CastLike, Tile, OneHot, NonZero.
 void RegisterIndexingOps(OpRegistry& registry);
 // quantize_window_ops.cc: QuantizeLinear, DequantizeLinear, Hann/Hamming/
 // BlackmanWindow.
@@ -35,6 +35,17 @@ void RegisterLossOps(OpRegistry& registry);
 void RegisterRnnOps(OpRegistry& registry);
 // variable_ops.cc: Assign, AssignAdd, AssignSub, VarIsInitializedOp.
 void RegisterVariableOps(OpRegistry& registry);
+// norm_pool_ops.cc: MeanVarianceNormalization, LpNormalization, LpPool,
+// GlobalLpPool, MaxRoiPool.
+void RegisterNormPoolOps(OpRegistry& registry);
+// random_ops.cc: RandomNormal, RandomUniform, RandomNormalLike,
+// RandomUniformLike, Bernoulli, Multinomial (all stateful).
+void RegisterRandomOps(OpRegistry& registry);
+// quantized_ops.cc: DynamicQuantizeLinear, MatMulInteger, ConvInteger,
+// QLinearMatMul, QLinearConv.
+void RegisterQuantizedOps(OpRegistry& registry);
+// signal_ops.cc: DFT, STFT, MelWeightMatrix.
+void RegisterSignalOps(OpRegistry& registry);
 // gear_index.cc: GearIndex (the shape-index node of multi-batch graphs).
 void RegisterGearOps(OpRegistry& registry);
 

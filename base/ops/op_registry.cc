@@ -208,6 +208,10 @@ void RegisterBuiltinOps(OpRegistry& registry) {
   RegisterQuantizeWindowOps(registry);
   RegisterRnnOps(registry);
   RegisterVariableOps(registry);
+  RegisterNormPoolOps(registry);
+  RegisterRandomOps(registry);
+  RegisterQuantizedOps(registry);
+  RegisterSignalOps(registry);
   RegisterGearOps(registry);
 }
 

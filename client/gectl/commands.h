@@ -34,6 +34,11 @@ struct InspectFlags {
   std::string format = "text";  // text | json
 };
 
+struct OpsFlags {
+  bool list = false;
+  std::string format = "text";
+};
+
 struct BenchFlags {
   std::string model;
   std::vector<std::string> inputs;
@@ -105,6 +110,9 @@ absl::StatusOr<int64_t> ParseByteSize(const std::string& text);
 int BenchCommand(const BenchFlags& flags);
 int DumpCommand(const DumpFlags& flags);
 int InspectCommand(const InspectFlags& flags);
+// gectl ops --list: the op registry, the engines' kernels and the opset
+// adapters (ops_command.cc).
+int OpsCommand(const OpsFlags& flags);
 
 // 1 for errors the user can fix (bad input, unsupported model, limits), 2
 // for the rest.

@@ -152,6 +152,11 @@ int main(int argc, char** argv) {
   inspect_cmd->add_option("model", inspect.model, "Model file (.onnx)")->required();
   inspect_cmd->add_option("--format", inspect.format, "text or json")->capture_default_str();
 
+  ge::gectl::OpsFlags ops;
+  CLI::App* ops_cmd = app.add_subcommand("ops", "List the registered ops, their engines and the ONNX opset adapters");
+  ops_cmd->add_flag("--list", ops.list, "List every op (required)");
+  ops_cmd->add_option("--format", ops.format, "text or json")->capture_default_str();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -188,6 +193,7 @@ int main(int argc, char** argv) {
     if (dump_cmd->parsed()) return ge::gectl::DumpCommand(dump);
     if (partition_cmd->parsed()) return ge::gectl::PartitionCommand(partition);
     if (inspect_cmd->parsed()) return ge::gectl::InspectCommand(inspect);
+    if (ops_cmd->parsed()) return ge::gectl::OpsCommand(ops);
   } catch (const std::exception& e) {
     std::cerr << "gectl: internal error: " << e.what() << std::endl;
     return 2;

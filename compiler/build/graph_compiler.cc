@@ -11,6 +11,7 @@
 #include "compiler/passes/infer_shapes_pass.h"
 #include "compiler/passes/multi_batch_clone_pass.h"
 #include "compiler/passes/pass_pipeline.h"
+#include "compiler/passes/random_seed_pass.h"
 #include "compiler/passes/split_variable_into_subgraph_pass.h"
 #include "compiler/passes/var_is_initialized_op_pass.h"
 #include "compiler/passes/variable_format_pass.h"
@@ -49,6 +50,8 @@ absl::StatusOr<std::unique_ptr<CompiledGraph>> GraphCompiler::Compile(std::uniqu
   // The input graph is verified once; after each pass only when asked.
   optimize.set_verify_each_pass(options.verify_each_step);
   // Gears first: each branch is a static copy that inference then types.
+  // Random ops' identities before anything clones or renames them.
+  optimize.AddPass<RandomSeedPass>(options.random_seed);
   optimize.AddPass<MultiBatchClonePass>(options.gears);
   optimize.AddPass<InferShapesPass>();
   // Variables. VarIsInitializedOpPass first: the reads it removes must not

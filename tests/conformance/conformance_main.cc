@@ -102,6 +102,17 @@ std::string OneLine(std::string_view text) {
   return absl::StrReplaceAll(AbslView(text), {{"\n", " | "}, {"\r", ""}});
 }
 
+// Tests left out of issue 21's pass rate: their reference values are
+// random draws (Bernoulli, training-mode Dropout), or they are Gradient and
+// ai.onnx.preview.training tests. They still run and are still listed.
+bool OutsideTheRate(std::string_view name) {
+  for (std::string_view prefix : {"test_bernoulli", "test_training_dropout", "test_gradient_", "test_adagrad",
+                                  "test_adam", "test_momentum", "test_nesterov_momentum"}) {
+    if (name.substr(0, prefix.size()) == prefix) return true;
+  }
+  return false;
+}
+
 struct Failure {
   std::string name, kind, reason;
 };
@@ -192,6 +203,7 @@ int Run(int argc, char** argv) {
 
   int passed = 0, unexpected = 0;
   std::map<std::string, std::pair<int, int>> by_kind;  // kind -> (passed, run)
+  std::map<std::string, std::pair<int, int>> rated;    // the same without OutsideTheRate
   std::vector<Failure> failures;
   std::vector<std::string> fixed;
   std::set<std::string> seen;
@@ -199,6 +211,8 @@ int Run(int argc, char** argv) {
     seen.insert(test.name);
     if (!args->filter.empty() && test.name.find(args->filter) == std::string::npos) continue;
     ++by_kind[test.kind].second;
+    const bool counted = !OutsideTheRate(test.name);
+    if (counted) ++rated[test.kind].second;
     const auto start = std::chrono::steady_clock::now();
     const absl::Status status =
         args->isolate ? RunIsolated(test, **engines, &pool) : RunBackendTest(test, **engines, &pool);
@@ -208,8 +222,11 @@ int Run(int argc, char** argv) {
     if (status.ok()) {
       ++passed;
       ++by_kind[test.kind].first;
+      if (counted) ++rated[test.kind].first;
       if (args->verbose) std::cout << "PASS " << test.name << "\n";
-      if (is_known) fixed.push_back(test.name);
+      // A random-draw test may match numpy's draws by chance (Bernoulli of 10
+      // values: about 2% of seeds): not a fix.
+      if (is_known && !OutsideTheRate(test.name)) fixed.push_back(test.name);
       continue;
     }
     failures.push_back({test.name, test.kind, OneLine(StdView(status.message()))});
@@ -228,6 +245,13 @@ int Run(int argc, char** argv) {
     StrAppend(&summary, summary.empty() ? "" : "; ", kind, ": ", counts.first, " of ", counts.second, " pass (",
               absl::StrFormat("%.1f", 100.0 * counts.first / std::max(1, counts.second)), "%)");
   }
+  std::string rate;
+  for (const auto& [kind, counts] : rated) {
+    StrAppend(&rate, rate.empty() ? "" : "; ", kind, ": ", counts.first, " of ", counts.second, " (",
+              absl::StrFormat("%.1f", 100.0 * counts.first / std::max(1, counts.second)), "%)");
+  }
+  StrAppend(&summary, "\n\nWithout the tests whose reference values are random draws (Bernoulli, training-mode "
+                      "Dropout) and the Gradient and ai.onnx.preview.training tests: ", rate);
   std::cout << summary << "\n";
   if (!args->docs.empty()) {
     absl::Status s = WriteDocsTable(args->docs, failures, *known, summary);

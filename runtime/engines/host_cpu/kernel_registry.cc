@@ -90,6 +90,10 @@ void RegisterHostCpuKernels(KernelTable& table) {
   RegisterVariableKernels(table);
   RegisterSequenceKernels(table);
   RegisterTextKernels(table);
+  RegisterNormPoolKernels(table);
+  RegisterRandomKernels(table);
+  RegisterQuantizedKernels(table);
+  RegisterSignalKernels(table);
 }
 
 }  // namespace ge::engine::host_cpu

@@ -110,6 +110,10 @@ void RegisterVariableKernels(KernelTable& table);
 void RegisterSequenceKernels(KernelTable& table);
 void RegisterTextKernels(KernelTable& table);
 void RegisterRnnKernels(KernelTable& table);
+void RegisterNormPoolKernels(KernelTable& table);
+void RegisterRandomKernels(KernelTable& table);
+void RegisterQuantizedKernels(KernelTable& table);
+void RegisterSignalKernels(KernelTable& table);
 
 // Every host_cpu kernel, in a fixed order.
 void RegisterHostCpuKernels(KernelTable& table);

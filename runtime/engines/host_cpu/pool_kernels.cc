@@ -1,13 +1,16 @@
 // Pooling: MaxPool-12 (with the optional Indices output, dilations and
 // storage_order), AveragePool-11 (count_include_pad, ceil_mode) and
-// GlobalAveragePool / GlobalMaxPool, for 1-D to 3-D windows, and
-// MaxUnpool-11 (a scatter of X to the flat output positions in I).
+// GlobalAveragePool / GlobalMaxPool, LpPool-11 and GlobalLpPool-2 (the
+// p-norm of each window: (sum |x|^p)^(1/p), padding contributing nothing),
+// for 1-D to 3-D windows, and MaxUnpool-11 (a scatter of X to the flat
+// output positions in I).
 //
 // Window geometry comes from ops::PoolOutputShape, the function shape
 // inference uses. For each output position the taps that land inside the
 // input are found once per dim (TapRange), so the inner loops never test
 // bounds. The work is split over the N*C planes.
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <memory>
 #include <vector>
@@ -104,9 +107,48 @@ void AvgPoolPlane(const Window3& w, const T* x, T* y, bool count_include_pad) {
   }
 }
 
+// sum |x|^p, and its p-th root, with the common p = 1 and 2 exact.
+template <typename C>
+C PowAbs(C v, int64_t p) {
+  v = v < C(0) ? -v : v;
+  if (p == 1) return v;
+  if (p == 2) return v * v;
+  return std::pow(v, static_cast<C>(p));
+}
+template <typename C>
+C RootP(C sum, int64_t p) {
+  if (p == 1) return sum;
+  if (p == 2) return std::sqrt(sum);
+  return std::pow(sum, C(1) / static_cast<C>(p));
+}
+
+template <typename T>
+void LpPoolPlane(const Window3& w, const T* x, T* y, int64_t p) {
+  using C = ComputeType<T>;
+  for (int64_t od = 0; od < w.out[0]; ++od) {
+    const TapRange rd = Taps(od, w.stride[0], w.pad_begin[0], w.kernel[0], w.dilation[0], w.in[0]);
+    for (int64_t oh = 0; oh < w.out[1]; ++oh) {
+      const TapRange rh = Taps(oh, w.stride[1], w.pad_begin[1], w.kernel[1], w.dilation[1], w.in[1]);
+      for (int64_t ow = 0; ow < w.out[2]; ++ow) {
+        const TapRange rw =
+            Taps(ow, w.stride[2], w.pad_begin[2], w.kernel[2], w.dilation[2], w.in[2]);
+        C sum = C(0);
+        for (int64_t kd = rd.lo; kd < rd.hi; ++kd) {
+          const int64_t id = rd.start + kd * w.dilation[0];
+          for (int64_t kh = rh.lo; kh < rh.hi; ++kh) {
+            const T* line = x + (id * w.in[1] + rh.start + kh * w.dilation[1]) * w.in[2];
+            for (int64_t kw = rw.lo; kw < rw.hi; ++kw) sum += PowAbs(Widen(line[rw.start + kw * w.dilation[2]]), p);
+          }
+        }
+        y[(od * w.out[1] + oh) * w.out[2] + ow] = Narrow<T>(RootP(sum, p));
+      }
+    }
+  }
+}
+
 class PoolKernel final : public Kernel {
  public:
-  enum class Kind { kMax, kAverage };
+  enum class Kind { kMax, kAverage, kLp };
 
   static absl::StatusOr<std::unique_ptr<Kernel>> Create(const ir::OpDesc& op, Kind kind) {
     auto attrs = ops::WindowAttrsFromOp(op);
@@ -118,6 +160,8 @@ class PoolKernel final : public Kernel {
     }
     auto kernel = std::unique_ptr<PoolKernel>(new PoolKernel(op, kind, *std::move(attrs)));
     kernel->count_include_pad_ = IntAttr(op, "count_include_pad", 0) != 0;
+    kernel->p_ = IntAttr(op, "p", 2);
+    if (kind == Kind::kLp && kernel->p_ < 1) return NodeError(op, "p must be a positive integer, got ", kernel->p_);
     kernel->column_major_ = storage_order == 1;
     return std::unique_ptr<Kernel>(std::move(kernel));
   }
@@ -150,6 +194,8 @@ class PoolKernel final : public Kernel {
                       T* dst = py + p * w.out_size();
                       if (kind_ == Kind::kAverage) {
                         AvgPoolPlane(w, src, dst, count_include_pad_);
+                      } else if (kind_ == Kind::kLp) {
+                        LpPoolPlane(w, src, dst, p_);
                       } else {
                         MaxPoolPlane(w, src, dst, pi ? pi + p * w.out_size() : nullptr,
                                      p * w.in_size(), column_major_);
@@ -158,7 +204,7 @@ class PoolKernel final : public Kernel {
                   });
       return absl::OkStatus();
     };
-    if (kind_ == Kind::kAverage) return DispatchType<AvgPoolTypes>(x.dtype(), op_, run);
+    if (kind_ != Kind::kMax) return DispatchType<AvgPoolTypes>(x.dtype(), op_, run);
     return DispatchType<MaxPoolTypes>(x.dtype(), op_, run);
   }
 
@@ -171,13 +217,20 @@ class PoolKernel final : public Kernel {
   ops::WindowAttrs attrs_;
   bool count_include_pad_ = false;
   bool column_major_ = false;
+  int64_t p_ = 2;
 };
 
-// GlobalAveragePool / GlobalMaxPool: one value per N*C plane.
-template <bool kMax>
+// GlobalAveragePool / GlobalMaxPool / GlobalLpPool: one value per N*C plane.
+enum class GlobalKind { kAverage, kMax, kLp };
+
+template <GlobalKind kKind>
 class GlobalPoolKernel final : public Kernel {
  public:
-  explicit GlobalPoolKernel(const ir::OpDesc& op) : op_(op) {}
+  static absl::StatusOr<std::unique_ptr<Kernel>> Create(const ir::OpDesc& op) {
+    const int64_t p = IntAttr(op, "p", 2);
+    if (kKind == GlobalKind::kLp && p < 1) return NodeError(op, "p must be a positive integer, got ", p);
+    return std::unique_ptr<Kernel>(new GlobalPoolKernel(op, p));
+  }
 
   absl::Status Compute(ExecuteContext& ctx) override {
     const Tensor& x = ctx.input(0);
@@ -199,16 +252,19 @@ class GlobalPoolKernel final : public Kernel {
       ParallelFor(ctx.thread_pool(), planes, size, [&](int64_t begin, int64_t end) {
         for (int64_t p = begin; p < end; ++p) {
           const T* src = px + p * size;
-          C acc = kMax ? -std::numeric_limits<C>::infinity() : C(0);
+          C acc = kKind == GlobalKind::kMax ? -std::numeric_limits<C>::infinity() : C(0);
           for (int64_t i = 0; i < size; ++i) {
             const C v = Widen(src[i]);
-            if constexpr (kMax) {
+            if constexpr (kKind == GlobalKind::kMax) {
               acc = (v > acc || v != v) ? v : acc;
+            } else if constexpr (kKind == GlobalKind::kLp) {
+              acc += PowAbs(v, p_);
             } else {
               acc += v;
             }
           }
-          if constexpr (!kMax) acc = size > 0 ? acc / static_cast<C>(size) : C(0);
+          if constexpr (kKind == GlobalKind::kAverage) acc = size > 0 ? acc / static_cast<C>(size) : C(0);
+          if constexpr (kKind == GlobalKind::kLp) acc = RootP(acc, p_);
           py[p] = Narrow<T>(acc);
         }
       });
@@ -217,7 +273,10 @@ class GlobalPoolKernel final : public Kernel {
   }
 
  private:
+  GlobalPoolKernel(const ir::OpDesc& op, int64_t p) : op_(op), p_(p) {}
+
   ir::OpDesc op_;
+  int64_t p_;
 };
 
 class MaxUnpoolKernel final : public Kernel {
@@ -305,18 +364,12 @@ void RegisterPoolKernels(KernelTable& table) {
              [](const ir::OpDesc& op) { return PoolKernel::Create(op, PoolKernel::Kind::kAverage); },
              {floats},
              {floats}});
-  table.Add({"GlobalAveragePool",
-             [](const ir::OpDesc& op) -> absl::StatusOr<std::unique_ptr<Kernel>> {
-               return std::unique_ptr<Kernel>(new GlobalPoolKernel<false>(op));
-             },
+  table.Add({"LpPool", [](const ir::OpDesc& op) { return PoolKernel::Create(op, PoolKernel::Kind::kLp); },
              {floats},
              {floats}});
-  table.Add({"GlobalMaxPool",
-             [](const ir::OpDesc& op) -> absl::StatusOr<std::unique_ptr<Kernel>> {
-               return std::unique_ptr<Kernel>(new GlobalPoolKernel<true>(op));
-             },
-             {floats},
-             {floats}});
+  table.Add({"GlobalAveragePool", &GlobalPoolKernel<GlobalKind::kAverage>::Create, {floats}, {floats}});
+  table.Add({"GlobalMaxPool", &GlobalPoolKernel<GlobalKind::kMax>::Create, {floats}, {floats}});
+  table.Add({"GlobalLpPool", &GlobalPoolKernel<GlobalKind::kLp>::Create, {floats}, {floats}});
 }
 
 }  // namespace ge::engine::host_cpu

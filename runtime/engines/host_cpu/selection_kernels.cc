@@ -1,5 +1,5 @@
-// Selection kernels whose output size depends on the data: Compress-11 and
-// Unique-11.
+// Selection kernels whose output size depends on the data: Compress-11,
+// Unique-11 and NonZero-13.
 //
 // Compress keeps the slices along `axis` (or the elements of the flattened
 // input without one) whose condition is true; a condition shorter than the
@@ -10,10 +10,16 @@
 // slice comparisons, groups equal slices; each group's first index is its
 // first occurrence. Outputs are in sorted order or in order of first
 // occurrence.
+//
+// NonZero lists the coordinates of the non-zero elements (NaN counts as
+// non-zero, as in numpy) in row-major order: one row per dim of the input
+// (a scalar as [1]), one column per element found. One pass counts, a second
+// writes the coordinates.
 #include <algorithm>
 #include <memory>
 #include <numeric>
 #include <optional>
+#include <type_traits>
 #include <vector>
 
 #include "runtime/engines/host_cpu/kernel_registry.h"
@@ -178,6 +184,51 @@ class UniqueKernel final : public Kernel {
   std::optional<int64_t> axis_;
 };
 
+class NonZeroKernel final : public Kernel {
+ public:
+  explicit NonZeroKernel(const ir::OpDesc& op) : op_(op) {}
+
+  absl::Status Compute(ExecuteContext& ctx) override {
+    const Tensor& x = ctx.input(0);
+    const int64_t n = x.NumElements();
+    std::vector<int64_t> found;
+    GE_RETURN_IF_ERROR(DispatchType<NumericAndBoolTypes>(x.dtype(), op_, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      const T* px = x.data<T>();
+      for (int64_t i = 0; i < n; ++i) {
+        if (IsNonZero(px[i])) found.push_back(i);
+      }
+      return absl::OkStatus();
+    }));
+    const Shape& xs = x.shape();
+    const int64_t rank = std::max<int64_t>(xs.rank(), 1);
+    const int64_t count = static_cast<int64_t>(found.size());
+    GE_ASSIGN_OR_RETURN(Tensor y, ctx.Output(0, Shape{rank, count}));
+    int64_t* py = y.data<int64_t>();
+    for (int64_t j = 0; j < count; ++j) {
+      int64_t rest = found[j];
+      for (int64_t d = xs.rank() - 1; d >= 0; --d) {
+        py[d * count + j] = rest % xs.dim(d);
+        rest /= xs.dim(d);
+      }
+      if (xs.rank() == 0) py[j] = 0;
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  template <typename T>
+  static bool IsNonZero(T v) {
+    if constexpr (std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>) {
+      return static_cast<float>(v) != 0.0f;
+    } else {
+      return v != T(0);
+    }
+  }
+
+  ir::OpDesc op_;
+};
+
 }  // namespace
 
 void RegisterSelectionKernels(KernelTable& table) {
@@ -192,6 +243,11 @@ void RegisterSelectionKernels(KernelTable& table) {
                return std::unique_ptr<Kernel>(new UniqueKernel(op));
              },
              {all}, {all, DataTypeSet{DataType::kInt64}}});
+  table.Add({"NonZero",
+             [](const ir::OpDesc& op) -> absl::StatusOr<std::unique_ptr<Kernel>> {
+               return std::unique_ptr<Kernel>(new NonZeroKernel(op));
+             },
+             {SetOf(NumericAndBoolTypes{})}, {DataTypeSet{DataType::kInt64}}});
 }
 
 }  // namespace ge::engine::host_cpu

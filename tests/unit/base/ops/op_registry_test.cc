@@ -147,7 +147,7 @@ TEST(OpRegistryTest, EveryOpHasInferenceTests) {
   std::map<std::string, Coverage> covered;
   for (const auto* table :
        {&GeOpCases(), &ElementwiseCases(), &NnCases(), &TensorCases(), &ReductionCases(), &LoopOpCases(),
-        &SequenceOpCases(), &TextOpCases()}) {
+        &SequenceOpCases(), &TextOpCases(), &NormRandomQuantCases(), &SignalOpCases()}) {
     for (const InferCase& c : *table) {
       Coverage& cov = covered[c.op];
       (c.error.empty() ? cov.ok : cov.error) = true;

@@ -51,5 +51,7 @@ const std::vector<InferCase>& ReductionCases();
 const std::vector<InferCase>& LoopOpCases();      // control_flow_ops_test.cc
 const std::vector<InferCase>& SequenceOpCases();  // sequence_ops_test.cc
 const std::vector<InferCase>& TextOpCases();      // text_ops_test.cc
+const std::vector<InferCase>& NormRandomQuantCases();  // norm_random_quant_ops_test.cc
+const std::vector<InferCase>& SignalOpCases();         // signal_ops_test.cc
 
 }  // namespace ge::ops::testing

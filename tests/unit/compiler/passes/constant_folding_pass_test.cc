@@ -162,6 +162,21 @@ TEST_F(ConstantFoldingPassTest, ControlInputsAndStatefulOpsStay) {
   EXPECT_EQ(graph->FindNode("w")->type(), "Assign");
 }
 
+// Random ops are stateful: over Consts, or with no inputs at all, they
+// stay (each run must draw new values), and so do the nodes they feed.
+TEST_F(ConstantFoldingPassTest, RandomOpsStay) {
+  auto graph = Fold(R"(graph g {
+    a = Const() {value = tensor<f32[2]>[0.5, 0.5]} -> (f32[2])
+    b = Bernoulli(a:0) -> (f32[2])
+    u = RandomUniformLike(a:0) -> (f32[2])
+    n = RandomNormal() {shape = [2]} -> (f32[2])
+    s = Add(b:0, u:0) -> (f32[2])
+    t = Add(s:0, n:0) -> (f32[2])
+    out = NetOutput(t:0)
+  })", /*expect_changed=*/false);
+  for (const char* name : {"b", "u", "n", "s", "t"}) EXPECT_NE(graph->FindNode(name)->type(), ir::kConst) << name;
+}
+
 TEST_F(ConstantFoldingPassTest, WithoutAHostEngineOnlyShapesFold) {
   engine::EngineRegistry none;
   auto graph = Fold(R"(graph g {
