@@ -8,6 +8,7 @@
 #include "base/status.h"
 #include "compiler/build/graph_compiler.h"
 #include "compiler/frontend/onnx_inspect.h"
+#include "compiler/frontend/onnx_opset_adapter.h"
 #include "compiler/partition/partition_report.h"
 #include "runtime/model/external_weights.h"
 #include "runtime/model/gem.h"
@@ -119,6 +120,23 @@ absl::Status WriteCompiledModel(runtime::CompiledModel& model, const std::string
   runtime::GemWriteOptions write;
   write.external_weights = flags.external_weights;
   return runtime::SaveGem(model, path, rt.engines(), write);
+}
+
+std::vector<OpsetAdapterInfo> ListOpsetAdapters() {
+  std::vector<OpsetAdapterInfo> out;
+  for (const frontend::OpsetAdapter& a : frontend::BuiltinOpsetAdapters().all()) {
+    out.push_back({a.op_type, a.first_version, a.last_version, a.canonical});
+  }
+  return out;
+}
+
+std::map<std::string, std::vector<std::string>> KernelEnginesByOpType(const Runtime& rt) {
+  std::map<std::string, std::vector<std::string>> kernels;
+  for (const std::string& name : rt.engines().Names()) {
+    const engine::Engine* e = rt.engines().Find(name);
+    for (const std::string& type : e->info_store().SupportedOpTypes()) kernels[type].push_back(name);
+  }
+  return kernels;
 }
 
 }  // namespace ge::session

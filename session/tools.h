@@ -3,9 +3,11 @@
 // a compiled model as a .gem), on the runtime root's engines.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "base/ir/graph.h"
@@ -42,5 +44,18 @@ struct GemWriteFlags {
 // Writes `model` to `path` (a .gem) for `rt`'s engines.
 absl::Status WriteCompiledModel(runtime::CompiledModel& model, const std::string& path, const Runtime& rt,
                                 const GemWriteFlags& flags);
+
+// An older ONNX op version the importer rewrites into a registered form.
+struct OpsetAdapterInfo {
+  std::string op_type;
+  int first_version = 0;  // inclusive range of ONNX op versions
+  int last_version = 0;
+  std::string canonical;  // what comes out ("Squeeze-13 (axes input)")
+};
+std::vector<OpsetAdapterInfo> ListOpsetAdapters();
+
+// Op type -> the engines loaded in `rt` with a kernel for it, in the
+// registry's engine order.
+std::map<std::string, std::vector<std::string>> KernelEnginesByOpType(const Runtime& rt);
 
 }  // namespace ge::session

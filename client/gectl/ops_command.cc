@@ -14,8 +14,7 @@
 #include "base/status.h"
 #include "client/gectl/commands.h"
 #include "client/gectl/local_runtime.h"
-#include "compiler/frontend/onnx_opset_adapter.h"
-#include "runtime/engines/engine_registry.h"
+#include "session/tools.h"
 
 namespace ge::gectl {
 
@@ -25,15 +24,11 @@ int OpsCommand(const OpsFlags& flags) {
   }
   if (!flags.list) return ReportError(InvalidArgument("gectl ops: say --list"));
   // Which loaded engines have a kernel for each op type.
-  std::map<std::string, std::vector<std::string>> kernels;
   auto runtime = LocalRuntime::Create(1);
   if (!runtime.ok()) return ReportError(runtime.status());
-  for (const std::string& name : (*runtime)->engines().Names()) {
-    const engine::Engine* e = (*runtime)->engines().Find(name);
-    for (const std::string& type : e->info_store().SupportedOpTypes()) kernels[type].push_back(name);
-  }
+  std::map<std::string, std::vector<std::string>> kernels = session::KernelEnginesByOpType((*runtime)->root());
   const auto schemas = ops::OpRegistry::Global().All();
-  const auto& adapters = frontend::BuiltinOpsetAdapters().all();
+  const std::vector<session::OpsetAdapterInfo> adapters = session::ListOpsetAdapters();
   if (flags.format == "json") {
     io::JsonWriter w;
     w.BeginObject().Key("ops").BeginArray();
@@ -46,7 +41,7 @@ int OpsCommand(const OpsFlags& flags) {
       w.EndArray().EndObject();
     }
     w.EndArray().Key("opset_adapters").BeginArray();
-    for (const frontend::OpsetAdapter& a : adapters) {
+    for (const session::OpsetAdapterInfo& a : adapters) {
       w.BeginObject().Key("type").String(a.op_type).Key("first_version").Int(a.first_version);
       w.Key("last_version").Int(a.last_version).Key("canonical").String(a.canonical).EndObject();
     }
@@ -58,7 +53,7 @@ int OpsCommand(const OpsFlags& flags) {
     std::cout << (s->domain.empty() ? "ai.onnx" : s->domain) << "\t" << s->type << "\t" << s->since_version << "\t"
               << (s->stateful ? "stateful" : "-") << "\t" << absl::StrJoin(kernels[s->type], ",") << "\n";
   }
-  for (const frontend::OpsetAdapter& a : adapters) {
+  for (const session::OpsetAdapterInfo& a : adapters) {
     std::cout << "adapter\t" << a.op_type << "\t" << a.first_version << ".." << a.last_version << "\t"
               << a.canonical << "\n";
   }
