@@ -78,8 +78,8 @@ absl::Status InferMaxRoiPool(InferenceContext& ctx) {
   }
   const float scale = ctx.AttrOr<float>("spatial_scale", 1.0f);
   if (!(scale > 0) || !std::isfinite(scale)) return InvalidArgument("spatial_scale must be positive, got ", scale);
-  Shape out{rois.unknown_rank() ? kUnknownDim : rois.dim(0), x.unknown_rank() ? kUnknownDim : x.dim(1),
-            (*pooled)[0], (*pooled)[1]};
+  Shape out{rois.unknown_rank() ? kUnknownDim : rois.dim(0), x.unknown_rank() ? kUnknownDim : x.dim(1), (*pooled)[0],
+            (*pooled)[1]};
   GE_RETURN_IF_ERROR(CheckGeneratedSize("MaxRoiPool output", out.span(), /*allow_unknown=*/true));
   SetOutput(ctx, 0, ctx.input_tensor(0).dtype, std::move(out));
   return absl::OkStatus();

@@ -74,7 +74,8 @@ absl::Status InferMultinomial(InferenceContext& ctx) {
   const int64_t samples = ctx.AttrOr<int64_t>("sample_size", 1);
   if (samples < 1) return InvalidArgument("sample_size must be positive, got ", samples);
   const Shape& x = ctx.input_tensor(0).shape;
-  if (!x.unknown_rank() && x.rank() != 2) return InvalidArgument("input must be [batch, class_size], got ", x.ToString());
+  if (!x.unknown_rank() && x.rank() != 2)
+    return InvalidArgument("input must be [batch, class_size], got ", x.ToString());
   const int64_t batch = x.unknown_rank() ? kUnknownDim : x.dim(0);
   const Shape out{batch, samples};
   GE_RETURN_IF_ERROR(CheckGeneratedSize("Multinomial [batch, sample_size]", out.span(), /*allow_unknown=*/true));

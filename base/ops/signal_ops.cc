@@ -29,14 +29,16 @@ absl::Status InferDft(InferenceContext& ctx) {
   const Shape& x = ctx.input_tensor(0).shape;
   const bool onesided = ctx.AttrOr<int64_t>("onesided", 0) != 0;
   const bool inverse = ctx.AttrOr<int64_t>("inverse", 0) != 0;
-  if (onesided && inverse) return InvalidArgument("onesided and inverse together (a complex-to-real DFT) are not supported");
+  if (onesided && inverse)
+    return InvalidArgument("onesided and inverse together (a complex-to-real DFT) are not supported");
   if (x.unknown_rank()) {
     SetOutput(ctx, 0, ctx.input_tensor(0).dtype, x);
     return absl::OkStatus();
   }
   if (x.rank() < 3) return InvalidArgument("input must be [batch, signal dims..., 1 or 2], got ", x.ToString());
   const int64_t last = x.dim(x.rank() - 1);
-  if (last >= 0 && last != 1 && last != 2) return InvalidArgument("the last dim must be 1 (real) or 2 (complex), got ", last);
+  if (last >= 0 && last != 1 && last != 2)
+    return InvalidArgument("the last dim must be 1 (real) or 2 (complex), got ", last);
   if (onesided && last == 2) return InvalidArgument("onesided needs a real input (last dim 1)");
   GE_ASSIGN_OR_RETURN(const int64_t axis, NormalizeAxis(ctx.AttrOr<int64_t>("axis", 1), x.rank()));
   if (axis == 0 || axis == x.rank() - 1) {

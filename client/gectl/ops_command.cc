@@ -54,8 +54,8 @@ int OpsCommand(const OpsFlags& flags) {
               << (s->stateful ? "stateful" : "-") << "\t" << absl::StrJoin(kernels[s->type], ",") << "\n";
   }
   for (const session::OpsetAdapterInfo& a : adapters) {
-    std::cout << "adapter\t" << a.op_type << "\t" << a.first_version << ".." << a.last_version << "\t"
-              << a.canonical << "\n";
+    std::cout << "adapter\t" << a.op_type << "\t" << a.first_version << ".." << a.last_version << "\t" << a.canonical
+              << "\n";
   }
   return 0;
 }

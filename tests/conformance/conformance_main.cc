@@ -250,8 +250,10 @@ int Run(int argc, char** argv) {
     StrAppend(&rate, rate.empty() ? "" : "; ", kind, ": ", counts.first, " of ", counts.second, " (",
               absl::StrFormat("%.1f", 100.0 * counts.first / std::max(1, counts.second)), "%)");
   }
-  StrAppend(&summary, "\n\nWithout the tests whose reference values are random draws (Bernoulli, training-mode "
-                      "Dropout) and the Gradient and ai.onnx.preview.training tests: ", rate);
+  StrAppend(&summary,
+            "\n\nWithout the tests whose reference values are random draws (Bernoulli, training-mode "
+            "Dropout) and the Gradient and ai.onnx.preview.training tests: ",
+            rate);
   std::cout << summary << "\n";
   if (!args->docs.empty()) {
     absl::Status s = WriteDocsTable(args->docs, failures, *known, summary);

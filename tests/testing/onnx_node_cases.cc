@@ -142,8 +142,9 @@ OnnxNodeResult RunOnnxNodeCase(const engine::Engine& engine, const OnnxNodeCase&
     if (random) {
       const Tensor& actual = (*outputs)[i].tensor();
       if (actual.dtype() != expected.dtype() || actual.shape() != expected.shape()) {
-        return {Outcome::kMismatch, StrCat("output ", i, ": ", DataTypeName(actual.dtype()), actual.shape().ToString(),
-                                           " vs expected ", DataTypeName(expected.dtype()), expected.shape().ToString())};
+        return {Outcome::kMismatch,
+                StrCat("output ", i, ": ", DataTypeName(actual.dtype()), actual.shape().ToString(), " vs expected ",
+                       DataTypeName(expected.dtype()), expected.shape().ToString())};
       }
       continue;
     }

@@ -221,7 +221,8 @@ void RegisterNormPoolKernels(KernelTable& table) {
              [](const ir::OpDesc& op) -> absl::StatusOr<std::unique_ptr<Kernel>> {
                return std::unique_ptr<Kernel>(new MeanVarianceNormalizationKernel(op));
              },
-             {floats}, {floats}});
+             {floats},
+             {floats}});
   table.Add({"LpNormalization", &LpNormalizationKernel::Create, {floats}, {floats}});
   table.Add({"MaxRoiPool", &MaxRoiPoolKernel::Create, {floats, floats}, {floats}});
 }

@@ -130,8 +130,7 @@ void LpPoolPlane(const Window3& w, const T* x, T* y, int64_t p) {
     for (int64_t oh = 0; oh < w.out[1]; ++oh) {
       const TapRange rh = Taps(oh, w.stride[1], w.pad_begin[1], w.kernel[1], w.dilation[1], w.in[1]);
       for (int64_t ow = 0; ow < w.out[2]; ++ow) {
-        const TapRange rw =
-            Taps(ow, w.stride[2], w.pad_begin[2], w.kernel[2], w.dilation[2], w.in[2]);
+        const TapRange rw = Taps(ow, w.stride[2], w.pad_begin[2], w.kernel[2], w.dilation[2], w.in[2]);
         C sum = C(0);
         for (int64_t kd = rd.lo; kd < rd.hi; ++kd) {
           const int64_t id = rd.start + kd * w.dilation[0];
@@ -364,7 +363,8 @@ void RegisterPoolKernels(KernelTable& table) {
              [](const ir::OpDesc& op) { return PoolKernel::Create(op, PoolKernel::Kind::kAverage); },
              {floats},
              {floats}});
-  table.Add({"LpPool", [](const ir::OpDesc& op) { return PoolKernel::Create(op, PoolKernel::Kind::kLp); },
+  table.Add({"LpPool",
+             [](const ir::OpDesc& op) { return PoolKernel::Create(op, PoolKernel::Kind::kLp); },
              {floats},
              {floats}});
   table.Add({"GlobalAveragePool", &GlobalPoolKernel<GlobalKind::kAverage>::Create, {floats}, {floats}});

@@ -76,8 +76,8 @@ absl::StatusOr<T> PerTensor(const ir::OpDesc& op, const ExecuteContext& ctx, int
 
 // Per output channel: one value, or one per channel (1-D [m]).
 template <typename T>
-absl::StatusOr<std::vector<T>> PerChannel(const ir::OpDesc& op, const ExecuteContext& ctx, int i,
-                                          std::string_view name, int64_t m, T absent) {
+absl::StatusOr<std::vector<T>> PerChannel(const ir::OpDesc& op, const ExecuteContext& ctx, int i, std::string_view name,
+                                          int64_t m, T absent) {
   if (!ctx.has_input(i)) return std::vector<T>(static_cast<size_t>(m), absent);
   const Tensor& t = ctx.input(i);
   if (t.NumElements() == 1) return std::vector<T>(static_cast<size_t>(m), static_cast<T>(t.GetAsDouble(0)));
@@ -129,7 +129,8 @@ struct IntMatMul {
     p.m = p.a2.dim(p.a2.rank() - 2);
     p.k = p.a2.dim(p.a2.rank() - 1);
     p.n = p.b2.dim(p.b2.rank() - 1);
-    if (p.b2.dim(p.b2.rank() - 2) != p.k) return NodeError(op, "A ", a.ToString(), " and B ", b.ToString(), " disagree on K");
+    if (p.b2.dim(p.b2.rank() - 2) != p.k)
+      return NodeError(op, "A ", a.ToString(), " and B ", b.ToString(), " disagree on K");
     auto out = ops::MatMulShape(a, b);
     if (!out.ok()) return NodeError(op, out.status().message());
     p.out = *out;
@@ -160,8 +161,10 @@ struct IntMatMul {
   template <typename T>
   absl::StatusOr<std::vector<T>> PerRow(const ir::OpDesc& op, const Tensor& t, std::string_view name) const {
     Shape view = t.shape();
-    if (t.NumElements() == 1) view = Shape{};
-    else if (view.rank() == 1) view = Shape{view.dim(0), 1};
+    if (t.NumElements() == 1)
+      view = Shape{};
+    else if (view.rank() == 1)
+      view = Shape{view.dim(0), 1};
     return Spread<T>(op, t, view, RowShape(), name);
   }
   template <typename T>
@@ -421,17 +424,20 @@ void RegisterQuantizedKernels(KernelTable& table) {
              [](const ir::OpDesc& op) -> absl::StatusOr<std::unique_ptr<Kernel>> {
                return std::unique_ptr<Kernel>(new DynamicQuantizeLinearKernel(op));
              },
-             {f32}, {DataTypeSet{DataType::kUint8}, f32, DataTypeSet{DataType::kUint8}}});
+             {f32},
+             {DataTypeSet{DataType::kUint8}, f32, DataTypeSet{DataType::kUint8}}});
   table.Add({"MatMulInteger",
              [](const ir::OpDesc& op) -> absl::StatusOr<std::unique_ptr<Kernel>> {
                return std::unique_ptr<Kernel>(new MatMulIntegerKernel(op));
              },
-             {q}, {i32}});
+             {q},
+             {i32}});
   table.Add({"QLinearMatMul",
              [](const ir::OpDesc& op) -> absl::StatusOr<std::unique_ptr<Kernel>> {
                return std::unique_ptr<Kernel>(new QLinearMatMulKernel(op));
              },
-             {q, f32, q, q, f32, q, f32, q}, {q}});
+             {q, f32, q, q, f32, q, f32, q},
+             {q}});
   table.Add({"ConvInteger", &IntConvKernel<false>::Create, {q}, {i32}});
   table.Add({"QLinearConv", &IntConvKernel<true>::Create, {q, f32, q, q, f32, q, f32, q, i32}, {q}});
 }

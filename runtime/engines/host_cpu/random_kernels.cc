@@ -69,8 +69,9 @@ class RandomKernelBase : public Kernel {
       std::random_device device;
       seed = (uint64_t{device()} << 32) ^ device();
     }
-    const uint64_t node = op.GetAttr<int64_t>("_ge_random_key") ? static_cast<uint64_t>(*op.GetAttr<int64_t>("_ge_random_key"))
-                                                                : NameHash(op.name());
+    const uint64_t node = op.GetAttr<int64_t>("_ge_random_key")
+                              ? static_cast<uint64_t>(*op.GetAttr<int64_t>("_ge_random_key"))
+                              : NameHash(op.name());
     const uint64_t key = Mix64(seed ^ Mix64(node));
     key_ = {static_cast<uint32_t>(key), static_cast<uint32_t>(key >> 32)};
   }
@@ -188,8 +189,7 @@ class MultinomialKernel final : public RandomKernelBase {
   static absl::StatusOr<std::unique_ptr<Kernel>> Create(const ir::OpDesc& op) {
     const int64_t samples = IntAttr(op, "sample_size", 1);
     if (samples < 1) return NodeError(op, "sample_size must be positive, got ", samples);
-    GE_RETURN_IF_ERROR(
-        ops::CheckGeneratedSize(StrCat("node '", op.name(), "' (Multinomial): sample_size"), {samples}));
+    GE_RETURN_IF_ERROR(ops::CheckGeneratedSize(StrCat("node '", op.name(), "' (Multinomial): sample_size"), {samples}));
     return std::unique_ptr<Kernel>(new MultinomialKernel(op, samples));
   }
 
@@ -246,21 +246,28 @@ void RegisterRandomKernels(KernelTable& table) {
   using Kind = DistributionKernel::Kind;
   const DataTypeSet floats = SetOf(RandomFloats{});
   const DataTypeSet any = SetOf(AllTypes{});
-  table.Add({"RandomNormal", [](const ir::OpDesc& op) { return DistributionKernel::Create(op, Kind::kNormal, false); },
-             {}, {floats}});
-  table.Add({"RandomUniform", [](const ir::OpDesc& op) { return DistributionKernel::Create(op, Kind::kUniform, false); },
-             {}, {floats}});
+  table.Add({"RandomNormal",
+             [](const ir::OpDesc& op) { return DistributionKernel::Create(op, Kind::kNormal, false); },
+             {},
+             {floats}});
+  table.Add({"RandomUniform",
+             [](const ir::OpDesc& op) { return DistributionKernel::Create(op, Kind::kUniform, false); },
+             {},
+             {floats}});
   table.Add({"RandomNormalLike",
-             [](const ir::OpDesc& op) { return DistributionKernel::Create(op, Kind::kNormal, true); }, {any},
+             [](const ir::OpDesc& op) { return DistributionKernel::Create(op, Kind::kNormal, true); },
+             {any},
              {floats}});
   table.Add({"RandomUniformLike",
-             [](const ir::OpDesc& op) { return DistributionKernel::Create(op, Kind::kUniform, true); }, {any},
+             [](const ir::OpDesc& op) { return DistributionKernel::Create(op, Kind::kUniform, true); },
+             {any},
              {floats}});
   table.Add({"Bernoulli",
              [](const ir::OpDesc& op) -> absl::StatusOr<std::unique_ptr<Kernel>> {
                return std::unique_ptr<Kernel>(new BernoulliKernel(op));
              },
-             {floats}, {SetOf(NumericAndBoolTypes{})}});
+             {floats},
+             {SetOf(NumericAndBoolTypes{})}});
   table.Add({"Multinomial", &MultinomialKernel::Create, {floats}, {SetOf(IndexTypes{})}});
 }
 

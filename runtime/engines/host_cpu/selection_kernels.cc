@@ -247,7 +247,8 @@ void RegisterSelectionKernels(KernelTable& table) {
              [](const ir::OpDesc& op) -> absl::StatusOr<std::unique_ptr<Kernel>> {
                return std::unique_ptr<Kernel>(new NonZeroKernel(op));
              },
-             {SetOf(NumericAndBoolTypes{})}, {DataTypeSet{DataType::kInt64}}});
+             {SetOf(NumericAndBoolTypes{})},
+             {DataTypeSet{DataType::kInt64}}});
 }
 
 }  // namespace ge::engine::host_cpu

@@ -137,7 +137,8 @@ class StftKernel final : public Kernel {
     if (ctx.has_input(3)) {
       if (ctx.input(3).NumElements() != 1) return NodeError(op_, "frame_length must be a scalar");
       const int64_t length = ctx.input(3).GetAsInt64(0);
-      if (frame >= 0 && length != frame) return NodeError(op_, "frame_length ", length, " differs from the window's ", frame);
+      if (frame >= 0 && length != frame)
+        return NodeError(op_, "frame_length ", length, " differs from the window's ", frame);
       frame = length;
     }
     if (frame < 1) return NodeError(op_, "frame_length must be positive (give a window or frame_length)");
@@ -196,11 +197,13 @@ class MelWeightMatrixKernel final : public Kernel {
       return NodeError(op_, "num_mel_bins, dft_length and sample_rate must be positive");
     }
     if (!(lower >= 0) || !(upper > lower) || !std::isfinite(upper)) {
-      return NodeError(op_, "the edges must satisfy 0 <= lower_edge_hertz < upper_edge_hertz, got ", lower, " and ", upper);
+      return NodeError(op_, "the edges must satisfy 0 <= lower_edge_hertz < upper_edge_hertz, got ", lower, " and ",
+                       upper);
     }
     const int64_t spectrogram_bins = dft_length / 2 + 1;
     const Shape out{spectrogram_bins, mel_bins};
-    GE_RETURN_IF_ERROR(ops::CheckGeneratedSize(StrCat("node '", op_.name(), "' (MelWeightMatrix): output"), out.span()));
+    GE_RETURN_IF_ERROR(
+        ops::CheckGeneratedSize(StrCat("node '", op_.name(), "' (MelWeightMatrix): output"), out.span()));
     // The mel points as ONNX's reference computes them: the edges and the
     // step in float, the points in double.
     const float low_mel = 2595.0f * std::log10(1.0f + lower / 700.0f);
@@ -210,7 +213,8 @@ class MelWeightMatrixKernel final : public Kernel {
     for (int64_t i = 0; i < mel_bins + 2; ++i) {
       const double mel = static_cast<double>(i) * static_cast<double>(step) + static_cast<double>(low_mel);
       const double hz = 700.0 * (std::pow(10.0, mel / 2595.0) - 1.0);
-      points[i] = static_cast<int64_t>(std::floor(static_cast<double>(dft_length + 1) * hz / static_cast<double>(sample_rate)));
+      points[i] =
+          static_cast<int64_t>(std::floor(static_cast<double>(dft_length + 1) * hz / static_cast<double>(sample_rate)));
       if (points[i] < 0 || points[i] >= spectrogram_bins) {
         return NodeError(op_, "mel point ", i, " falls on FFT bin ", points[i], ", outside the ", spectrogram_bins,
                          " bins (is upper_edge_hertz above sample_rate / 2?)");
@@ -248,12 +252,14 @@ void RegisterSignalKernels(KernelTable& table) {
              [](const ir::OpDesc& op) -> absl::StatusOr<std::unique_ptr<Kernel>> {
                return std::unique_ptr<Kernel>(new StftKernel(op));
              },
-             {floats, index, floats, index}, {floats}});
+             {floats, index, floats, index},
+             {floats}});
   table.Add({"MelWeightMatrix",
              [](const ir::OpDesc& op) -> absl::StatusOr<std::unique_ptr<Kernel>> {
                return std::unique_ptr<Kernel>(new MelWeightMatrixKernel(op));
              },
-             {index, index, index, floats, floats}, {SetOf(NumericTypes{})}});
+             {index, index, index, floats, floats},
+             {SetOf(NumericTypes{})}});
 }
 
 }  // namespace ge::engine::host_cpu

@@ -67,8 +67,10 @@ class RandomOpsSessionTest : public ge::testing::EnginesTest {
 TEST_F(RandomOpsSessionTest, StaticAndDynamicExecutorsDrawTheSameValuesRunByRun) {
   const auto fixed = Runs({{"ge.exec.seed", "42"}}, 3);
   const auto dynamic = Runs({{"ge.exec.seed", "42"}, {"ge.exec.static_model_ops_lower_limit", "-1"}}, 3);
-  const auto parallel = Runs({{"ge.exec.seed", "42"}, {"ge.exec.static_model_ops_lower_limit", "-1"},
-                              {"ge.exec.inter_op_parallelism", "3"}, {"ge.oo.constantFolding", "0"}},
+  const auto parallel = Runs({{"ge.exec.seed", "42"},
+                              {"ge.exec.static_model_ops_lower_limit", "-1"},
+                              {"ge.exec.inter_op_parallelism", "3"},
+                              {"ge.oo.constantFolding", "0"}},
                              3);
   ASSERT_EQ(fixed.size(), 3u);
   ASSERT_EQ(dynamic.size(), 3u);

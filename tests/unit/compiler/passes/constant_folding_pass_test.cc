@@ -173,7 +173,8 @@ TEST_F(ConstantFoldingPassTest, RandomOpsStay) {
     s = Add(b:0, u:0) -> (f32[2])
     t = Add(s:0, n:0) -> (f32[2])
     out = NetOutput(t:0)
-  })", /*expect_changed=*/false);
+  })",
+                    /*expect_changed=*/false);
   for (const char* name : {"b", "u", "n", "s", "t"}) EXPECT_NE(graph->FindNode(name)->type(), ir::kConst) << name;
 }
 

@@ -38,8 +38,8 @@ test::RunOptions Unchecked(std::vector<ir::ValueType> output_types = {}) {
 // ---- NonZero ----
 
 TEST(NonZeroKernel, CoordinatesInRowMajorOrder) {
-  EXPECT_TRUE(TensorEq(Host("NonZero", {F32({1, 0, 0, 0, 2, 3}, {2, 3})}, {}, Unchecked()),
-                       I64({0, 1, 1, 0, 1, 2}, {2, 3})));
+  EXPECT_TRUE(
+      TensorEq(Host("NonZero", {F32({1, 0, 0, 0, 2, 3}, {2, 3})}, {}, Unchecked()), I64({0, 1, 1, 0, 1, 2}, {2, 3})));
   // NaN is non-zero; a scalar lists one coordinate row.
   EXPECT_TRUE(TensorEq(Host("NonZero", {F32({0, NAN}, {2})}, {}, Unchecked()), I64({1}, {1, 1})));
   EXPECT_TRUE(TensorEq(Host("NonZero", {Scalar<bool>(true)}, {}, Unchecked()), I64({0}, {1, 1})));
@@ -63,7 +63,8 @@ TEST(MeanVarianceNormalizationKernel, MatchesTheFunctionBody) {
       }
     const double mean = s / 8, sd = std::sqrt(s2 / 8 - mean * mean) + 1e-9;
     for (int n = 0; n < 2; ++n)
-      for (int i = 0; i < 4; ++i) expected[(n * 3 + c) * 4 + i] = static_cast<float>((v[(n * 3 + c) * 4 + i] - mean) / sd);
+      for (int i = 0; i < 4; ++i)
+        expected[(n * 3 + c) * 4 + i] = static_cast<float>((v[(n * 3 + c) * 4 + i] - mean) / sd);
   }
   EXPECT_TRUE(TensorNear(Host("MeanVarianceNormalization", {x}), F32(expected, {2, 3, 2, 2})));
 }
@@ -83,8 +84,7 @@ TEST(LpPoolKernel, PNormOfEachWindowWithPadding) {
                          F32({std::sqrt(5.0f), std::sqrt(29.0f), std::sqrt(77.0f)}, {1, 1, 3})));
   EXPECT_TRUE(TensorNear(Host("LpPool", {x}, {{"kernel_shape", Ints{2}}, {"strides", Ints{2}}, {"p", 1}}),
                          F32({3, 7, 11}, {1, 1, 3})));
-  EXPECT_TRUE(TensorNear(Host("GlobalLpPool", {F32({1, 2, 2, 3, 4, 12}, {2, 1, 3})}),
-                         F32({3, 13}, {2, 1, 1})));
+  EXPECT_TRUE(TensorNear(Host("GlobalLpPool", {F32({1, 2, 2, 3, 4, 12}, {2, 1, 3})}), F32({3, 13}, {2, 1, 1})));
   EXPECT_TRUE(TensorNear(Host("GlobalLpPool", {F32({1, 2, 2, 3, 4, 12}, {2, 1, 3})}, {{"p", 3}}),
                          F32({std::cbrt(17.0f), std::cbrt(1819.0f)}, {2, 1, 1})));
 }
@@ -99,10 +99,11 @@ TEST(MaxRoiPoolKernel, BinsOfEachRegion) {
   EXPECT_TRUE(TensorEq(Host("MaxRoiPool", {x, rois}, {{"pooled_shape", Ints{2, 2}}}),
                        F32({5, 7, 13, 15, 5, 5, 9, 9}, {2, 1, 2, 2})));
   // spatial_scale halves the coordinates (rounded half away from zero).
-  EXPECT_TRUE(TensorEq(Host("MaxRoiPool", {x, F32({0, 0, 0, 3, 3}, {1, 5})},
-                            {{"pooled_shape", Ints{1, 1}}, {"spatial_scale", 0.5f}}),
-                       F32({10}, {1, 1, 1, 1})));
-  const absl::Status bad_batch = RunError("MaxRoiPool", {x, F32({1, 0, 0, 1, 1}, {1, 5})}, {{"pooled_shape", Ints{1, 1}}});
+  EXPECT_TRUE(TensorEq(
+      Host("MaxRoiPool", {x, F32({0, 0, 0, 3, 3}, {1, 5})}, {{"pooled_shape", Ints{1, 1}}, {"spatial_scale", 0.5f}}),
+      F32({10}, {1, 1, 1, 1})));
+  const absl::Status bad_batch =
+      RunError("MaxRoiPool", {x, F32({1, 0, 0, 1, 1}, {1, 5})}, {{"pooled_shape", Ints{1, 1}}});
   EXPECT_NE(bad_batch.message().find("outside X"), std::string::npos) << bad_batch;
   const absl::Status nan = RunError("MaxRoiPool", {x, F32({0, NAN, 0, 1, 1}, {1, 5})}, {{"pooled_shape", Ints{1, 1}}});
   EXPECT_NE(nan.message().find("not a finite number"), std::string::npos) << nan;
@@ -168,7 +169,8 @@ TEST(RandomKernels, SameSeedSameValuesAtAnyThreadCountAndFreshValuesPerRun) {
 }
 
 TEST(RandomKernels, Moments) {
-  const ir::OpDesc normal = RandomOp("RandomNormal", {{"shape", Ints{40000}}, {"mean", 2.0f}, {"scale", 3.0f}, {"seed", 1.0f}});
+  const ir::OpDesc normal =
+      RandomOp("RandomNormal", {{"shape", Ints{40000}}, {"mean", 2.0f}, {"scale", 3.0f}, {"seed", 1.0f}});
   const Tensor n = RunRandom(normal, {}, 1, test::TestThreadPool())[0];
   double s = 0, s2 = 0;
   for (int64_t i = 0; i < n.NumElements(); ++i) {
@@ -202,8 +204,8 @@ TEST(RandomKernels, LikeBernoulliAndMultinomial) {
   EXPECT_TRUE(TensorEq(RunRandom(RandomOp("Bernoulli", {{"dtype", int64_t{9}}}, 1), {p}, 1, nullptr)[0],
                        T1<bool>({false, true, true, false, true}, {5})));
   // Bernoulli(0.3) draws about 30% ones.
-  const Tensor many = RunRandom(RandomOp("Bernoulli", {{"seed", 5.0f}}, 1), {F32(std::vector<float>(20000, 0.3f), {20000})},
-                                1, test::TestThreadPool())[0];
+  const Tensor many = RunRandom(RandomOp("Bernoulli", {{"seed", 5.0f}}, 1),
+                                {F32(std::vector<float>(20000, 0.3f), {20000})}, 1, test::TestThreadPool())[0];
   double ones = 0;
   for (int64_t i = 0; i < many.NumElements(); ++i) ones += many.data<float>()[i];
   EXPECT_NEAR(ones / 20000, 0.3, 0.02);
@@ -264,10 +266,10 @@ TEST(QuantizedKernels, OnnxExamples) {
                        T1<int32_t>({1, 3, 5, 3, 5, 12, 16, 9, 11, 24, 28, 15, 7, 15, 17, 9}, {1, 1, 4, 4})));
   const Tensor qa = T1<uint8_t>({208, 236, 0, 238, 3, 214, 255, 29}, {2, 4});
   const Tensor qb = T1<uint8_t>({152, 51, 244, 60, 26, 255, 0, 127, 246, 127, 254, 247}, {4, 3});
-  EXPECT_TRUE(TensorEq(Host("QLinearMatMul", {qa, F32({0.0066f}, {1}), T1<uint8_t>({113}, {1}), qb,
-                                               F32({0.00705f}, {1}), T1<uint8_t>({114}, {1}), F32({0.0107f}, {1}),
-                                               T1<uint8_t>({118}, {1})}),
-                       T1<uint8_t>({168, 115, 255, 1, 66, 151}, {2, 3})));
+  EXPECT_TRUE(
+      TensorEq(Host("QLinearMatMul", {qa, F32({0.0066f}, {1}), T1<uint8_t>({113}, {1}), qb, F32({0.00705f}, {1}),
+                                      T1<uint8_t>({114}, {1}), F32({0.0107f}, {1}), T1<uint8_t>({118}, {1})}),
+               T1<uint8_t>({168, 115, 255, 1, 66, 151}, {2, 3})));
   auto dq = Outputs(test::RunOp(Engine(), "DynamicQuantizeLinear", {F32({0, 2, -3, -2.5f, 1.34f, 0.5f}, {6})}, {}, 3));
   ASSERT_EQ(dq.size(), 3u);
   EXPECT_TRUE(TensorEq(dq[0], T1<uint8_t>({153, 255, 0, 26, 221, 179}, {6})));
@@ -283,7 +285,8 @@ TEST(QuantizedKernels, PerRowPerColumnAndPerChannelAgainstTheDefinition) {
   std::mt19937 rng(7);
   auto bytes = [&](DataType dtype, const Shape& shape) {
     std::vector<double> v(shape.NumElementsUnchecked());
-    for (double& e : v) e = dtype == DataType::kInt8 ? static_cast<int>(rng() % 256) - 128 : static_cast<int>(rng() % 256);
+    for (double& e : v)
+      e = dtype == DataType::kInt8 ? static_cast<int>(rng() % 256) - 128 : static_cast<int>(rng() % 256);
     return test::MakeTensor(dtype, v, shape);
   };
   // MatMulInteger: s8 A [2, 3, 5] with a per-row zero point [2, 3, 1], u8 B
@@ -296,7 +299,8 @@ TEST(QuantizedKernels, PerRowPerColumnAndPerChannelAgainstTheDefinition) {
       for (int j = 0; j < 4; ++j) {
         int32_t acc = 0;
         for (int k = 0; k < 5; ++k) {
-          acc += (static_cast<int32_t>(a.GetAsInt64((bt * 3 + i) * 5 + k)) - static_cast<int32_t>(za.GetAsInt64(bt * 3 + i))) *
+          acc += (static_cast<int32_t>(a.GetAsInt64((bt * 3 + i) * 5 + k)) -
+                  static_cast<int32_t>(za.GetAsInt64(bt * 3 + i))) *
                  (static_cast<int32_t>(b.GetAsInt64(k * 4 + j)) - static_cast<int32_t>(zb.GetAsInt64(j)));
         }
         expected[(bt * 3 + i) * 4 + j] = acc;
@@ -310,9 +314,10 @@ TEST(QuantizedKernels, PerRowPerColumnAndPerChannelAgainstTheDefinition) {
   const Tensor bias = T1<int32_t>({100, -50, 7}, {3});
   const float sx = 0.05f, sy = 0.7f;
   const int zx = 120, zy = 5;
-  const Tensor y = Host("QLinearConv", {x, Scalar<float>(sx), Scalar<uint8_t>(zx), w, sw, zw, Scalar<float>(sy),
-                                        Scalar<uint8_t>(zy), bias},
-                        {{"strides", Ints{2, 2}}, {"pads", Ints{1, 1, 1, 1}}});
+  const Tensor y =
+      Host("QLinearConv",
+           {x, Scalar<float>(sx), Scalar<uint8_t>(zx), w, sw, zw, Scalar<float>(sy), Scalar<uint8_t>(zy), bias},
+           {{"strides", Ints{2, 2}}, {"pads", Ints{1, 1, 1, 1}}});
   ASSERT_EQ(y.shape(), (Shape{1, 3, 3, 3}));
   for (int m = 0; m < 3; ++m)
     for (int oh = 0; oh < 3; ++oh)
@@ -345,8 +350,8 @@ TEST(SignalKernels, DftRoundTripsAndRefusesHostileLengths) {
   // DFT of a unit impulse is all ones; dft_length zero-pads.
   EXPECT_TRUE(TensorNear(Host("DFT", {F32({1}, {1, 1, 1}), I64({4}, {})}, {}, Unchecked()),
                          F32({1, 0, 1, 0, 1, 0, 1, 0}, {1, 4, 2})));
-  const absl::Status huge = RunError("DFT", {F32({1}, {1, 1, 1}), I64({int64_t{1} << 40}, {})}, {}, 1,
-                                     Unchecked({ir::ValueType()}));
+  const absl::Status huge =
+      RunError("DFT", {F32({1}, {1, 1, 1}), I64({int64_t{1} << 40}, {})}, {}, 1, Unchecked({ir::ValueType()}));
   EXPECT_EQ(huge.code(), absl::StatusCode::kResourceExhausted) << huge;
   // 2^20 points on 2^10 signals: fits in memory, but the direct DFT's work
   // is refused.
@@ -354,8 +359,8 @@ TEST(SignalKernels, DftRoundTripsAndRefusesHostileLengths) {
                                      {}, 1, Unchecked({ir::ValueType()}));
   EXPECT_EQ(slow.code(), absl::StatusCode::kResourceExhausted) << slow;
   EXPECT_NE(slow.message().find("multiply-adds"), std::string::npos) << slow;
-  const absl::Status mel = RunError(
-      "MelWeightMatrix", {T1<int32_t>({8}, {}), T1<int32_t>({16}, {}), T1<int32_t>({8192}, {}), F32({0}, {}), F32({8192}, {})});
+  const absl::Status mel = RunError("MelWeightMatrix", {T1<int32_t>({8}, {}), T1<int32_t>({16}, {}),
+                                                        T1<int32_t>({8192}, {}), F32({0}, {}), F32({8192}, {})});
   EXPECT_NE(mel.message().find("outside the 9 bins"), std::string::npos) << mel;
 }
 

@@ -33,9 +33,9 @@ TEST(OnnxNodeConformance, HostCpuMatchesOnnxReferenceOutputs) {
   EXPECT_TRUE(failures.empty()) << failures.size() << " failures:\n" << absl::StrJoin(failures, "\n");
   // Guards against the suite silently shrinking.
   EXPECT_GE(passed, 450) << "of " << cases->size() << " cases";
-  std::cout << "ONNX node tests: " << passed << " passed, " << unsupported << " unsupported, "
-            << other_opset << " at another opset, " << random << " random (shapes and dtypes only), "
-            << failures.size() << " failed\n";
+  std::cout << "ONNX node tests: " << passed << " passed, " << unsupported << " unsupported, " << other_opset
+            << " at another opset, " << random << " random (shapes and dtypes only), " << failures.size()
+            << " failed\n";
 }
 
 }  // namespace
