@@ -162,6 +162,7 @@ TEST_F(DaemonFaultsTest, PluginsThatFailToLoadAreNamedAndSkipped) {
   for (const char* name : {"libge_engine_garbage.so", "libge_engine_wrong_abi.so", "libge_engine_no_entry.so"}) {
     EXPECT_NE(log.find(name), std::string::npos) << "the log does not name " << name << ":\n" << log;
   }
+  client::Client c = MakeClient(*d);
   v1::GetStatusResponse status;
   ASSERT_TRUE(c.GetStatus(&status).ok());
   EXPECT_GE(status.engines_size(), 4);

@@ -16,7 +16,7 @@
 #include "base/ir/proto_convert.h"
 #include "base/ir/text_format.h"
 #include "client/cpp/client.h"
-#include "client/cpp/value_convert.h"
+#include "proto/value_convert.h"
 #include "gtest/gtest.h"
 #include "tests/integration/daemon_process.h"
 

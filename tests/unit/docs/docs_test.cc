@@ -93,7 +93,7 @@ TEST(DocsTest, OptionsTableMatchesDocsOptionsMd) {
 }
 
 TEST(DocsTest, MetricsMatchDocsMetricsMd) {
-  prometheus::Registry registry;
+  server::prometheus::Registry registry;
   server::ServerMetrics metrics(registry);
   std::map<std::string, std::string> registered;  // name -> type
   static const std::regex kType(R"(^# TYPE (\S+) (\S+)$)");

@@ -171,7 +171,9 @@ TEST_F(CacheNamespaceTest, EntriesOfTheFormerLayoutAreIgnored) {
   const fs::path v1 = dir_ / "v1" / op.use.key.substr(0, 2) / op.use.key;
   fs::create_directories(v1.parent_path());
   fs::rename(v2, v1);
-  auto reopened = ModelCache::Open(ModelCacheOptions{dir_.string()});
+  ModelCacheOptions options;
+  options.dir = dir_.string();
+  auto reopened = ModelCache::Open(options);
   ASSERT_TRUE(reopened.ok());
   EXPECT_EQ((*reopened)->Lookup(op.use.key, *engines_).status().code(), absl::StatusCode::kNotFound);
   auto listed = (*reopened)->List();
