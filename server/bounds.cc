@@ -24,16 +24,20 @@ absl::StatusOr<uint64_t> TensorBytes(const v1::Tensor& t) {
     shape.push_back(d);
   }
   absl::StatusOr<int64_t> count = shape.NumElements();
-  if (!count.ok()) return ResourceExhausted("shape ", shape.ToString(), " overflows int64");
+  if (!count.ok()) return InvalidArgument("shape ", shape.ToString(), " overflows int64");
   if (!IsValidDataType(t.dtype()) || t.dtype() == v1::DT_UNDEFINED) return uint64_t{0};  // the decoder's error
   absl::StatusOr<size_t> bytes = ByteSizeOf(static_cast<DataType>(t.dtype()), *count);
-  if (!bytes.ok()) return ResourceExhausted("shape ", shape.ToString(), ": ", bytes.status().message());
+  if (!bytes.ok()) return InvalidArgument("shape ", shape.ToString(), ": ", bytes.status().message());
   return static_cast<uint64_t>(*bytes);
 }
 
 absl::Status CheckTensor(const v1::Tensor& t, int64_t max_tensor_bytes, std::string_view what) {
   absl::StatusOr<uint64_t> bytes = TensorBytes(t);
   if (!bytes.ok()) {
+    // A shape whose element count or byte size overflows is malformed: the
+    // decoder refuses it (INVALID_ARGUMENT naming the input) before it
+    // allocates anything.
+    if (bytes.status().code() == absl::StatusCode::kInvalidArgument) return absl::OkStatus();
     return ResourceExhausted(what, ": ", bytes.status().message(), ", beyond max_tensor_bytes (", max_tensor_bytes,
                              ")");
   }

@@ -154,6 +154,10 @@ absl::StatusOr<Tenant*> AdmitCall(ServiceContext& ctx, const grpc::CallbackServe
   if (ctx.draining.load()) return Unavailable("ged is shutting down and accepts no new calls");
   std::string_view authorization;
   const auto& metadata = call.client_metadata();
+  // Two tokens name no one tenant: which one counts would be a guess.
+  if (!ctx.tenants->open() && metadata.count("authorization") > 1) {
+    return absl::UnauthenticatedError("the call carries more than one authorization entry; send one bearer token");
+  }
   auto it = metadata.find("authorization");
   if (it != metadata.end()) authorization = std::string_view(it->second.data(), it->second.size());
   return ctx.tenants->Authenticate(authorization);

@@ -36,13 +36,18 @@ absl::Status CheckConsts(const ir::Graph& graph) {
   return absl::OkStatus();
 }
 
-absl::Status VerifyAndType(ir::Graph& graph, const std::string& what) {
+// `infer`: also run shape inference over the graph. The partitioned form
+// of a multi-batch model keeps each gear branch typed for its gear while
+// its root carries the max shapes, so inference over the whole tree would
+// refuse a sound file; that form is structure- and Const-checked, and every
+// program that runs is checked against the flat graph it came from.
+absl::Status VerifyAndType(ir::Graph& graph, const std::string& what, bool infer) {
   GE_RETURN_IF_ERROR(Annotate(ir::VerifyGraph(graph), what));
   GE_RETURN_IF_ERROR(Annotate(CheckConsts(graph), what));
   for (const ir::Graph* sub : graph.subgraphs()) GE_RETURN_IF_ERROR(Annotate(CheckConsts(*sub), what));
   // Inference refines unknown dims and refuses a recorded type that
   // contradicts what the op computes from its inputs.
-  GE_RETURN_IF_ERROR(Annotate(ops::InferShapes(graph), StrCat(what, ": its recorded types do not check")));
+  if (infer) GE_RETURN_IF_ERROR(Annotate(ops::InferShapes(graph), StrCat(what, ": its recorded types do not check")));
   return absl::OkStatus();
 }
 
@@ -141,8 +146,10 @@ bool IsPathOption(std::string_view key) {
 
 absl::Status VerifyModelGraphs(CompiledModel& model) {
   if (model.graph == nullptr) return InvalidArgument("no graph");
-  GE_RETURN_IF_ERROR(VerifyAndType(*model.graph, "the graph"));
-  if (model.partitioned != nullptr) GE_RETURN_IF_ERROR(VerifyAndType(*model.partitioned, "the partitioned graph"));
+  GE_RETURN_IF_ERROR(VerifyAndType(*model.graph, "the graph", /*infer=*/true));
+  if (model.partitioned != nullptr) {
+    GE_RETURN_IF_ERROR(VerifyAndType(*model.partitioned, "the partitioned graph", /*infer=*/false));
+  }
   return absl::OkStatus();
 }
 

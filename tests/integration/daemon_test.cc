@@ -474,6 +474,12 @@ TEST_F(DaemonTest, RunsStopBetweenNodesOnDeadlineAndCancellation) {
 
   v1::RunGraphResponse out;
   EXPECT_EQ(c.RunGraph(request, &out, /*timeout_seconds=*/0.3).error_code(), grpc::StatusCode::DEADLINE_EXCEEDED);
+  // The first run may still be stopping on the device's only worker; the
+  // second must be the one running when it is cancelled.
+  ASSERT_TRUE(testing::PollUntil(std::chrono::seconds(60), [&] {
+    v1::GetStatusResponse status;
+    return c.GetStatus(&status).ok() && status.devices(0).running() == 0 && status.devices(0).queued() == 0;
+  }));
   {
     std::unique_ptr<grpc::ClientContext> ctx = c.NewContext();
     std::atomic<bool> done{false};

@@ -73,6 +73,9 @@ TEST(DocsTest, OptionsTableMatchesDocsOptionsMd) {
   for (const std::string& line : Lines(ReadFile(SourceDir() / "docs/options.md"))) {
     const std::vector<std::string> cells = Cells(line);
     if (cells.size() < 2 || cells[0].rfind("`ge.", 0) != 0) continue;
+    // Engine options (read by an engine at Initialize, not by the option
+    // table) say so in their meaning.
+    if (cells.back().rfind("Engine option", 0) == 0) continue;
     documented[Unquote(cells[0])] = cells[1];
   }
   ASSERT_FALSE(documented.empty()) << "docs/options.md has no option rows";
