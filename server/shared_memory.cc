@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <mutex>
@@ -29,7 +30,10 @@ absl::Status OutOfRange(const Args&... args) {
 // SIGSEGV raised on a thread inside GuardedCopy jumps back to it; any other
 // fault goes on to the handler that was there before (or the default
 // action), as if the guard were not installed.
-thread_local sigjmp_buf* guard_jump = nullptr;
+// volatile, and signal fences around the copy: the compiler sees no reader
+// of guard_jump between its two stores (the handler is invisible to it) and
+// would otherwise drop the first store or move the copy past the second.
+thread_local sigjmp_buf* volatile guard_jump = nullptr;
 struct sigaction previous_bus, previous_segv;
 
 void OnFault(int sig, siginfo_t* info, void* context) {
@@ -67,7 +71,9 @@ bool GuardedCopy(void* dst, const void* src, size_t bytes) {
   sigjmp_buf jump;
   if (sigsetjmp(jump, 1) != 0) return false;  // faulted: guard_jump was cleared by the handler
   guard_jump = &jump;
+  std::atomic_signal_fence(std::memory_order_seq_cst);
   std::memmove(dst, src, bytes);
+  std::atomic_signal_fence(std::memory_order_seq_cst);
   guard_jump = nullptr;
   return true;
 }
