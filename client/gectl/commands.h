@@ -43,6 +43,7 @@ struct BenchFlags {
   int iterations = 100;
   int warmup = 10;
   int threads = 0;  // the device's thread count; 0 means every core
+  std::string output_dir;  // when set, the last run's outputs as DIR/<name>.npy
 };
 
 struct PartitionFlags {

@@ -124,6 +124,7 @@ int main(int argc, char** argv) {
   bench_cmd->add_option("--shape", bench.shapes, "NAME=D0,D1,... for random inputs (repeatable)");
   bench_cmd->add_option("--seed", bench.seed, "Seed of the random inputs")->capture_default_str();
   bench_cmd->add_option("--option", bench.options, "KEY=VALUE compile option (repeatable)");
+  bench_cmd->add_option("--output-dir", bench.output_dir, "Save the last run's outputs as DIR/<name>.npy");
   ge::gectl::GearFlags bench_gears;
   add_gear_flags(bench_cmd, bench_gears);
 
