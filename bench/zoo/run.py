@@ -19,7 +19,9 @@ is reported with the first line of the error and counted as failed.
 
 The table, with the command, date, commit, CPU and the load average before and
 after, replaces the block between `<!-- zoo:begin -->` and `<!-- zoo:end -->`
-in docs/perf.md (--no-docs leaves it); all numbers also go to OUT/results.json.
+in docs/perf.md (--no-docs leaves it); all numbers also go to OUT/results.json
+(or --results FILE). `--render A.json,B.json [--note TEXT]` runs nothing and
+rewrites the block from saved runs (e.g. a 2-thread and a 1-thread run).
 """
 import argparse
 import datetime
@@ -247,6 +249,26 @@ def rewrite_docs(path, block):
         f.write(text)
 
 
+def run_header(run, dim_values):
+    return ("`%s` — %s, commit %s, %s, %d cores; ONNX Runtime 1.30 (npm onnxruntime-node, CPU provider). "
+            "Load average (1/5/15 min) %.1f/%.1f/%.1f before and %.1f/%.1f/%.1f after; %.0f minutes. "
+            "Medians of %d round(s), ged and ORT alternating; p50 of each process's timed runs; compile is cold "
+            "(`gectl --no-cache bench`, ORT's session creation); errors are max |ged − ORT| (ints exact) and "
+            "max |ged − torch| at batch 1. Dynamic dims: seq %s, steps %s. Lower ged/ORT is better." % (
+                run["command"], run["date"], run["commit"], run["cpu"], run["cores"], *run["load_before"],
+                *run["load_after"], run["minutes"], run["rounds"], dim_values.get("seq"), dim_values.get("steps")))
+
+
+def render(runs, dim_values, note):
+    block = ["## Zoo: ged against ONNX Runtime (issue 20)", ""]
+    for run in runs:
+        block += [run_header(run, dim_values), ""]
+    if note:
+        block += [note, ""]
+    rows = [r for run in runs for r in run["rows"]]
+    return "\n".join(block + summary(rows) + [""] + table(rows))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--threads", default="2", help="comma-separated thread counts")
@@ -259,11 +281,26 @@ def main():
     parser.add_argument("--docs", default=os.path.join(ROOT, "docs", "perf.md"))
     parser.add_argument("--no-docs", action="store_true")
     parser.add_argument("--nice", type=int, default=0, help="run both under nice -n N (negative needs privileges)")
+    parser.add_argument("--note", default="", help="a sentence on the conditions, printed under the command line")
+    parser.add_argument("--results", default="", help="write this run's rows here (default: ZOO/results.json)")
+    parser.add_argument("--render", default="",
+                        help="run nothing: rewrite the docs block from these comma-separated results files")
     parser.add_argument("--command", default="", help=argparse.SUPPRESS)
     args = parser.parse_args()
 
     with open(os.path.join(args.zoo, "manifest.json")) as f:
         manifest = json.load(f)
+    dim_values = manifest.get("dim_values") or {}
+    if args.render:
+        runs = []
+        for path in args.render.split(","):
+            with open(path) as f:
+                runs.append(json.load(f))
+        text = render(runs, dim_values, args.note)
+        print(text)
+        if not args.no_docs:
+            rewrite_docs(args.docs, text)
+        return
     models = manifest["models"]
     names = args.models.split(",") if args.models else sorted(models)
     for n in names:
@@ -282,28 +319,17 @@ def main():
             for n in names:
                 if b != 1 and not models[n]["batched"]:
                     continue
-                row = bench_one(args, env, n, models[n], b, t, manifest.get("dim_values"))
+                row = bench_one(args, env, n, models[n], b, t, dim_values)
                 rows.append(row)
                 print(json.dumps(row), file=sys.stderr, flush=True)
-    load_after, minutes = os.getloadavg(), (time.time() - start) / 60
     cpu, cores, commit = machine()
-    block = [
-        "## Zoo: ged against ONNX Runtime (issue 20)",
-        "",
-        "`%s` — %s, commit %s, %s, %d cores; ONNX Runtime 1.30 (npm onnxruntime-node, CPU provider). "
-        "Load average (1/5/15 min) %.1f/%.1f/%.1f before and %.1f/%.1f/%.1f after; %.0f minutes. "
-        "Medians of %d rounds, ged and ORT alternating; p50 of each process's timed runs; compile is cold "
-        "(`gectl --no-cache bench`, ORT's session creation); errors are max |ged − ORT| (ints exact) and "
-        "max |ged − torch| at batch 1. Dynamic dims: seq %s, steps %s. Lower ged/ORT is better." % (
-            args.command or "bench/zoo/run.sh", datetime.date.today().isoformat(), commit, cpu, cores,
-            *load_before, *load_after, minutes, args.rounds,
-            (manifest.get("dim_values") or {}).get("seq"), (manifest.get("dim_values") or {}).get("steps")),
-        "",
-    ] + summary(rows) + [""] + table(rows)
-    text = "\n".join(block)
+    run = {"command": args.command or "bench/zoo/run.sh", "date": datetime.date.today().isoformat(),
+           "commit": commit, "cpu": cpu, "cores": cores, "load_before": load_before,
+           "load_after": os.getloadavg(), "minutes": (time.time() - start) / 60, "rounds": args.rounds, "rows": rows}
+    with open(args.results or os.path.join(args.zoo, "results.json"), "w") as f:
+        json.dump(run, f, indent=1)
+    text = render([run], dim_values, args.note)
     print(text)
-    with open(os.path.join(args.zoo, "results.json"), "w") as f:
-        json.dump({"rows": rows, "load_before": load_before, "load_after": load_after, "commit": commit}, f, indent=1)
     if not args.no_docs:
         rewrite_docs(args.docs, text)
 
