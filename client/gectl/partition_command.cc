@@ -86,6 +86,17 @@ absl::Status Partition(const PartitionFlags& flags) {
       if (it != rejections.end()) n.rejected = it->second;
     }
   }
+  // Why each node went where it did, and the estimates when cost decided.
+  StringMap<const compiler::NodePlacement*> placed;
+  for (const compiler::NodePlacement& p : compiled->placement.nodes) {
+    if (p.reason != compiler::PlacementReason::kPriority) placed.try_emplace(p.node->name(), &p);
+  }
+  for (partition::ReportNode& n : report.nodes) {
+    auto it = placed.find(n.name);
+    if (it == placed.end()) continue;
+    n.reason = std::string(compiler::PlacementReasonName(it->second->reason));
+    for (const compiler::EngineEstimate& e : it->second->estimates) n.estimates.push_back({e.engine, e.ns});
+  }
   const std::string text =
       flags.report == "json" ? partition::PartitionReportJson(report) + "\n" : partition::PartitionReportText(report);
   std::cout.write(text.data(), static_cast<std::streamsize>(text.size()));
