@@ -9,6 +9,7 @@
 #include "base/ir/op_types.h"
 #include "base/ir/verifier.h"
 #include "base/ops/op_registry.h"
+#include "base/options.h"
 #include "base/status.h"
 
 namespace ge::runtime {
@@ -139,9 +140,10 @@ absl::Status NoFileConstants(const ir::Graph& graph, const std::string& what) {
 
 }  // namespace
 
+// The option table's operator-only keys (paths and files of the host).
 bool IsPathOption(std::string_view key) {
-  return key == "ge.dump_path" || key == "ge.dump_graph" || key == "ge.exec.value_bins" ||
-         key == "ge.graph_compiler_cache_dir";
+  const OptionSpec* spec = FindOptionSpec(key);
+  return spec != nullptr && spec->operator_only;
 }
 
 absl::Status VerifyModelGraphs(CompiledModel& model) {
