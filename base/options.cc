@@ -128,8 +128,10 @@ const std::vector<OptionSpec>& Table() {
        GearList},
       {"ge.dynamicDims", "", "Gears of the unknown dims, e.g. 1,32;1,64 (atc --dynamic_dims).", GearList},
       {"ge.dynamicImageSize", "", "Gears of H,W, e.g. 224,224;256,256 (atc --dynamic_image_size).", GearList},
-      {"ge.engineType", "cpu_dense",
-       "The engine that wins ops both cpu_dense and cpu_vector support; never excludes the other.", EngineList},
+      {"ge.engineType", "auto",
+       "auto: engines with cost tables compete for each node by estimated cost; an engine name: that engine "
+       "wins every node it runs (among engines with cost tables); never excludes the others.",
+       EngineList},
       {"ge.exec.disable_host_cpu_fallback", "0",
        "1: fail compilation naming every compute node that would fall back to host_cpu, and why.", Bool01},
       {"ge.exec.exclude_engines", "", "Comma-separated engines never to place nodes on; unknown names are a warning.",

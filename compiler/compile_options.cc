@@ -11,7 +11,8 @@ absl::StatusOr<CompileOptions> CompileOptions::FromOptions(const OptionMap& opti
   GE_RETURN_IF_ERROR(ValidateOptions(options));
   CompileOptions out;
   out.exclude_engines = ParseListOption(OptionOrDefault(options, "ge.exec.exclude_engines"));
-  out.preferred_core_engine = OptionOrDefault(options, "ge.engineType");
+  out.preferred_engine = OptionOrDefault(options, "ge.engineType");
+  if (out.preferred_engine == "auto") out.preferred_engine.clear();
   out.host_exec_ops = ParseListOption(OptionOrDefault(options, "ge.exec.host_exec_ops"));
   GE_ASSIGN_OR_RETURN(out.disable_host_cpu_fallback,
                       ParseBoolOption("ge.exec.disable_host_cpu_fallback",

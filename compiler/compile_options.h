@@ -20,8 +20,10 @@ namespace ge::compiler {
 struct CompileOptions {
   // ge.exec.exclude_engines
   std::vector<std::string> exclude_engines;
-  // ge.engineType: wins ops both cpu_dense and cpu_vector support.
-  std::string preferred_core_engine = "cpu_dense";
+  // ge.engineType: empty for `auto` (engines with cost tables compete by
+  // estimated cost), else the engine that wins every node it runs where the
+  // priority winner has a cost table (compiler/placement/engine_placer.h).
+  std::string preferred_engine;
   // ge.exec.host_exec_ops
   std::vector<std::string> host_exec_ops;
   // ge.exec.disable_host_cpu_fallback

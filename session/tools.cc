@@ -97,6 +97,17 @@ absl::StatusOr<PartitionOutput> PartitionModel(const Runtime& rt, std::unique_pt
       if (it != rejections.end()) n.rejected = it->second;
     }
   }
+  // Why each node went where it did, and the estimates when cost decided.
+  StringMap<const compiler::NodePlacement*> placed;
+  for (const compiler::NodePlacement& p : compiled->placement.nodes) {
+    if (p.reason != compiler::PlacementReason::kPriority) placed.try_emplace(p.node->name(), &p);
+  }
+  for (partition::ReportNode& n : report.nodes) {
+    auto it = placed.find(n.name);
+    if (it == placed.end()) continue;
+    n.reason = std::string(compiler::PlacementReasonName(it->second->reason));
+    for (const compiler::EngineEstimate& e : it->second->estimates) n.estimates.push_back({e.engine, e.ns});
+  }
   out.report = json ? partition::PartitionReportJson(report) + "\n" : partition::PartitionReportText(report);
   watch.Lap("report");
   // The process ends right after gectl's command: freeing a million-node

@@ -83,6 +83,8 @@ std::string NoOpEngine(const engine::EngineRegistry& engines, const CompileOptio
 struct Rejections {
   std::vector<EngineRejection> rejected;
   bool host_exec = false;
+  PlacementReason reason = PlacementReason::kPriority;
+  std::vector<EngineEstimate> estimates;
 };
 
 // The placement of the final graph, with what the last placer run said
@@ -103,6 +105,8 @@ PlacementReport RebuildPlacement(ir::Graph& root, StringMap<Rejections>& by_name
     if (it != by_name.end()) {
       p.rejected = it->second.rejected;
       p.host_exec = it->second.host_exec;
+      p.reason = it->second.reason;
+      p.estimates = it->second.estimates;
     }
     report.nodes.push_back(std::move(p));
   };
@@ -208,8 +212,9 @@ absl::StatusOr<SplitResult> RunSplitSteps(ir::Graph& graph, const engine::Engine
   // the per-node lookups in cache.
   StringMap<Rejections> by_name;
   for (NodePlacement& p : placement.nodes) {
-    if (p.rejected.empty() && !p.host_exec) continue;
-    by_name.try_emplace(p.node->name(), Rejections{std::move(p.rejected), p.host_exec});
+    if (p.rejected.empty() && !p.host_exec && p.reason == PlacementReason::kPriority) continue;
+    by_name.try_emplace(p.node->name(),
+                        Rejections{std::move(p.rejected), p.host_exec, p.reason, std::move(p.estimates)});
   }
   std::vector<std::string> warnings = std::move(placement.warnings);
   placement.nodes.clear();

@@ -77,7 +77,7 @@ PartitionReport BuildPartitionReport(const ir::Graph& root, const RejectionMap& 
   for (const ir::Graph* g : graphs) {
     g->ForEachNode([&](ir::Node* n) {
       if (IsBoundaryNode(*n) || IsPartitionCall(*n)) return;
-      ReportNode r{n->name(), n->type(), std::string(EngineOf(*n)), {}};
+      ReportNode r{n->name(), n->type(), std::string(EngineOf(*n)), {}, "priority", {}};
       auto it = rejections.find(n->name());
       if (it != rejections.end()) r.rejected = it->second;
       report.nodes.push_back(std::move(r));
@@ -114,6 +114,10 @@ std::string PartitionReportJson(const PartitionReport& report) {
     for (const ReportRejection& r : n.rejected) {
       w.BeginObject().Key("engine").String(r.engine).Key("reason").String(r.reason).EndObject();
     }
+    w.EndArray().Key("reason").String(n.reason).Key("estimates").BeginArray();
+    for (const ReportEstimate& e : n.estimates) {
+      w.BeginObject().Key("engine").String(e.engine).Key("ns").Double(e.ns).EndObject();
+    }
     w.EndArray().EndObject();
   }
   w.EndArray().Key("subgraphs").BeginArray();
@@ -134,6 +138,11 @@ std::string PartitionReportText(const PartitionReport& report) {
   for (const ReportNode& n : report.nodes) {
     StrAppend(&out, "  ", n.name, " (", n.op, ") on ", n.engine.empty() ? "-" : n.engine, "\n");
     for (const ReportRejection& r : n.rejected) StrAppend(&out, "      rejected by ", r.engine, ": ", r.reason, "\n");
+    if (!n.estimates.empty()) {
+      StrAppend(&out, "      estimates:");
+      for (const ReportEstimate& e : n.estimates) StrAppend(&out, " ", e.engine, " ", static_cast<int64_t>(e.ns + 0.5), " ns");
+      StrAppend(&out, "\n");
+    }
   }
   StrAppend(&out, "subgraphs (", report.subgraphs.size(), "):\n");
   for (const ReportSubgraph& s : report.subgraphs) {

@@ -2,7 +2,8 @@
 // partition` prints, built from a partitioned graph tree.
 //
 // JSON:
-//   {"nodes": [{"name", "op", "engine", "rejected": [{"engine", "reason"}]}],
+//   {"nodes": [{"name", "op", "engine", "rejected": [{"engine", "reason"}],
+//               "reason", "estimates": [{"engine", "ns"}]}],
 //    "subgraphs": [{"name", "kind", "engines", "nodes": [names]}]}
 //
 // `nodes` lists every node of the tree users would recognize: not the
@@ -36,11 +37,22 @@ struct ReportRejection {
   std::string reason;
 };
 
+// A placement estimate (compiler/placement/cost_model.h), in nanoseconds.
+struct ReportEstimate {
+  std::string engine;
+  double ns = 0;
+};
+
 struct ReportNode {
   std::string name;
   std::string op;
   std::string engine;
   std::vector<ReportRejection> rejected;
+  // Why the placer chose `engine`: priority, forced, engine_type, cost or
+  // host_exec (the placer's PlacementReason); for cost, each competing
+  // engine's estimate (own cost plus boundaries), cheapest first.
+  std::string reason = "priority";
+  std::vector<ReportEstimate> estimates;
 };
 
 struct ReportSubgraph {

@@ -1,21 +1,25 @@
-// EnginePlacer: cost-ordered engine selection, reassignment and strict mode.
+// EnginePlacer: priority and estimated-cost engine selection, reassignment
+// and strict mode.
 #include "compiler/placement/engine_placer.h"
 
 #include <algorithm>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_join.h"
 #include "base/ir/op_types.h"
 #include "base/logging.h"
 #include "base/status.h"
+#include "compiler/placement/cost_model.h"
 
 namespace ge::compiler {
 namespace {
 
+// The target of host-execution requests (ge.exec.host_exec_ops, `_host_exec`).
 constexpr std::string_view kHostCpu = "host_cpu";
-constexpr std::string_view kCpuDense = "cpu_dense";
-constexpr std::string_view kCpuVector = "cpu_vector";
 
-bool IsCoreEngine(std::string_view name) { return name == kCpuDense || name == kCpuVector; }
+// Sweeps of the neighbour-aware refinement: the first settles each node
+// given its neighbours' own-cost choices, the second answers the changes.
+constexpr int kCostSweeps = 2;
 
 bool Contains(const std::vector<std::string>& list, std::string_view item) {
   return std::find(list.begin(), list.end(), item) != list.end();
@@ -34,6 +38,17 @@ void CollectNodes(ir::Graph& root, std::vector<ir::Node*>& out) {
 }
 
 }  // namespace
+
+std::string_view PlacementReasonName(PlacementReason reason) {
+  switch (reason) {
+    case PlacementReason::kPriority: return "priority";
+    case PlacementReason::kForced: return "forced";
+    case PlacementReason::kEngineType: return "engine_type";
+    case PlacementReason::kCost: return "cost";
+    case PlacementReason::kHostExec: return "host_exec";
+  }
+  return "priority";
+}
 
 const NodePlacement* PlacementReport::Find(std::string_view node_name) const {
   for (const NodePlacement& p : nodes) {
@@ -64,6 +79,7 @@ absl::Status HostcpuEngineUpdatePass::Run(PlacementReport& report) {
     p.rejected.push_back({p.engine, "moved to host_cpu by host execution request"});
     p.engine = std::string(kHostCpu);
     p.host_exec = true;
+    p.reason = PlacementReason::kHostExec;
     p.node->mutable_op_desc().SetAttr(ir::kAttrEngineName, std::string(kHostCpu));
   }
   return absl::OkStatus();
@@ -73,10 +89,12 @@ EnginePlacer::EnginePlacer(const engine::EngineRegistry& engines, const CompileO
                            ThreadPool* pool)
     : engines_(engines), options_(options), pool_(pool) {}
 
-NodePlacement EnginePlacer::Select(ir::Node& node, const std::vector<engine::Engine*>& candidates) const {
+NodePlacement EnginePlacer::Select(ir::Node& node, const std::vector<engine::Engine*>& candidates,
+                                   std::vector<const engine::Engine*>& costed) const {
   NodePlacement placement;
   placement.node = &node;
   if (auto forced = node.op_desc().GetAttr<std::string>(ir::kAttrEngine)) {
+    placement.reason = PlacementReason::kForced;
     engine::Engine* e = engines_.Find(*forced);
     if (e == nullptr || Contains(options_.exclude_engines, *forced)) {
       placement.rejected.push_back({*forced, e == nullptr ? "engine not loaded" : "engine excluded by ge.exec.exclude_engines"});
@@ -98,20 +116,110 @@ NodePlacement EnginePlacer::Select(ir::Node& node, const std::vector<engine::Eng
       continue;
     }
     placement.engine = name;
-    // Between the two core engines the preferred one wins when it also fits.
-    if (IsCoreEngine(name) && name != options_.preferred_core_engine) {
+    // An engine without a cost table keeps what the priority order gives it.
+    if (engines_.FindAttributes(name)->cost.empty()) break;
+    if (!options_.preferred_engine.empty()) {
+      // ge.engineType: the named engine wins wherever it runs the node.
+      if (name == options_.preferred_engine) break;
       for (size_t j = i + 1; j < candidates.size(); ++j) {
-        if (candidates[j]->attributes().name == options_.preferred_core_engine &&
+        if (candidates[j]->attributes().name == options_.preferred_engine &&
             candidates[j]->info_store().CheckSupported(node).ok()) {
-          placement.rejected.push_back({name, "ge.engineType prefers " + options_.preferred_core_engine});
-          placement.engine = options_.preferred_core_engine;
+          placement.rejected.push_back({name, "ge.engineType prefers " + options_.preferred_engine});
+          placement.engine = options_.preferred_engine;
+          placement.reason = PlacementReason::kEngineType;
         }
+      }
+      break;
+    }
+    // ge.engineType=auto: every engine with a table that runs the node competes.
+    costed.push_back(candidates[i]);
+    for (size_t j = i + 1; j < candidates.size(); ++j) {
+      if (!engines_.FindAttributes(candidates[j]->attributes().name)->cost.empty() &&
+          candidates[j]->info_store().CheckSupported(node).ok()) {
+        costed.push_back(candidates[j]);
       }
     }
     break;
   }
   return placement;
 }
+
+namespace {
+
+// One node whose engine is chosen by estimated cost.
+struct CostChoice {
+  NodePlacement* placement = nullptr;
+  std::vector<const engine::CostTable*> tables;  // per competing engine, priority order
+  std::vector<std::string> engines;
+  std::vector<double> own;                       // own estimate per engine
+  std::vector<double> total;                     // own + boundaries, last sweep
+  size_t chosen = 0;
+};
+
+std::string FormatNs(double ns) { return StrCat(static_cast<int64_t>(ns + 0.5), " ns"); }
+
+size_t Cheapest(const std::vector<double>& costs) {
+  size_t best = 0;  // ties go to the earlier engine in priority order
+  for (size_t k = 1; k < costs.size(); ++k) {
+    if (costs[k] < costs[best]) best = k;
+  }
+  return best;
+}
+
+// Places the nodes of `choices` by estimated cost. A neighbour's engine is
+// its current choice when it is itself chosen by cost, else its priority
+// placement; edges to neighbours on engines without a table cost nothing.
+void ChooseByCost(std::vector<CostChoice>& choices, const PlacementReport& report,
+                  const engine::EngineRegistry& engines) {
+  if (choices.empty()) return;
+  absl::flat_hash_map<const ir::Node*, size_t> placed;
+  placed.reserve(report.nodes.size());
+  for (size_t i = 0; i < report.nodes.size(); ++i) placed.emplace(report.nodes[i].node, i);
+  absl::flat_hash_map<const ir::Node*, CostChoice*> by_node;
+  for (CostChoice& c : choices) {
+    c.chosen = Cheapest(c.own);
+    c.total = c.own;
+    by_node.emplace(c.placement->node, &c);
+  }
+  // The engine `n` is on now and its table (null when it has none).
+  auto current = [&](const ir::Node* n, std::string_view& name) -> const engine::CostTable* {
+    if (auto it = by_node.find(n); it != by_node.end()) {
+      name = it->second->engines[it->second->chosen];
+      return it->second->tables[it->second->chosen];
+    }
+    auto it = placed.find(n);
+    if (it == placed.end() || report.nodes[it->second].engine.empty()) return nullptr;
+    name = report.nodes[it->second].engine;
+    const engine::EngineAttributes* attrs = engines.FindAttributes(name);
+    return attrs == nullptr || attrs->cost.empty() ? nullptr : &attrs->cost;
+  };
+  for (int sweep = 0; sweep < kCostSweeps; ++sweep) {
+    for (CostChoice& c : choices) {
+      const ir::Node& node = *c.placement->node;
+      std::vector<double> total = c.own;
+      auto add_edge = [&](const ir::Node* other, double elements) {
+        std::string_view other_name;
+        const engine::CostTable* other_table = current(other, other_name);
+        if (other_table == nullptr) return;
+        for (size_t k = 0; k < total.size(); ++k) {
+          if (c.engines[k] != other_name) total[k] += EstimateBoundary(*c.tables[k], *other_table, elements);
+        }
+      };
+      for (int i = 0; i < node.num_inputs(); ++i) {
+        ir::OutPort in = node.input(i);
+        if (in) add_edge(in.node, OutputElements(*in.node, in.index));
+      }
+      for (int o = 0; o < node.num_outputs(); ++o) {
+        const double elements = OutputElements(node, o);
+        for (const ir::InPort& consumer : node.consumers(o)) add_edge(consumer.node, elements);
+      }
+      c.total = std::move(total);
+      c.chosen = Cheapest(c.total);
+    }
+  }
+}
+
+}  // namespace
 
 absl::Status EnginePlacer::CheckStrictMode(const PlacementReport& report) const {
   if (!options_.disable_host_cpu_fallback) return absl::OkStatus();
@@ -145,13 +253,47 @@ absl::StatusOr<PlacementReport> EnginePlacer::Run(ir::Graph& root) {
   std::vector<ir::Node*> nodes;
   CollectNodes(root, nodes);
   report.nodes.resize(nodes.size());
+  std::vector<std::vector<const engine::Engine*>> costed(nodes.size());
   auto select_range = [&](int64_t begin, int64_t end) {
-    for (int64_t i = begin; i < end; ++i) report.nodes[i] = Select(*nodes[i], candidates);
+    for (int64_t i = begin; i < end; ++i) report.nodes[i] = Select(*nodes[i], candidates, costed[i]);
   };
   if (pool_ != nullptr) {
     pool_->ParallelFor(static_cast<int64_t>(nodes.size()), 256, select_range);
   } else {
     select_range(0, static_cast<int64_t>(nodes.size()));
+  }
+  // Nodes two or more engines with cost tables run: the cheapest estimate.
+  std::vector<CostChoice> choices;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    if (costed[i].size() < 2) continue;
+    CostChoice c;
+    c.placement = &report.nodes[i];
+    for (const engine::Engine* e : costed[i]) {
+      const engine::CostTable& table = engines_.FindAttributes(e->attributes().name)->cost;
+      double ns = 0;
+      if (!EstimateNode(*nodes[i], table, ns)) continue;  // no entry for the op: not a competitor
+      c.tables.push_back(&table);
+      c.engines.push_back(e->attributes().name);
+      c.own.push_back(ns);
+    }
+    if (c.engines.size() >= 2) choices.push_back(std::move(c));
+  }
+  ChooseByCost(choices, report, engines_);
+  for (CostChoice& c : choices) {
+    NodePlacement& p = *c.placement;
+    p.reason = PlacementReason::kCost;
+    for (size_t k = 0; k < c.engines.size(); ++k) p.estimates.push_back({c.engines[k], c.total[k]});
+    std::stable_sort(p.estimates.begin(), p.estimates.end(),
+                     [](const EngineEstimate& a, const EngineEstimate& b) { return a.ns < b.ns; });
+    const std::string& winner = c.engines[c.chosen];
+    if (winner != p.engine) {
+      const auto mine = std::find(c.engines.begin(), c.engines.end(), p.engine);
+      p.rejected.push_back({p.engine, mine == c.engines.end()
+                                          ? StrCat("no cost estimate; ", winner, " has one")
+                                          : StrCat("estimated ", FormatNs(c.total[mine - c.engines.begin()]),
+                                                   ", ", winner, " ", FormatNs(c.total[c.chosen]))});
+      p.engine = winner;
+    }
   }
   std::vector<std::string> unplaced;
   for (NodePlacement& p : report.nodes) {

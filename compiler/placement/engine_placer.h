@@ -1,18 +1,32 @@
-// EnginePlacer: chooses the engine of every node (seeds/05 §4.4.2).
+// EnginePlacer: chooses the engine of every node (seeds/05 §4.4.2, issue 20).
 //
 // A node whose `_ge_engine` attribute names an engine goes there (an error if
 // that engine is excluded, absent, or rejects the node). Otherwise engines
 // are walked by ascending compute cost, ties broken by name, skipping
 // excluded and composite engines, and the first whose CheckSupported passes
-// wins; when both cpu_dense and cpu_vector support a node, ge.engineType
-// decides. Then the reassignment passes run in order (GE's
-// EngineReAssignPass strategies), starting with HostcpuEngineUpdatePass.
-// The choice is written to each node's `_engine_name` attribute. Support
-// checks run on a thread pool; the result does not depend on scheduling.
+// is the priority winner. When the winner declares a cost table
+// (EngineAttributes::cost, from its json):
+//   * ge.engineType names an engine (not `auto`): that engine wins wherever
+//     it runs the node, as before cost tables existed;
+//   * ge.engineType is `auto` (the default): every engine with a cost table
+//     that runs the node competes, and the cheapest estimate wins
+//     (cost_model.h: per-call overhead and per-element cost of the op on the
+//     engine, plus the boundary cost of each data edge to a neighbour placed
+//     on another engine with a table). The choice starts from each node's
+//     own cheapest engine and is refined by two sweeps in graph order, each
+//     node taking the cheapest engine given its neighbours' current engines.
+//     Estimates are a function of the graph and the tables only: the same
+//     for a host and build, never changed by measurement.
+// Then the reassignment passes run in order (GE's EngineReAssignPass
+// strategies), starting with HostcpuEngineUpdatePass. The choice is written
+// to each node's `_engine_name` attribute. Support checks run on a thread
+// pool; the result does not depend on scheduling. No engine is named here
+// except host_cpu, the target of host-execution requests.
 #pragma once
 
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -28,11 +42,29 @@ struct EngineRejection {
   std::string reason;
 };
 
+// An engine's estimated cost for a node (own cost plus boundaries), in ns.
+struct EngineEstimate {
+  std::string engine;
+  double ns = 0;
+};
+
+// Why a node went where it did.
+enum class PlacementReason : uint8_t {
+  kPriority,  // the first engine by compute cost that runs it (no cost table involved)
+  kForced,    // the node's `_ge_engine` attribute
+  kEngineType,  // ge.engineType names the engine
+  kCost,        // the cheapest estimate among the engines with cost tables
+  kHostExec,    // moved to host_cpu by a host execution request
+};
+std::string_view PlacementReasonName(PlacementReason reason);
+
 struct NodePlacement {
   ir::Node* node = nullptr;
   std::string engine;
   std::vector<EngineRejection> rejected;  // engines tried before the chosen one
   bool host_exec = false;                 // moved to host_cpu on request
+  PlacementReason reason = PlacementReason::kPriority;
+  std::vector<EngineEstimate> estimates;  // kCost: every competing engine, cheapest first
 };
 
 struct PlacementReport {
@@ -72,7 +104,10 @@ class EnginePlacer {
   absl::StatusOr<PlacementReport> Run(ir::Graph& root);
 
  private:
-  NodePlacement Select(ir::Node& node, const std::vector<engine::Engine*>& candidates) const;
+  // The priority choice of `node`; `costed` receives, in priority order, the
+  // engines with cost tables that run it when the choice is left to cost.
+  NodePlacement Select(ir::Node& node, const std::vector<engine::Engine*>& candidates,
+                       std::vector<const engine::Engine*>& costed) const;
   absl::Status CheckStrictMode(const PlacementReport& report) const;
 
   const engine::EngineRegistry& engines_;

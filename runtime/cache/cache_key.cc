@@ -8,6 +8,7 @@
 #include <set>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "base/ir/proto_convert.h"
 #include "base/status.h"
 #include "base/version.h"
@@ -177,6 +178,15 @@ void HashContext(const OptionMap& options, const KeyContext& context, Sha256Hash
       hasher.AddInt(a ? a->compute_cost : -1);
       hasher.AddInt(a ? static_cast<int64_t>(a->runtime_type) : -1);
       hasher.AddString(a ? a->composite_engine : "");
+      // Placement estimates decide where nodes go (compiler/placement).
+      hasher.AddString("cost");
+      if (a != nullptr) {
+        for (const auto& [op, cost] : a->cost.ops) {
+          hasher.AddString(op);
+          hasher.AddString(absl::StrCat(cost.call_ns, "/", cost.element_ns));
+        }
+        hasher.AddString(absl::StrCat(a->cost.boundary.call_ns, "/", a->cost.boundary.element_ns));
+      }
     }
   }
   hasher.AddString("ged");

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <system_error>
 
@@ -19,6 +20,43 @@ namespace ge::engine {
 namespace {
 
 namespace fs = std::filesystem;
+
+// [call_ns, element_ns]: two finite, non-negative numbers.
+absl::Status ParseOpCost(const YAML::Node& node, const std::string& where, OpCost& out) {
+  if (!node.IsSequence() || node.size() != 2) {
+    return InvalidArgument(where, ": expected [call_ns, element_ns]");
+  }
+  const double call = node[0].as<double>();
+  const double element = node[1].as<double>();
+  if (!std::isfinite(call) || !std::isfinite(element) || call < 0 || element < 0) {
+    return InvalidArgument(where, ": costs must be finite and not negative");
+  }
+  out = {call, element};
+  return absl::OkStatus();
+}
+
+// "cost": {"ops": {"<op type or *>": [call_ns, element_ns], ...},
+//          "boundary": [call_ns, element_ns]} (engine.h CostTable).
+absl::Status ParseCostTable(const YAML::Node& node, const std::string& file, CostTable& table) {
+  if (!node.IsMap()) return InvalidArgument(file, ": cost must be an object");
+  for (const auto& entry : node) {
+    const std::string key = entry.first.as<std::string>();
+    if (key != "ops" && key != "boundary") {
+      return InvalidArgument(file, ": cost has unknown key '", key, "' (expected ops, boundary)");
+    }
+  }
+  CostTable parsed;
+  if (node["boundary"]) GE_RETURN_IF_ERROR(ParseOpCost(node["boundary"], file + ": cost.boundary", parsed.boundary));
+  if (!node["ops"] || !node["ops"].IsMap() || node["ops"].size() == 0) {
+    return InvalidArgument(file, ": cost.ops must be a non-empty object of op type -> [call_ns, element_ns]");
+  }
+  for (const auto& entry : node["ops"]) {
+    const std::string op = entry.first.as<std::string>();
+    GE_RETURN_IF_ERROR(ParseOpCost(entry.second, StrCat(file, ": cost.ops.", op), parsed.ops[op]));
+  }
+  table = std::move(parsed);
+  return absl::OkStatus();
+}
 
 // Applies `<dir>/<engine name>.json` when present. YAML is a superset of
 // JSON, so yaml-cpp reads GE's engine_conf.json form.
@@ -53,6 +91,7 @@ absl::Status ApplyConfigFile(const std::string& plugin_path, EngineAttributes& a
     if (root["independent"]) attrs.independent_stream = root["independent"].as<bool>();
     if (root["attach"]) attrs.attach = root["attach"].as<bool>();
     if (root["skip_assign_stream"]) attrs.skip_assign_stream = root["skip_assign_stream"].as<bool>();
+    if (root["cost"]) GE_RETURN_IF_ERROR(ParseCostTable(root["cost"], conf.string(), attrs.cost));
   } catch (const YAML::Exception& e) {
     return InvalidArgument(conf.string(), ": ", e.what());
   }

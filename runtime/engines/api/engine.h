@@ -22,6 +22,31 @@ namespace ge::engine {
 
 enum class RuntimeType : uint8_t { kHost, kDevice };
 
+// Placement estimates (issue 20): one call of an op on an engine costs
+// call_ns plus element_ns per element of its outputs, in nanoseconds.
+struct OpCost {
+  double call_ns = 0;
+  double element_ns = 0;
+  double Estimate(double elements) const { return call_ns + element_ns * elements; }
+};
+
+// An engine's cost table, from the "cost" object of its json attributes
+// (docs/architecture.md, "Placement by estimated cost"): per op type, "*" for
+// the types not listed, and the cost of a tensor crossing between this engine
+// and another engine that has a table (layout conversion, a subgraph
+// boundary). An engine without a table is placed by compute_cost only.
+struct CostTable {
+  std::map<std::string, OpCost, std::less<>> ops;
+  OpCost boundary;
+  bool empty() const { return ops.empty(); }
+  // The entry of `op_type`, else of "*", else null.
+  const OpCost* Find(std::string_view op_type) const {
+    auto it = ops.find(op_type);
+    if (it == ops.end()) it = ops.find("*");
+    return it == ops.end() ? nullptr : &it->second;
+  }
+};
+
 // Identity and scheduling configuration of an engine.
 struct EngineAttributes {
   std::string name;
@@ -34,6 +59,7 @@ struct EngineAttributes {
   bool attach = false;
   bool skip_assign_stream = false;
   std::string version;  // the engine's own version (kernels and parameter blobs)
+  CostTable cost;       // placement estimates; empty: placed by compute_cost only
 };
 
 // Answers which nodes the engine can run.

@@ -7,8 +7,9 @@
 // `ge.cpu_vector.isa=avx2` or GED_CPU_VECTOR_ISA=avx2 forces AVX2). Large
 // tensors split across the device's intra-op threads.
 //
-// Cost COST_2: cpu_dense (1) keeps the dense math and, by ge.engineType
-// (default cpu_dense), the f32 element-wise ops both engines run;
+// Cost COST_2: cpu_dense (1) keeps the dense math; the f32 element-wise
+// ops both engines run go by estimated cost (the tables of cpu_vector.json
+// and cpu_dense.json) unless ge.engineType names an engine;
 // cpu_vector takes every other op it supports ahead of ge_local (9) and
 // host_cpu (10): other dtypes (f16, f64, integers, bool), broadcasts
 // oneDNN cannot express, and the ops cpu_dense lacks.

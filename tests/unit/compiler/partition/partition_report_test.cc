@@ -30,14 +30,19 @@ TEST(PartitionReportTest, ListsNodesAndUnitsOfASplitGraph) {
   ASSERT_TRUE(partitioner.Partition(*g).ok());
   RejectionMap rejections;
   rejections["c"] = {{"fast", "fast does not run Exp"}};
-  const PartitionReport report = BuildPartitionReport(*g, rejections);
+  PartitionReport report = BuildPartitionReport(*g, rejections);
+  // What gectl partition adds from the placer for a node placed by cost.
+  report.nodes[2].reason = "cost";
+  report.nodes[2].estimates = {{"fast", 30.5}, {"slow", 8000}};
   EXPECT_EQ(PartitionReportJson(report),
-            R"({"nodes":[{"name":"x","op":"Data","engine":"ge_local","rejected":[]},)"
-            R"({"name":"out","op":"NetOutput","engine":"ge_local","rejected":[]},)"
-            R"({"name":"a","op":"Relu","engine":"fast","rejected":[]},)"
-            R"({"name":"b","op":"Neg","engine":"fast","rejected":[]},)"
-            R"({"name":"c","op":"Exp","engine":"host_cpu","rejected":[{"engine":"fast","reason":"fast does not run Exp"}]},)"
-            R"({"name":"d","op":"Abs","engine":"slow","rejected":[]}],)"
+            R"({"nodes":[{"name":"x","op":"Data","engine":"ge_local","rejected":[],"reason":"priority","estimates":[]},)"
+            R"({"name":"out","op":"NetOutput","engine":"ge_local","rejected":[],"reason":"priority","estimates":[]},)"
+            R"({"name":"a","op":"Relu","engine":"fast","rejected":[],"reason":"cost",)"
+            R"("estimates":[{"engine":"fast","ns":30.5},{"engine":"slow","ns":8000}]},)"
+            R"({"name":"b","op":"Neg","engine":"fast","rejected":[],"reason":"priority","estimates":[]},)"
+            R"({"name":"c","op":"Exp","engine":"host_cpu","rejected":[{"engine":"fast","reason":"fast does not run Exp"}],)"
+            R"("reason":"priority","estimates":[]},)"
+            R"({"name":"d","op":"Abs","engine":"slow","rejected":[],"reason":"priority","estimates":[]}],)"
             R"("subgraphs":[{"name":"main_static_0","kind":"static","engines":["fast"],"nodes":["a","b"]},)"
             R"({"name":"main_dynamic_1","kind":"dynamic","engines":["host_cpu","slow"],"nodes":["c","d"]}]})");
   EXPECT_EQ(PartitionReportText(report),
@@ -45,6 +50,7 @@ TEST(PartitionReportTest, ListsNodesAndUnitsOfASplitGraph) {
             "  x (Data) on ge_local\n"
             "  out (NetOutput) on ge_local\n"
             "  a (Relu) on fast\n"
+            "      estimates: fast 31 ns slow 8000 ns\n"
             "  b (Neg) on fast\n"
             "  c (Exp) on host_cpu\n"
             "      rejected by fast: fast does not run Exp\n"

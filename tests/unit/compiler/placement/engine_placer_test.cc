@@ -1,5 +1,6 @@
 // EnginePlacer: cost order, ties, exclusion, forcing, host execution,
-// ge.engineType, strict mode, and determinism on a thread pool.
+// ge.engineType, placement by estimated cost (cost tables, boundaries,
+// reasons), strict mode, and determinism on a thread pool.
 #include "compiler/placement/engine_placer.h"
 
 #include <functional>
@@ -15,11 +16,12 @@ using SupportFn = std::function<bool(const ir::Node&)>;
 
 class FakeEngine final : public engine::Engine {
  public:
-  FakeEngine(std::string name, int cost, SupportFn support, bool atomic = true)
+  FakeEngine(std::string name, int cost, SupportFn support, bool atomic = true, engine::CostTable table = {})
       : store_(name, std::move(support)) {
     attributes_.name = std::move(name);
     attributes_.compute_cost = cost;
     attributes_.atomic = atomic;
+    attributes_.cost = std::move(table);
   }
   const engine::EngineAttributes& attributes() const override { return attributes_; }
   const engine::OpsKernelInfoStore& info_store() const override { return store_; }
@@ -47,17 +49,27 @@ SupportFn Types(std::vector<std::string> types) {
   return [types](const ir::Node& n) { return std::find(types.begin(), types.end(), n.type()) != types.end(); };
 }
 
-// Data -> <op> ... -> NetOutput, one node per op type given.
-std::unique_ptr<ir::Graph> Chain(const std::vector<std::string>& ops) {
+// The two-engine tables of the cost tests: "dense" pays 8 us a call and
+// converts layouts at its boundaries, "vector" is cheap per call.
+engine::CostTable Table(double call_ns, double element_ns, double boundary_call_ns, double boundary_element_ns) {
+  engine::CostTable t;
+  t.ops["*"] = {call_ns, element_ns};
+  t.boundary = {boundary_call_ns, boundary_element_ns};
+  return t;
+}
+
+// Data -> <op> ... -> NetOutput, one node per op type given, every tensor
+// of `shape`.
+std::unique_ptr<ir::Graph> Chain(const std::vector<std::string>& ops, const Shape& shape = Shape{2}) {
   auto g = std::make_unique<ir::Graph>("g");
   ir::OpDesc data("x", std::string(ir::kData));
   data.SetAttr(ir::kAttrIndex, int64_t{0});
-  data.AddOutput({"x", ir::ValueType::Tensor(DataType::kFloat, Shape{2})});
+  data.AddOutput({"x", ir::ValueType::Tensor(DataType::kFloat, shape)});
   ir::Node* prev = *g->AddNode(data);
   for (size_t i = 0; i < ops.size(); ++i) {
     ir::OpDesc op("n" + std::to_string(i), ops[i]);
-    op.AddInput({"", ir::ValueType::Tensor(DataType::kFloat, Shape{2})});
-    op.AddOutput({"", ir::ValueType::Tensor(DataType::kFloat, Shape{2})});
+    op.AddInput({"", ir::ValueType::Tensor(DataType::kFloat, shape)});
+    op.AddOutput({"", ir::ValueType::Tensor(DataType::kFloat, shape)});
     ir::Node* n = *g->AddNode(op);
     EXPECT_TRUE(g->AddEdge(prev, 0, n, 0).ok());
     prev = n;
@@ -74,8 +86,17 @@ class EnginePlacerTest : public ::testing::Test {
     Add("ge_local", 9, Types({"Data", "NetOutput", "Const", "Identity"}));
     Add("host_cpu", 10, [](const ir::Node&) { return true; });
   }
-  void Add(std::string name, int cost, SupportFn support, bool atomic = true) {
-    ASSERT_TRUE(registry_.AddEngine(std::make_unique<FakeEngine>(std::move(name), cost, std::move(support), atomic), {}).ok());
+  void Add(std::string name, int cost, SupportFn support, bool atomic = true, engine::CostTable table = {}) {
+    ASSERT_TRUE(registry_
+                    .AddEngine(std::make_unique<FakeEngine>(std::move(name), cost, std::move(support), atomic,
+                                                            std::move(table)),
+                               {})
+                    .ok());
+  }
+  // "dense" (priority 1) runs MatMul and Add, "vector" (2) Add and Relu.
+  void AddCostedEngines() {
+    Add("dense", 1, Types({"MatMul", "Add"}), true, Table(8000, 0.3, 300, 0.5));
+    Add("vector", 2, Types({"Add", "Relu"}), true, Table(30, 0.4, 200, 0));
   }
   absl::StatusOr<PlacementReport> Place(ir::Graph& g, ThreadPool* pool = nullptr) {
     EnginePlacer placer(registry_, options_, pool);
@@ -159,17 +180,94 @@ TEST_F(EnginePlacerTest, HostExecutionMovesNodesToHostCpu) {
   EXPECT_TRUE(report->Find("n1")->host_exec);
 }
 
-TEST_F(EnginePlacerTest, EngineTypeChoosesBetweenCoreEngines) {
-  Add("cpu_dense", 1, Types({"MatMul", "Add"}));
-  Add("cpu_vector", 2, Types({"Add", "Relu"}));
+TEST_F(EnginePlacerTest, EngineTypeNamesTheEngineThatWins) {
+  Add("cpu_dense", 1, Types({"MatMul", "Add"}), true, Table(8000, 0.3, 300, 0.5));
+  Add("cpu_vector", 2, Types({"Add", "Relu"}), true, Table(30, 0.4, 200, 0));
   auto g = Chain({"MatMul", "Add", "Relu"});
-  ASSERT_TRUE(Place(*g).ok());
+  options_.preferred_engine = "cpu_dense";
+  auto report = Place(*g);
+  ASSERT_TRUE(report.ok());
   EXPECT_EQ(EngineOf(*g, "n1"), "cpu_dense");
-  options_.preferred_core_engine = "cpu_vector";
-  ASSERT_TRUE(Place(*g).ok());
+  EXPECT_EQ(report->Find("n1")->reason, PlacementReason::kPriority);
+  options_.preferred_engine = "cpu_vector";
+  report = Place(*g);
+  ASSERT_TRUE(report.ok());
   EXPECT_EQ(EngineOf(*g, "n0"), "cpu_dense");  // never excludes the other
   EXPECT_EQ(EngineOf(*g, "n1"), "cpu_vector");
+  EXPECT_EQ(report->Find("n1")->reason, PlacementReason::kEngineType);
   EXPECT_EQ(EngineOf(*g, "n2"), "cpu_vector");
+}
+
+TEST_F(EnginePlacerTest, WithoutCostTablesThePriorityOrderDecides) {
+  Add("dense", 1, Types({"Add"}));
+  Add("vector", 2, Types({"Add"}));
+  auto g = Chain({"Add"});
+  auto report = Place(*g);
+  ASSERT_TRUE(report.ok());
+  EXPECT_EQ(EngineOf(*g, "n0"), "dense");
+  EXPECT_EQ(report->Find("n0")->reason, PlacementReason::kPriority);
+  EXPECT_TRUE(report->Find("n0")->estimates.empty());
+}
+
+TEST_F(EnginePlacerTest, TinyOpsGoWhereTheCallIsCheap) {
+  AddCostedEngines();
+  auto g = Chain({"Add", "Add", "Relu", "Add"}, Shape{64});
+  auto report = Place(*g);
+  ASSERT_TRUE(report.ok()) << report.status();
+  for (const char* n : {"n0", "n1", "n2", "n3"}) EXPECT_EQ(EngineOf(*g, n), "vector") << n;
+  const NodePlacement* add = report->Find("n0");
+  EXPECT_EQ(add->reason, PlacementReason::kCost);
+  ASSERT_EQ(add->estimates.size(), 2u);
+  EXPECT_EQ(add->estimates[0].engine, "vector");  // cheapest first
+  EXPECT_NEAR(add->estimates[0].ns, 30 + 0.4 * 64, 1e-9);
+  // dense: its own cost plus the boundary to n1 on vector (Data's engine has no table)
+  EXPECT_NEAR(add->estimates[1].ns, 8000 + 0.3 * 64 + (300 + 0.5 * 64 + 200), 1e-9);
+  ASSERT_EQ(add->rejected.size(), 1u);
+  EXPECT_EQ(add->rejected[0].engine, "dense");
+  EXPECT_EQ(report->Find("n2")->reason, PlacementReason::kPriority);  // only vector runs Relu
+}
+
+TEST_F(EnginePlacerTest, LargeOpsStayWithTheirNeighbours) {
+  AddCostedEngines();
+  // Alone, an Add of 10,000 elements is cheaper on vector (4,030 ns against
+  // 11,000 ns); between two MatMuls only dense runs, the two boundaries
+  // (2 x 5,500 ns) make dense cheaper.
+  auto g = Chain({"MatMul", "Add", "MatMul"}, Shape{10000});
+  auto report = Place(*g);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_EQ(EngineOf(*g, "n1"), "dense");
+  EXPECT_EQ(report->Find("n1")->reason, PlacementReason::kCost);
+  EXPECT_EQ(report->Find("n1")->estimates[0].engine, "dense");
+  // After a Relu (vector only) the same Add has one boundary either way.
+  auto h = Chain({"MatMul", "Add", "Relu"}, Shape{10000});
+  ASSERT_TRUE(Place(*h).ok());
+  EXPECT_EQ(EngineOf(*h, "n1"), "vector");
+}
+
+TEST_F(EnginePlacerTest, UnknownDimsCountAsOne) {
+  AddCostedEngines();
+  auto g = Chain({"Add"}, Shape{-1, 1000000});
+  ASSERT_TRUE(Place(*g).ok());
+  EXPECT_EQ(EngineOf(*g, "n0"), "dense");  // 1,000,000 elements: dense's per-element cost is lower
+  auto h = Chain({"Add"}, Shape{-1, 8});
+  ASSERT_TRUE(Place(*h).ok());
+  EXPECT_EQ(EngineOf(*h, "n0"), "vector");
+}
+
+TEST_F(EnginePlacerTest, CostPlacementIsDeterministicOnAPool) {
+  AddCostedEngines();
+  std::mt19937 rng(7);
+  std::vector<std::string> ops;
+  for (int i = 0; i < 3000; ++i) ops.push_back(std::vector<std::string>{"MatMul", "Add", "Relu"}[rng() % 3]);
+  auto serial = Chain(ops, Shape{5000});
+  auto parallel = Chain(ops, Shape{5000});
+  ThreadPool pool(3, "placer-test");
+  ASSERT_TRUE(Place(*serial).ok());
+  ASSERT_TRUE(Place(*parallel, &pool).ok());
+  for (size_t i = 0; i < ops.size(); ++i) {
+    const std::string name = "n" + std::to_string(i);
+    ASSERT_EQ(EngineOf(*serial, name), EngineOf(*parallel, name)) << name;
+  }
 }
 
 TEST_F(EnginePlacerTest, StrictModeNamesEveryFallback) {

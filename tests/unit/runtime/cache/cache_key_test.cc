@@ -1,6 +1,6 @@
 // Cache keys: the same for the same graph whatever the node order, and
 // different whenever the weights, shapes, result-changing options, thread
-// count or user key differ.
+// count, engines' cost tables or user key differ.
 #include "runtime/cache/cache_key.h"
 
 #include <algorithm>
@@ -180,6 +180,36 @@ TEST_F(CacheKeyTest, BuildIdentityNamesTheCompilerAndTheLoadedEngines) {
   }
   EXPECT_TRUE(plugin);
   EXPECT_TRUE(std::is_sorted(identity.begin(), identity.end()));
+}
+
+// An engine with attributes only: what the key reads of a registry.
+class AttributesOnlyEngine final : public engine::Engine {
+ public:
+  explicit AttributesOnlyEngine(engine::EngineAttributes attributes) : attributes_(std::move(attributes)) {}
+  const engine::EngineAttributes& attributes() const override { return attributes_; }
+  const engine::OpsKernelInfoStore& info_store() const override { std::abort(); }
+  const engine::KernelFactory& kernel_factory() const override { std::abort(); }
+
+ private:
+  engine::EngineAttributes attributes_;
+};
+
+// Cost tables decide placement, so they are part of the key.
+TEST_F(CacheKeyTest, CostTablesChangeTheKey) {
+  auto key_with = [](double call_ns) {
+    engine::EngineAttributes a;
+    a.name = "costed";
+    a.cost.ops["*"] = {call_ns, 0.5};
+    engine::EngineRegistry registry;
+    EXPECT_TRUE(registry.AddEngine(std::make_unique<AttributesOnlyEngine>(a), {}).ok());
+    auto graph = ir::ParseGraph(kGraph);
+    EXPECT_TRUE(graph.ok());
+    auto key = ComputeCacheKey(**graph, {}, {&registry, 2});
+    EXPECT_TRUE(key.ok()) << key.status();
+    return *key;
+  };
+  EXPECT_EQ(key_with(30), key_with(30));
+  EXPECT_NE(key_with(30), key_with(8000));
 }
 
 }  // namespace

@@ -91,6 +91,39 @@ TEST(PluginLoaderTest, BadConfigurationFileIsAnError) {
   fs::remove_all(dir);
 }
 
+TEST(PluginLoaderTest, ConfigurationFileDeclaresACostTable) {
+  const std::string dir = TempDir();
+  fs::copy_file(PluginPath("good"), dir + "/libge_engine_test.so");
+  std::ofstream(dir + "/test_good.json")
+      << R"({"cost": {"ops": {"*": [8000, 0.3], "Tanh": [30, 2.5]}, "boundary": [300, 0.5]}})";
+  auto loaded = LoadEnginePlugin(dir + "/libge_engine_test.so");
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  const CostTable& cost = (*loaded)->attributes().cost;
+  ASSERT_EQ(cost.ops.size(), 2u);
+  EXPECT_EQ(cost.Find("Tanh")->element_ns, 2.5);
+  EXPECT_EQ(cost.Find("Add")->call_ns, 8000);  // "*"
+  EXPECT_EQ(cost.boundary.element_ns, 0.5);
+  fs::remove_all(dir);
+}
+
+TEST(PluginLoaderTest, BadCostTablesAreErrors) {
+  const std::string dir = TempDir();
+  fs::copy_file(PluginPath("good"), dir + "/libge_engine_test.so");
+  const std::pair<const char*, const char*> cases[] = {
+      {R"({"cost": {"ops": {"*": [-1, 0]}}})", "must be finite and not negative"},
+      {R"({"cost": {"ops": {"*": [1]}}})", "expected [call_ns, element_ns]"},
+      {R"({"cost": {"ops": {}}})", "cost.ops must be a non-empty object"},
+      {R"({"cost": {"ops": {"*": [1, 1]}, "per_call": 3}})", "unknown key 'per_call'"},
+  };
+  for (const auto& [text, expected] : cases) {
+    std::ofstream(dir + "/test_good.json") << text;
+    auto loaded = LoadEnginePlugin(dir + "/libge_engine_test.so");
+    ASSERT_FALSE(loaded.ok()) << text;
+    EXPECT_NE(std::string(loaded.status().message()).find(expected), std::string::npos) << loaded.status();
+  }
+  fs::remove_all(dir);
+}
+
 TEST(EngineRegistryTest, SkipsBrokenPluginsAndKeepsGoodOnes) {
   const std::string dir = TempDir();
   fs::copy_file(PluginPath("good"), dir + "/libge_engine_good.so");
