@@ -113,8 +113,9 @@ absl::Status Daemon::StartDevices() {
         const session::CacheScope scope =
             tenants_->open() ? runtime_->OperatorScope() : runtime_->TenantScope(entry.tenant->name);
         entry.session = runtime_->NewSession(options, devices_[entry.device].index, scope, entry.tenant->device_memory);
-        // Host memory of its runs: the tenant's max_memory_bytes, then the budget.
-        entry.session->set_memory_quota(entry.tenant->memory);
+        // Host memory of its runs: the tenant's max_memory_bytes, then the budget;
+        // no single allocation beyond max_tensor_bytes.
+        entry.session->set_memory_quota(entry.tenant->memory, config_.max_tensor_bytes);
         // Runs of multi-batch graphs, by path (ged_gear_runs_total).
         entry.session->set_run_path_observer([this](session::RunPath path) {
           metrics_->gear_runs_total.WithLabels({path == session::RunPath::kGear ? "gear" : "dynamic"}).Increment();

@@ -271,7 +271,7 @@ absl::Status RunSingleOp(ServiceContext& ctx, const Tenant& tenant, const v1::Ex
                             // calling tenant's memory (max_memory_bytes).
                             std::unique_ptr<session::Session> made =
                                 ctx.runtime->NewSession(options, ctx.devices->front().index, session::CacheScope{});
-                            made->set_memory_quota(tenant.memory);
+                            made->set_memory_quota(tenant.memory, ctx.config->max_tensor_bytes);
                             GE_RETURN_IF_ERROR(made->AddGraph(0, std::move(graph)));
                             GE_RETURN_IF_ERROR(made->CompileGraph(0));
                             return made;

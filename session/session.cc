@@ -126,9 +126,11 @@ Session::Session(const engine::EngineRegistry& engines, OptionMap options, Threa
   output_cache_ = std::make_shared<device::CachingAllocator>(nullptr, std::move(cache_options));
 }
 
-void Session::set_memory_quota(std::shared_ptr<device::MemoryQuota> quota) {
+void Session::set_memory_quota(std::shared_ptr<device::MemoryQuota> quota, int64_t max_tensor_bytes) {
   device::CachingAllocatorOptions cache_options = output_cache_->options();
   cache_options.quota = std::move(quota);
+  cache_options.max_allocation_bytes = max_tensor_bytes;
+  cache_options.max_allocation_key = "max_tensor_bytes";
   output_cache_->Close();
   output_cache_ = std::make_shared<device::CachingAllocator>(nullptr, std::move(cache_options));
 }

@@ -193,7 +193,9 @@ class Session {
   // dynamic outputs, intermediates, workspaces, static outputs) to `quota`
   // and its chain (the tenant's max_memory_bytes, the daemon's budget).
   // Call before adding graphs: executors keep the cache they were made with.
-  void set_memory_quota(std::shared_ptr<device::MemoryQuota> quota);
+  // `max_tensor_bytes` (> 0) also bounds each single allocation of the runs,
+  // refused as RESOURCE_EXHAUSTED naming max_tensor_bytes.
+  void set_memory_quota(std::shared_ptr<device::MemoryQuota> quota, int64_t max_tensor_bytes = 0);
 
   // The cache kernel outputs of dynamic runs come from
   // (ExecutorOptions::output_allocator).

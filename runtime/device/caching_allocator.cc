@@ -61,6 +61,10 @@ void CachingAllocator::FreeUnderlying(void* ptr, size_t size) {
 }
 
 absl::StatusOr<void*> CachingAllocator::AllocateOrStatus(size_t bytes, size_t alignment) {
+  if (options_.max_allocation_bytes > 0 && bytes > static_cast<uint64_t>(options_.max_allocation_bytes)) {
+    return ResourceExhausted("cannot allocate ", bytes, " bytes on ", name(), ": more than ",
+                             options_.max_allocation_key, " (", options_.max_allocation_bytes, ")");
+  }
   const size_t size = RoundUp64(bytes) > options_.max_block_bytes ? RoundUp64(bytes) : ClassSize(bytes);
   std::vector<std::pair<void*, size_t>> idle;
   void* block = nullptr;
@@ -114,7 +118,7 @@ void CachingAllocator::Free(void* ptr, size_t bytes) {
 }
 
 absl::StatusOr<std::shared_ptr<Buffer>> CachingAllocator::AllocateBuffer(size_t bytes) {
-  if (bytes > (size_t{1} << 48)) {
+  if (bytes > (size_t{1} << 48) && options_.max_allocation_bytes <= 0) {
     return ResourceExhausted("cannot allocate ", bytes, " bytes on ", name(), ": larger than any supported tensor");
   }
   GE_ASSIGN_OR_RETURN(void* data, AllocateOrStatus(bytes, kTensorAlignment));

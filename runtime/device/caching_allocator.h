@@ -62,6 +62,11 @@ struct CachingAllocatorOptions {
   // Charged for every block taken from the underlying allocator (null: no
   // accounting). Must outlive the cache's blocks (tensors keep it alive).
   std::shared_ptr<MemoryQuota> quota;
+  // One allocation above this many bytes is RESOURCE_EXHAUSTED naming
+  // `max_allocation_key` (the daemon's max_tensor_bytes: no single dynamic
+  // output, intermediate or workspace beyond it); 0: no such bound.
+  int64_t max_allocation_bytes = 0;
+  std::string max_allocation_key = "max_allocation_bytes";
 };
 
 struct CachingAllocatorStats {
