@@ -214,14 +214,18 @@ absl::Status Daemon::StartGrpc() {
   grpc::ServerBuilder builder;
   int bound = 0;
   builder.AddListeningPort(config_.listen, credentials, &bound);
-  int unix_bound = 0;
+  std::unique_ptr<grpc::experimental::ExternalConnectionAcceptor> unix_acceptor;
   if (!config_.unix_socket.empty()) {
     GE_RETURN_IF_ERROR(RemoveStaleSocket(config_.unix_socket));
-    // Local credentials accept unix-socket peers only, and carry the auth
-    // processor; the socket itself is made 0600 (umask below, chmod after).
+    // ged accepts on its socket itself (0600 from the start) and admits
+    // only peers of its own uid (SO_PEERCRED: server/unix_listener.h); the
+    // connections it admits get local credentials, which carry the auth
+    // processor.
+    GE_ASSIGN_OR_RETURN(unix_listener_, UnixListener::Bind(config_.unix_socket));
     std::shared_ptr<grpc::ServerCredentials> local = grpc::experimental::LocalServerCredentials(UDS);
     if (auth != nullptr) local->SetAuthMetadataProcessor(auth);
-    builder.AddListeningPort("unix:" + config_.unix_socket, local, &unix_bound);
+    unix_acceptor = builder.experimental().AddExternalConnectionAcceptor(
+        grpc::ServerBuilder::experimental_type::ExternalConnectionType::FROM_FD, local);
   }
   builder.RegisterService(service_.get());
   builder.SetMaxReceiveMessageSize(static_cast<int>(config_.max_message_bytes));
@@ -232,10 +236,10 @@ absl::Status Daemon::StartGrpc() {
   if (server_ == nullptr || bound == 0) {
     return absl::UnavailableError(StrCat("cannot serve gRPC on ", config_.listen, ": address in use or not local"));
   }
-  if (!config_.unix_socket.empty()) {
-    if (unix_bound == 0 || chmod(config_.unix_socket.c_str(), 0600) != 0) {
-      return absl::UnavailableError(StrCat("cannot serve gRPC on unix socket ", config_.unix_socket));
-    }
+  if (unix_listener_ != nullptr) {
+    unix_listener_->Start(std::move(unix_acceptor), geteuid(), [](uid_t uid, pid_t pid) {
+      Logger("audit").warn("refused unix-socket peer uid={} pid={} class=transport: not ged's uid", uid, pid);
+    });
   }
   grpc_port_ = bound;
   server_->GetHealthCheckService()->SetServingStatus(true);
@@ -336,6 +340,7 @@ bool Daemon::Shutdown() {
     Logger("server").warn("{} call(s) still in flight after {} s; cancelling them", context_.inflight.load(),
                           config_.shutdown_timeout_seconds);
   }
+  if (unix_listener_ != nullptr) unix_listener_->Stop();
   server_->Shutdown(std::chrono::system_clock::now() + std::chrono::milliseconds(100));
   server_->Wait();
   return drained;
@@ -346,6 +351,7 @@ Daemon::ReleaseReport Daemon::Close() {
   if (closed_) return report;
   closed_ = true;
   Shutdown();
+  unix_listener_.reset();
   server_.reset();
   http_.reset();
   for (Device& d : devices_) d.queue.reset();  // drains: runs still use sessions and pools

@@ -22,6 +22,7 @@
 #include "server/metrics.h"
 #include "server/prometheus.h"
 #include "server/service.h"
+#include "server/unix_listener.h"
 
 namespace ge::server {
 
@@ -74,6 +75,7 @@ class Daemon {
   ServiceContext context_;
   std::unique_ptr<GraphEngineService> service_;
   std::unique_ptr<grpc::Server> server_;
+  std::unique_ptr<UnixListener> unix_listener_;  // when config.unix_socket
   std::unique_ptr<HttpEndpoint> http_;
   bool stopped_ = false;
   bool closed_ = false;

@@ -9,14 +9,13 @@
 // uses its memory keeps the mapping until the run's tensors are gone.
 //
 // Trust: the daemon maps memory a client owns. Regions come only from
-// unix-socket clients (the service checks the peer; the socket is mode
-// 0600, so they run as ged's uid) and only objects of ged's uid are
-// mapped. Every use checks that the object is still as large as registered,
-// and the bytes cross between the object and the daemon's own memory only
-// through GuardedCopy (Read, Write): a client that shrinks its object during
-// a run fails that call with OUT_OF_RANGE naming the region, never the
-// daemon (kernels never read client memory in place). Off unless the
-// operator enables it (`shared_memory: true`).
+// unix-socket clients (the service checks the peer; the socket admits
+// only peers of ged's uid, by SO_PEERCRED: server/unix_listener.h) and only
+// objects of ged's uid are mapped, so an object is the registering peer's. Every use checks that the object is still as
+// large as registered, and the bytes cross between the object and the daemon's own memory only through GuardedCopy
+// (Read, Write): a client that shrinks its object during a run fails that call with OUT_OF_RANGE naming the region,
+// never the daemon (kernels never read client memory in place). Off unless the operator enables it (`shared_memory:
+// true`).
 #pragma once
 
 #include <cstdint>

@@ -1,12 +1,19 @@
 // Request bounds against a real daemon (docs/security.md, "Bounds"): each
 // refusal is RESOURCE_EXHAUSTED naming its configuration key, and the daemon
-// serves the next call. Also ExecuteOp's stateful-op refusal, GetStatus
-// counting only the caller's sessions, and the unix socket in open mode.
+// serves the next call. Also the compile deadline, stream back-pressure (a
+// client that does not read its replies is held, not failed), ExecuteOp's
+// stateful-op refusal, GetStatus counting only the caller's sessions, and
+// the unix socket in open mode.
 #include <signal.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <condition_variable>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
+#include <thread>
 
 #include "base/ir/proto_convert.h"
 #include "base/ir/text_format.h"
@@ -139,6 +146,108 @@ TEST_F(DaemonBoundsTest, EveryBoundRefusesNamingItsKeyAndTheDaemonGoesOn) {
   EXPECT_EQ(d->Wait(60), 0) << d->log();
 }
 
+TEST_F(DaemonBoundsTest, CompileDeadlineStopsALongCompileAndTheDaemonGoesOn) {
+  // A millisecond: no chain of thousands of nodes compiles within it.
+  auto d = DaemonProcess::Start({"--config", Config("compile_timeout_seconds: 0.001\n")});
+  ASSERT_NE(d, nullptr);
+  client::Client c = MakeClient(d->grpc_address());
+  std::string session;
+  ASSERT_TRUE(c.CreateSession({}, &session).ok());
+  std::string chain = "graph chain {\n x = Data() {index = 0} -> (f32[1,3])\n";
+  std::string prev = "x";
+  for (int i = 0; i < 4000; ++i) {
+    chain += " r" + std::to_string(i) + " = " + (i % 2 ? "Relu" : "Neg") + "(" + prev + ":0) -> (f32[1,3])\n";
+    prev = "r" + std::to_string(i);
+  }
+  chain += " out = NetOutput(" + prev + ":0)\n}\n";
+  ASSERT_TRUE(Add(c, session, 1, Def(chain)).ok());
+  v1::CompileGraphResponse compiled;
+  ExpectBound(c.CompileGraph(session, 1, &compiled), "compile_timeout_seconds");
+  // The worker is free again and other calls go on.
+  v1::ExecuteOpRequest op;
+  op.set_op_type("Relu");
+  ASSERT_TRUE(rpc::ValueToProto(Value(Tensor::FromVector<float>({-1, 2}, {2})), op.add_inputs()).ok());
+  v1::ExecuteOpResponse op_out;
+  grpc::Status s = c.ExecuteOp(op, &op_out);
+  EXPECT_TRUE(s.ok()) << s.error_message();
+  v1::GetStatusResponse status;
+  EXPECT_TRUE(c.GetStatus(&status).ok());
+  d->Signal(SIGTERM);
+  EXPECT_EQ(d->Wait(60), 0) << d->log();
+}
+
+TEST_F(DaemonBoundsTest, StreamOfAClientThatDoesNotReadIsHeldNotFailed) {
+  // A window of two runs; each request and reply is 1 MiB.
+  auto d = DaemonProcess::Start(
+      {"--config", Config("tenants:\n  - {name: t, token_sha256: " + server::ToHex(server::Sha256("tok").data(), 32) +
+                          ", max_concurrent_runs: 2}\n")});
+  ASSERT_NE(d, nullptr);
+  client::Client c = MakeClient(d->grpc_address(), "tok");
+  std::string session;
+  ASSERT_TRUE(c.CreateSession({}, &session).ok());
+  constexpr int64_t kElems = 262144;
+  ASSERT_TRUE(Add(c, session, 1,
+                  Def("graph neg {\n x = Data() {index = 0} -> (f32[262144])\n y = Neg(x:0) -> (f32[262144])\n"
+                      " out = NetOutput(y:0)\n}\n"))
+                  .ok());
+  v1::CompileGraphResponse compiled;
+  ASSERT_TRUE(c.CompileGraph(session, 1, &compiled).ok());
+
+  constexpr int kRequests = 64;  // 64 MiB: more than gRPC's flow-control windows hold
+  auto ctx = std::make_unique<grpc::ClientContext>();
+  ctx->AddMetadata("authorization", "Bearer tok");
+  auto stream = c.stub().RunGraphStream(ctx.get());
+  std::mutex mu;
+  std::condition_variable cv;
+  int written = 0;
+  bool writer_done = false;
+  std::thread writer([&] {
+    for (int i = 0; i < kRequests; ++i) {
+      v1::RunGraphRequest r;
+      r.set_session_id(session);
+      r.set_graph_id(1);
+      r.set_request_id(static_cast<uint64_t>(i) + 1);
+      std::vector<float> x(kElems, static_cast<float>(i));
+      if (!rpc::ValueToProto(Value(Tensor::FromVector<float>(x, {kElems})), r.add_inputs()).ok()) break;
+      if (!stream->Write(r)) break;
+      std::lock_guard<std::mutex> lock(mu);
+      ++written;
+      cv.notify_all();
+    }
+    stream->WritesDone();
+    std::lock_guard<std::mutex> lock(mu);
+    writer_done = true;
+    cv.notify_all();
+  });
+  {
+    // The daemon stops reading at its window: without reading a reply, the
+    // writer cannot hand over all 64 MiB. (A slow machine only makes this
+    // wait pass more easily; it is never what makes it fail.)
+    std::unique_lock<std::mutex> lock(mu);
+    ASSERT_TRUE(cv.wait_for(lock, std::chrono::seconds(60), [&] { return written >= 2; }));
+    EXPECT_FALSE(cv.wait_for(lock, std::chrono::seconds(3), [&] { return writer_done; }))
+        << "the daemon read all " << kRequests << " requests of a client that read no reply";
+  }
+  // Now the client reads: every reply comes, right, and the stream ends OK.
+  int replies = 0;
+  v1::RunGraphResponse reply;
+  while (stream->Read(&reply)) {
+    ASSERT_EQ(reply.outputs_size(), 1);
+    const v1::Tensor& t = reply.outputs(0).tensor();
+    ASSERT_EQ(t.raw_data().size(), kElems * sizeof(float));
+    float first = 0;
+    std::memcpy(&first, t.raw_data().data(), sizeof(float));
+    EXPECT_EQ(first, -static_cast<float>(reply.request_id() - 1));
+    ++replies;
+  }
+  writer.join();
+  grpc::Status s = stream->Finish();
+  EXPECT_TRUE(s.ok()) << s.error_message();
+  EXPECT_EQ(replies, kRequests);
+  d->Signal(SIGTERM);
+  EXPECT_EQ(d->Wait(60), 0) << d->log();
+}
+
 TEST_F(DaemonBoundsTest, GetStatusCountsTheCallersSessionsOnly) {
   auto hash = [](const char* token) { return server::ToHex(server::Sha256(token).data(), 32); };
   auto d = DaemonProcess::Start({"--config", Config("tenants:\n  - {name: a, token_sha256: " + hash("ta") +
@@ -179,6 +288,46 @@ TEST_F(DaemonBoundsTest, OpenModeServesTheUnixSocketToo) {
   EXPECT_EQ(gectl.exit_code, 0) << gectl.err;
   d->Signal(SIGTERM);
   EXPECT_EQ(d->Wait(60), 0) << d->log();
+}
+
+// The peer check behind the socket's mode: ged reads each unix-socket
+// peer's uid (SO_PEERCRED) and closes connections of any uid but its own
+// before gRPC reads a byte. The socket is widened to 0666 here so that
+// another user can connect at all; that user's connection is closed at
+// once (no HTTP/2 SETTINGS frame), ged's own uid still gets one. Needs root
+// to act as another user.
+TEST_F(DaemonBoundsTest, UnixSocketAdmitsOnlyPeersOfGedsUid) {
+  if (geteuid() != 0) GTEST_SKIP() << "acting as another uid needs root";
+  const std::string socket = dir_ + "/ged.sock";
+  auto d = DaemonProcess::Start({"--unix-socket", socket});
+  ASSERT_NE(d, nullptr);
+  ASSERT_EQ(chmod(socket.c_str(), 0666), 0);
+  ASSERT_EQ(chmod(dir_.c_str(), 0755), 0);
+  // Connects, sends the HTTP/2 client preface, and prints how many bytes
+  // the server answered with before closing or within 20 s.
+  const std::string probe =
+      "import socket, sys\n"
+      "s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)\n"
+      "s.settimeout(20)\n"
+      "s.connect(sys.argv[1])\n"
+      "try:\n"
+      "    s.sendall(b'PRI * HTTP/2.0\\r\\n\\r\\nSM\\r\\n\\r\\n' + bytes([0, 0, 0, 4, 0, 0, 0, 0, 0]))\n"
+      "    print(len(s.recv(4096)))\n"
+      "except (ConnectionResetError, BrokenPipeError):\n"
+      "    print(0)\n";
+  const auto other = testing::RunProcess({"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                                          "/usr/bin/python3", "-c", probe, socket});
+  ASSERT_EQ(other.exit_code, 0) << other.err;
+  EXPECT_EQ(other.out, "0\n") << "a peer of uid 65534 was served";
+  const auto own = testing::RunProcess({"/usr/bin/python3", "-c", probe, socket});
+  ASSERT_EQ(own.exit_code, 0) << own.err;
+  EXPECT_NE(own.out, "0\n") << "ged's own uid was not served";
+  client::Client local = MakeClient("unix:" + socket);
+  v1::GetStatusResponse status;
+  EXPECT_TRUE(local.GetStatus(&status).ok());
+  d->Signal(SIGTERM);
+  EXPECT_EQ(d->Wait(60), 0) << d->log();
+  EXPECT_NE(d->log().find("refused unix-socket peer uid=65534"), std::string::npos) << d->log();
 }
 
 }  // namespace

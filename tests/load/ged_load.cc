@@ -15,11 +15,20 @@
 // tiny, a Relu of f32[1,16]) or an ONNX model (--model FILE, random float
 // inputs made once). bench/daemon_bench.sh uses it.
 //
+// --adversaries K makes K more clients a hostile tenant (--adversary-token)
+// that sends the attacks of adversary.h at random, reading at the canary
+// file (--canary); --graph-key gives the regular clients' graphs a
+// ge.graph_key for the adversary to hijack. The regular clients then count
+// a RESOURCE_EXHAUSTED as unexpected too: another tenant must never fill
+// their queue (the tenant-isolation issue's load figure).
+//
 // Output: one JSON object on stdout (per-RPC counts, errors by code,
-// latency percentiles in ms, calls per second), plus a progress line on
+// latency percentiles in ms, calls per second; with adversaries, their
+// attacks by outcome, surprises and leaks), plus a progress line on
 // stderr every --progress seconds. Exit 0 when no unexpected error happened
 // (RESOURCE_EXHAUSTED from a full run queue is back-pressure, counted but
-// expected), 1 otherwise.
+// expected without adversaries) and no attack surprised or leaked, 1
+// otherwise.
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -41,6 +50,7 @@
 #include "base/status.h"
 #include "client/cpp/client.h"
 #include "proto/value_convert.h"
+#include "tests/load/adversary.h"
 
 namespace ge::load {
 namespace {
@@ -99,6 +109,10 @@ struct Flags {
   std::string mode = "lives";  // lives | runs
   std::string graph = "mlp";   // mlp | tiny (built in)
   std::string model;           // an .onnx file instead of the built-in graph
+  std::string graph_key;       // ge.graph_key of the regular clients' graph
+  int adversaries = 0;         // hostile clients, besides --clients
+  std::string adversary_token;
+  std::string canary;  // a file the adversaries try to read
 };
 
 // The request that adds the graph under test.
@@ -330,14 +344,31 @@ int Main(int argc, char** argv) {
   app.add_option("--graph", flags.graph, "Built-in graph: mlp (64-wide MatMul+Add+Relu, outputs checked) or tiny (Relu of f32[1,16])")
       ->check(CLI::IsMember({"mlp", "tiny"}));
   app.add_option("--model", flags.model, "An .onnx model instead of the built-in graph (float inputs, unknown dims as 1)");
+  app.add_option("--graph-key", flags.graph_key, "ge.graph_key of the regular clients' graph");
+  app.add_option("--adversaries", flags.adversaries, "Hostile clients besides --clients (another tenant)")
+      ->check(CLI::Range(0, 1024));
+  app.add_option("--adversary-token", flags.adversary_token, "The hostile tenant's bearer token");
+  app.add_option("--canary", flags.canary, "A file the adversaries try to read (its bytes must never come back)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   }
   if (flags.address.empty()) flags.address = client::DefaultAddress();
+  std::string canary_secret;
+  if (flags.adversaries > 0) {
+    std::ifstream in(flags.canary, std::ios::binary);
+    std::ostringstream bytes;
+    bytes << in.rdbuf();
+    canary_secret = bytes.str();
+    if (flags.adversary_token.empty() || canary_secret.size() < 8) {
+      std::fprintf(stderr, "ged_load: --adversaries needs --adversary-token and a --canary file of 8 bytes or more\n");
+      return 2;
+    }
+  }
   Workload work;
   work.add.set_graph_id(1);
+  if (!flags.graph_key.empty()) (*work.add.mutable_options()->mutable_entries())["ge.graph_key"] = flags.graph_key;
   if (!flags.model.empty()) {
     std::ifstream in(flags.model, std::ios::binary);
     std::ostringstream bytes;
@@ -362,8 +393,20 @@ int Main(int argc, char** argv) {
   for (int i = 0; i < flags.clients; ++i) clients.push_back(std::make_unique<LoadClient>(flags, work, i, &calls));
   const auto start = Clock::now();
   const auto end = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(flags.duration));
+  std::vector<std::unique_ptr<Adversary>> adversaries;
+  for (int i = 0; i < flags.adversaries; ++i) {
+    AdversaryOptions o;
+    o.address = flags.address;
+    o.token = flags.adversary_token;
+    o.canary_path = flags.canary;
+    o.canary_secret = canary_secret;
+    o.victim_graph_key = flags.graph_key;
+    o.seed = flags.seed * 7919 + static_cast<uint64_t>(i);
+    adversaries.push_back(std::make_unique<Adversary>(std::move(o)));
+  }
   std::vector<std::thread> threads;
   for (auto& c : clients) threads.emplace_back([&c, end] { c->Run(end); });
+  for (auto& a : adversaries) threads.emplace_back([&a, end] { a->Run(end); });
   if (flags.progress > 0) {
     auto next = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(flags.progress));
     while (next < end) {
@@ -395,14 +438,36 @@ int Main(int argc, char** argv) {
   for (const auto& [rpc, codes] : all.errors) {
     for (const auto& [code, n] : codes) {
       json += std::string(first ? "" : ", ") + "\"" + rpc + " " + code + "\": " + std::to_string(n);
-      if (code != "RESOURCE_EXHAUSTED") unexpected += n;
+      if (code != "RESOURCE_EXHAUSTED" || flags.adversaries > 0) unexpected += n;
       first = false;
     }
   }
   json += "}, \"wrong_outputs\": " + std::to_string(all.wrong_outputs) +
-          ", \"unexpected_errors\": " + std::to_string(unexpected) + "}";
+          ", \"unexpected_errors\": " + std::to_string(unexpected);
+  AdversaryStats hostile;
+  for (auto& a : adversaries) hostile.Merge(a->stats());
+  if (!adversaries.empty()) {
+    json += ", \"adversaries\": " + std::to_string(adversaries.size()) + ", \"attacks\": {";
+    first = true;
+    int64_t attacks = 0;
+    for (const auto& [attack, codes] : hostile.outcomes) {
+      json += std::string(first ? "" : ", ") + "\"" + attack + "\": {";
+      bool first_code = true;
+      for (const auto& [code, n] : codes) {
+        json += std::string(first_code ? "" : ", ") + "\"" + code + "\": " + std::to_string(n);
+        attacks += n;
+        first_code = false;
+      }
+      json += "}";
+      first = false;
+    }
+    json += "}, \"attacks_total\": " + std::to_string(attacks) +
+            ", \"surprises\": " + std::to_string(hostile.surprises) + ", \"leaks\": " + std::to_string(hostile.leaks);
+    for (const std::string& sample : hostile.samples) std::fprintf(stderr, "ged_load: adversary: %s\n", sample.c_str());
+  }
+  json += "}";
   std::printf("%s\n", json.c_str());
-  return unexpected == 0 ? 0 : 1;
+  return unexpected == 0 && hostile.surprises == 0 && hostile.leaks == 0 ? 0 : 1;
 }
 
 }  // namespace
