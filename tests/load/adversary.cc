@@ -507,7 +507,8 @@ Adversary::Outcome Adversary::Attack(size_t kind) {
         }
       }
       destroy(id);
-      o.allowed = {StatusCode::OK};
+      // RESOURCE_EXHAUSTED: our own tenant's run quota, full of our floods.
+      o.allowed = {StatusCode::OK, StatusCode::RESOURCE_EXHAUSTED};
       break;
     }
     default: o.allowed = {StatusCode::OK}; break;
