@@ -95,7 +95,7 @@ class RunStream final : public StreamReactor {
       tenant_->running.fetch_sub(1);
       return Reply(request.request_id(),
                    ResourceExhausted("tenant ", tenant_->name, " already has ", tenant_->max_concurrent_runs,
-                                     " runs in flight (its quota)"),
+                                     " runs in flight (its quota, max_concurrent_runs)"),
                    {});
     }
     std::shared_ptr<ManagedSession> s = *session;

@@ -92,7 +92,7 @@ grpc::ServerUnaryReactor* Queued(ServiceContext& ctx, grpc::CallbackServerContex
   if (is_run && t->running.fetch_add(1) >= t->max_concurrent_runs) {
     t->running.fetch_sub(1);
     return finish(ResourceExhausted("tenant ", t->name, " already has ", t->max_concurrent_runs,
-                                    " runs in flight (its quota); retry when one finishes")),
+                                    " runs in flight (its quota, max_concurrent_runs); retry when one finishes")),
            reactor;
   }
   std::shared_ptr<ManagedSession> s = *session;

@@ -34,7 +34,7 @@ absl::StatusOr<std::shared_ptr<ManagedSession>> SessionManager::Create(Tenant* t
   if (tenant->sessions.fetch_add(1) >= tenant->max_sessions) {
     tenant->sessions.fetch_sub(1);
     return ResourceExhausted("tenant ", tenant->name, " has reached its quota of ", tenant->max_sessions,
-                             " sessions; destroy one first");
+                             " sessions (max_sessions); destroy one first");
   }
   auto entry = std::make_shared<ManagedSession>();
   entry->tenant = tenant;  // from here the destructor returns the quota
