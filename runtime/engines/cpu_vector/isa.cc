@@ -1,4 +1,6 @@
 // ISA selection and the kernel table of cpu_vector.
+#include <cpuid.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
@@ -17,7 +19,11 @@ std::atomic<const IsaKernels*> g_kernels{nullptr};
 
 bool CpuHasAvx2() {
   __builtin_cpu_init();
-  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
+  // F16C by cpuid (leaf 1, ECX bit 29): clang 14's __builtin_cpu_supports
+  // does not know the name.
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  const bool f16c = __get_cpuid(1, &eax, &ebx, &ecx, &edx) != 0 && (ecx & bit_F16C) != 0;
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && f16c;
 }
 
 bool CpuHasAvx512() {
