@@ -36,8 +36,10 @@ if [ ! -f "$dir/build.ninja" ]; then
 fi
 cmake --build "$dir" --target "${target}_fuzzer" -- -j"$(nproc)"
 
-corpus="$dir/corpus/$target"
-artifacts="$dir/artifacts/$target"
+# Absolute paths: a harness may change its working directory (service does).
+case "$dir" in /*) abs_dir=$dir ;; *) abs_dir=$PWD/$dir ;; esac
+corpus="$abs_dir/corpus/$target"
+artifacts="$abs_dir/artifacts/$target"
 mkdir -p "$corpus" "$artifacts"
 dict=()
 if [ -f "fuzz/dicts/$target.dict" ]; then dict=(-dict="fuzz/dicts/$target.dict"); fi
@@ -51,7 +53,7 @@ echo "fuzz.sh: $target for $seconds s (corpus $corpus, findings in $artifacts/)"
 status=0
 "$dir/bin/${target}_fuzzer" -max_total_time="$seconds" -timeout=30 -rss_limit_mb=4096 \
   -print_final_stats=1 -artifact_prefix="$artifacts/" "${dict[@]}" "$@" \
-  "$corpus" "fuzz/corpus/$target" "fuzz/regressions/$target" || status=$?
+  "$corpus" "$PWD/fuzz/corpus/$target" "$PWD/fuzz/regressions/$target" || status=$?
 if [ "$status" -ne 0 ]; then
   echo "fuzz.sh: $target found a problem (exit $status); inputs in $artifacts/:" >&2
   ls -l "$artifacts" >&2
