@@ -75,9 +75,7 @@ absl::StatusOr<bool> CpuDenseGraphOptimizer::OptimizeOne(ir::Graph& graph, const
   // fusions run first there (cpu_fused's add + layer norm claims the
   // residual Add). Activations fuse now, whatever engine the cost model
   // would give them.
-  const NodeFilter early = [&can_rewrite](const ir::Node& n) {
-    return can_rewrite(n) && !IsBinaryArithmetic(n);
-  };
+  const NodeFilter early = [&can_rewrite](const ir::Node& n) { return can_rewrite(n) && !IsBinaryArithmetic(n); };
   GE_ASSIGN_OR_RETURN(bool fused, FusePostOps(graph, fold ? early : can_rewrite, supported_));
   GE_ASSIGN_OR_RETURN(bool marked, MarkConstInputs(graph, can_rewrite));
   return changed || fused || marked;
