@@ -116,10 +116,27 @@ absl::Status InputShapeList(std::string_view v) {
   return absl::OkStatus();
 }
 
+// Pass names: letters, digits, _, . and - (the compiler driver checks that
+// each names a pass that may be disabled).
+absl::Status PassList(std::string_view v) {
+  for (const std::string& name : ParseListOption(v)) {
+    for (char c : name) {
+      if (!absl::ascii_isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-' && c != '.') {
+        return InvalidArgument("pass name '", name, "' has a character other than letters, digits, _, . and -");
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
 const std::vector<OptionSpec>& Table() {
   static const std::vector<OptionSpec>* table = new std::vector<OptionSpec>{
       {"ge.compileHybridMode", "0",
        "With gears: 1 also compiles the dynamic graph and runs inputs that fit no gear on it.", Bool01},
+      {"ge.disable_passes", "",
+       "Comma-separated compile pipeline passes not to run (gectl opt --list-passes); an unknown or required "
+       "pass is an error.",
+       PassList},
       {"ge.dump_graph", "0", "Dump the graph as text and DOT: 1 after each compile pipeline step, 2 before and after.",
        DumpGraphLevel, /*operator_only=*/true},
       {"ge.dump_path", ".", "Directory for ge.dump_graph files (created when absent).", AnyString,

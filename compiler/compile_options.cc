@@ -1,9 +1,7 @@
 // Parsing of the compiler's option keys.
 #include "compiler/compile_options.h"
 
-#include "absl/strings/str_join.h"
 #include "base/status.h"
-#include "compiler/partition/subgraph_property.h"
 
 namespace ge::compiler {
 
@@ -40,13 +38,9 @@ absl::StatusOr<CompileOptions> CompileOptions::FromOptions(const OptionMap& opti
     out.random_seed = value;
   }
   out.subgraph_backends = ParseListOption(OptionOrDefault(options, "ge.subgraph_backends"));
-  const auto& backends = partition::SubgraphBackendRegistry::Builtin();
-  for (const std::string& name : out.subgraph_backends) {
-    if (backends.Find(name) == nullptr) {
-      return InvalidArgument("bad value for option 'ge.subgraph_backends': unknown backend '", name, "' (known: ",
-                             absl::StrJoin(backends.Names(), ", "), ")");
-    }
-  }
+  // The backend names are checked by the compiler driver
+  // (compiler/build/compile_pipeline.h), which knows the partitioners.
+  out.disabled_passes = ParseListOption(OptionOrDefault(options, "ge.disable_passes"));
   GE_ASSIGN_OR_RETURN(out.gears, ParseGearOptions(options));
   return out;
 }

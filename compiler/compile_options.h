@@ -47,6 +47,9 @@ struct CompileOptions {
   std::optional<int64_t> random_seed;
   // ge.subgraph_backends: subgraph-API backends to apply, in order.
   std::vector<std::string> subgraph_backends;
+  // ge.disable_passes: names of compile pipeline passes not to run
+  // (compiler/build/compile_pipeline.h checks them).
+  std::vector<std::string> disabled_passes;
   // ge.verify_each_step: verify the graph after every optimize pass and
   // after partitioning, not only the input graph and the final flat graph.
   // Always true in debug builds (NDEBUG unset).
@@ -69,6 +72,13 @@ struct CompileOptions {
   // graph. The CompiledGraph's graph is then the partitioned tree, placed
   // and typed, for tools that report on it and run nothing (gectl partition).
   bool stop_after_partitioning = false;
+  // Not an option key: run only these passes of the pipeline, in pipeline
+  // order (gectl opt --passes); empty runs them all.
+  std::vector<std::string> only_passes;
+  // Not an option key: plan memory and build the StaticProgram of a static
+  // graph (CompiledGraph::program) for this many intra-op threads.
+  bool build_program = false;
+  int num_threads = 1;
 
   // Validates `options` (unknown keys and bad values are errors) and parses
   // the keys above; keys for other layers are ignored here.

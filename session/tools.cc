@@ -4,6 +4,7 @@
 #include <chrono>
 
 #include "base/io/json_writer.h"
+#include "base/ir/text_format.h"
 #include "base/logging.h"
 #include "base/status.h"
 #include "compiler/build/graph_compiler.h"
@@ -116,6 +117,29 @@ absl::StatusOr<PartitionOutput> PartitionModel(const Runtime& rt, std::unique_pt
   // checkers do not report it.
   if (leak_for_exit) g_left_for_exit = compiled.release();
   return out;
+}
+
+absl::StatusOr<std::vector<CompilePassInfo>> ListCompilePasses(const Runtime& rt, const OptionMap& options) {
+  GE_ASSIGN_OR_RETURN(compiler::CompileOptions compile_options, compiler::CompileOptions::FromOptions(options));
+  compiler::GraphCompiler compiler(rt.engines(), nullptr);
+  GE_ASSIGN_OR_RETURN(std::vector<compiler::PassListing> passes, compiler.ListPasses(compile_options));
+  std::vector<CompilePassInfo> out;
+  out.reserve(passes.size());
+  for (compiler::PassListing& p : passes) {
+    out.push_back({std::move(p.name), p.required, std::move(p.description), std::move(p.parent)});
+  }
+  return out;
+}
+
+absl::StatusOr<std::string> RunCompilePasses(const Runtime& rt, std::unique_ptr<ir::Graph> graph,
+                                             const OptionMap& options, const std::vector<std::string>& passes) {
+  if (passes.empty()) return InvalidArgument("no pass to run (see gectl opt --list-passes)");
+  GE_ASSIGN_OR_RETURN(compiler::CompileOptions compile_options, compiler::CompileOptions::FromOptions(options));
+  compile_options.only_passes = passes;
+  ThreadPool* pool = rt.num_devices() > 0 ? rt.device(0).pool() : nullptr;
+  compiler::GraphCompiler compiler(rt.engines(), pool);
+  GE_ASSIGN_OR_RETURN(auto compiled, compiler.Compile(std::move(graph), compile_options));
+  return ir::PrintGraph(*compiled->graph);
 }
 
 absl::StatusOr<std::string> InspectOnnxModel(const std::string& path, bool json) {

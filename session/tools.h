@@ -45,6 +45,24 @@ struct GemWriteFlags {
 absl::Status WriteCompiledModel(runtime::CompiledModel& model, const std::string& path, const Runtime& rt,
                                 const GemWriteFlags& flags);
 
+// One pass of the compile pipeline (compiler/build/compile_pipeline.h).
+struct CompilePassInfo {
+  std::string name;
+  bool required = false;  // ge.disable_passes refuses it
+  std::string description;
+  std::string parent;  // a sub-pass: the pass that runs it
+};
+
+// The compile pipeline's passes for `options` on `rt`'s engines, in order.
+absl::StatusOr<std::vector<CompilePassInfo>> ListCompilePasses(const Runtime& rt, const OptionMap& options);
+
+// Runs only `passes` of the compile pipeline on `graph` (in pipeline order,
+// with `options`; a sub-pass runs its parent with only the named sub-passes)
+// and returns the graph in the text form (base/ir/text_format.h). An
+// unknown name is InvalidArgument naming it. gectl opt.
+absl::StatusOr<std::string> RunCompilePasses(const Runtime& rt, std::unique_ptr<ir::Graph> graph,
+                                             const OptionMap& options, const std::vector<std::string>& passes);
+
 // An older ONNX op version the importer rewrites into a registered form.
 struct OpsetAdapterInfo {
   std::string op_type;

@@ -59,6 +59,13 @@ struct PartitionFlags {
   std::string dump_file;             // default: <model stem>.partition.dot
 };
 
+struct OptFlags {
+  std::string model;  // ONNX, or the text form for other extensions
+  bool list_passes = false;
+  std::string passes;                // a,b: the passes to run
+  std::vector<std::string> options;  // KEY=VALUE
+};
+
 // Where the daemon commands (and run --remote) connect: --remote, else
 // $GED_ADDRESS, else 127.0.0.1:50051; --token, else $GED_TOKEN.
 struct RemoteFlags {
@@ -114,6 +121,9 @@ int InspectCommand(const InspectFlags& flags);
 // gectl ops --list: the op registry, the engines' kernels and the opset
 // adapters (ops_command.cc).
 int OpsCommand(const OpsFlags& flags);
+// gectl opt: list the compile pipeline's passes, or run some and print the
+// text form (opt_command.cc).
+int OptCommand(const OptFlags& flags);
 
 // 1 for errors the user can fix (bad input, unsupported model, limits), 2
 // for the rest.

@@ -158,6 +158,14 @@ int main(int argc, char** argv) {
   ops_cmd->add_flag("--list", ops.list, "List every op (required)");
   ops_cmd->add_option("--format", ops.format, "text or json")->capture_default_str();
 
+  ge::gectl::OptFlags opt;
+  CLI::App* opt_cmd =
+      app.add_subcommand("opt", "List the compile pipeline's passes, or run some and print the graph's text form");
+  opt_cmd->add_option("model", opt.model, "Model file (.onnx, or ged's text form for any other extension)");
+  opt_cmd->add_flag("--list-passes", opt.list_passes, "List the passes in pipeline order");
+  opt_cmd->add_option("--passes", opt.passes, "Comma-separated passes to run (in pipeline order)");
+  opt_cmd->add_option("--option", opt.options, "KEY=VALUE compile option (repeatable)");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -195,6 +203,7 @@ int main(int argc, char** argv) {
     if (partition_cmd->parsed()) return ge::gectl::PartitionCommand(partition);
     if (inspect_cmd->parsed()) return ge::gectl::InspectCommand(inspect);
     if (ops_cmd->parsed()) return ge::gectl::OpsCommand(ops);
+    if (opt_cmd->parsed()) return ge::gectl::OptCommand(opt);
   } catch (const std::exception& e) {
     std::cerr << "gectl: internal error: " << e.what() << std::endl;
     return 2;

@@ -1,10 +1,9 @@
-// ModelBuilder: GraphCompiler + TaskBuilder into a CompiledModel.
+// ModelBuilder: the compile pipeline with memory planning and task
+// building, into a CompiledModel.
 #include "compiler/build/model_builder.h"
 
-#include "base/logging.h"
 #include "base/status.h"
 #include "compiler/build/graph_compiler.h"
-#include "compiler/build/task_builder.h"
 
 namespace ge::compiler {
 
@@ -14,21 +13,14 @@ absl::StatusOr<runtime::CompiledModel> BuildCompiledModel(std::unique_ptr<ir::Gr
   GE_ASSIGN_OR_RETURN(CompileOptions compile_options, CompileOptions::FromOptions(options));
   // A mixed graph keeps its partitioned form, so it loads and runs mixed.
   compile_options.keep_partitioned_graph = true;
+  // Memory planning and task building are the pipeline's last passes.
+  compile_options.build_program = true;
+  compile_options.num_threads = pool ? pool->num_threads() + 1 : 1;
   GraphCompiler compiler(engines, pool);
   GE_ASSIGN_OR_RETURN(auto compiled, compiler.Compile(std::move(graph), compile_options));
   runtime::CompiledModel model;
   model.options = options;
-  if (IsStaticGraph(*compiled->graph)) {
-    const int threads = pool ? pool->num_threads() + 1 : 1;
-    absl::StatusOr<runtime::StaticProgram> program = BuildStaticProgram(*compiled->graph, engines, threads);
-    if (program.ok()) {
-      model.program = *std::move(program);
-    } else if (program.status().code() == absl::StatusCode::kUnimplemented) {
-      GE_LOG_INFO("compiler", "graph '{}' runs dynamically: {}", compiled->graph->name(), program.status().message());
-    } else {
-      return program.status();
-    }
-  }
+  model.program = std::move(compiled->program);
   if (!model.program) model.partitioned = std::move(compiled->partitioned);
   model.graph = std::move(compiled->graph);
   model.variables = std::move(compiled->variables);

@@ -68,16 +68,28 @@ absl::StatusOr<std::vector<ir::Node*>> StageOrder(std::vector<ir::Node*> order) 
   return staged;
 }
 
+absl::Status CheckStaticNode(const ir::Node& node) {
+  if (!node.op_desc().subgraph_names().empty()) {
+    return Unimplemented("node '", node.name(), "' (", node.type(), ") owns subgraphs; it runs dynamically");
+  }
+  for (int o = 0; o < node.num_outputs(); ++o) {
+    const ir::ValueType& type = node.op_desc().output(o).type;
+    if (!IsStaticTensor(type)) {
+      return Unimplemented("node '", node.name(), "' output ", o, " has type ", type.ToString(),
+                           ": the static path needs fixed-size tensors of known shape");
+    }
+  }
+  return absl::OkStatus();
+}
+
 class ProgramBuilder {
  public:
   ProgramBuilder(const ir::Graph& graph, const engine::EngineRegistry& engines, int num_threads)
       : graph_(graph), engines_(engines), num_threads_(num_threads) {}
 
-  absl::StatusOr<runtime::StaticProgram> Build() {
-    GE_ASSIGN_OR_RETURN(std::vector<ir::Node*> topological, graph_.TopologicalOrder());
-    GE_ASSIGN_OR_RETURN(std::vector<ir::Node*> order, StageOrder(std::move(topological)));
-    for (const ir::Node* node : order) GE_RETURN_IF_ERROR(CheckNode(*node));
-    GE_ASSIGN_OR_RETURN(plan_, PlanMemory(graph_, order));
+  absl::StatusOr<runtime::StaticProgram> Build(StaticLayout layout) {
+    const std::vector<ir::Node*> order = std::move(layout.order);
+    plan_ = std::move(layout.plan);
     program_.graph_name = graph_.name();
     program_.arena_bytes = plan_.arena_bytes;
     program_.lower_bound_bytes = plan_.lower_bound;
@@ -90,20 +102,6 @@ class ProgramBuilder {
   }
 
  private:
-  static absl::Status CheckNode(const ir::Node& node) {
-    if (!node.op_desc().subgraph_names().empty()) {
-      return Unimplemented("node '", node.name(), "' (", node.type(), ") owns subgraphs; it runs dynamically");
-    }
-    for (int o = 0; o < node.num_outputs(); ++o) {
-      const ir::ValueType& type = node.op_desc().output(o).type;
-      if (!IsStaticTensor(type)) {
-        return Unimplemented("node '", node.name(), "' output ", o, " has type ", type.ToString(),
-                             ": the static path needs fixed-size tensors of known shape");
-      }
-    }
-    return absl::OkStatus();
-  }
-
   // Graph inputs, in StaticInputNodes order.
   absl::Status AddInputs() {
     for (const ir::Node* node : StaticInputNodes(graph_)) {
@@ -247,9 +245,24 @@ bool IsStaticGraph(const ir::Graph& graph) {
   return true;
 }
 
+absl::StatusOr<StaticLayout> PlanStaticMemory(const ir::Graph& graph) {
+  StaticLayout layout;
+  GE_ASSIGN_OR_RETURN(std::vector<ir::Node*> topological, graph.TopologicalOrder());
+  GE_ASSIGN_OR_RETURN(layout.order, StageOrder(std::move(topological)));
+  for (const ir::Node* node : layout.order) GE_RETURN_IF_ERROR(CheckStaticNode(*node));
+  GE_ASSIGN_OR_RETURN(layout.plan, PlanMemory(graph, layout.order));
+  return layout;
+}
+
+absl::StatusOr<runtime::StaticProgram> BuildStaticProgram(const ir::Graph& graph, const engine::EngineRegistry& engines,
+                                                          int num_threads, StaticLayout layout) {
+  return ProgramBuilder(graph, engines, num_threads).Build(std::move(layout));
+}
+
 absl::StatusOr<runtime::StaticProgram> BuildStaticProgram(const ir::Graph& graph,
                                                           const engine::EngineRegistry& engines, int num_threads) {
-  return ProgramBuilder(graph, engines, num_threads).Build();
+  GE_ASSIGN_OR_RETURN(StaticLayout layout, PlanStaticMemory(graph));
+  return BuildStaticProgram(graph, engines, num_threads, std::move(layout));
 }
 
 }  // namespace ge::compiler

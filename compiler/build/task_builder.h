@@ -16,6 +16,7 @@
 
 #include "absl/status/statusor.h"
 #include "base/ir/graph.h"
+#include "compiler/memory/memory_planner.h"
 #include "runtime/engines/engine_registry.h"
 #include "runtime/model/static_program.h"
 
@@ -32,7 +33,21 @@ int64_t StaticInputKey(const ir::Node& node);
 // subgraph.
 bool IsStaticGraph(const ir::Graph& graph);
 
-// The program of `graph` (see above); Unimplemented naming the node and the
+// The execution order of a static graph (topological, pipeline stages in
+// ascending order) and its memory plan: the compile pipeline's
+// MemoryPlanning pass. Unimplemented naming the node when the graph cannot
+// run statically.
+struct StaticLayout {
+  std::vector<ir::Node*> order;
+  MemoryPlan plan;
+};
+absl::StatusOr<StaticLayout> PlanStaticMemory(const ir::Graph& graph);
+// The TaskBuilding pass: the program of `graph` on a layout
+// PlanStaticMemory made for it.
+absl::StatusOr<runtime::StaticProgram> BuildStaticProgram(const ir::Graph& graph, const engine::EngineRegistry& engines,
+                                                          int num_threads, StaticLayout layout);
+
+// Both at once: the program of `graph` (see above); Unimplemented naming the node and the
 // reason when the graph cannot run statically; other errors come from the
 // engines' builders and name the node. `num_threads` is the intra-op thread
 // budget kernels are prepared for.

@@ -100,6 +100,15 @@ std::string_view EnginePartitioner::EngineKey(const ir::Node& node, EnginePartit
   return engines_.Find(composite) != nullptr && !excluded ? std::string_view(composite) : engine;
 }
 
+std::vector<engine::GraphOptimizer*> EnginePartitioner::Optimizers(engine::Engine& e) const {
+  std::vector<engine::GraphOptimizer*> out = e.graph_optimizers();
+  if (skipped_.empty()) return out;
+  std::erase_if(out, [&](const engine::GraphOptimizer* o) {
+    return std::find(skipped_.begin(), skipped_.end(), o->name()) != skipped_.end();
+  });
+  return out;
+}
+
 bool EnginePartitioner::HasWork(const ir::Graph& graph, EnginePartitionMode mode) const {
   // Few distinct engines: remember each key's optimizers (none when the
   // engine is of the other kind); stop at the first node one of them may
@@ -114,8 +123,8 @@ bool EnginePartitioner::HasWork(const ir::Graph& graph, EnginePartitionMode mode
       engine::Engine* e = engines_.Find(key);
       const engine::EngineAttributes* attrs = engines_.FindAttributes(key);
       const bool right_kind = attrs != nullptr && attrs->atomic == (mode == EnginePartitionMode::kAtomic);
-      seen.emplace_back(std::string(key), e != nullptr && right_kind ? e->graph_optimizers()
-                                                                      : std::vector<engine::GraphOptimizer*>{});
+      seen.emplace_back(std::string(key),
+                        e != nullptr && right_kind ? Optimizers(*e) : std::vector<engine::GraphOptimizer*>{});
       it = std::prev(seen.end());
     }
     for (const engine::GraphOptimizer* optimizer : it->second) work = work || optimizer->MayOptimizeFused(*n);
@@ -203,7 +212,7 @@ absl::StatusOr<bool> EnginePartitioner::OptimizeSubgraphs(const std::vector<Engi
       EngineSubgraph& sub = *subgraphs[i];
       engine::Engine* e = engines_.Find(sub.engine);
       if (e == nullptr) continue;
-      for (engine::GraphOptimizer* optimizer : e->graph_optimizers()) {
+      for (engine::GraphOptimizer* optimizer : Optimizers(*e)) {
         absl::StatusOr<bool> changed = optimizer->OptimizeFusedGraph(*sub.graph);
         if (!changed.ok()) {
           statuses[i] = Annotate(changed.status(), StrCat("engine '", sub.engine, "' optimizer '", optimizer->name(),

@@ -73,6 +73,11 @@ class EnginePartitioner {
   // Points into the node's attribute or the engine registry: read it before
   // changing the node.
   std::string_view EngineKey(const ir::Node& node, EnginePartitionMode mode) const;
+  // Optimizers (by GraphOptimizer::name) that are not run: the compiler
+  // driver's disabled `<name>.OptimizeFusedGraph` sub-passes.
+  void set_skipped_optimizers(std::vector<std::string> names) { skipped_ = std::move(names); }
+  // The optimizers of `e` that run.
+  std::vector<engine::GraphOptimizer*> Optimizers(engine::Engine& e) const;
   // Whether splitting `graph` in `mode` would hand a subgraph to an engine
   // that has graph optimizers.
   bool HasWork(const ir::Graph& graph, EnginePartitionMode mode) const;
@@ -92,6 +97,7 @@ class EnginePartitioner {
   const engine::EngineRegistry& engines_;
   ThreadPool* pool_;
   std::vector<std::string> exclude_engines_;
+  std::vector<std::string> skipped_;
 };
 
 }  // namespace ge::partition

@@ -1,8 +1,12 @@
 // CpuDenseGraphOptimizer: cpu_dense's graph optimizations (GE's
 // FEGraphOptimizer role).
 //
-// OptimizeOriginalGraph (the whole graph, before placement) runs, on the
-// root graph and every subgraph:
+// OptimizeOriginalGraph (the whole graph, before placement; the compiler
+// driver's pass cpu_dense.OptimizeOriginalGraph) runs, on the root graph
+// and every subgraph, 1 to 3 below, where 2 absorbs no binary post-op (Add,
+// Sub, Mul, Div: a bias or residual Add, GELU's arithmetic): those wait for
+// OptimizeFusedGraph, which runs after the composite engine's fusions
+// (cpu_fused's add + layer norm claims the residual Add). The steps:
 //   1. ConvBatchNormFold: Conv + BatchNormalization with constant
 //      parameters become one Conv (engine-neutral: any engine benefits);
 //   2. PostOpFusion: Conv / MatMul / Gemm + Add / activations / GELU become

@@ -84,6 +84,9 @@ TEST_F(CacheKeyTest, ResultChangingOptionsChangeTheKeyOthersDoNot) {
   EXPECT_NE(base, Key(kGraph, {{"ge.exec.static_model_ops_lower_limit", "-1"}}));
   EXPECT_NE(base, Key(kGraph, {{"ge.exec.exclude_engines", "cpu_dense"}}));
   EXPECT_NE(base, Key(kGraph, {{"ge.engineType", "cpu_vector"}}));
+  // Disabling a pass changes what the compiler produces.
+  EXPECT_NE(base, Key(kGraph, {{"ge.disable_passes", "ConstantFoldingPass"}}));
+  EXPECT_FALSE(IsOptionIgnoredByCacheKey("ge.disable_passes"));
   // An explicit default is the same compile as no option.
   EXPECT_EQ(base, Key(kGraph, {{"ge.exec.static_model_ops_lower_limit", "4"}}));
   // Dumps and the cache's own options do not change the compiled model.

@@ -108,7 +108,19 @@ TEST_F(GraphOptimizerTest, OptimizedNetworkMatchesTheOriginal) {
   FillWeights(*original);
   auto optimized = original->Clone();
   auto& optimizer = *PassTestEngine().graph_optimizers()[0];
+  // Before placement: BatchNormalization folds into its Conv and
+  // activations fuse; the residual Add waits for the placed graph
+  // (OptimizeFusedGraph).
   auto changed = optimizer.OptimizeOriginalGraph(*optimized);
+  ASSERT_TRUE(changed.ok()) << changed.status();
+  EXPECT_TRUE(*changed);
+  EXPECT_EQ(Count(*optimized, "BatchNormalization"), 0);
+  EXPECT_EQ(Count(*optimized, "_DenseFused"), 2);  // conv1+relu, fc+clip
+  EXPECT_EQ(Count(*optimized, "Add"), 1);
+
+  Place(*original, /*dense=*/false);
+  Place(*optimized, /*dense=*/true);
+  changed = optimizer.OptimizeFusedGraph(*optimized);
   ASSERT_TRUE(changed.ok()) << changed.status();
   EXPECT_TRUE(*changed);
   EXPECT_EQ(Count(*optimized, "BatchNormalization"), 0);
@@ -117,9 +129,6 @@ TEST_F(GraphOptimizerTest, OptimizedNetworkMatchesTheOriginal) {
   const ir::Node* conv2 = optimized->FindNode("conv2");
   ASSERT_NE(conv2, nullptr);
   EXPECT_EQ(conv2->op_desc().GetAttrOr<std::vector<int64_t>>(kAttrConstInputs, {}), (std::vector<int64_t>{1, 2}));
-
-  Place(*original, /*dense=*/false);
-  Place(*optimized, /*dense=*/true);
   optimized->ForEachNode([](ir::Node* n) {
     if (n->type() == "_DenseFused" || n->type() == "MaxPool" || n->type() == "Softmax") {
       EXPECT_EQ(n->op_desc().GetAttrOr<std::string>(ir::kAttrEngineName, ""), "cpu_dense") << n->name();

@@ -1,8 +1,8 @@
-// The splitting steps inside GraphCompiler on the built engines: the
+// The splitting passes of the compiler driver on the built engines: the
 // partitioned form kept for reports, the flat form the executor runs, the
 // new options, stages, subgraph backends, dumps, and placement of boundary
 // nodes the engines do not know yet.
-#include "compiler/partition/partition_pipeline.h"
+#include "compiler/build/partition_passes.h"
 
 #include <filesystem>
 #include <random>
@@ -151,16 +151,19 @@ TEST(PartitionPipelineTest, StagesBackendsAndLimitsKeepTheResults) {
 }
 
 TEST(PartitionPipelineTest, ValidatesTheNewOptions) {
-  for (const auto& [key, value] : std::vector<std::pair<std::string, std::string>>{
-           {"ge.exec.static_model_ops_lower_limit", "-2"},
-           {"ge.exec.static_model_ops_lower_limit", "four"},
-           {"ge.host_scheduling_max_threshold", "-1"},
-           {"ge.tiling_schedule_optimize", "2"},
-           {"ge.subgraph_backends", "no such"},
-           {"ge.subgraph_backends", "nosuch"}}) {
+  for (const auto& [key, value] :
+       std::vector<std::pair<std::string, std::string>>{{"ge.exec.static_model_ops_lower_limit", "-2"},
+                                                        {"ge.exec.static_model_ops_lower_limit", "four"},
+                                                        {"ge.host_scheduling_max_threshold", "-1"},
+                                                        {"ge.tiling_schedule_optimize", "2"},
+                                                        {"ge.subgraph_backends", "no such"}}) {
     auto options = CompileOptions::FromOptions({{key, value}});
     EXPECT_EQ(options.status().code(), absl::StatusCode::kInvalidArgument) << key << "=" << value;
   }
+  // Backend names are the driver's to check (it knows the partitioners).
+  auto unknown = Compile(kModel, {{"ge.subgraph_backends", "nosuch"}});
+  EXPECT_EQ(unknown.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(unknown.status().message().find("nosuch"), std::string_view::npos) << unknown.status();
   auto options = CompileOptions::FromOptions({{"ge.exec.static_model_ops_lower_limit", "-1"},
                                               {"ge.host_scheduling_max_threshold", "20"},
                                               {"ge.subgraph_backends", "elementwise"}});
@@ -182,12 +185,13 @@ TEST(PartitionPipelineTest, DumpsStepsAndClusters) {
   std::vector<std::string> names;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) names.push_back(entry.path().filename().string());
   auto has = [&](std::string_view part) {
-    return std::any_of(names.begin(), names.end(), [&](const std::string& n) { return n.find(part) != std::string::npos; });
+    return std::any_of(names.begin(), names.end(),
+                       [&](const std::string& n) { return n.find(part) != std::string::npos; });
   };
-  for (const char* step : {"StagePartition.before", "StagePartition.after", "DynamicShapePartition.after",
-                           "EnginePlacer2.after", "AtomicEnginePartition.after", "Flatten.after",
-                           "StagePartitioner.MergeClusters.clusters.txt",
-                           "DynamicShapePartitioner.MergeClusters.clusters.txt"}) {
+  for (const char* step :
+       {"StagePartition.before", "StagePartition.after", "DynamicShapePartition.after", "EnginePlacer2.after",
+        "AtomicEnginePartition.after", "Flatten.after", "StagePartitioner.MergeClusters.clusters.txt",
+        "DynamicShapePartitioner.MergeClusters.clusters.txt"}) {
     EXPECT_TRUE(has(step)) << step;
   }
   std::filesystem::remove_all(dir);

@@ -1,14 +1,15 @@
-// The splitting part of the compile pipeline, in GE's OptimizeSubgraph
-// order (seeds/01 §3):
+// The splitting passes of the compile pipeline (compile_pipeline.h), in
+// GE's OptimizeSubgraph order (seeds/01 §3):
 //
 //   StagePartition -> EnginePlacer (with HostcpuEngineUpdatePass)
 //     -> SubgraphBackends (ge.subgraph_backends, after placement so that
 //        selectors can read engines)
-//     -> DynamicShapePartition (the root, or each stage) -> EnginePlacer again
+//     -> DynamicShapePartition (the root, or each stage) -> EnginePlacer2
 //     -> CompositeEnginePartition + each engine's OptimizeFusedGraph on its
 //        subgraphs in parallel + merge
 //     -> AtomicEnginePartition + optimize + merge
-//     -> Flatten (for the executor; see below)
+//     -> KeepPartitioned, OnPartitioned (tools)
+//     -> Flatten (for the executor; see below) -> VerifyFlat
 //
 // Until the executor runs PartitionedCall subgraphs through the
 // control_flow engine, the compiled graph is handed over flattened: every
@@ -22,33 +23,24 @@
 // placer as NoOp (bookkeeping that ge_local runs) and restored afterwards;
 // once an engine accepts them they are placed like any other node.
 //
-// Every step is dumped before and after (ge.dump_graph), and each
-// partitioner step writes its cluster state next to the dumps.
-// This file is part of ge_compiler (it drives the placer).
+// Every pass is dumped before and after (ge.dump_graph) by the pipeline,
+// and each partitioner step writes its cluster state next to the dumps.
 #pragma once
 
-#include <memory>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "base/ir/graph.h"
-#include "base/thread_pool.h"
-#include "compiler/compile_options.h"
-#include "compiler/passes/graph_dumper.h"
-#include "compiler/placement/engine_placer.h"
-#include "runtime/engines/engine_registry.h"
+#include "compiler/build/compile_pipeline.h"
 
 namespace ge::compiler {
 
-struct SplitResult {
-  // Placement of every node of the final (flattened) graph.
-  PlacementReport placement;
-  // The partitioned tree before flattening (keep_partitioned_graph only).
-  std::unique_ptr<ir::Graph> partitioned;
-};
+// Adds the passes above to `pipeline`; they read and write `state`.
+void AddPartitionPasses(PassPipeline& pipeline, CompileState& state);
 
-// Runs the steps above on `graph` in place. Errors name the step.
-absl::StatusOr<SplitResult> RunSplitSteps(ir::Graph& graph, const engine::EngineRegistry& engines,
-                                          const CompileOptions& options, ThreadPool* pool, GraphDumper& dumper);
+// The placement of every node of `root`'s tree, with what the last placer
+// run said about each (state.placement_notes, by name).
+PlacementReport RebuildPlacement(ir::Graph& root, CompileState& state);
 
 // The branches of every multi-batch Case of the tree (`_multi_batch_case`,
 // compiler/passes/multi_batch_clone_pass.h). The dynamic shape partitioner
