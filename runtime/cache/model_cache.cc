@@ -23,8 +23,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// v2: namespaces (v1 entries, from before them, are ignored).
-constexpr char kLayoutDir[] = "v2";
+constexpr const char* kLayoutDir = kCacheLayoutDir;
 constexpr char kNamespacesDir[] = "ns";
 constexpr char kCorruptDir[] = "corrupt";
 double SecondsSince(std::chrono::steady_clock::time_point start) {
@@ -113,14 +112,20 @@ absl::StatusOr<EntryBlobs> ModelCache::ReadLocal(std::string_view ns, const std:
     if (!fs::exists(path, ec)) return absl::NotFoundError(StrCat("entry ", key, " was removed while read"));
     return absl::DataLossError(StrCat(name, " is unreadable: ", status.message()));
   };
-  for (auto [name, blob] : {std::pair{kMetaFile, &entry.meta}, {kGemFile, &entry.gem}}) {
-    absl::StatusOr<std::string> data = dir.ReadFile(name);
-    if (!data.ok()) return unreadable(name, data.status());
-    *blob = *std::move(data);
+  absl::StatusOr<std::string> meta = dir.ReadFile(kMetaFile);
+  if (!meta.ok() && dir.ReadFile(kDirectFile).ok()) {
+    // A direct-mode entry, not a model: a miss for this kind of lookup.
+    return absl::NotFoundError(StrCat(key, " is a direct-mode entry, not a compiled model"));
   }
-  absl::StatusOr<std::shared_ptr<Buffer>> weights = dir.MapFile(kWeightsFile);
-  if (!weights.ok()) return unreadable(kWeightsFile, weights.status());
-  entry.mapped_weights = *std::move(weights);
+  if (!meta.ok()) return unreadable(kMetaFile, meta.status());
+  entry.meta = *std::move(meta);
+  // Both files mapped: their pages stay the page cache's, shared by every
+  // process that loads the entry.
+  for (auto [name, blob] : {std::pair{kGemFile, &entry.mapped_gem}, {kWeightsFile, &entry.mapped_weights}}) {
+    absl::StatusOr<std::shared_ptr<Buffer>> mapped = dir.MapFile(name);
+    if (!mapped.ok()) return unreadable(name, mapped.status());
+    *blob = *std::move(mapped);
+  }
   return entry;
 }
 
@@ -175,7 +180,7 @@ absl::StatusOr<runtime::CompiledModel> ModelCache::LookupIn(std::string_view ns,
   }
   start = std::chrono::steady_clock::now();
   absl::StatusOr<runtime::CompiledModel> model =
-      runtime::LoadGemWithWeights(entry->gem, entry->mapped_weights, StrCat("cache entry ", key), engines);
+      runtime::LoadGemWithWeights(entry->gem_view(), entry->mapped_weights, StrCat("cache entry ", key), engines);
   t.load = SecondsSince(start);
   if (!model.ok()) {
     MoveAside(ns, key, model.status(), nullptr);
@@ -236,7 +241,7 @@ absl::Status ModelCache::Publish(std::string_view ns, const std::string& key, co
   if (!fs::create_directory(temp, ec) || ec) {
     return FailedPrecondition("cannot create ", temp.string(), ": ", ec.message());
   }
-  absl::Status written = WriteFileDurably((temp / kGemFile).string(), entry.gem);
+  absl::Status written = WriteFileDurably((temp / kGemFile).string(), entry.gem_view());
   if (written.ok()) written = WriteFileDurably((temp / kWeightsFile).string(), entry.weights_view());
   // The record last: an entry with a record has both files.
   if (written.ok()) written = WriteFileDurably((temp / kMetaFile).string(), entry.meta);
@@ -300,6 +305,82 @@ absl::Status ModelCache::StoreModelIn(std::string_view ns, const std::string& ke
   return StoreIn(ns, key, std::move(bytes));
 }
 
+absl::StatusOr<DirectEntry> ModelCache::LookupDirectIn(std::string_view ns, const std::string& key) {
+  if (!IsCacheKey(key)) return InvalidArgument("'", key.substr(0, 80), "' is not a cache key (64 hex digits)");
+  if (!IsValidNamespace(ns)) return InvalidArgument("'", ns.substr(0, 80), "' is not a cache namespace");
+  const std::string path = EntryPath(ns, key);
+  absl::StatusOr<DirHandle> dir = DirHandle::Open(path);
+  absl::StatusOr<std::string> record = dir.ok() ? dir->ReadFile(kDirectFile) : dir.status();
+  if (!record.ok()) {
+    direct_misses_.fetch_add(1);
+    return absl::NotFoundError(StrCat("no direct entry ", key, " in the compiled-model cache ", options_.dir));
+  }
+  absl::StatusOr<DirectEntry> entry = ParseDirectRecord(*record, key);
+  if (!entry.ok()) {
+    MoveAside(ns, key, entry.status(), nullptr);
+    direct_misses_.fetch_add(1);
+    return absl::NotFoundError(StrCat("direct entry ", key, " is corrupt"));
+  }
+  if (absl::Status files = CheckDirectFiles(*entry); !files.ok()) {
+    // Stale, not corrupt: the next compile of the model replaces it.
+    Log().info("compiled-model cache {}: direct entry {} is stale: {}", options_.dir, key, files.message());
+    direct_misses_.fetch_add(1);
+    return absl::NotFoundError(StrCat("direct entry ", key, " is stale: ", files.message()));
+  }
+  TouchFile((fs::path(path) / kDirectFile).string());
+  direct_hits_.fetch_add(1);
+  // Files recorded with their content (racy then) that are settled now:
+  // recorded again by their identity alone, so later hits read no content.
+  const bool had_content = std::any_of(entry->files.begin(), entry->files.end(),
+                                       [](const FileIdentity& f) { return !f.sha256.empty(); });
+  if (had_content) {
+    DirectEntry settled = *entry;
+    bool racy = false;
+    for (FileIdentity& f : settled.files) {
+      absl::StatusOr<FileIdentity> now = IdentifyFile(f.path);
+      racy = racy || !now.ok() || !now->sha256.empty();
+      if (now.ok()) f = *std::move(now);
+    }
+    if (!racy) (void)StoreDirectIn(ns, key, settled);
+  }
+  return entry;
+}
+
+absl::Status ModelCache::StoreDirectIn(std::string_view ns, const std::string& key, const DirectEntry& entry) {
+  if (!IsCacheKey(key)) return InvalidArgument("'", key.substr(0, 80), "' is not a cache key (64 hex digits)");
+  if (!IsValidNamespace(ns)) return InvalidArgument("'", ns.substr(0, 80), "' is not a cache namespace");
+  const fs::path target(EntryPath(ns, key));
+  const fs::path parent = target.parent_path();
+  std::error_code ec;
+  fs::create_directories(parent, ec);
+  if (ec) return FailedPrecondition("cannot create ", parent.string(), ": ", ec.message());
+  const fs::path temp = parent / TempName("direct");
+  if (!fs::create_directory(temp, ec) || ec) {
+    return FailedPrecondition("cannot create ", temp.string(), ": ", ec.message());
+  }
+  const std::string record = DirectRecord(key, entry);
+  absl::Status written = WriteFileDurably((temp / kDirectFile).string(), record);
+  if (written.ok()) written = SyncDirectory(temp.string());
+  if (written.ok()) {
+    written = RenameNoReplace(temp.string(), target.string());
+    if (written.code() == absl::StatusCode::kAlreadyExists) {
+      // A stale entry (or a concurrent writer's): out of the way, then ours.
+      const fs::path doomed = parent / TempName("del");
+      if (RenameNoReplace(target.string(), doomed.string()).ok()) RemoveTree(doomed.string());
+      written = RenameNoReplace(temp.string(), target.string());
+      if (written.code() == absl::StatusCode::kAlreadyExists) written = absl::OkStatus();  // another writer won
+    }
+  }
+  if (!written.ok()) {
+    RemoveTree(temp.string());
+    return Annotate(written, StrCat("storing direct entry ", key, " in the compiled-model cache ", options_.dir));
+  }
+  RemoveTree(temp.string());  // when another writer won
+  (void)SyncDirectory(parent.string());
+  bytes_.fetch_add(static_cast<int64_t>(record.size()));
+  return absl::OkStatus();
+}
+
 CacheStats ModelCache::stats() const {
   CacheStats s;
   s.hits = hits_.load();
@@ -310,6 +391,8 @@ CacheStats ModelCache::stats() const {
   s.store_failures = store_failures_.load();
   s.corrupt = corrupt_.load();
   s.bytes = bytes_.load();
+  s.direct_hits = direct_hits_.load();
+  s.direct_misses = direct_misses_.load();
   return s;
 }
 
