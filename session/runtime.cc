@@ -147,37 +147,95 @@ ModelSource ModelSource::File(std::string path) {
 }
 
 absl::StatusOr<std::unique_ptr<ir::Graph>> Runtime::ImportOnnx(const ModelSource& source,
-                                                               const IngestOptions& options) const {
+                                                               const IngestOptions& options,
+                                                               std::vector<std::string>* files) const {
   frontend::OnnxImportOptions import = frontend::OnnxImportOptionsFromMap(options.options);
   if (options.provenance == Provenance::kClient) {
     // The model as the client sent it, before the importer adds anything.
-    import.check_model = [](const onnx::ModelProto& model) { return CheckClientOnnx(model);
-  };
-  return frontend::ImportOnnxBytes(source.bytes, "", import);
-}
-const std::string root = WeightsRootFor(source, options);
-std::unique_ptr<ir::Graph> graph;
-if (source.kind == ModelSource::Kind::kOnnxPath) {
-  GE_ASSIGN_OR_RETURN(graph, frontend::ImportOnnxFile(source.path, import));
-} else {
-  // Bytes from the operator: external data is looked up in the weights root.
-  GE_ASSIGN_OR_RETURN(graph, frontend::ImportOnnxBytes(source.bytes, root, import));
-}
-// External tensors became FileConstant nodes: their files must lie
-// beneath the weights root.
-if (root.empty()) {
-  for (const ir::Node* node : graph->nodes()) {
-    if (node->type() == ir::kFileConstant) {
-      return InvalidArgument("node '", node->name(),
-                             "' (FileConstant) names a file, but the model came as bytes "
-                             "without a weights root to resolve it in");
-    }
+    import.check_model = [](const onnx::ModelProto& model) { return CheckClientOnnx(model); };
+    return frontend::ImportOnnxBytes(source.bytes, "", import);
   }
+  const std::string root = WeightsRootFor(source, options);
+  std::unique_ptr<ir::Graph> graph;
+  if (source.kind == ModelSource::Kind::kOnnxPath && source.bytes.empty()) {
+    GE_ASSIGN_OR_RETURN(graph, frontend::ImportOnnxFile(source.path, import));
+  } else if (source.kind == ModelSource::Kind::kOnnxPath) {
+    // The file's bytes, read by the caller: imported as the file would be.
+    std::error_code ec;
+    const std::string dir = fs::absolute(fs::path(source.path), ec).parent_path().string();
+    absl::StatusOr<std::unique_ptr<ir::Graph>> imported = frontend::ImportOnnxBytes(source.bytes, dir, import);
+    if (!imported.ok()) return Annotate(imported.status(), StrCat("ONNX model '", source.path, "'"));
+    graph = *std::move(imported);
+  } else {
+    // Bytes from the operator: external data is looked up in the weights root.
+    GE_ASSIGN_OR_RETURN(graph, frontend::ImportOnnxBytes(source.bytes, root, import));
+  }
+  // External tensors became FileConstant nodes: their files must lie
+  // beneath the weights root.
+  if (root.empty()) {
+    for (const ir::Node* node : graph->nodes()) {
+      if (node->type() == ir::kFileConstant) {
+        return InvalidArgument("node '", node->name(),
+                               "' (FileConstant) names a file, but the model came as bytes "
+                               "without a weights root to resolve it in");
+      }
+    }
+    return graph;
+  }
+  GE_RETURN_IF_ERROR(ResolveOperatorFiles(*graph, root, options.options, files));
   return graph;
 }
-GE_RETURN_IF_ERROR(ResolveOperatorFiles(*graph, root, options.options));
-return graph;
-}  // namespace ge::session
+
+absl::StatusOr<GraphSource> Runtime::DirectSource(const ModelSource& source, const IngestOptions& options,
+                                                  std::string checks,
+                                                  std::function<absl::Status(const ir::Graph&)> after_import) const {
+  if (source.kind != ModelSource::Kind::kOnnxPath && source.kind != ModelSource::Kind::kOnnxBytes) {
+    return InvalidArgument("direct mode takes ONNX models (a path or bytes)");
+  }
+  if (options.provenance == Provenance::kClient) {
+    // Before any lookup: a hit skips the import, not the client's checks
+    // that do not depend on the bytes.
+    absl::Status checked = CheckClientOptions(options.options, "");
+    if (!checked.ok()) {
+      return Annotate(checked, options.label.empty() ? std::string("options") : StrCat(options.label, ": options"));
+    }
+  }
+  GraphSource out;
+  out.direct.format = "onnx";
+  out.direct.provenance = options.provenance == Provenance::kClient ? "client" : "operator";
+  out.direct.checks = std::move(checks);
+  ModelSource imported = source;
+  if (source.kind == ModelSource::Kind::kOnnxPath) {
+    if (options.provenance == Provenance::kClient) {
+      return InvalidArgument("a client's model comes as bytes, not as a path on the daemon's host");
+    }
+    auto bytes = std::make_shared<std::string>();
+    GE_ASSIGN_OR_RETURN(*bytes, frontend::ReadOnnxFile(source.path));
+    imported.bytes = *bytes;
+    out.bytes = *bytes;
+    out.keep_alive = bytes;
+    out.file = source.path;
+  } else {
+    out.bytes = source.bytes;
+  }
+  if (options.provenance == Provenance::kOperator) {
+    // Where the model's files are looked up and must lie: the model's
+    // directory and the weights root, as resolved.
+    std::error_code ec;
+    const std::string root = WeightsRootFor(source, options);
+    const fs::path real_root = root.empty() ? fs::path() : fs::weakly_canonical(root, ec);
+    const fs::path dir =
+        source.path.empty() ? fs::path() : fs::weakly_canonical(fs::absolute(source.path, ec).parent_path(), ec);
+    out.direct.origin = StrCat("model_dir ", dir.string(), "\nweights_root ", real_root.string());
+  }
+  out.import = [this, imported, options, after_import = std::move(after_import),
+                keep_alive = out.keep_alive]() -> absl::StatusOr<ImportedGraph> {
+    GE_ASSIGN_OR_RETURN(IngestedModel model, AddModel(imported, options));
+    if (after_import != nullptr) GE_RETURN_IF_ERROR(after_import(*model.graph));
+    return ImportedGraph{std::move(model.graph), std::move(model.files)};
+  };
+  return out;
+}
 
 absl::StatusOr<IngestedModel> Runtime::AddModel(const ModelSource& source, const IngestOptions& options) const {
   const bool client = options.provenance == Provenance::kClient;
@@ -195,13 +253,15 @@ absl::StatusOr<IngestedModel> Runtime::AddModel(const ModelSource& source, const
   switch (source.kind) {
     case ModelSource::Kind::kOnnxPath:
     case ModelSource::Kind::kOnnxBytes: {
-      absl::StatusOr<std::unique_ptr<ir::Graph>> graph = ImportOnnx(source, options);
+      imports_.fetch_add(1);
+      absl::StatusOr<std::unique_ptr<ir::Graph>> graph = ImportOnnx(source, options, &out.files);
       if (!graph.ok()) return where(graph.status(), "bad ONNX model");
       out.graph = *std::move(graph);
       return out;
     }
     case ModelSource::Kind::kGraphDef: {
       if (source.graph_def == nullptr) return InvalidArgument("no GraphDef given");
+      imports_.fetch_add(1);
       absl::StatusOr<std::unique_ptr<ir::Graph>> graph = ir::GraphFromProto(*source.graph_def);
       if (!graph.ok()) return where(graph.status(), "bad GraphDef");
       // The graph as received: GraphFromProto adds no attribute.
@@ -210,7 +270,7 @@ absl::StatusOr<IngestedModel> Runtime::AddModel(const ModelSource& source, const
       if (!client) {
         const std::string root = WeightsRootFor(source, options);
         if (!root.empty()) {
-          GE_RETURN_IF_ERROR(where(ResolveOperatorFiles(**graph, root, options.options), "GraphDef"));
+          GE_RETURN_IF_ERROR(where(ResolveOperatorFiles(**graph, root, options.options, &out.files), "GraphDef"));
         }
       }
       out.graph = *std::move(graph);
