@@ -1,6 +1,14 @@
 // Runtime: engines, cache and devices, the ingestion path, and sessions.
 #include "session/runtime.h"
 
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -44,6 +52,44 @@ absl::StatusOr<std::unique_ptr<cache::ModelCache>> OpenCache(const CacheConfig& 
     options.remote = std::shared_ptr<cache::RemoteTier>(std::move(tier));
   }
   return cache::ModelCache::Open(std::move(options));
+}
+
+// A model file mapped read-only (the operator's: a file truncated while it
+// is read ends the process with SIGBUS, as for any mapped input).
+class MappedFile {
+ public:
+  MappedFile(void* data, size_t size) : data_(data), size_(size) {}
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+  ~MappedFile() {
+    if (size_ > 0) munmap(data_, size_);
+  }
+  std::string_view bytes() const { return {static_cast<const char*>(data_), size_}; }
+
+ private:
+  void* data_;
+  size_t size_;
+};
+
+absl::StatusOr<std::shared_ptr<const MappedFile>> MapModelFile(const std::string& path) {
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return NotFound("ONNX model '", path, "' cannot be opened: ", std::strerror(errno));
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    close(fd);
+    return InvalidArgument("ONNX model '", path, "' is not a regular file");
+  }
+  const size_t size = static_cast<size_t>(st.st_size);
+  if (size > static_cast<size_t>(INT_MAX)) {
+    close(fd);
+    return InvalidArgument("ONNX model '", path, "' is ", size,
+                           " bytes, over protobuf's 2 GiB limit; store its weights as external data");
+  }
+  void* data = size == 0 ? nullptr : mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+  const int error = errno;
+  close(fd);
+  if (data == MAP_FAILED) return InvalidArgument("cannot map ONNX model '", path, "': ", std::strerror(error));
+  return std::make_shared<const MappedFile>(data, size);
 }
 
 // A GraphDef from a client is checked as the ONNX importer checks its
@@ -209,11 +255,12 @@ absl::StatusOr<GraphSource> Runtime::DirectSource(const ModelSource& source, con
     if (options.provenance == Provenance::kClient) {
       return InvalidArgument("a client's model comes as bytes, not as a path on the daemon's host");
     }
-    auto bytes = std::make_shared<std::string>();
-    GE_ASSIGN_OR_RETURN(*bytes, frontend::ReadOnnxFile(source.path));
-    imported.bytes = *bytes;
-    out.bytes = *bytes;
-    out.keep_alive = bytes;
+    // Mapped, not read: hashing and (on a miss) importing read the page
+    // cache's pages in place.
+    GE_ASSIGN_OR_RETURN(std::shared_ptr<const MappedFile> mapped, MapModelFile(source.path));
+    imported.bytes = mapped->bytes();
+    out.bytes = mapped->bytes();
+    out.keep_alive = mapped;
     out.file = source.path;
   } else {
     out.bytes = source.bytes;

