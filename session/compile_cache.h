@@ -60,7 +60,7 @@ struct CacheScope {
 struct CacheUse {
   std::string key;  // the content (or user) key; empty: no cache
   bool hit = false;
-  std::string direct_key;  // direct mode: the key of the source bytes ("" when not used)
+  std::string direct_key;   // direct mode: the key of the source bytes ("" when not used)
   bool direct_hit = false;  // the hit came without importing the model
   double hash_seconds = 0;  // computing the key
   cache::LookupTimings lookup;

@@ -192,45 +192,45 @@ ModelSource ModelSource::File(std::string path) {
   return runtime::IsGemPath(path) ? GemPath(std::move(path)) : OnnxPath(std::move(path));
 }
 
-absl::StatusOr<std::unique_ptr<ir::Graph>> Runtime::ImportOnnx(const ModelSource& source,
-                                                               const IngestOptions& options,
+absl::StatusOr<std::unique_ptr<ir::Graph>> Runtime::ImportOnnx(const ModelSource& source, const IngestOptions& options,
                                                                std::vector<std::string>* files) const {
   frontend::OnnxImportOptions import = frontend::OnnxImportOptionsFromMap(options.options);
   if (options.provenance == Provenance::kClient) {
     // The model as the client sent it, before the importer adds anything.
-    import.check_model = [](const onnx::ModelProto& model) { return CheckClientOnnx(model); };
-    return frontend::ImportOnnxBytes(source.bytes, "", import);
-  }
-  const std::string root = WeightsRootFor(source, options);
-  std::unique_ptr<ir::Graph> graph;
-  if (source.kind == ModelSource::Kind::kOnnxPath && source.bytes.empty()) {
-    GE_ASSIGN_OR_RETURN(graph, frontend::ImportOnnxFile(source.path, import));
-  } else if (source.kind == ModelSource::Kind::kOnnxPath) {
-    // The file's bytes, read by the caller: imported as the file would be.
-    std::error_code ec;
-    const std::string dir = fs::absolute(fs::path(source.path), ec).parent_path().string();
-    absl::StatusOr<std::unique_ptr<ir::Graph>> imported = frontend::ImportOnnxBytes(source.bytes, dir, import);
-    if (!imported.ok()) return Annotate(imported.status(), StrCat("ONNX model '", source.path, "'"));
-    graph = *std::move(imported);
-  } else {
-    // Bytes from the operator: external data is looked up in the weights root.
-    GE_ASSIGN_OR_RETURN(graph, frontend::ImportOnnxBytes(source.bytes, root, import));
-  }
-  // External tensors became FileConstant nodes: their files must lie
-  // beneath the weights root.
-  if (root.empty()) {
-    for (const ir::Node* node : graph->nodes()) {
-      if (node->type() == ir::kFileConstant) {
-        return InvalidArgument("node '", node->name(),
-                               "' (FileConstant) names a file, but the model came as bytes "
-                               "without a weights root to resolve it in");
-      }
+    import.check_model = [](const onnx::ModelProto& model) { return CheckClientOnnx(model);
+  };
+  return frontend::ImportOnnxBytes(source.bytes, "", import);
+}
+const std::string root = WeightsRootFor(source, options);
+std::unique_ptr<ir::Graph> graph;
+if (source.kind == ModelSource::Kind::kOnnxPath && source.bytes.empty()) {
+  GE_ASSIGN_OR_RETURN(graph, frontend::ImportOnnxFile(source.path, import));
+} else if (source.kind == ModelSource::Kind::kOnnxPath) {
+  // The file's bytes, read by the caller: imported as the file would be.
+  std::error_code ec;
+  const std::string dir = fs::absolute(fs::path(source.path), ec).parent_path().string();
+  absl::StatusOr<std::unique_ptr<ir::Graph>> imported = frontend::ImportOnnxBytes(source.bytes, dir, import);
+  if (!imported.ok()) return Annotate(imported.status(), StrCat("ONNX model '", source.path, "'"));
+  graph = *std::move(imported);
+} else {
+  // Bytes from the operator: external data is looked up in the weights root.
+  GE_ASSIGN_OR_RETURN(graph, frontend::ImportOnnxBytes(source.bytes, root, import));
+}
+// External tensors became FileConstant nodes: their files must lie
+// beneath the weights root.
+if (root.empty()) {
+  for (const ir::Node* node : graph->nodes()) {
+    if (node->type() == ir::kFileConstant) {
+      return InvalidArgument("node '", node->name(),
+                             "' (FileConstant) names a file, but the model came as bytes "
+                             "without a weights root to resolve it in");
     }
-    return graph;
   }
-  GE_RETURN_IF_ERROR(ResolveOperatorFiles(*graph, root, options.options, files));
   return graph;
 }
+GE_RETURN_IF_ERROR(ResolveOperatorFiles(*graph, root, options.options, files));
+return graph;
+}  // namespace ge::session
 
 absl::StatusOr<GraphSource> Runtime::DirectSource(const ModelSource& source, const IngestOptions& options,
                                                   std::string checks,

@@ -96,7 +96,7 @@ class RuntimeDevice {
 struct ModelSource {
   enum class Kind { kOnnxPath, kOnnxBytes, kGraphDef, kGemBytes, kGemPath };
   Kind kind = Kind::kOnnxBytes;
-  std::string path;                         // kOnnxPath, kGemPath
+  std::string path;  // kOnnxPath, kGemPath
   // kOnnxBytes, kGemBytes (not owned); for kOnnxPath, when set, the file's
   // bytes as already read (imported as the file, not read again).
   std::string_view bytes;
@@ -159,9 +159,9 @@ class Runtime {
   // `options`. `checks` names the parameters of the caller's own checks
   // after the import (the daemon's max_graph_nodes), and `after_import`
   // (may be null) runs them. InvalidArgument for other kinds of source.
-  absl::StatusOr<GraphSource> DirectSource(
-      const ModelSource& source, const IngestOptions& options, std::string checks = "",
-      std::function<absl::Status(const ir::Graph&)> after_import = nullptr) const;
+  absl::StatusOr<GraphSource> DirectSource(const ModelSource& source, const IngestOptions& options,
+                                           std::string checks = "",
+                                           std::function<absl::Status(const ir::Graph&)> after_import = nullptr) const;
 
   // How many models AddModel imported (ONNX and GraphDef sources).
   int64_t imports() const { return imports_.load(); }

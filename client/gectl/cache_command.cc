@@ -34,7 +34,8 @@ absl::StatusOr<std::unique_ptr<cache::ModelCache>> OpenCache() {
 absl::Status List(cache::ModelCache& cache) {
   GE_ASSIGN_OR_RETURN(std::vector<cache::EntryInfo> entries, cache.List());
   std::cout << std::left << std::setw(66) << "KEY" << std::setw(8) << "KIND" << std::setw(14) << "BYTES"
-            << std::setw(22) << "LAST USED" << std::setw(22) << "CREATED" << "GED" << std::endl;
+            << std::setw(22) << "LAST USED" << std::setw(22) << "CREATED"
+            << "GED" << std::endl;
   for (const cache::EntryInfo& e : entries) {
     std::cout << std::setw(66) << e.key << std::setw(8) << (e.direct ? "direct" : "model") << std::setw(14) << e.bytes
               << std::setw(22) << FormatTime(e.last_used_unix) << std::setw(22) << FormatTime(e.created_unix)

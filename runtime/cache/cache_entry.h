@@ -42,8 +42,7 @@ struct EntryBlobs {
 
  private:
   static std::string_view View(const std::shared_ptr<Buffer>& mapped, const std::string& held) {
-    return mapped ? std::string_view(static_cast<const char*>(mapped->data()), mapped->size())
-                  : std::string_view(held);
+    return mapped ? std::string_view(static_cast<const char*>(mapped->data()), mapped->size()) : std::string_view(held);
   }
 };
 

@@ -128,8 +128,8 @@ absl::StatusOr<FileIdentity> IdentifyFile(const std::string& path) {
 }
 
 std::string DirectRecord(std::string_view key, const DirectEntry& entry) {
-  std::string body = StrCat(kMagic, "\nkey ", key, "\ncontent_ns ", entry.content_ns, "\ncontent_key ",
-                            entry.content_key, "\n");
+  std::string body =
+      StrCat(kMagic, "\nkey ", key, "\ncontent_ns ", entry.content_ns, "\ncontent_key ", entry.content_key, "\n");
   for (const FileIdentity& f : entry.files) body += FileLine(f);
   return StrCat(body, kDigestPrefix, ToHex(Sha256(body)), "\n");
 }

@@ -331,8 +331,8 @@ absl::StatusOr<DirectEntry> ModelCache::LookupDirectIn(std::string_view ns, cons
   direct_hits_.fetch_add(1);
   // Files recorded with their content (racy then) that are settled now:
   // recorded again by their identity alone, so later hits read no content.
-  const bool had_content = std::any_of(entry->files.begin(), entry->files.end(),
-                                       [](const FileIdentity& f) { return !f.sha256.empty(); });
+  const bool had_content =
+      std::any_of(entry->files.begin(), entry->files.end(), [](const FileIdentity& f) { return !f.sha256.empty(); });
   if (had_content) {
     DirectEntry settled = *entry;
     bool racy = false;

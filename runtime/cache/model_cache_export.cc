@@ -85,10 +85,14 @@ absl::StatusOr<ExportMeta> ParseExportRecord(std::string_view record, std::strin
     const size_t space = line.find(' ');
     if (space == std::string_view::npos) continue;
     const std::string_view name = line.substr(0, space), value = line.substr(space + 1);
-    if (name == "key") named = std::string(value);
-    else if (name == "bytes") ok = ok && absl::SimpleAtoi(AbslView(value), &meta.bytes);
-    else if (name == "crc32c") ok = ok && absl::SimpleAtoi(AbslView(value), &meta.crc);
-    else if (name == "summary") meta.summary = std::string(value);
+    if (name == "key")
+      named = std::string(value);
+    else if (name == "bytes")
+      ok = ok && absl::SimpleAtoi(AbslView(value), &meta.bytes);
+    else if (name == "crc32c")
+      ok = ok && absl::SimpleAtoi(AbslView(value), &meta.crc);
+    else if (name == "summary")
+      meta.summary = std::string(value);
   }
   if (!ok || named != key) return absl::DataLossError("the export record is malformed or names another key");
   return meta;
@@ -106,8 +110,8 @@ absl::StatusOr<std::string> ModelCache::CheckExport(std::string_view ns, const s
   absl::StatusOr<ExportMeta> meta = ParseExportRecord(*record, key);
   const std::string gem = (entry / kExportFile).string();
   auto damaged = [&](const absl::Status& why) {
-    Logger("cache").warn("compiled-model cache {}: the export of entry {} is damaged ({}); removed", options_.dir,
-                         key, why.message());
+    Logger("cache").warn("compiled-model cache {}: the export of entry {} is damaged ({}); removed", options_.dir, key,
+                         why.message());
     unlink((entry / kExportMetaFile).c_str());
     unlink(gem.c_str());
     return absl::DataLossError(StrCat("the export of entry ", key, " was damaged: ", why.message()));

@@ -255,7 +255,8 @@ TEST_F(CacheNamespaceTest, DirectKeysNeverReachAnotherTenantsEntries) {
   // A direct entry in b's namespace naming a's model (planted: no code path
   // writes one) is refused: b imports and runs its own graph.
   const std::string planted = DirectKeyOf(kIdentity, TenantNamespace("b"));
-  ASSERT_TRUE(cache_->StoreDirectIn(TenantNamespace("b"), planted, DirectEntry{TenantNamespace("a"), a.use.key, {}}).ok());
+  ASSERT_TRUE(
+      cache_->StoreDirectIn(TenantNamespace("b"), planted, DirectEntry{TenantNamespace("a"), a.use.key, {}}).ok());
   Compiled b2 = AddSourceAndRun(kIdentity, Tenant("b"), &imports);
   EXPECT_EQ(b2.use.direct_key, planted);
   EXPECT_FALSE(b2.use.direct_hit);

@@ -63,8 +63,7 @@ TEST_F(DirectEntryTest, DamagedOrMisnamedRecordsAreDataLoss) {
   std::string flipped = record;
   flipped[flipped.find("content_key ") + 12] = 'a';  // another content key, the digest unchanged
   EXPECT_EQ(ParseDirectRecord(flipped, kKey).status().code(), absl::StatusCode::kDataLoss);
-  EXPECT_EQ(ParseDirectRecord(record.substr(0, record.size() / 2), kKey).status().code(),
-            absl::StatusCode::kDataLoss);
+  EXPECT_EQ(ParseDirectRecord(record.substr(0, record.size() / 2), kKey).status().code(), absl::StatusCode::kDataLoss);
   EXPECT_EQ(ParseDirectRecord("", kKey).status().code(), absl::StatusCode::kDataLoss);
   // A sound record naming no valid namespace is refused too.
   EXPECT_EQ(ParseDirectRecord(DirectRecord(kKey, DirectEntry{"../x", kContent, {}}), kKey).status().code(),
