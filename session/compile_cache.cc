@@ -110,7 +110,12 @@ absl::StatusOr<cache::DirectEntry> ResolveSource(const GraphSource& source, cons
   }
   if (u.direct_key.empty()) {
     cache::DirectSource direct = source.direct;
-    direct.bytes = cache::ModelBytesDigest(source.bytes, pool);
+    if (source.digest) {
+      direct.bytes = *source.digest;
+    } else {
+      direct.bytes = cache::ModelBytesDigest(source.bytes, pool);
+      if (source.file_identity) cache->RememberDigest(*source.file_identity, direct.bytes);
+    }
     u.direct_key = cache::DirectCacheKey(direct, options, own);
     u.hash_seconds += Since(start);
   }
@@ -140,8 +145,9 @@ absl::StatusOr<runtime::CompiledModel> LookupSource(const GraphSource& source, c
 
 absl::StatusOr<ImportedGraph> ImportSource(const GraphSource& source, const CacheUse& use, DirectTarget* target) {
   if (source.import == nullptr) return FailedPrecondition("the model source has no importer");
-  std::optional<cache::FileIdentity> before;
-  if (!source.file.empty()) {
+  // The file as it was when its digest was taken (or now).
+  std::optional<cache::FileIdentity> before = source.file_identity;
+  if (!before && !source.file.empty()) {
     if (absl::StatusOr<cache::FileIdentity> f = cache::IdentifyFile(source.file); f.ok()) before = *f;
   }
   GE_ASSIGN_OR_RETURN(ImportedGraph imported, source.import());

@@ -30,6 +30,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -83,6 +84,12 @@ struct GraphSource {
   std::string_view bytes;
   // Keeps `bytes` alive (a mapped file), may be null.
   std::shared_ptr<const void> keep_alive;
+  // The digest of the bytes when it is known already (remembered by the
+  // file's identity): `bytes` are then not read. And the identity of the
+  // file the digest (or `bytes`) is of, which a digest computed from
+  // `bytes` is remembered under.
+  std::optional<Sha256Digest> digest;
+  std::optional<cache::FileIdentity> file_identity;
   // The file `bytes` came from (may be empty): a file that changes between
   // hashing and importing gets no direct entry.
   std::string file;

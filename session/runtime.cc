@@ -255,13 +255,22 @@ absl::StatusOr<GraphSource> Runtime::DirectSource(const ModelSource& source, con
     if (options.provenance == Provenance::kClient) {
       return InvalidArgument("a client's model comes as bytes, not as a path on the daemon's host");
     }
-    // Mapped, not read: hashing and (on a miss) importing read the page
-    // cache's pages in place.
-    GE_ASSIGN_OR_RETURN(std::shared_ptr<const MappedFile> mapped, MapModelFile(source.path));
-    imported.bytes = mapped->bytes();
-    out.bytes = mapped->bytes();
-    out.keep_alive = mapped;
     out.file = source.path;
+    // Its identity first: a digest remembered under it needs no byte of
+    // the file (the importer reads it on a miss); else the digest taken
+    // now is remembered under it.
+    if (absl::StatusOr<cache::FileIdentity> identity = cache::IdentifyFile(source.path); identity.ok()) {
+      if (cache_ != nullptr) out.digest = cache_->RecallDigest(*identity);
+      out.file_identity = *std::move(identity);
+    }
+    if (!out.digest) {
+      // Mapped, not read: hashing and (on a miss) importing read the page
+      // cache's pages in place.
+      GE_ASSIGN_OR_RETURN(std::shared_ptr<const MappedFile> mapped, MapModelFile(source.path));
+      imported.bytes = mapped->bytes();
+      out.bytes = mapped->bytes();
+      out.keep_alive = mapped;
+    }
   } else {
     out.bytes = source.bytes;
   }

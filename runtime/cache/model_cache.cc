@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
@@ -379,6 +380,50 @@ absl::Status ModelCache::StoreDirectIn(std::string_view ns, const std::string& k
   (void)SyncDirectory(parent.string());
   bytes_.fetch_add(static_cast<int64_t>(record.size()));
   return absl::OkStatus();
+}
+
+namespace {
+
+std::string DigestRecord(const FileIdentity& f, const Sha256Digest& digest) {
+  const std::string body = StrCat("ged-digest 1\npath ", f.path, "\nidentity ", f.size, " ", f.mtime_ns, " ",
+                                  f.ctime_ns, " ", f.inode, " ", f.device, "\ndigest ", ToHex(digest), "\n");
+  return StrCat(body, "record_sha256 ", ToHex(Sha256(body)), "\n");
+}
+
+}  // namespace
+
+std::optional<Sha256Digest> ModelCache::RecallDigest(const FileIdentity& file) const {
+  if (!file.sha256.empty()) return std::nullopt;  // racy: its times cannot vouch for it
+  const std::string path = (fs::path(options_.dir) / kLayoutDir / "digests" / ToHex(Sha256(file.path))).string();
+  absl::StatusOr<DirHandle> dir = DirHandle::Open(fs::path(path).parent_path().string());
+  if (!dir.ok()) return std::nullopt;
+  absl::StatusOr<std::string> record = dir->ReadFile(fs::path(path).filename().c_str());
+  if (!record.ok()) return std::nullopt;
+  const size_t digest_at = record->find("\ndigest ");
+  if (digest_at == std::string::npos || digest_at + 9 + 64 > record->size()) return std::nullopt;
+  const std::string hex = record->substr(digest_at + 9, 64);
+  // The same identity and a sound record: the same record made now.
+  Sha256Digest digest{};
+  for (size_t i = 0; i < digest.size(); ++i) {
+    unsigned value = 0;
+    if (std::sscanf(hex.c_str() + 2 * i, "%2x", &value) != 1) return std::nullopt;
+    digest[i] = static_cast<uint8_t>(value);
+  }
+  if (*record != DigestRecord(file, digest)) return std::nullopt;
+  return digest;
+}
+
+void ModelCache::RememberDigest(const FileIdentity& file, const Sha256Digest& digest) {
+  if (!file.sha256.empty()) return;
+  const fs::path dir = fs::path(options_.dir) / kLayoutDir / "digests";
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  const fs::path temp = dir / TempName("digest");
+  if (!WriteFileDurably(temp.string(), DigestRecord(file, digest)).ok()) {
+    RemoveTree(temp.string());
+    return;
+  }
+  if (rename(temp.c_str(), (dir / ToHex(Sha256(file.path))).c_str()) != 0) RemoveTree(temp.string());
 }
 
 CacheStats ModelCache::stats() const {

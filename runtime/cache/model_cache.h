@@ -7,6 +7,7 @@
 //   v3/ns/<namespace>/<..>/<key>/{export.gem, export.meta}  the entry's .gem with inline
 //                                  weights, once `gectl compile -o` wrote one (an export)
 //   v3/ns/<namespace>/<first two key digits>/<key>/direct   a direct-mode entry
+//   v3/digests/<SHA-256 of a path>  a file's bytes digest by its identity (RecallDigest)
 //   v3/ns/<namespace>/<..>/.tmp-*  entries being written (or left by killed writers)
 //   corrupt/<key>.<time>.*        entries found corrupt, moved aside
 // Namespaces (cache_key.h): "operator" for gectl, the daemon in open mode
@@ -39,6 +40,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -159,6 +161,14 @@ class ModelCache {
   // `key`, as its export with `summary` (one line).
   absl::Status AddExport(std::string_view ns, const std::string& key, const std::string& path,
                          const std::string& summary);
+
+  // The digest of a file's bytes remembered by its identity (as ccache's
+  // inode cache), so a direct lookup of an unchanged operator file reads
+  // nothing of it: `v3/digests/<SHA-256 of the path>`, a record with the
+  // identity and the digest. Racy identities (direct_entry.h) are never
+  // remembered; a record whose identity differs is no memory.
+  std::optional<Sha256Digest> RecallDigest(const FileIdentity& file) const;
+  void RememberDigest(const FileIdentity& file, const Sha256Digest& digest);
 
   // Direct mode: the entry of direct key `key` in `ns`, when its record is
   // sound and every file it lists is unchanged; NotFound otherwise (a

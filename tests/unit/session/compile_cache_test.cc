@@ -256,5 +256,26 @@ TEST_F(CompileCacheTest, AGraphKeyHitNeedsNoImport) {
   EXPECT_EQ(rt_->imports(), before + 2);
 }
 
+TEST_F(CompileCacheTest, ARememberedDigestReadsNoByteOfTheModel) {
+  const std::string bytes = AddModel().SerializeAsString();
+  Added first = AddAndRun(ClientSource(bytes), rt_->TenantScope("a"));
+  ASSERT_TRUE(first.status.ok()) << first.status;
+  // The digest known (as a file's remembered one is), the bytes absent: the
+  // same key, a hit, nothing read or imported.
+  GraphSource known = ClientSource(bytes);
+  known.digest = cache::ModelBytesDigest(bytes);
+  known.bytes = {};
+  int imports = 0;
+  known.import = [&imports]() -> absl::StatusOr<ImportedGraph> {
+    ++imports;
+    return absl::InternalError("not to be imported");
+  };
+  Added second = AddAndRun(known, rt_->TenantScope("a"));
+  ASSERT_TRUE(second.status.ok()) << second.status;
+  EXPECT_TRUE(second.use.direct_hit);
+  EXPECT_EQ(second.use.direct_key, first.use.direct_key);
+  EXPECT_EQ(imports, 0);
+}
+
 }  // namespace
 }  // namespace ge::session

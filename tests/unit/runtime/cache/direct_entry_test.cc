@@ -155,5 +155,36 @@ TEST_F(DirectEntryTest, ACorruptDirectRecordIsMovedAside) {
   EXPECT_EQ((*cache)->stats().corrupt, 1);
 }
 
+TEST_F(DirectEntryTest, DigestsAreRememberedByIdentityExceptForRacyFiles) {
+  ModelCacheOptions options;
+  options.dir = (dir_ / "cache").string();
+  auto cache = ModelCache::Open(options);
+  ASSERT_TRUE(cache.ok()) << cache.status();
+  FileIdentity settled{"/models/m.onnx", 100, 1000, 2000, 7, 8, ""};
+  const Sha256Digest digest = ModelBytesDigest("the model's bytes");
+  EXPECT_FALSE((*cache)->RecallDigest(settled).has_value());
+  (*cache)->RememberDigest(settled, digest);
+  ASSERT_TRUE((*cache)->RecallDigest(settled).has_value());
+  EXPECT_EQ(*(*cache)->RecallDigest(settled), digest);
+  // Any field of the identity differing: no memory.
+  for (int field = 0; field < 5; ++field) {
+    FileIdentity changed = settled;
+    if (field == 0) changed.size += 1;
+    if (field == 1) changed.mtime_ns += 1;
+    if (field == 2) changed.ctime_ns += 1;
+    if (field == 3) changed.inode += 1;
+    if (field == 4) changed.device += 1;
+    EXPECT_FALSE((*cache)->RecallDigest(changed).has_value()) << field;
+  }
+  // A racy identity (its content digest recorded) is neither remembered nor recalled.
+  FileIdentity racy = settled;
+  racy.path = "/models/racy.onnx";
+  racy.sha256 = std::string(64, '0');
+  (*cache)->RememberDigest(racy, digest);
+  EXPECT_FALSE((*cache)->RecallDigest(racy).has_value());
+  racy.sha256.clear();
+  EXPECT_FALSE((*cache)->RecallDigest(racy).has_value());
+}
+
 }  // namespace
 }  // namespace ge::cache
