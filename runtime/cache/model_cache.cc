@@ -399,9 +399,10 @@ std::optional<Sha256Digest> ModelCache::RecallDigest(const FileIdentity& file) c
   if (!dir.ok()) return std::nullopt;
   absl::StatusOr<std::string> record = dir->ReadFile(fs::path(path).filename().c_str());
   if (!record.ok()) return std::nullopt;
-  const size_t digest_at = record->find("\ndigest ");
-  if (digest_at == std::string::npos || digest_at + 9 + 64 > record->size()) return std::nullopt;
-  const std::string hex = record->substr(digest_at + 9, 64);
+  constexpr std::string_view kDigestLine = "\ndigest ";
+  const size_t digest_at = record->find(kDigestLine);
+  if (digest_at == std::string::npos || digest_at + kDigestLine.size() + 64 > record->size()) return std::nullopt;
+  const std::string hex = record->substr(digest_at + kDigestLine.size(), 64);
   // The same identity and a sound record: the same record made now.
   Sha256Digest digest{};
   for (size_t i = 0; i < digest.size(); ++i) {
