@@ -293,9 +293,14 @@ void Daemon::RefreshGauges() {
     CounterAdd(metrics_->cache_hits_total, now.hits - exported_cache_stats_.hits);
     CounterAdd(metrics_->cache_misses_total, now.misses - exported_cache_stats_.misses);
     CounterAdd(metrics_->cache_evictions_total, now.evictions - exported_cache_stats_.evictions);
+    CounterAdd(metrics_->cache_direct_hits_total, now.direct_hits - exported_cache_stats_.direct_hits);
+    CounterAdd(metrics_->cache_direct_misses_total, now.direct_misses - exported_cache_stats_.direct_misses);
     metrics_->cache_bytes.Get().Set(static_cast<double>(now.bytes));
     exported_cache_stats_ = now;
   }
+  const int64_t imports = runtime_->imports();
+  CounterAdd(metrics_->model_imports_total, imports - exported_imports_);
+  exported_imports_ = imports;
   metrics_->pending_requests.Get().Set(static_cast<double>(context_.inflight.load()));
   // Sessions run on host memory: the devices share the process's resident
   // set and the host's physical memory until they run on HAL devices.

@@ -70,6 +70,7 @@ class Daemon {
   std::unique_ptr<OpCache> op_cache_;
   std::unique_ptr<SharedMemoryRegistry> shared_memory_;  // when config.shared_memory
   cache::CacheStats exported_cache_stats_;               // what the metrics counted so far
+  int64_t exported_imports_ = 0;                         // runtime_->imports() counted so far
   prometheus::Registry registry_;
   std::unique_ptr<ServerMetrics> metrics_;
   ServiceContext context_;

@@ -44,6 +44,11 @@ ServerMetrics::ServerMetrics(prometheus::Registry& r)
       cache_misses_total(r.AddCounter("ged_cache_misses_total", "Compiled-model cache misses")),
       cache_evictions_total(r.AddCounter("ged_cache_evictions_total", "Compiled models evicted from the cache")),
       cache_bytes(r.AddGauge("ged_cache_bytes", "Bytes held by the compiled-model cache")),
+      cache_direct_hits_total(r.AddCounter("ged_cache_direct_hits_total",
+                                           "Direct-mode cache lookups (by the model's bytes) that found an entry")),
+      cache_direct_misses_total(
+          r.AddCounter("ged_cache_direct_misses_total", "Direct-mode cache lookups that found none or a stale one")),
+      model_imports_total(r.AddCounter("ged_model_imports_total", "Models imported (ONNX or GraphDef)")),
       model_load_duration(
           r.AddHistogram("ged_model_load_duration_seconds", "Time to load one compiled model", {}, LatencyBuckets())),
       op_cache_lookups_total(r.AddCounter(

@@ -29,6 +29,9 @@ struct ServerMetrics {
   prometheus::CounterFamily& cache_misses_total;
   prometheus::CounterFamily& cache_evictions_total;
   prometheus::GaugeFamily& cache_bytes;
+  prometheus::CounterFamily& cache_direct_hits_total;
+  prometheus::CounterFamily& cache_direct_misses_total;
+  prometheus::CounterFamily& model_imports_total;
   prometheus::HistogramFamily& model_load_duration;
   prometheus::CounterFamily& op_cache_lookups_total;     // {result}: hit, miss
   prometheus::CounterFamily& gear_runs_total;            // {path}: gear, dynamic

@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <map>
+#include <optional>
 
 #include "absl/cleanup/cleanup.h"
 
@@ -197,57 +198,74 @@ grpc::ServerUnaryReactor* GraphEngineService::AddGraph(grpc::CallbackServerConte
                                                        const v1::AddGraphRequest* request,
                                                        v1::AddGraphResponse* response) {
   ServiceContext& ctx = ctx_;
-  return Queued(ctx_, call, "AddGraph", request->session_id(), /*is_run=*/false,
-                [&ctx, request, response](Tenant*, ManagedSession& s) -> absl::Status {
-                  const std::string where = GraphLabel(s.id, request->graph_id());
-                  GE_RETURN_IF_ERROR(CheckGraphId(s.id, request->graph_id()));
-                  // A graph slot, held until the graph is in s.graphs or the call failed,
-                  // so concurrent AddGraphs cannot pass max_graphs_per_session together.
-                  GE_RETURN_IF_ERROR(ReserveGraphSlot(*ctx.config, s, where));
-                  absl::Cleanup release_slot = [&s] { ReleaseGraphSlot(s); };
-                  // The one ingestion path, as client input (session/runtime.h).
-                  session::IngestOptions ingest;
-                  ingest.provenance = session::Provenance::kClient;
-                  ingest.options = ToOptionMap(request->options());
-                  ingest.label = where;
-                  session::ModelSource source;
-                  if (request->has_graph_def()) {
-                    GE_RETURN_IF_ERROR(CheckGraphDefNodes(request->graph_def(), ctx.config->max_graph_nodes, where));
-                    source = session::ModelSource::GraphDef(request->graph_def());
-                  } else if (request->model_case() == v1::AddGraphRequest::kOnnxModel) {
-                    source = session::ModelSource::OnnxBytes(request->onnx_model());
-                  } else {
-                    return InvalidArgument(where, ": the request carries no model (set graph_def or onnx_model)");
-                  }
-                  GE_ASSIGN_OR_RETURN(session::IngestedModel ingested, ctx.runtime->AddModel(source, ingest));
-                  std::unique_ptr<ir::Graph> graph = std::move(ingested.graph);
-                  GE_RETURN_IF_ERROR(CheckGraphNodes(*graph, ctx.config->max_graph_nodes, where));
-                  const std::string name = graph->name();
-                  {
-                    std::lock_guard<std::mutex> lock(s.mu);
-                    if (s.graphs.count(request->graph_id()) != 0) return AlreadyExists(where, " already exists");
-                  }
-                  GE_ASSIGN_OR_RETURN(const int64_t threads,
-                                      ReserveInterOpThreads(ctx, s, ToOptionMap(request->options()), where));
-                  absl::Status added = Annotate(
-                      s.session->AddGraph(request->graph_id(), std::move(graph), ToOptionMap(request->options())),
-                      where);
-                  if (!added.ok()) {
-                    if (threads > 0) ctx.thread_budget->Release(threads);
-                    return added;
-                  }
-                  {
-                    std::lock_guard<std::mutex> lock(s.mu);
-                    s.graphs[request->graph_id()] = name.empty() ? StrCat("graph", request->graph_id()) : name;
-                    if (threads > 0) {
-                      s.thread_budget = ctx.thread_budget;
-                      s.inter_op_threads[request->graph_id()] = threads;
-                    }
-                  }
-                  GE_ASSIGN_OR_RETURN(session::GraphInfo info, s.session->GetGraphInfo(request->graph_id()));
-                  FillIo(info, response->mutable_inputs(), response->mutable_outputs());
-                  return absl::OkStatus();
-                });
+  return Queued(
+      ctx_, call, "AddGraph", request->session_id(), /*is_run=*/false,
+      [&ctx, request, response](Tenant*, ManagedSession& s) -> absl::Status {
+        const std::string where = GraphLabel(s.id, request->graph_id());
+        GE_RETURN_IF_ERROR(CheckGraphId(s.id, request->graph_id()));
+        // A graph slot, held until the graph is in s.graphs or the call failed,
+        // so concurrent AddGraphs cannot pass max_graphs_per_session together.
+        GE_RETURN_IF_ERROR(ReserveGraphSlot(*ctx.config, s, where));
+        absl::Cleanup release_slot = [&s] { ReleaseGraphSlot(s); };
+        // The one ingestion path, as client input (session/runtime.h).
+        session::IngestOptions ingest;
+        ingest.provenance = session::Provenance::kClient;
+        ingest.options = ToOptionMap(request->options());
+        ingest.label = where;
+        {
+          std::lock_guard<std::mutex> lock(s.mu);
+          if (s.graphs.count(request->graph_id()) != 0) return AlreadyExists(where, " already exists");
+        }
+        std::unique_ptr<ir::Graph> graph;
+        std::optional<session::GraphSource> source;
+        absl::Status import_error;  // the ingestion's own (labelled) refusal
+        if (request->has_graph_def()) {
+          GE_RETURN_IF_ERROR(CheckGraphDefNodes(request->graph_def(), ctx.config->max_graph_nodes, where));
+          GE_ASSIGN_OR_RETURN(session::IngestedModel ingested,
+                              ctx.runtime->AddModel(session::ModelSource::GraphDef(request->graph_def()), ingest));
+          graph = std::move(ingested.graph);
+          GE_RETURN_IF_ERROR(CheckGraphNodes(*graph, ctx.config->max_graph_nodes, where));
+        } else if (request->model_case() == v1::AddGraphRequest::kOnnxModel) {
+          // Direct mode: the session looks the bytes up in the cache
+          // and imports them (with every check above) only on a miss.
+          // The node bound is one of the checks the entry was made
+          // under, so it is part of its key.
+          const int64_t max_nodes = ctx.config->max_graph_nodes;
+          GE_ASSIGN_OR_RETURN(source, ctx.runtime->DirectSource(session::ModelSource::OnnxBytes(request->onnx_model()),
+                                                                ingest, StrCat("max_graph_nodes=", max_nodes),
+                                                                [max_nodes, where](const ir::Graph& g) {
+                                                                  return CheckGraphNodes(g, max_nodes, where);
+                                                                }));
+          source->import = [inner = std::move(source->import), &import_error]() {
+            absl::StatusOr<session::ImportedGraph> imported = inner();
+            if (!imported.ok()) import_error = imported.status();
+            return imported;
+          };
+        } else {
+          return InvalidArgument(where, ": the request carries no model (set graph_def or onnx_model)");
+        }
+        GE_ASSIGN_OR_RETURN(const int64_t threads,
+                            ReserveInterOpThreads(ctx, s, ToOptionMap(request->options()), where));
+        absl::Status added =
+            source ? s.session->AddGraph(request->graph_id(), *source, ToOptionMap(request->options()))
+                   : s.session->AddGraph(request->graph_id(), std::move(graph), ToOptionMap(request->options()));
+        if (!added.ok()) {
+          if (threads > 0) ctx.thread_budget->Release(threads);
+          return import_error.ok() ? Annotate(added, where) : added;
+        }
+        GE_ASSIGN_OR_RETURN(session::GraphInfo info, s.session->GetGraphInfo(request->graph_id()));
+        {
+          std::lock_guard<std::mutex> lock(s.mu);
+          const std::string& name = info.graph_name;
+          s.graphs[request->graph_id()] = name.empty() ? StrCat("graph", request->graph_id()) : name;
+          if (threads > 0) {
+            s.thread_budget = ctx.thread_budget;
+            s.inter_op_threads[request->graph_id()] = threads;
+          }
+        }
+        FillIo(info, response->mutable_inputs(), response->mutable_outputs());
+        return absl::OkStatus();
+      });
 }
 
 grpc::ServerUnaryReactor* GraphEngineService::RemoveGraph(grpc::CallbackServerContext* call,

@@ -309,7 +309,8 @@ absl::Status CheckOperatorOnnx(const onnx::ModelProto& model, const std::string&
   });
 }
 
-absl::Status ResolveOperatorFiles(ir::Graph& graph, const std::string& weights_root, const OptionMap& options) {
+absl::Status ResolveOperatorFiles(ir::Graph& graph, const std::string& weights_root, const OptionMap& options,
+                                  std::vector<std::string>* files) {
   std::vector<ir::Graph*> graphs = {&graph};
   for (ir::Graph* sub : graph.subgraphs()) graphs.push_back(sub);
   std::optional<variables::ValueBins> bins;
@@ -341,6 +342,7 @@ absl::Status ResolveOperatorFiles(ir::Graph& graph, const std::string& weights_r
       }
       absl::StatusOr<std::string> real = ResolveBeneath(weights_root, path);
       if (!real.ok()) return InvalidArgument(label, ": attribute '", attribute, "': ", real.status().message());
+      if (files != nullptr) files->push_back(*real);
       // The runtime opens file_path as resolved here (links followed once).
       if (attribute == variables::kAttrFilePath) op.SetAttr(variables::kAttrFilePath, *real);
     }

@@ -72,8 +72,9 @@ absl::Status CheckOperatorOnnx(const onnx::ModelProto& model, const std::string&
 // `weights_root`; location under _model_dir; file_id through
 // ge.exec.value_bins of `options`), refuses one outside `weights_root`
 // (InvalidArgument naming node, attribute and path) and sets file_path to
-// the resolved path.
-absl::Status ResolveOperatorFiles(ir::Graph& graph, const std::string& weights_root, const OptionMap& options);
+// the resolved path. `files` (may be null) gets every resolved path.
+absl::Status ResolveOperatorFiles(ir::Graph& graph, const std::string& weights_root, const OptionMap& options,
+                                  std::vector<std::string>* files = nullptr);
 
 // `path` with every symlink resolved (the missing tail taken as written),
 // when it lies beneath `root` (itself resolved); InvalidArgument otherwise.

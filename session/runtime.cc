@@ -1,6 +1,14 @@
 // Runtime: engines, cache and devices, the ingestion path, and sessions.
 #include "session/runtime.h"
 
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -44,6 +52,44 @@ absl::StatusOr<std::unique_ptr<cache::ModelCache>> OpenCache(const CacheConfig& 
     options.remote = std::shared_ptr<cache::RemoteTier>(std::move(tier));
   }
   return cache::ModelCache::Open(std::move(options));
+}
+
+// A model file mapped read-only (the operator's: a file truncated while it
+// is read ends the process with SIGBUS, as for any mapped input).
+class MappedFile {
+ public:
+  MappedFile(void* data, size_t size) : data_(data), size_(size) {}
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+  ~MappedFile() {
+    if (size_ > 0) munmap(data_, size_);
+  }
+  std::string_view bytes() const { return {static_cast<const char*>(data_), size_}; }
+
+ private:
+  void* data_;
+  size_t size_;
+};
+
+absl::StatusOr<std::shared_ptr<const MappedFile>> MapModelFile(const std::string& path) {
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return NotFound("ONNX model '", path, "' cannot be opened: ", std::strerror(errno));
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    close(fd);
+    return InvalidArgument("ONNX model '", path, "' is not a regular file");
+  }
+  const size_t size = static_cast<size_t>(st.st_size);
+  if (size > static_cast<size_t>(INT_MAX)) {
+    close(fd);
+    return InvalidArgument("ONNX model '", path, "' is ", size,
+                           " bytes, over protobuf's 2 GiB limit; store its weights as external data");
+  }
+  void* data = size == 0 ? nullptr : mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+  const int error = errno;
+  close(fd);
+  if (data == MAP_FAILED) return InvalidArgument("cannot map ONNX model '", path, "': ", std::strerror(error));
+  return std::make_shared<const MappedFile>(data, size);
 }
 
 // A GraphDef from a client is checked as the ONNX importer checks its
@@ -146,8 +192,8 @@ ModelSource ModelSource::File(std::string path) {
   return runtime::IsGemPath(path) ? GemPath(std::move(path)) : OnnxPath(std::move(path));
 }
 
-absl::StatusOr<std::unique_ptr<ir::Graph>> Runtime::ImportOnnx(const ModelSource& source,
-                                                               const IngestOptions& options) const {
+absl::StatusOr<std::unique_ptr<ir::Graph>> Runtime::ImportOnnx(const ModelSource& source, const IngestOptions& options,
+                                                               std::vector<std::string>* files) const {
   frontend::OnnxImportOptions import = frontend::OnnxImportOptionsFromMap(options.options);
   if (options.provenance == Provenance::kClient) {
     // The model as the client sent it, before the importer adds anything.
@@ -157,8 +203,15 @@ absl::StatusOr<std::unique_ptr<ir::Graph>> Runtime::ImportOnnx(const ModelSource
 }
 const std::string root = WeightsRootFor(source, options);
 std::unique_ptr<ir::Graph> graph;
-if (source.kind == ModelSource::Kind::kOnnxPath) {
+if (source.kind == ModelSource::Kind::kOnnxPath && source.bytes.empty()) {
   GE_ASSIGN_OR_RETURN(graph, frontend::ImportOnnxFile(source.path, import));
+} else if (source.kind == ModelSource::Kind::kOnnxPath) {
+  // The file's bytes, read by the caller: imported as the file would be.
+  std::error_code ec;
+  const std::string dir = fs::absolute(fs::path(source.path), ec).parent_path().string();
+  absl::StatusOr<std::unique_ptr<ir::Graph>> imported = frontend::ImportOnnxBytes(source.bytes, dir, import);
+  if (!imported.ok()) return Annotate(imported.status(), StrCat("ONNX model '", source.path, "'"));
+  graph = *std::move(imported);
 } else {
   // Bytes from the operator: external data is looked up in the weights root.
   GE_ASSIGN_OR_RETURN(graph, frontend::ImportOnnxBytes(source.bytes, root, import));
@@ -175,9 +228,70 @@ if (root.empty()) {
   }
   return graph;
 }
-GE_RETURN_IF_ERROR(ResolveOperatorFiles(*graph, root, options.options));
+GE_RETURN_IF_ERROR(ResolveOperatorFiles(*graph, root, options.options, files));
 return graph;
 }  // namespace ge::session
+
+absl::StatusOr<GraphSource> Runtime::DirectSource(const ModelSource& source, const IngestOptions& options,
+                                                  std::string checks,
+                                                  std::function<absl::Status(const ir::Graph&)> after_import) const {
+  if (source.kind != ModelSource::Kind::kOnnxPath && source.kind != ModelSource::Kind::kOnnxBytes) {
+    return InvalidArgument("direct mode takes ONNX models (a path or bytes)");
+  }
+  if (options.provenance == Provenance::kClient) {
+    // Before any lookup: a hit skips the import, not the client's checks
+    // that do not depend on the bytes.
+    absl::Status checked = CheckClientOptions(options.options, "");
+    if (!checked.ok()) {
+      return Annotate(checked, options.label.empty() ? std::string("options") : StrCat(options.label, ": options"));
+    }
+  }
+  GraphSource out;
+  out.direct.format = "onnx";
+  out.direct.provenance = options.provenance == Provenance::kClient ? "client" : "operator";
+  out.direct.checks = std::move(checks);
+  ModelSource imported = source;
+  if (source.kind == ModelSource::Kind::kOnnxPath) {
+    if (options.provenance == Provenance::kClient) {
+      return InvalidArgument("a client's model comes as bytes, not as a path on the daemon's host");
+    }
+    out.file = source.path;
+    // Its identity first: a digest remembered under it needs no byte of
+    // the file (the importer reads it on a miss); else the digest taken
+    // now is remembered under it.
+    if (absl::StatusOr<cache::FileIdentity> identity = cache::IdentifyFile(source.path); identity.ok()) {
+      if (cache_ != nullptr) out.digest = cache_->RecallDigest(*identity);
+      out.file_identity = *std::move(identity);
+    }
+    if (!out.digest) {
+      // Mapped, not read: hashing and (on a miss) importing read the page
+      // cache's pages in place.
+      GE_ASSIGN_OR_RETURN(std::shared_ptr<const MappedFile> mapped, MapModelFile(source.path));
+      imported.bytes = mapped->bytes();
+      out.bytes = mapped->bytes();
+      out.keep_alive = mapped;
+    }
+  } else {
+    out.bytes = source.bytes;
+  }
+  if (options.provenance == Provenance::kOperator) {
+    // Where the model's files are looked up and must lie: the model's
+    // directory and the weights root, as resolved.
+    std::error_code ec;
+    const std::string root = WeightsRootFor(source, options);
+    const fs::path real_root = root.empty() ? fs::path() : fs::weakly_canonical(root, ec);
+    const fs::path dir =
+        source.path.empty() ? fs::path() : fs::weakly_canonical(fs::absolute(source.path, ec).parent_path(), ec);
+    out.direct.origin = StrCat("model_dir ", dir.string(), "\nweights_root ", real_root.string());
+  }
+  out.import = [this, imported, options, after_import = std::move(after_import),
+                keep_alive = out.keep_alive]() -> absl::StatusOr<ImportedGraph> {
+    GE_ASSIGN_OR_RETURN(IngestedModel model, AddModel(imported, options));
+    if (after_import != nullptr) GE_RETURN_IF_ERROR(after_import(*model.graph));
+    return ImportedGraph{std::move(model.graph), std::move(model.files)};
+  };
+  return out;
+}
 
 absl::StatusOr<IngestedModel> Runtime::AddModel(const ModelSource& source, const IngestOptions& options) const {
   const bool client = options.provenance == Provenance::kClient;
@@ -195,13 +309,15 @@ absl::StatusOr<IngestedModel> Runtime::AddModel(const ModelSource& source, const
   switch (source.kind) {
     case ModelSource::Kind::kOnnxPath:
     case ModelSource::Kind::kOnnxBytes: {
-      absl::StatusOr<std::unique_ptr<ir::Graph>> graph = ImportOnnx(source, options);
+      imports_.fetch_add(1);
+      absl::StatusOr<std::unique_ptr<ir::Graph>> graph = ImportOnnx(source, options, &out.files);
       if (!graph.ok()) return where(graph.status(), "bad ONNX model");
       out.graph = *std::move(graph);
       return out;
     }
     case ModelSource::Kind::kGraphDef: {
       if (source.graph_def == nullptr) return InvalidArgument("no GraphDef given");
+      imports_.fetch_add(1);
       absl::StatusOr<std::unique_ptr<ir::Graph>> graph = ir::GraphFromProto(*source.graph_def);
       if (!graph.ok()) return where(graph.status(), "bad GraphDef");
       // The graph as received: GraphFromProto adds no attribute.
@@ -210,7 +326,7 @@ absl::StatusOr<IngestedModel> Runtime::AddModel(const ModelSource& source, const
       if (!client) {
         const std::string root = WeightsRootFor(source, options);
         if (!root.empty()) {
-          GE_RETURN_IF_ERROR(where(ResolveOperatorFiles(**graph, root, options.options), "GraphDef"));
+          GE_RETURN_IF_ERROR(where(ResolveOperatorFiles(**graph, root, options.options, &out.files), "GraphDef"));
         }
       }
       out.graph = *std::move(graph);

@@ -17,8 +17,15 @@
 // .gem, ready for Session::AddGraph / AddCompiledModel. Client input gets
 // the checks of session/ingest.h before the importer adds anything; operator
 // input has its files resolved beneath the weights root.
+//
+// Direct mode (session/compile_cache.h): DirectSource turns an ONNX model
+// (path or bytes) into a GraphSource, whose import is AddModel with the same
+// options, so a cache hit by its direct key needs no import at all, and a
+// miss imports through the same checks. imports() counts the models this
+// runtime imported (ONNX and GraphDef), which shows that a hit did not.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -89,8 +96,10 @@ class RuntimeDevice {
 struct ModelSource {
   enum class Kind { kOnnxPath, kOnnxBytes, kGraphDef, kGemBytes, kGemPath };
   Kind kind = Kind::kOnnxBytes;
-  std::string path;                         // kOnnxPath, kGemPath
-  std::string_view bytes;                   // kOnnxBytes, kGemBytes (not owned)
+  std::string path;  // kOnnxPath, kGemPath
+  // kOnnxBytes, kGemBytes (not owned); for kOnnxPath, when set, the file's
+  // bytes as already read (imported as the file, not read again).
+  std::string_view bytes;
   const v1::GraphDef* graph_def = nullptr;  // kGraphDef (not owned)
 
   static ModelSource OnnxPath(std::string path) { return {Kind::kOnnxPath, std::move(path), {}, nullptr}; }
@@ -119,6 +128,9 @@ struct IngestOptions {
 struct IngestedModel {
   std::unique_ptr<ir::Graph> graph;
   std::optional<runtime::CompiledModel> compiled;
+  // The files the graph reads (an operator model's external data and
+  // FileConstant files), resolved: what a direct-mode entry checks.
+  std::vector<std::string> files;
 };
 
 class Runtime {
@@ -142,6 +154,18 @@ class Runtime {
   // The one ingestion path (see above).
   absl::StatusOr<IngestedModel> AddModel(const ModelSource& source, const IngestOptions& options) const;
 
+  // Direct mode: `source` (an ONNX path, read here, or ONNX bytes, which
+  // must outlive the result) as a GraphSource whose import is AddModel with
+  // `options`. `checks` names the parameters of the caller's own checks
+  // after the import (the daemon's max_graph_nodes), and `after_import`
+  // (may be null) runs them. InvalidArgument for other kinds of source.
+  absl::StatusOr<GraphSource> DirectSource(const ModelSource& source, const IngestOptions& options,
+                                           std::string checks = "",
+                                           std::function<absl::Status(const ir::Graph&)> after_import = nullptr) const;
+
+  // How many models AddModel imported (ONNX and GraphDef sources).
+  int64_t imports() const { return imports_.load(); }
+
   // A session on device `device` with `options`, compiling through `scope`.
   // With `quota` (may be null) its memory is charged to that quota.
   std::unique_ptr<Session> NewSession(const OptionMap& options, int device, const CacheScope& scope,
@@ -149,10 +173,12 @@ class Runtime {
 
  private:
   Runtime() = default;
-  absl::StatusOr<std::unique_ptr<ir::Graph>> ImportOnnx(const ModelSource& source, const IngestOptions& options) const;
+  absl::StatusOr<std::unique_ptr<ir::Graph>> ImportOnnx(const ModelSource& source, const IngestOptions& options,
+                                                        std::vector<std::string>* files) const;
 
   std::unique_ptr<engine::EngineRegistry> engines_;
   std::unique_ptr<cache::ModelCache> cache_;
+  mutable std::atomic<int64_t> imports_{0};
   std::vector<std::unique_ptr<RuntimeDevice>> devices_;
 };
 

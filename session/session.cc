@@ -33,6 +33,7 @@ void AppendInputDefaults(const GraphInfo& info, std::vector<Value>& inputs) {
 
 GraphInfo DescribeGraph(const ir::Graph& graph) {
   GraphInfo info;
+  info.graph_name = graph.name();
   for (const ir::Node* data : graph.InputNodes()) {
     const ir::IoDesc& out = data->op_desc().output(0);
     ir::ValueType type = out.type;
@@ -80,6 +81,10 @@ struct Session::GraphEntry {
   std::unique_ptr<JitGraph> jit;
   GraphInfo info;
   CacheUse cache_use;
+  // Direct mode: the direct entry to write once compiled, and whether the
+  // user key (ge.graph_key) was looked up at AddGraph and missed.
+  DirectTarget direct;
+  bool user_key_missed = false;
   std::mutex compile_mu;
 };
 
@@ -194,6 +199,54 @@ absl::Status Session::AddGraph(uint32_t graph_id, std::unique_ptr<ir::Graph> gra
   return absl::OkStatus();
 }
 
+absl::Status Session::AddGraph(uint32_t graph_id, const GraphSource& source, const OptionMap& options) {
+  OptionMap merged = options_;
+  for (const auto& [k, v] : options) merged[k] = v;
+  GE_RETURN_IF_ERROR(ValidateOptions(merged));
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (graphs_.contains(graph_id)) return AlreadyExists("graph ", graph_id, " already exists in this session");
+  }
+  auto entry = std::make_shared<GraphEntry>();
+  entry->options = std::move(merged);
+  CacheScope scope;
+  if (absl::StatusOr<CacheScope> found = ScopeFor(entry->options); found.ok()) {
+    scope = *std::move(found);
+  } else {
+    Logger("cache").warn("graph {} compiles without the cache: {}", graph_id, found.status().message());
+  }
+  if (scope.cache != nullptr) {
+    absl::StatusOr<runtime::CompiledModel> hit =
+        LookupSource(source, entry->options, engines_, pool_, scope, &entry->cache_use);
+    if (hit.ok()) {
+      const std::string key = entry->cache_use.key;
+      absl::Status installed = InstallCompiledModel(*entry, *std::move(hit));
+      if (installed.ok()) {
+        std::lock_guard<std::mutex> lock(mu_);
+        if (graphs_.contains(graph_id)) return AlreadyExists("graph ", graph_id, " already exists in this session");
+        graphs_.emplace(graph_id, std::move(entry));
+        return absl::OkStatus();
+      }
+      // A hit this host cannot load: import and compile instead.
+      Logger("cache").warn("cache entry {} cannot be loaded, importing: {}", key, installed.message());
+      entry->compiled.reset();
+      entry->options = options_;
+      for (const auto& [k, v] : options) entry->options[k] = v;
+      entry->cache_use.hit = entry->cache_use.direct_hit = false;
+    } else {
+      entry->user_key_missed = entry->cache_use.direct_key.empty() && !entry->cache_use.key.empty();
+    }
+  }
+  GE_ASSIGN_OR_RETURN(ImportedGraph imported, ImportSource(source, entry->cache_use, &entry->direct));
+  if (imported.graph == nullptr) return Internal("the importer returned no graph");
+  entry->info = DescribeGraph(*imported.graph);
+  entry->graph = std::move(imported.graph);
+  std::lock_guard<std::mutex> lock(mu_);
+  if (graphs_.contains(graph_id)) return AlreadyExists("graph ", graph_id, " already exists in this session");
+  graphs_.emplace(graph_id, std::move(entry));
+  return absl::OkStatus();
+}
+
 absl::Status Session::RemoveGraph(uint32_t graph_id) {
   std::lock_guard<std::mutex> lock(mu_);
   if (graphs_.erase(graph_id) == 0) return NotFound("graph ", graph_id, " does not exist in this session");
@@ -228,7 +281,8 @@ absl::Status Session::CompileGraph(uint32_t graph_id, double timeout_seconds, st
     Logger("cache").warn("graph {} compiles without the cache: {}", graph_id, found.status().message());
   }
   absl::StatusOr<runtime::CompiledModel> model =
-      CompileThroughCache(entry->graph, entry->options, engines_, pool_, scope, &entry->cache_use);
+      CompileThroughCache(entry->graph, entry->options, engines_, pool_, scope, &entry->cache_use,
+                          /*lookup=*/!entry->user_key_missed, &entry->direct);
   if (!model.ok()) return model.status();
   if (entry->cache_use.hit) {
     absl::Status installed = InstallCompiledModel(*entry, *std::move(model));
@@ -237,7 +291,7 @@ absl::Status Session::CompileGraph(uint32_t graph_id, double timeout_seconds, st
     Logger("cache").warn("cache entry {} cannot be loaded, compiling: {}", entry->cache_use.key, installed.message());
     entry->compiled.reset();
     model = CompileThroughCache(entry->graph, entry->options, engines_, pool_, scope, &entry->cache_use,
-                                /*lookup=*/false);
+                                /*lookup=*/false, &entry->direct);
     if (!model.ok()) return model.status();
   }
   absl::Status loaded = InstallCompiledModel(*entry, *std::move(model));

@@ -45,6 +45,8 @@
 // session's namespace is loaded instead of compiling; a miss is compiled
 // and stored. A store that fails (full disk, no permission) is a warning:
 // the compiled graph is used all the same.
+// Graphs added as a GraphSource are looked up by their direct key at
+// AddGraph, so a hit never imports them (see AddGraph).
 // A hit holds what a .gem keeps: the flattened graph with its program, or,
 // for a mixed graph, also the partitioned form, so it runs mixed as when
 // compiled.
@@ -101,6 +103,7 @@ enum class RunPath : uint8_t { kGear, kDynamic };
 struct GraphInfo {
   std::vector<GraphIo> inputs;   // by Data index
   std::vector<GraphIo> outputs;  // NetOutput order
+  std::string graph_name;        // the graph's (the compiled graph's after a direct-mode hit)
 };
 
 class Session {
@@ -130,6 +133,15 @@ class Session {
 
   // Validates the options and keeps the graph under `graph_id`.
   absl::Status AddGraph(uint32_t graph_id, std::unique_ptr<ir::Graph> graph, const OptionMap& options = {});
+  // Direct mode (session/compile_cache.h): a model not imported yet. With a
+  // cache, the compiled model of its direct key (or ge.graph_key) is looked
+  // up first: a hit is installed as the compiled graph without importing
+  // (GetGraphInfo then describes the compiled graph; CompileGraph is a
+  // no-op and GetCacheUse says hit and direct_hit). A miss imports the
+  // model (with the checks of its provenance; their error is returned as
+  // is) and CompileGraph compiles it through the cache, writing the direct
+  // entry. `source` must stay valid until this returns.
+  absl::Status AddGraph(uint32_t graph_id, const GraphSource& source, const OptionMap& options = {});
   absl::Status RemoveGraph(uint32_t graph_id);
   // Compiles the graph (a no-op when it is already compiled).
   // `timeout_seconds` > 0 bounds the compilation (checked between passes):

@@ -33,12 +33,13 @@ absl::StatusOr<std::unique_ptr<cache::ModelCache>> OpenCache() {
 
 absl::Status List(cache::ModelCache& cache) {
   GE_ASSIGN_OR_RETURN(std::vector<cache::EntryInfo> entries, cache.List());
-  std::cout << std::left << std::setw(66) << "KEY" << std::setw(14) << "BYTES" << std::setw(22) << "LAST USED"
-            << std::setw(22) << "CREATED" << "GED" << std::endl;
+  std::cout << std::left << std::setw(66) << "KEY" << std::setw(8) << "KIND" << std::setw(14) << "BYTES"
+            << std::setw(22) << "LAST USED" << std::setw(22) << "CREATED"
+            << "GED" << std::endl;
   for (const cache::EntryInfo& e : entries) {
-    std::cout << std::setw(66) << e.key << std::setw(14) << e.bytes << std::setw(22) << FormatTime(e.last_used_unix)
-              << std::setw(22) << FormatTime(e.created_unix) << (e.ged_version.empty() ? "-" : e.ged_version)
-              << std::endl;
+    std::cout << std::setw(66) << e.key << std::setw(8) << (e.direct ? "direct" : "model") << std::setw(14) << e.bytes
+              << std::setw(22) << FormatTime(e.last_used_unix) << std::setw(22) << FormatTime(e.created_unix)
+              << (e.ged_version.empty() ? "-" : e.ged_version) << std::endl;
   }
   return absl::OkStatus();
 }
@@ -89,9 +90,11 @@ int CacheCommand(const CacheFlags& flags) {
     if (!rt.ok()) return ReportError(rt.status());
     const cache::VerifyReport report = (*cache)->Verify(&(*rt)->engines());
     for (const std::string& line : report.moved_aside) std::cout << "moved aside: " << line << std::endl;
-    std::cout << report.entries << " entries verified, " << report.other_hosts
-              << " intact but built for other engines, CPUs or ged versions, " << report.moved_aside.size() << " corrupt, "
-              << report.temps_removed << " stale temporary entries removed" << std::endl;
+    std::cout << report.entries << " entries verified, " << report.direct_entries << " direct-mode entries, "
+              << report.other_hosts << " intact but built for other engines, CPUs or ged versions, "
+              << report.moved_aside.size() << " corrupt, " << report.temps_removed
+              << " stale temporary entries removed, " << report.old_format
+              << " entries of earlier cache formats ignored (gc removes them)" << std::endl;
     return report.moved_aside.empty() ? 0 : 1;
   } else if (flags.action == "gc") {
     int64_t max_bytes = GetCacheSettings().max_bytes;
@@ -103,8 +106,10 @@ int CacheCommand(const CacheFlags& flags) {
     absl::StatusOr<cache::GcReport> report = (*cache)->Collect(max_bytes);
     if (!report.ok()) return ReportError(report.status());
     std::cout << "removed " << report->entries_removed << " entries (" << report->bytes_removed << " bytes), "
-              << report->temps_removed << " stale temporary entries and " << report->corrupt_removed
-              << " entries moved aside as corrupt; " << report->bytes_left << " bytes left" << std::endl;
+              << report->temps_removed << " stale temporary entries, " << report->corrupt_removed
+              << " entries moved aside as corrupt, " << report->old_format_removed
+              << " entries of earlier cache formats and " << report->dangling_removed
+              << " direct-mode entries whose model was gone; " << report->bytes_left << " bytes left" << std::endl;
   } else {
     s = InvalidArgument("unknown cache action '", flags.action, "': expected ls, stat, verify or gc");
   }

@@ -93,8 +93,8 @@ absl::StatusOr<std::unique_ptr<session::Session>> LocalRuntime::OpenModel(const 
                                                                           const OptionMap& options) {
   std::unique_ptr<session::Session> session = root_->NewSession(OptionMap(), device_, root_->OperatorScope());
   if (!session::IsCompiledModelPath(path)) {
-    GE_ASSIGN_OR_RETURN(auto graph, LoadModel(path, options));
-    GE_RETURN_IF_ERROR(session->AddGraph(0, std::move(graph), options));
+    GE_ASSIGN_OR_RETURN(session::GraphSource source, Source(path, options));
+    GE_RETURN_IF_ERROR(session->AddGraph(0, source, options));
     GE_RETURN_IF_ERROR(session->CompileGraph(0));
     return session;
   }
@@ -107,6 +107,18 @@ absl::StatusOr<std::unique_ptr<session::Session>> LocalRuntime::OpenModel(const 
   GE_ASSIGN_OR_RETURN(session::IngestedModel model, root_->AddModel(session::ModelSource::GemPath(path), ingest));
   GE_RETURN_IF_ERROR(session->AddCompiledModel(0, *std::move(model.compiled)));
   return session;
+}
+
+absl::StatusOr<session::GraphSource> LocalRuntime::Source(const std::string& path, const OptionMap& options) const {
+  GE_RETURN_IF_ERROR(CheckModelPath(path));
+  if (session::IsCompiledModelPath(path)) {
+    return InvalidArgument(path, " is a compiled model (.gem); this command takes a source model (.onnx)");
+  }
+  // The operator's model: its files beneath its own directory.
+  session::IngestOptions ingest;
+  ingest.provenance = session::Provenance::kOperator;
+  ingest.options = options;
+  return root_->DirectSource(session::ModelSource::OnnxPath(path), ingest);
 }
 
 absl::Status CheckModelPath(const std::string& path) {

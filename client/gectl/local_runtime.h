@@ -47,13 +47,19 @@ class LocalRuntime {
   ThreadPool* pool() { return root_->device(device_).pool(); }
   const session::Runtime& root() const { return *root_; }
 
+  // The model at `path` (.onnx) as a source to compile in direct mode
+  // (session/compile_cache.h): read and hashed, imported as the operator's
+  // (with `options`) only on a cache miss.
+  absl::StatusOr<session::GraphSource> Source(const std::string& path, const OptionMap& options) const;
+
   // A session holding `graph` as graph 0 with `options`.
   absl::StatusOr<std::unique_ptr<session::Session>> NewSession(std::unique_ptr<ir::Graph> graph,
                                                                const OptionMap& options);
   // A session holding the model at `path` as graph 0, compiled: a .gem is
   // loaded (and checked against this host's engines and CPU; `options`
   // must be empty, they were fixed at compile time), any other model is
-  // imported and compiled with `options`, through the process's cache.
+  // compiled with `options` through the process's cache in direct mode (a
+  // hit imports nothing).
   absl::StatusOr<std::unique_ptr<session::Session>> OpenModel(const std::string& path, const OptionMap& options);
 
  private:

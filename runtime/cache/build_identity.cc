@@ -23,12 +23,30 @@ constexpr std::string_view kCompileLibraries[] = {
     "libge_cpu_dense.so", "libge_host_cpu_kernels.so",
 };
 
+// Libraries that read a model's source bytes and check them (direct keys).
+constexpr std::string_view kIngestionLibraries[] = {"libge_frontend.so", "libge_session.so", "libge_proto.so"};
+
+std::string_view BaseName(std::string_view path) {
+  const size_t slash = path.rfind('/');
+  return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
 bool IsCompileLibrary(std::string_view path) {
   if (path.find("/ged/engines/") != std::string_view::npos) return true;
-  const size_t slash = path.rfind('/');
-  const std::string_view base = slash == std::string_view::npos ? path : path.substr(slash + 1);
+  const std::string_view base = BaseName(path);
   return std::find(std::begin(kCompileLibraries), std::end(kCompileLibraries), base) != std::end(kCompileLibraries);
 }
+
+bool IsIngestionLibrary(std::string_view path) {
+  const std::string_view base = BaseName(path);
+  return std::find(std::begin(kIngestionLibraries), std::end(kIngestionLibraries), base) !=
+         std::end(kIngestionLibraries);
+}
+
+struct Collection {
+  bool (*wanted)(std::string_view path);
+  std::vector<std::pair<std::string, std::string>> identity;
+};
 
 std::string Hex(const unsigned char* bytes, size_t n) {
   static constexpr char kDigits[] = "0123456789abcdef";
@@ -63,28 +81,32 @@ std::string BuildIdOf(const dl_phdr_info& info) {
 }
 
 int Collect(dl_phdr_info* info, size_t, void* data) {
-  auto* out = static_cast<std::vector<std::pair<std::string, std::string>>*>(data);
+  auto* collection = static_cast<Collection*>(data);
+  auto* out = &collection->identity;
   const std::string_view path = info->dlpi_name != nullptr ? info->dlpi_name : "";
-  if (path.empty() || !IsCompileLibrary(path)) return 0;
+  if (path.empty() || !collection->wanted(path)) return 0;
   std::string id = BuildIdOf(*info);
   if (id.empty()) {
     struct stat st {};
     if (stat(info->dlpi_name, &st) == 0) id = absl::StrCat("size:", st.st_size, ",mtime:", st.st_mtime);
   }
-  const size_t slash = path.rfind('/');
-  out->emplace_back(std::string(slash == std::string_view::npos ? path : path.substr(slash + 1)), std::move(id));
+  out->emplace_back(std::string(BaseName(path)), std::move(id));
   return 0;
+}
+
+std::vector<std::pair<std::string, std::string>> IdentityOf(bool (*wanted)(std::string_view path)) {
+  // Walked on every call (a few microseconds): engine plugins load after the
+  // process starts.
+  Collection collection{wanted, {}};
+  dl_iterate_phdr(Collect, &collection);
+  std::sort(collection.identity.begin(), collection.identity.end());
+  return std::move(collection.identity);
 }
 
 }  // namespace
 
-std::vector<std::pair<std::string, std::string>> CompilerBuildIdentity() {
-  // Walked on every call (a few microseconds): engine plugins load after the
-  // process starts.
-  std::vector<std::pair<std::string, std::string>> identity;
-  dl_iterate_phdr(Collect, &identity);
-  std::sort(identity.begin(), identity.end());
-  return identity;
-}
+std::vector<std::pair<std::string, std::string>> CompilerBuildIdentity() { return IdentityOf(IsCompileLibrary); }
+
+std::vector<std::pair<std::string, std::string>> IngestionBuildIdentity() { return IdentityOf(IsIngestionLibrary); }
 
 }  // namespace ge::cache

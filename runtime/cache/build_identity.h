@@ -19,4 +19,9 @@ namespace ge::cache {
 // without a build-ID note contributes its file size and modification time.
 std::vector<std::pair<std::string, std::string>> CompilerBuildIdentity();
 
+// The same for the libraries that turn a model's bytes into a graph and
+// check it (the front ends, the ingestion path): part of direct keys only
+// (cache_key.h), since a content key hashes their result.
+std::vector<std::pair<std::string, std::string>> IngestionBuildIdentity();
+
 }  // namespace ge::cache

@@ -98,7 +98,7 @@ absl::StatusOr<EntryMeta> CheckEntry(const EntryBlobs& entry, std::string_view k
     if (HexCrc(data) != digest) return absl::DataLossError(StrCat(file, "'s checksum does not match the record"));
     return absl::OkStatus();
   };
-  GE_RETURN_IF_ERROR(check(kGemFile, entry.gem, parsed.meta.gem_bytes, parsed.gem_crc32c));
+  GE_RETURN_IF_ERROR(check(kGemFile, entry.gem_view(), parsed.meta.gem_bytes, parsed.gem_crc32c));
   GE_RETURN_IF_ERROR(check(kWeightsFile, entry.weights_view(), parsed.meta.weights_bytes, parsed.weights_crc32c));
   return parsed.meta;
 }
@@ -124,7 +124,7 @@ Sha256Digest EntryMac(std::string_view mac_key, std::string_view ns, std::string
   add(ns);
   add(key);
   add(meta);
-  add(entry.gem);
+  add(entry.gem_view());
   add(entry.weights_view());
   return HmacSha256(mac_key, framed);
 }

@@ -25,17 +25,25 @@ namespace ge::cache {
 inline constexpr char kGemFile[] = "model.gem";
 inline constexpr char kWeightsFile[] = "model.gem.weights";
 inline constexpr char kMetaFile[] = "meta";
+// An entry's export (model_cache.h): its .gem with inline weights, and the
+// record checking it.
+inline constexpr char kExportFile[] = "export.gem";
+inline constexpr char kExportMetaFile[] = "export.meta";
 
 struct EntryBlobs {
   std::string meta;
-  std::string gem;
+  std::string gem;                         // entries made here or fetched remotely
   std::string weights;                     // entries made here or fetched remotely
+  std::shared_ptr<Buffer> mapped_gem;      // entries read from disk: the file, mapped
   std::shared_ptr<Buffer> mapped_weights;  // entries read from disk: the file, mapped
-  std::string_view weights_view() const {
-    return mapped_weights ? std::string_view(static_cast<const char*>(mapped_weights->data()), mapped_weights->size())
-                          : std::string_view(weights);
+  std::string_view gem_view() const { return View(mapped_gem, gem); }
+  std::string_view weights_view() const { return View(mapped_weights, weights); }
+  int64_t size() const { return static_cast<int64_t>(meta.size() + gem_view().size() + weights_view().size()); }
+
+ private:
+  static std::string_view View(const std::shared_ptr<Buffer>& mapped, const std::string& held) {
+    return mapped ? std::string_view(static_cast<const char*>(mapped->data()), mapped->size()) : std::string_view(held);
   }
-  int64_t size() const { return static_cast<int64_t>(meta.size() + gem.size() + weights_view().size()); }
 };
 
 struct EntryMeta {

@@ -57,6 +57,25 @@ class DirHandle {
   int fd_;
 };
 
+// An open file descriptor, closed on scope exit.
+class Fd {
+ public:
+  explicit Fd(int fd) : fd_(fd) {}
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  ~Fd();
+  int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
+// Creates `to` (which must not exist) with the content of `from`: a reflink
+// (blocks shared copy-on-write) where the file system has them, else an
+// in-kernel copy. Never a hard link: the two files stay independent. How
+// it was done ("reflink" or "copy").
+absl::StatusOr<std::string> LinkOrCopyFile(const std::string& from, const std::string& to);
+
 // Sets the modification time of `path` to now (the LRU clock).
 void TouchFile(const std::string& path);
 // The total size of the regular files directly in `dir` (0 if unreadable).

@@ -26,6 +26,17 @@
 // names the graph; UserCacheKey replaces the graph digest by that name and
 // keeps everything else, so a stale entry is never loaded on another engine
 // version or CPU.
+//
+// Direct mode (as ccache's): DirectCacheKey is computed from the model's
+// source bytes, not from the imported graph, so a hit needs no import. It
+// hashes the bytes (ModelBytesDigest), the source format, the provenance
+// and the checks the import passed (so an entry is reachable only by
+// callers whose import would pass the same checks), the model's location
+// for operator files (where its external data is looked up), the build of
+// the importer and the ingestion checks, and everything the content key
+// hashes besides the graph. The files a model reads (ONNX external data,
+// FileConstant files) are known only after an import: the direct entry
+// lists them with their identities (direct_entry.h), checked on every hit.
 #pragma once
 
 #include <string>
@@ -78,6 +89,27 @@ std::string CacheKeyOfDigest(const Sha256Digest& digest, const OptionMap& option
 
 // The key of GE's user-named form (`ge.graph_key`).
 std::string UserCacheKey(std::string_view graph_key, const OptionMap& options, const KeyContext& context);
+
+// What a direct key hashes besides the options and the context.
+struct DirectSource {
+  std::string format;      // the importer of the bytes ("onnx")
+  std::string provenance;  // "client" or "operator" (session/ingest.h)
+  // The parameters of the checks the import passed ("max_graph_nodes=...");
+  // the caller's own, never a client's.
+  std::string checks;
+  // Operator files: the model's directory and weights root, as resolved;
+  // empty for bytes.
+  std::string origin;
+  Sha256Digest bytes{};  // ModelBytesDigest of the source bytes
+};
+
+// The digest of a model's source bytes: SHA-256 over 8 MiB chunks (in
+// parallel on `pool` when set), then over the chunk digests; the same with
+// or without a pool.
+Sha256Digest ModelBytesDigest(std::string_view bytes, ThreadPool* pool = nullptr);
+
+// The direct-mode key of `source` compiled with `options` in `context`.
+std::string DirectCacheKey(const DirectSource& source, const OptionMap& options, const KeyContext& context);
 
 // Options that never change the compiled model.
 bool IsOptionIgnoredByCacheKey(std::string_view key);

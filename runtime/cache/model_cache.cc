@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
@@ -23,8 +24,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// v2: namespaces (v1 entries, from before them, are ignored).
-constexpr char kLayoutDir[] = "v2";
+constexpr const char* kLayoutDir = kCacheLayoutDir;
 constexpr char kNamespacesDir[] = "ns";
 constexpr char kCorruptDir[] = "corrupt";
 double SecondsSince(std::chrono::steady_clock::time_point start) {
@@ -113,14 +113,20 @@ absl::StatusOr<EntryBlobs> ModelCache::ReadLocal(std::string_view ns, const std:
     if (!fs::exists(path, ec)) return absl::NotFoundError(StrCat("entry ", key, " was removed while read"));
     return absl::DataLossError(StrCat(name, " is unreadable: ", status.message()));
   };
-  for (auto [name, blob] : {std::pair{kMetaFile, &entry.meta}, {kGemFile, &entry.gem}}) {
-    absl::StatusOr<std::string> data = dir.ReadFile(name);
-    if (!data.ok()) return unreadable(name, data.status());
-    *blob = *std::move(data);
+  absl::StatusOr<std::string> meta = dir.ReadFile(kMetaFile);
+  if (!meta.ok() && dir.ReadFile(kDirectFile).ok()) {
+    // A direct-mode entry, not a model: a miss for this kind of lookup.
+    return absl::NotFoundError(StrCat(key, " is a direct-mode entry, not a compiled model"));
   }
-  absl::StatusOr<std::shared_ptr<Buffer>> weights = dir.MapFile(kWeightsFile);
-  if (!weights.ok()) return unreadable(kWeightsFile, weights.status());
-  entry.mapped_weights = *std::move(weights);
+  if (!meta.ok()) return unreadable(kMetaFile, meta.status());
+  entry.meta = *std::move(meta);
+  // Both files mapped: their pages stay the page cache's, shared by every
+  // process that loads the entry.
+  for (auto [name, blob] : {std::pair{kGemFile, &entry.mapped_gem}, {kWeightsFile, &entry.mapped_weights}}) {
+    absl::StatusOr<std::shared_ptr<Buffer>> mapped = dir.MapFile(name);
+    if (!mapped.ok()) return unreadable(name, mapped.status());
+    *blob = *std::move(mapped);
+  }
   return entry;
 }
 
@@ -175,7 +181,7 @@ absl::StatusOr<runtime::CompiledModel> ModelCache::LookupIn(std::string_view ns,
   }
   start = std::chrono::steady_clock::now();
   absl::StatusOr<runtime::CompiledModel> model =
-      runtime::LoadGemWithWeights(entry->gem, entry->mapped_weights, StrCat("cache entry ", key), engines);
+      runtime::LoadGemWithWeights(entry->gem_view(), entry->mapped_weights, StrCat("cache entry ", key), engines);
   t.load = SecondsSince(start);
   if (!model.ok()) {
     MoveAside(ns, key, model.status(), nullptr);
@@ -236,7 +242,7 @@ absl::Status ModelCache::Publish(std::string_view ns, const std::string& key, co
   if (!fs::create_directory(temp, ec) || ec) {
     return FailedPrecondition("cannot create ", temp.string(), ": ", ec.message());
   }
-  absl::Status written = WriteFileDurably((temp / kGemFile).string(), entry.gem);
+  absl::Status written = WriteFileDurably((temp / kGemFile).string(), entry.gem_view());
   if (written.ok()) written = WriteFileDurably((temp / kWeightsFile).string(), entry.weights_view());
   // The record last: an entry with a record has both files.
   if (written.ok()) written = WriteFileDurably((temp / kMetaFile).string(), entry.meta);
@@ -300,6 +306,127 @@ absl::Status ModelCache::StoreModelIn(std::string_view ns, const std::string& ke
   return StoreIn(ns, key, std::move(bytes));
 }
 
+absl::StatusOr<DirectEntry> ModelCache::LookupDirectIn(std::string_view ns, const std::string& key) {
+  if (!IsCacheKey(key)) return InvalidArgument("'", key.substr(0, 80), "' is not a cache key (64 hex digits)");
+  if (!IsValidNamespace(ns)) return InvalidArgument("'", ns.substr(0, 80), "' is not a cache namespace");
+  const std::string path = EntryPath(ns, key);
+  absl::StatusOr<DirHandle> dir = DirHandle::Open(path);
+  absl::StatusOr<std::string> record = dir.ok() ? dir->ReadFile(kDirectFile) : dir.status();
+  if (!record.ok()) {
+    direct_misses_.fetch_add(1);
+    return absl::NotFoundError(StrCat("no direct entry ", key, " in the compiled-model cache ", options_.dir));
+  }
+  absl::StatusOr<DirectEntry> entry = ParseDirectRecord(*record, key);
+  if (!entry.ok()) {
+    MoveAside(ns, key, entry.status(), nullptr);
+    direct_misses_.fetch_add(1);
+    return absl::NotFoundError(StrCat("direct entry ", key, " is corrupt"));
+  }
+  if (absl::Status files = CheckDirectFiles(*entry); !files.ok()) {
+    // Stale, not corrupt: the next compile of the model replaces it.
+    Log().info("compiled-model cache {}: direct entry {} is stale: {}", options_.dir, key, files.message());
+    direct_misses_.fetch_add(1);
+    return absl::NotFoundError(StrCat("direct entry ", key, " is stale: ", files.message()));
+  }
+  TouchFile((fs::path(path) / kDirectFile).string());
+  direct_hits_.fetch_add(1);
+  // Files recorded with their content (racy then) that are settled now:
+  // recorded again by their identity alone, so later hits read no content.
+  const bool had_content =
+      std::any_of(entry->files.begin(), entry->files.end(), [](const FileIdentity& f) { return !f.sha256.empty(); });
+  if (had_content) {
+    DirectEntry settled = *entry;
+    bool racy = false;
+    for (FileIdentity& f : settled.files) {
+      absl::StatusOr<FileIdentity> now = IdentifyFile(f.path);
+      racy = racy || !now.ok() || !now->sha256.empty();
+      if (now.ok()) f = *std::move(now);
+    }
+    if (!racy) (void)StoreDirectIn(ns, key, settled);
+  }
+  return entry;
+}
+
+absl::Status ModelCache::StoreDirectIn(std::string_view ns, const std::string& key, const DirectEntry& entry) {
+  if (!IsCacheKey(key)) return InvalidArgument("'", key.substr(0, 80), "' is not a cache key (64 hex digits)");
+  if (!IsValidNamespace(ns)) return InvalidArgument("'", ns.substr(0, 80), "' is not a cache namespace");
+  const fs::path target(EntryPath(ns, key));
+  const fs::path parent = target.parent_path();
+  std::error_code ec;
+  fs::create_directories(parent, ec);
+  if (ec) return FailedPrecondition("cannot create ", parent.string(), ": ", ec.message());
+  const fs::path temp = parent / TempName("direct");
+  if (!fs::create_directory(temp, ec) || ec) {
+    return FailedPrecondition("cannot create ", temp.string(), ": ", ec.message());
+  }
+  const std::string record = DirectRecord(key, entry);
+  absl::Status written = WriteFileDurably((temp / kDirectFile).string(), record);
+  if (written.ok()) written = SyncDirectory(temp.string());
+  if (written.ok()) {
+    written = RenameNoReplace(temp.string(), target.string());
+    if (written.code() == absl::StatusCode::kAlreadyExists) {
+      // A stale entry (or a concurrent writer's): out of the way, then ours.
+      const fs::path doomed = parent / TempName("del");
+      if (RenameNoReplace(target.string(), doomed.string()).ok()) RemoveTree(doomed.string());
+      written = RenameNoReplace(temp.string(), target.string());
+      if (written.code() == absl::StatusCode::kAlreadyExists) written = absl::OkStatus();  // another writer won
+    }
+  }
+  if (!written.ok()) {
+    RemoveTree(temp.string());
+    return Annotate(written, StrCat("storing direct entry ", key, " in the compiled-model cache ", options_.dir));
+  }
+  RemoveTree(temp.string());  // when another writer won
+  (void)SyncDirectory(parent.string());
+  bytes_.fetch_add(static_cast<int64_t>(record.size()));
+  return absl::OkStatus();
+}
+
+namespace {
+
+std::string DigestRecord(const FileIdentity& f, const Sha256Digest& digest) {
+  const std::string body = StrCat("ged-digest 1\npath ", f.path, "\nidentity ", f.size, " ", f.mtime_ns, " ",
+                                  f.ctime_ns, " ", f.inode, " ", f.device, "\ndigest ", ToHex(digest), "\n");
+  return StrCat(body, "record_sha256 ", ToHex(Sha256(body)), "\n");
+}
+
+}  // namespace
+
+std::optional<Sha256Digest> ModelCache::RecallDigest(const FileIdentity& file) const {
+  if (!file.sha256.empty()) return std::nullopt;  // racy: its times cannot vouch for it
+  const std::string path = (fs::path(options_.dir) / kLayoutDir / "digests" / ToHex(Sha256(file.path))).string();
+  absl::StatusOr<DirHandle> dir = DirHandle::Open(fs::path(path).parent_path().string());
+  if (!dir.ok()) return std::nullopt;
+  absl::StatusOr<std::string> record = dir->ReadFile(fs::path(path).filename().c_str());
+  if (!record.ok()) return std::nullopt;
+  constexpr std::string_view kDigestLine = "\ndigest ";
+  const size_t digest_at = record->find(kDigestLine);
+  if (digest_at == std::string::npos || digest_at + kDigestLine.size() + 64 > record->size()) return std::nullopt;
+  const std::string hex = record->substr(digest_at + kDigestLine.size(), 64);
+  // The same identity and a sound record: the same record made now.
+  Sha256Digest digest{};
+  for (size_t i = 0; i < digest.size(); ++i) {
+    unsigned value = 0;
+    if (std::sscanf(hex.c_str() + 2 * i, "%2x", &value) != 1) return std::nullopt;
+    digest[i] = static_cast<uint8_t>(value);
+  }
+  if (*record != DigestRecord(file, digest)) return std::nullopt;
+  return digest;
+}
+
+void ModelCache::RememberDigest(const FileIdentity& file, const Sha256Digest& digest) {
+  if (!file.sha256.empty()) return;
+  const fs::path dir = fs::path(options_.dir) / kLayoutDir / "digests";
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  const fs::path temp = dir / TempName("digest");
+  if (!WriteFileDurably(temp.string(), DigestRecord(file, digest)).ok()) {
+    RemoveTree(temp.string());
+    return;
+  }
+  if (rename(temp.c_str(), (dir / ToHex(Sha256(file.path))).c_str()) != 0) RemoveTree(temp.string());
+}
+
 CacheStats ModelCache::stats() const {
   CacheStats s;
   s.hits = hits_.load();
@@ -310,6 +437,8 @@ CacheStats ModelCache::stats() const {
   s.store_failures = store_failures_.load();
   s.corrupt = corrupt_.load();
   s.bytes = bytes_.load();
+  s.direct_hits = direct_hits_.load();
+  s.direct_misses = direct_misses_.load();
   return s;
 }
 

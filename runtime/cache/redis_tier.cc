@@ -25,8 +25,9 @@ timeval ToTimeval(double seconds) {
   return tv;
 }
 
-// v2: keys are "<namespace>:<key>" and records carry a mac (cache_entry.h).
-std::string RedisKey(std::string_view key) { return StrCat("ged:cache:v2:", key); }
+// Keys are "<namespace>:<key>" and records carry a mac (cache_entry.h); v3
+// is the cache format version of model_cache.h (v2 entries are never read).
+std::string RedisKey(std::string_view key) { return StrCat("ged:cache:v3:", key); }
 
 }  // namespace
 
@@ -118,9 +119,9 @@ absl::Status RedisTier::Put(std::string_view key, const EntryBlobs& entry) {
   GE_RETURN_IF_ERROR(ConnectLocked());
   const std::string name = RedisKey(key);
   const std::string_view weights = entry.weights_view();
-  const char* argv[] = {"HSET", name.c_str(), "meta", entry.meta.data(), "gem", entry.gem.data(),
-                        "weights", weights.data()};
-  const size_t lens[] = {4, name.size(), 4, entry.meta.size(), 3, entry.gem.size(), 7, weights.size()};
+  const std::string_view gem = entry.gem_view();
+  const char* argv[] = {"HSET", name.c_str(), "meta", entry.meta.data(), "gem", gem.data(), "weights", weights.data()};
+  const size_t lens[] = {4, name.size(), 4, entry.meta.size(), 3, gem.size(), 7, weights.size()};
   Reply reply(static_cast<redisReply*>(redisCommandArgv(context_, 8, argv, lens)));
   if (reply == nullptr) {
     const std::string error = context_->errstr;

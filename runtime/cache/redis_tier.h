@@ -1,5 +1,5 @@
 // RedisTier: the remote tier of the compiled-model cache on a Redis server
-// (hiredis, synchronous). An entry is one hash `ged:cache:v2:<namespace>:<key>` with
+// (hiredis, synchronous). An entry is one hash `ged:cache:v3:<namespace>:<key>` with
 // the fields meta, gem and weights, written in one HSET (Redis applies a
 // command atomically, so readers never see half an entry). Eviction on the
 // server side is Redis's own (maxmemory-policy allkeys-lru).

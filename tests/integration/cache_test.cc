@@ -151,8 +151,82 @@ TEST_F(CacheTest, TwoCompilesOfOneModelAtOnceBothSucceedIdentically) {
   EXPECT_EQ(RunOutputs(Model(), "", "", dir_ + "/out_ref"), out_a);
   testing::ProcessResult ls = RunProcess({Gectl(), "cache", "ls", "--cache-dir", cache}, 60);
   ASSERT_EQ(ls.exit_code, 0) << ls.err;
-  EXPECT_EQ(std::count(ls.out.begin(), ls.out.end(), '\n'), 2) << ls.out;  // header + one entry
+  // A header, one model entry and the one direct-mode entry leading to it.
+  EXPECT_EQ(std::count(ls.out.begin(), ls.out.end(), '\n'), 3) << ls.out;
+  EXPECT_NE(ls.out.find(" model "), std::string::npos) << ls.out;
+  EXPECT_NE(ls.out.find(" direct "), std::string::npos) << ls.out;
   EXPECT_EQ(RunProcess({Gectl(), "cache", "verify", "--cache-dir", cache}, 60).exit_code, 0);
+}
+
+// Direct mode: a second `gectl compile -o` of the same file neither imports
+// nor compiles nor serializes (the output is the entry's export, the same
+// bytes), and `gectl cache verify` counts entries of earlier formats.
+TEST_F(CacheTest, ADirectHitWritesTheSameOutputAndVerifyCountsEarlierFormats) {
+  const std::string cache = dir_ + "/cache";
+  testing::ProcessResult miss =
+      RunProcess({Gectl(), "compile", Model(), "-o", dir_ + "/a.gem", "--cache-dir", cache, "--timings"});
+  ASSERT_EQ(miss.exit_code, 0) << miss.err;
+  EXPECT_NE(miss.out.find("cache: miss "), std::string::npos) << miss.out;
+  testing::ProcessResult hit =
+      RunProcess({Gectl(), "compile", Model(), "-o", dir_ + "/b.gem", "--cache-dir", cache, "--timings"});
+  ASSERT_EQ(hit.exit_code, 0) << hit.err;
+  EXPECT_NE(hit.out.find(" (direct)"), std::string::npos) << hit.out;
+  EXPECT_NE(hit.out.find("import 0 s"), std::string::npos) << hit.out;
+  // The same summary of the model on the first line, and the same file.
+  auto summary = [](const std::string& out) {
+    const std::string first = out.substr(0, out.find('\n'));
+    return first.substr(std::min(first.size(), first.find(": ")));
+  };
+  EXPECT_EQ(summary(miss.out), summary(hit.out)) << miss.out << hit.out;
+  EXPECT_FALSE(summary(hit.out).empty()) << hit.out;
+  EXPECT_EQ(ReadFile(dir_ + "/a.gem"), ReadFile(dir_ + "/b.gem"));
+  EXPECT_EQ(RunOutputs(dir_ + "/b.gem", "", "", dir_ + "/out_b"), RunOutputs(Model(), "", "", dir_ + "/out_ref"));
+  // An entry of the layout before direct mode is ignored and counted.
+  const std::string old = cache + "/v2/ns/operator/ab/" + std::string(64, 'a');
+  fs::create_directories(old);
+  std::ofstream(old + "/meta") << "an entry of an earlier format";
+  testing::ProcessResult verify = RunProcess({Gectl(), "cache", "verify", "--cache-dir", cache}, 60);
+  EXPECT_EQ(verify.exit_code, 0) << verify.out << verify.err;
+  EXPECT_NE(verify.out.find("1 entries verified, 1 direct-mode entries"), std::string::npos) << verify.out;
+  EXPECT_NE(verify.out.find("1 entries of earlier cache formats ignored"), std::string::npos) << verify.out;
+  testing::ProcessResult gc = RunProcess({Gectl(), "cache", "gc", "--cache-dir", cache}, 60);
+  EXPECT_NE(gc.out.find("1 entries of earlier cache formats"), std::string::npos) << gc.out;
+  EXPECT_FALSE(fs::exists(cache + "/v2"));
+}
+
+// The daemon's AddGraph of ONNX bytes it has compiled before (same
+// namespace, same options) imports nothing: CompileGraph reports the hit,
+// and the metrics count one import for two AddGraphs.
+TEST_F(CacheTest, DaemonAddGraphAndCompileGraphHitWithoutImporting) {
+  auto d = testing::DaemonProcess::Start({"--cache-dir", dir_ + "/cache"});
+  ASSERT_NE(d, nullptr);
+  client::ClientOptions options;
+  options.address = d->grpc_address();
+  options.max_retries = 1;
+  client::Client c(options);
+  std::string key;
+  for (int round = 0; round < 2; ++round) {
+    std::string session;
+    ASSERT_TRUE(c.CreateSession({}, &session).ok());
+    v1::AddGraphResponse added;
+    ASSERT_TRUE(c.AddOnnxFile(session, 1, Model(), {}, &added).ok());
+    EXPECT_EQ(added.inputs_size(), 1);
+    v1::CompileGraphResponse compiled;
+    grpc::Status s = c.CompileGraph(session, 1, &compiled);
+    ASSERT_TRUE(s.ok()) << s.error_message();
+    EXPECT_EQ(compiled.cache_hit(), round == 1);
+    if (round == 0) key = compiled.cache_key();
+    EXPECT_EQ(compiled.cache_key(), key);  // the content key, as LoadModel takes it
+    ASSERT_TRUE(c.DestroySession(session).ok());
+  }
+  testing::HttpResult metrics = testing::HttpGet(d->metrics_address(), "/metrics");
+  ASSERT_EQ(metrics.status, 200);
+  for (const char* line :
+       {"ged_model_imports_total 1\n", "ged_cache_direct_hits_total 1\n", "ged_cache_direct_misses_total 1\n"}) {
+    EXPECT_NE(metrics.body.find(line), std::string::npos) << line << "\n" << metrics.body;
+  }
+  d->Signal(SIGTERM);
+  EXPECT_EQ(d->Wait(30), 0) << d->log();
 }
 
 TEST_F(CacheTest, SecondCompileIsAHitAndVerifyReportsCorruption) {
@@ -167,7 +241,7 @@ TEST_F(CacheTest, SecondCompileIsAHitAndVerifyReportsCorruption) {
   ASSERT_EQ(none.exit_code, 0) << none.err;
   EXPECT_EQ(none.out.find("cache:"), std::string::npos) << none.out;
   // Damage the entry's weights: verify moves it aside and exits 1, then 0.
-  for (const auto& f : fs::recursive_directory_iterator(cache + "/v2")) {
+  for (const auto& f : fs::recursive_directory_iterator(cache + "/v3")) {
     if (f.path().filename() == "model.gem.weights") std::ofstream(f.path(), std::ios::app) << "junk";
   }
   testing::ProcessResult bad = RunProcess({Gectl(), "cache", "verify", "--cache-dir", cache}, 60);
@@ -194,9 +268,9 @@ TEST_F(CacheTest, FullFileSystemWarnsAndTheModelStillRuns) {
   EXPECT_EQ(std::count(ls.out.begin(), ls.out.end(), '\n'), 1) << ls.out;  // header only: nothing stored
   // The warning names the problem (seen on stderr without the rlimit trick:
   // a read-only directory).
-  // Every directory of the layout (v2/ns/<namespace>/<bucket>) read-only.
-  std::vector<fs::path> dirs = {cache + "/v2"};
-  for (const auto& f : fs::recursive_directory_iterator(cache + "/v2")) {
+  // Every directory of the layout (v3/ns/<namespace>/<bucket>) read-only.
+  std::vector<fs::path> dirs = {cache + "/v3"};
+  for (const auto& f : fs::recursive_directory_iterator(cache + "/v3")) {
     if (f.is_directory()) dirs.push_back(f.path());
   }
   for (const fs::path& d : dirs) fs::permissions(d, fs::perms::owner_read | fs::perms::owner_exec);

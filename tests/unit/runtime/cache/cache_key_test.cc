@@ -1,6 +1,8 @@
 // Cache keys: the same for the same graph whatever the node order, and
 // different whenever the weights, shapes, result-changing options, thread
-// count, engines' cost tables or user key differ.
+// count, engines' cost tables or user key differ. Direct keys (from the
+// source bytes) change with the bytes, the options, the namespace, the
+// provenance, the checks and the model's location, and are stable otherwise.
 #include "runtime/cache/cache_key.h"
 
 #include <algorithm>
@@ -213,6 +215,90 @@ TEST_F(CacheKeyTest, CostTablesChangeTheKey) {
   };
   EXPECT_EQ(key_with(30), key_with(30));
   EXPECT_NE(key_with(30), key_with(8000));
+}
+
+// Direct mode: the key of a model's source bytes.
+class DirectKeyTest : public CacheKeyTest {
+ protected:
+  static DirectSource Source(std::string_view bytes) {
+    DirectSource source;
+    source.format = "onnx";
+    source.provenance = "operator";
+    source.origin = "model_dir /models\nweights_root /models";
+    source.bytes = ModelBytesDigest(bytes);
+    return source;
+  }
+  std::string Key(const DirectSource& source, const OptionMap& options = {}, std::string ns = "operator") {
+    KeyContext context{engines_, 2};
+    context.cache_namespace = std::move(ns);
+    const std::string key = DirectCacheKey(source, options, context);
+    EXPECT_TRUE(IsCacheKey(key)) << key;
+    return key;
+  }
+};
+
+TEST_F(DirectKeyTest, StableForTheSameInputs) {
+  EXPECT_EQ(Key(Source("model bytes")), Key(Source("model bytes")));
+  EXPECT_EQ(Key(Source("model bytes"), {{"ge.oo.constantFolding", "0"}}),
+            Key(Source("model bytes"), {{"ge.oo.constantFolding", "0"}}));
+  // Options that never change the compiled model leave it alone, as for
+  // content keys.
+  EXPECT_EQ(Key(Source("model bytes")), Key(Source("model bytes"), {{"ge.exec.inter_op_parallelism", "3"}}));
+}
+
+TEST_F(DirectKeyTest, ChangesWithTheBytesOptionsNamespaceProvenanceChecksAndOrigin) {
+  const std::string base = Key(Source("model bytes"));
+  EXPECT_NE(base, Key(Source("model byteS")));
+  EXPECT_NE(base, Key(Source("model bytes ")));
+  EXPECT_NE(base, Key(Source("model bytes"), {{"ge.oo.constantFolding", "0"}}));
+  EXPECT_NE(base, Key(Source("model bytes"), {}, TenantNamespace("a")));
+  EXPECT_NE(Key(Source("model bytes"), {}, TenantNamespace("a")), Key(Source("model bytes"), {}, TenantNamespace("b")));
+  DirectSource client = Source("model bytes");
+  client.provenance = "client";
+  EXPECT_NE(base, Key(client));
+  DirectSource bounded = client;
+  bounded.checks = "max_graph_nodes=10";
+  EXPECT_NE(Key(client), Key(bounded));
+  DirectSource moved = Source("model bytes");
+  moved.origin = "model_dir /elsewhere\nweights_root /elsewhere";
+  EXPECT_NE(base, Key(moved));
+  DirectSource other_format = Source("model bytes");
+  other_format.format = "graphdef";
+  EXPECT_NE(base, Key(other_format));
+  // Another thread count is another compiled model.
+  KeyContext one_thread{engines_, 1};
+  EXPECT_NE(base, DirectCacheKey(Source("model bytes"), {}, one_thread));
+  // Never the content key of anything: another domain of keys.
+  auto graph = ir::ParseGraph(kGraph);
+  ASSERT_TRUE(graph.ok());
+  EXPECT_NE(base, *ComputeCacheKey(**graph, {}, {engines_, 2}));
+}
+
+TEST_F(DirectKeyTest, BytesDigestIsTheSameInChunksAndInParallel) {
+  // Three chunks and a bit, so the chunking and the pool both take part.
+  std::string bytes((size_t{8} << 20) * 3 + 17, '\0');
+  for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<char>((i * 2654435761u) >> 13);
+  ThreadPool pool(2, "digest-test");
+  const Sha256Digest serial = ModelBytesDigest(bytes);
+  EXPECT_EQ(serial, ModelBytesDigest(bytes, &pool));
+  std::string changed = bytes;
+  changed[(size_t{8} << 20) * 2 + 5] ^= 1;  // one bit in the third chunk
+  EXPECT_NE(serial, ModelBytesDigest(changed, &pool));
+  EXPECT_NE(serial, ModelBytesDigest(std::string_view(bytes).substr(0, bytes.size() - 1)));
+  EXPECT_NE(ModelBytesDigest(""), ModelBytesDigest(std::string_view("\0", 1)));
+}
+
+TEST_F(DirectKeyTest, IngestionBuildIdentityNamesTheImporter) {
+  // Direct keys hash what the importer and the ingestion checks make of the
+  // bytes: their libraries' builds are part of it when loaded.
+  const auto identity = IngestionBuildIdentity();
+  bool frontend = false;
+  for (const auto& [library, id] : identity) {
+    frontend = frontend || library == "libge_frontend.so";
+    EXPECT_FALSE(id.empty()) << library;
+  }
+  EXPECT_TRUE(frontend);  // this test links the ONNX importer
+  EXPECT_TRUE(std::is_sorted(identity.begin(), identity.end()));
 }
 
 }  // namespace

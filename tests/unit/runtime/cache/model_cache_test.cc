@@ -63,7 +63,7 @@ class ModelCacheTest : public ge::testing::EnginesTest {
   }
   static std::string KeyOf(int n) { return ToHex(Sha256(std::to_string(n))); }
   std::string EntryDir(const std::string& key) {
-    return (dir_ / "v2" / "ns" / "operator" / key.substr(0, 2) / key).string();
+    return (dir_ / kCacheLayoutDir / "ns" / "operator" / key.substr(0, 2) / key).string();
   }
   // Runs the loaded model on 1..6 and returns the output.
   std::vector<float> Run(runtime::CompiledModel model) {
@@ -178,13 +178,13 @@ TEST_F(ModelCacheTest, VerifyReportsCorruptEntriesAndCleansStaleTemporaries) {
   // half-written file in it.
   const std::string stale = TempName("put");
   const std::string dead = stale.substr(0, stale.find('-', stale.find('-', 5) + 1) + 1) + "999999999-1";
-  fs::create_directories(dir_ / "v2" / "ns" / "operator" / "ab" / dead);
-  std::ofstream(dir_ / "v2" / "ns" / "operator" / "ab" / dead / kGemFile) << "partial";
+  fs::create_directories(dir_ / kCacheLayoutDir / "ns" / "operator" / "ab" / dead);
+  std::ofstream(dir_ / kCacheLayoutDir / "ns" / "operator" / "ab" / dead / kGemFile) << "partial";
   VerifyReport clean = cache->Verify(engines_);
   EXPECT_EQ(clean.entries, 2);
   EXPECT_TRUE(clean.moved_aside.empty());
   EXPECT_EQ(clean.temps_removed, 1);
-  EXPECT_FALSE(fs::exists(dir_ / "v2" / "ns" / "operator" / "ab" / dead));
+  EXPECT_FALSE(fs::exists(dir_ / kCacheLayoutDir / "ns" / "operator" / "ab" / dead));
   std::ofstream(fs::path(EntryDir(KeyOf(21))) / kWeightsFile, std::ios::app) << "x";
   VerifyReport dirty = cache->Verify(engines_);
   EXPECT_EQ(dirty.entries, 1);
@@ -197,7 +197,7 @@ TEST_F(ModelCacheTest, ReadersIgnoreTemporariesOfLiveWriters) {
   auto cache = Open();
   const std::string key = KeyOf(30);
   // A live writer's (this process) temporary is neither an entry nor stale.
-  const fs::path temp = dir_ / "v2" / "ns" / "operator" / key.substr(0, 2) / TempName("put");
+  const fs::path temp = dir_ / kCacheLayoutDir / "ns" / "operator" / key.substr(0, 2) / TempName("put");
   fs::create_directories(temp);
   EXPECT_EQ(cache->Lookup(key, *engines_).status().code(), absl::StatusCode::kNotFound);
   EXPECT_EQ(cache->Verify(engines_).temps_removed, 0);
@@ -324,7 +324,7 @@ TEST_F(ModelCacheTest, SessionCompilesOnceThenHitsAndGraphKeyOptionWorks) {
     auto use = s.GetCacheUse(0);
     ASSERT_TRUE(use.ok());
     EXPECT_EQ(use->hit, round == 1);
-    EXPECT_TRUE(fs::exists(fs::path(ge_dir) / "v2" / "ns" / "operator" / use->key.substr(0, 2) / use->key));
+    EXPECT_TRUE(fs::exists(fs::path(ge_dir) / kCacheLayoutDir / "ns" / "operator" / use->key.substr(0, 2) / use->key));
   }
   // A cache directory that cannot be used (a file is in the way) is a
   // warning: the graph compiles and runs without the cache.
