@@ -59,6 +59,13 @@ absl::Status DenseKernelTable::CheckSupported(const ir::OpDesc& op, const DenseC
   return absl::OkStatus();
 }
 
+absl::Status DenseKernelTable::CheckSupportedNode(const ir::Node& node, const DenseContext& ctx) const {
+  GE_RETURN_IF_ERROR(CheckSupported(node.op_desc(), ctx));
+  const DenseKernelDef* def = Find(node.type());
+  if (def->node_check) GE_RETURN_IF_ERROR(def->node_check(node));
+  return absl::OkStatus();
+}
+
 DataType InputDtype(const ir::OpDesc& op, int i) {
   return i < op.num_inputs() ? op.input(i).type.dtype() : DataType::kUndefined;
 }
@@ -87,6 +94,8 @@ void RegisterDenseKernels(DenseKernelTable& table) {
   RegisterEltwiseKernels(table);
   RegisterBinaryKernels(table);
   RegisterLayoutKernels(table);
+  RegisterInt8ConvKernels(table);
+  RegisterInt8MatMulKernels(table);
 }
 
 }  // namespace ge::engine::cpu_dense

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "base/ir/node.h"
 #include "base/ir/op_desc.h"
 #include "base/strings.h"
 #include "runtime/engines/api/kernel.h"
@@ -26,12 +27,15 @@ namespace ge::engine::cpu_dense {
 using SupportCheckFn = std::function<absl::Status(const ir::OpDesc& op, const DenseContext& ctx)>;
 using DenseCreateFn = std::function<absl::StatusOr<std::unique_ptr<Kernel>>(
     const ir::OpDesc& op, const DenseContext& ctx)>;
+// A check that needs the graph around the node (its constant inputs).
+using NodeCheckFn = std::function<absl::Status(const ir::Node& node)>;
 
 struct DenseKernelDef {
   std::string op_type;
   host_cpu::DataTypeSet dtypes;  // of input 0 and output 0; bf16 also needs the CPU's support
   SupportCheckFn check;          // may be empty: nothing beyond dtypes
   DenseCreateFn create;
+  NodeCheckFn node_check;  // may be empty; runs after `check` when the node is known
 };
 
 class DenseKernelTable {
@@ -44,6 +48,8 @@ class DenseKernelTable {
   // OK when cpu_dense runs `op`; otherwise why not (Unimplemented for what
   // the engine lacks, InvalidArgument for a malformed node).
   absl::Status CheckSupported(const ir::OpDesc& op, const DenseContext& ctx) const;
+  // The same, plus the kernel's node-level check.
+  absl::Status CheckSupportedNode(const ir::Node& node, const DenseContext& ctx) const;
 
  private:
   StringMap<DenseKernelDef> defs_;
@@ -59,6 +65,8 @@ void RegisterEltwiseKernels(DenseKernelTable& table);
 void RegisterBinaryKernels(DenseKernelTable& table);
 void RegisterFusedKernels(DenseKernelTable& table);
 void RegisterLayoutKernels(DenseKernelTable& table);
+void RegisterInt8ConvKernels(DenseKernelTable& table);
+void RegisterInt8MatMulKernels(DenseKernelTable& table);
 
 // Every cpu_dense kernel, in a fixed order.
 void RegisterDenseKernels(DenseKernelTable& table);
