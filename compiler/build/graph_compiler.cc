@@ -11,6 +11,7 @@
 #include "compiler/passes/infer_shapes_pass.h"
 #include "compiler/passes/multi_batch_clone_pass.h"
 #include "compiler/passes/pass_pipeline.h"
+#include "compiler/passes/qdq_fusion_pass.h"
 #include "compiler/passes/random_seed_pass.h"
 #include "compiler/passes/split_variable_into_subgraph_pass.h"
 #include "compiler/passes/var_is_initialized_op_pass.h"
@@ -54,6 +55,7 @@ absl::StatusOr<std::unique_ptr<CompiledGraph>> GraphCompiler::Compile(std::uniqu
   optimize.AddPass<RandomSeedPass>(options.random_seed);
   optimize.AddPass<MultiBatchClonePass>(options.gears);
   optimize.AddPass<InferShapesPass>();
+  optimize.AddPass<QdqFusionPass>();  // reads types; before folding turns DQ(weights) into floats
   // Variables. VarIsInitializedOpPass first: the reads it removes must not
   // get read-before-write edges. SplitVariableIntoSubgraphPass before
   // VariablePrepareOpPass, so that subgraphs read their own VarRefs and only

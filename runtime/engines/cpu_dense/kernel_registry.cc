@@ -14,6 +14,11 @@ void DenseKernelTable::Add(DenseKernelDef def) {
   GE_CHECK_MSG(inserted, "cpu_dense kernel registered twice");
 }
 
+void DenseKernelTable::AddNodeCheck(std::string op_type, NodeCheckFn check) {
+  GE_CHECK_MSG(check != nullptr, "empty node check");
+  node_checks_.emplace(std::move(op_type), std::move(check));
+}
+
 const DenseKernelDef* DenseKernelTable::Find(std::string_view op_type) const {
   auto it = defs_.find(op_type);
   return it == defs_.end() ? nullptr : &it->second;
@@ -28,8 +33,8 @@ std::vector<std::string> DenseKernelTable::OpTypes() const {
 
 namespace {
 
-absl::Status CheckMainDtype(const DenseKernelDef& def, const ir::OpDesc& op, DataType dtype,
-                            std::string_view port, const DenseContext& ctx) {
+absl::Status CheckMainDtype(const DenseKernelDef& def, const ir::OpDesc& op, DataType dtype, std::string_view port,
+                            const DenseContext& ctx) {
   if (dtype == DataType::kUndefined) return absl::OkStatus();
   if (!def.dtypes.Contains(dtype) || (dtype == DataType::kBFloat16 && !ctx.bf16)) {
     return Unsupported(op, "dtype ", DataTypeName(dtype), " of ", port,
@@ -61,8 +66,8 @@ absl::Status DenseKernelTable::CheckSupported(const ir::OpDesc& op, const DenseC
 
 absl::Status DenseKernelTable::CheckSupportedNode(const ir::Node& node, const DenseContext& ctx) const {
   GE_RETURN_IF_ERROR(CheckSupported(node.op_desc(), ctx));
-  const DenseKernelDef* def = Find(node.type());
-  if (def->node_check) GE_RETURN_IF_ERROR(def->node_check(node));
+  auto it = node_checks_.find(node.type());
+  if (it != node_checks_.end()) GE_RETURN_IF_ERROR(it->second(node));
   return absl::OkStatus();
 }
 
@@ -80,8 +85,7 @@ absl::Status CheckFloatInput(const ir::OpDesc& op, int i, const DenseContext& ct
   if (d == DataType::kUndefined || d == DataType::kFloat || (d == DataType::kBFloat16 && ctx.bf16)) {
     return absl::OkStatus();
   }
-  return Unsupported(op, "input ", i, " has dtype ", DataTypeName(d), " (f32",
-                     ctx.bf16 ? " or bf16" : "", " only)");
+  return Unsupported(op, "input ", i, " has dtype ", DataTypeName(d), " (f32", ctx.bf16 ? " or bf16" : "", " only)");
 }
 
 void RegisterDenseKernels(DenseKernelTable& table) {
@@ -96,6 +100,7 @@ void RegisterDenseKernels(DenseKernelTable& table) {
   RegisterLayoutKernels(table);
   RegisterInt8ConvKernels(table);
   RegisterInt8MatMulKernels(table);
+  RegisterQuantizeKernels(table);
 }
 
 }  // namespace ge::engine::cpu_dense

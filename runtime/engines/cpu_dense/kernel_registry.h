@@ -25,8 +25,8 @@
 namespace ge::engine::cpu_dense {
 
 using SupportCheckFn = std::function<absl::Status(const ir::OpDesc& op, const DenseContext& ctx)>;
-using DenseCreateFn = std::function<absl::StatusOr<std::unique_ptr<Kernel>>(
-    const ir::OpDesc& op, const DenseContext& ctx)>;
+using DenseCreateFn =
+    std::function<absl::StatusOr<std::unique_ptr<Kernel>>(const ir::OpDesc& op, const DenseContext& ctx)>;
 // A check that needs the graph around the node (its constant inputs).
 using NodeCheckFn = std::function<absl::Status(const ir::Node& node)>;
 
@@ -35,13 +35,15 @@ struct DenseKernelDef {
   host_cpu::DataTypeSet dtypes;  // of input 0 and output 0; bf16 also needs the CPU's support
   SupportCheckFn check;          // may be empty: nothing beyond dtypes
   DenseCreateFn create;
-  NodeCheckFn node_check;  // may be empty; runs after `check` when the node is known
 };
 
 class DenseKernelTable {
  public:
   // Registering an op type twice is a programmer error.
   void Add(DenseKernelDef def);
+  // A check of `op_type` that needs the node's graph; runs after the
+  // def's own check when CheckSupported is given the node.
+  void AddNodeCheck(std::string op_type, NodeCheckFn check);
   const DenseKernelDef* Find(std::string_view op_type) const;
   std::vector<std::string> OpTypes() const;
 
@@ -53,6 +55,7 @@ class DenseKernelTable {
 
  private:
   StringMap<DenseKernelDef> defs_;
+  StringMap<NodeCheckFn> node_checks_;
 };
 
 // Registration functions, one per kernel family.
@@ -67,6 +70,7 @@ void RegisterFusedKernels(DenseKernelTable& table);
 void RegisterLayoutKernels(DenseKernelTable& table);
 void RegisterInt8ConvKernels(DenseKernelTable& table);
 void RegisterInt8MatMulKernels(DenseKernelTable& table);
+void RegisterQuantizeKernels(DenseKernelTable& table);
 
 // Every cpu_dense kernel, in a fixed order.
 void RegisterDenseKernels(DenseKernelTable& table);
@@ -76,8 +80,7 @@ void RegisterDenseKernels(DenseKernelTable& table);
 // Unimplemented "<Op> on cpu_dense: <reason> (node '<name>')".
 template <typename... Args>
 absl::Status Unsupported(const ir::OpDesc& op, const Args&... args) {
-  return absl::UnimplementedError(
-      StrCat(op.type(), " on cpu_dense: ", args..., " (node '", op.name(), "')"));
+  return absl::UnimplementedError(StrCat(op.type(), " on cpu_dense: ", args..., " (node '", op.name(), "')"));
 }
 // The dtype of input `i` (kUndefined when absent or untyped).
 DataType InputDtype(const ir::OpDesc& op, int i);
