@@ -186,6 +186,7 @@ absl::StatusOr<SplitResult> RunSplitSteps(ir::Graph& graph, const engine::Engine
     dso.static_model_ops_lower_limit = options.static_model_ops_lower_limit;
     dso.host_scheduling_max_threshold = options.host_scheduling_max_threshold;
     dso.tiling_offload = options.tiling_schedule_optimize;
+    if (const engine::Engine* reference = engines.Reference()) dso.reference_engine = reference->attributes().name;
     std::vector<ir::Graph*> targets;
     if (stages.empty()) targets.push_back(&graph);
     for (const auto& s : stages) targets.push_back(s.subgraph);
