@@ -140,7 +140,8 @@ std::string PartitionReportText(const PartitionReport& report) {
     for (const ReportRejection& r : n.rejected) StrAppend(&out, "      rejected by ", r.engine, ": ", r.reason, "\n");
     if (!n.estimates.empty()) {
       StrAppend(&out, "      estimates:");
-      for (const ReportEstimate& e : n.estimates) StrAppend(&out, " ", e.engine, " ", static_cast<int64_t>(e.ns + 0.5), " ns");
+      for (const ReportEstimate& e : n.estimates)
+        StrAppend(&out, " ", e.engine, " ", static_cast<int64_t>(e.ns + 0.5), " ns");
       StrAppend(&out, "\n");
     }
   }

@@ -151,8 +151,8 @@ struct CostChoice {
   NodePlacement* placement = nullptr;
   std::vector<const engine::CostTable*> tables;  // per competing engine, priority order
   std::vector<std::string> engines;
-  std::vector<double> own;                       // own estimate per engine
-  std::vector<double> total;                     // own + boundaries, last sweep
+  std::vector<double> own;    // own estimate per engine
+  std::vector<double> total;  // own + boundaries, last sweep
   size_t chosen = 0;
 };
 
@@ -290,8 +290,8 @@ absl::StatusOr<PlacementReport> EnginePlacer::Run(ir::Graph& root) {
       const auto mine = std::find(c.engines.begin(), c.engines.end(), p.engine);
       p.rejected.push_back({p.engine, mine == c.engines.end()
                                           ? StrCat("no cost estimate; ", winner, " has one")
-                                          : StrCat("estimated ", FormatNs(c.total[mine - c.engines.begin()]),
-                                                   ", ", winner, " ", FormatNs(c.total[c.chosen]))});
+                                          : StrCat("estimated ", FormatNs(c.total[mine - c.engines.begin()]), ", ",
+                                                   winner, " ", FormatNs(c.total[c.chosen]))});
       p.engine = winner;
     }
   }

@@ -50,8 +50,8 @@ struct EngineEstimate {
 
 // Why a node went where it did.
 enum class PlacementReason : uint8_t {
-  kPriority,  // the first engine by compute cost that runs it (no cost table involved)
-  kForced,    // the node's `_ge_engine` attribute
+  kPriority,    // the first engine by compute cost that runs it (no cost table involved)
+  kForced,      // the node's `_ge_engine` attribute
   kEngineType,  // ge.engineType names the engine
   kCost,        // the cheapest estimate among the engines with cost tables
   kHostExec,    // moved to host_cpu by a host execution request

@@ -202,8 +202,8 @@ bool OwnQuota(const grpc::Status& s) {
 
 void Adversary::Record(const std::string& attack, const Outcome& outcome) {
   stats_.outcomes[attack][Code(outcome.status.error_code())] += 1;
-  const bool surprise = (!outcome.allowed.contains(outcome.status.error_code()) && !OwnQuota(outcome.status)) ||
-                        !outcome.note.empty();
+  const bool surprise =
+      (!outcome.allowed.contains(outcome.status.error_code()) && !OwnQuota(outcome.status)) || !outcome.note.empty();
   // Any 8-byte window of the secret counts as a leak.
   bool leak = false;
   const std::string& secret = options_.canary_secret;

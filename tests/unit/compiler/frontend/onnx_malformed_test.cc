@@ -311,7 +311,9 @@ TEST(OnnxMalformedTest, NegativeDeclaredDimIsRefused) {
     auto graph = ImportOnnxBytes(Serialize(model), "", options);
     ASSERT_FALSE(graph.ok()) << checks;
     EXPECT_EQ(graph.status().code(), absl::StatusCode::kInvalidArgument) << graph.status();
-    if (!checks) EXPECT_THAT(std::string(graph.status().message()), ::testing::HasSubstr("declared as -5"));
+    if (!checks) {
+      EXPECT_THAT(std::string(graph.status().message()), ::testing::HasSubstr("declared as -5"));
+    }
   }
   onnx::ModelProto model = MakeModel(13);
   onnx::GraphProto* g = model.mutable_graph();

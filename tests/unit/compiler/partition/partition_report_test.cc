@@ -34,17 +34,18 @@ TEST(PartitionReportTest, ListsNodesAndUnitsOfASplitGraph) {
   // What gectl partition adds from the placer for a node placed by cost.
   report.nodes[2].reason = "cost";
   report.nodes[2].estimates = {{"fast", 30.5}, {"slow", 8000}};
-  EXPECT_EQ(PartitionReportJson(report),
-            R"({"nodes":[{"name":"x","op":"Data","engine":"ge_local","rejected":[],"reason":"priority","estimates":[]},)"
-            R"({"name":"out","op":"NetOutput","engine":"ge_local","rejected":[],"reason":"priority","estimates":[]},)"
-            R"({"name":"a","op":"Relu","engine":"fast","rejected":[],"reason":"cost",)"
-            R"("estimates":[{"engine":"fast","ns":30.5},{"engine":"slow","ns":8000}]},)"
-            R"({"name":"b","op":"Neg","engine":"fast","rejected":[],"reason":"priority","estimates":[]},)"
-            R"({"name":"c","op":"Exp","engine":"host_cpu","rejected":[{"engine":"fast","reason":"fast does not run Exp"}],)"
-            R"("reason":"priority","estimates":[]},)"
-            R"({"name":"d","op":"Abs","engine":"slow","rejected":[],"reason":"priority","estimates":[]}],)"
-            R"("subgraphs":[{"name":"main_static_0","kind":"static","engines":["fast"],"nodes":["a","b"]},)"
-            R"({"name":"main_dynamic_1","kind":"dynamic","engines":["host_cpu","slow"],"nodes":["c","d"]}]})");
+  EXPECT_EQ(
+      PartitionReportJson(report),
+      R"({"nodes":[{"name":"x","op":"Data","engine":"ge_local","rejected":[],"reason":"priority","estimates":[]},)"
+      R"({"name":"out","op":"NetOutput","engine":"ge_local","rejected":[],"reason":"priority","estimates":[]},)"
+      R"({"name":"a","op":"Relu","engine":"fast","rejected":[],"reason":"cost",)"
+      R"("estimates":[{"engine":"fast","ns":30.5},{"engine":"slow","ns":8000}]},)"
+      R"({"name":"b","op":"Neg","engine":"fast","rejected":[],"reason":"priority","estimates":[]},)"
+      R"({"name":"c","op":"Exp","engine":"host_cpu","rejected":[{"engine":"fast","reason":"fast does not run Exp"}],)"
+      R"("reason":"priority","estimates":[]},)"
+      R"({"name":"d","op":"Abs","engine":"slow","rejected":[],"reason":"priority","estimates":[]}],)"
+      R"("subgraphs":[{"name":"main_static_0","kind":"static","engines":["fast"],"nodes":["a","b"]},)"
+      R"({"name":"main_dynamic_1","kind":"dynamic","engines":["host_cpu","slow"],"nodes":["c","d"]}]})");
   EXPECT_EQ(PartitionReportText(report),
             "nodes (6):\n"
             "  x (Data) on ge_local\n"

@@ -87,11 +87,11 @@ class EnginePlacerTest : public ::testing::Test {
     Add("host_cpu", 10, [](const ir::Node&) { return true; });
   }
   void Add(std::string name, int cost, SupportFn support, bool atomic = true, engine::CostTable table = {}) {
-    ASSERT_TRUE(registry_
-                    .AddEngine(std::make_unique<FakeEngine>(std::move(name), cost, std::move(support), atomic,
-                                                            std::move(table)),
-                               {})
-                    .ok());
+    ASSERT_TRUE(
+        registry_
+            .AddEngine(
+                std::make_unique<FakeEngine>(std::move(name), cost, std::move(support), atomic, std::move(table)), {})
+            .ok());
   }
   // "dense" (priority 1) runs MatMul and Add, "vector" (2) Add and Relu.
   void AddCostedEngines() {
