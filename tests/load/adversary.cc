@@ -261,6 +261,24 @@ Adversary::Outcome Adversary::Attack(size_t kind) {
     destroy(id);
     return s;
   };
+  // A fresh session `*id` with `def` added as graph 1 and compiled; the
+  // first failure decides (the session, if made, is the caller's to destroy).
+  const auto session_with_graph = [&](const v1::GraphDef& def, const std::map<std::string, std::string>& opts,
+                                      std::string* id) {
+    grpc::Status s = session({}, id);
+    if (!s.ok()) return s;
+    v1::AddGraphRequest add;
+    add.set_session_id(*id);
+    add.set_graph_id(1);
+    *add.mutable_graph_def() = def;
+    for (const auto& [k, v] : opts) (*add.mutable_options()->mutable_entries())[k] = v;
+    v1::AddGraphResponse added;
+    v1::CompileGraphResponse compiled;
+    s = client_->AddGraph(add, &added);
+    if (s.ok()) s = client_->CompileGraph(*id, 1, &compiled);
+    o.replies += added.SerializeAsString() + compiled.SerializeAsString();
+    return s;
+  };
   const auto execute = [&](const v1::ExecuteOpRequest& r) {
     v1::ExecuteOpResponse out;
     grpc::Status s = client_->ExecuteOp(r, &out);
@@ -420,19 +438,11 @@ Adversary::Outcome Adversary::Attack(size_t kind) {
       // Many runs of a slow graph at once: beyond the tenant's
       // max_queued_calls they are refused; none may fail otherwise.
       std::string id;
-      o.status = session({}, &id);
-      if (!o.status.ok()) break;
-      v1::AddGraphRequest add;
-      add.set_session_id(id);
-      add.set_graph_id(1);
-      *add.mutable_graph_def() = TextGraph(
-          "graph slow {\n  x = Data() {index = 0} -> (f32[256,256])\n"
-          "  a = MatMul(x:0, x:0) -> (f32[256,256])\n  b = MatMul(a:0, x:0) -> (f32[256,256])\n"
-          "  out = NetOutput(b:0)\n}\n");
-      v1::AddGraphResponse added;
-      v1::CompileGraphResponse compiled;
-      o.status = client_->AddGraph(add, &added);
-      if (o.status.ok()) o.status = client_->CompileGraph(id, 1, &compiled);
+      o.status = session_with_graph(
+          TextGraph("graph slow {\n  x = Data() {index = 0} -> (f32[256,256])\n"
+                    "  a = MatMul(x:0, x:0) -> (f32[256,256])\n  b = MatMul(a:0, x:0) -> (f32[256,256])\n"
+                    "  out = NetOutput(b:0)\n}\n"),
+          {}, &id);
       if (o.status.ok()) {
         constexpr int kRuns = 48;
         v1::RunGraphRequest run;
@@ -489,20 +499,10 @@ Adversary::Outcome Adversary::Attack(size_t kind) {
       // The regular tenant's graph is relu(x W + b) with W = 1/64, b = 0.5;
       // ours is x + 7 under the same key. We must get our own model back.
       std::string id;
-      o.status = session({}, &id);
-      if (!o.status.ok()) break;
-      v1::AddGraphRequest add;
-      add.set_session_id(id);
-      add.set_graph_id(1);
-      *add.mutable_graph_def() = TextGraph(
-          "graph hijack {\n  x = Data() {index = 0} -> (f32[-1,64])\n"
-          "  c = Const() {value = tensor<f32[]>[7]} -> (f32[])\n"
-          "  y = Add(x:0, c:0) -> (f32[-1,64])\n  out = NetOutput(y:0)\n}\n");
-      (*add.mutable_options()->mutable_entries())["ge.graph_key"] = options_.victim_graph_key;
-      v1::AddGraphResponse added;
-      v1::CompileGraphResponse compiled;
-      o.status = client_->AddGraph(add, &added);
-      if (o.status.ok()) o.status = client_->CompileGraph(id, 1, &compiled);
+      o.status = session_with_graph(TextGraph("graph hijack {\n  x = Data() {index = 0} -> (f32[-1,64])\n"
+                                              "  c = Const() {value = tensor<f32[]>[7]} -> (f32[])\n"
+                                              "  y = Add(x:0, c:0) -> (f32[-1,64])\n  out = NetOutput(y:0)\n}\n"),
+                                    {{"ge.graph_key", options_.victim_graph_key}}, &id);
       // A hit can only be our own earlier compile under this key: the
       // answer below tells.
       if (o.status.ok()) {
