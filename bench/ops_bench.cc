@@ -18,6 +18,7 @@
 #include "benchmark/benchmark.h"
 #include "oneapi/dnnl/dnnl.hpp"
 #include "runtime/engines/cpu_dense/cpu_dense_engine.h"
+#include "runtime/engines/host_cpu/host_cpu_engine.h"
 #include "runtime/engines/cpu_dense/dnnl_util.h"
 
 namespace ge::bench {
@@ -30,6 +31,8 @@ int Threads() { return g_threads > 0 ? g_threads : engine::cpu_dense::DnnlMaxPro
 engine::CpuDenseEngine& Dense() {
   static engine::CpuDenseEngine* e = [] {
     auto* engine = new engine::CpuDenseEngine();
+    static const engine::HostCpuEngine* host = new engine::HostCpuEngine();
+    engine->SetReferenceEngine(host);  // shapes oneDNN cannot run, as in a registry
     if (!engine->Initialize({}).ok()) std::abort();
     return engine;
   }();

@@ -10,28 +10,37 @@ function(ged_library name)
   target_link_libraries(${name} PUBLIC ${ARG_DEPS} PRIVATE ${ARG_PRIVATE_DEPS})
 endfunction()
 
-# ged_engine_plugin(NAME SOURCES... CONF file DEPS ...): an engine shared
-# library plus its configuration file, both placed in the engine directory.
+# ged_engine_plugin(NAME SOURCES... DEPS ...): an engine plugin (a module
+# with one entry point, runtime/engines/api/plugin.h) in the built-in engine
+# directory. Built-in engines embed their json (ged_engine_attributes).
 function(ged_engine_plugin name)
-  cmake_parse_arguments(ARG "" "CONF" "SOURCES;DEPS" ${ARGN})
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
   add_library(${name} MODULE ${ARG_SOURCES})
   target_link_libraries(${name} PRIVATE ge_engine_api ${ARG_DEPS})
   set_target_properties(${name} PROPERTIES
     LIBRARY_OUTPUT_DIRECTORY ${GED_ENGINE_DIR}
     PREFIX "lib")
-  if(ARG_CONF)
-    # A rule of its own (not a post-build step of the library), so that an
-    # edited configuration reaches the engine directory even when the
-    # library itself is up to date.
-    get_filename_component(conf_name ${ARG_CONF} NAME)
-    add_custom_command(OUTPUT ${GED_ENGINE_DIR}/${conf_name}
-      COMMAND ${CMAKE_COMMAND} -E copy_if_different
-              ${CMAKE_CURRENT_SOURCE_DIR}/${ARG_CONF} ${GED_ENGINE_DIR}/${conf_name}
-      DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/${ARG_CONF}
-      VERBATIM)
-    add_custom_target(${name}_conf DEPENDS ${GED_ENGINE_DIR}/${conf_name})
-    add_dependencies(${name} ${name}_conf)
-  endif()
+endfunction()
+
+# ged_engine_attributes(TARGET CONF file.json NAMESPACE ns): embeds an
+# engine's json, the one source of its attributes, into TARGET as
+# `const char ns::kAttributesJson[]` (the engine's constructor parses it and
+# its plugin entry hands it to the loader). Editing the json re-runs CMake.
+function(ged_engine_attributes target)
+  cmake_parse_arguments(ARG "" "CONF;NAMESPACE" "" ${ARGN})
+  set(conf ${CMAKE_CURRENT_SOURCE_DIR}/${ARG_CONF})
+  file(READ ${conf} json)
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${conf})
+  get_filename_component(stem ${ARG_CONF} NAME_WE)
+  set(out ${CMAKE_CURRENT_BINARY_DIR}/${stem}_attributes.cc)
+  file(CONFIGURE OUTPUT ${out} CONTENT
+"// Generated from ${ARG_CONF} by ged_engine_attributes (cmake/ged.cmake).
+namespace ${ARG_NAMESPACE} {
+extern const char kAttributesJson[];
+const char kAttributesJson[] = R\"ged_json(${json})ged_json\";
+}  // namespace ${ARG_NAMESPACE}
+" @ONLY)
+  target_sources(${target} PRIVATE ${out})
 endfunction()
 
 # ged_sanitizer_env(OUT): the environment a test needs in a sanitizer tree

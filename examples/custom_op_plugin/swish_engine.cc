@@ -4,10 +4,13 @@
 // It shows everything a user operator needs and nothing more: the plugin
 // registers the op's schema (inputs, attributes, shape inference) in ged's
 // op registry when the engine is initialized, answers CheckSupported for the
-// nodes it can run, and creates their kernels. Its cost is COST_0, so the
-// placer prefers it over every built-in engine for the ops it claims. ged
-// loads it only from a plugin directory the user names (`gectl --plugin-dir`,
-// the daemon's `--plugin-dir`): no compiler or runtime code knows of it.
+// nodes it can run, and creates their kernels. It builds on the engine SDK
+// (runtime/engines/sdk: attribute readers, node errors, the OpenMP parallel
+// loop of the threading contract) as the built-in engines do. Its attributes
+// are example_custom.json beside the library (cost COST_0, so the placer
+// prefers it over every built-in engine for the ops it claims). ged loads it
+// only from a plugin directory the user names (`gectl --plugin-dir`, the
+// daemon's `--plugin-dir`): no compiler or runtime code knows of it.
 #include <cmath>
 #include <memory>
 #include <string>
@@ -20,6 +23,8 @@
 #include "base/version.h"
 #include "runtime/engines/api/engine.h"
 #include "runtime/engines/api/plugin.h"
+#include "runtime/engines/sdk/kernel_util.h"
+#include "runtime/engines/sdk/parallel.h"
 
 namespace example {
 
@@ -64,8 +69,13 @@ class SwishKernel final : public ge::engine::Kernel {
     GE_ASSIGN_OR_RETURN(ge::Tensor y, ctx.Output(0));
     const float* in = x.data<float>();
     float* out = y.data<float>();
-    const int64_t n = x.NumElements();
-    for (int64_t i = 0; i < n; ++i) out[i] = in[i] / (1.0f + std::exp(-beta_ * in[i]));
+    // Blocks of 16k elements on at most the device's threads (OpenMP).
+    ge::engine::sdk::OmpParallelRange(ctx.num_threads(), x.NumElements(), int64_t{1} << 14,
+                                      [&](int64_t begin, int64_t end) {
+                                        for (int64_t i = begin; i < end; ++i) {
+                                          out[i] = in[i] / (1.0f + std::exp(-beta_ * in[i]));
+                                        }
+                                      });
     return absl::OkStatus();
   }
 
@@ -91,34 +101,30 @@ class SwishFactory final : public ge::engine::KernelFactory {
  public:
   absl::StatusOr<std::unique_ptr<ge::engine::Kernel>> CreateKernel(const ge::ir::OpDesc& op) const override {
     if (!IsSwish(op)) return ge::Unimplemented("example_custom has no kernel for op type ", op.type());
-    const float beta = op.GetAttrOr<float>("beta", 1.0f);
-    if (!std::isfinite(beta)) return ge::InvalidArgument("node '", op.name(), "' (Swish): beta is not finite");
+    // The attribute, else the schema's default.
+    const float beta = ge::engine::sdk::FloatAttr(op, "beta", 1.0f);
+    if (!std::isfinite(beta)) return ge::engine::sdk::NodeError(op, "beta is not finite");
     return std::make_unique<SwishKernel>(beta);
   }
 };
 
+// Its attributes come from example_custom.json beside the library: the
+// loader sets them before Initialize.
 class ExampleCustomEngine final : public ge::engine::Engine {
  public:
-  ExampleCustomEngine() {
-    attributes_.name = "example_custom";
-    attributes_.compute_cost = 0;  // COST_0: user operators win placement
-    attributes_.version = "1";
-  }
-
   absl::Status Initialize(const ge::engine::EngineOptions& options) override {
     (void)options;
     return RegisterSwishSchema();
   }
-  const ge::engine::EngineAttributes& attributes() const override { return attributes_; }
   const ge::engine::OpsKernelInfoStore& info_store() const override { return info_store_; }
   const ge::engine::KernelFactory& kernel_factory() const override { return factory_; }
 
  private:
-  ge::engine::EngineAttributes attributes_;
   SwishInfoStore info_store_;
   SwishFactory factory_;
 };
 
 }  // namespace example
 
-GE_DEFINE_ENGINE_PLUGIN(example::ExampleCustomEngine, "example_custom")
+// nullptr: the attributes are example_custom.json beside the library.
+GE_DEFINE_ENGINE_PLUGIN(example::ExampleCustomEngine, "example_custom", nullptr)

@@ -180,8 +180,9 @@ void HashContext(const OptionMap& options, const KeyContext& context, Sha256Hash
       hasher.AddString(name);
       hasher.AddString(a ? a->version : "");
       hasher.AddInt(a ? a->compute_cost : -1);
-      hasher.AddInt(a ? static_cast<int64_t>(a->runtime_type) : -1);
       hasher.AddString(a ? a->composite_engine : "");
+      // The reference engine folds constants and takes host-execution nodes.
+      hasher.AddInt(a ? static_cast<int64_t>(a->reference) : -1);
       // Placement estimates decide where nodes go (compiler/placement).
       hasher.AddString("cost");
       if (a != nullptr) {

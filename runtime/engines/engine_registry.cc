@@ -10,24 +10,35 @@
 namespace ge::engine {
 
 EngineRegistry::~EngineRegistry() {
-  // Destroy in reverse load order; plugins close their libraries last.
+  // No engine keeps the reference engine past this point; then destroy in
+  // reverse order; plugins close their libraries last.
+  for (const Entry& e : entries_) e.engine->SetReferenceEngine(nullptr);
   while (!entries_.empty()) entries_.pop_back();
 }
 
 absl::Status EngineRegistry::Insert(Entry entry, const EngineOptions& options) {
-  const std::string& name = entry.attributes.name;
+  const EngineAttributes& attrs = entry.engine->attributes();
+  const std::string& name = attrs.name;
+  if (name.empty()) return InvalidArgument("an engine from ", entry.origin, " has no name");
   if (Find(name) != nullptr) {
     return AlreadyExists("engine '", name, "' from ", entry.origin, " is already loaded");
+  }
+  if (const Engine* reference = Reference(); attrs.reference && reference != nullptr) {
+    return AlreadyExists("engine '", name, "' from ", entry.origin, " declares itself the reference engine, but '",
+                         reference->attributes().name, "' already is");
   }
   GE_RETURN_IF_ERROR(Annotate(entry.engine->Initialize(options),
                               StrCat("engine '", name, "' (", entry.origin, ") failed to initialize")));
   auto pos = std::lower_bound(entries_.begin(), entries_.end(), entry, [](const Entry& a, const Entry& b) {
-    if (a.attributes.compute_cost != b.attributes.compute_cost) {
-      return a.attributes.compute_cost < b.attributes.compute_cost;
-    }
-    return a.attributes.name < b.attributes.name;
+    const EngineAttributes& x = a.engine->attributes();
+    const EngineAttributes& y = b.engine->attributes();
+    if (x.compute_cost != y.compute_cost) return x.compute_cost < y.compute_cost;
+    return x.name < y.name;
   });
   entries_.insert(pos, std::move(entry));
+  // Every engine learns the reference engine (possibly the one just added).
+  const Engine* reference = Reference();
+  for (const Entry& e : entries_) e.engine->SetReferenceEngine(reference);
   return absl::OkStatus();
 }
 
@@ -35,7 +46,6 @@ absl::Status EngineRegistry::LoadPlugin(const std::string& path, const EngineOpt
   GE_ASSIGN_OR_RETURN(auto plugin, LoadEnginePlugin(path));
   Entry entry;
   entry.engine = &plugin->engine();
-  entry.attributes = plugin->attributes();
   entry.origin = path;
   entry.plugin = std::move(plugin);
   return Insert(std::move(entry), options);
@@ -44,7 +54,6 @@ absl::Status EngineRegistry::LoadPlugin(const std::string& path, const EngineOpt
 absl::Status EngineRegistry::AddEngine(std::unique_ptr<Engine> engine, const EngineOptions& options) {
   Entry entry;
   entry.engine = engine.get();
-  entry.attributes = engine->attributes();
   entry.origin = "builtin";
   entry.owned = std::move(engine);
   return Insert(std::move(entry), options);
@@ -72,14 +81,19 @@ std::vector<absl::Status> EngineRegistry::LoadDirectories(const std::vector<std:
 
 Engine* EngineRegistry::Find(std::string_view name) const {
   for (const Entry& e : entries_) {
-    if (e.attributes.name == name) return e.engine;
+    if (e.engine->attributes().name == name) return e.engine;
   }
   return nullptr;
 }
 
 const EngineAttributes* EngineRegistry::FindAttributes(std::string_view name) const {
+  const Engine* engine = Find(name);
+  return engine == nullptr ? nullptr : &engine->attributes();
+}
+
+Engine* EngineRegistry::Reference() const {
   for (const Entry& e : entries_) {
-    if (e.attributes.name == name) return &e.attributes;
+    if (e.engine->attributes().reference) return e.engine;
   }
   return nullptr;
 }
@@ -93,7 +107,7 @@ std::vector<Engine*> EngineRegistry::ByCost() const {
 
 std::vector<std::string> EngineRegistry::Names() const {
   std::vector<std::string> out;
-  for (const Entry& e : entries_) out.push_back(e.attributes.name);
+  for (const Entry& e : entries_) out.push_back(e.engine->attributes().name);
   return out;
 }
 

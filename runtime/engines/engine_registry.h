@@ -3,6 +3,9 @@
 // Engines come from plugin directories (built-ins first) or, in tests, from
 // objects handed in directly. A plugin that fails to load or initialize is
 // reported and skipped, so one broken plugin does not take the host down.
+// At most one engine is the reference engine (its attribute); every engine
+// is told which one it is (Engine::SetReferenceEngine) whenever the set
+// changes.
 #pragma once
 
 #include <memory>
@@ -24,7 +27,8 @@ class EngineRegistry {
   EngineRegistry& operator=(const EngineRegistry&) = delete;
 
   // Loads and initializes every plugin in `dirs`, in order. Failures (and
-  // duplicate engine names) are logged, returned, and skipped.
+  // duplicate engine names, a second reference engine) are logged, returned,
+  // and skipped.
   std::vector<absl::Status> LoadDirectories(const std::vector<std::string>& dirs,
                                             const EngineOptions& options);
   // Loads and initializes one plugin.
@@ -34,8 +38,11 @@ class EngineRegistry {
 
   // The engine called `name`, or null.
   Engine* Find(std::string_view name) const;
-  // The effective attributes (configuration file applied) of `name`; null if absent.
+  // The attributes of `name`; null if absent.
   const EngineAttributes* FindAttributes(std::string_view name) const;
+  // The reference engine (EngineAttributes::reference), or null when none
+  // is loaded. The compiler asks for it instead of naming an engine.
+  Engine* Reference() const;
   // Engines by ascending compute cost, ties broken by name.
   std::vector<Engine*> ByCost() const;
   std::vector<std::string> Names() const;
@@ -46,7 +53,6 @@ class EngineRegistry {
     std::unique_ptr<LoadedEngine> plugin;  // set for plugins
     std::unique_ptr<Engine> owned;         // set for directly added engines
     Engine* engine = nullptr;
-    EngineAttributes attributes;
     std::string origin;  // plugin path or "builtin"
   };
   absl::Status Insert(Entry entry, const EngineOptions& options);

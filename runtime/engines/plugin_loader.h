@@ -2,9 +2,10 @@
 //
 // Built-in engines are plugins too, found in the engine directory beside the
 // binaries (<exe dir>/../lib/ged/engines), so that adding an engine touches
-// no compiler or runtime code. Each plugin may ship a configuration file
-// `<engine name>.json` beside it (GE's engine_conf.json): its fields
-// override the engine's compiled-in scheduling attributes.
+// no compiler or runtime code. An engine's attributes are its json (GE's
+// engine_conf.json, api/attributes.h): embedded in the plugin (built-ins) or
+// shipped beside it as `<engine name>.json`; the loader hands them to the
+// engine before it is initialized.
 #pragma once
 
 #include <memory>
@@ -26,8 +27,8 @@ class LoadedEngine {
 
   Engine& engine() const { return *engine_; }
   const std::string& path() const { return path_; }
-  // Attributes after the configuration file was applied.
-  const EngineAttributes& attributes() const { return attributes_; }
+  // The engine's attributes (from its json).
+  const EngineAttributes& attributes() const { return engine_->attributes(); }
 
  private:
   friend absl::StatusOr<std::unique_ptr<LoadedEngine>> LoadEnginePlugin(const std::string&);
@@ -37,12 +38,11 @@ class LoadedEngine {
   Engine* engine_ = nullptr;
   void (*destroy_)(Engine*) = nullptr;
   std::string path_;
-  EngineAttributes attributes_;
 };
 
 // Loads one plugin. Errors name the file: cannot open (dlerror), missing
-// entry symbol, ABI or ged version mismatch, a configuration file that does
-// not parse or contradicts the engine (another name).
+// entry symbol, ABI or ged version mismatch, no json or one that does not
+// parse or names another engine.
 absl::StatusOr<std::unique_ptr<LoadedEngine>> LoadEnginePlugin(const std::string& path);
 
 // The directory of the built-in engines for the running executable.

@@ -4,13 +4,17 @@
 // An engine is a plugin. The compiler asks it whether it supports a node
 // (CheckSupported), lets it rewrite the subgraphs placed on it
 // (GraphOptimizer), and the runtime asks it for kernels (KernelFactory).
-// Adding an engine touches no compiler or runtime code.
+// Adding an engine touches no compiler or runtime code. An engine's
+// attributes are its json (`<engine>.json`, the one source: attributes.h);
+// what engines share beyond this interface is the engine SDK
+// (runtime/engines/sdk/, docs/design/engines.md).
 #pragma once
 
 #include <map>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -19,8 +23,6 @@
 #include "runtime/engines/api/kernel_builder.h"
 
 namespace ge::engine {
-
-enum class RuntimeType : uint8_t { kHost, kDevice };
 
 // Placement estimates (issue 20): one call of an op on an engine costs
 // call_ns plus element_ns per element of its outputs, in nanoseconds.
@@ -47,17 +49,24 @@ struct CostTable {
   }
 };
 
-// Identity and scheduling configuration of an engine.
+// Identity and scheduling configuration of an engine: the fields of its
+// json (attributes.h parses it; docs/design/engines.md lists the keys).
 struct EngineAttributes {
   std::string name;
   int compute_cost = 10;  // COST_0 (preferred) .. COST_10 (fallback)
-  RuntimeType runtime_type = RuntimeType::kHost;
   bool atomic = true;
   std::string composite_engine;  // the composite engine this atomic engine belongs to
-  // engine_conf.json's scheduling flags.
+  // Its nodes run on an executor stream of their own (json "independent"):
+  // the dynamic executor launches them without waiting for their neighbours.
   bool independent_stream = false;
-  bool attach = false;
-  bool skip_assign_stream = false;
+  // The reference engine: it has a kernel for every op of the op registry.
+  // The compiler evaluates constant folding with it, moves nodes flagged for
+  // host execution (ge.exec.host_exec_ops, `_host_exec`) to it, counts a
+  // compute node placed on it as a fallback (ge.exec.disable_host_cpu_fallback)
+  // and runs its nodes dynamically (the dynamic-shape partitioner's rule 5);
+  // engines that cannot run some shapes fall back on its kernels. At most one
+  // loaded engine is the reference (the registry refuses a second one).
+  bool reference = false;
   std::string version;  // the engine's own version (kernels and parameter blobs)
   CostTable cost;       // placement estimates; empty: placed by compute_cost only
 };
@@ -114,13 +123,29 @@ class Engine {
     return absl::OkStatus();
   }
   virtual void Finalize() {}
-  virtual const EngineAttributes& attributes() const = 0;
+  // The engine's attributes, from its json. A built-in engine's constructor
+  // sets them from the json embedded at build time; the plugin loader sets a
+  // plugin's from the json its entry embeds or ships beside it, before
+  // Initialize. The registry, the compiler and the executors all read these.
+  const EngineAttributes& attributes() const { return attributes_; }
+  void set_attributes(EngineAttributes attributes) { attributes_ = std::move(attributes); }
   virtual const OpsKernelInfoStore& info_store() const = 0;
   virtual const KernelFactory& kernel_factory() const = 0;
   virtual std::vector<GraphOptimizer*> graph_optimizers() { return {}; }
   // Compile-time running parameters and tasks for known-shape nodes
   // (kernel_builder.h); engines without private parameters keep the default.
   virtual const KernelBuilder& kernel_builder() const { return KernelBuilder::Default(); }
+  // The reference engine of the registry this engine is in
+  // (EngineAttributes::reference), or null when none is loaded. The registry
+  // calls it whenever its set of engines changes, before any kernel is
+  // created; `reference` outlives every call into this engine. An engine
+  // whose kernels cannot run some shapes (say, oneDNN has no implementation)
+  // keeps it and creates the reference engine's kernel for those nodes: the
+  // one way an engine uses another's kernels, without including its files.
+  virtual void SetReferenceEngine(const Engine* reference) { (void)reference; }
+
+ protected:
+  EngineAttributes attributes_;
 };
 
 }  // namespace ge::engine

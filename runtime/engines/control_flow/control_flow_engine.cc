@@ -6,6 +6,7 @@
 #include "absl/strings/numbers.h"
 #include "base/ir/node.h"
 #include "base/status.h"
+#include "runtime/engines/api/attributes.h"
 
 namespace ge::engine {
 namespace control_flow {
@@ -67,18 +68,15 @@ class ControlFlowEngine::Factory final : public KernelFactory {
 
 ControlFlowEngine::ControlFlowEngine()
     : info_store_(std::make_unique<InfoStore>()), factory_(std::make_unique<Factory>(kernel_options_)) {
-  attributes_.name = "control_flow";
-  attributes_.compute_cost = 2;
-  attributes_.runtime_type = RuntimeType::kHost;
-  attributes_.atomic = true;
-  attributes_.attach = true;
-  attributes_.skip_assign_stream = true;
-  attributes_.version = "1";
+  EmbeddedAttributes embedded = ParseEmbeddedAttributes(control_flow::kAttributesJson, "control_flow");
+  attributes_ = std::move(embedded.attributes);
+  attributes_error_ = std::move(embedded.error);
 }
 
 ControlFlowEngine::~ControlFlowEngine() = default;
 
 absl::Status ControlFlowEngine::Initialize(const EngineOptions& options) {
+  GE_RETURN_IF_ERROR(attributes_error_);
   if (auto source = options.find(control_flow::kOptionMaxLoopIterationsSource); source != options.end()) {
     kernel_options_.max_loop_iterations_source = source->second;
   }

@@ -33,6 +33,11 @@
 
 namespace ge::engine {
 
+namespace control_flow {
+// control_flow.json, embedded at build time (ged_engine_attributes).
+extern const char kAttributesJson[];
+}  // namespace control_flow
+
 class ControlFlowEngine final : public Engine {
  public:
   ControlFlowEngine();
@@ -40,14 +45,13 @@ class ControlFlowEngine final : public Engine {
 
   // Reads ge.exec.max_loop_iterations (an integer, -1 for no cap).
   absl::Status Initialize(const EngineOptions& options) override;
-  const EngineAttributes& attributes() const override { return attributes_; }
   const OpsKernelInfoStore& info_store() const override;
   const KernelFactory& kernel_factory() const override;
 
  private:
   class InfoStore;
   class Factory;
-  EngineAttributes attributes_;
+  absl::Status attributes_error_;  // the embedded json (control_flow.json) did not parse
   control_flow::KernelOptions kernel_options_;
   std::unique_ptr<InfoStore> info_store_;
   std::unique_ptr<Factory> factory_;

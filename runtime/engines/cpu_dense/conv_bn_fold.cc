@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "base/status.h"
-#include "runtime/engines/host_cpu/kernel_util.h"
+#include "runtime/engines/sdk/kernel_util.h"
 
 namespace ge::engine::cpu_dense {
 namespace {
@@ -21,7 +21,7 @@ struct Folded {
 // Matches a Conv feeding `bn`; null when the pair cannot fold.
 ir::Node* FoldableConv(const ir::Node& bn, const NodeFilter& can_rewrite) {
   if (bn.type() != "BatchNormalization" || bn.num_inputs() != 5 || !can_rewrite(bn)) return nullptr;
-  if (host_cpu::IntAttr(bn.op_desc(), "training_mode", 0) != 0) return nullptr;
+  if (sdk::IntAttr(bn.op_desc(), "training_mode", 0) != 0) return nullptr;
   for (int o = 1; o < bn.num_outputs(); ++o) {
     if (!bn.consumers(o).empty()) return nullptr;
   }
@@ -54,7 +54,7 @@ absl::StatusOr<Folded> FoldParameters(const ir::Node& conv, const ir::Node& bn) 
     if (t->NumElements() != m) return InvalidArgument("BN parameters do not match the Conv's channels");
   }
   if (b != nullptr && b->NumElements() != m) return InvalidArgument("bias size mismatch");
-  const double epsilon = host_cpu::FloatAttr(bn.op_desc(), "epsilon", 1e-5f);
+  const double epsilon = sdk::FloatAttr(bn.op_desc(), "epsilon", 1e-5f);
   const DataType dtype = w.dtype();
   GE_ASSIGN_OR_RETURN(Tensor wd, Tensor::Allocate(DataType::kDouble, wshape));
   GE_ASSIGN_OR_RETURN(Tensor bd, Tensor::Allocate(DataType::kDouble, Shape{m}));
@@ -65,8 +65,8 @@ absl::StatusOr<Folded> FoldParameters(const ir::Node& conv, const ir::Node& bn) 
     bd.data<double>()[c] = (bias - params[2]->GetAsDouble(c)) * a + params[1]->GetAsDouble(c);
   }
   Folded folded;
-  GE_ASSIGN_OR_RETURN(folded.weights, host_cpu::ConvertTensor(wd, dtype));
-  GE_ASSIGN_OR_RETURN(folded.bias, host_cpu::ConvertTensor(bd, dtype));
+  GE_ASSIGN_OR_RETURN(folded.weights, sdk::ConvertTensor(wd, dtype));
+  GE_ASSIGN_OR_RETURN(folded.bias, sdk::ConvertTensor(bd, dtype));
   return folded;
 }
 

@@ -1,10 +1,11 @@
-// The cpu_dense engine: attributes, CheckSupported, the kernel factory and
+// The cpu_dense engine: attributes (its embedded json), CheckSupported, the kernel factory and
 // Initialize.
 #include "runtime/engines/cpu_dense/cpu_dense_engine.h"
 
 #include "base/ir/node.h"
 #include "base/ops/op_registry.h"
 #include "base/status.h"
+#include "runtime/engines/api/attributes.h"
 #include "runtime/engines/cpu_dense/dense_fused_op.h"
 
 namespace ge::engine {
@@ -15,7 +16,7 @@ absl::Status CpuDenseInfoStore::CheckSupported(const ir::Node& node) const {
 
 absl::Status CpuDenseInfoStore::CheckSupportedOp(const ir::OpDesc& op) const {
   GE_RETURN_IF_ERROR(init_status_);
-  return table_.CheckSupported(op, context_);
+  return cpu_dense::CheckSupported(table_, op, context_);
 }
 
 absl::StatusOr<std::unique_ptr<Kernel>> CpuDenseKernelFactory::CreateKernel(const ir::OpDesc& op) const {
@@ -30,16 +31,6 @@ absl::StatusOr<std::unique_ptr<Kernel>> CpuDenseKernelFactory::CreateKernel(cons
 
 namespace {
 
-EngineAttributes MakeAttributes() {
-  EngineAttributes a;
-  a.name = std::string(kCpuDenseEngineName);
-  a.compute_cost = 1;
-  a.runtime_type = RuntimeType::kHost;
-  a.atomic = true;
-  a.version = "1.0";
-  return a;
-}
-
 // Whether oneDNN runs bf16 natively here (AVX512-BF16 or AMX).
 bool NativeBf16() {
   const auto isa = static_cast<unsigned>(dnnl::get_effective_cpu_isa());
@@ -50,8 +41,7 @@ bool NativeBf16() {
 }  // namespace
 
 CpuDenseEngine::CpuDenseEngine()
-    : attributes_(MakeAttributes()),
-      info_store_(table_, context_, init_status_),
+    : info_store_(table_, context_, init_status_),
       factory_(table_, context_, init_status_),
       optimizer_([this](const ir::OpDesc& op) { return info_store_.CheckSupportedOp(op); }, context_) {
   try {
@@ -60,14 +50,21 @@ CpuDenseEngine::CpuDenseEngine()
   } catch (const dnnl::error& e) {
     init_status_ = Internal("cpu_dense: oneDNN's CPU engine is unavailable: ", e.what());
   }
-  host_cpu::RegisterHostCpuKernels(context_.reference);
+  EmbeddedAttributes embedded = ParseEmbeddedAttributes(cpu_dense::kAttributesJson, kCpuDenseEngineName);
+  attributes_ = std::move(embedded.attributes);
+  attributes_error_ = std::move(embedded.error);
   cpu_dense::RegisterDenseKernels(table_);
+}
+
+void CpuDenseEngine::SetReferenceEngine(const Engine* reference) {
+  context_.reference = reference == nullptr ? nullptr : &reference->kernel_factory();
 }
 
 CpuDenseEngine::~CpuDenseEngine() = default;
 
 absl::Status CpuDenseEngine::Initialize(const EngineOptions& options) {
   (void)options;
+  GE_RETURN_IF_ERROR(attributes_error_);
   GE_RETURN_IF_ERROR(init_status_);
   return cpu_dense::RegisterDenseFusedOp(ops::OpRegistry::Global());
 }

@@ -25,6 +25,11 @@ namespace ge::engine {
 
 inline constexpr std::string_view kCpuDenseEngineName = "cpu_dense";
 
+namespace cpu_dense {
+// cpu_dense.json, embedded at build time (ged_engine_attributes).
+extern const char kAttributesJson[];
+}  // namespace cpu_dense
+
 class CpuDenseInfoStore final : public OpsKernelInfoStore {
  public:
   CpuDenseInfoStore(const cpu_dense::DenseKernelTable& table, const cpu_dense::DenseContext& context,
@@ -59,9 +64,11 @@ class CpuDenseEngine final : public Engine {
   CpuDenseEngine();
   ~CpuDenseEngine() override;
 
-  // Registers `_DenseFused` in the global op registry (once per process).
+  // Registers `_DenseFused` in the global op registry (once per process);
+  // fails when oneDNN or the embedded json (cpu_dense.json) failed.
   absl::Status Initialize(const EngineOptions& options) override;
-  const EngineAttributes& attributes() const override { return attributes_; }
+  // Keeps the reference engine's kernel factory for shapes oneDNN cannot run.
+  void SetReferenceEngine(const Engine* reference) override;
   const OpsKernelInfoStore& info_store() const override { return info_store_; }
   const CpuDenseInfoStore& dense_info_store() const { return info_store_; }
   const KernelFactory& kernel_factory() const override { return factory_; }
@@ -69,8 +76,8 @@ class CpuDenseEngine final : public Engine {
   const cpu_dense::DenseContext& context() const { return context_; }
 
  private:
-  EngineAttributes attributes_;
-  absl::Status init_status_;  // oneDNN's engine could not be created
+  absl::Status attributes_error_;  // the embedded json did not parse
+  absl::Status init_status_;       // oneDNN's engine could not be created
   cpu_dense::DenseContext context_;
   cpu_dense::DenseKernelTable table_;
   CpuDenseInfoStore info_store_;

@@ -189,12 +189,17 @@ absl::Status DenseKernel::RunReference(ExecuteContext& ctx, const PlanRequest& r
     }
   }
   if (reference_ == nullptr) {
-    const host_cpu::KernelDef* def = context_.reference.Find(op_.type());
-    if (def == nullptr) {
+    if (context_.reference == nullptr) {
       return Internal("node '", op_.name(), "' (", op_.type(),
-                      "): cpu_dense cannot run these shapes and has no reference kernel");
+                      "): cpu_dense cannot run these shapes and no reference engine is loaded");
     }
-    GE_ASSIGN_OR_RETURN(reference_, def->create(op_));
+    auto created = context_.reference->CreateKernel(op_);
+    if (!created.ok()) {
+      return Internal(
+          "node '", op_.name(), "' (", op_.type(),
+          "): cpu_dense cannot run these shapes and the reference engine has no kernel: ", created.status().message());
+    }
+    reference_ = *std::move(created);
   }
   std::vector<int64_t> key = KeyOf(request.input_types);
   if (key != reference_key_) {

@@ -9,7 +9,7 @@
 //
 // When a plan cannot be built for some shapes (oneDNN has no
 // implementation, or a case CheckSupported could not see because shapes
-// were unknown at placement), the kernel runs host_cpu's reference kernel
+// were unknown at placement), the kernel runs the reference engine's kernel
 // for those shapes instead, so a node accepted by CheckSupported always
 // computes. Shapes known at placement are checked there, so this path
 // serves dynamic shapes only.
@@ -33,7 +33,6 @@
 #include "base/ir/op_desc.h"
 #include "runtime/engines/api/kernel.h"
 #include "runtime/engines/cpu_dense/dnnl_util.h"
-#include "runtime/engines/host_cpu/kernel_registry.h"
 
 namespace ge::engine::cpu_dense {
 
@@ -41,11 +40,13 @@ namespace ge::engine::cpu_dense {
 inline constexpr std::string_view kAttrConstInputs = "_const_inputs";
 
 // What every kernel of the engine shares: the oneDNN engine, whether this
-// CPU runs bf16 primitives, and host_cpu's kernels for the fallback.
+// CPU runs bf16 primitives, and the reference engine's kernel factory for
+// the fallback (Engine::SetReferenceEngine; null when no reference engine is
+// loaded: such shapes then fail with an error naming the node).
 struct DenseContext {
   dnnl::engine engine;  // created by the engine (oneDNN may refuse: a status, not a throw)
   bool bf16 = false;
-  host_cpu::KernelTable reference;
+  const KernelFactory* reference = nullptr;
 };
 
 // What a plan is built from.

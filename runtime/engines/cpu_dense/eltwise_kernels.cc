@@ -15,7 +15,7 @@
 
 #include "base/ops/shape_utils.h"
 #include "runtime/engines/cpu_dense/kernel_registry.h"
-#include "runtime/engines/host_cpu/kernel_util.h"
+#include "runtime/engines/sdk/kernel_util.h"
 
 namespace ge::engine::cpu_dense {
 namespace {
@@ -54,7 +54,7 @@ class EltwiseKernel final : public DenseKernel {
  public:
   EltwiseKernel(const ir::OpDesc& op, const DenseContext& ctx, const UnarySpec& spec)
       : DenseKernel(op, ctx), spec_(spec) {
-    if (!spec.alpha_attr.empty()) spec_.alpha = host_cpu::FloatAttr(op, spec.alpha_attr, spec.alpha);
+    if (!spec.alpha_attr.empty()) spec_.alpha = sdk::FloatAttr(op, spec.alpha_attr, spec.alpha);
   }
 
  private:
@@ -231,11 +231,10 @@ absl::Status CheckBinary(const ir::OpDesc& op, const DenseContext& ctx, bool com
 }  // namespace
 
 void RegisterEltwiseKernels(DenseKernelTable& table) {
-  const host_cpu::DataTypeSet floats{DataType::kFloat, DataType::kBFloat16};
+  const sdk::DataTypeSet floats{DataType::kFloat, DataType::kBFloat16};
   for (const UnarySpec& spec : kUnary) {
     // oneDNN 2.6 rounds f32 only.
-    const host_cpu::DataTypeSet types =
-        spec.algorithm == alg::eltwise_round ? host_cpu::DataTypeSet{DataType::kFloat} : floats;
+    const sdk::DataTypeSet types = spec.algorithm == alg::eltwise_round ? sdk::DataTypeSet{DataType::kFloat} : floats;
     table.Add({std::string(spec.op), types,
                spec.algorithm == alg::eltwise_clip_v2 ? SupportCheckFn(CheckClip) : SupportCheckFn(),
                [&spec](const ir::OpDesc& op, const DenseContext& ctx) -> absl::StatusOr<std::unique_ptr<Kernel>> {
@@ -245,7 +244,7 @@ void RegisterEltwiseKernels(DenseKernelTable& table) {
 }
 
 void RegisterBinaryKernels(DenseKernelTable& table) {
-  const host_cpu::DataTypeSet floats{DataType::kFloat, DataType::kBFloat16};
+  const sdk::DataTypeSet floats{DataType::kFloat, DataType::kBFloat16};
   for (const BinarySpec& spec : kBinary) {
     table.Add({std::string(spec.op), floats,
                [&spec](const ir::OpDesc& op, const DenseContext& ctx) { return CheckBinary(op, ctx, spec.commutative); },

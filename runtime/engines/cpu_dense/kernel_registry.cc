@@ -1,30 +1,9 @@
 // The cpu_dense kernel table and CheckSupported.
 #include "runtime/engines/cpu_dense/kernel_registry.h"
 
-#include <algorithm>
-
 #include "base/status.h"
 
 namespace ge::engine::cpu_dense {
-
-void DenseKernelTable::Add(DenseKernelDef def) {
-  GE_CHECK_MSG(!def.op_type.empty() && def.create, "incomplete DenseKernelDef");
-  std::string type = def.op_type;
-  const bool inserted = defs_.emplace(std::move(type), std::move(def)).second;
-  GE_CHECK_MSG(inserted, "cpu_dense kernel registered twice");
-}
-
-const DenseKernelDef* DenseKernelTable::Find(std::string_view op_type) const {
-  auto it = defs_.find(op_type);
-  return it == defs_.end() ? nullptr : &it->second;
-}
-
-std::vector<std::string> DenseKernelTable::OpTypes() const {
-  std::vector<std::string> out;
-  for (const auto& [type, def] : defs_) out.push_back(type);
-  std::sort(out.begin(), out.end());
-  return out;
-}
 
 namespace {
 
@@ -41,8 +20,8 @@ absl::Status CheckMainDtype(const DenseKernelDef& def, const ir::OpDesc& op, Dat
 
 }  // namespace
 
-absl::Status DenseKernelTable::CheckSupported(const ir::OpDesc& op, const DenseContext& ctx) const {
-  const DenseKernelDef* def = Find(op.type());
+absl::Status CheckSupported(const DenseKernelTable& table, const ir::OpDesc& op, const DenseContext& ctx) {
+  const DenseKernelDef* def = table.Find(op.type());
   if (def == nullptr) {
     return absl::UnimplementedError(StrCat("cpu_dense has no kernel for op type ", op.type()));
   }

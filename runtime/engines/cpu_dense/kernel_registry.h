@@ -1,4 +1,4 @@
-// The kernel table of cpu_dense.
+// The kernel table of cpu_dense (the SDK's KernelTable over DenseKernelDef).
 //
 // A DenseKernelDef names the op type, the dtypes of the op's main tensor
 // (input 0 and output 0), a support check and the factory. The check sees
@@ -19,7 +19,7 @@
 #include "base/strings.h"
 #include "runtime/engines/api/kernel.h"
 #include "runtime/engines/cpu_dense/dense_kernel.h"
-#include "runtime/engines/host_cpu/kernel_registry.h"
+#include "runtime/engines/sdk/kernel_table.h"
 
 namespace ge::engine::cpu_dense {
 
@@ -29,25 +29,17 @@ using DenseCreateFn = std::function<absl::StatusOr<std::unique_ptr<Kernel>>(
 
 struct DenseKernelDef {
   std::string op_type;
-  host_cpu::DataTypeSet dtypes;  // of input 0 and output 0; bf16 also needs the CPU's support
+  sdk::DataTypeSet dtypes;       // of input 0 and output 0; bf16 also needs the CPU's support
   SupportCheckFn check;          // may be empty: nothing beyond dtypes
   DenseCreateFn create;
 };
 
-class DenseKernelTable {
- public:
-  // Registering an op type twice is a programmer error.
-  void Add(DenseKernelDef def);
-  const DenseKernelDef* Find(std::string_view op_type) const;
-  std::vector<std::string> OpTypes() const;
+// The SDK's kernel table over cpu_dense's definitions.
+using DenseKernelTable = sdk::KernelTable<DenseKernelDef>;
 
-  // OK when cpu_dense runs `op`; otherwise why not (Unimplemented for what
-  // the engine lacks, InvalidArgument for a malformed node).
-  absl::Status CheckSupported(const ir::OpDesc& op, const DenseContext& ctx) const;
-
- private:
-  StringMap<DenseKernelDef> defs_;
-};
+// OK when cpu_dense runs `op`; otherwise why not (Unimplemented for what
+// the engine lacks, InvalidArgument for a malformed node).
+absl::Status CheckSupported(const DenseKernelTable& table, const ir::OpDesc& op, const DenseContext& ctx);
 
 // Registration functions, one per kernel family.
 void RegisterConvKernels(DenseKernelTable& table);

@@ -19,7 +19,7 @@
 #include "base/ops/shape_utils.h"
 #include "runtime/engines/cpu_dense/dense_ops.h"
 #include "runtime/engines/cpu_dense/kernel_registry.h"
-#include "runtime/engines/host_cpu/kernel_util.h"
+#include "runtime/engines/sdk/kernel_util.h"
 
 namespace ge::engine::cpu_dense {
 namespace {
@@ -40,10 +40,10 @@ GemmAttrs ReadGemmAttrs(const ir::OpDesc& base) {
   GemmAttrs a;
   a.is_gemm = base.type() == "Gemm";
   if (a.is_gemm) {
-    a.trans_a = host_cpu::IntAttr(base, "transA", 0) != 0;
-    a.trans_b = host_cpu::IntAttr(base, "transB", 0) != 0;
-    a.alpha = host_cpu::FloatAttr(base, "alpha", 1.0f);
-    a.beta = host_cpu::FloatAttr(base, "beta", 1.0f);
+    a.trans_a = sdk::IntAttr(base, "transA", 0) != 0;
+    a.trans_b = sdk::IntAttr(base, "transB", 0) != 0;
+    a.alpha = sdk::FloatAttr(base, "alpha", 1.0f);
+    a.beta = sdk::FloatAttr(base, "beta", 1.0f);
   }
   return a;
 }
@@ -310,7 +310,7 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateMatMulKernel(const ir::OpDesc& op,
 }
 
 void RegisterMatMulKernels(DenseKernelTable& table) {
-  const host_cpu::DataTypeSet types{DataType::kFloat, DataType::kBFloat16};
+  const sdk::DataTypeSet types{DataType::kFloat, DataType::kBFloat16};
   table.Add({"MatMul", types, CheckMatMul, [](const ir::OpDesc& op, const DenseContext& ctx) {
                return CreateMatMulKernel(op, op, PostOpChain{}, ctx);
              }});

@@ -10,8 +10,8 @@
 
 #include "base/ops/shape_utils.h"
 #include "runtime/engines/cpu_dense/kernel_registry.h"
-#include "runtime/engines/host_cpu/elementwise.h"
-#include "runtime/engines/host_cpu/kernel_util.h"
+#include "runtime/engines/sdk/elementwise.h"
+#include "runtime/engines/sdk/kernel_util.h"
 
 namespace ge::engine::cpu_dense {
 namespace {
@@ -26,10 +26,10 @@ absl::StatusOr<dnnl::memory> F32Vector(const ir::OpDesc& op, const dnnl::engine&
   const int64_t n = shape.NumElementsUnchecked();
   const dnnl::memory::desc md = PlainDesc(dnnl::memory::dims{n}, dt::f32);
   if (t.dtype() == DataType::kFloat && t.NumElements() == n) return WrapTensor(md, eng, t);
-  GE_ASSIGN_OR_RETURN(Tensor f32, host_cpu::ConvertTensor(t, DataType::kFloat));
+  GE_ASSIGN_OR_RETURN(Tensor f32, sdk::ConvertTensor(t, DataType::kFloat));
   void* data = scratch.Take(n * sizeof(float));
   Tensor out(DataType::kFloat, shape, Buffer::Wrap(data, n * sizeof(float), [] {}));
-  GE_RETURN_IF_ERROR(host_cpu::BroadcastCopy(op, f32, out, nullptr));
+  GE_RETURN_IF_ERROR(sdk::BroadcastCopy(op, f32, out, nullptr));
   return dnnl::memory(md, eng, data);
 }
 
@@ -42,7 +42,7 @@ dnnl::memory ScratchpadMemory(const dnnl::memory::desc& md, const dnnl::engine& 
 class BatchNormKernel final : public DenseKernel {
  public:
   BatchNormKernel(const ir::OpDesc& op, const DenseContext& ctx)
-      : DenseKernel(op, ctx), epsilon_(host_cpu::FloatAttr(op, "epsilon", 1e-5f)) {}
+      : DenseKernel(op, ctx), epsilon_(sdk::FloatAttr(op, "epsilon", 1e-5f)) {}
 
  private:
   struct BnPlan final : Plan {
@@ -103,9 +103,7 @@ class BatchNormKernel final : public DenseKernel {
 class LayerNormKernel final : public DenseKernel {
  public:
   LayerNormKernel(const ir::OpDesc& op, const DenseContext& ctx)
-      : DenseKernel(op, ctx),
-        axis_(host_cpu::IntAttr(op, "axis", -1)),
-        epsilon_(host_cpu::FloatAttr(op, "epsilon", 1e-5f)) {}
+      : DenseKernel(op, ctx), axis_(sdk::IntAttr(op, "axis", -1)), epsilon_(sdk::FloatAttr(op, "epsilon", 1e-5f)) {}
 
  private:
   struct LnPlan final : Plan {
@@ -117,10 +115,10 @@ class LayerNormKernel final : public DenseKernel {
 
   absl::StatusOr<std::unique_ptr<Plan>> Build(const PlanRequest& r) override {
     const Shape& x = r.shape(0);
-    GE_ASSIGN_OR_RETURN(int64_t axis, host_cpu::NormalizeAxisFor(op(), axis_, x.rank()));
+    GE_ASSIGN_OR_RETURN(int64_t axis, sdk::NormalizeAxisFor(op(), axis_, x.rank()));
     auto plan = std::make_unique<LnPlan>();
     plan->normalized = Shape(x.span().subspan(axis));
-    const int64_t rows = host_cpu::DimProduct(x.span(), 0, axis);
+    const int64_t rows = sdk::DimProduct(x.span(), 0, axis);
     const int64_t cols = plan->normalized.NumElementsUnchecked();
     for (int i = 1; i <= 2; ++i) {
       if (r.has_input(i) && !ops::CheckUnidirectionalBroadcast(r.shape(i), plan->normalized).ok()) {
@@ -169,7 +167,7 @@ class LayerNormKernel final : public DenseKernel {
 class SoftmaxKernel final : public DenseKernel {
  public:
   SoftmaxKernel(const ir::OpDesc& op, const DenseContext& ctx, bool log)
-      : DenseKernel(op, ctx), axis_(host_cpu::IntAttr(op, "axis", -1)), log_(log) {}
+      : DenseKernel(op, ctx), axis_(sdk::IntAttr(op, "axis", -1)), log_(log) {}
 
  private:
   struct SoftmaxPlan final : Plan {
@@ -180,7 +178,7 @@ class SoftmaxKernel final : public DenseKernel {
   absl::StatusOr<std::unique_ptr<Plan>> Build(const PlanRequest& r) override {
     const Shape& x = r.shape(0);
     if (x.rank() > DNNL_MAX_NDIMS) return NodeUnimplemented(op(), "rank ", x.rank());
-    GE_ASSIGN_OR_RETURN(int64_t axis, host_cpu::NormalizeAxisFor(op(), axis_, x.rank()));
+    GE_ASSIGN_OR_RETURN(int64_t axis, sdk::NormalizeAxisFor(op(), axis_, x.rank()));
     auto plan = std::make_unique<SoftmaxPlan>();
     GE_ASSIGN_OR_RETURN(plan->src_md, FormatDesc(x, r.dtype(0), op().input(0).type.tensor().format));
     GE_ASSIGN_OR_RETURN(plan->dst_md, FormatDesc(x, r.dtype(0), op().output(0).type.tensor().format));
@@ -213,7 +211,7 @@ class SoftmaxKernel final : public DenseKernel {
 };
 
 absl::Status CheckBatchNorm(const ir::OpDesc& op, const DenseContext& ctx) {
-  if (host_cpu::IntAttr(op, "training_mode", 0) != 0) return Unsupported(op, "training_mode=1");
+  if (sdk::IntAttr(op, "training_mode", 0) != 0) return Unsupported(op, "training_mode=1");
   if (op.num_outputs() > 1) return Unsupported(op, "the running statistics outputs (training only)");
   for (int i = 1; i < op.num_inputs(); ++i) GE_RETURN_IF_ERROR(CheckFloatInput(op, i, ctx));
   const Shape x = InputShape(op, 0);
@@ -246,7 +244,7 @@ DenseCreateFn Factory(Args... args) {
 }  // namespace
 
 void RegisterNormKernels(DenseKernelTable& table) {
-  const host_cpu::DataTypeSet floats{DataType::kFloat, DataType::kBFloat16};
+  const sdk::DataTypeSet floats{DataType::kFloat, DataType::kBFloat16};
   table.Add({"BatchNormalization", floats, CheckBatchNorm, Factory<BatchNormKernel>()});
   table.Add({"LayerNormalization", floats, CheckLayerNorm, Factory<LayerNormKernel>()});
   table.Add({"Softmax", floats, CheckSoftmax, Factory<SoftmaxKernel>(false)});

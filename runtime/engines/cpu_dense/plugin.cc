@@ -3,4 +3,4 @@
 #include "runtime/engines/api/plugin.h"
 #include "runtime/engines/cpu_dense/cpu_dense_engine.h"
 
-GE_DEFINE_ENGINE_PLUGIN(ge::engine::CpuDenseEngine, "cpu_dense")
+GE_DEFINE_ENGINE_PLUGIN(ge::engine::CpuDenseEngine, "cpu_dense", ge::engine::cpu_dense::kAttributesJson)

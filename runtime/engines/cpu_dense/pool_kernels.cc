@@ -15,7 +15,7 @@
 
 #include "base/ops/shape_utils.h"
 #include "runtime/engines/cpu_dense/kernel_registry.h"
-#include "runtime/engines/host_cpu/kernel_util.h"
+#include "runtime/engines/sdk/kernel_util.h"
 
 namespace ge::engine::cpu_dense {
 namespace {
@@ -186,7 +186,7 @@ absl::Status CheckPool(const ir::OpDesc& op, const DenseContext&) {
     auto g = ops::PoolOutputShape(x, *attrs);
     if (!g.ok()) return Unsupported(op, g.status().message());
     if (HasEmptyWindow(x, *g)) return Unsupported(op, "a window covers only padding");
-    const bool include_pad = op.type() == "AveragePool" && host_cpu::IntAttr(op, "count_include_pad", 0) != 0;
+    const bool include_pad = op.type() == "AveragePool" && sdk::IntAttr(op, "count_include_pad", 0) != 0;
     for (size_t i = 0; i < g->kernel.size(); ++i) {
       const int64_t extent = (g->kernel[i] - 1) * g->dilations[i] + 1;
       const int64_t needed = (g->output.dim(i + 2) - 1) * g->strides[i] + extent - x.dim(i + 2) - g->pads_begin[i];
@@ -210,14 +210,14 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreatePool(const ir::OpDesc& op, const D
   auto attrs = ops::WindowAttrsFromOp(op);
   if (!attrs.ok()) return NodeError(op, attrs.status().message());
   if (attrs->kernel_shape.empty()) return NodeError(op, "attribute kernel_shape is required");
-  const bool include_pad = !max && host_cpu::IntAttr(op, "count_include_pad", 0) != 0;
+  const bool include_pad = !max && sdk::IntAttr(op, "count_include_pad", 0) != 0;
   return std::unique_ptr<Kernel>(new PoolKernel(op, ctx, *std::move(attrs), max, include_pad));
 }
 
 }  // namespace
 
 void RegisterPoolKernels(DenseKernelTable& table) {
-  const host_cpu::DataTypeSet floats{DataType::kFloat, DataType::kBFloat16};
+  const sdk::DataTypeSet floats{DataType::kFloat, DataType::kBFloat16};
   table.Add({"MaxPool", {DataType::kFloat, DataType::kBFloat16, DataType::kInt8, DataType::kUint8},
              CheckPool, [](const ir::OpDesc& op, const DenseContext& ctx) { return CreatePool(op, ctx, true); }});
   table.Add({"AveragePool", floats, CheckPool,

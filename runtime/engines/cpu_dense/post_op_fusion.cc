@@ -11,7 +11,7 @@
 #include "base/ops/shape_utils.h"
 #include "base/status.h"
 #include "runtime/engines/cpu_dense/post_ops.h"
-#include "runtime/engines/host_cpu/kernel_util.h"
+#include "runtime/engines/sdk/kernel_util.h"
 
 namespace ge::engine::cpu_dense {
 namespace {
@@ -86,13 +86,13 @@ bool AbsorbOne(Match& m, ir::Node* next, int port) {
   if (type == "Relu") {
     step = {PostOpKind::kRelu, 0.0f, 0.0f};
   } else if (type == "LeakyRelu") {
-    step = {PostOpKind::kRelu, host_cpu::FloatAttr(op, "alpha", 0.01f), 0.0f};
+    step = {PostOpKind::kRelu, sdk::FloatAttr(op, "alpha", 0.01f), 0.0f};
   } else if (type == "Sigmoid") {
     step = {PostOpKind::kSigmoid, 0.0f, 0.0f};
   } else if (type == "Tanh") {
     step = {PostOpKind::kTanh, 0.0f, 0.0f};
   } else if (type == "Elu") {
-    step = {PostOpKind::kElu, host_cpu::FloatAttr(op, "alpha", 1.0f), 0.0f};
+    step = {PostOpKind::kElu, sdk::FloatAttr(op, "alpha", 1.0f), 0.0f};
   } else if (type == "Clip") {
     float lo = -std::numeric_limits<float>::infinity(), hi = std::numeric_limits<float>::infinity();
     for (int i = 1; i <= 2 && i < next->num_inputs(); ++i) {

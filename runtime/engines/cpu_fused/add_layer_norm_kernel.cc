@@ -1,14 +1,14 @@
 // The `_FusedAddLayerNorm` kernel: each row is summed with its residual,
 // normalized, scaled and shifted, and given its post-addend in one pass
-// over memory (fused_loops.cc). Rows split across OpenMP threads (omp_range.h).
+// over memory (fused_loops.cc). Rows split across OpenMP threads (sdk/parallel.h).
 #include <algorithm>
 
 #include "base/ops/shape_utils.h"
 #include "base/status.h"
 #include "runtime/engines/cpu_fused/fused_kernels.h"
 #include "runtime/engines/cpu_fused/fused_ops.h"
-#include "runtime/engines/cpu_fused/omp_range.h"
-#include "runtime/engines/host_cpu/kernel_util.h"
+#include "runtime/engines/sdk/parallel.h"
+#include "runtime/engines/sdk/kernel_util.h"
 
 namespace ge::engine::cpu_fused {
 namespace {
@@ -30,9 +30,9 @@ class AddLayerNormKernel final : public Kernel {
   absl::Status Prepare(PrepareContext& ctx) override {
     GE_RETURN_IF_ERROR(CheckAddLayerNorm(op_));
     const Shape& x = ctx.input_types[kNormX].shape();
-    if (!x.IsFullyKnown()) return host_cpu::NodeError(op_, "prepared without concrete shapes");
+    if (!x.IsFullyKnown()) return sdk::NodeError(op_, "prepared without concrete shapes");
     auto axis = ops::NormalizeAxis(axis_, x.rank());
-    if (!axis.ok()) return host_cpu::NodeError(op_, axis.status().message());
+    if (!axis.ok()) return sdk::NodeError(op_, axis.status().message());
     rows_ = 1;
     for (int64_t i = 0; i < *axis; ++i) rows_ *= x.dim(i);
     n_ = 1;
@@ -40,14 +40,14 @@ class AddLayerNormKernel final : public Kernel {
     for (int i : {kNormScale, kNormBias}) {
       if (!Present(ctx, i)) continue;
       if (ctx.input_types[i].shape().NumElementsUnchecked() != n_) {
-        return host_cpu::NodeError(op_, "input ", i, " ", ctx.input_types[i].shape().ToString(), " must hold ", n_,
-                                   " elements (the normalized dims of ", x.ToString(), ")");
+        return sdk::NodeError(op_, "input ", i, " ", ctx.input_types[i].shape().ToString(), " must hold ", n_,
+                              " elements (the normalized dims of ", x.ToString(), ")");
       }
     }
     for (int i : {kNormResidual, kNormPostAddend}) {
       if (Present(ctx, i) && ctx.input_types[i].shape() != x) {
-        return host_cpu::NodeError(op_, "input ", i, " ", ctx.input_types[i].shape().ToString(),
-                                   " must have X's shape ", x.ToString());
+        return sdk::NodeError(op_, "input ", i, " ", ctx.input_types[i].shape().ToString(), " must have X's shape ",
+                              x.ToString());
       }
     }
     has_bias_ = Present(ctx, kNormBias);
@@ -77,8 +77,8 @@ class AddLayerNormKernel final : public Kernel {
       return absl::OkStatus();
     }
     const int64_t block = std::max<int64_t>(1, kParallelElements / (2 * n_));
-    OmpParallelRange(ctx.num_threads(), rows_, block,
-                     [&](int64_t begin, int64_t end) { loops.add_layer_norm(args, begin, end); });
+    sdk::OmpParallelRange(ctx.num_threads(), rows_, block,
+                          [&](int64_t begin, int64_t end) { loops.add_layer_norm(args, begin, end); });
     return absl::OkStatus();
   }
 

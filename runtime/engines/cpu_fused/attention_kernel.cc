@@ -1,7 +1,7 @@
 // The `_FusedAttention` kernel: per (batch, head) item, blocks of query
 // rows go through Q Kt, the scaled and masked softmax and P V while their
 // scores stay in L1 (fused_loops.cc). Items split across OpenMP threads
-// (omp_range.h).
+// (sdk/parallel.h).
 #include <algorithm>
 #include <optional>
 #include <vector>
@@ -10,8 +10,8 @@
 #include "base/status.h"
 #include "runtime/engines/cpu_fused/fused_kernels.h"
 #include "runtime/engines/cpu_fused/fused_ops.h"
-#include "runtime/engines/cpu_fused/omp_range.h"
-#include "runtime/engines/host_cpu/kernel_util.h"
+#include "runtime/engines/sdk/parallel.h"
+#include "runtime/engines/sdk/kernel_util.h"
 
 namespace ge::engine::cpu_fused {
 namespace {
@@ -80,14 +80,14 @@ absl::Status AttentionKernel::Prepare(PrepareContext& ctx) {
   const Shape& k = ctx.input_types[kAttentionK].shape();
   const Shape& v = ctx.input_types[kAttentionV].shape();
   if (!q.IsFullyKnown() || !k.IsFullyKnown() || !v.IsFullyKnown()) {
-    return host_cpu::NodeError(op_, "prepared without concrete shapes");
+    return sdk::NodeError(op_, "prepared without concrete shapes");
   }
   const int64_t rank = q.rank();
-  if (rank < 2 || k.rank() != rank || v.rank() != rank) return host_cpu::NodeError(op_, "Q, K and V ranks differ");
+  if (rank < 2 || k.rank() != rank || v.rank() != rank) return sdk::NodeError(op_, "Q, K and V ranks differ");
   plan_ = AttentionPlan{};
   plan_.items = 1;
   for (int64_t i = 0; i + 2 < rank; ++i) {
-    if (k.dim(i) != q.dim(i) || v.dim(i) != q.dim(i)) return host_cpu::NodeError(op_, "batch dims differ");
+    if (k.dim(i) != q.dim(i) || v.dim(i) != q.dim(i)) return sdk::NodeError(op_, "batch dims differ");
     plan_.items *= q.dim(i);
   }
   plan_.sq = q.dim(rank - 2);
@@ -97,7 +97,7 @@ absl::Status AttentionKernel::Prepare(PrepareContext& ctx) {
   const int64_t k_depth = k.dim(rank - (k_transposed_ ? 2 : 1));
   const int64_t k_len = k.dim(rank - (k_transposed_ ? 1 : 2));
   if (k_depth != plan_.d || k_len != plan_.sk) {
-    return host_cpu::NodeError(op_, "K ", k.ToString(), " does not fit Q ", q.ToString(), " and V ", v.ToString());
+    return sdk::NodeError(op_, "K ", k.ToString(), " does not fit Q ", q.ToString(), " and V ", v.ToString());
   }
   const bool has_scale = ctx.input_types.size() > kAttentionScale &&
                          ctx.input_types[kAttentionScale].dtype() != DataType::kUndefined;
@@ -114,7 +114,7 @@ absl::Status AttentionKernel::Prepare(PrepareContext& ctx) {
     std::vector<int64_t> scores(q.dims().begin(), q.dims().end());
     scores.back() = plan_.sk;
     const absl::Status s = PlanMask(ctx.input_types[kAttentionMask].shape(), scores);
-    if (!s.ok()) return host_cpu::NodeError(op_, "the mask: ", s.message());
+    if (!s.ok()) return sdk::NodeError(op_, "the mask: ", s.message());
   }
   const int64_t work = plan_.items * plan_.sq * plan_.sk * (plan_.d + plan_.dv);
   plan_.chunks = work < kParallelWork ? 1 : std::max<int64_t>(1, std::min<int64_t>(plan_.items, ctx.num_threads));
@@ -126,7 +126,7 @@ absl::Status AttentionKernel::Prepare(PrepareContext& ctx) {
 absl::StatusOr<float> AttentionKernel::Scale(ExecuteContext& ctx) const {
   if (const_scale_) return *const_scale_;
   const Tensor& s = ctx.input(kAttentionScale);
-  if (s.NumElements() != 1) return host_cpu::NodeError(op_, "the scale must hold one element");
+  if (s.NumElements() != 1) return sdk::NodeError(op_, "the scale must hold one element");
   const float value = s.data<float>()[0];
   return divides_ ? 1.0f / value : value;
 }
@@ -174,7 +174,7 @@ absl::Status AttentionKernel::Compute(ExecuteContext& ctx) {
       }
     }
   };
-  OmpParallelRange(ctx.num_threads(), p.chunks, 1, run);
+  sdk::OmpParallelRange(ctx.num_threads(), p.chunks, 1, run);
   return absl::OkStatus();
 }
 

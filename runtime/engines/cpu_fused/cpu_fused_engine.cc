@@ -5,6 +5,7 @@
 #include "base/ir/node.h"
 #include "base/ops/op_registry.h"
 #include "base/status.h"
+#include "runtime/engines/api/attributes.h"
 #include "runtime/engines/cpu_fused/fused_kernels.h"
 #include "runtime/engines/cpu_fused/fused_ops.h"
 
@@ -24,26 +25,17 @@ absl::StatusOr<std::unique_ptr<Kernel>> CpuFusedKernelFactory::CreateKernel(cons
   return Unimplemented(cpu_fused::kEngineName, " has no kernel for op type ", op.type(), " (node '", op.name(), "')");
 }
 
-namespace {
-
-EngineAttributes MakeAttributes() {
-  EngineAttributes a;
-  a.name = std::string(cpu_fused::kEngineName);
-  a.compute_cost = 1;
-  a.runtime_type = RuntimeType::kHost;
-  a.atomic = false;
-  a.version = "1.0";
-  return a;
+CpuFusedEngine::CpuFusedEngine() {
+  EmbeddedAttributes embedded = ParseEmbeddedAttributes(cpu_fused::kAttributesJson, cpu_fused::kEngineName);
+  attributes_ = std::move(embedded.attributes);
+  attributes_error_ = std::move(embedded.error);
 }
-
-}  // namespace
-
-CpuFusedEngine::CpuFusedEngine() : attributes_(MakeAttributes()) {}
 
 CpuFusedEngine::~CpuFusedEngine() = default;
 
 absl::Status CpuFusedEngine::Initialize(const EngineOptions& options) {
   (void)options;
+  GE_RETURN_IF_ERROR(attributes_error_);
   GE_RETURN_IF_ERROR(cpu_fused::SelectLoops(/*force_avx2=*/false));
   return cpu_fused::RegisterFusedOps(ops::OpRegistry::Global());
 }

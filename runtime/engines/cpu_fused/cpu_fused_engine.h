@@ -22,6 +22,11 @@
 
 namespace ge::engine {
 
+namespace cpu_fused {
+// cpu_fused.json, embedded at build time (ged_engine_attributes).
+extern const char kAttributesJson[];
+}  // namespace cpu_fused
+
 class CpuFusedInfoStore final : public OpsKernelInfoStore {
  public:
   absl::Status CheckSupported(const ir::Node& node) const override;
@@ -41,13 +46,12 @@ class CpuFusedEngine final : public Engine {
   // Registers the fused ops in the global op registry and selects the
   // loops (AVX-512 when the CPU has it); FailedPrecondition without AVX2.
   absl::Status Initialize(const EngineOptions& options) override;
-  const EngineAttributes& attributes() const override { return attributes_; }
   const OpsKernelInfoStore& info_store() const override { return info_store_; }
   const KernelFactory& kernel_factory() const override { return factory_; }
   std::vector<GraphOptimizer*> graph_optimizers() override { return {&optimizer_}; }
 
  private:
-  EngineAttributes attributes_;
+  absl::Status attributes_error_;  // the embedded json (cpu_fused.json) did not parse
   CpuFusedInfoStore info_store_;
   CpuFusedKernelFactory factory_;
   cpu_fused::CpuFusedGraphOptimizer optimizer_;

@@ -5,25 +5,20 @@
 
 #include "base/status.h"
 #include "runtime/engines/cpu_fused/fused_ops.h"
-#include "runtime/engines/host_cpu/kernel_util.h"
+#include "runtime/engines/sdk/cpu_features.h"
+#include "runtime/engines/sdk/kernel_util.h"
 
 namespace ge::engine::cpu_fused {
 namespace {
 
 std::atomic<const FusedLoops*> g_loops{nullptr};
 
-bool CpuHasAvx512() {
-  __builtin_cpu_init();
-  return CpuHasAvx2() && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-         __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
-}
-
 absl::Status CheckFloatInputs(const ir::OpDesc& op) {
   for (int i = 0; i < op.num_inputs(); ++i) {
     const ir::ValueType& t = op.input(i).type;
     if (t.is_tensor() && t.dtype() == DataType::kUndefined) continue;  // absent optional input
     if (!t.is_tensor() || t.dtype() != DataType::kFloat) {
-      return host_cpu::NodeUnimplemented(op, "cpu_fused runs float32 only; input ", i, " is ", t.ToString());
+      return sdk::NodeUnimplemented(op, "cpu_fused runs float32 only; input ", i, " is ", t.ToString());
     }
   }
   return absl::OkStatus();
@@ -31,14 +26,12 @@ absl::Status CheckFloatInputs(const ir::OpDesc& op) {
 
 }  // namespace
 
-bool CpuHasAvx2() {
-  __builtin_cpu_init();
-  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-}
+bool CpuHasAvx2() { return sdk::HostVectorIsa() >= sdk::VectorIsa::kAvx2; }
 
 absl::Status SelectLoops(bool force_avx2) {
-  if (!CpuHasAvx2()) return FailedPrecondition("cpu_fused needs AVX2 and FMA, which this CPU lacks");
-  g_loops.store(!force_avx2 && CpuHasAvx512() ? &avx512::Loops() : &avx2::Loops());
+  if (!CpuHasAvx2()) return FailedPrecondition("cpu_fused needs AVX2, FMA and F16C, which this CPU lacks");
+  const sdk::VectorIsa isa = sdk::CapVectorIsa(sdk::HostVectorIsa(), force_avx2 ? "avx2" : nullptr);
+  g_loops.store(isa == sdk::VectorIsa::kAvx512 ? &avx512::Loops() : &avx2::Loops());
   return absl::OkStatus();
 }
 
@@ -54,17 +47,17 @@ const FusedLoops& Loops() {
 
 absl::Status CheckAttention(const ir::OpDesc& op) {
   if (op.num_inputs() < 3 || op.num_inputs() > 5 || op.num_outputs() != 1) {
-    return host_cpu::NodeUnimplemented(op, "expects 3 to 5 inputs and one output");
+    return sdk::NodeUnimplemented(op, "expects 3 to 5 inputs and one output");
   }
   GE_RETURN_IF_ERROR(CheckFloatInputs(op));
   const Shape& q = op.input(kAttentionQ).type.shape();
-  if (!q.unknown_rank() && q.rank() < 2) return host_cpu::NodeUnimplemented(op, "Q must have rank 2 or more");
+  if (!q.unknown_rank() && q.rank() < 2) return sdk::NodeUnimplemented(op, "Q must have rank 2 or more");
   return absl::OkStatus();
 }
 
 absl::Status CheckAddLayerNorm(const ir::OpDesc& op) {
   if (op.num_inputs() < 2 || op.num_inputs() > 5 || op.num_outputs() != 1) {
-    return host_cpu::NodeUnimplemented(op, "expects 2 to 5 inputs and one output");
+    return sdk::NodeUnimplemented(op, "expects 2 to 5 inputs and one output");
   }
   return CheckFloatInputs(op);
 }

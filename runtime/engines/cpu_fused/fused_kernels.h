@@ -19,8 +19,8 @@ namespace ge::engine::cpu_fused {
 
 inline constexpr std::string_view kEngineName = "cpu_fused";
 
-// Whether the CPU runs the loops (AVX2 and FMA), and the table in use:
-// AVX-512 when the CPU has it, unless `force_avx2`.
+// Whether the CPU runs the loops (the SDK's AVX2 tier: AVX2, FMA, F16C), and
+// the table in use: AVX-512 when the CPU has it, unless `force_avx2`.
 bool CpuHasAvx2();
 absl::Status SelectLoops(bool force_avx2);
 const FusedLoops& Loops();

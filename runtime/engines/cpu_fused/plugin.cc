@@ -3,4 +3,4 @@
 #include "runtime/engines/api/plugin.h"
 #include "runtime/engines/cpu_fused/cpu_fused_engine.h"
 
-GE_DEFINE_ENGINE_PLUGIN(ge::engine::CpuFusedEngine, "cpu_fused")
+GE_DEFINE_ENGINE_PLUGIN(ge::engine::CpuFusedEngine, "cpu_fused", ge::engine::cpu_fused::kAttributesJson)

@@ -1,15 +1,16 @@
-// The cpu_vector engine: attributes, CheckSupported, the kernel factory and
+// The cpu_vector engine: attributes (its embedded json), CheckSupported, the kernel factory and
 // builder, and ISA selection at Initialize.
 #include "runtime/engines/cpu_vector/cpu_vector_engine.h"
 
 #include "base/ir/node.h"
 #include "absl/strings/escaping.h"
 #include "base/status.h"
+#include "runtime/engines/api/attributes.h"
 
 namespace ge::engine {
 
 absl::Status CpuVectorInfoStore::CheckSupported(const ir::Node& node) const {
-  return table_.CheckSupported(node.op_desc());
+  return cpu_vector::CheckSupported(table_, node.op_desc());
 }
 
 absl::StatusOr<std::unique_ptr<Kernel>> CpuVectorKernelFactory::CreateKernel(const ir::OpDesc& op) const {
@@ -61,28 +62,17 @@ absl::StatusOr<std::unique_ptr<Kernel>> CpuVectorKernelBuilder::LoadKernel(const
   return kernel;
 }
 
-namespace {
-
-EngineAttributes MakeAttributes() {
-  EngineAttributes a;
-  a.name = std::string(cpu_vector::kEngineName);
-  a.compute_cost = 2;
-  a.runtime_type = RuntimeType::kHost;
-  a.atomic = true;
-  a.version = "1.0";
-  return a;
-}
-
-}  // namespace
-
-CpuVectorEngine::CpuVectorEngine()
-    : attributes_(MakeAttributes()), info_store_(table_), factory_(table_) {
+CpuVectorEngine::CpuVectorEngine() : info_store_(table_), factory_(table_) {
+  EmbeddedAttributes embedded = ParseEmbeddedAttributes(cpu_vector::kAttributesJson, cpu_vector::kEngineName);
+  attributes_ = std::move(embedded.attributes);
+  attributes_error_ = std::move(embedded.error);
   cpu_vector::RegisterVectorKernels(table_);
 }
 
 CpuVectorEngine::~CpuVectorEngine() = default;
 
 absl::Status CpuVectorEngine::Initialize(const EngineOptions& options) {
+  GE_RETURN_IF_ERROR(attributes_error_);
   auto it = options.find("ge.cpu_vector.isa");
   const std::string isa = it == options.end() ? "auto" : it->second;
   if (isa != "auto" && isa != "avx2") {

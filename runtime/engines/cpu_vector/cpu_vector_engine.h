@@ -30,11 +30,16 @@
 
 namespace ge::engine {
 
+namespace cpu_vector {
+// cpu_vector.json, embedded at build time (ged_engine_attributes).
+extern const char kAttributesJson[];
+}  // namespace cpu_vector
+
 class CpuVectorInfoStore final : public OpsKernelInfoStore {
  public:
   explicit CpuVectorInfoStore(const cpu_vector::VectorKernelTable& table) : table_(table) {}
   absl::Status CheckSupported(const ir::Node& node) const override;
-  absl::Status CheckSupportedOp(const ir::OpDesc& op) const { return table_.CheckSupported(op); }
+  absl::Status CheckSupportedOp(const ir::OpDesc& op) const { return cpu_vector::CheckSupported(table_, op); }
   std::vector<std::string> SupportedOpTypes() const override { return table_.OpTypes(); }
 
  private:
@@ -67,16 +72,16 @@ class CpuVectorEngine final : public Engine {
   ~CpuVectorEngine() override;
 
   // Selects the ISA table (option ge.cpu_vector.isa: "auto" or "avx2");
-  // FailedPrecondition without AVX2.
+  // FailedPrecondition without AVX2, or when the embedded json
+  // (cpu_vector.json) did not parse.
   absl::Status Initialize(const EngineOptions& options) override;
-  const EngineAttributes& attributes() const override { return attributes_; }
   const OpsKernelInfoStore& info_store() const override { return info_store_; }
   const CpuVectorInfoStore& vector_info_store() const { return info_store_; }
   const KernelFactory& kernel_factory() const override { return factory_; }
   const KernelBuilder& kernel_builder() const override { return builder_; }
 
  private:
-  EngineAttributes attributes_;
+  absl::Status attributes_error_;
   cpu_vector::VectorKernelTable table_;
   CpuVectorInfoStore info_store_;
   CpuVectorKernelFactory factory_;

@@ -11,13 +11,13 @@
 
 #include "base/status.h"
 #include "runtime/engines/cpu_vector/vector_kernel.h"
-#include "runtime/engines/host_cpu/broadcast.h"
-#include "runtime/engines/host_cpu/kernel_util.h"
+#include "runtime/engines/sdk/broadcast.h"
+#include "runtime/engines/sdk/kernel_util.h"
 
 namespace ge::engine::cpu_vector {
 namespace {
 
-using host_cpu::DataTypeSet;
+using sdk::DataTypeSet;
 
 // ---- Unary ----
 
@@ -189,9 +189,9 @@ class BroadcastRunner {
     }
     ThreadPool* pool = ctx.thread_pool();
     if (!planned_ || a.shape() != a_shape_ || b.shape() != b_shape_ || out.shape() != out_shape_) {
-      GE_RETURN_IF_ERROR(host_cpu::CheckBroadcastsTo(op, a.shape(), 0, out.shape()));
-      GE_RETURN_IF_ERROR(host_cpu::CheckBroadcastsTo(op, b.shape(), 1, out.shape()));
-      plan_ = host_cpu::MakeBroadcastPlan(out.shape().span(), {a.shape().span(), b.shape().span()});
+      GE_RETURN_IF_ERROR(sdk::CheckBroadcastsTo(op, a.shape(), 0, out.shape()));
+      GE_RETURN_IF_ERROR(sdk::CheckBroadcastsTo(op, b.shape(), 1, out.shape()));
+      plan_ = sdk::MakeBroadcastPlan(out.shape().span(), {a.shape().span(), b.shape().span()});
       a_shape_ = a.shape();
       b_shape_ = b.shape();
       out_shape_ = out.shape();
@@ -200,7 +200,7 @@ class BroadcastRunner {
     }
     const int64_t sa = plan_.inner_stride(0);
     const int64_t sb = plan_.inner_stride(1);
-    host_cpu::ParallelRows<2>(pool, plan_, cost, [&](int64_t o, const std::array<int64_t, 2>& off, int64_t m) {
+    sdk::ParallelRows<2>(pool, plan_, cost, [&](int64_t o, const std::array<int64_t, 2>& off, int64_t m) {
       fn(pa + off[0] * es, sa, pb + off[1] * es, sb, po + o * os, m);
     });
     return absl::OkStatus();
@@ -210,7 +210,7 @@ class BroadcastRunner {
   void Plan(const ir::ValueType& a, const ir::ValueType& b, const ir::ValueType& out) {
     planned_ = false;
     if (!a.shape().IsFullyKnown() || !b.shape().IsFullyKnown() || !out.shape().IsFullyKnown()) return;
-    plan_ = host_cpu::MakeBroadcastPlan(out.shape().span(), {a.shape().span(), b.shape().span()});
+    plan_ = sdk::MakeBroadcastPlan(out.shape().span(), {a.shape().span(), b.shape().span()});
     a_shape_ = a.shape();
     b_shape_ = b.shape();
     out_shape_ = out.shape();
@@ -230,7 +230,7 @@ class BroadcastRunner {
   bool planned_ = false;
   Counts counts_;
   Shape a_shape_, b_shape_, out_shape_;
-  host_cpu::BroadcastPlan plan_;
+  sdk::BroadcastPlan plan_;
 };
 
 bool IsIntDtype(DataType d) {
@@ -340,7 +340,7 @@ class VariadicKernel final : public Kernel {
     GE_ASSIGN_OR_RETURN(Tensor out, ctx.Output(0));
     if (runners_.size() < static_cast<size_t>(std::max(1, n - 1))) runners_.resize(std::max(1, n - 1));
     if (n == 1) {
-      GE_RETURN_IF_ERROR(host_cpu::CheckBroadcastsTo(op_, a.shape(), 0, out.shape()));
+      GE_RETURN_IF_ERROR(sdk::CheckBroadcastsTo(op_, a.shape(), 0, out.shape()));
       return runners_[0].Run(op_, fn, a, a, out, ctx, 1);
     }
     GE_RETURN_IF_ERROR(runners_[0].Run(op_, fn, a, ctx.input(1), out, ctx, 1));
@@ -376,7 +376,7 @@ class WhereKernel final : public Kernel {
     GE_ASSIGN_OR_RETURN(Tensor out, ctx.Output(0));
     const int64_t n = out.NumElements();
     if (n == 0) return absl::OkStatus();
-    for (int i = 0; i < 3; ++i) GE_RETURN_IF_ERROR(host_cpu::CheckBroadcastsTo(op_, ctx.input(i).shape(), i, out.shape()));
+    for (int i = 0; i < 3; ++i) GE_RETURN_IF_ERROR(sdk::CheckBroadcastsTo(op_, ctx.input(i).shape(), i, out.shape()));
     const size_t es = DataTypeSize(x.dtype());
     const int size_index = es == 1 ? 0 : es == 2 ? 1 : es == 4 ? 2 : 3;
     const WhereFn fn = Kernels().where[size_index];
@@ -385,11 +385,11 @@ class WhereKernel final : public Kernel {
     const char* py = static_cast<const char*>(y.raw_data());
     char* po = static_cast<char*>(out.raw_data());
     if (c.shape() != shape_[0] || x.shape() != shape_[1] || y.shape() != shape_[2] || out.shape() != shape_[3]) {
-      plan_ = host_cpu::MakeBroadcastPlan(out.shape().span(), {c.shape().span(), x.shape().span(), y.shape().span()});
+      plan_ = sdk::MakeBroadcastPlan(out.shape().span(), {c.shape().span(), x.shape().span(), y.shape().span()});
       shape_ = {c.shape(), x.shape(), y.shape(), out.shape()};
     }
     const int64_t sc = plan_.inner_stride(0), sx = plan_.inner_stride(1), sy = plan_.inner_stride(2);
-    host_cpu::ParallelRows<3>(ctx.thread_pool(), plan_, 1, [&](int64_t o, const std::array<int64_t, 3>& off, int64_t m) {
+    sdk::ParallelRows<3>(ctx.thread_pool(), plan_, 1, [&](int64_t o, const std::array<int64_t, 3>& off, int64_t m) {
       fn(pc + off[0], sc, px + off[1] * es, sx, py + off[2] * es, sy, po + o * es, m);
     });
     return absl::OkStatus();
@@ -398,7 +398,7 @@ class WhereKernel final : public Kernel {
  private:
   ir::OpDesc op_;
   std::array<Shape, 4> shape_{Shape::UnknownRank(), Shape::UnknownRank(), Shape::UnknownRank(), Shape::UnknownRank()};
-  host_cpu::BroadcastPlan plan_;
+  sdk::BroadcastPlan plan_;
 };
 
 // ---- Cast ----
@@ -456,18 +456,18 @@ void RegisterElementwiseKernels(VectorKernelTable& table) {
   AddUnary(table, "IsNaN", UnaryOp::kIsNaN, 1);
   AddUnary(table, "LeakyRelu", UnaryOp::kLeakyRelu, 1, [](const ir::OpDesc& op) {
     UnaryParams p;
-    p.alpha = host_cpu::FloatAttr(op, "alpha", 0.01f);
+    p.alpha = sdk::FloatAttr(op, "alpha", 0.01f);
     return p;
   });
   AddUnary(table, "HardSigmoid", UnaryOp::kHardSigmoid, 1, [](const ir::OpDesc& op) {
     UnaryParams p;
-    p.alpha = host_cpu::FloatAttr(op, "alpha", 0.2f);
-    p.beta = host_cpu::FloatAttr(op, "beta", 0.5f);
+    p.alpha = sdk::FloatAttr(op, "alpha", 0.2f);
+    p.beta = sdk::FloatAttr(op, "beta", 0.5f);
     return p;
   });
   AddUnary(table, "Elu", UnaryOp::kElu, 4, [](const ir::OpDesc& op) {
     UnaryParams p;
-    p.alpha = host_cpu::FloatAttr(op, "alpha", 1.0f);
+    p.alpha = sdk::FloatAttr(op, "alpha", 1.0f);
     return p;
   });
   const DataTypeSet clip_set = UnarySet(UnaryOp::kClip);
@@ -503,12 +503,12 @@ void RegisterElementwiseKernels(VectorKernelTable& table) {
   table.Add({"Mod",
              [mod_set](const ir::OpDesc& op) {
                GE_RETURN_IF_ERROR(CheckSameDtypes(op, mod_set));
-               const bool fmod = host_cpu::IntAttr(op, "fmod", 0) == 1;
+               const bool fmod = sdk::IntAttr(op, "fmod", 0) == 1;
                if (!fmod && !IsIntDtype(InputDtype(op, 0))) return Unsupported(op, "fmod=0 needs integers");
                return absl::OkStatus();
              },
              [](const ir::OpDesc& op) -> absl::StatusOr<std::unique_ptr<Kernel>> {
-               const int64_t fmod = host_cpu::IntAttr(op, "fmod", 0);
+               const int64_t fmod = sdk::IntAttr(op, "fmod", 0);
                if (fmod != 0 && fmod != 1) return NodeError(op, "attribute fmod must be 0 or 1, got ", fmod);
                return std::unique_ptr<Kernel>(new BinaryKernel(op, fmod == 1 ? BinaryOp::kFmod : BinaryOp::kMod, 4));
              }});
@@ -524,13 +524,14 @@ void RegisterElementwiseKernels(VectorKernelTable& table) {
   table.Add({"Cast",
              [](const ir::OpDesc& op) {
                GE_RETURN_IF_ERROR(CheckInputDtype(op, 0, kCastSet));
-               const DataType to = static_cast<DataType>(host_cpu::IntAttr(op, "to", 0));
+               const DataType to = static_cast<DataType>(sdk::IntAttr(op, "to", 0));
                if (!kCastSet.Contains(to)) return Unsupported(op, "cast to ", DataTypeName(to), " is not supported");
                return absl::OkStatus();
              },
              [](const ir::OpDesc& op) -> absl::StatusOr<std::unique_ptr<Kernel>> {
-               const int64_t to = host_cpu::IntAttr(op, "to", 0);
-               if (!IsValidDataType(static_cast<int32_t>(to))) return NodeError(op, "attribute to is not a dtype: ", to);
+               const int64_t to = sdk::IntAttr(op, "to", 0);
+               if (!IsValidDataType(static_cast<int32_t>(to)))
+                 return NodeError(op, "attribute to is not a dtype: ", to);
                return std::unique_ptr<Kernel>(new CastKernel(op, static_cast<DataType>(to)));
              }});
 }

@@ -1,10 +1,7 @@
 // ISA selection and the kernel table of cpu_vector.
-#include <cpuid.h>
-
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
-#include <cstring>
 
 #include "base/logging.h"
 #include "base/status.h"
@@ -17,26 +14,11 @@ std::atomic<const IsaKernels*> g_kernels{nullptr};
 
 }  // namespace
 
-bool CpuHasAvx2() {
-  __builtin_cpu_init();
-  // F16C by cpuid (leaf 1, ECX bit 29): clang 14's __builtin_cpu_supports
-  // does not know the name.
-  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
-  const bool f16c = __get_cpuid(1, &eax, &ebx, &ecx, &edx) != 0 && (ecx & bit_F16C) != 0;
-  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && f16c;
-}
-
-bool CpuHasAvx512() {
-  __builtin_cpu_init();
-  return CpuHasAvx2() && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-         __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
-}
-
 absl::Status SelectIsa(bool force_avx2) {
   if (!CpuHasAvx2()) return FailedPrecondition("cpu_vector needs AVX2, FMA and F16C, which this CPU lacks");
-  const char* env = std::getenv("GED_CPU_VECTOR_ISA");
-  if (env != nullptr && std::strcmp(env, "avx2") == 0) force_avx2 = true;
-  const IsaKernels* k = (!force_avx2 && CpuHasAvx512()) ? &avx512::Kernels() : &avx2::Kernels();
+  const sdk::VectorIsa isa = sdk::CapVectorIsa(
+      sdk::CapVectorIsa(sdk::HostVectorIsa(), std::getenv("GED_CPU_VECTOR_ISA")), force_avx2 ? "avx2" : nullptr);
+  const IsaKernels* k = isa == sdk::VectorIsa::kAvx512 ? &avx512::Kernels() : &avx2::Kernels();
   g_kernels.store(k);
   return absl::OkStatus();
 }
@@ -77,7 +59,7 @@ DataType InputDtype(const ir::OpDesc& op, int i) {
   return i < op.num_inputs() ? op.input(i).type.dtype() : DataType::kUndefined;
 }
 
-absl::Status CheckInputDtype(const ir::OpDesc& op, int i, host_cpu::DataTypeSet set, bool optional) {
+absl::Status CheckInputDtype(const ir::OpDesc& op, int i, sdk::DataTypeSet set, bool optional) {
   if (i >= op.num_inputs()) return optional ? absl::OkStatus() : Unsupported(op, "input ", i, " is absent");
   const ir::ValueType& type = op.input(i).type;
   if (optional && (op.input(i).name.empty() || type.dtype() == DataType::kUndefined)) return absl::OkStatus();
@@ -91,27 +73,8 @@ absl::Status CheckInputDtype(const ir::OpDesc& op, int i, host_cpu::DataTypeSet 
   return absl::OkStatus();
 }
 
-void VectorKernelTable::Add(VectorKernelDef def) {
-  GE_CHECK_MSG(!def.op_type.empty() && def.create && def.check, "incomplete VectorKernelDef");
-  std::string type = def.op_type;
-  const bool inserted = defs_.emplace(std::move(type), std::move(def)).second;
-  GE_CHECK_MSG(inserted, "cpu_vector kernel registered twice");
-}
-
-const VectorKernelDef* VectorKernelTable::Find(std::string_view op_type) const {
-  auto it = defs_.find(op_type);
-  return it == defs_.end() ? nullptr : &it->second;
-}
-
-std::vector<std::string> VectorKernelTable::OpTypes() const {
-  std::vector<std::string> out;
-  for (const auto& [type, def] : defs_) out.push_back(type);
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-absl::Status VectorKernelTable::CheckSupported(const ir::OpDesc& op) const {
-  const VectorKernelDef* def = Find(op.type());
+absl::Status CheckSupported(const VectorKernelTable& table, const ir::OpDesc& op) {
+  const VectorKernelDef* def = table.Find(op.type());
   if (def == nullptr) return absl::UnimplementedError(StrCat("cpu_vector has no kernel for op type ", op.type()));
   for (const ir::IoDesc& io : op.outputs()) {
     if (io.type.kind() != ir::ValueType::Kind::kTensor) return Unsupported(op, "it writes tensors only");

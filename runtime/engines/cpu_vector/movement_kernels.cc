@@ -13,12 +13,12 @@
 
 #include "base/status.h"
 #include "runtime/engines/cpu_vector/vector_kernel.h"
-#include "runtime/engines/host_cpu/kernel_util.h"
+#include "runtime/engines/sdk/kernel_util.h"
 
 namespace ge::engine::cpu_vector {
 namespace {
 
-using host_cpu::DataTypeSet;
+using sdk::DataTypeSet;
 
 std::vector<int64_t> Strides(const Shape& s) {
   std::vector<int64_t> out(s.rank(), 1);
@@ -99,7 +99,7 @@ absl::Status CheckRank(const ir::OpDesc& op, const Shape& s) {
 
 class TransposeKernel final : public Kernel {
  public:
-  explicit TransposeKernel(const ir::OpDesc& op) : op_(op), perm_(host_cpu::IntsAttr(op, "perm")) {}
+  explicit TransposeKernel(const ir::OpDesc& op) : op_(op), perm_(sdk::IntsAttr(op, "perm")) {}
 
   absl::Status Compute(ExecuteContext& ctx) override {
     const Tensor& x = ctx.input(0);
@@ -177,7 +177,7 @@ class ExpandKernel final : public Kernel {
     const Tensor& x = ctx.input(0);
     GE_ASSIGN_OR_RETURN(Tensor y, ctx.Output(0));
     GE_RETURN_IF_ERROR(CheckRank(op_, y.shape()));
-    GE_RETURN_IF_ERROR(host_cpu::CheckBroadcastsTo(op_, x.shape(), 0, y.shape()));
+    GE_RETURN_IF_ERROR(sdk::CheckBroadcastsTo(op_, x.shape(), 0, y.shape()));
     const int64_t rank = y.shape().rank();
     const int64_t shift = rank - x.shape().rank();
     const std::vector<int64_t> in_strides = Strides(x.shape());
@@ -207,11 +207,11 @@ int64_t BlockBytes(const Shape& s, int64_t axis, size_t es) {
 
 class ConcatKernel final : public Kernel {
  public:
-  explicit ConcatKernel(const ir::OpDesc& op) : op_(op), axis_(host_cpu::IntAttr(op, "axis", 0)) {}
+  explicit ConcatKernel(const ir::OpDesc& op) : op_(op), axis_(sdk::IntAttr(op, "axis", 0)) {}
 
   absl::Status Compute(ExecuteContext& ctx) override {
     GE_ASSIGN_OR_RETURN(Tensor y, ctx.Output(0));
-    GE_ASSIGN_OR_RETURN(int64_t axis, host_cpu::NormalizeAxisFor(op_, axis_, y.shape().rank()));
+    GE_ASSIGN_OR_RETURN(int64_t axis, sdk::NormalizeAxisFor(op_, axis_, y.shape().rank()));
     const size_t es = DataTypeSize(y.dtype());
     const int64_t outer = Outer(y.shape(), axis);
     const int64_t out_block = BlockBytes(y.shape(), axis, es);
@@ -238,11 +238,11 @@ class ConcatKernel final : public Kernel {
 
 class SplitKernel final : public Kernel {
  public:
-  explicit SplitKernel(const ir::OpDesc& op) : op_(op), axis_(host_cpu::IntAttr(op, "axis", 0)) {}
+  explicit SplitKernel(const ir::OpDesc& op) : op_(op), axis_(sdk::IntAttr(op, "axis", 0)) {}
 
   absl::Status Compute(ExecuteContext& ctx) override {
     const Tensor& x = ctx.input(0);
-    GE_ASSIGN_OR_RETURN(int64_t axis, host_cpu::NormalizeAxisFor(op_, axis_, x.shape().rank()));
+    GE_ASSIGN_OR_RETURN(int64_t axis, sdk::NormalizeAxisFor(op_, axis_, x.shape().rank()));
     const size_t es = DataTypeSize(x.dtype());
     const int64_t outer = Outer(x.shape(), axis);
     const int64_t in_block = BlockBytes(x.shape(), axis, es);
@@ -268,12 +268,12 @@ class SplitKernel final : public Kernel {
 
 class GatherKernel final : public Kernel {
  public:
-  explicit GatherKernel(const ir::OpDesc& op) : op_(op), axis_(host_cpu::IntAttr(op, "axis", 0)) {}
+  explicit GatherKernel(const ir::OpDesc& op) : op_(op), axis_(sdk::IntAttr(op, "axis", 0)) {}
 
   absl::Status Compute(ExecuteContext& ctx) override {
     const Tensor& x = ctx.input(0);
     const Tensor& ind = ctx.input(1);
-    GE_ASSIGN_OR_RETURN(int64_t axis, host_cpu::NormalizeAxisFor(op_, axis_, x.shape().rank()));
+    GE_ASSIGN_OR_RETURN(int64_t axis, sdk::NormalizeAxisFor(op_, axis_, x.shape().rank()));
     GE_ASSIGN_OR_RETURN(Tensor y, ctx.Output(0));
     const size_t es = DataTypeSize(x.dtype());
     const int64_t outer = Outer(x.shape(), axis);

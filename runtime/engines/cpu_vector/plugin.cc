@@ -3,4 +3,4 @@
 #include "runtime/engines/api/plugin.h"
 #include "runtime/engines/cpu_vector/cpu_vector_engine.h"
 
-GE_DEFINE_ENGINE_PLUGIN(ge::engine::CpuVectorEngine, "cpu_vector")
+GE_DEFINE_ENGINE_PLUGIN(ge::engine::CpuVectorEngine, "cpu_vector", ge::engine::cpu_vector::kAttributesJson)

@@ -14,7 +14,7 @@
 #include "base/ops/shape_utils.h"
 #include "base/status.h"
 #include "runtime/engines/cpu_vector/vector_kernel.h"
-#include "runtime/engines/host_cpu/kernel_util.h"
+#include "runtime/engines/sdk/kernel_util.h"
 
 namespace ge::engine::cpu_vector {
 namespace {
@@ -109,9 +109,9 @@ class ReduceKernel final : public Kernel {
   ReduceKernel(const ir::OpDesc& op, ReduceOp kind)
       : op_(op),
         kind_(kind),
-        keepdims_(host_cpu::IntAttr(op, "keepdims", 1) != 0),
-        noop_(host_cpu::IntAttr(op, "noop_with_empty_axes", 0) != 0),
-        attr_axes_(host_cpu::IntsAttr(op, "axes")) {}
+        keepdims_(sdk::IntAttr(op, "keepdims", 1) != 0),
+        noop_(sdk::IntAttr(op, "noop_with_empty_axes", 0) != 0),
+        attr_axes_(sdk::IntsAttr(op, "axes")) {}
 
   absl::Status Prepare(PrepareContext& ctx) override {
     if (ctx.input_types.empty() || !ctx.input_types[0].is_tensor() || !ctx.input_types[0].shape().IsFullyKnown()) {
@@ -199,10 +199,10 @@ class ReduceKernel final : public Kernel {
 };
 
 void AddReduce(VectorKernelTable& table, std::string type, ReduceOp kind) {
-  host_cpu::DataTypeSet set;
+  sdk::DataTypeSet set;
   for (DataType d : {DataType::kFloat, DataType::kDouble, DataType::kFloat16, DataType::kInt32, DataType::kInt64,
                      DataType::kInt8, DataType::kUint8}) {
-    if (Kernels().reduce[int(kind)][int(*ToVDt(d))].init != nullptr) set = set | host_cpu::DataTypeSet{d};
+    if (Kernels().reduce[int(kind)][int(*ToVDt(d))].init != nullptr) set = set | sdk::DataTypeSet{d};
   }
   table.Add({std::move(type),
              [set](const ir::OpDesc& op) {

@@ -21,7 +21,8 @@
 #include "base/thread_pool.h"
 #include "runtime/engines/api/kernel.h"
 #include "runtime/engines/cpu_vector/isa_kernels.h"
-#include "runtime/engines/host_cpu/kernel_registry.h"
+#include "runtime/engines/sdk/cpu_features.h"
+#include "runtime/engines/sdk/kernel_table.h"
 
 namespace ge::engine::cpu_vector {
 
@@ -30,9 +31,10 @@ inline constexpr std::string_view kEngineName = "cpu_vector";
 // ---- ISA selection (isa.cc) ----
 
 enum class Isa { kAvx2, kAvx512 };
-// Whether the CPU runs the AVX2 build (AVX2, FMA, F16C) and the AVX-512 one.
-bool CpuHasAvx2();
-bool CpuHasAvx512();
+// Whether the CPU runs the AVX2 build (AVX2, FMA, F16C) and the AVX-512 one
+// (the SDK's one CPU-feature detection, cpu_features.h).
+inline bool CpuHasAvx2() { return sdk::HostVectorIsa() >= sdk::VectorIsa::kAvx2; }
+inline bool CpuHasAvx512() { return sdk::HostVectorIsa() == sdk::VectorIsa::kAvx512; }
 // Chooses the table: AVX-512 when the CPU has it, unless `force_avx2` or the
 // environment variable GED_CPU_VECTOR_ISA=avx2. FailedPrecondition when the
 // CPU lacks AVX2 (the engine then does not load).
@@ -46,16 +48,14 @@ const IsaKernels& Kernels();
 
 std::optional<VDt> ToVDt(DataType dtype);
 // The dtypes the element-type tables cover.
-inline constexpr host_cpu::DataTypeSet kFloatSet{DataType::kFloat, DataType::kDouble, DataType::kFloat16};
-inline constexpr host_cpu::DataTypeSet kIntSet{DataType::kInt32, DataType::kInt64, DataType::kInt8,
-                                               DataType::kUint8};
-inline constexpr host_cpu::DataTypeSet kNumericSet = kFloatSet | kIntSet;
-inline constexpr host_cpu::DataTypeSet kBoolSet{DataType::kBool};
+inline constexpr sdk::DataTypeSet kFloatSet{DataType::kFloat, DataType::kDouble, DataType::kFloat16};
+inline constexpr sdk::DataTypeSet kIntSet{DataType::kInt32, DataType::kInt64, DataType::kInt8, DataType::kUint8};
+inline constexpr sdk::DataTypeSet kNumericSet = kFloatSet | kIntSet;
+inline constexpr sdk::DataTypeSet kBoolSet{DataType::kBool};
 // Every fixed-size dtype (data movement copies bytes).
-inline constexpr host_cpu::DataTypeSet kCopySet =
+inline constexpr sdk::DataTypeSet kCopySet =
     kNumericSet | kBoolSet |
-    host_cpu::DataTypeSet{DataType::kBFloat16, DataType::kInt16, DataType::kUint16, DataType::kUint32,
-                          DataType::kUint64};
+    sdk::DataTypeSet{DataType::kBFloat16, DataType::kInt16, DataType::kUint16, DataType::kUint32, DataType::kUint64};
 
 // ---- Errors ----
 
@@ -72,7 +72,7 @@ absl::Status NodeError(const ir::OpDesc& op, const Args&... args) {
 DataType InputDtype(const ir::OpDesc& op, int i);
 // OK when input `i` has a dtype in `set` (an absent input passes when
 // `optional`).
-absl::Status CheckInputDtype(const ir::OpDesc& op, int i, host_cpu::DataTypeSet set, bool optional = false);
+absl::Status CheckInputDtype(const ir::OpDesc& op, int i, sdk::DataTypeSet set, bool optional = false);
 
 // ---- Threads ----
 
@@ -122,17 +122,11 @@ struct VectorKernelDef {
   CreateFn create;
 };
 
-class VectorKernelTable {
- public:
-  void Add(VectorKernelDef def);
-  const VectorKernelDef* Find(std::string_view op_type) const;
-  std::vector<std::string> OpTypes() const;
-  // OK when a kernel exists, its check passes and it can be created.
-  absl::Status CheckSupported(const ir::OpDesc& op) const;
+// The SDK's kernel table over cpu_vector's definitions.
+using VectorKernelTable = sdk::KernelTable<VectorKernelDef>;
 
- private:
-  StringMap<VectorKernelDef> defs_;
-};
+// OK when a kernel exists, its check passes and it can be created.
+absl::Status CheckSupported(const VectorKernelTable& table, const ir::OpDesc& op);
 
 void RegisterElementwiseKernels(VectorKernelTable& table);
 void RegisterReduceKernels(VectorKernelTable& table);

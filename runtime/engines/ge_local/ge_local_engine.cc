@@ -10,6 +10,7 @@
 #include "base/ir/node.h"
 #include "base/ir/op_types.h"
 #include "base/status.h"
+#include "runtime/engines/api/attributes.h"
 #include "runtime/engines/api/variable_store.h"
 
 namespace ge::engine {
@@ -160,16 +161,17 @@ class GeLocalEngine::Factory final : public KernelFactory {
 
 GeLocalEngine::GeLocalEngine()
     : info_store_(std::make_unique<InfoStore>()), factory_(std::make_unique<Factory>()) {
-  attributes_.name = "ge_local";
-  attributes_.compute_cost = 9;
-  attributes_.runtime_type = RuntimeType::kHost;
-  attributes_.atomic = true;
-  attributes_.attach = true;
-  attributes_.skip_assign_stream = true;
-  attributes_.version = "1";
+  EmbeddedAttributes embedded = ParseEmbeddedAttributes(ge_local::kAttributesJson, "ge_local");
+  attributes_ = std::move(embedded.attributes);
+  attributes_error_ = std::move(embedded.error);
 }
 
 GeLocalEngine::~GeLocalEngine() = default;
+
+absl::Status GeLocalEngine::Initialize(const EngineOptions& options) {
+  (void)options;
+  return attributes_error_;
+}
 
 const OpsKernelInfoStore& GeLocalEngine::info_store() const { return *info_store_; }
 const KernelFactory& GeLocalEngine::kernel_factory() const { return *factory_; }

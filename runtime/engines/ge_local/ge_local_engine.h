@@ -3,7 +3,8 @@
 // Data and NetOutput are bound by the executor; Const produces its tensor;
 // NoOp orders control edges; Identity and the view ops (Reshape, Squeeze,
 // Unsqueeze, Flatten) forward their input's storage under the inferred
-// shape without copying. Cost COST_9: only host_cpu comes after it.
+// shape without copying. Cost COST_9 (ge_local.json): only the reference
+// engine (COST_10) comes after it.
 #pragma once
 
 #include <memory>
@@ -12,19 +13,26 @@
 
 namespace ge::engine {
 
+namespace ge_local {
+// ge_local.json, embedded at build time (ged_engine_attributes).
+extern const char kAttributesJson[];
+}  // namespace ge_local
+
 class GeLocalEngine final : public Engine {
  public:
   GeLocalEngine();
   ~GeLocalEngine() override;
 
-  const EngineAttributes& attributes() const override { return attributes_; }
+  // Fails when the embedded json (ge_local.json) did not parse.
+  absl::Status Initialize(const EngineOptions& options) override;
+
   const OpsKernelInfoStore& info_store() const override;
   const KernelFactory& kernel_factory() const override;
 
  private:
   class InfoStore;
   class Factory;
-  EngineAttributes attributes_;
+  absl::Status attributes_error_;  // the embedded json (ge_local.json) did not parse
   std::unique_ptr<InfoStore> info_store_;
   std::unique_ptr<Factory> factory_;
 };

@@ -16,7 +16,7 @@
 #include "runtime/engines/host_cpu/conv_like_kernel.h"
 #include "runtime/engines/host_cpu/gemm.h"
 #include "runtime/engines/host_cpu/kernel_registry.h"
-#include "runtime/engines/host_cpu/kernel_util.h"
+#include "runtime/engines/sdk/kernel_util.h"
 #include "runtime/engines/host_cpu/window.h"
 
 namespace ge::engine::host_cpu {

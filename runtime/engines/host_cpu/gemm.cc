@@ -14,7 +14,8 @@
 #include <type_traits>
 #include <vector>
 
-#include "runtime/engines/host_cpu/kernel_util.h"
+#include "runtime/engines/host_cpu/kernel_registry.h"
+#include "runtime/engines/sdk/cpu_features.h"
 
 namespace ge::engine::host_cpu {
 namespace {
@@ -126,17 +127,14 @@ GE_GEMM_BLOCK(BlockF64Base, double, 8, 2, GE_BASE)
 
 enum class Isa { kAvx512, kAvx2, kBase };
 
+// The SDK's one CPU-feature detection picks the block kernels.
 Isa DetectIsa() {
-  static const Isa isa = [] {
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
-        __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq")) {
-      return Isa::kAvx512;
-    }
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return Isa::kAvx2;
-    return Isa::kBase;
-  }();
-  return isa;
+  switch (sdk::HostVectorIsa()) {
+    case sdk::VectorIsa::kAvx512: return Isa::kAvx512;
+    case sdk::VectorIsa::kAvx2: return Isa::kAvx2;
+    case sdk::VectorIsa::kBase: return Isa::kBase;
+  }
+  return Isa::kBase;
 }
 
 template <typename T>

@@ -10,7 +10,7 @@
 #include <cstdint>
 
 #include "base/thread_pool.h"
-#include "runtime/engines/host_cpu/kernel_util.h"
+#include "runtime/engines/host_cpu/kernel_registry.h"
 
 namespace ge::engine::host_cpu {
 

@@ -1,9 +1,10 @@
-// The host_cpu engine: attributes, CheckSupported over the kernel table and
-// the kernel factory.
+// The host_cpu engine: attributes (its embedded json), CheckSupported over
+// the kernel table and the kernel factory.
 #include "runtime/engines/host_cpu/host_cpu_engine.h"
 
 #include "base/ir/node.h"
 #include "base/status.h"
+#include "runtime/engines/api/attributes.h"
 
 namespace ge::engine {
 
@@ -16,7 +17,7 @@ absl::Status HostCpuInfoStore::CheckSupportedOp(const ir::OpDesc& op) const {
   if (def == nullptr) {
     return Unimplemented(kHostCpuEngineName, " has no kernel for op type ", op.type());
   }
-  GE_RETURN_IF_ERROR(table_.CheckDtypes(*def, op, kHostCpuEngineName));
+  GE_RETURN_IF_ERROR(sdk::CheckPortDtypes(op, def->input_dtypes, def->output_dtypes, kHostCpuEngineName));
   // Creating the kernel validates the attributes the kernel depends on
   // (Conv's auto_pad, BatchNormalization's training_mode, Cast's `to`).
   auto kernel = def->create(op);
@@ -38,26 +39,16 @@ absl::StatusOr<std::unique_ptr<Kernel>> HostCpuKernelFactory::CreateKernel(
   return def->create(op);
 }
 
-namespace {
-
-EngineAttributes MakeAttributes() {
-  EngineAttributes a;
-  a.name = std::string(kHostCpuEngineName);
-  a.compute_cost = 10;
-  a.runtime_type = RuntimeType::kHost;
-  a.atomic = true;
-  a.independent_stream = false;
-  a.attach = false;
-  a.skip_assign_stream = false;
-  a.version = "1.0";
-  return a;
+HostCpuEngine::HostCpuEngine() : info_store_(table_), factory_(table_) {
+  EmbeddedAttributes embedded = ParseEmbeddedAttributes(host_cpu::kAttributesJson, kHostCpuEngineName);
+  attributes_ = std::move(embedded.attributes);
+  attributes_error_ = std::move(embedded.error);
+  host_cpu::RegisterHostCpuKernels(table_);
 }
 
-}  // namespace
-
-HostCpuEngine::HostCpuEngine()
-    : attributes_(MakeAttributes()), info_store_(table_), factory_(table_) {
-  host_cpu::RegisterHostCpuKernels(table_);
+absl::Status HostCpuEngine::Initialize(const EngineOptions& options) {
+  (void)options;
+  return attributes_error_;
 }
 
 HostCpuEngine::~HostCpuEngine() = default;

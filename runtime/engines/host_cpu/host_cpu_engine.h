@@ -2,9 +2,11 @@
 //
 // It has a kernel for every op ged computes, written for clarity and checked
 // against hand-computed results, and it is the engine every faster engine is
-// tested against (engine conformance). Cost COST_10: the placer falls back
-// to it when nothing cheaper supports a node, and constant folding runs its
-// kernels. CheckSupported accepts a node when a kernel exists for the op
+// tested against (engine conformance). Its json (host_cpu.json, embedded
+// at build time) makes it the reference engine (EngineAttributes::reference)
+// at cost COST_10: the placer falls back to it when nothing cheaper supports
+// a node, constant folding runs its kernels, and cpu_dense runs its kernels
+// for shapes oneDNN cannot. CheckSupported accepts a node when a kernel exists for the op
 // type, the node's dtypes are ones that kernel handles, and the kernel can
 // be created from the node's attributes; otherwise the error says why.
 #pragma once
@@ -19,6 +21,11 @@
 namespace ge::engine {
 
 inline constexpr std::string_view kHostCpuEngineName = "host_cpu";
+
+namespace host_cpu {
+// host_cpu.json, embedded at build time (ged_engine_attributes).
+extern const char kAttributesJson[];
+}  // namespace host_cpu
 
 class HostCpuInfoStore final : public OpsKernelInfoStore {
  public:
@@ -48,13 +55,14 @@ class HostCpuEngine final : public Engine {
   HostCpuEngine();
   ~HostCpuEngine() override;
 
-  const EngineAttributes& attributes() const override { return attributes_; }
+  // Fails when the embedded json did not parse.
+  absl::Status Initialize(const EngineOptions& options) override;
   const OpsKernelInfoStore& info_store() const override { return info_store_; }
   const KernelFactory& kernel_factory() const override { return factory_; }
   const host_cpu::KernelTable& kernel_table() const { return table_; }
 
  private:
-  EngineAttributes attributes_;
+  absl::Status attributes_error_;
   host_cpu::KernelTable table_;
   HostCpuInfoStore info_store_;
   HostCpuKernelFactory factory_;

@@ -1,17 +1,14 @@
-// The kernel table of the host_cpu engine.
+// The kernel table of the host_cpu engine (the SDK's KernelTable over
+// host_cpu's KernelDef).
 //
 // Each kernel family registers its kernels through an explicit function
 // (RegisterElementwiseKernels, ...); RegisterHostCpuKernels calls them all in
-// a fixed order. A KernelDef names the op type, the factory that builds the
-// kernel from an OpDesc (validating attributes once), and the dtypes each
-// input and output may have, which CheckSupported reads. The dtype sets are
-// derived from the same type lists the kernels dispatch over, so what
-// CheckSupported accepts is exactly what Compute handles.
+// a fixed order. The dtype sets are derived from the same type lists the
+// kernels dispatch over, so what CheckSupported accepts is exactly what
+// Compute handles.
 #pragma once
 
-#include <cstdint>
 #include <functional>
-#include <initializer_list>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -22,40 +19,24 @@
 #include "base/ir/op_desc.h"
 #include "base/strings.h"
 #include "runtime/engines/api/kernel.h"
+#include "runtime/engines/sdk/broadcast.h"
+#include "runtime/engines/sdk/elementwise.h"
+#include "runtime/engines/sdk/kernel_table.h"
+#include "runtime/engines/sdk/kernel_util.h"
 
 namespace ge::engine::host_cpu {
 
-// A set of DataTypes as a bit mask.
-class DataTypeSet {
- public:
-  constexpr DataTypeSet() = default;
-  constexpr DataTypeSet(std::initializer_list<DataType> dtypes) {
-    for (DataType d : dtypes) bits_ |= Bit(d);
-  }
-  // The set admitting every dtype (no constraint).
-  static constexpr DataTypeSet Any() {
-    DataTypeSet s;
-    s.bits_ = ~uint32_t{0};
-    return s;
-  }
-  constexpr bool Contains(DataType d) const { return (bits_ & Bit(d)) != 0; }
-  constexpr bool empty() const { return bits_ == 0; }
-  constexpr DataTypeSet operator|(DataTypeSet other) const {
-    DataTypeSet s;
-    s.bits_ = bits_ | other.bits_;
-    return s;
-  }
-  // "f32, f64, i32" (for messages).
-  std::string ToString() const;
+// host_cpu's kernels are written against the engine SDK's helpers (type
+// lists and dispatch, attribute readers, broadcasting, element-wise loops):
+// its names are visible unqualified here, as they were when they lived in
+// this engine.
+using namespace ::ge::engine::sdk;  // NOLINT(build/namespaces)
 
- private:
-  static constexpr uint32_t Bit(DataType d) { return uint32_t{1} << static_cast<int>(d); }
-  uint32_t bits_ = 0;
-};
+using KernelCreateFn = std::function<absl::StatusOr<std::unique_ptr<Kernel>>(const ir::OpDesc& op)>;
 
-using KernelCreateFn =
-    std::function<absl::StatusOr<std::unique_ptr<Kernel>>(const ir::OpDesc& op)>;
-
+// One kernel: its op type, the factory that builds it from an OpDesc
+// (validating attributes once), and the dtypes each input and output may
+// have, which CheckSupported reads (sdk::CheckPortDtypes).
 struct KernelDef {
   std::string op_type;
   KernelCreateFn create;
@@ -66,24 +47,7 @@ struct KernelDef {
   std::vector<DataTypeSet> output_dtypes;
 };
 
-class KernelTable {
- public:
-  // Adds a kernel; registering an op type twice is a programmer error.
-  void Add(KernelDef def);
-  // The kernel of `op_type`, or null.
-  const KernelDef* Find(std::string_view op_type) const;
-  // Registered op types, sorted.
-  std::vector<std::string> OpTypes() const;
-  size_t size() const { return defs_.size(); }
-
-  // OK when `op`'s input and output dtypes are ones the kernel handles,
-  // else InvalidArgument "<Op> on <engine> does not support dtype <d> ...".
-  absl::Status CheckDtypes(const KernelDef& def, const ir::OpDesc& op,
-                           std::string_view engine_name) const;
-
- private:
-  StringMap<KernelDef> defs_;
-};
+using KernelTable = sdk::KernelTable<KernelDef>;
 
 // Registration functions, one per kernel family.
 void RegisterUnaryKernels(KernelTable& table);

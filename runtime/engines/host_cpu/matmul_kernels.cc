@@ -8,10 +8,10 @@
 #include <vector>
 
 #include "base/ops/shape_utils.h"
-#include "runtime/engines/host_cpu/elementwise.h"
+#include "runtime/engines/sdk/elementwise.h"
 #include "runtime/engines/host_cpu/gemm.h"
 #include "runtime/engines/host_cpu/kernel_registry.h"
-#include "runtime/engines/host_cpu/kernel_util.h"
+#include "runtime/engines/sdk/kernel_util.h"
 
 namespace ge::engine::host_cpu {
 namespace {

@@ -25,7 +25,7 @@
 
 #include "base/ops/shape_utils.h"
 #include "runtime/engines/host_cpu/kernel_registry.h"
-#include "runtime/engines/host_cpu/kernel_util.h"
+#include "runtime/engines/sdk/kernel_util.h"
 #include "runtime/engines/host_cpu/window.h"
 
 namespace ge::engine::host_cpu {

@@ -18,7 +18,7 @@
 
 #include "base/ops/size_limits.h"
 #include "runtime/engines/host_cpu/kernel_registry.h"
-#include "runtime/engines/host_cpu/kernel_util.h"
+#include "runtime/engines/sdk/kernel_util.h"
 
 namespace ge::engine::host_cpu {
 namespace {

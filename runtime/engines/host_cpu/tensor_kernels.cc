@@ -1,6 +1,6 @@
 // Data-movement kernels: Transpose, Concat, Split-13 (split as an input),
 // Slice-13 (negative steps), Gather-13 (negative indices, range-checked),
-// Expand-13, and BroadcastCopy, which Expand and several other kernels use.
+// Expand-13 (over the SDK's BroadcastCopy).
 //
 // Elements are moved as unsigned integers of the dtype's size (strings as
 // std::string), so every dtype shares one instantiation per size. Strided
@@ -10,30 +10,13 @@
 #include <vector>
 
 #include "base/ops/shape_utils.h"
-#include "runtime/engines/host_cpu/broadcast.h"
-#include "runtime/engines/host_cpu/elementwise.h"
+#include "runtime/engines/sdk/broadcast.h"
+#include "runtime/engines/sdk/elementwise.h"
 #include "runtime/engines/host_cpu/kernel_registry.h"
-#include "runtime/engines/host_cpu/kernel_util.h"
+#include "runtime/engines/sdk/kernel_util.h"
 
 namespace ge::engine::host_cpu {
 namespace {
-
-// out[i...] = in[base + sum(i_d * stride_d)] over out's dims.
-template <typename T>
-void StridedCopy(const T* in, int64_t base, const BroadcastPlan& plan, T* out, ThreadPool* pool) {
-  const int64_t s = plan.inner_stride(0);
-  ParallelRows<1>(pool, plan, 1, [&](int64_t o, const std::array<int64_t, 1>& off, int64_t n) {
-    const T* src = in + base + off[0];
-    T* dst = out + o;
-    if (s == 1) {
-      std::copy(src, src + n, dst);
-    } else if (s == 0) {
-      std::fill(dst, dst + n, src[0]);
-    } else {
-      for (int64_t i = 0; i < n; ++i) dst[i] = src[i * s];
-    }
-  });
-}
 
 absl::Status StridedCopyAny(const ir::OpDesc& op, const Tensor& in, int64_t base,
                             const BroadcastPlan& plan, const Tensor& out, ThreadPool* pool) {
@@ -316,22 +299,6 @@ KernelCreateFn Simple() {
 }
 
 }  // namespace
-
-absl::Status BroadcastCopy(const ir::OpDesc& op, const Tensor& in, const Tensor& out,
-                           ThreadPool* pool) {
-  if (in.dtype() != out.dtype()) {
-    return NodeError(op, "cannot copy ", DataTypeName(in.dtype()), " into ",
-                     DataTypeName(out.dtype()));
-  }
-  GE_RETURN_IF_ERROR(CheckBroadcastsTo(op, in.shape(), 0, out.shape()));
-  if (out.NumElements() == 0) return absl::OkStatus();
-  const BroadcastPlan plan = MakeBroadcastPlan(out.shape().span(), {in.shape().span()});
-  return DispatchCopyType(in.dtype(), op, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    StridedCopy<T>(in.data<T>(), 0, plan, out.data<T>(), pool);
-    return absl::OkStatus();
-  });
-}
 
 void RegisterTensorKernels(KernelTable& table) {
   const DataTypeSet all = SetOf(AllTypes{});

@@ -5,7 +5,7 @@
 #include <cstring>
 
 #include "runtime/engines/api/variable_store.h"
-#include "runtime/engines/host_cpu/kernel_util.h"
+#include "runtime/engines/host_cpu/kernel_registry.h"
 
 namespace ge::engine::host_cpu {
 namespace {

@@ -12,7 +12,7 @@
 #include "absl/status/statusor.h"
 #include "base/ops/shape_utils.h"
 #include "base/shape.h"
-#include "runtime/engines/host_cpu/kernel_util.h"
+#include "runtime/engines/host_cpu/kernel_registry.h"
 
 namespace ge::engine::host_cpu {
 

@@ -43,8 +43,10 @@ class DelegatingEngine final : public engine::Engine {
     attributes_.compute_cost = cost;
     attributes_.atomic = atomic;
     attributes_.composite_engine = std::move(composite);
+    // A stand-in under the reference engine's own name is the reference.
+    attributes_.reference =
+        kernels != nullptr && kernels->attributes().reference && attributes_.name == kernels->attributes().name;
   }
-  const engine::EngineAttributes& attributes() const override { return attributes_; }
   const engine::OpsKernelInfoStore& info_store() const override { return store_; }
   const engine::KernelFactory& kernel_factory() const override { return kernels_->kernel_factory(); }
   std::vector<engine::GraphOptimizer*> graph_optimizers() override {
@@ -68,7 +70,6 @@ class DelegatingEngine final : public engine::Engine {
     std::string name_;
     SupportFn support_;
   };
-  engine::EngineAttributes attributes_;
   Store store_;
   const engine::Engine* kernels_;
   std::vector<std::unique_ptr<engine::GraphOptimizer>> optimizers_;

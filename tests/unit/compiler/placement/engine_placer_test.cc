@@ -22,8 +22,10 @@ class FakeEngine final : public engine::Engine {
     attributes_.compute_cost = cost;
     attributes_.atomic = atomic;
     attributes_.cost = std::move(table);
+    // The tests' reference engine (host execution, strict mode), as
+    // host_cpu.json declares for the real one.
+    attributes_.reference = attributes_.name == "host_cpu";
   }
-  const engine::EngineAttributes& attributes() const override { return attributes_; }
   const engine::OpsKernelInfoStore& info_store() const override { return store_; }
   const engine::KernelFactory& kernel_factory() const override { std::abort(); }
 
@@ -41,7 +43,6 @@ class FakeEngine final : public engine::Engine {
     std::string name_;
     SupportFn support_;
   };
-  engine::EngineAttributes attributes_;
   Store store_;
 };
 

@@ -190,13 +190,9 @@ TEST_F(CacheKeyTest, BuildIdentityNamesTheCompilerAndTheLoadedEngines) {
 // An engine with attributes only: what the key reads of a registry.
 class AttributesOnlyEngine final : public engine::Engine {
  public:
-  explicit AttributesOnlyEngine(engine::EngineAttributes attributes) : attributes_(std::move(attributes)) {}
-  const engine::EngineAttributes& attributes() const override { return attributes_; }
+  explicit AttributesOnlyEngine(engine::EngineAttributes attributes) { set_attributes(std::move(attributes)); }
   const engine::OpsKernelInfoStore& info_store() const override { std::abort(); }
   const engine::KernelFactory& kernel_factory() const override { std::abort(); }
-
- private:
-  engine::EngineAttributes attributes_;
 };
 
 // Cost tables decide placement, so they are part of the key.

@@ -91,12 +91,10 @@ class TestCallsEngine final : public engine::Engine {
     }
   };
   TestCallsEngine() { attributes_.name = "test_calls"; }
-  const engine::EngineAttributes& attributes() const override { return attributes_; }
   const engine::OpsKernelInfoStore& info_store() const override { return store_; }
   const engine::KernelFactory& kernel_factory() const override { return factory_; }
 
  private:
-  engine::EngineAttributes attributes_;
   Store store_;
   Factory factory_;
 };

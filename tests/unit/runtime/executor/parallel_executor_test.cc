@@ -116,12 +116,10 @@ class TestParEngine final : public engine::Engine {
     attributes_.name = independent ? "test_indep" : "test_par";
     attributes_.independent_stream = independent;
   }
-  const engine::EngineAttributes& attributes() const override { return attributes_; }
   const engine::OpsKernelInfoStore& info_store() const override { return store_; }
   const engine::KernelFactory& kernel_factory() const override { return factory_; }
 
  private:
-  engine::EngineAttributes attributes_;
   Store store_;
   Factory factory_;
 };

@@ -99,12 +99,10 @@ class ProbeEngine final : public engine::Engine {
     attributes_.independent_stream = independent;
     attributes_.compute_cost = 10;  // the fallback cost: placed where forced
   }
-  const engine::EngineAttributes& attributes() const override { return attributes_; }
   const engine::OpsKernelInfoStore& info_store() const override { return store_; }
   const engine::KernelFactory& kernel_factory() const override { return factory_; }
 
  private:
-  engine::EngineAttributes attributes_;
   Store store_;
   Factory factory_;
 };

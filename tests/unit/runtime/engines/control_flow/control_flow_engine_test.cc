@@ -43,7 +43,8 @@ TEST(ControlFlowEngine, LoadsAsAPluginWithItsConfiguration) {
   const engine::EngineAttributes* attrs = BuiltinEngines().FindAttributes("control_flow");
   ASSERT_NE(attrs, nullptr);
   EXPECT_EQ(attrs->compute_cost, 2);
-  EXPECT_EQ(attrs->runtime_type, engine::RuntimeType::kHost);
+  EXPECT_FALSE(attrs->reference);
+  EXPECT_EQ(attrs->version, "1");
   const engine::Engine* engine = BuiltinEngines().Find("control_flow");
   EXPECT_THAT(engine->info_store().SupportedOpTypes(),
               ::testing::IsSupersetOf({"If", "Case", "While", "PartitionedCall", "LoopAccumulatorStack"}));

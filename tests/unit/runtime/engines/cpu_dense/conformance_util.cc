@@ -10,6 +10,7 @@ namespace ge::engine::cpu_dense {
 const CpuDenseEngine& Dense() {
   static const CpuDenseEngine* engine = [] {
     auto* e = new CpuDenseEngine();
+    e->SetReferenceEngine(&Host());  // as a registry with host_cpu does
     const absl::Status s = e->Initialize({});
     if (!s.ok()) ADD_FAILURE() << "cpu_dense Initialize: " << s;
     return e;

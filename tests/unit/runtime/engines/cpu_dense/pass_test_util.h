@@ -9,13 +9,17 @@
 #include "base/ir/text_format.h"
 #include "gtest/gtest.h"
 #include "runtime/engines/cpu_dense/cpu_dense_engine.h"
+#include "runtime/engines/host_cpu/host_cpu_engine.h"
 
 namespace ge::engine::cpu_dense {
 
-// The engine, initialized once (registers `_DenseFused`).
+// The engine, initialized once (registers `_DenseFused`), with host_cpu as
+// its reference engine as in a registry.
 inline CpuDenseEngine& PassTestEngine() {
   static CpuDenseEngine* engine = [] {
     auto* e = new CpuDenseEngine();
+    static const HostCpuEngine* host = new HostCpuEngine();
+    e->SetReferenceEngine(host);
     const absl::Status s = e->Initialize({});
     if (!s.ok()) ADD_FAILURE() << s;
     return e;

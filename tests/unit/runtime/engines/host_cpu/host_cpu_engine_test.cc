@@ -25,11 +25,13 @@ TEST(HostCpuEngine, Attributes) {
   const EngineAttributes& a = Engine().attributes();
   EXPECT_EQ(a.name, "host_cpu");
   EXPECT_EQ(a.compute_cost, 10);
-  EXPECT_EQ(a.runtime_type, RuntimeType::kHost);
   EXPECT_TRUE(a.atomic);
   EXPECT_FALSE(a.independent_stream);
-  EXPECT_FALSE(a.attach);
-  EXPECT_FALSE(a.skip_assign_stream);
+  EXPECT_TRUE(a.reference);  // host_cpu.json: the reference engine
+  EXPECT_EQ(a.version, "1.0");
+  // The embedded json parsed (Initialize would return its error).
+  HostCpuEngine engine;
+  EXPECT_TRUE(engine.Initialize({}).ok());
 }
 
 // CheckSupported on a node of a real graph, typed as the compiler types it.
@@ -138,12 +140,13 @@ TEST(HostCpuPlugin, EntryPointNamesAbiVersionAndEngine) {
 }
 
 TEST(HostCpuPlugin, LoadsThroughThePluginLoaderWithItsConfiguration) {
-  ASSERT_TRUE(std::filesystem::exists(std::filesystem::path(PluginPath()).parent_path() / "host_cpu.json"));
+  // The json is embedded in the plugin: no file beside it.
+  EXPECT_FALSE(std::filesystem::exists(std::filesystem::path(PluginPath()).parent_path() / "host_cpu.json"));
   auto loaded = LoadEnginePlugin(PluginPath());
   ASSERT_TRUE(loaded.ok()) << loaded.status();
   EXPECT_EQ((*loaded)->attributes().name, "host_cpu");
   EXPECT_EQ((*loaded)->attributes().compute_cost, 10);
-  EXPECT_EQ((*loaded)->attributes().runtime_type, RuntimeType::kHost);
+  EXPECT_TRUE((*loaded)->attributes().reference);
   // The loaded engine computes.
   auto y = test::RunOp1((*loaded)->engine(), "Add", {F32({1}, {1}), F32({2}, {1})});
   ASSERT_TRUE(y.ok()) << y.status();
@@ -230,12 +233,10 @@ class OffByOneEngine final : public ge::engine::Engine {
     std::unique_ptr<Kernel> inner_;
   };
   OffByOneEngine() { attributes_.name = "off_by_one"; }
-  const EngineAttributes& attributes() const override { return attributes_; }
   const OpsKernelInfoStore& info_store() const override { return host_cpu::Engine().info_store(); }
   const KernelFactory& kernel_factory() const override { return factory_; }
 
  private:
-  EngineAttributes attributes_;
   Factory factory_;
 };
 

@@ -1,6 +1,7 @@
 // Engine plugins made for the plugin loader's tests. One source, built
 // several times with different definitions:
-//   GOOD            a valid plugin for engine "test_good"
+//   GOOD            a valid plugin for engine "test_good", its json embedded
+//   BESIDE          the same engine with its json to be shipped beside it
 //   WRONG_ABI       declares an engine ABI version this ged does not speak
 //   WRONG_VERSION   declares another ged version
 //   NO_ENTRY        exports no entry point
@@ -25,16 +26,10 @@ class TestEngine final : public ge::engine::Engine {
       return absl::UnimplementedError("test engine has no kernels");
     }
   };
-  TestEngine() {
-    attributes_.name = "test_good";
-    attributes_.compute_cost = 5;
-  }
-  const ge::engine::EngineAttributes& attributes() const override { return attributes_; }
   const ge::engine::OpsKernelInfoStore& info_store() const override { return store_; }
   const ge::engine::KernelFactory& kernel_factory() const override { return factory_; }
 
  private:
-  ge::engine::EngineAttributes attributes_;
   Store store_;
   Factory factory_;
 };
@@ -42,16 +37,23 @@ class TestEngine final : public ge::engine::Engine {
 }  // namespace
 
 #if defined(GOOD)
-GE_DEFINE_ENGINE_PLUGIN(TestEngine, "test_good")
+GE_DEFINE_ENGINE_PLUGIN(TestEngine, "test_good", R"({"name": "test_good", "compute_cost": 5, "version": "2"})")
+#elif defined(BESIDE)
+GE_DEFINE_ENGINE_PLUGIN(TestEngine, "test_good", nullptr)
 #elif defined(WRONG_ABI) || defined(WRONG_VERSION)
 extern "C" __attribute__((visibility("default"))) const GeEnginePlugin* ge_engine_plugin_entry() {
 #if defined(WRONG_ABI)
-  static const GeEnginePlugin plugin = {GE_ENGINE_ABI_VERSION + 1, GED_VERSION_STRING, "test_good",
+  static const GeEnginePlugin plugin = {
+    GE_ENGINE_ABI_VERSION + 1,
+    GED_VERSION_STRING,
+    "test_good",
 #else
   static const GeEnginePlugin plugin = {GE_ENGINE_ABI_VERSION, "0.0.0-other", "test_good",
 #endif
-                                        []() -> ge::engine::Engine* { return new TestEngine(); },
-                                        [](ge::engine::Engine* e) { delete e; }};
+    R"({"compute_cost": 5})",
+    []() -> ge::engine::Engine* { return new TestEngine(); },
+    [](ge::engine::Engine* e) { delete e; }
+  };
   return &plugin;
 }
 #elif defined(NO_ENTRY)

@@ -1,4 +1,5 @@
-// Shared machinery of the host_cpu kernels: error messages naming the node,
+// The engine SDK's kernel helpers, shared by every engine's kernels (they
+// grew up in host_cpu): error messages naming the node,
 // compile-time type lists with one dtype dispatch per kernel call, 16-bit
 // float widening, wrap-around integer arithmetic without undefined
 // behaviour, attribute readers and element copies.
@@ -22,9 +23,9 @@
 #include "base/status.h"
 #include "base/tensor.h"
 #include "base/thread_pool.h"
-#include "runtime/engines/host_cpu/kernel_registry.h"
+#include "runtime/engines/sdk/dtype_set.h"
 
-namespace ge::engine::host_cpu {
+namespace ge::engine::sdk {
 
 // ---- Errors ----
 
@@ -35,8 +36,7 @@ absl::Status NodeError(const ir::OpDesc& op, const Args&... args) {
 }
 template <typename... Args>
 absl::Status NodeUnimplemented(const ir::OpDesc& op, const Args&... args) {
-  return absl::UnimplementedError(
-      StrCat("node '", op.name(), "' (", op.type(), "): ", args...));
+  return absl::UnimplementedError(StrCat("node '", op.name(), "' (", op.type(), "): ", args...));
 }
 
 // ---- Type lists and dispatch ----
@@ -100,8 +100,7 @@ absl::Status DispatchType(DataType dtype, const ir::OpDesc& op, Fn&& fn) {
 template <typename Fn>
 absl::Status DispatchCopyType(DataType dtype, const ir::OpDesc& op, Fn&& fn) {
   if (dtype == DataType::kString) return fn(TypeTag<std::string>{});
-  if (dtype != DataType::kUndefined && dtype != DataType::kComplex64 &&
-      dtype != DataType::kComplex128) {
+  if (dtype != DataType::kUndefined && dtype != DataType::kComplex64 && dtype != DataType::kComplex128) {
     switch (DataTypeSize(dtype)) {
       case 1: return fn(TypeTag<uint8_t>{});
       case 2: return fn(TypeTag<uint16_t>{});
@@ -226,15 +225,13 @@ absl::Status CheckSameSize(const ir::OpDesc& op, const Tensor& in, const Tensor&
 // OK when `in` (input `index`) broadcasts to `out` by numpy rules:
 // element-wise kernels walk inputs by the output's shape and must not
 // read past an input that does not fit.
-absl::Status CheckBroadcastsTo(const ir::OpDesc& op, const Shape& in, int index,
-                               const Shape& out);
+absl::Status CheckBroadcastsTo(const ir::OpDesc& op, const Shape& in, int index, const Shape& out);
 
 // ---- Element copies (any dtype, strings included) ----
 
 // Copies `count` elements of `dtype` from src[src_offset] to
 // dst[dst_offset] (element offsets).
-void CopyElements(DataType dtype, const void* src, int64_t src_offset, void* dst,
-                  int64_t dst_offset, int64_t count);
+void CopyElements(DataType dtype, const void* src, int64_t src_offset, void* dst, int64_t dst_offset, int64_t count);
 
 // A copy of `t` in new storage of the same shape.
 absl::StatusOr<Tensor> CopyTensor(const Tensor& t);
@@ -250,10 +247,9 @@ int64_t DimProduct(absl::Span<const int64_t> dims, size_t begin, size_t end);
 
 // Runs fn(begin, end) over [0, n), in parallel on `pool` when the work
 // (n * cost_per_item, in rough element operations) is worth splitting.
-void ParallelFor(ThreadPool* pool, int64_t n, int64_t cost_per_item,
-                 const std::function<void(int64_t, int64_t)>& fn);
+void ParallelFor(ThreadPool* pool, int64_t n, int64_t cost_per_item, const std::function<void(int64_t, int64_t)>& fn);
 
 // Reads a 1-D (or scalar) integer tensor as int64 values.
 std::vector<int64_t> ReadInts(const Tensor& t);
 
-}  // namespace ge::engine::host_cpu
+}  // namespace ge::engine::sdk

@@ -9,6 +9,7 @@
 // contiguous one), so the row loop is a plain vectorizable loop.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <vector>
@@ -16,9 +17,9 @@
 #include "absl/types/span.h"
 #include "base/shape.h"
 #include "base/thread_pool.h"
-#include "runtime/engines/host_cpu/kernel_util.h"
+#include "runtime/engines/sdk/kernel_util.h"
 
-namespace ge::engine::host_cpu {
+namespace ge::engine::sdk {
 
 struct BroadcastPlan {
   // Collapsed output dims; at least one (a scalar output is [1]).
@@ -37,8 +38,7 @@ struct BroadcastPlan {
 // contiguous.
 BroadcastPlan MakeBroadcastPlan(absl::Span<const int64_t> out_dims,
                                 const std::vector<absl::Span<const int64_t>>& inputs);
-BroadcastPlan MakeStridedPlan(absl::Span<const int64_t> out_dims,
-                              const std::vector<std::vector<int64_t>>& in_strides);
+BroadcastPlan MakeStridedPlan(absl::Span<const int64_t> out_dims, const std::vector<std::vector<int64_t>>& in_strides);
 
 // Calls row(out_offset, in_offsets, count) for rows [row_begin, row_end) of
 // `plan`, where in_offsets[k] is input k's element offset at the row start.
@@ -70,12 +70,28 @@ void ForEachRow(const BroadcastPlan& plan, int64_t row_begin, int64_t row_end, R
 
 // ForEachRow over every row, split across `pool` when large.
 template <size_t K, typename RowFn>
-void ParallelRows(ThreadPool* pool, const BroadcastPlan& plan, int64_t cost_per_element,
-                  RowFn&& row) {
+void ParallelRows(ThreadPool* pool, const BroadcastPlan& plan, int64_t cost_per_element, RowFn&& row) {
   const int64_t rows = plan.num_rows();
   if (rows == 0 || plan.inner_size() == 0) return;
   ParallelFor(pool, rows, plan.inner_size() * cost_per_element,
               [&](int64_t begin, int64_t end) { ForEachRow<K>(plan, begin, end, row); });
 }
 
-}  // namespace ge::engine::host_cpu
+// out[i...] = in[base + sum(i_d * stride_d)] over out's dims.
+template <typename T>
+void StridedCopy(const T* in, int64_t base, const BroadcastPlan& plan, T* out, ThreadPool* pool) {
+  const int64_t s = plan.inner_stride(0);
+  ParallelRows<1>(pool, plan, 1, [&](int64_t o, const std::array<int64_t, 1>& off, int64_t n) {
+    const T* src = in + base + off[0];
+    T* dst = out + o;
+    if (s == 1) {
+      std::copy(src, src + n, dst);
+    } else if (s == 0) {
+      std::fill(dst, dst + n, src[0]);
+    } else {
+      for (int64_t i = 0; i < n; ++i) dst[i] = src[i * s];
+    }
+  });
+}
+
+}  // namespace ge::engine::sdk

@@ -1,14 +1,15 @@
-// Out-of-line helpers shared by the host_cpu kernels: axis normalization,
-// element copies, parallel splitting and the broadcast planner.
-#include "runtime/engines/host_cpu/kernel_util.h"
+// Out-of-line helpers of the engine SDK's kernel helpers (kernel_util.h):
+// axis normalization, element copies, parallel splitting and the broadcast
+// planner.
+#include "runtime/engines/sdk/kernel_util.h"
 
 #include <algorithm>
 #include <optional>
 
 #include "base/ops/op_registry.h"
-#include "runtime/engines/host_cpu/broadcast.h"
+#include "runtime/engines/sdk/broadcast.h"
 
-namespace ge::engine::host_cpu {
+namespace ge::engine::sdk {
 namespace {
 
 // Below this many element operations a kernel runs on the calling thread:
@@ -55,28 +56,24 @@ absl::StatusOr<int64_t> NormalizeAxisFor(const ir::OpDesc& op, int64_t axis, int
 
 absl::Status CheckSameSize(const ir::OpDesc& op, const Tensor& in, const Tensor& out) {
   if (in.NumElements() != out.NumElements()) {
-    return NodeError(op, "output ", out.shape().ToString(), " does not match input ",
-                     in.shape().ToString());
+    return NodeError(op, "output ", out.shape().ToString(), " does not match input ", in.shape().ToString());
   }
   return absl::OkStatus();
 }
 
-absl::Status CheckBroadcastsTo(const ir::OpDesc& op, const Shape& in, int index,
-                               const Shape& out) {
+absl::Status CheckBroadcastsTo(const ir::OpDesc& op, const Shape& in, int index, const Shape& out) {
   bool ok = in.dims().size() <= out.dims().size();
   for (size_t i = 0; ok && i < in.dims().size(); ++i) {
     const int64_t d = in.dims()[in.dims().size() - 1 - i];
     ok = d == 1 || d == out.dims()[out.dims().size() - 1 - i];
   }
   if (!ok) {
-    return NodeError(op, "input ", index, " ", in.ToString(), " does not broadcast to the output ",
-                     out.ToString());
+    return NodeError(op, "input ", index, " ", in.ToString(), " does not broadcast to the output ", out.ToString());
   }
   return absl::OkStatus();
 }
 
-void CopyElements(DataType dtype, const void* src, int64_t src_offset, void* dst,
-                  int64_t dst_offset, int64_t count) {
+void CopyElements(DataType dtype, const void* src, int64_t src_offset, void* dst, int64_t dst_offset, int64_t count) {
   if (count <= 0) return;
   if (dtype == DataType::kString) {
     const auto* s = static_cast<const std::string*>(src) + src_offset;
@@ -85,8 +82,8 @@ void CopyElements(DataType dtype, const void* src, int64_t src_offset, void* dst
     return;
   }
   const size_t size = DataTypeSize(dtype);
-  std::memmove(static_cast<char*>(dst) + dst_offset * size,
-               static_cast<const char*>(src) + src_offset * size, count * size);
+  std::memmove(static_cast<char*>(dst) + dst_offset * size, static_cast<const char*>(src) + src_offset * size,
+               count * size);
 }
 
 absl::StatusOr<Tensor> CopyTensor(const Tensor& t) { return t.Clone(); }
@@ -97,12 +94,10 @@ int64_t DimProduct(absl::Span<const int64_t> dims, size_t begin, size_t end) {
   return p;
 }
 
-void ParallelFor(ThreadPool* pool, int64_t n, int64_t cost_per_item,
-                 const std::function<void(int64_t, int64_t)>& fn) {
+void ParallelFor(ThreadPool* pool, int64_t n, int64_t cost_per_item, const std::function<void(int64_t, int64_t)>& fn) {
   if (n <= 0) return;
   cost_per_item = std::max<int64_t>(1, cost_per_item);
-  if (pool == nullptr || pool->num_threads() == 0 || n < 2 ||
-      n * cost_per_item < kMinParallelWork) {
+  if (pool == nullptr || pool->num_threads() == 0 || n < 2 || n * cost_per_item < kMinParallelWork) {
     fn(0, n);
     return;
   }
@@ -122,8 +117,7 @@ int64_t BroadcastPlan::num_rows() const {
   return rows;
 }
 
-BroadcastPlan MakeStridedPlan(absl::Span<const int64_t> out_dims,
-                              const std::vector<std::vector<int64_t>>& in_strides) {
+BroadcastPlan MakeStridedPlan(absl::Span<const int64_t> out_dims, const std::vector<std::vector<int64_t>>& in_strides) {
   const size_t k_count = in_strides.size();
   BroadcastPlan plan;
   plan.strides.resize(k_count);
@@ -170,4 +164,4 @@ BroadcastPlan MakeBroadcastPlan(absl::Span<const int64_t> out_dims,
   return MakeStridedPlan(out_dims, strides);
 }
 
-}  // namespace ge::engine::host_cpu
+}  // namespace ge::engine::sdk
