@@ -165,6 +165,7 @@ absl::Status PartitionDynamicShapes(ir::Graph& graph, CompileState& state, Clust
   dso.static_model_ops_lower_limit = options.static_model_ops_lower_limit;
   dso.host_scheduling_max_threshold = options.host_scheduling_max_threshold;
   dso.tiling_offload = options.tiling_schedule_optimize;
+  if (const engine::Engine* reference = state.engines.Reference()) dso.reference_engine = reference->attributes().name;
   std::vector<ir::Graph*> targets;
   if (state.stages.empty()) targets.push_back(&graph);
   for (const auto& s : state.stages) targets.push_back(s.subgraph);

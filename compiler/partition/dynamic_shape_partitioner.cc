@@ -107,7 +107,9 @@ UnknownRule DynamicShapePartitioner::Classify(const ir::Node& node, int depth) {
   if (!op.GetAttrOr<bool>(kAttrSupportAddrRefresh, true)) return UnknownRule::kNoAddrRefresh;
   if (const ir::AttrValue* engine = op.FindAttr(ir::kAttrEngineName)) {
     const std::string* name = engine->get<std::string>();
-    if (name != nullptr && *name == options_.host_cpu_engine) return UnknownRule::kHostCpuEngine;
+    if (name != nullptr && !options_.reference_engine.empty() && *name == options_.reference_engine) {
+      return UnknownRule::kHostCpuEngine;
+    }
   }
   for (const std::string& name : op.subgraph_names()) {
     const ir::Graph* sub = node.owner_graph()->FindSubgraph(name);

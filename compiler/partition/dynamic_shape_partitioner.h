@@ -69,7 +69,9 @@ struct DynamicShapeOptions {
   int64_t host_scheduling_max_threshold = 0;
   // ge.tiling_schedule_optimize: tiling can be offloaded to run time.
   bool tiling_offload = false;
-  std::string host_cpu_engine = "host_cpu";
+  // Rule 5: nodes on this engine run dynamically (GE's host CPU engine).
+  // The compiler passes the reference engine's name; empty: rule 5 is off.
+  std::string reference_engine;
   // A graph without dynamic nodes still becomes one static subgraph, so
   // that it runs on a StaticExecutor when its owner runs dynamically (the
   // gear branches of a multi-batch Case).

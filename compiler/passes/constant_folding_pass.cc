@@ -1,5 +1,5 @@
 // ConstantFoldingPass: Shape/Size of static tensors and nodes over Consts
-// become Consts, computed by host_cpu's reference kernels.
+// become Consts, computed by the reference engine's kernels.
 #include "compiler/passes/constant_folding_pass.h"
 
 #include <algorithm>
@@ -16,8 +16,6 @@
 
 namespace ge::compiler {
 namespace {
-
-constexpr std::string_view kFoldingEngine = "host_cpu";
 
 // What a kernel sees when it runs at compile time: Const values in, host
 // tensors out.
@@ -248,7 +246,7 @@ class Folder {
 }  // namespace
 
 absl::StatusOr<bool> ConstantFoldingPass::Run(ir::Graph& root) {
-  const engine::Engine* host = engines_.Find(kFoldingEngine);
+  const engine::Engine* host = engines_.Reference();
   ThreadPool pool(0, "constant-folding");
   Folder folder(host != nullptr ? &host->kernel_factory() : nullptr, &pool);
   bool changed = false;

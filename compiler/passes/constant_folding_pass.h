@@ -7,8 +7,9 @@
 //     is the shape, whatever the data), or
 //   - every input it has is a Const, it has no control inputs, its op is of
 //     ONNX's default domain, stateless, owns no subgraph, and produces
-//     tensors only: its outputs are computed by the `host_cpu` reference
-//     kernel, the one engine that has a kernel for every op.
+//     tensors only: its outputs are computed by the reference engine's
+//     kernel (EngineAttributes::reference, host_cpu today), the one engine
+//     that has a kernel for every op.
 // A node whose results would be much larger than its inputs is left alone
 // (Expand, Tile, ConstantOfShape of a big shape would only bloat the model):
 // folding is allowed when the outputs take at most the inputs' bytes plus
@@ -34,8 +35,8 @@ class ConstantFoldingPass final : public GraphPass {
  public:
   static constexpr size_t kMaxGrowthBytes = size_t{1} << 20;
 
-  // Kernels come from `engines`' host_cpu engine; without one only Shape and
-  // Size fold.
+  // Kernels come from `engines`' reference engine; without one only Shape
+  // and Size fold.
   explicit ConstantFoldingPass(const engine::EngineRegistry& engines) : engines_(engines) {}
 
   std::string_view name() const override { return "ConstantFoldingPass"; }

@@ -14,9 +14,6 @@
 namespace ge::compiler {
 namespace {
 
-// The target of host-execution requests (ge.exec.host_exec_ops, `_host_exec`).
-constexpr std::string_view kHostCpu = "host_cpu";
-
 // Sweeps of the neighbour-aware refinement: the first settles each node
 // given its neighbours' own-cost choices, the second answers the changes.
 constexpr int kCostSweeps = 2;
@@ -58,29 +55,32 @@ const NodePlacement* PlacementReport::Find(std::string_view node_name) const {
 }
 
 absl::Status HostcpuEngineUpdatePass::Run(PlacementReport& report) {
-  const bool host_cpu_present = engines_.Find(kHostCpu) != nullptr && !Contains(options_.exclude_engines, kHostCpu);
+  // The target of host-execution requests: the reference engine.
+  const engine::Engine* reference = engines_.Reference();
+  const std::string target = reference == nullptr ? std::string() : reference->attributes().name;
+  const bool target_present = reference != nullptr && !Contains(options_.exclude_engines, target);
   for (NodePlacement& p : report.nodes) {
     const ir::OpDesc& op = p.node->op_desc();
     const bool flagged = op.GetAttrOr<bool>(ir::kAttrHostExec, false) || Contains(options_.host_exec_ops, op.type());
-    if (!flagged || p.engine == kHostCpu) {
+    if (!flagged || (reference != nullptr && p.engine == target)) {
       p.host_exec = p.host_exec || flagged;
       continue;
     }
-    if (!host_cpu_present) {
+    if (!target_present) {
       return FailedPrecondition("node '", p.node->name(), "' (", op.type(),
-                                ") is flagged for host execution but host_cpu is excluded or not loaded");
+                                ") is flagged for host execution but the reference engine",
+                                reference == nullptr ? " is not loaded" : StrCat(" (", target, ") is excluded"));
     }
-    absl::Status supported = engines_.Find(kHostCpu)->info_store().CheckSupported(*p.node);
+    absl::Status supported = reference->info_store().CheckSupported(*p.node);
     if (!supported.ok()) {
-      return FailedPrecondition("node '", p.node->name(), "' (", op.type(),
-                                ") is flagged for host execution but host_cpu rejects it: ",
-                                StdView(supported.message()));
+      return FailedPrecondition("node '", p.node->name(), "' (", op.type(), ") is flagged for host execution but ",
+                                target, " rejects it: ", StdView(supported.message()));
     }
-    p.rejected.push_back({p.engine, "moved to host_cpu by host execution request"});
-    p.engine = std::string(kHostCpu);
+    p.rejected.push_back({p.engine, StrCat("moved to ", target, " by host execution request")});
+    p.engine = target;
     p.host_exec = true;
     p.reason = PlacementReason::kHostExec;
-    p.node->mutable_op_desc().SetAttr(ir::kAttrEngineName, std::string(kHostCpu));
+    p.node->mutable_op_desc().SetAttr(ir::kAttrEngineName, target);
   }
   return absl::OkStatus();
 }
@@ -223,9 +223,13 @@ void ChooseByCost(std::vector<CostChoice>& choices, const PlacementReport& repor
 
 absl::Status EnginePlacer::CheckStrictMode(const PlacementReport& report) const {
   if (!options_.disable_host_cpu_fallback) return absl::OkStatus();
+  // A compute node on the reference engine is a fallback.
+  const engine::Engine* reference = engines_.Reference();
+  if (reference == nullptr) return absl::OkStatus();
+  const std::string& fallback = reference->attributes().name;
   std::vector<std::string> offenders;
   for (const NodePlacement& p : report.nodes) {
-    if (p.engine != kHostCpu || p.host_exec || IsStructural(*p.node)) continue;
+    if (p.engine != fallback || p.host_exec || IsStructural(*p.node)) continue;
     std::vector<std::string> reasons;
     for (const EngineRejection& r : p.rejected) reasons.push_back(r.engine + ": " + r.reason);
     offenders.push_back(StrCat("'", p.node->name(), "' (", p.node->type(), ")",
@@ -234,7 +238,7 @@ absl::Status EnginePlacer::CheckStrictMode(const PlacementReport& report) const 
   }
   if (offenders.empty()) return absl::OkStatus();
   return FailedPrecondition("ge.exec.disable_host_cpu_fallback=1 and ", offenders.size(),
-                            " node(s) would fall back to host_cpu: ", absl::StrJoin(offenders, ", "));
+                            " node(s) would fall back to ", fallback, ": ", absl::StrJoin(offenders, ", "));
 }
 
 absl::StatusOr<PlacementReport> EnginePlacer::Run(ir::Graph& root) {

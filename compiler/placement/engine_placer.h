@@ -20,8 +20,10 @@
 // Then the reassignment passes run in order (GE's EngineReAssignPass
 // strategies), starting with HostcpuEngineUpdatePass. The choice is written
 // to each node's `_engine_name` attribute. Support checks run on a thread
-// pool; the result does not depend on scheduling. No engine is named here
-// except host_cpu, the target of host-execution requests.
+// pool; the result does not depend on scheduling. No engine is named here:
+// host-execution requests and strict mode (ge.exec.disable_host_cpu_fallback)
+// concern the reference engine, an engine attribute
+// (EngineAttributes::reference; host_cpu's json says it is).
 #pragma once
 
 #include <memory>
@@ -54,7 +56,7 @@ enum class PlacementReason : uint8_t {
   kForced,      // the node's `_ge_engine` attribute
   kEngineType,  // ge.engineType names the engine
   kCost,        // the cheapest estimate among the engines with cost tables
-  kHostExec,    // moved to host_cpu by a host execution request
+  kHostExec,    // moved to the reference engine by a host execution request
 };
 std::string_view PlacementReasonName(PlacementReason reason);
 
@@ -62,7 +64,7 @@ struct NodePlacement {
   ir::Node* node = nullptr;
   std::string engine;
   std::vector<EngineRejection> rejected;  // engines tried before the chosen one
-  bool host_exec = false;                 // moved to host_cpu on request
+  bool host_exec = false;                 // moved to the reference engine on request
   PlacementReason reason = PlacementReason::kPriority;
   std::vector<EngineEstimate> estimates;  // kCost: every competing engine, cheapest first
 };
@@ -82,7 +84,8 @@ class EngineReassignPass {
 };
 
 // Moves nodes flagged for host execution (ge.exec.host_exec_ops, or the
-// `_host_exec` attribute) to host_cpu.
+// `_host_exec` attribute) to the reference engine (the registry's
+// Reference(); GE's host CPU engine).
 class HostcpuEngineUpdatePass final : public EngineReassignPass {
  public:
   HostcpuEngineUpdatePass(const engine::EngineRegistry& engines, const CompileOptions& options)

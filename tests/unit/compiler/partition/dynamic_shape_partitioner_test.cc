@@ -28,6 +28,7 @@ std::string Partition(std::string_view text, DynamicShapeOptions options = {}) {
 DynamicShapeOptions Limit(int64_t limit) {
   DynamicShapeOptions o;
   o.static_model_ops_lower_limit = limit;
+  o.reference_engine = "host_cpu";  // as the partition pipeline passes the reference engine's name
   return o;
 }
 

@@ -73,7 +73,7 @@ TEST(PartitionPropertyTest, DynamicShapePartitionKeepsMeaning) {
     auto g = original->Clone();
     DynamicShapeOptions options;
     options.static_model_ops_lower_limit = limits[rng() % 6];
-    options.host_cpu_engine = "none";  // rule 5 would make every node dynamic here
+    options.reference_engine = "";  // rule 5 would make every node dynamic here
     const std::string context = "trial " + std::to_string(trial) + " limit " +
                                 std::to_string(options.static_model_ops_lower_limit);
     DynamicShapePartitioner partitioner(options);

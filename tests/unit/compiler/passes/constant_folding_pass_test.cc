@@ -1,5 +1,6 @@
 // ConstantFoldingPass, text in and text out: Shape/Size of static tensors,
-// nodes over Consts through host_cpu's kernels, and what must not fold.
+// nodes over Consts through the reference engine's kernels (host_cpu's),
+// and what must not fold.
 #include "compiler/passes/constant_folding_pass.h"
 
 #include <memory>
@@ -188,6 +189,42 @@ TEST_F(ConstantFoldingPassTest, WithoutAHostEngineOnlyShapesFold) {
   })", /*expect_changed=*/true, &none);
   EXPECT_EQ(graph->FindNode("s")->type(), ir::kConst);
   EXPECT_EQ(graph->FindNode("t")->type(), "Neg");
+}
+
+// An engine running another engine's kernels, under a name and reference
+// flag of the test's choosing.
+class Renamed final : public engine::Engine {
+ public:
+  Renamed(std::string name, bool reference, const engine::Engine& kernels) : kernels_(kernels) {
+    attributes_.name = std::move(name);
+    attributes_.reference = reference;
+  }
+  const engine::OpsKernelInfoStore& info_store() const override { return kernels_.info_store(); }
+  const engine::KernelFactory& kernel_factory() const override { return kernels_.kernel_factory(); }
+
+ private:
+  const engine::Engine& kernels_;
+};
+
+// Folding uses the reference engine, found by its attribute: an engine called
+// host_cpu that is not the reference folds nothing, one called oracle that
+// is folds everything.
+TEST_F(ConstantFoldingPassTest, TheFoldingEngineIsTheReferenceEngine) {
+  const engine::Engine* host = engines_->Find("host_cpu");
+  ASSERT_NE(host, nullptr);
+  ASSERT_TRUE(host->attributes().reference);
+  const std::string text = R"(graph g {
+    x = Data() {index = 0} -> (f32[2, 3])
+    s = Shape(x:0) -> (i64[2])
+    t = Neg(s:0) -> (i64[2])
+    out = NetOutput(t:0)
+  })";
+  engine::EngineRegistry named;
+  ASSERT_TRUE(named.AddEngine(std::make_unique<Renamed>("host_cpu", false, *host), {}).ok());
+  EXPECT_EQ(Fold(text, /*expect_changed=*/true, &named)->FindNode("t")->type(), "Neg");
+  engine::EngineRegistry marked;
+  ASSERT_TRUE(marked.AddEngine(std::make_unique<Renamed>("oracle", true, *host), {}).ok());
+  EXPECT_EQ(Fold(text, /*expect_changed=*/true, &marked)->FindNode("t")->type(), ir::kConst);
 }
 
 TEST_F(ConstantFoldingPassTest, KernelErrorsAreLeftForRunTime) {

@@ -1,6 +1,7 @@
 // EnginePlacer: cost order, ties, exclusion, forcing, host execution,
 // ge.engineType, placement by estimated cost (cost tables, boundaries,
-// reasons), strict mode, and determinism on a thread pool.
+// reasons), strict mode, the reference engine as an attribute, and
+// determinism on a thread pool.
 #include "compiler/placement/engine_placer.h"
 
 #include <functional>
@@ -286,6 +287,52 @@ TEST_F(EnginePlacerTest, StrictModeNamesEveryFallback) {
   // Requested host execution is not a fallback.
   options_.host_exec_ops = {"Sigmoid", "Tanh"};
   EXPECT_TRUE(Place(*g).ok());
+}
+
+// Host execution and strict mode follow the reference attribute, not a
+// name: with the reference engine called "oracle" (and an ordinary engine
+// called host_cpu), flagged nodes go to oracle and only oracle's nodes are
+// fallbacks; without a reference engine, host execution fails naming why.
+TEST(EnginePlacerReferenceTest, TheReferenceEngineIsAnAttribute) {
+  auto make = [](std::string name, int cost, SupportFn support, bool reference) {
+    auto e = std::make_unique<FakeEngine>(std::move(name), cost, std::move(support));
+    engine::EngineAttributes a = e->attributes();
+    a.reference = reference;
+    e->set_attributes(std::move(a));
+    return e;
+  };
+  auto all = [](const ir::Node&) { return true; };
+  engine::EngineRegistry registry;
+  ASSERT_TRUE(registry.AddEngine(make("ge_local", 9, Types({"Data", "NetOutput"}), false), {}).ok());
+  ASSERT_TRUE(registry.AddEngine(make("host_cpu", 3, Types({"Relu"}), false), {}).ok());
+  ASSERT_TRUE(registry.AddEngine(make("oracle", 10, all, true), {}).ok());
+  CompileOptions options;
+  options.host_exec_ops = {"Relu"};
+  auto g = Chain({"Relu", "Tanh"});
+  auto report = EnginePlacer(registry, options, nullptr).Run(*g);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_EQ(g->FindNode("n0")->op_desc().GetAttrOr<std::string>(ir::kAttrEngineName, ""), "oracle");
+  EXPECT_EQ(report->Find("n0")->reason, PlacementReason::kHostExec);
+  EXPECT_EQ(report->Find("n0")->rejected.back().reason, "moved to oracle by host execution request");
+
+  CompileOptions strict;
+  strict.disable_host_cpu_fallback = true;
+  auto h = Chain({"Relu", "Tanh"});
+  report = EnginePlacer(registry, strict, nullptr).Run(*h);
+  ASSERT_FALSE(report.ok());
+  const std::string message(report.status().message());
+  EXPECT_NE(message.find("1 node(s) would fall back to oracle: 'n1' (Tanh)"), std::string::npos) << message;
+
+  engine::EngineRegistry no_reference;
+  ASSERT_TRUE(no_reference.AddEngine(make("host_cpu", 10, all, false), {}).ok());
+  auto k = Chain({"Relu"});
+  report = EnginePlacer(no_reference, options, nullptr).Run(*k);
+  ASSERT_FALSE(report.ok());
+  EXPECT_NE(
+      std::string(report.status().message()).find("flagged for host execution but the reference engine is not loaded"),
+      std::string::npos)
+      << report.status();
+  EXPECT_TRUE(EnginePlacer(no_reference, strict, nullptr).Run(*Chain({"Relu"})).ok());  // no fallback to count
 }
 
 TEST_F(EnginePlacerTest, NodeNoEngineRunsIsAnError) {
