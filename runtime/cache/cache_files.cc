@@ -184,33 +184,45 @@ namespace {
 
 absl::Status FdErrno(std::string_view what) { return ErrnoStatus(errno, what); }
 
+// Copies `size` bytes from `in` to `out` in the kernel (no trip through user
+// space); removes `to` on failure.
+absl::StatusOr<std::string> CopyFileData(int in, int out, off_t size, const std::string& from, const std::string& to) {
+  off_t offset = 0;
+  while (offset < size) {
+    const ssize_t n = copy_file_range(in, &offset, out, nullptr, static_cast<size_t>(size - offset), 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const absl::Status failed = n < 0 ? FdErrno(StrCat("copying ", from, " to ", to))
+                                        : absl::InternalError(StrCat("copying ", from, " to ", to, ": short copy"));
+      unlink(to.c_str());
+      return failed;
+    }
+  }
+  return std::string("copy");
+}
+
 }  // namespace
 
-absl::StatusOr<std::string> LinkOrCopyFile(const std::string& from, const std::string& to) {
+absl::StatusOr<std::string> LinkOrCopyFile(const std::string& from, const std::string& to, LinkMode mode) {
   Fd in(open(from.c_str(), O_RDONLY | O_CLOEXEC));
   if (in.get() < 0) return FdErrno(StrCat("cannot open ", from));
   struct stat st;
   if (fstat(in.get(), &st) != 0) return FdErrno(StrCat("cannot stat ", from));
-  {
-    Fd out(open(to.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
-    if (out.get() < 0) return FdErrno(StrCat("cannot create ", to));
-    // A reflink shares the blocks copy-on-write: free, and independent.
-    if (ioctl(out.get(), FICLONE, in.get()) == 0) return std::string("reflink");
-    // Otherwise an in-kernel copy (no trip through user space).
-    off_t offset = 0;
-    const off_t size = st.st_size;
-    while (offset < size) {
-      const ssize_t n = copy_file_range(in.get(), &offset, out.get(), nullptr, static_cast<size_t>(size - offset), 0);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) {
-        const absl::Status failed = n < 0 ? FdErrno(StrCat("copying ", from, " to ", to))
-                                          : absl::InternalError(StrCat("copying ", from, " to ", to, ": short copy"));
-        unlink(to.c_str());
-        return failed;
-      }
-    }
+  Fd out(open(to.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
+  if (out.get() < 0) return FdErrno(StrCat("cannot create ", to));
+  // A reflink shares the blocks copy-on-write: free, and independent.
+  if (ioctl(out.get(), FICLONE, in.get()) == 0) return std::string("reflink");
+  // A hard link shares the inode: free too, but a write into one is a write
+  // into both (the caller allows it and can detect it).
+  if (mode == LinkMode::kHardLinkOk && unlink(to.c_str()) == 0) {
+    if (link(from.c_str(), to.c_str()) == 0) return std::string("link");
+    // Another file system (EXDEV), or links refused: copy instead.
+    Fd again(open(to.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
+    if (again.get() < 0) return FdErrno(StrCat("cannot create ", to));
+    return CopyFileData(in.get(), again.get(), st.st_size, from, to);
   }
-  return std::string("copy");
+  // Otherwise an in-kernel copy (no trip through user space).
+  return CopyFileData(in.get(), out.get(), st.st_size, from, to);
 }
 
 }  // namespace ge::cache

@@ -70,11 +70,18 @@ class Fd {
   int fd_;
 };
 
+// How LinkOrCopyFile may create its file.
+enum class LinkMode {
+  kIndependent,  // a reflink or a copy: the two files never share a write
+  kHardLinkOk,   // also a hard link (same inode) before a copy
+};
+
 // Creates `to` (which must not exist) with the content of `from`: a reflink
-// (blocks shared copy-on-write) where the file system has them, else an
-// in-kernel copy. Never a hard link: the two files stay independent. How
-// it was done ("reflink" or "copy").
-absl::StatusOr<std::string> LinkOrCopyFile(const std::string& from, const std::string& to);
+// (blocks shared copy-on-write) where the file system has them, else, with
+// kHardLinkOk and `from` on the same file system, a hard link, else an
+// in-kernel copy. How it was done ("reflink", "link" or "copy").
+absl::StatusOr<std::string> LinkOrCopyFile(const std::string& from, const std::string& to,
+                                           LinkMode mode = LinkMode::kIndependent);
 
 // Sets the modification time of `path` to now (the LRU clock).
 void TouchFile(const std::string& path);

@@ -151,10 +151,12 @@ class ModelCache {
   // Exports (model_cache_export.cc): an entry's .gem as `gectl compile -o`
   // writes it (weights inline), kept beside the entry once one was written,
   // so that a hit writes its output without serializing the model.
-  // ExportTo checks the export (size, CRC-32C) and writes it to `path`
-  // (replacing it atomically) by a reflink, else a copy (`how` says which);
-  // it returns the model's summary recorded with it. NotFound when the
-  // entry has none (a damaged one is removed).
+  // ExportTo checks the export (size, and its identity since the CRC-32C
+  // was taken, else the CRC) and writes it to `path` (replacing it
+  // atomically) by a reflink, else a hard link (the output then shares the
+  // read-only export's inode), else a copy (`how` says which); it returns
+  // the model's summary recorded with it. NotFound when the entry has none
+  // (a damaged one is removed).
   absl::StatusOr<std::string> ExportTo(std::string_view ns, const std::string& key, const std::string& path,
                                        std::string* how = nullptr);
   // Keeps a copy (or reflink) of the .gem at `path`, written for entry

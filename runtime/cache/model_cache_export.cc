@@ -1,11 +1,14 @@
 // ModelCache exports: the .gem of an entry as `gectl compile -o` writes it
 // (weights inline), kept beside the entry's files so that a hit writes its
-// output by a reflink or a copy instead of serializing the model again.
+// output by a reflink, a hard link or a copy instead of serializing the
+// model again.
 //
 // An export is two files in the entry's directory: export.gem and
 // export.meta, a record (as the entry's own, cache_entry.h) with the
-// export's size, CRC-32C and a one-line summary of the model for the
-// command's output. Both are written under temporary names and renamed in
+// export's size, CRC-32C, the file's identity (device, inode, modification
+// time) when the CRC was taken, and a one-line summary of the model for the
+// command's output. A hit whose export still has that identity reads none of
+// it; otherwise it checks the CRC. Both are written under temporary names and renamed in
 // place, the .gem first; a reader checks the .gem against the record, so a
 // damaged or half-replaced export is a miss (removed), never a bad output.
 // Exports live in the local tier only and count towards its size.
@@ -17,6 +20,8 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <optional>
+#include <vector>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
@@ -52,21 +57,48 @@ absl::StatusOr<uint32_t> FileCrc(int fd, size_t size) {
   return crc;
 }
 
-std::string ExportRecord(std::string_view key, int64_t bytes, uint32_t crc, std::string_view summary) {
+// The export file's identity when its CRC was taken: while the file keeps
+// it, its bytes are the ones checked (a write changes the modification
+// time). The export is a fresh inode with one name when it is recorded, so
+// no write can slip into the same clock tick.
+struct ExportIdentity {
+  uint64_t dev = 0, ino = 0;
+  int64_t mtime_ns = 0;
+  bool operator==(const ExportIdentity&) const = default;
+};
+
+ExportIdentity IdentityOf(const struct stat& st) {
+  return {static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino),
+          static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec};
+}
+
+std::string ExportRecord(std::string_view key, int64_t bytes, uint32_t crc, const ExportIdentity& identity,
+                         std::string_view summary) {
   std::string clean(summary);
   for (char& c : clean) {
     if (c == '\n') c = ' ';
   }
-  const std::string body =
-      StrCat(kMagic, "\nkey ", key, "\nbytes ", bytes, "\ncrc32c ", crc, "\nsummary ", clean, "\n");
+  const std::string body = StrCat(kMagic, "\nkey ", key, "\nbytes ", bytes, "\ncrc32c ", crc, "\nidentity ",
+                                  identity.dev, " ", identity.ino, " ", identity.mtime_ns, "\nsummary ", clean, "\n");
   return StrCat(body, kDigestPrefix, ToHex(Sha256(body)), "\n");
 }
 
 struct ExportMeta {
   int64_t bytes = 0;
   uint32_t crc = 0;
+  std::optional<ExportIdentity> identity;  // absent in records of earlier builds
   std::string summary;
 };
+
+std::optional<ExportIdentity> ParseIdentity(std::string_view value) {
+  std::vector<absl::string_view> parts = absl::StrSplit(AbslView(value), ' ');
+  ExportIdentity id;
+  if (parts.size() != 3 || !absl::SimpleAtoi(parts[0], &id.dev) || !absl::SimpleAtoi(parts[1], &id.ino) ||
+      !absl::SimpleAtoi(parts[2], &id.mtime_ns)) {
+    return std::nullopt;
+  }
+  return id;
+}
 
 absl::StatusOr<ExportMeta> ParseExportRecord(std::string_view record, std::string_view key) {
   const size_t last = record.rfind(kDigestPrefix);
@@ -91,6 +123,8 @@ absl::StatusOr<ExportMeta> ParseExportRecord(std::string_view record, std::strin
       ok = ok && absl::SimpleAtoi(AbslView(value), &meta.bytes);
     else if (name == "crc32c")
       ok = ok && absl::SimpleAtoi(AbslView(value), &meta.crc);
+    else if (name == "identity")
+      meta.identity = ParseIdentity(value);
     else if (name == "summary")
       meta.summary = std::string(value);
   }
@@ -121,6 +155,8 @@ absl::StatusOr<std::string> ModelCache::CheckExport(std::string_view ns, const s
   struct stat st;
   if (in.get() < 0 || fstat(in.get(), &st) != 0) return damaged(absl::DataLossError("export.gem is unreadable"));
   if (st.st_size != meta->bytes) return damaged(absl::DataLossError("export.gem has another size"));
+  // Unchanged since its CRC was taken: nothing to read.
+  if (meta->identity.has_value() && *meta->identity == IdentityOf(st)) return meta->summary;
   absl::StatusOr<uint32_t> crc = FileCrc(in.get(), static_cast<size_t>(st.st_size));
   if (!crc.ok()) return crc.status();
   if (*crc != meta->crc) return damaged(absl::DataLossError("export.gem's checksum does not match"));
@@ -137,12 +173,18 @@ absl::StatusOr<std::string> ModelCache::ExportTo(std::string_view ns, const std:
   // the whole new one.
   const fs::path target(path);
   const fs::path temp = target.parent_path() / StrCat(".", target.filename().string(), TempName("out"));
-  GE_ASSIGN_OR_RETURN(std::string method, LinkOrCopyFile(gem, temp.string()));
+  // A hard link where there is no reflink: the output shares the export's
+  // inode (read-only); a later write into it changes the identity, and the
+  // next hit then checks the CRC and drops a damaged export.
+  GE_ASSIGN_OR_RETURN(std::string method, LinkOrCopyFile(gem, temp.string(), LinkMode::kHardLinkOk));
   if (rename(temp.c_str(), path.c_str()) != 0) {
     const absl::Status failed = Errno(StrCat("cannot rename ", temp.string(), " to ", path));
     unlink(temp.c_str());
     return failed;
   }
+  // When `path` already was a link to the export, rename() of one link of
+  // an inode over another does nothing (POSIX) and the temporary name stays.
+  unlink(temp.c_str());
   TouchFile((entry / kMetaFile).string());
   if (how != nullptr) *how = std::move(method);
   return summary;
@@ -169,9 +211,13 @@ absl::Status ModelCache::AddExport(std::string_view ns, const std::string& key, 
   }
   absl::StatusOr<uint32_t> crc = FileCrc(in.get(), static_cast<size_t>(st.st_size));
   absl::Status written = crc.status();
+  // Read-only: outputs linked to it later cannot be written in place by
+  // mistake (root still can; the identity check catches that).
+  if (written.ok() && fchmod(in.get(), 0444) != 0) written = Errno(StrCat("chmod of ", gem_temp.string()));
   if (written.ok() && fsync(in.get()) != 0) written = Errno(StrCat("fsync of ", gem_temp.string()));
+  if (written.ok() && fstat(in.get(), &st) != 0) written = Errno(StrCat("cannot stat ", gem_temp.string()));
   if (written.ok()) {
-    written = WriteFileDurably(meta_temp.string(), ExportRecord(key, st.st_size, *crc, summary));
+    written = WriteFileDurably(meta_temp.string(), ExportRecord(key, st.st_size, *crc, IdentityOf(st), summary));
   }
   // The .gem first: a record never names a .gem that is not there yet.
   if (written.ok() && rename(gem_temp.c_str(), (entry / kExportFile).c_str()) != 0) {

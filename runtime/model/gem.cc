@@ -3,6 +3,7 @@
 #include "runtime/model/gem.h"
 
 #include <cpuid.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstring>
@@ -478,12 +479,30 @@ absl::StatusOr<GemBytes> SerializeDef(const ir::Graph& graph, const StaticProgra
   return bytes;
 }
 
+// Written beside `file` and renamed over it: a reader sees the old file or
+// the whole new one, and a file `file` shares an inode with (a hard link
+// to a cache export) is replaced, never written through.
 absl::Status WriteFile(const std::string& file, const std::string& data) {
-  std::ofstream out(file, std::ios::binary | std::ios::trunc);
-  if (!out) return FailedPrecondition("cannot write ", file);
-  out.write(data.data(), static_cast<std::streamsize>(data.size()));
-  out.close();
-  if (!out) return Internal("writing ", file, " failed");
+  const std::filesystem::path target(file);
+  const std::filesystem::path temp =
+      target.parent_path() / StrCat(".", target.filename().string(), ".tmp.", getpid());
+  {
+    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+    if (!out) return FailedPrecondition("cannot write ", file);
+    out.write(data.data(), static_cast<std::streamsize>(data.size()));
+    out.close();
+    if (!out) {
+      std::error_code ec;
+      std::filesystem::remove(temp, ec);
+      return Internal("writing ", file, " failed");
+    }
+  }
+  std::error_code ec;
+  std::filesystem::rename(temp, target, ec);
+  if (ec) {
+    std::filesystem::remove(temp, ec);
+    return FailedPrecondition("cannot write ", file, ": ", ec.message());
+  }
   return absl::OkStatus();
 }
 
