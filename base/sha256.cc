@@ -4,7 +4,10 @@
 
 #include <openssl/evp.h>
 
+#include <vector>
+
 #include "base/status.h"
+#include "base/thread_pool.h"
 
 namespace ge {
 
@@ -54,6 +57,27 @@ Sha256Digest Sha256Hasher::Finish() {
   unsigned int size = 0;
   GE_CHECK(EVP_DigestFinal_ex(static_cast<EVP_MD_CTX*>(context_), digest.data(), &size) == 1);
   return digest;
+}
+
+Sha256Digest ModelBytesDigest(std::string_view bytes, ThreadPool* pool) {
+  constexpr size_t kChunk = size_t{8} << 20;
+  const int64_t chunks = static_cast<int64_t>((bytes.size() + kChunk - 1) / kChunk);
+  std::vector<Sha256Digest> digests(static_cast<size_t>(chunks));
+  auto hash_range = [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) {
+      digests[static_cast<size_t>(i)] = Sha256(bytes.substr(static_cast<size_t>(i) * kChunk, kChunk));
+    }
+  };
+  if (pool != nullptr && pool->num_threads() > 0 && chunks > 1) {
+    pool->ParallelFor(chunks, 1, hash_range);
+  } else {
+    hash_range(0, chunks);
+  }
+  Sha256Hasher hasher;
+  hasher.AddString("model bytes");
+  hasher.AddInt(static_cast<int64_t>(bytes.size()));
+  for (const Sha256Digest& d : digests) hasher.AddDigest(d);
+  return hasher.Finish();
 }
 
 }  // namespace ge

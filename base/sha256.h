@@ -1,7 +1,8 @@
 // SHA-256 (OpenSSL libcrypto): one-shot digests and an incremental hasher.
 //
-// Used for tenant token hashes (server/tenants) and compiled-model cache
-// keys and entry checksums (runtime/cache). Digests are 32 bytes; ToHex
+// Used for tenant token hashes (server/tenants), compiled-model cache keys
+// and entry checksums (runtime/cache), and the digest of a model's bytes
+// (ModelBytesDigest) that the cache's direct mode and clients share. Digests are 32 bytes; ToHex
 // gives the lowercase hex form (64 digits) used in file names and configs.
 #pragma once
 
@@ -12,6 +13,8 @@
 #include <string_view>
 
 namespace ge {
+
+class ThreadPool;
 
 using Sha256Digest = std::array<uint8_t, 32>;
 
@@ -42,5 +45,12 @@ class Sha256Hasher {
  private:
   void* context_;  // EVP_MD_CTX
 };
+
+// The digest of a model's source bytes, as the cache's direct mode keys it
+// and as a client sends it instead of the bytes (AddGraphRequest's
+// onnx_model_digest): SHA-256 over AddString("model bytes"), AddInt(the
+// size) and the SHA-256 of each consecutive 8 MiB chunk. The chunks are
+// hashed in parallel on `pool` when given; the digest is the same either way.
+Sha256Digest ModelBytesDigest(std::string_view bytes, ThreadPool* pool = nullptr);
 
 }  // namespace ge

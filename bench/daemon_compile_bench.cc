@@ -1,16 +1,17 @@
 // daemon_compile_bench: what a client waits for to have a model compiled by
-// a running ged: AddGraph (the model's bytes sent and ingested) then
+// a running ged: the client library's AddOnnxFile (reading the file, then
+// the model's digest first and its bytes only when the daemon asks) then
 // CompileGraph, timed from the client, in a fresh session per round. With
 // the daemon's cache warm, each round is a direct-mode hit (docs/perf.md,
 // "Cache direct mode"); the first round of an empty cache is the cold
-// compile. Prints one line per round and the median.
-// Usage: daemon_compile_bench HOST:PORT MODEL.onnx [ROUNDS, default 5]
+// compile. `--bytes` sends the bytes every time (the path before digests).
+// Prints one line per round and the median.
+// Usage: daemon_compile_bench HOST:PORT MODEL.onnx [ROUNDS, default 5] [--bytes]
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
-#include <fstream>
 #include <iostream>
-#include <sstream>
+#include <string>
 #include <vector>
 
 #include "client/cpp/client.h"
@@ -29,20 +30,12 @@ int main(int argc, char** argv) {
     return 2;
   }
   const int rounds = argc > 3 ? std::max(1, std::atoi(argv[3])) : 5;
-  std::ifstream in(argv[2], std::ios::binary);
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  if (!in) {
-    std::cerr << "cannot read " << argv[2] << std::endl;
-    return 1;
-  }
+  const bool bytes_only = argc > 4 && std::string(argv[4]) == "--bytes";
   ge::client::ClientOptions options;
   options.address = argv[1];
   options.max_retries = 1;
+  if (bytes_only) options.digest_first_bytes = 0;
   ge::client::Client client(options);
-  ge::v1::AddGraphRequest add;
-  add.set_graph_id(1);
-  add.set_onnx_model(bytes.str());
   std::vector<double> totals;
   for (int i = 0; i < rounds; ++i) {
     std::string session;
@@ -51,10 +44,9 @@ int main(int argc, char** argv) {
       std::cerr << "CreateSession: " << s.error_message() << std::endl;
       return 1;
     }
-    add.set_session_id(session);
     const auto start = std::chrono::steady_clock::now();
     ge::v1::AddGraphResponse added;
-    s = client.AddGraph(add, &added);
+    s = client.AddOnnxFile(session, 1, argv[2], {}, &added);
     const double add_seconds = Since(start);
     ge::v1::CompileGraphResponse compiled;
     if (s.ok()) s = client.CompileGraph(session, 1, &compiled);

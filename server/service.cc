@@ -2,6 +2,7 @@
 #include "server/service.h"
 
 #include <chrono>
+#include <cstring>
 #include <map>
 #include <optional>
 
@@ -10,6 +11,7 @@
 #include "base/ir/op_types.h"
 #include "base/ir/proto_convert.h"
 #include "base/logging.h"
+#include "base/sha256.h"
 #include "base/status.h"
 #include "base/version.h"
 #include "proto/value_convert.h"
@@ -219,6 +221,7 @@ grpc::ServerUnaryReactor* GraphEngineService::AddGraph(grpc::CallbackServerConte
         std::unique_ptr<ir::Graph> graph;
         std::optional<session::GraphSource> source;
         absl::Status import_error;  // the ingestion's own (labelled) refusal
+        bool bytes_needed = false;  // a digest without a cached model
         if (request->has_graph_def()) {
           GE_RETURN_IF_ERROR(CheckGraphDefNodes(request->graph_def(), ctx.config->max_graph_nodes, where));
           GE_ASSIGN_OR_RETURN(session::IngestedModel ingested,
@@ -241,8 +244,28 @@ grpc::ServerUnaryReactor* GraphEngineService::AddGraph(grpc::CallbackServerConte
             if (!imported.ok()) import_error = imported.status();
             return imported;
           };
+        } else if (request->model_case() == v1::AddGraphRequest::kOnnxModelDigest) {
+          // The model by its digest (the same one direct mode keys the bytes
+          // by): added from the cache when the caller's namespace holds it,
+          // else nothing is added and the client sends the bytes.
+          const std::string& sent = request->onnx_model_digest();
+          Sha256Digest digest{};
+          if (sent.size() != digest.size()) {
+            return InvalidArgument(where, ": onnx_model_digest must be the ", digest.size(),
+                                   " bytes of a SHA-256 digest (docs/api.md), not ", sent.size());
+          }
+          std::memcpy(digest.data(), sent.data(), digest.size());
+          GE_ASSIGN_OR_RETURN(source, ctx.runtime->DirectSource(session::ModelSource::OnnxBytes(std::string_view()),
+                                                                ingest,
+                                                                StrCat("max_graph_nodes=", ctx.config->max_graph_nodes)));
+          source->digest = digest;
+          source->import = [&bytes_needed]() -> absl::StatusOr<session::ImportedGraph> {
+            bytes_needed = true;
+            return FailedPrecondition("no compiled model of this digest is cached");
+          };
         } else {
-          return InvalidArgument(where, ": the request carries no model (set graph_def or onnx_model)");
+          return InvalidArgument(where,
+                                 ": the request carries no model (set graph_def, onnx_model or onnx_model_digest)");
         }
         GE_ASSIGN_OR_RETURN(const int64_t threads,
                             ReserveInterOpThreads(ctx, s, ToOptionMap(request->options()), where));
@@ -251,6 +274,10 @@ grpc::ServerUnaryReactor* GraphEngineService::AddGraph(grpc::CallbackServerConte
                    : s.session->AddGraph(request->graph_id(), std::move(graph), ToOptionMap(request->options()));
         if (!added.ok()) {
           if (threads > 0) ctx.thread_budget->Release(threads);
+          if (bytes_needed) {
+            response->set_bytes_needed(true);
+            return absl::OkStatus();
+          }
           return import_error.ok() ? Annotate(added, where) : added;
         }
         GE_ASSIGN_OR_RETURN(session::GraphInfo info, s.session->GetGraphInfo(request->graph_id()));

@@ -3,6 +3,11 @@
 // UNAVAILABLE.
 #include "client/cpp/client.h"
 
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
@@ -10,6 +15,9 @@
 #include <mutex>
 #include <sstream>
 #include <thread>
+
+#include "base/sha256.h"
+#include "base/thread_pool.h"
 
 namespace ge::client {
 
@@ -98,17 +106,68 @@ grpc::Status Client::AddGraph(const v1::AddGraphRequest& request, v1::AddGraphRe
   return WithRetries([&](grpc::ClientContext* ctx) { return stub_->AddGraph(ctx, request, response); });
 }
 
+namespace {
+
+// A model file mapped read-only: hashing reads the page cache's pages in
+// place (reading a large model into fresh memory costs more than hashing).
+class MappedModel {
+ public:
+  explicit MappedModel(const std::string& path) {
+    const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return;
+    struct stat st;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+      size_ = static_cast<size_t>(st.st_size);
+      if (size_ == 0) {
+        ok_ = true;
+      } else {
+        void* data = mmap(nullptr, size_, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+        if (data != MAP_FAILED) {
+          data_ = data;
+          ok_ = true;
+        }
+      }
+    }
+    close(fd);
+  }
+  ~MappedModel() {
+    if (data_ != nullptr) munmap(data_, size_);
+  }
+  MappedModel(const MappedModel&) = delete;
+  MappedModel& operator=(const MappedModel&) = delete;
+  bool ok() const { return ok_; }
+  std::string_view bytes() const { return {static_cast<const char*>(data_), data_ == nullptr ? 0 : size_}; }
+
+ private:
+  void* data_ = nullptr;
+  size_t size_ = 0;
+  bool ok_ = false;
+};
+
+}  // namespace
+
 grpc::Status Client::AddOnnxFile(const std::string& session_id, uint32_t graph_id, const std::string& path,
                                  const std::map<std::string, std::string>& options, v1::AddGraphResponse* response) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return grpc::Status(grpc::StatusCode::NOT_FOUND, "cannot read model file " + path);
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
+  const MappedModel model(path);
+  if (!model.ok()) return grpc::Status(grpc::StatusCode::NOT_FOUND, "cannot read model file " + path);
   v1::AddGraphRequest request;
   request.set_session_id(session_id);
   request.set_graph_id(graph_id);
-  request.set_onnx_model(bytes.str());
   for (const auto& [key, value] : options) (*request.mutable_options()->mutable_entries())[key] = value;
+  const std::string_view bytes = model.bytes();
+  if (options_.digest_first_bytes > 0 && static_cast<int64_t>(bytes.size()) >= options_.digest_first_bytes) {
+    // A model the daemon compiled before for this caller needs none of its
+    // bytes sent: the digest first (hashed on every core), the bytes only
+    // when asked.
+    const int workers = static_cast<int>(std::max(1u, std::thread::hardware_concurrency())) - 1;
+    ThreadPool pool(workers, "ge-digest");
+    const Sha256Digest digest = ModelBytesDigest(bytes, &pool);
+    request.set_onnx_model_digest(digest.data(), digest.size());
+    grpc::Status by_digest = AddGraph(request, response);
+    if (!by_digest.ok() || !response->bytes_needed()) return by_digest;
+    response->Clear();
+  }
+  request.set_onnx_model(bytes.data(), bytes.size());
   return AddGraph(request, response);
 }
 

@@ -40,6 +40,10 @@ struct ClientOptions {
   std::string tls_server_name;
   // Send and receive limit; the default is protobuf's 2 GiB ceiling.
   int max_message_bytes = 2147483647;
+  // AddOnnxFile sends models of at least this many bytes by digest first
+  // (AddGraphRequest.onnx_model_digest) and their bytes only when the
+  // daemon has no compiled model of them for this caller; 0: always bytes.
+  int64_t digest_first_bytes = int64_t{4} << 20;
 };
 
 // $GED_ADDRESS, else 127.0.0.1:50051.
@@ -53,7 +57,10 @@ class Client {
   grpc::Status CreateSession(const std::map<std::string, std::string>& options, std::string* session_id);
   grpc::Status DestroySession(const std::string& session_id);
   grpc::Status AddGraph(const v1::AddGraphRequest& request, v1::AddGraphResponse* response);
-  // Reads an .onnx file's bytes into an AddGraph for `graph_id`.
+  // Reads an .onnx file's bytes into an AddGraph for `graph_id`: by digest
+  // first when the file is large (ClientOptions::digest_first_bytes), then
+  // by bytes if the daemon asks for them. `response->bytes_needed()` is
+  // false on return.
   grpc::Status AddOnnxFile(const std::string& session_id, uint32_t graph_id, const std::string& path,
                            const std::map<std::string, std::string>& options, v1::AddGraphResponse* response);
   grpc::Status RemoveGraph(const std::string& session_id, uint32_t graph_id);

@@ -23,7 +23,6 @@ namespace {
 
 // v3: direct mode (the cache format version, model_cache.h).
 constexpr std::string_view kKeyVersion = "ged compiled model v3";
-constexpr size_t kBytesChunk = size_t{8} << 20;
 
 // A protobuf output stream that feeds a hasher instead of memory.
 class HashingStream final : public google::protobuf::io::ZeroCopyOutputStream {
@@ -280,27 +279,6 @@ std::string UserCacheKey(std::string_view graph_key, const OptionMap& options, c
   hasher.AddString(graph_key);
   HashContext(options, context, hasher);
   return ToHex(hasher.Finish());
-}
-
-Sha256Digest ModelBytesDigest(std::string_view bytes, ThreadPool* pool) {
-  const int64_t chunks = static_cast<int64_t>((bytes.size() + kBytesChunk - 1) / kBytesChunk);
-  std::vector<Sha256Digest> digests(static_cast<size_t>(chunks));
-  auto hash_range = [&](int64_t begin, int64_t end) {
-    for (int64_t i = begin; i < end; ++i) {
-      const size_t offset = static_cast<size_t>(i) * kBytesChunk;
-      digests[static_cast<size_t>(i)] = Sha256(bytes.substr(offset, kBytesChunk));
-    }
-  };
-  if (pool != nullptr && pool->num_threads() > 0 && chunks > 1) {
-    pool->ParallelFor(chunks, 1, hash_range);
-  } else {
-    hash_range(0, chunks);
-  }
-  Sha256Hasher hasher;
-  hasher.AddString("model bytes");
-  hasher.AddInt(static_cast<int64_t>(bytes.size()));
-  for (const Sha256Digest& d : digests) hasher.AddDigest(d);
-  return hasher.Finish();
 }
 
 std::string DirectCacheKey(const DirectSource& source, const OptionMap& options, const KeyContext& context) {

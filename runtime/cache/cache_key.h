@@ -103,10 +103,8 @@ struct DirectSource {
   Sha256Digest bytes{};  // ModelBytesDigest of the source bytes
 };
 
-// The digest of a model's source bytes: SHA-256 over 8 MiB chunks (in
-// parallel on `pool` when set), then over the chunk digests; the same with
-// or without a pool.
-Sha256Digest ModelBytesDigest(std::string_view bytes, ThreadPool* pool = nullptr);
+// The digest of a model's source bytes (base/sha256.h; clients compute it too).
+using ::ge::ModelBytesDigest;
 
 // The direct-mode key of `source` compiled with `options` in `context`.
 std::string DirectCacheKey(const DirectSource& source, const OptionMap& options, const KeyContext& context);
