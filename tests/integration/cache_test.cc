@@ -19,6 +19,7 @@
 #include <random>
 #include <thread>
 
+#include "base/sha256.h"
 #include "client/cpp/client.h"
 #include "gtest/gtest.h"
 #include "tests/integration/daemon_process.h"
@@ -225,6 +226,78 @@ TEST_F(CacheTest, DaemonAddGraphAndCompileGraphHitWithoutImporting) {
        {"ged_model_imports_total 1\n", "ged_cache_direct_hits_total 1\n", "ged_cache_direct_misses_total 1\n"}) {
     EXPECT_NE(metrics.body.find(line), std::string::npos) << line << "\n" << metrics.body;
   }
+  d->Signal(SIGTERM);
+  EXPECT_EQ(d->Wait(30), 0) << d->log();
+}
+
+// AddGraph by digest: the model's bytes are not sent when the caller's
+// namespace holds the model compiled from them. Unknown to the daemon, the
+// digest adds nothing and asks for the bytes; another tenant's digest
+// lookup never reaches alice's model; a digest of the wrong size is
+// INVALID_ARGUMENT. The client library sends digests first (here for every
+// size) and the bytes when asked.
+TEST_F(CacheTest, AddGraphByDigestAddsOnlyAModelTheCallerCompiled) {
+  const std::string config = dir_ + "/ged.yaml";
+  std::ofstream(config) << "cache_dir: " << dir_ << "/cache\ntenants:\n"
+                        << "  - {name: alice, token_sha256: " << ToHex(Sha256("alice-token")) << "}\n"
+                        << "  - {name: bob, token_sha256: " << ToHex(Sha256("bob-token")) << "}\n";
+  auto d = testing::DaemonProcess::Start({"--config", config});
+  ASSERT_NE(d, nullptr);
+  auto make_client = [&](const std::string& token) {
+    client::ClientOptions options;
+    options.address = d->grpc_address();
+    options.token = token;
+    options.max_retries = 1;
+    options.digest_first_bytes = 1;
+    return std::make_unique<client::Client>(options);
+  };
+  auto alice = make_client("alice-token");
+  auto bob = make_client("bob-token");
+  const std::string bytes = ReadFile(Model());
+  const Sha256Digest digest = ModelBytesDigest(bytes);
+  auto by_digest = [&](client::Client& c, const std::string& session, const std::string& sent,
+                       v1::AddGraphResponse* added) {
+    v1::AddGraphRequest request;
+    request.set_session_id(session);
+    request.set_graph_id(1);
+    request.set_onnx_model_digest(sent);
+    return c.AddGraph(request, added);
+  };
+  const std::string sent(reinterpret_cast<const char*>(digest.data()), digest.size());
+
+  std::string session;
+  ASSERT_TRUE(alice->CreateSession({}, &session).ok());
+  v1::AddGraphResponse added;
+  ASSERT_TRUE(by_digest(*alice, session, sent, &added).ok());
+  EXPECT_TRUE(added.bytes_needed());
+  EXPECT_EQ(added.inputs_size(), 0);
+  // Nothing was added: the same graph id is free.
+  ASSERT_TRUE(alice->AddOnnxFile(session, 1, Model(), {}, &added).ok());
+  EXPECT_FALSE(added.bytes_needed());
+  EXPECT_EQ(added.inputs_size(), 1);
+  v1::CompileGraphResponse compiled;
+  ASSERT_TRUE(alice->CompileGraph(session, 1, &compiled).ok());
+  EXPECT_FALSE(compiled.cache_hit());
+
+  // A new session of alice's: by digest alone, a hit.
+  std::string second;
+  ASSERT_TRUE(alice->CreateSession({}, &second).ok());
+  ASSERT_TRUE(by_digest(*alice, second, sent, &added).ok());
+  EXPECT_FALSE(added.bytes_needed());
+  EXPECT_EQ(added.inputs_size(), 1);
+  ASSERT_TRUE(alice->CompileGraph(second, 1, &compiled).ok());
+  EXPECT_TRUE(compiled.cache_hit());
+
+  // Bob knows the digest, not the model: his namespace has none.
+  std::string bobs;
+  ASSERT_TRUE(bob->CreateSession({}, &bobs).ok());
+  ASSERT_TRUE(by_digest(*bob, bobs, sent, &added).ok());
+  EXPECT_TRUE(added.bytes_needed());
+  EXPECT_EQ(by_digest(*bob, bobs, sent.substr(1), &added).error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+
+  testing::HttpResult metrics = testing::HttpGet(d->metrics_address(), "/metrics");
+  ASSERT_EQ(metrics.status, 200);
+  EXPECT_NE(metrics.body.find("ged_model_imports_total 1\n"), std::string::npos) << metrics.body;
   d->Signal(SIGTERM);
   EXPECT_EQ(d->Wait(30), 0) << d->log();
 }
