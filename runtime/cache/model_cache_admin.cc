@@ -89,6 +89,16 @@ int64_t ModelCache::RemoveStaleTemps() {
     RemoveTree(path.string());
     ++removed;
   });
+  // Digests remembered by file identity are written beside their final
+  // names too (RememberDigest).
+  std::error_code ec;
+  for (const auto& file : fs::directory_iterator(fs::path(options_.dir) / kCacheLayoutDir / "digests", ec)) {
+    const std::string name = file.path().filename().string();
+    if (IsTempName(name) && IsStaleTemp(name, now - MTimeUnix(file.path()), kTempMaxAgeSeconds)) {
+      RemoveTree(file.path().string());
+      ++removed;
+    }
+  }
   if (removed > 0) Logger("cache").info("compiled-model cache {}: removed {} stale temporary entries", dir(), removed);
   return removed;
 }

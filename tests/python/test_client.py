@@ -4,12 +4,14 @@ retries on UNAVAILABLE, message limits, and the shared-memory switch when
 the daemon has it off."""
 
 import hashlib
+import json
 import os
 import socket
 import tempfile
 import threading
 import time
 import unittest
+import urllib.request
 from unittest import mock
 
 import grpc
@@ -96,6 +98,32 @@ class ClientTest(unittest.TestCase):
                 s.add_graph(12)
             with self.assertRaisesRegex(KeyError, "no input"):
                 g.run({"c": a})
+
+    def test_models_go_by_digest_first_and_bytes_only_when_asked(self):
+        daemon = Daemon("--cache-dir", os.path.join(self.daemon.dir.name, "digest-cache"))
+        try:
+            client = ged.Client(daemon.address, digest_first_bytes=1)
+            model = models.add_mul([2, 3]).SerializeToString()
+            a, b = sample(TensorProto.FLOAT, [2, 3]), sample(TensorProto.FLOAT, [2, 3]) + 1
+            hits = []
+            for _ in range(2):
+                with client.session() as s:
+                    g = s.add_graph(model)
+                    hits.append(g.compile().cache_hit)
+                    total, _ = g.run([a, b])
+                    np.testing.assert_array_equal(total, a + b)
+            self.assertEqual(hits, [False, True])
+            # The second add sent only the digest: the daemon imported the model once.
+            with open(os.path.join(daemon.dir.name, "ready.json")) as f:
+                metrics = json.load(f)["metrics"]
+            text = urllib.request.urlopen(f"http://{metrics}/metrics", timeout=30).read().decode()
+            self.assertIn("ged_model_imports_total 1\n", text)
+            # The digest is ged's: a known value (base/sha256.h, ModelBytesDigest).
+            self.assertEqual(len(ged.model_digest(b"")), 32)
+            self.assertNotEqual(ged.model_digest(b""), ged.model_digest(b"\0"))
+            client.close()
+        finally:
+            self.assertEqual(daemon.stop(), 0)
 
     def test_compile_options_reach_the_daemon(self):
         with self.client.session() as s:

@@ -12,7 +12,7 @@ daemon (imported on first use, so `import ged` does not load torch).
 
 import importlib
 
-from .client import Client, CompileResult, Graph, IoInfo, Session, default_address
+from .client import Client, CompileResult, Graph, IoInfo, Session, default_address, model_digest
 from .errors import (AbortedError, AlreadyExistsError, CancelledError, DataLossError, DeadlineExceededError,
                      FailedPreconditionError, GedError, InternalError, InvalidArgumentError, NotFoundError,
                      OutOfRangeError, PermissionDeniedError, ResourceExhaustedError, UnauthenticatedError,

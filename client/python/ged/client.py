@@ -14,8 +14,10 @@ daemon's and the C++ client's. A Client is safe to share between threads.
 """
 
 import collections
+import hashlib
 import itertools
 import os
+import struct
 import threading
 import time
 
@@ -38,7 +40,8 @@ tuple with None for an unknown dim, or None for an unknown rank."""
 RunStats = collections.namedtuple("RunStats", "shared_memory_inputs shared_memory_outputs")
 RunStats.__doc__ = "How many of the last run's inputs and outputs went through shared memory."
 
-CompileResult = collections.namedtuple("CompileResult", "cache_key node_count nodes_per_engine compile_seconds")
+CompileResult = collections.namedtuple("CompileResult", "cache_key node_count nodes_per_engine compile_seconds cache_hit",
+                                       defaults=(False,))
 
 
 def default_address():
@@ -110,6 +113,23 @@ def _options(options):
     return msg
 
 
+DIGEST_FIRST_BYTES = 4 << 20
+_DIGEST_CHUNK = 8 << 20
+
+
+def model_digest(data):
+    """The digest ged keys a model's bytes by (AddGraphRequest.onnx_model_digest, docs/api.md):
+    SHA-256 over the 8-byte little-endian length of "model bytes" and that text, the model's
+    8-byte little-endian length, and the SHA-256 of each consecutive 8 MiB chunk."""
+    view = memoryview(data)
+    h = hashlib.sha256()
+    h.update(struct.pack("<q", 11) + b"model bytes")
+    h.update(struct.pack("<q", len(view)))
+    for offset in range(0, len(view), _DIGEST_CHUNK):
+        h.update(hashlib.sha256(view[offset:offset + _DIGEST_CHUNK]).digest())
+    return h.digest()
+
+
 class Client:
     """A connection to a ged daemon.
 
@@ -119,6 +139,10 @@ class Client:
     None uses the local fast path when the address is ged's unix socket and
     the daemon has shared memory enabled; True requires it; False never uses
     it.
+
+    ONNX models of at least digest_first_bytes bytes (default 4 MiB; 0: never)
+    are added by their digest first (model_digest), and their bytes are sent
+    only when the daemon has no compiled model of them for this tenant.
 
     TLS, for a daemon serving it (gectl's --tls-* flags): tls_ca is the PEM
     file of the CA that signed the daemon's certificate (None: the system's
@@ -131,8 +155,9 @@ class Client:
 
     def __init__(self, address=None, token=None, *, timeout=300.0, max_retries=4, initial_backoff=0.05,
                  max_backoff=2.0, shared_memory=None, tls_ca=None, tls_cert=None, tls_key=None,
-                 tls_server_name=None):
+                 tls_server_name=None, digest_first_bytes=DIGEST_FIRST_BYTES):
         self.address = address or default_address()
+        self.digest_first_bytes = digest_first_bytes
         self.token = token if token is not None else os.environ.get("GED_TOKEN", "")
         self.timeout = timeout
         self.max_retries = max_retries
@@ -276,11 +301,19 @@ class Graph:
     def _add(self):
         request = service_pb2.AddGraphRequest(session_id=self.session.id, graph_id=self.id,
                                               options=_options(self._options))
+        client = self.session.client
         if isinstance(self._model, graph_pb2.GraphDef):
             request.graph_def.CopyFrom(self._model)
         else:
+            if 0 < client.digest_first_bytes <= len(self._model):
+                # A model the daemon compiled before for this tenant: no byte sent.
+                request.onnx_model_digest = model_digest(self._model)
+                reply = client.call("AddGraph", request)
+                if not reply.bytes_needed:
+                    self._set_io(reply)
+                    return
             request.onnx_model = self._model
-        reply = self.session.client.call("AddGraph", request)
+        reply = client.call("AddGraph", request)
         self._set_io(reply)
 
     def _set_io(self, reply):
@@ -299,7 +332,7 @@ class Graph:
                                                                             graph_id=self.id))
         self._set_io(reply)
         return CompileResult(reply.cache_key, reply.summary.node_count, dict(reply.summary.nodes_per_engine),
-                             reply.compile_seconds)
+                             reply.compile_seconds, reply.cache_hit)
 
     def _ordered(self, inputs):
         if isinstance(inputs, dict):

@@ -185,6 +185,12 @@ TEST_F(ModelCacheTest, VerifyReportsCorruptEntriesAndCleansStaleTemporaries) {
   EXPECT_TRUE(clean.moved_aside.empty());
   EXPECT_EQ(clean.temps_removed, 1);
   EXPECT_FALSE(fs::exists(dir_ / kCacheLayoutDir / "ns" / "operator" / "ab" / dead));
+  // A remembered digest's writer killed before its rename (RememberDigest).
+  const std::string dead_digest = ".tmp-digest" + dead.substr(dead.find('-', 5));
+  fs::create_directories(dir_ / kCacheLayoutDir / "digests");
+  std::ofstream(dir_ / kCacheLayoutDir / "digests" / dead_digest) << "partial";
+  EXPECT_EQ(cache->Verify(engines_).temps_removed, 1);
+  EXPECT_FALSE(fs::exists(dir_ / kCacheLayoutDir / "digests" / dead_digest));
   std::ofstream(fs::path(EntryDir(KeyOf(21))) / kWeightsFile, std::ios::app) << "x";
   VerifyReport dirty = cache->Verify(engines_);
   EXPECT_EQ(dirty.entries, 1);
