@@ -255,9 +255,9 @@ grpc::ServerUnaryReactor* GraphEngineService::AddGraph(grpc::CallbackServerConte
                                    " bytes of a SHA-256 digest (docs/api.md), not ", sent.size());
           }
           std::memcpy(digest.data(), sent.data(), digest.size());
-          GE_ASSIGN_OR_RETURN(source, ctx.runtime->DirectSource(session::ModelSource::OnnxBytes(std::string_view()),
-                                                                ingest,
-                                                                StrCat("max_graph_nodes=", ctx.config->max_graph_nodes)));
+          GE_ASSIGN_OR_RETURN(source,
+                              ctx.runtime->DirectSource(session::ModelSource::OnnxBytes(std::string_view()), ingest,
+                                                        StrCat("max_graph_nodes=", ctx.config->max_graph_nodes)));
           source->digest = digest;
           source->import = [&bytes_needed]() -> absl::StatusOr<session::ImportedGraph> {
             bytes_needed = true;

@@ -484,8 +484,7 @@ absl::StatusOr<GemBytes> SerializeDef(const ir::Graph& graph, const StaticProgra
 // to a cache export) is replaced, never written through.
 absl::Status WriteFile(const std::string& file, const std::string& data) {
   const std::filesystem::path target(file);
-  const std::filesystem::path temp =
-      target.parent_path() / StrCat(".", target.filename().string(), ".tmp.", getpid());
+  const std::filesystem::path temp = target.parent_path() / StrCat(".", target.filename().string(), ".tmp.", getpid());
   {
     std::ofstream out(temp, std::ios::binary | std::ios::trunc);
     if (!out) return FailedPrecondition("cannot write ", file);

@@ -58,7 +58,7 @@ TEST(GearOptionsTest, DimsGearsInAtcFormAndLeadingDimsForm) {
   auto two = Resolve({{"ge.inputShape", "mask:1,-1;ids:1,-1"}, {"ge.dynamicDims", "8,9;16,17"}},
                      {{"ids", Shape({1, -1})}, {"mask", Shape({1, -1})}});
   ASSERT_TRUE(two.ok()) << two.status();
-  EXPECT_EQ(two->shapes[0][1], Shape({1, 8}));   // mask first
+  EXPECT_EQ(two->shapes[0][1], Shape({1, 8}));  // mask first
   EXPECT_EQ(two->shapes[0][0], Shape({1, 9}));
 }
 
@@ -105,8 +105,7 @@ TEST(GearOptionsTest, GearThatDoesNotFitTheInputsRank) {
   EXPECT_EQ(Error(image.status()),
             "gear 0 (2,2) of --dynamic_image_size (ge.dynamicImageSize) does not fit input 'v' of rank 1: H and W "
             "are its last two dims, so it needs rank 2 or more");
-  auto count = Resolve({{"ge.dynamicDims", "1,2,3;4,5,6"}},
-                       {{"a", Shape({-1, 4})}, {"b", Shape({-1, 4})}});
+  auto count = Resolve({{"ge.dynamicDims", "1,2,3;4,5,6"}}, {{"a", Shape({-1, 4})}, {"b", Shape({-1, 4})}});
   ASSERT_FALSE(count.ok());
   EXPECT_EQ(Error(count.status()),
             "gear 0 (1,2,3) of --dynamic_dims (ge.dynamicDims) has 3 values; the inputs have 2 unknown dims (-1), "
