@@ -333,6 +333,7 @@ absl::StatusOr<bool> Session::StartJit(uint32_t graph_id, GraphEntry& entry) {
   }
   entry.jit = std::make_unique<JitGraph>(graph_id, std::move(entry.graph), std::move(options), max_recompiles,
                                          engines_, pool_, device);
+  entry.jit->set_compute_budget(budget_);
   return true;
 }
 
