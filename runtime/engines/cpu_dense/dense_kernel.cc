@@ -165,6 +165,9 @@ absl::Status DenseKernel::Prepare(PrepareContext& ctx) {
   request.output_types = ctx.output_types;
   request.const_inputs = ctx.const_inputs;
   if (AllOutputsEmpty(request) || AnyEmptyInput(request)) return absl::OkStatus();
+  // Packing weights runs oneDNN reorders: the team's tokens first (a
+  // dynamic run prepares inside the executor's ComputeScope).
+  const ComputeTeam team(omp_in_parallel() != 0 ? 1 : ctx.num_threads, ComputeTeam::Mode::kWhole);
   SetDnnlThreads(ctx.num_threads);
   GE_ASSIGN_OR_RETURN(Entry * entry, FindOrBuild(request));
   if (entry->plan != nullptr) ctx.workspace_bytes = entry->plan->workspace_bytes;
