@@ -6,22 +6,25 @@
 // change them. After a parallel region its workers spin for GOMP_SPINCOUNT
 // iterations (300,000 by default, about a millisecond) waiting for the next
 // region, which keeps cores from the run's other threads and from every other
-// run and process on the machine. ged's programs (ged, gectl) call
-// ConfigureOpenMpWaiting first thing in main, before any engine plugin (and
-// with it libgomp) is loaded, so that the default below applies unless the
-// environment already names a policy or a spin count (docs/perf.md,
-// "OpenMP wait policy", has the measurements behind the choice).
+// run and process on the machine, and makes more threads busy than the
+// device's compute-thread budget allows (the spinning threads hold no
+// token). ged's programs (ged, gectl) call ConfigureOpenMpWaiting first
+// thing in main, before any engine plugin (and with it libgomp) is loaded,
+// so that the default below applies unless the environment already names a
+// policy or a spin count (docs/perf.md, "One intra-op threading runtime",
+// has the measurements behind the choice: passive was the fastest or tied
+// under load, and the long default spin 5 to 300 times slower).
 #pragma once
 
 #include <string>
 
 namespace ge {
 
-// ged's default: idle OpenMP threads spin this many iterations, then sleep.
-inline constexpr char kDefaultGompSpinCount[] = "10000";
+// ged's default: idle OpenMP threads sleep at once (no spinning).
+inline constexpr char kDefaultOmpWaitPolicy[] = "passive";
 
 struct OpenMpWaiting {
-  // True when ged set GOMP_SPINCOUNT (neither variable was set before).
+  // True when ged set OMP_WAIT_POLICY (neither variable was set before).
   bool set_by_ged = false;
   // True when libgomp was already loaded: the setting came too late (a
   // program linking OpenMP directly) and only the environment of child
@@ -31,7 +34,7 @@ struct OpenMpWaiting {
   std::string spin_count;   // GOMP_SPINCOUNT as it is now ("" when unset)
 };
 
-// Sets GOMP_SPINCOUNT to kDefaultGompSpinCount unless OMP_WAIT_POLICY or
+// Sets OMP_WAIT_POLICY to kDefaultOmpWaitPolicy unless OMP_WAIT_POLICY or
 // GOMP_SPINCOUNT is set, and says what holds now.
 OpenMpWaiting ConfigureOpenMpWaiting();
 
