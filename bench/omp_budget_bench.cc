@@ -52,14 +52,21 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto next = [&] { return i + 1 < argc ? std::atoll(argv[++i]) : 0LL; };
-    if (a == "--workers") f.workers = static_cast<int>(next());
-    else if (a == "--threads") f.threads = static_cast<int>(next());
-    else if (a == "--iters") f.iters = static_cast<int>(next());
-    else if (a == "--elems") f.elems = next();
-    else if (a == "--serial") f.serial = next();
-    else if (a == "--whole") f.whole = true;
-    else if (a == "--no-budget") f.budget = false;
-    else {
+    if (a == "--workers") {
+      f.workers = static_cast<int>(next());
+    } else if (a == "--threads") {
+      f.threads = static_cast<int>(next());
+    } else if (a == "--iters") {
+      f.iters = static_cast<int>(next());
+    } else if (a == "--elems") {
+      f.elems = next();
+    } else if (a == "--serial") {
+      f.serial = next();
+    } else if (a == "--whole") {
+      f.whole = true;
+    } else if (a == "--no-budget") {
+      f.budget = false;
+    } else {
       std::fprintf(stderr, "unknown flag %s\n", a.c_str());
       return 1;
     }
