@@ -11,6 +11,7 @@
 
 #include "CLI/CLI.hpp"
 #include "base/logging.h"
+#include "base/openmp_env.h"
 #include "base/version.h"
 #include "server/config.h"
 #include "server/daemon.h"
@@ -45,6 +46,8 @@ int Fail(const absl::Status& status) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Before any engine plugin loads libgomp (base/openmp_env.h).
+  ge::ConfigureOpenMpWaiting();
   CLI::App app{"ged: the graph engine daemon"};
   app.set_version_flag("--version", std::string("ged ") + GED_VERSION_STRING);
   std::string config_path, listen, metrics_listen, ready_file, cache_dir, plugin_dir, devices, log_level, unix_socket;

@@ -101,6 +101,8 @@ JitGraph::JitGraph(uint32_t graph_id, std::unique_ptr<ir::Graph> graph, OptionMa
 
 JitGraph::~JitGraph() = default;
 
+void JitGraph::set_compute_budget(ComputeBudget* budget) { slices_->set_compute_budget(budget); }
+
 bool JitGraph::CanSlice(const ir::Graph& graph) {
   for (const ir::Node* n : graph.nodes()) {
     if (!n->op_desc().subgraph_names().empty()) return false;

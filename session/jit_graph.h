@@ -36,6 +36,7 @@
 #include "absl/status/statusor.h"
 #include "base/ir/graph.h"
 #include "base/options.h"
+#include "base/compute_budget.h"
 #include "base/thread_pool.h"
 #include "base/value.h"
 #include "compiler/partition/binary_partitioner.h"
@@ -67,6 +68,8 @@ class JitGraph {
 
   absl::StatusOr<std::vector<Value>> Run(std::vector<Value> inputs, const runtime::RunControl* control);
   JitStats stats() const;
+  // The slices run under the owning session's compute-thread budget.
+  void set_compute_budget(ComputeBudget* budget);
 
  private:
   struct GuardEntry;

@@ -139,9 +139,11 @@ absl::Status CheckRemoteCacheSettings(const std::string& remote, const std::stri
 RuntimeDevice::RuntimeDevice(const DeviceConfig& config) : name_(config.name) {
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   threads_ = config.threads > 0 ? config.threads : cores;
-  // The run's own thread joins ParallelFor, so one worker fewer.
-  pool_ = std::make_unique<ThreadPool>(threads_ - 1, "intra-" + name_);
-  // Memory only: kernels run on the pool.
+  // The compiler's parallel passes: the calling thread joins ParallelFor,
+  // so one worker fewer. Kernels run on OpenMP under the budget.
+  pool_ = std::make_unique<ThreadPool>(threads_ - 1, "compile-" + name_);
+  budget_ = std::make_unique<ComputeBudget>(threads_);
+  // Memory only: the kernels' threads are the budget's.
   memory_ = std::make_unique<device::CpuDevice>(device::DeviceSpec{name_, config.memory_bytes, /*num_threads=*/1});
 }
 
@@ -185,6 +187,7 @@ std::unique_ptr<Session> Runtime::NewSession(const OptionMap& options, int devic
     session = std::make_unique<Session>(*engines_, options, d.pool(), d.memory_.get());
   }
   session->set_cache_scope(scope);
+  session->set_compute_budget(d.compute_budget());
   return session;
 }
 

@@ -37,6 +37,7 @@
 #include "absl/status/statusor.h"
 #include "base/ir/graph.h"
 #include "base/options.h"
+#include "base/compute_budget.h"
 #include "base/thread_pool.h"
 #include "ge/v1/graph.pb.h"
 #include "runtime/device/quota_device.h"
@@ -74,14 +75,17 @@ struct RuntimeOptions {
 // Checks a remote tier's settings (address syntax, a readable key file).
 absl::Status CheckRemoteCacheSettings(const std::string& remote, const std::string& key_file);
 
-// One device of the runtime: the pool kernels' ParallelFor runs on and the
-// memory sessions allocate from.
+// One device of the runtime: its thread count, the budget of compute
+// threads every session on it shares (at most `threads` busy at once,
+// however many runs execute), the pool of the compiler's parallel passes,
+// and the memory sessions allocate from.
 class RuntimeDevice {
  public:
   explicit RuntimeDevice(const DeviceConfig& config);
   const std::string& name() const { return name_; }
   int threads() const { return threads_; }
   ThreadPool* pool() const { return pool_.get(); }
+  ComputeBudget* compute_budget() const { return budget_.get(); }
   device::MemoryStats memory_stats() const { return memory_->memory_stats(); }
 
  private:
@@ -89,6 +93,7 @@ class RuntimeDevice {
   std::string name_;
   int threads_ = 1;
   std::unique_ptr<ThreadPool> pool_;
+  std::unique_ptr<ComputeBudget> budget_;
   std::unique_ptr<device::CpuDevice> memory_;
 };
 

@@ -118,7 +118,13 @@ Session::Session(const engine::EngineRegistry& engines, OptionMap options, Threa
 }
 
 Session::Session(const engine::EngineRegistry& engines, OptionMap options, ThreadPool* pool, device::Device* device)
-    : engines_(engines), options_(std::move(options)), pool_(pool), id_(next_session_id++), device_(device) {
+    : engines_(engines),
+      options_(std::move(options)),
+      pool_(pool),
+      owned_budget_(std::make_unique<ComputeBudget>(pool ? pool->num_threads() + 1 : 1)),
+      budget_(owned_budget_.get()),
+      id_(next_session_id++),
+      device_(device) {
   device::CachingAllocatorOptions cache_options;
   cache_options.name = StrCat("host (outputs of session ", id_, ")");
   // Validated with the other options where sessions are made (an unparsable
@@ -327,6 +333,7 @@ absl::StatusOr<bool> Session::StartJit(uint32_t graph_id, GraphEntry& entry) {
   }
   entry.jit = std::make_unique<JitGraph>(graph_id, std::move(entry.graph), std::move(options), max_recompiles,
                                          engines_, pool_, device);
+  entry.jit->set_compute_budget(budget_);
   return true;
 }
 
@@ -413,7 +420,8 @@ absl::Status Session::AddCachedModel(uint32_t graph_id, const std::string& key) 
 
 absl::Status Session::LoadExecutor(GraphEntry& entry, std::optional<runtime::StaticProgram> program) {
   runtime::ExecutorOptions exec_options;
-  exec_options.intra_op_pool = pool_;
+  exec_options.intra_op_threads = pool_ ? pool_->num_threads() + 1 : 1;
+  exec_options.compute_budget = budget_;
   exec_options.output_allocator = output_cache_;
   if (auto it = entry.options.find("ge.exec.inter_op_parallelism"); it != entry.options.end()) {
     if (!absl::SimpleAtoi(it->second, &exec_options.inter_op_parallelism) || exec_options.inter_op_parallelism < 1 ||

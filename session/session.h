@@ -64,6 +64,7 @@
 #include "absl/status/statusor.h"
 #include "base/ir/graph.h"
 #include "base/options.h"
+#include "base/compute_budget.h"
 #include "base/thread_pool.h"
 #include "base/value.h"
 #include "compiler/build/graph_compiler.h"
@@ -110,7 +111,9 @@ class Session {
  public:
   // `engines` and `pool` (may be null) must outlive the session; so must
   // `device` when given (variable memory and static arenas come from it;
-  // without one the session makes its own).
+  // without one the session makes its own). The pool serves the compiler's
+  // parallel passes and sets the kernels' thread count (its workers + 1);
+  // kernels run on OpenMP (runtime/engines/sdk/parallel.h), never on it.
   Session(const engine::EngineRegistry& engines, OptionMap options, ThreadPool* pool,
           device::Device* device = nullptr);
   // As above, on a device the session owns (a tenant's quota view of a
@@ -208,6 +211,12 @@ class Session {
   // `max_tensor_bytes` (> 0) also bounds each single allocation of the runs,
   // refused as RESOURCE_EXHAUSTED naming max_tensor_bytes.
   void set_memory_quota(std::shared_ptr<device::MemoryQuota> quota, int64_t max_tensor_bytes = 0);
+  // The compute-thread budget the session's runs share with every other
+  // session on its device (base/compute_budget.h; must outlive the
+  // session). Call before adding graphs. Without one the session has its
+  // own, of its thread count.
+  void set_compute_budget(ComputeBudget* budget) { budget_ = budget; }
+  ComputeBudget* compute_budget() const { return budget_; }
 
   // The cache kernel outputs of dynamic runs come from
   // (ExecutorOptions::output_allocator).
@@ -246,6 +255,8 @@ class Session {
   const engine::EngineRegistry& engines_;
   OptionMap options_;
   ThreadPool* pool_;
+  std::unique_ptr<ComputeBudget> owned_budget_;
+  ComputeBudget* budget_ = nullptr;
   const uint64_t id_;
   mutable std::mutex mu_;
   // Created on first use unless given; declared before graphs_ so that it

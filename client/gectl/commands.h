@@ -48,6 +48,7 @@ struct BenchFlags {
   int iterations = 100;
   int warmup = 10;
   int threads = 0;  // the device's thread count; 0 means every core
+  int workers = 1;  // sessions running the model at once on the one device
   std::string output_dir;  // when set, the last run's outputs as DIR/<name>.npy
 };
 

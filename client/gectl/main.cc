@@ -6,11 +6,14 @@
 
 #include "CLI/CLI.hpp"
 #include "base/logging.h"
+#include "base/openmp_env.h"
 #include "base/version.h"
 #include "client/gectl/commands.h"
 #include "client/gectl/local_runtime.h"
 
 int main(int argc, char** argv) {
+  // Before any engine plugin loads libgomp (base/openmp_env.h).
+  ge::ConfigureOpenMpWaiting();
   CLI::App app{"gectl: compile, run and inspect models with ged"};
   app.set_version_flag("--version", std::string("gectl ") + GED_VERSION_STRING);
   app.require_subcommand(1);
@@ -122,6 +125,8 @@ int main(int argc, char** argv) {
   bench_cmd->add_option("--iterations", bench.iterations, "Timed runs")->capture_default_str();
   bench_cmd->add_option("--warmup", bench.warmup, "Untimed runs first")->capture_default_str();
   bench_cmd->add_option("--threads", bench.threads, "Intra-op threads (0: every core)")->capture_default_str();
+  bench_cmd->add_option("--workers", bench.workers, "Sessions running the model at once on the device")
+      ->capture_default_str();
   bench_cmd->add_option("--input", bench.inputs, "NAME=FILE.npy (repeatable)");
   bench_cmd->add_option("--shape", bench.shapes, "NAME=D0,D1,... for random inputs (repeatable)");
   bench_cmd->add_option("--seed", bench.seed, "Seed of the random inputs")->capture_default_str();

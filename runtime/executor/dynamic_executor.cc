@@ -109,10 +109,14 @@ struct DynamicExecutor::Step {
 class DynamicExecutor::StepContext final : public engine::ExecuteContext {
  public:
   StepContext(DynamicExecutor& exec, const Step& step, const std::vector<const Value*>& inputs,
-              const std::vector<ir::ValueType>& output_types, std::vector<Value>& outputs, void* workspace,
-              ThreadPool* pool)
-      : exec_(exec), step_(step), inputs_(inputs), output_types_(output_types), outputs_(outputs),
-        workspace_(workspace), pool_(pool) {}
+              const std::vector<ir::ValueType>& output_types, std::vector<Value>& outputs, void* workspace, int threads)
+      : exec_(exec),
+        step_(step),
+        inputs_(inputs),
+        output_types_(output_types),
+        outputs_(outputs),
+        workspace_(workspace),
+        threads_(threads) {}
 
   int num_inputs() const override { return static_cast<int>(inputs_.size()); }
   int num_outputs() const override { return static_cast<int>(outputs_.size()); }
@@ -131,8 +135,10 @@ class DynamicExecutor::StepContext final : public engine::ExecuteContext {
     return absl::OkStatus();
   }
   void* workspace() override { return workspace_; }
-  ThreadPool* thread_pool() override { return pool_ ? pool_ : SerialPool(); }
-  int num_threads() const override { return pool_ ? pool_->num_threads() + 1 : 1; }
+  // Kernels thread on OpenMP (runtime/engines/sdk/parallel.h); the pool
+  // stays for the interface and has no workers.
+  ThreadPool* thread_pool() override { return SerialPool(); }
+  int num_threads() const override { return threads_; }
   absl::StatusOr<std::vector<Value>> RunSubgraph(std::string_view name, std::vector<Value> inputs) override {
     return exec_.RunSubgraphOf(step_, name, std::move(inputs));
   }
@@ -149,7 +155,7 @@ class DynamicExecutor::StepContext final : public engine::ExecuteContext {
   const std::vector<ir::ValueType>& output_types_;
   std::vector<Value>& outputs_;
   void* workspace_;
-  ThreadPool* pool_;
+  int threads_;
 };
 
 DynamicExecutor::~DynamicExecutor() {
@@ -413,7 +419,7 @@ absl::Status DynamicExecutor::RunStep(Step& step, std::vector<Value>& slots) {
     pctx.op = &op;
     pctx.input_types = input_types;
     pctx.output_types = output_types;
-    pctx.num_threads = options_.intra_op_pool ? options_.intra_op_pool->num_threads() + 1 : 1;
+    pctx.num_threads = std::max(1, options_.intra_op_threads);
     pctx.const_inputs.assign(inputs.size(), nullptr);
     GE_RETURN_IF_ERROR(CallKernel([&] { return step.kernel->Prepare(pctx); }));
     if (pctx.workspace_bytes > step.workspace_bytes || !step.workspace) {
@@ -430,7 +436,8 @@ absl::Status DynamicExecutor::RunStep(Step& step, std::vector<Value>& slots) {
     step.prepared = true;
   }
   std::vector<Value> outputs(step.num_outputs);
-  StepContext ctx(*this, step, inputs, output_types, outputs, step.workspace->data(), options_.intra_op_pool);
+  StepContext ctx(*this, step, inputs, output_types, outputs, step.workspace->data(),
+                  std::max(1, options_.intra_op_threads));
   GE_RETURN_IF_ERROR(CallKernel([&] { return step.kernel->Compute(ctx); }));
   for (int o = 0; o < step.num_outputs; ++o) {
     if (outputs[o].is_none() && !node.consumers(o).empty() &&
@@ -444,6 +451,10 @@ absl::Status DynamicExecutor::RunStep(Step& step, std::vector<Value>& slots) {
 
 absl::StatusOr<std::vector<Value>> DynamicExecutor::Execute(std::vector<Value>& slots) {
   if (CountsDependencies()) return ExecuteParallel(slots);
+  // One thread runs every node: one token of the device's budget for the
+  // run (none more when this thread already holds one: a subgraph run by a
+  // control-flow kernel).
+  const ComputeScope compute(options_.compute_budget);
   for (Step& step : steps_) {
     if (step.is_data || step.is_net_output) continue;
     if (control_ != nullptr) GE_RETURN_IF_ERROR(control_->Check(step.node->name()));
@@ -585,7 +596,14 @@ absl::Status DynamicExecutor::RunOne(ParallelRun& r, int s) {
   Step& step = exec.steps_[s];
   if (exec.control_ != nullptr) GE_RETURN_IF_ERROR(exec.control_->Check(step.node->name()));
   EnterStage(r, s);
-  absl::Status status = exec.RunStep(step, *r.slots);
+  // The node's token, taken by whichever thread runs it (the caller, an
+  // inter-op worker, a stream); threads wait for one another only without
+  // tokens (Drain), so taking one here always ends.
+  absl::Status status;
+  {
+    const ComputeScope compute(exec.options_.compute_budget);
+    status = exec.RunStep(step, *r.slots);
+  }
   if (!status.ok()) return WithNodePrefix(status, *step.node);
   for (int slot : step.inputs) {
     if (slot >= 0 && r.uses[slot].fetch_sub(1, std::memory_order_acq_rel) == 1) (*r.slots)[slot] = Value();
@@ -610,6 +628,11 @@ void DynamicExecutor::FinishLocked(const std::shared_ptr<ParallelRun>& run, int 
 
 void DynamicExecutor::Drain(const std::shared_ptr<ParallelRun>& run, bool caller) {
   ParallelRun& r = *run;
+  // A caller that holds compute tokens (a subgraph's run inside a
+  // control-flow kernel) gives them back while it drains: it waits here for
+  // other threads, and each node it runs takes its own (RunOne). Declared
+  // before the lock, so that the tokens are taken again after it is released.
+  const ComputeWait drain_without_tokens;
   std::unique_lock<std::mutex> lock(r.mu);
   for (;;) {
     if (!r.error.ok() || r.ready.empty()) {

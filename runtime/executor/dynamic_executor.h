@@ -63,6 +63,7 @@
 #include "base/ir/graph.h"
 #include "base/ops/op_schema.h"
 #include "base/strings.h"
+#include "base/compute_budget.h"
 #include "base/thread_pool.h"
 #include "base/value.h"
 #include "runtime/device/caching_allocator.h"
@@ -76,7 +77,15 @@ namespace ge::runtime {
 class StaticExecutor;
 
 struct ExecutorOptions {
-  ThreadPool* intra_op_pool = nullptr;  // may be null: kernels run single-threaded
+  // The kernels' thread count (ExecuteContext::num_threads; their parallel
+  // loops and oneDNN's teams run on OpenMP, runtime/engines/sdk/parallel.h).
+  int intra_op_threads = 1;
+  // The device's budget of compute threads (base/compute_budget.h): every
+  // kernel runs inside a ComputeScope of it, so that however many runs and
+  // inter-op workers are busy, at most its capacity of threads compute.
+  // Null: unlimited (tests, tools without a device). Must outlive the
+  // executor.
+  ComputeBudget* compute_budget = nullptr;
   // Mixed execution: loads a static executor for the subgraph of a
   // PartitionedCall whose `_is_unknown_shape` is false (a static unit of a
   // partitioned root). Unimplemented (or no loader) keeps the subgraph on

@@ -2,9 +2,11 @@
 // arena, an address table refreshed per run, and a flat walk over tasks.
 #include "runtime/executor/static_executor.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "absl/container/flat_hash_map.h"
+#include "base/compute_budget.h"
 #include "base/ir/op_types.h"
 #include "base/status.h"
 #include "runtime/executor/alloc_guard.h"
@@ -81,8 +83,10 @@ class StaticExecutor::TaskContext final : public engine::ExecuteContext {
     return absl::OkStatus();
   }
   void* workspace() override { return shared_->workspace; }
-  ThreadPool* thread_pool() override { return shared_->pool ? shared_->pool : SerialPool(); }
-  int num_threads() const override { return shared_->pool ? shared_->pool->num_threads() + 1 : 1; }
+  // Kernels thread on OpenMP (runtime/engines/sdk/parallel.h); the pool
+  // stays for the interface and has no workers.
+  ThreadPool* thread_pool() override { return SerialPool(); }
+  int num_threads() const override { return shared_->threads; }
   engine::VariableStore* variables() override { return shared_->variables; }
   Tensor* planned_output(int i) override { return &out_value(i).mutable_tensor(); }
 
@@ -210,8 +214,8 @@ absl::Status StaticExecutor::ResolveVariables(const StaticProgram& program) {
 }
 
 absl::Status StaticExecutor::BindTasks(StaticProgram& program, const engine::EngineRegistry& engines) {
-  const int threads = options_.intra_op_pool ? options_.intra_op_pool->num_threads() + 1 : 1;
-  shared_.pool = options_.intra_op_pool;
+  const int threads = std::max(1, options_.intra_op_threads);
+  shared_.threads = threads;
   shared_.variables = options_.variables;
   size_t num_values = 0;
   for (const StaticTask& task : program.tasks) num_values += task.inputs.size() + task.outputs.size();
@@ -447,6 +451,9 @@ absl::Status StaticExecutor::CopyOutputs(std::vector<Tensor>& outputs) {
 absl::Status StaticExecutor::RunWithOutputs(const std::vector<Value>& inputs, std::vector<Tensor>& outputs,
                                             const RunControl* control) {
   std::lock_guard<std::mutex> lock(run_mu_);
+  // Every task runs on this thread: one token of the device's budget for
+  // the run (none more when a dynamic run on this thread already holds one).
+  const ComputeScope compute(options_.compute_budget);
   stats_ = StaticRunStats();
   GE_RETURN_IF_ERROR(BindInputs(inputs));
   GE_RETURN_IF_ERROR(BindOutputs(outputs));

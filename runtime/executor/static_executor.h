@@ -89,7 +89,7 @@ class StaticExecutor {
   // What every task context shares (one cache line for the whole walk).
   struct Shared {
     void* workspace = nullptr;
-    ThreadPool* pool = nullptr;
+    int threads = 1;
     engine::VariableStore* variables = nullptr;
   };
   struct Entry;

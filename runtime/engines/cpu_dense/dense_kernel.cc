@@ -2,9 +2,12 @@
 // weights packed once.
 #include "runtime/engines/cpu_dense/dense_kernel.h"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <atomic>
 
+#include "base/compute_budget.h"
 #include "base/logging.h"
 
 namespace ge::engine::cpu_dense {
@@ -162,6 +165,9 @@ absl::Status DenseKernel::Prepare(PrepareContext& ctx) {
   request.output_types = ctx.output_types;
   request.const_inputs = ctx.const_inputs;
   if (AllOutputsEmpty(request) || AnyEmptyInput(request)) return absl::OkStatus();
+  // Packing weights runs oneDNN reorders: the team's tokens first (a
+  // dynamic run prepares inside the executor's ComputeScope).
+  const ComputeTeam team(omp_in_parallel() != 0 ? 1 : ctx.num_threads, ComputeTeam::Mode::kWhole);
   SetDnnlThreads(ctx.num_threads);
   GE_ASSIGN_OR_RETURN(Entry * entry, FindOrBuild(request));
   if (entry->plan != nullptr) ctx.workspace_bytes = entry->plan->workspace_bytes;
@@ -227,7 +233,13 @@ absl::Status DenseKernel::Compute(ExecuteContext& ctx) {
   for (int i = 0; i < ctx.num_outputs(); ++i) request.output_types.push_back(ctx.output_type(i));
   if (AllOutputsEmpty(request)) return ProduceEmptyOutputs(ctx);
   if (AnyEmptyInput(request)) return RunReference(ctx, request);
-  SetDnnlThreads(ctx.num_threads());
+  // oneDNN fixes a primitive's team size when it creates it (for
+  // `threads`), so the kernel waits for the whole team from the device's
+  // budget (sdk/parallel.h, rule 3). Inside another kernel's OpenMP region
+  // oneDNN runs on the calling thread by itself.
+  const bool nested = omp_in_parallel() != 0;
+  const ComputeTeam team(nested ? 1 : ctx.num_threads(), ComputeTeam::Mode::kWhole);
+  if (!nested) SetDnnlThreads(team.size());
   GE_ASSIGN_OR_RETURN(Entry * entry, FindOrBuild(request));
   if (entry->plan == nullptr) return RunReference(ctx, request);
   Plan& plan = *entry->plan;

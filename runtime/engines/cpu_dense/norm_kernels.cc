@@ -29,7 +29,7 @@ absl::StatusOr<dnnl::memory> F32Vector(const ir::OpDesc& op, const dnnl::engine&
   GE_ASSIGN_OR_RETURN(Tensor f32, sdk::ConvertTensor(t, DataType::kFloat));
   void* data = scratch.Take(n * sizeof(float));
   Tensor out(DataType::kFloat, shape, Buffer::Wrap(data, n * sizeof(float), [] {}));
-  GE_RETURN_IF_ERROR(sdk::BroadcastCopy(op, f32, out, nullptr));
+  GE_RETURN_IF_ERROR(sdk::BroadcastCopy(op, f32, out, 1));
   return dnnl::memory(md, eng, data);
 }
 

@@ -5,7 +5,7 @@
 // Each kernel binds its ISA function once (at creation or Prepare, by
 // dtype). Compute takes one of three paths: same-size operands or a
 // 1-element operand run as one flat loop (the static tiny-tensor path: no
-// plan, no allocation, no pool), anything else walks a broadcast plan
+// plan, no allocation, no threads), anything else walks a broadcast plan
 // built at Prepare (rebuilt only when Compute sees other shapes).
 #include <cstring>
 
@@ -150,7 +150,7 @@ class ClipKernel final : public Kernel {
     const size_t size = DataTypeSize(x.dtype());
     const char* px = static_cast<const char*>(x.raw_data());
     char* py = static_cast<char*>(y.raw_data());
-    Split(ctx.thread_pool(), n, 1, [&](int64_t b, int64_t e) { fn(px + b * size, py + b * size, e - b, p); });
+    Split(ctx.num_threads(), n, 1, [&](int64_t b, int64_t e) { fn(px + b * size, py + b * size, e - b, p); });
     return absl::OkStatus();
   }
 
@@ -187,7 +187,7 @@ class BroadcastRunner {
       });
       return absl::OkStatus();
     }
-    ThreadPool* pool = ctx.thread_pool();
+    const int threads = ctx.num_threads();
     if (!planned_ || a.shape() != a_shape_ || b.shape() != b_shape_ || out.shape() != out_shape_) {
       GE_RETURN_IF_ERROR(sdk::CheckBroadcastsTo(op, a.shape(), 0, out.shape()));
       GE_RETURN_IF_ERROR(sdk::CheckBroadcastsTo(op, b.shape(), 1, out.shape()));
@@ -200,7 +200,7 @@ class BroadcastRunner {
     }
     const int64_t sa = plan_.inner_stride(0);
     const int64_t sb = plan_.inner_stride(1);
-    sdk::ParallelRows<2>(pool, plan_, cost, [&](int64_t o, const std::array<int64_t, 2>& off, int64_t m) {
+    sdk::ParallelRows<2>(threads, plan_, cost, [&](int64_t o, const std::array<int64_t, 2>& off, int64_t m) {
       fn(pa + off[0] * es, sa, pb + off[1] * es, sb, po + o * os, m);
     });
     return absl::OkStatus();
@@ -389,7 +389,7 @@ class WhereKernel final : public Kernel {
       shape_ = {c.shape(), x.shape(), y.shape(), out.shape()};
     }
     const int64_t sc = plan_.inner_stride(0), sx = plan_.inner_stride(1), sy = plan_.inner_stride(2);
-    sdk::ParallelRows<3>(ctx.thread_pool(), plan_, 1, [&](int64_t o, const std::array<int64_t, 3>& off, int64_t m) {
+    sdk::ParallelRows<3>(ctx.num_threads(), plan_, 1, [&](int64_t o, const std::array<int64_t, 3>& off, int64_t m) {
       fn(pc + off[0], sc, px + off[1] * es, sx, py + off[2] * es, sy, po + o * es, m);
     });
     return absl::OkStatus();
@@ -419,7 +419,7 @@ class CastKernel final : public Kernel {
     const size_t in = DataTypeSize(x.dtype()), out = DataTypeSize(to_);
     const char* px = static_cast<const char*>(x.raw_data());
     char* py = static_cast<char*>(y.raw_data());
-    Split(ctx.thread_pool(), n, 2, [&](int64_t b, int64_t e) { fn(px + b * in, py + b * out, e - b); });
+    Split(ctx.num_threads(), n, 2, [&](int64_t b, int64_t e) { fn(px + b * in, py + b * out, e - b); });
     return absl::OkStatus();
   }
 

@@ -35,7 +35,7 @@ void StridedRun(const char* src, int64_t stride, char* dst, int64_t n) {
 
 // dst (contiguous, `dims`) = src[base + sum(index[d] * strides[d])].
 void StridedCopy(std::vector<int64_t> dims, std::vector<int64_t> strides, int64_t base, size_t es, const char* src,
-                 char* dst, ThreadPool* pool) {
+                 char* dst, int threads) {
   std::vector<int64_t> d2, s2;
   for (size_t d = 0; d < dims.size(); ++d) {
     if (dims[d] == 0) return;
@@ -58,7 +58,7 @@ void StridedCopy(std::vector<int64_t> dims, std::vector<int64_t> strides, int64_
   int64_t rows = 1;
   for (size_t d = 0; d < outer; ++d) rows *= d2[d];
   const int64_t esz = static_cast<int64_t>(es);
-  Split(pool, rows, inner, [&](int64_t begin, int64_t end) {
+  Split(threads, rows, inner, [&](int64_t begin, int64_t end) {
     int64_t index[16] = {0};
     int64_t off = base;
     int64_t rem = begin;
@@ -120,7 +120,7 @@ class TransposeKernel final : public Kernel {
       strides[d] = in_strides[perm[d]];
     }
     StridedCopy(dims, strides, 0, DataTypeSize(x.dtype()), static_cast<const char*>(x.raw_data()),
-                static_cast<char*>(y.raw_data()), ctx.thread_pool());
+                static_cast<char*>(y.raw_data()), ctx.num_threads());
     return absl::OkStatus();
   }
 
@@ -161,7 +161,7 @@ class SliceKernel final : public Kernel {
     }
     StridedCopy(std::vector<int64_t>(y.shape().span().begin(), y.shape().span().end()), strides, base,
                 DataTypeSize(x.dtype()), static_cast<const char*>(x.raw_data()), static_cast<char*>(y.raw_data()),
-                ctx.thread_pool());
+                ctx.num_threads());
     return absl::OkStatus();
   }
 
@@ -185,7 +185,7 @@ class ExpandKernel final : public Kernel {
     for (int64_t d = shift; d < rank; ++d) strides[d] = x.shape().dim(d - shift) == 1 ? 0 : in_strides[d - shift];
     StridedCopy(std::vector<int64_t>(y.shape().span().begin(), y.shape().span().end()), strides, 0,
                 DataTypeSize(x.dtype()), static_cast<const char*>(x.raw_data()), static_cast<char*>(y.raw_data()),
-                ctx.thread_pool());
+                ctx.num_threads());
     return absl::OkStatus();
   }
 
@@ -223,8 +223,9 @@ class ConcatKernel final : public Kernel {
       const int64_t block = BlockBytes(x.shape(), axis, es);
       if (offset + block > out_block || Outer(x.shape(), axis) != outer) return NodeError(op_, "input ", i, " does not fit the output");
       const char* src = static_cast<const char*>(x.raw_data());
-      Split(ctx.thread_pool(), outer, block / static_cast<int64_t>(es) + 1, [&](int64_t b, int64_t e) {
-        for (int64_t o = b; o < e; ++o) std::memcpy(dst + o * out_block + offset, src + o * block, static_cast<size_t>(block));
+      Split(ctx.num_threads(), outer, block / static_cast<int64_t>(es) + 1, [&](int64_t b, int64_t e) {
+        for (int64_t o = b; o < e; ++o)
+          std::memcpy(dst + o * out_block + offset, src + o * block, static_cast<size_t>(block));
       });
       offset += block;
     }
@@ -253,8 +254,9 @@ class SplitKernel final : public Kernel {
       const int64_t block = BlockBytes(y.shape(), axis, es);
       if (offset + block > in_block || Outer(y.shape(), axis) != outer) return NodeError(op_, "output ", i, " does not fit the input");
       char* dst = static_cast<char*>(y.raw_data());
-      Split(ctx.thread_pool(), outer, block / static_cast<int64_t>(es) + 1, [&](int64_t b, int64_t e) {
-        for (int64_t o = b; o < e; ++o) std::memcpy(dst + o * block, src + o * in_block + offset, static_cast<size_t>(block));
+      Split(ctx.num_threads(), outer, block / static_cast<int64_t>(es) + 1, [&](int64_t b, int64_t e) {
+        for (int64_t o = b; o < e; ++o)
+          std::memcpy(dst + o * block, src + o * in_block + offset, static_cast<size_t>(block));
       });
       offset += block;
     }
@@ -289,7 +291,7 @@ class GatherKernel final : public Kernel {
     }
     const char* src = static_cast<const char*>(x.raw_data());
     char* dst = static_cast<char*>(y.raw_data());
-    Split(ctx.thread_pool(), outer * n, inner / static_cast<int64_t>(es) + 1, [&](int64_t b, int64_t e) {
+    Split(ctx.num_threads(), outer * n, inner / static_cast<int64_t>(es) + 1, [&](int64_t b, int64_t e) {
       for (int64_t r = b; r < e; ++r) {
         const int64_t o = r / n, j = r % n;
         int64_t v = i64 ? ind.data<int64_t>()[j] : ind.data<int32_t>()[j];

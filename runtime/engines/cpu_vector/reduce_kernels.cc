@@ -90,7 +90,7 @@ void RunRows(const ReducePlan& p, const ReduceFns& fns, const char* x, size_t es
 }
 
 void Accumulate(const ReducePlan& p, const ReduceFns& fns, const char* x, size_t es, char* acc, const double* aux,
-                ThreadPool* pool) {
+                int threads) {
   fns.init(acc, p.out_n);
   const int64_t inner = p.dims.back();
   for (int64_t d : p.dims) {
@@ -98,7 +98,8 @@ void Accumulate(const ReducePlan& p, const ReduceFns& fns, const char* x, size_t
   }
   if (p.dims.size() > 1 && !p.reduced[0]) {
     const int64_t per = p.rows / p.dims[0];
-    Split(pool, p.dims[0], per * inner, [&](int64_t b, int64_t e) { RunRows(p, fns, x, es, acc, aux, b * per, e * per); });
+    Split(threads, p.dims[0], per * inner,
+          [&](int64_t b, int64_t e) { RunRows(p, fns, x, es, acc, aux, b * per, e * per); });
   } else {
     RunRows(p, fns, x, es, acc, aux, 0, p.rows);
   }
@@ -153,10 +154,10 @@ class ReduceKernel final : public Kernel {
     const size_t es = DataTypeSize(x.dtype());
     const double* aux = nullptr;
     if (lse) {
-      Accumulate(plan_, Kernels().max_to_double[int(*v)], px, es, acc + bytes, nullptr, ctx.thread_pool());
+      Accumulate(plan_, Kernels().max_to_double[int(*v)], px, es, acc + bytes, nullptr, ctx.num_threads());
       aux = reinterpret_cast<const double*>(acc + bytes);
     }
-    Accumulate(plan_, *fns, px, es, acc, aux, ctx.thread_pool());
+    Accumulate(plan_, *fns, px, es, acc, aux, ctx.num_threads());
     fns->finish(acc, y.raw_data(), plan_.out_n, plan_.count, aux);
     return absl::OkStatus();
   }

@@ -5,7 +5,7 @@
 // Kernels do their shape work in Prepare (plans, strides, element counts)
 // and keep Compute to pointer binding and one call into the ISA table, so
 // a static 1-element op costs a few nanoseconds. Work is split across the
-// device's intra-op pool only above kParallelWork element operations.
+// device's intra-op threads only above kParallelWork element operations.
 #pragma once
 
 #include <functional>
@@ -18,7 +18,7 @@
 #include "base/dtype.h"
 #include "base/ir/op_desc.h"
 #include "base/strings.h"
-#include "base/thread_pool.h"
+#include "runtime/engines/sdk/parallel.h"
 #include "runtime/engines/api/kernel.h"
 #include "runtime/engines/cpu_vector/isa_kernels.h"
 #include "runtime/engines/sdk/cpu_features.h"
@@ -80,27 +80,27 @@ absl::Status CheckInputDtype(const ir::OpDesc& op, int i, sdk::DataTypeSet set, 
 inline constexpr int64_t kParallelWork = int64_t{1} << 16;
 
 // fn(begin, end) over [0, n): one call on this thread for small work (no
-// std::function, no pool), else split across `pool` in blocks of at least
+// std::function, no threads), else split across `threads` in blocks of at least
 // kParallelWork / cost items.
 template <typename Fn>
-void Split(ThreadPool* pool, int64_t n, int64_t cost, Fn&& fn) {
+void Split(int threads, int64_t n, int64_t cost, Fn&& fn) {
   if (n <= 0) return;
-  if (pool == nullptr || pool->num_threads() == 0 || n * cost < kParallelWork) {
+  if (threads <= 1 || n * cost < kParallelWork) {
     fn(int64_t{0}, n);
     return;
   }
   const int64_t block = std::max<int64_t>(1, kParallelWork / std::max<int64_t>(1, cost));
-  pool->ParallelFor(n, block, [&fn](int64_t b, int64_t e) { fn(b, e); });
+  sdk::OmpParallelFor(threads, n, block, fn);
 }
 
-// Split over `ctx`'s pool, asked for only when the work is large enough.
+// Split over `ctx`'s threads, asked for only when the work is large enough.
 template <typename Fn>
 void Split(ExecuteContext& ctx, int64_t n, int64_t cost, Fn&& fn) {
   if (n > 0 && n * cost < kParallelWork) {
     fn(int64_t{0}, n);
     return;
   }
-  Split(ctx.thread_pool(), n, cost, std::forward<Fn>(fn));
+  Split(ctx.num_threads(), n, cost, std::forward<Fn>(fn));
 }
 
 // Output `i`: the executor's planned storage when it has one (no copy; the

@@ -154,7 +154,7 @@ class BinaryKernel final : public Kernel {
       using T = typename decltype(tag)::type;
       using Out = std::conditional_t<kCompare, bool, T>;
       if constexpr (kDivides) GE_RETURN_IF_ERROR(CheckNoZero<T>(op_, b));
-      BinaryBroadcast<T, T, Out>(a, b, out, Fn{}, ctx.thread_pool());
+      BinaryBroadcast<T, T, Out>(a, b, out, Fn{}, ctx.num_threads());
       return absl::OkStatus();
     });
   }
@@ -197,9 +197,9 @@ class ModKernel final : public Kernel {
       using T = typename decltype(tag)::type;
       GE_RETURN_IF_ERROR(CheckNoZero<T>(op_, b));
       if (fmod_) {
-        BinaryBroadcast<T, T, T>(a, b, out, FmodFn{}, ctx.thread_pool());
+        BinaryBroadcast<T, T, T>(a, b, out, FmodFn{}, ctx.num_threads());
       } else if constexpr (kIsInt<T>) {
-        BinaryBroadcast<T, T, T>(a, b, out, IntModFn{}, ctx.thread_pool());
+        BinaryBroadcast<T, T, T>(a, b, out, IntModFn{}, ctx.num_threads());
       }
       return absl::OkStatus();
     });
@@ -242,25 +242,24 @@ class PowKernel final : public Kernel {
     const Tensor& b = ctx.input(1);
     GE_ASSIGN_OR_RETURN(Tensor out, ctx.Output(0));
     GE_RETURN_IF_ERROR(CheckBroadcast(op_, ctx, 0, 2, out));
-    ThreadPool* pool = ctx.thread_pool();
+    const int threads = ctx.num_threads();
     return DispatchType<PowBaseTypes>(a.dtype(), op_, [&](auto tag) -> absl::Status {
       using T = typename decltype(tag)::type;
       if constexpr (kIsInt<T>) {
         if (IsInteger(b.dtype())) {
           GE_ASSIGN_OR_RETURN(Tensor e, ConvertTensor(b, DataType::kInt64));
           BinaryBroadcast<T, int64_t, T>(
-              a, e, out, [](T x, int64_t y) { return IntPow<T>(x, y); }, pool);
+              a, e, out, [](T x, int64_t y) { return IntPow<T>(x, y); }, threads);
         } else {
           GE_ASSIGN_OR_RETURN(Tensor e, ConvertTensor(b, DataType::kDouble));
           BinaryBroadcast<T, double, T>(
-              a, e, out,
-              [](T x, double y) { return FloatToInt<T>(std::pow(static_cast<double>(x), y)); },
-              pool);
+              a, e, out, [](T x, double y) { return FloatToInt<T>(std::pow(static_cast<double>(x), y)); }, threads);
         }
       } else {
         using C = ComputeType<T>;
         GE_ASSIGN_OR_RETURN(Tensor e, ConvertTensor(b, DataTypeOf<C>::value));
-        BinaryBroadcast<T, C, T>(a, e, out, [](C x, C y) { return std::pow(x, y); }, pool, 8);
+        BinaryBroadcast<T, C, T>(
+            a, e, out, [](C x, C y) { return std::pow(x, y); }, threads, 8);
       }
       return absl::OkStatus();
     });
@@ -307,9 +306,9 @@ class BitShiftKernel final : public Kernel {
     return DispatchType<UnsignedIntTypes>(ctx.input(0).dtype(), op_, [&](auto tag) {
       using T = typename decltype(tag)::type;
       if (left_) {
-        BinaryBroadcast<T, T, T>(ctx.input(0), ctx.input(1), out, ShiftFn<true>{}, ctx.thread_pool());
+        BinaryBroadcast<T, T, T>(ctx.input(0), ctx.input(1), out, ShiftFn<true>{}, ctx.num_threads());
       } else {
-        BinaryBroadcast<T, T, T>(ctx.input(0), ctx.input(1), out, ShiftFn<false>{}, ctx.thread_pool());
+        BinaryBroadcast<T, T, T>(ctx.input(0), ctx.input(1), out, ShiftFn<false>{}, ctx.num_threads());
       }
       return absl::OkStatus();
     });
@@ -334,7 +333,7 @@ class VariadicKernel final : public Kernel {
     GE_RETURN_IF_ERROR(CheckSameDtype(op_, ctx, 0, n));
     GE_ASSIGN_OR_RETURN(Tensor out, ctx.Output(0));
     GE_RETURN_IF_ERROR(CheckBroadcast(op_, ctx, 0, n, out));
-    ThreadPool* pool = ctx.thread_pool();
+    const int threads = ctx.num_threads();
     return DispatchType<Types>(ctx.input(0).dtype(), op_, [&](auto tag) {
       using T = typename decltype(tag)::type;
       using C = ComputeType<T>;
@@ -342,17 +341,18 @@ class VariadicKernel final : public Kernel {
       // partial result in its final shape, and each further input
       // broadcasts into it.
       if (n == 1) {
-        GE_RETURN_IF_ERROR(BroadcastCopy(op_, ctx.input(0), out, pool));
+        GE_RETURN_IF_ERROR(BroadcastCopy(op_, ctx.input(0), out, threads));
       } else {
-        BinaryBroadcast<T, T, T>(ctx.input(0), ctx.input(1), out, Fn{}, pool);
+        BinaryBroadcast<T, T, T>(ctx.input(0), ctx.input(1), out, Fn{}, threads);
       }
       for (int i = 2; i < n; ++i) {
-        BinaryBroadcast<T, T, T>(out, ctx.input(i), out, Fn{}, pool);
+        BinaryBroadcast<T, T, T>(out, ctx.input(i), out, Fn{}, threads);
       }
       if constexpr (kMean) {
         const C scale = C(1) / static_cast<C>(n);
         T* p = out.data<T>();
-        UnaryLoop(p, p, out.NumElements(), [scale](C v) { return v * scale; }, pool);
+        UnaryLoop(
+            p, p, out.NumElements(), [scale](C v) { return v * scale; }, threads);
       }
       return absl::OkStatus();
     });
@@ -389,8 +389,7 @@ class WhereKernel final : public Kernel {
       using T = typename decltype(tag)::type;
       TernaryBroadcast<bool, T, T, T>(
           ctx.input(0), ctx.input(1), ctx.input(2), out,
-          [](bool c, const T& x, const T& y) -> const T& { return c ? x : y; },
-          ctx.thread_pool());
+          [](bool c, const T& x, const T& y) -> const T& { return c ? x : y; }, ctx.num_threads());
       return absl::OkStatus();
     });
   }

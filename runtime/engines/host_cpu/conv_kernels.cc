@@ -25,10 +25,10 @@ namespace {
 // Unrolls the patches of one image's channel group [channels x in] into
 // col [channels * kernel_size x out_size].
 template <typename T>
-void Im2Col(const Window3& w, const T* src, int64_t channels, T* col, ThreadPool* pool) {
+void Im2Col(const Window3& w, const T* src, int64_t channels, T* col, int threads) {
   const int64_t ks = w.kernel_size();
   const int64_t out_size = w.out_size();
-  ParallelFor(pool, channels * ks, out_size, [&](int64_t begin, int64_t end) {
+  ParallelFor(threads, channels * ks, out_size, [&](int64_t begin, int64_t end) {
     for (int64_t row = begin; row < end; ++row) {
       const int64_t c = row / ks;
       int64_t k = row % ks;
@@ -76,8 +76,8 @@ bool IsPointwise(const Window3& w) {
 
 // y [N, M, out] = conv(x [N, C, in], w [M, C/g, k]) + bias [M] (may be null).
 template <typename T>
-void ConvCompute(const Window3& win, int64_t m, int64_t group, const T* x, const T* w,
-                 const T* bias, T* y, ThreadPool* pool) {
+void ConvCompute(const Window3& win, int64_t m, int64_t group, const T* x, const T* w, const T* bias, T* y,
+                 int threads) {
   const int64_t cg = win.channels / group;
   const int64_t mg = m / group;
   const int64_t k = cg * win.kernel_size();
@@ -90,7 +90,7 @@ void ConvCompute(const Window3& win, int64_t m, int64_t group, const T* x, const
       T* dst = y + (n * m + g * mg) * p;
       const T* rhs = src;
       if (!pointwise) {
-        Im2Col(win, src, cg, col.data(), pool);
+        Im2Col(win, src, cg, col.data(), threads);
         rhs = col.data();
       }
       T beta = T(0);
@@ -98,8 +98,7 @@ void ConvCompute(const Window3& win, int64_t m, int64_t group, const T* x, const
         for (int64_t i = 0; i < mg; ++i) std::fill(dst + i * p, dst + (i + 1) * p, bias[g * mg + i]);
         beta = T(1);
       }
-      Gemm<T>(/*trans_a=*/false, /*trans_b=*/false, mg, p, k, T(1), w + g * mg * k, k, rhs, p,
-              beta, dst, p, pool);
+      Gemm<T>(/*trans_a=*/false, /*trans_b=*/false, mg, p, k, T(1), w + g * mg * k, k, rhs, p, beta, dst, p, threads);
     }
   }
 }
@@ -111,8 +110,8 @@ struct ConvOp {
   static int64_t OutputChannels(const Shape& w, const ops::WindowGeometry&) { return w.dim(0); }
   template <typename T>
   static void Compute(const Window3& win, int64_t m, int64_t group, const T* x, const T* w, const T* bias, T* y,
-                      ThreadPool* pool) {
-    ConvCompute<T>(win, m, group, x, w, bias, y, pool);
+                      int threads) {
+    ConvCompute<T>(win, m, group, x, w, bias, y, threads);
   }
 };
 

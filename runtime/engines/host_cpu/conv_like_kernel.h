@@ -8,7 +8,7 @@
 //   static int64_t OutputChannels(const Shape& w, const ops::WindowGeometry& g);
 //   template <typename T>
 //   static void Compute(const Window3& win, int64_t m, int64_t group, const T* x, const T* w,
-//                       const T* bias, T* y, ThreadPool* pool);
+//                       const T* bias, T* y, int threads);
 #pragma once
 
 #include <memory>
@@ -56,11 +56,11 @@ class ConvLikeKernel final : public Kernel {
       using T = typename decltype(tag)::type;
       if constexpr (kIsHalf<T>) {
         return ComputeInFloat(x, w, bias, y, [&](const float* xf, const float* wf, const float* bf, float* yf) {
-          Op::template Compute<float>(win, m, attrs_.group, xf, wf, bf, yf, ctx.thread_pool());
+          Op::template Compute<float>(win, m, attrs_.group, xf, wf, bf, yf, ctx.num_threads());
         });
       } else {
         Op::template Compute<T>(win, m, attrs_.group, x.data<T>(), w.data<T>(), bias ? bias->data<T>() : nullptr,
-                                y.data<T>(), ctx.thread_pool());
+                                y.data<T>(), ctx.num_threads());
         return absl::OkStatus();
       }
     });

@@ -27,10 +27,10 @@ namespace {
 // of one image). Rows of one output channel touch only its plane, so the
 // channels run in parallel.
 template <typename T>
-void Col2Im(const Window3& w, const T* col, int64_t mg, T* y, ThreadPool* pool) {
+void Col2Im(const Window3& w, const T* col, int64_t mg, T* y, int threads) {
   const int64_t ks = w.kernel_size();
   const int64_t in_size = w.in_size();
-  ParallelFor(pool, mg, ks * in_size, [&](int64_t begin, int64_t end) {
+  ParallelFor(threads, mg, ks * in_size, [&](int64_t begin, int64_t end) {
     for (int64_t m = begin; m < end; ++m) {
       T* plane = y + m * w.out_size();
       for (int64_t k = 0; k < ks; ++k) {
@@ -61,8 +61,8 @@ void Col2Im(const Window3& w, const T* col, int64_t mg, T* y, ThreadPool* pool) 
 // y [N, M, out] = conv_transpose(x [N, C, in], w [C, M/g, k]) + bias [M]
 // (may be null). `win` has x's spatial dims as `in` and y's as `out`.
 template <typename T>
-void ConvTransposeCompute(const Window3& win, int64_t m, int64_t group, const T* x, const T* w,
-                          const T* bias, T* y, ThreadPool* pool) {
+void ConvTransposeCompute(const Window3& win, int64_t m, int64_t group, const T* x, const T* w, const T* bias, T* y,
+                          int threads) {
   const int64_t cg = win.channels / group;
   const int64_t mg = m / group;
   const int64_t rows = mg * win.kernel_size();
@@ -77,9 +77,9 @@ void ConvTransposeCompute(const Window3& win, int64_t m, int64_t group, const T*
       }
       if (cg == 0 || in_size == 0) continue;
       const T* src = x + (n * win.channels + g * cg) * in_size;
-      Gemm<T>(/*trans_a=*/true, /*trans_b=*/false, rows, in_size, cg, T(1), w + g * cg * rows, rows, src,
-              in_size, T(0), col.data(), in_size, pool);
-      Col2Im(win, col.data(), mg, dst, pool);
+      Gemm<T>(/*trans_a=*/true, /*trans_b=*/false, rows, in_size, cg, T(1), w + g * cg * rows, rows, src, in_size, T(0),
+              col.data(), in_size, threads);
+      Col2Im(win, col.data(), mg, dst, threads);
     }
   }
 }
@@ -91,8 +91,8 @@ struct ConvTransposeOp {
   static int64_t OutputChannels(const Shape&, const ops::WindowGeometry& g) { return g.output.dim(1); }
   template <typename T>
   static void Compute(const Window3& win, int64_t m, int64_t group, const T* x, const T* w, const T* bias, T* y,
-                      ThreadPool* pool) {
-    ConvTransposeCompute<T>(win, m, group, x, w, bias, y, pool);
+                      int threads) {
+    ConvTransposeCompute<T>(win, m, group, x, w, bias, y, threads);
   }
 };
 

@@ -192,12 +192,10 @@ void GemmTile(const BlockKernel<T>& kernel, const MatrixView<T>& a, const Matrix
 }
 
 template <typename T, int MR, int NR>
-void GemmTiled(const BlockKernel<T>& kernel, const MatrixView<T>& a, const MatrixView<T>& b,
-               int64_t m, int64_t n, int64_t k, T alpha, T beta, T* c, int64_t ldc,
-               ThreadPool* pool) {
+void GemmTiled(const BlockKernel<T>& kernel, const MatrixView<T>& a, const MatrixView<T>& b, int64_t m, int64_t n,
+               int64_t k, T alpha, T beta, T* c, int64_t ldc, int threads) {
   // Tiles of up to kNC columns, with enough row tiles to give every thread
   // a couple of tasks.
-  const int threads = pool == nullptr ? 1 : pool->num_threads() + 1;
   const int64_t n_tiles = (n + kNC - 1) / kNC;
   int64_t m_tile = RoundUp(m, MR);
   if (threads > 1 && n_tiles < 2 * threads) {
@@ -206,23 +204,22 @@ void GemmTiled(const BlockKernel<T>& kernel, const MatrixView<T>& a, const Matri
   }
   const int64_t m_tiles = (m + m_tile - 1) / m_tile;
   const int64_t n_tile = RoundUp((n + n_tiles - 1) / n_tiles, NR);
-  ParallelFor(pool, m_tiles * n_tiles, m_tile * n_tile * std::max<int64_t>(k, 1),
-              [&](int64_t begin, int64_t end) {
-                for (int64_t t = begin; t < end; ++t) {
-                  const int64_t m0 = (t / n_tiles) * m_tile;
-                  const int64_t n0 = (t % n_tiles) * n_tile;
-                  if (n0 >= n) continue;
-                  GemmTile<T, MR, NR>(kernel, a, b, k, alpha, beta, c, ldc, m0,
-                                      std::min(m, m0 + m_tile), n0, std::min(n, n0 + n_tile));
-                }
-              });
+  ParallelFor(threads, m_tiles * n_tiles, m_tile * n_tile * std::max<int64_t>(k, 1), [&](int64_t begin, int64_t end) {
+    for (int64_t t = begin; t < end; ++t) {
+      const int64_t m0 = (t / n_tiles) * m_tile;
+      const int64_t n0 = (t % n_tiles) * n_tile;
+      if (n0 >= n) continue;
+      GemmTile<T, MR, NR>(kernel, a, b, k, alpha, beta, c, ldc, m0, std::min(m, m0 + m_tile), n0,
+                          std::min(n, n0 + n_tile));
+    }
+  });
 }
 
 }  // namespace
 
 template <typename T>
-void Gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, T alpha, const T* a,
-          int64_t lda, const T* b, int64_t ldb, T beta, T* c, int64_t ldc, ThreadPool* pool) {
+void Gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, T alpha, const T* a, int64_t lda, const T* b,
+          int64_t ldb, T beta, T* c, int64_t ldc, int threads) {
   if (m <= 0 || n <= 0) return;
   static const BlockKernel<T> kernel = SelectKernel<T>();
   const MatrixView<T> av{a, lda, trans_a};
@@ -230,16 +227,16 @@ void Gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, T alpha, 
   // The packing routines are templated on the tile shape (MR is 8 for every
   // kernel; NR is the vector width).
   switch (kernel.nr) {
-    case 16: return GemmTiled<T, 8, 16>(kernel, av, bv, m, n, k, alpha, beta, c, ldc, pool);
-    case 8: return GemmTiled<T, 8, 8>(kernel, av, bv, m, n, k, alpha, beta, c, ldc, pool);
-    case 4: return GemmTiled<T, 8, 4>(kernel, av, bv, m, n, k, alpha, beta, c, ldc, pool);
-    default: return GemmTiled<T, 8, 2>(kernel, av, bv, m, n, k, alpha, beta, c, ldc, pool);
+    case 16: return GemmTiled<T, 8, 16>(kernel, av, bv, m, n, k, alpha, beta, c, ldc, threads);
+    case 8: return GemmTiled<T, 8, 8>(kernel, av, bv, m, n, k, alpha, beta, c, ldc, threads);
+    case 4: return GemmTiled<T, 8, 4>(kernel, av, bv, m, n, k, alpha, beta, c, ldc, threads);
+    default: return GemmTiled<T, 8, 2>(kernel, av, bv, m, n, k, alpha, beta, c, ldc, threads);
   }
 }
 
-template void Gemm<float>(bool, bool, int64_t, int64_t, int64_t, float, const float*, int64_t,
-                          const float*, int64_t, float, float*, int64_t, ThreadPool*);
-template void Gemm<double>(bool, bool, int64_t, int64_t, int64_t, double, const double*, int64_t,
-                           const double*, int64_t, double, double*, int64_t, ThreadPool*);
+template void Gemm<float>(bool, bool, int64_t, int64_t, int64_t, float, const float*, int64_t, const float*, int64_t,
+                          float, float*, int64_t, int);
+template void Gemm<double>(bool, bool, int64_t, int64_t, int64_t, double, const double*, int64_t, const double*,
+                           int64_t, double, double*, int64_t, int);
 
 }  // namespace ge::engine::host_cpu

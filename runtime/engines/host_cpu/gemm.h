@@ -9,7 +9,6 @@
 
 #include <cstdint>
 
-#include "base/thread_pool.h"
 #include "runtime/engines/host_cpu/kernel_registry.h"
 
 namespace ge::engine::host_cpu {
@@ -18,10 +17,10 @@ namespace ge::engine::host_cpu {
 //   op(A) is m x k: A is m x k (lda >= k), or k x m when trans_a (lda >= m).
 //   op(B) is k x n: B is k x n (ldb >= n), or n x k when trans_b (ldb >= k).
 //   C is m x n (ldc >= n). When beta == 0, C's prior contents are ignored
-// (NaN in C does not propagate). `pool` may be null.
+// (NaN in C does not propagate). `threads` may be null.
 template <typename T>
-void Gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, T alpha, const T* a,
-          int64_t lda, const T* b, int64_t ldb, T beta, T* c, int64_t ldc, ThreadPool* pool);
+void Gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, T alpha, const T* a, int64_t lda, const T* b,
+          int64_t ldb, T beta, T* c, int64_t ldc, int threads);
 
 // The same contract for any arithmetic T (the integer types), as a plain
 // i-k-j loop; integer arithmetic wraps.

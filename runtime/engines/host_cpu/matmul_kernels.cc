@@ -21,12 +21,12 @@ using MatMulTypes = Concat<FloatTypes, TypeList<int32_t, int64_t, uint32_t, uint
 // Dispatches a matrix product on T: the blocked GEMM for float and double,
 // the reference loop for integers.
 template <typename T>
-void MatrixProduct(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, const T* a,
-                   const T* b, T beta, T* c, ThreadPool* pool) {
+void MatrixProduct(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, const T* a, const T* b, T beta, T* c,
+                   int threads) {
   const int64_t lda = ta ? m : k;
   const int64_t ldb = tb ? k : n;
   if constexpr (std::is_floating_point_v<T>) {
-    Gemm<T>(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, n, pool);
+    Gemm<T>(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, n, threads);
   } else {
     GemmReference<T>(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, n);
   }
@@ -89,7 +89,7 @@ class GemmKernel final : public Kernel {
         return NodeError(op_, "C ", c.shape().ToString(), " does not broadcast to ",
                          shape->ToString());
       }
-      GE_RETURN_IF_ERROR(BroadcastCopy(op_, c, y, ctx.thread_pool()));
+      GE_RETURN_IF_ERROR(BroadcastCopy(op_, c, y, ctx.num_threads()));
     }
     return WithComputeTensors(a, b, y, use_c, [&](const Tensor& ac, const Tensor& bc,
                                                   const Tensor& yc) {
@@ -98,8 +98,8 @@ class GemmKernel final : public Kernel {
         if constexpr (!kIsHalf<T>) {
           const T alpha = ScalarAs<T>(alpha_);
           const T beta = use_c ? ScalarAs<T>(beta_) : T(0);
-          MatrixProduct<T>(trans_a_, trans_b_, m, n, k, alpha, ac.data<T>(), bc.data<T>(), beta,
-                           yc.data<T>(), ctx.thread_pool());
+          MatrixProduct<T>(trans_a_, trans_b_, m, n, k, alpha, ac.data<T>(), bc.data<T>(), beta, yc.data<T>(),
+                           ctx.num_threads());
         }
         return absl::OkStatus();
       });
@@ -178,25 +178,25 @@ class MatMulKernel final : public Kernel {
  private:
   template <typename T>
   static void Run(const MatMulPlan& p, const T* a, const T* b, T* y, ExecuteContext& ctx) {
-    ThreadPool* pool = ctx.thread_pool();
+    const int threads = ctx.num_threads();
     const int64_t batches = static_cast<int64_t>(p.batches.size());
     if (p.fold_batches) {
-      MatrixProduct<T>(false, false, batches * p.m, p.n, p.k, T(1), a, b, T(0), y, pool);
+      MatrixProduct<T>(false, false, batches * p.m, p.n, p.k, T(1), a, b, T(0), y, threads);
       return;
     }
-    auto one = [&](int64_t i, ThreadPool* inner_pool) {
+    auto one = [&](int64_t i, int inner_threads) {
       const auto [ai, bi] = p.batches[i];
-      MatrixProduct<T>(false, false, p.m, p.n, p.k, T(1), a + ai * p.m * p.k,
-                       b + bi * p.k * p.n, T(0), y + i * p.m * p.n, inner_pool);
+      MatrixProduct<T>(false, false, p.m, p.n, p.k, T(1), a + ai * p.m * p.k, b + bi * p.k * p.n, T(0),
+                       y + i * p.m * p.n, inner_threads);
     };
     // Many small products: one per task. Few large ones: parallel inside.
     const int64_t flops = p.m * p.n * std::max<int64_t>(p.k, 1);
     if (batches > 1 && flops < (int64_t{1} << 21)) {
-      ParallelFor(pool, batches, flops, [&](int64_t begin, int64_t end) {
-        for (int64_t i = begin; i < end; ++i) one(i, nullptr);
+      ParallelFor(threads, batches, flops, [&](int64_t begin, int64_t end) {
+        for (int64_t i = begin; i < end; ++i) one(i, 1);
       });
     } else {
-      for (int64_t i = 0; i < batches; ++i) one(i, pool);
+      for (int64_t i = 0; i < batches; ++i) one(i, threads);
     }
   }
 

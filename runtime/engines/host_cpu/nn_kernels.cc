@@ -58,7 +58,7 @@ class BatchNormKernel final : public Kernel {
       using C = ComputeType<T>;
       const T* px = x.data<T>();
       T* py = y.data<T>();
-      ParallelFor(ctx.thread_pool(), planes, inner, [&](int64_t begin, int64_t end) {
+      ParallelFor(ctx.num_threads(), planes, inner, [&](int64_t begin, int64_t end) {
         for (int64_t p = begin; p < end; ++p) {
           const C ac = static_cast<C>(a[p % channels]);
           const C bc = static_cast<C>(b[p % channels]);
@@ -138,7 +138,7 @@ class SoftmaxKernel final : public Kernel {
       using T = typename decltype(tag)::type;
       const T* px = x.data<T>();
       T* py = y.data<T>();
-      ParallelFor(ctx.thread_pool(), outer, n * inner * 8, [&](int64_t begin, int64_t end) {
+      ParallelFor(ctx.num_threads(), outer, n * inner * 8, [&](int64_t begin, int64_t end) {
         std::vector<double> max(inner), sum(inner);
         std::vector<int64_t> arg(inner);
         for (int64_t o = begin; o < end; ++o) {
@@ -185,7 +185,7 @@ class LayerNormKernel final : public Kernel {
       using T = typename decltype(tag)::type;
       const T* px = x.data<T>();
       T* py = y.data<T>();
-      ParallelFor(ctx.thread_pool(), rows, cols * 4, [&](int64_t begin, int64_t end) {
+      ParallelFor(ctx.num_threads(), rows, cols * 4, [&](int64_t begin, int64_t end) {
         for (int64_t r = begin; r < end; ++r) {
           const T* src = px + r * cols;
           double mean = 0, var = 0;
@@ -226,7 +226,7 @@ class LayerNormKernel final : public Kernel {
       return NodeError(op_, "input ", i, " ", t.shape().ToString(),
                        " does not broadcast to the normalized shape ", shape.ToString());
     }
-    GE_RETURN_IF_ERROR(BroadcastCopy(op_, as_double, full, nullptr));
+    GE_RETURN_IF_ERROR(BroadcastCopy(op_, as_double, full, 1));
     return std::vector<double>(full.data<double>(), full.data<double>() + n);
   }
 
@@ -271,7 +271,7 @@ class InstanceNormKernel final : public Kernel {
       using T = typename decltype(tag)::type;
       const T* px = x.data<T>();
       T* py = y.data<T>();
-      ParallelFor(ctx.thread_pool(), n * c, plane * 4, [&](int64_t begin, int64_t end) {
+      ParallelFor(ctx.num_threads(), n * c, plane * 4, [&](int64_t begin, int64_t end) {
         for (int64_t p = begin; p < end; ++p) {
           const T* src = px + p * plane;
           double mean = 0, var = 0;

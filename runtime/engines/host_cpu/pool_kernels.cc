@@ -186,21 +186,19 @@ class PoolKernel final : public Kernel {
       const T* px = x.data<T>();
       T* py = y.data<T>();
       int64_t* pi = indices.defined() ? indices.data<int64_t>() : nullptr;
-      ParallelFor(ctx.thread_pool(), planes, w.out_size() * w.kernel_size(),
-                  [&](int64_t begin, int64_t end) {
-                    for (int64_t p = begin; p < end; ++p) {
-                      const T* src = px + p * w.in_size();
-                      T* dst = py + p * w.out_size();
-                      if (kind_ == Kind::kAverage) {
-                        AvgPoolPlane(w, src, dst, count_include_pad_);
-                      } else if (kind_ == Kind::kLp) {
-                        LpPoolPlane(w, src, dst, p_);
-                      } else {
-                        MaxPoolPlane(w, src, dst, pi ? pi + p * w.out_size() : nullptr,
-                                     p * w.in_size(), column_major_);
-                      }
-                    }
-                  });
+      ParallelFor(ctx.num_threads(), planes, w.out_size() * w.kernel_size(), [&](int64_t begin, int64_t end) {
+        for (int64_t p = begin; p < end; ++p) {
+          const T* src = px + p * w.in_size();
+          T* dst = py + p * w.out_size();
+          if (kind_ == Kind::kAverage) {
+            AvgPoolPlane(w, src, dst, count_include_pad_);
+          } else if (kind_ == Kind::kLp) {
+            LpPoolPlane(w, src, dst, p_);
+          } else {
+            MaxPoolPlane(w, src, dst, pi ? pi + p * w.out_size() : nullptr, p * w.in_size(), column_major_);
+          }
+        }
+      });
       return absl::OkStatus();
     };
     if (kind_ != Kind::kMax) return DispatchType<AvgPoolTypes>(x.dtype(), op_, run);
@@ -248,7 +246,7 @@ class GlobalPoolKernel final : public Kernel {
       using C = ComputeType<T>;
       const T* px = x.data<T>();
       T* py = y.data<T>();
-      ParallelFor(ctx.thread_pool(), planes, size, [&](int64_t begin, int64_t end) {
+      ParallelFor(ctx.num_threads(), planes, size, [&](int64_t begin, int64_t end) {
         for (int64_t p = begin; p < end; ++p) {
           const T* src = px + p * size;
           C acc = kKind == GlobalKind::kMax ? -std::numeric_limits<C>::infinity() : C(0);

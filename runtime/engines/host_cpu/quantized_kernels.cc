@@ -281,9 +281,9 @@ class QLinearMatMulKernel final : public Kernel {
 // y[n, oc, out] = sum over the group's channels and the taps inside the
 // input of x[n, c, in] * w[oc, c, k], all zero points already subtracted.
 void ConvInt32(const Window3& win, int64_t m, int64_t group, const int32_t* x, const int32_t* w, int32_t* y,
-               ThreadPool* pool) {
+               int threads) {
   const int64_t cg = win.channels / group, mg = m / group;
-  ParallelFor(pool, win.batch * m, win.out_size() * cg * win.kernel_size(), [&](int64_t begin, int64_t end) {
+  ParallelFor(threads, win.batch * m, win.out_size() * cg * win.kernel_size(), [&](int64_t begin, int64_t end) {
     for (int64_t job = begin; job < end; ++job) {
       const int64_t nb = job / m, oc = job % m, g = oc / mg;
       int32_t* dst = y + job * win.out_size();
@@ -343,7 +343,7 @@ class IntConvKernel final : public Kernel {
     const int64_t per_channel = m > 0 ? w.NumElements() / m : 0;
     for (int64_t i = 0; i < w.NumElements(); ++i) wi[i] = static_cast<int32_t>(w.GetAsInt64(i)) - zw[i / per_channel];
     std::vector<int32_t> acc(static_cast<size_t>(y.NumElements()));
-    if (!acc.empty()) ConvInt32(win, m, attrs_.group, xi.data(), wi.data(), acc.data(), ctx.thread_pool());
+    if (!acc.empty()) ConvInt32(win, m, attrs_.group, xi.data(), wi.data(), acc.data(), ctx.num_threads());
     if constexpr (!kQLinear) {
       std::copy(acc.begin(), acc.end(), y.data<int32_t>());
       return absl::OkStatus();

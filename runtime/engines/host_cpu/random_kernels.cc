@@ -87,7 +87,7 @@ class RandomKernelBase : public Kernel {
   // the split.
   template <typename Fn>
   void ForEach(ExecuteContext& ctx, int64_t n, Fn fn) const {
-    ParallelFor(ctx.thread_pool(), n, 64, [&](int64_t begin, int64_t end) {
+    ParallelFor(ctx.num_threads(), n, 64, [&](int64_t begin, int64_t end) {
       for (int64_t i = begin; i < end; ++i) fn(i);
     });
   }

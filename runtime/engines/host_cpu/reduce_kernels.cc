@@ -164,8 +164,8 @@ T ReduceOne(const ReducePlan& p, const T* base) {
 }
 
 template <typename R, typename T>
-void RunReduce(const ReducePlan& p, const T* x, T* y, ThreadPool* pool) {
-  ParallelRows<1>(pool, p.kept, std::max<int64_t>(p.count, 1),
+void RunReduce(const ReducePlan& p, const T* x, T* y, int threads) {
+  ParallelRows<1>(threads, p.kept, std::max<int64_t>(p.count, 1),
                   [&](int64_t o, const std::array<int64_t, 1>& off, int64_t n) {
                     const int64_t s = p.kept.inner_stride(0);
                     for (int64_t i = 0; i < n; ++i) y[o + i] = ReduceOne<R, T>(p, x + off[0] + i * s);
@@ -215,7 +215,7 @@ class ReduceKernel final : public Kernel {
     return DispatchType<Types>(x.dtype(), op_, [&](auto tag) {
       using T = typename decltype(tag)::type;
       using R = typename decltype(PickReducer<K, T>())::type;
-      RunReduce<R, T>(plan, x.data<T>(), y.data<T>(), ctx.thread_pool());
+      RunReduce<R, T>(plan, x.data<T>(), y.data<T>(), ctx.num_threads());
       return absl::OkStatus();
     });
   }

@@ -100,7 +100,7 @@ class DftKernel final : public Kernel {
     double* py = yd.data<double>();
     const int64_t channels = complex ? 2 : 1;
     const int64_t dim = xs.dim(axis);
-    ParallelFor(ctx.thread_pool(), outer * inner, out_len * in_len, [&](int64_t begin, int64_t end) {
+    ParallelFor(ctx.num_threads(), outer * inner, out_len * in_len, [&](int64_t begin, int64_t end) {
       for (int64_t t = begin; t < end; ++t) {
         const int64_t o = t / inner, i = t % inner;
         const double* src = px + (o * dim * inner + i) * channels;
@@ -161,7 +161,7 @@ class StftKernel final : public Kernel {
     const double* px = xd.data<double>();
     double* py = yd.data<double>();
     const int64_t channels = complex ? 2 : 1;
-    ParallelFor(ctx.thread_pool(), batch * frames, bins * frame, [&](int64_t begin, int64_t end) {
+    ParallelFor(ctx.num_threads(), batch * frames, bins * frame, [&](int64_t begin, int64_t end) {
       std::vector<double> re(static_cast<size_t>(frame)), im(static_cast<size_t>(frame));
       for (int64_t t = begin; t < end; ++t) {
         const int64_t b = t / frames, f = t % frames;

@@ -18,12 +18,12 @@
 namespace ge::engine::host_cpu {
 namespace {
 
-absl::Status StridedCopyAny(const ir::OpDesc& op, const Tensor& in, int64_t base,
-                            const BroadcastPlan& plan, const Tensor& out, ThreadPool* pool) {
+absl::Status StridedCopyAny(const ir::OpDesc& op, const Tensor& in, int64_t base, const BroadcastPlan& plan,
+                            const Tensor& out, int threads) {
   if (out.NumElements() == 0) return absl::OkStatus();
   return DispatchCopyType(in.dtype(), op, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    StridedCopy<T>(in.data<T>(), base, plan, out.data<T>(), pool);
+    StridedCopy<T>(in.data<T>(), base, plan, out.data<T>(), threads);
     return absl::OkStatus();
   });
 }
@@ -65,7 +65,7 @@ class TransposeKernel final : public Kernel {
       return NodeError(op_, "output ", y.shape().ToString(), " differs from the permuted ",
                        Shape(out_dims).ToString());
     }
-    return StridedCopyAny(op_, x, 0, MakeStridedPlan(out_dims, {strides}), y, ctx.thread_pool());
+    return StridedCopyAny(op_, x, 0, MakeStridedPlan(out_dims, {strides}), y, ctx.num_threads());
   }
 
  private:
@@ -217,8 +217,7 @@ class SliceKernel final : public Kernel {
       strides[d] = in_strides[d] * bounds->steps[d];
       if (bounds->output.dim(d) > 0) base += bounds->starts[d] * in_strides[d];
     }
-    return StridedCopyAny(op_, x, base, MakeStridedPlan(bounds->output.span(), {strides}), y,
-                          ctx.thread_pool());
+    return StridedCopyAny(op_, x, base, MakeStridedPlan(bounds->output.span(), {strides}), y, ctx.num_threads());
   }
 
  private:
@@ -254,7 +253,7 @@ class GatherKernel final : public Kernel {
                        data.shape().ToString(), " gathered by indices ",
                        indices.shape().ToString());
     }
-    ParallelFor(ctx.thread_pool(), outer * count, inner, [&](int64_t begin, int64_t end) {
+    ParallelFor(ctx.num_threads(), outer * count, inner, [&](int64_t begin, int64_t end) {
       for (int64_t t = begin; t < end; ++t) {
         const int64_t o = t / count, j = t % count;
         CopyElements(data.dtype(), data.raw_data(), (o * dim + idx[j]) * inner, y.raw_data(),
@@ -284,7 +283,7 @@ class ExpandKernel final : public Kernel {
                        Shape(absl::MakeConstSpan(target)).ToString(), ": ", shape.status().message());
     }
     GE_ASSIGN_OR_RETURN(Tensor y, ctx.Output(0, *shape));
-    return BroadcastCopy(op_, x, y, ctx.thread_pool());
+    return BroadcastCopy(op_, x, y, ctx.num_threads());
   }
 
  private:

@@ -31,7 +31,7 @@ class UnaryKernel final : public Kernel {
     return DispatchType<Types>(x.dtype(), op_, [&](auto tag) {
       using T = typename decltype(tag)::type;
       using Out = std::conditional_t<kBoolOut, bool, T>;
-      UnaryLoop(x.data<T>(), y.data<Out>(), x.NumElements(), fn_, ctx.thread_pool(), 4);
+      UnaryLoop(x.data<T>(), y.data<Out>(), x.NumElements(), fn_, ctx.num_threads(), 4);
       return absl::OkStatus();
     });
   }
@@ -264,7 +264,7 @@ class ClipKernel final : public Kernel {
         v = v < lo ? lo : v;
         return v > hi ? hi : v;
       };
-      UnaryLoop(x.data<T>(), y.data<T>(), x.NumElements(), clip, ctx.thread_pool());
+      UnaryLoop(x.data<T>(), y.data<T>(), x.NumElements(), clip, ctx.num_threads());
       return absl::OkStatus();
     });
   }

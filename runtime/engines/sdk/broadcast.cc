@@ -6,7 +6,7 @@
 
 namespace ge::engine::sdk {
 
-absl::Status BroadcastCopy(const ir::OpDesc& op, const Tensor& in, const Tensor& out, ThreadPool* pool) {
+absl::Status BroadcastCopy(const ir::OpDesc& op, const Tensor& in, const Tensor& out, int threads) {
   if (in.dtype() != out.dtype()) {
     return NodeError(op, "cannot copy ", DataTypeName(in.dtype()), " into ", DataTypeName(out.dtype()));
   }
@@ -15,7 +15,7 @@ absl::Status BroadcastCopy(const ir::OpDesc& op, const Tensor& in, const Tensor&
   const BroadcastPlan plan = MakeBroadcastPlan(out.shape().span(), {in.shape().span()});
   return DispatchCopyType(in.dtype(), op, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    StridedCopy<T>(in.data<T>(), 0, plan, out.data<T>(), pool);
+    StridedCopy<T>(in.data<T>(), 0, plan, out.data<T>(), threads);
     return absl::OkStatus();
   });
 }

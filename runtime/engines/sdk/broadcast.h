@@ -16,7 +16,6 @@
 
 #include "absl/types/span.h"
 #include "base/shape.h"
-#include "base/thread_pool.h"
 #include "runtime/engines/sdk/kernel_util.h"
 
 namespace ge::engine::sdk {
@@ -68,20 +67,20 @@ void ForEachRow(const BroadcastPlan& plan, int64_t row_begin, int64_t row_end, R
   }
 }
 
-// ForEachRow over every row, split across `pool` when large.
+// ForEachRow over every row, split across `threads` when large.
 template <size_t K, typename RowFn>
-void ParallelRows(ThreadPool* pool, const BroadcastPlan& plan, int64_t cost_per_element, RowFn&& row) {
+void ParallelRows(int threads, const BroadcastPlan& plan, int64_t cost_per_element, RowFn&& row) {
   const int64_t rows = plan.num_rows();
   if (rows == 0 || plan.inner_size() == 0) return;
-  ParallelFor(pool, rows, plan.inner_size() * cost_per_element,
+  ParallelFor(threads, rows, plan.inner_size() * cost_per_element,
               [&](int64_t begin, int64_t end) { ForEachRow<K>(plan, begin, end, row); });
 }
 
 // out[i...] = in[base + sum(i_d * stride_d)] over out's dims.
 template <typename T>
-void StridedCopy(const T* in, int64_t base, const BroadcastPlan& plan, T* out, ThreadPool* pool) {
+void StridedCopy(const T* in, int64_t base, const BroadcastPlan& plan, T* out, int threads) {
   const int64_t s = plan.inner_stride(0);
-  ParallelRows<1>(pool, plan, 1, [&](int64_t o, const std::array<int64_t, 1>& off, int64_t n) {
+  ParallelRows<1>(threads, plan, 1, [&](int64_t o, const std::array<int64_t, 1>& off, int64_t n) {
     const T* src = in + base + off[0];
     T* dst = out + o;
     if (s == 1) {

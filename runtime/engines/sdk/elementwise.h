@@ -6,7 +6,6 @@
 #include <cstdint>
 
 #include "base/tensor.h"
-#include "base/thread_pool.h"
 #include "runtime/engines/sdk/broadcast.h"
 #include "runtime/engines/sdk/kernel_util.h"
 
@@ -23,16 +22,15 @@ inline O StoreAs(V v) {
 
 // y[i] = fn(x[i]) over n contiguous elements.
 template <typename In, typename Out, typename Fn>
-void UnaryLoop(const In* x, Out* y, int64_t n, const Fn& fn, ThreadPool* pool, int64_t cost = 1) {
-  ParallelFor(pool, n, cost, [&](int64_t begin, int64_t end) {
+void UnaryLoop(const In* x, Out* y, int64_t n, const Fn& fn, int threads, int64_t cost = 1) {
+  ParallelFor(threads, n, cost, [&](int64_t begin, int64_t end) {
     for (int64_t i = begin; i < end; ++i) y[i] = StoreAs<Out>(fn(Widen(x[i])));
   });
 }
 
 // out = fn(a, b) with a and b broadcast to out's shape.
 template <typename A, typename B, typename Out, typename Fn>
-void BinaryBroadcast(const Tensor& a, const Tensor& b, const Tensor& out, const Fn& fn, ThreadPool* pool,
-                     int64_t cost = 1) {
+void BinaryBroadcast(const Tensor& a, const Tensor& b, const Tensor& out, const Fn& fn, int threads, int64_t cost = 1) {
   const A* pa = a.data<A>();
   const B* pb = b.data<B>();
   Out* po = out.data<Out>();
@@ -40,7 +38,7 @@ void BinaryBroadcast(const Tensor& a, const Tensor& b, const Tensor& out, const 
   const BroadcastPlan plan = MakeBroadcastPlan(out.shape().span(), {a.shape().span(), b.shape().span()});
   const int64_t sa = plan.inner_stride(0);
   const int64_t sb = plan.inner_stride(1);
-  ParallelRows<2>(pool, plan, cost, [&](int64_t o, const std::array<int64_t, 2>& off, int64_t n) {
+  ParallelRows<2>(threads, plan, cost, [&](int64_t o, const std::array<int64_t, 2>& off, int64_t n) {
     const A* x = pa + off[0];
     const B* y = pb + off[1];
     Out* z = po + o;
@@ -61,8 +59,7 @@ void BinaryBroadcast(const Tensor& a, const Tensor& b, const Tensor& out, const 
 // out = fn(a, b, c) with all three broadcast to out's shape. Values are
 // passed as stored (no widening): used by Where, which only selects.
 template <typename A, typename B, typename C, typename Out, typename Fn>
-void TernaryBroadcast(const Tensor& a, const Tensor& b, const Tensor& c, const Tensor& out, const Fn& fn,
-                      ThreadPool* pool) {
+void TernaryBroadcast(const Tensor& a, const Tensor& b, const Tensor& c, const Tensor& out, const Fn& fn, int threads) {
   if (out.NumElements() == 0) return;
   const A* pa = a.data<A>();
   const B* pb = b.data<B>();
@@ -73,7 +70,7 @@ void TernaryBroadcast(const Tensor& a, const Tensor& b, const Tensor& c, const T
   const int64_t sa = plan.inner_stride(0);
   const int64_t sb = plan.inner_stride(1);
   const int64_t sc = plan.inner_stride(2);
-  ParallelRows<3>(pool, plan, 1, [&](int64_t o, const std::array<int64_t, 3>& off, int64_t n) {
+  ParallelRows<3>(threads, plan, 1, [&](int64_t o, const std::array<int64_t, 3>& off, int64_t n) {
     const A* x = pa + off[0];
     const B* y = pb + off[1];
     const C* w = pc + off[2];
@@ -88,6 +85,6 @@ void TernaryBroadcast(const Tensor& a, const Tensor& b, const Tensor& c, const T
 
 // Copies `in` broadcast to `out`'s shape (same dtype; strings included);
 // errors name `op`.
-absl::Status BroadcastCopy(const ir::OpDesc& op, const Tensor& in, const Tensor& out, ThreadPool* pool);
+absl::Status BroadcastCopy(const ir::OpDesc& op, const Tensor& in, const Tensor& out, int threads);
 
 }  // namespace ge::engine::sdk

@@ -8,6 +8,7 @@
 
 #include "base/ops/op_registry.h"
 #include "runtime/engines/sdk/broadcast.h"
+#include "runtime/engines/sdk/parallel.h"
 
 namespace ge::engine::sdk {
 namespace {
@@ -94,14 +95,14 @@ int64_t DimProduct(absl::Span<const int64_t> dims, size_t begin, size_t end) {
   return p;
 }
 
-void ParallelFor(ThreadPool* pool, int64_t n, int64_t cost_per_item, const std::function<void(int64_t, int64_t)>& fn) {
+void ParallelFor(int threads, int64_t n, int64_t cost_per_item, const std::function<void(int64_t, int64_t)>& fn) {
   if (n <= 0) return;
   cost_per_item = std::max<int64_t>(1, cost_per_item);
-  if (pool == nullptr || pool->num_threads() == 0 || n < 2 || n * cost_per_item < kMinParallelWork) {
+  if (threads <= 1 || n < 2 || n * cost_per_item < kMinParallelWork) {
     fn(0, n);
     return;
   }
-  pool->ParallelFor(n, std::max<int64_t>(1, kMinBlockWork / cost_per_item), fn);
+  OmpParallelFor(threads, n, std::max<int64_t>(1, kMinBlockWork / cost_per_item), fn);
 }
 
 std::vector<int64_t> ReadInts(const Tensor& t) {

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <string>
 #include <type_traits>
@@ -22,7 +23,6 @@
 #include "base/ir/op_desc.h"
 #include "base/status.h"
 #include "base/tensor.h"
-#include "base/thread_pool.h"
 #include "runtime/engines/sdk/dtype_set.h"
 
 namespace ge::engine::sdk {
@@ -245,9 +245,10 @@ absl::Status ConvertInto(const Tensor& src, const Tensor& dst);
 // Row-major product of dims[begin, end).
 int64_t DimProduct(absl::Span<const int64_t> dims, size_t begin, size_t end);
 
-// Runs fn(begin, end) over [0, n), in parallel on `pool` when the work
-// (n * cost_per_item, in rough element operations) is worth splitting.
-void ParallelFor(ThreadPool* pool, int64_t n, int64_t cost_per_item, const std::function<void(int64_t, int64_t)>& fn);
+// Runs fn(begin, end) over [0, n), on up to `threads` OpenMP threads
+// (OmpParallelFor, parallel.h: the device's budget sizes the team) when the
+// work (n * cost_per_item, in rough element operations) is worth splitting.
+void ParallelFor(int threads, int64_t n, int64_t cost_per_item, const std::function<void(int64_t, int64_t)>& fn);
 
 // Reads a 1-D (or scalar) integer tensor as int64 values.
 std::vector<int64_t> ReadInts(const Tensor& t);

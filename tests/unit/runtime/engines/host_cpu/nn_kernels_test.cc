@@ -227,7 +227,7 @@ TEST(MatMulKernel, FoldedBatchesManySmallAndIntegers) {
 // The blocked GEMM directly, over sizes around its tile edges, every
 // transpose combination, beta values and both precisions.
 template <typename T>
-void CheckGemm(int64_t m, int64_t n, int64_t k, bool ta, bool tb, T alpha, T beta, ThreadPool* pool) {
+void CheckGemm(int64_t m, int64_t n, int64_t k, bool ta, bool tb, T alpha, T beta, int threads) {
   std::vector<T> a(m * k), b(k * n), c(m * n), ref(m * n);
   uint64_t state = static_cast<uint64_t>(m * 131 + n * 17 + k);
   auto rnd = [&state]() {
@@ -246,7 +246,7 @@ void CheckGemm(int64_t m, int64_t n, int64_t k, bool ta, bool tb, T alpha, T bet
       ref[i * n + j] = static_cast<T>(alpha * s + (beta == T(0) ? 0.0 : beta * ref[i * n + j]));
     }
   }
-  Gemm<T>(ta, tb, m, n, k, alpha, a.data(), ta ? m : k, b.data(), tb ? k : n, beta, c.data(), n, pool);
+  Gemm<T>(ta, tb, m, n, k, alpha, a.data(), ta ? m : k, b.data(), tb ? k : n, beta, c.data(), n, threads);
   for (int64_t i = 0; i < m * n; ++i) {
     ASSERT_NEAR(c[i], ref[i], 1e-4 * (1 + std::sqrt(static_cast<double>(k))))
         << "m " << m << " n " << n << " k " << k << " ta " << ta << " tb " << tb << " at " << i;
@@ -258,13 +258,13 @@ TEST(BlockedGemm, MatchesReferenceAcrossTileEdges) {
            {1, 1, 1}, {3, 5, 7}, {8, 16, 256}, {9, 17, 257}, {97, 33, 300}, {20, 800, 40}, {130, 3, 520}}) {
     for (bool ta : {false, true}) {
       for (bool tb : {false, true}) {
-        CheckGemm<float>(m, n, k, ta, tb, 1.0f, 0.0f, nullptr);
-        CheckGemm<double>(m, n, k, ta, tb, 0.5, 2.0, test::TestThreadPool());
+        CheckGemm<float>(m, n, k, ta, tb, 1.0f, 0.0f, 1);
+        CheckGemm<double>(m, n, k, ta, tb, 0.5, 2.0, 3);
       }
     }
   }
-  CheckGemm<float>(200, 300, 100, false, false, 1.5f, 1.0f, test::TestThreadPool());
-  CheckGemm<float>(5, 5, 0, false, false, 1.0f, 0.5f, nullptr);  // k = 0: C = beta * C
+  CheckGemm<float>(200, 300, 100, false, false, 1.5f, 1.0f, 3);
+  CheckGemm<float>(5, 5, 0, false, false, 1.0f, 0.5f, 1);  // k = 0: C = beta * C
 }
 
 }  // namespace
