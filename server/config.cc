@@ -311,8 +311,7 @@ absl::Status ValidateConfig(const ServerConfig& config) {
   }
   if (config.model_control_mode != "none" && config.model_control_mode != "explicit" &&
       config.model_control_mode != "poll") {
-    return InvalidArgument("model_control_mode must be none, explicit or poll, not '", config.model_control_mode,
-                           "'");
+    return InvalidArgument("model_control_mode must be none, explicit or poll, not '", config.model_control_mode, "'");
   }
   if (!config.load_model.empty() && config.model_control_mode != "explicit") {
     return InvalidArgument("load_model needs model_control_mode explicit (the other modes load every model)");

@@ -166,8 +166,8 @@ absl::Status DecodeInferRequest(const inference::ModelInferRequest& request, int
     }
     if (*dtype == DataType::kString) {
       // Each element costs at least its 4-byte length (raw) or one field.
-      const int64_t carried = raw ? static_cast<int64_t>(request.raw_input_contents(i).size()) / 4
-                                  : in.contents().bytes_contents_size();
+      const int64_t carried =
+          raw ? static_cast<int64_t>(request.raw_input_contents(i).size()) / 4 : in.contents().bytes_contents_size();
       if (count > carried) {
         return InvalidArgument(what, ": the shape needs ", count, " BYTES elements, the request carries fewer");
       }

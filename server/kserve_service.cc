@@ -99,8 +99,8 @@ absl::Status PrepareInfer(ServiceContext& ctx, const ModelRepository& repository
 // ModelStreamInfer: requests are read and queued as they come (at most
 // kStreamInflight at once); each gets one response, in the order they
 // finish, with a failure as error_message (the stream goes on).
-class InferStream final : public grpc::ServerBidiReactor<inference::ModelInferRequest,
-                                                         inference::ModelStreamInferResponse> {
+class InferStream final
+    : public grpc::ServerBidiReactor<inference::ModelInferRequest, inference::ModelStreamInferResponse> {
  public:
   InferStream(ServiceContext& ctx, ModelRepository& repository, grpc::CallbackServerContext* call)
       : ctx_(ctx), repository_(repository), call_(call), start_(SteadyNowNs()) {
@@ -247,8 +247,8 @@ grpc::ServerUnaryReactor* KServeService::ModelReady(grpc::CallbackServerContext*
                                                     const inference::ModelReadyRequest* request,
                                                     inference::ModelReadyResponse* response) {
   return Inline(ctx_, call, "ModelReady", [&](Tenant& tenant) -> absl::Status {
-    absl::StatusOr<std::shared_ptr<ServedModel>> m = FindForTenant(repository_, tenant, request->name(),
-                                                                   request->version());
+    absl::StatusOr<std::shared_ptr<ServedModel>> m =
+        FindForTenant(repository_, tenant, request->name(), request->version());
     if (!m.ok() && m.status().code() != absl::StatusCode::kUnavailable) return m.status();
     response->set_ready(m.ok());
     return absl::OkStatus();
@@ -356,8 +356,8 @@ grpc::ServerUnaryReactor* Control(ServiceContext& ctx, grpc::CallbackServerConte
   }
   if (!status.ok()) return finish(status), reactor;
   const std::string name = request.model_name();
-  absl::Status submitted = SubmitForTenant(**tenant, *ctx.devices->front().queue,
-                                           [name, action, finish] { finish(action(name)); });
+  absl::Status submitted =
+      SubmitForTenant(**tenant, *ctx.devices->front().queue, [name, action, finish] { finish(action(name)); });
   if (!submitted.ok()) finish(submitted);
   return reactor;
 }

@@ -27,8 +27,7 @@ class KServeService final : public inference::GRPCInferenceService::CallbackServ
 
   grpc::ServerUnaryReactor* ServerLive(grpc::CallbackServerContext* call, const inference::ServerLiveRequest* request,
                                        inference::ServerLiveResponse* response) override;
-  grpc::ServerUnaryReactor* ServerReady(grpc::CallbackServerContext* call,
-                                        const inference::ServerReadyRequest* request,
+  grpc::ServerUnaryReactor* ServerReady(grpc::CallbackServerContext* call, const inference::ServerReadyRequest* request,
                                         inference::ServerReadyResponse* response) override;
   grpc::ServerUnaryReactor* ModelReady(grpc::CallbackServerContext* call, const inference::ModelReadyRequest* request,
                                        inference::ModelReadyResponse* response) override;
@@ -42,8 +41,7 @@ class KServeService final : public inference::GRPCInferenceService::CallbackServ
                                        inference::ModelInferResponse* response) override;
   grpc::ServerBidiReactor<inference::ModelInferRequest, inference::ModelStreamInferResponse>* ModelStreamInfer(
       grpc::CallbackServerContext* call) override;
-  grpc::ServerUnaryReactor* ModelConfig(grpc::CallbackServerContext* call,
-                                        const inference::ModelConfigRequest* request,
+  grpc::ServerUnaryReactor* ModelConfig(grpc::CallbackServerContext* call, const inference::ModelConfigRequest* request,
                                         inference::ModelConfigResponse* response) override;
   grpc::ServerUnaryReactor* ModelStatistics(grpc::CallbackServerContext* call,
                                             const inference::ModelStatisticsRequest* request,

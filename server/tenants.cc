@@ -62,7 +62,7 @@ TenantRegistry::TenantRegistry(const std::vector<TenantConfig>& configs, std::sh
     t->max_sessions = 1024;
     t->max_concurrent_runs = 1024;
     t->max_queued_calls = int64_t{1} << 40;  // the only tenant: the queues' capacity bounds it
-    t->admin = true;  // open mode: every caller is the operator's local user
+    t->admin = true;                         // open mode: every caller is the operator's local user
     MakeQuotas(*t, 0, 0, budget);
     tenants_.push_back(std::move(t));
     return;

@@ -158,7 +158,7 @@ void Batcher::Work(int instance) {
       const bool cancelled = r->cancelled && r->cancelled() && r->deadline > Clock::now();
       r->done(cancelled ? absl::CancelledError(StrCat(options_.name, ": the caller cancelled the request in the queue"))
                         : absl::DeadlineExceededError(
-                                  StrCat(options_.name, ": the request's deadline passed in the batch queue")));
+                              StrCat(options_.name, ": the request's deadline passed in the batch queue")));
     }
     if (batch.empty()) continue;
     const int64_t count = static_cast<int64_t>(batch.size());
@@ -296,7 +296,8 @@ absl::StatusOr<Tensor> Batcher::SliceRows(const Tensor& batch, int64_t begin, in
     for (int64_t i = 0; i < n; ++i) dst[i] = src[i];
   } else {
     const size_t size = DataTypeSize(batch.dtype());
-    if (n > 0) std::memcpy(out.raw_data(), static_cast<const char*>(batch.raw_data()) + begin * row_elements * size, n * size);
+    if (n > 0)
+      std::memcpy(out.raw_data(), static_cast<const char*>(batch.raw_data()) + begin * row_elements * size, n * size);
   }
   return out;
 }

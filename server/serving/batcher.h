@@ -50,8 +50,8 @@ struct BatchRequest {
 };
 
 struct BatcherOptions {
-  std::string name;            // "model version", for messages and threads
-  bool batching = false;       // coalesce requests (dynamic_batching with max_batch_size > 0)
+  std::string name;       // "model version", for messages and threads
+  bool batching = false;  // coalesce requests (dynamic_batching with max_batch_size > 0)
   // Rows of a batch; > 0: requests carry rows in dim 0, and each run is
   // padded to a gear and split back, batching or not.
   int64_t max_batch_size = 0;
@@ -65,7 +65,7 @@ struct BatcherOptions {
 // What the batcher reports (each may be null).
 struct BatchObserver {
   std::function<void(int64_t rows, int64_t requests, int64_t run_ns, bool ok)> batch;  // each run
-  std::function<void(int64_t queue_ns)> dequeued;  // each request taken for a run
+  std::function<void(int64_t queue_ns)> dequeued;                                      // each request taken for a run
 };
 
 // Runs `inputs` (a whole batch, padded to a gear) on instance `instance`.

@@ -143,8 +143,8 @@ absl::Status Complete(inference::ModelConfig& config, Repeated* entries, const s
     if (it == model.end()) {
       std::string names;
       for (const ModelTensor& t : model) StrAppend(&names, names.empty() ? "" : ", ", t.name);
-      return InvalidArgument(what, " '", e.name(), "' of config.pbtxt is not an ", what, " of the model (it has: ",
-                             names, ")");
+      return InvalidArgument(what, " '", e.name(), "' of config.pbtxt is not an ", what,
+                             " of the model (it has: ", names, ")");
     }
     if (!listed.insert(e.name()).second) return InvalidArgument(what, " '", e.name(), "' is listed twice");
     const inference::DataType model_type = ToConfigType(it->dtype);
@@ -170,9 +170,8 @@ absl::Status Complete(inference::ModelConfig& config, Repeated* entries, const s
                                DimsString(reshape), " differ in element count");
       }
     } else if (!Compatible(given, dims)) {
-      return InvalidArgument(what, " '", e.name(), "': config.pbtxt says dims ", DimsString(given),
-                             ", the model has ", DimsString(dims),
-                             config.max_batch_size() > 0 ? " (without the batch dim)" : "");
+      return InvalidArgument(what, " '", e.name(), "': config.pbtxt says dims ", DimsString(given), ", the model has ",
+                             DimsString(dims), config.max_batch_size() > 0 ? " (without the batch dim)" : "");
     }
   }
   // What the config leaves out comes from the model, in the model's order.
@@ -273,8 +272,8 @@ absl::Status CheckModelConfig(inference::ModelConfig& config, std::string_view d
   if (config.version_policy().has_specific() && config.version_policy().specific().versions().empty()) {
     return InvalidArgument(file, ": version_policy specific lists no versions");
   }
-  if (config.default_model_filename().find('/') != std::string::npos ||
-      config.default_model_filename() == ".." || config.default_model_filename() == ".") {
+  if (config.default_model_filename().find('/') != std::string::npos || config.default_model_filename() == ".." ||
+      config.default_model_filename() == ".") {
     return InvalidArgument(file, ": default_model_filename must be a file name, not a path");
   }
   return absl::OkStatus();

@@ -133,8 +133,8 @@ absl::StatusOr<std::map<int64_t, std::shared_ptr<ServedModel>>> ModelRepository:
   }
   std::map<int64_t, std::shared_ptr<ServedModel>> versions;
   for (int64_t v : pick) {
-    GE_ASSIGN_OR_RETURN(versions[v], ServedModel::Load(runtime_, parsed.config, (dir / std::to_string(v)).string(),
-                                                       v, options_.load));
+    GE_ASSIGN_OR_RETURN(
+        versions[v], ServedModel::Load(runtime_, parsed.config, (dir / std::to_string(v)).string(), v, options_.load));
   }
   return versions;
 }
@@ -226,8 +226,7 @@ absl::Status ModelRepository::RequestUnload(const std::string& name) {
 }
 
 void ModelRepository::LoadStartupModels() {
-  const std::vector<std::string> names =
-      options_.mode == ControlMode::kExplicit ? options_.startup_models : Scan();
+  const std::vector<std::string> names = options_.mode == ControlMode::kExplicit ? options_.startup_models : Scan();
   std::atomic<size_t> next{0};
   auto worker = [&] {
     for (size_t i = next++; i < names.size(); i = next++) (void)Load(names[i]);

@@ -126,9 +126,8 @@ absl::StatusOr<std::shared_ptr<ServedModel>> ServedModel::Load(const session::Ru
   for (int i = 0; i < instances; ++i) {
     GE_ASSIGN_OR_RETURN(std::unique_ptr<ir::Graph> graph, import());
     GE_RETURN_IF_ERROR(Annotate(m->session_->AddGraph(i + 1, std::move(graph), options), m->label_));
-    GE_RETURN_IF_ERROR(Annotate(m->session_->CompileGraph(i + 1, settings.compile_timeout_seconds,
-                                                          "compile_timeout_seconds"),
-                                m->label_));
+    GE_RETURN_IF_ERROR(Annotate(
+        m->session_->CompileGraph(i + 1, settings.compile_timeout_seconds, "compile_timeout_seconds"), m->label_));
   }
   GE_ASSIGN_OR_RETURN(session::GraphInfo info, m->session_->GetGraphInfo(1));
   std::vector<ModelTensor> model_outputs = ToModelTensors(info.outputs);
@@ -189,8 +188,8 @@ absl::StatusOr<std::shared_ptr<ServedModel>> ServedModel::Load(const session::Ru
   m->batcher_ = std::make_unique<Batcher>(
       b, [raw](int instance, std::vector<Tensor> inputs) { return raw->Run(instance, std::move(inputs)); },
       std::move(observer));
-  Logger("server").info("{} loaded: {} instance(s), max_batch_size {}{}{}", m->label_, instances,
-                        b.max_batch_size, b.batching ? ", dynamic batching" : "",
+  Logger("server").info("{} loaded: {} instance(s), max_batch_size {}{}{}", m->label_, instances, b.max_batch_size,
+                        b.batching ? ", dynamic batching" : "",
                         gears.empty() ? "" : StrCat(", gears ", options["ge.dynamicBatchSize"]));
   return m;
 }
@@ -208,8 +207,8 @@ absl::StatusOr<std::vector<Tensor>> ServedModel::Run(int instance, std::vector<T
   std::vector<Value> values;
   values.reserve(inputs.size());
   for (Tensor& t : inputs) values.emplace_back(std::move(t));
-  GE_ASSIGN_OR_RETURN(std::vector<Value> results, session_->RunGraph(static_cast<uint32_t>(instance + 1),
-                                                                     std::move(values)));
+  GE_ASSIGN_OR_RETURN(std::vector<Value> results,
+                      session_->RunGraph(static_cast<uint32_t>(instance + 1), std::move(values)));
   std::vector<Tensor> out;
   for (size_t i = 0; i < results.size(); ++i) {
     if (!results[i].is_tensor()) return Internal(label_, ": output ", i, " is not a tensor");
@@ -251,9 +250,8 @@ absl::StatusOr<std::vector<Tensor>> ServedModel::CheckInputs(const InferRequest&
     bool fits = shape.size() == expect.size();
     for (size_t d = 0; fits && d < shape.size(); ++d) fits = expect[d] < 0 || expect[d] == shape[d];
     if (!fits) {
-      return InvalidArgument(label_, ": input '", in.name(), "' has shape ", ShapeText(shape),
-                             ", the model takes ", ShapeText(expect),
-                             batched ? " (dim 0: the batch)" : "");
+      return InvalidArgument(label_, ": input '", in.name(), "' has shape ", ShapeText(shape), ", the model takes ",
+                             ShapeText(expect), batched ? " (dim 0: the batch)" : "");
     }
     if (batched) {
       if (shape[0] < 1) return InvalidArgument(label_, ": input '", in.name(), "' has a batch of ", shape[0], " rows");

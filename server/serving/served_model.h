@@ -19,7 +19,6 @@
 #include "absl/status/statusor.h"
 #include "base/tensor.h"
 #include "ge/kserve/model_config.pb.h"
-#include "runtime/device/memory_quota.h"
 #include "server/serving/batcher.h"
 #include "session/runtime.h"
 
@@ -119,7 +118,7 @@ class ServedModel {
   std::string label_;  // "model NAME version V"
   ServingObserver observer_;
   std::unique_ptr<session::Session> session_;
-  std::vector<int> input_order_;  // config input i -> graph input index
+  std::vector<int> input_order_;   // config input i -> graph input index
   std::vector<int> output_order_;  // config output i -> graph output index
   mutable std::mutex stats_mu_;
   ModelStats stats_;

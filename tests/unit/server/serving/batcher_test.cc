@@ -18,8 +18,8 @@ using namespace std::chrono_literals;
 // Doubles a [rows, 2] float input; a negative value fails the whole run.
 struct Runner {
   std::mutex mu;
-  std::vector<int64_t> batch_rows;  // rows each run saw (padded)
-  std::promise<void> entered;       // set on the first run
+  std::vector<int64_t> batch_rows;   // rows each run saw (padded)
+  std::promise<void> entered;        // set on the first run
   std::shared_future<void> release;  // when valid, runs wait on it
   bool entered_set = false;
 

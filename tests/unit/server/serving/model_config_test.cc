@@ -10,18 +10,26 @@ namespace ge::server::serving {
 namespace {
 
 constexpr char kGood[] = R"pb(
-name: "mlp"
-platform: "onnxruntime_onnx"
-max_batch_size: 16
-input [ { name: "x" data_type: TYPE_FP32 dims: [ 4 ] } ]
-output [ { name: "y" data_type: TYPE_FP32 dims: [ 2 ] } ]
-dynamic_batching {
-  max_queue_delay_microseconds: 500
-  preferred_batch_size: [ 4, 8 ]
-  default_queue_policy { max_queue_size: 32 }
-}
-instance_group [ { count: 2 kind: KIND_CPU } ]
-version_policy { latest { num_versions: 2 } }
+  name: "mlp"
+  platform: "onnxruntime_onnx"
+  max_batch_size: 16 input
+  [ {
+    name: "x"
+    data_type: TYPE_FP32
+    dims: [ 4 ]
+  }] output
+  [ {
+    name: "y"
+    data_type: TYPE_FP32
+    dims: [ 2 ]
+  }]
+  dynamic_batching {
+    max_queue_delay_microseconds: 500
+    preferred_batch_size: [ 4, 8 ]
+    default_queue_policy { max_queue_size: 32 }
+  } instance_group
+  [ { count: 2 kind: KIND_CPU }]
+  version_policy { latest { num_versions: 2 } }
 )pb";
 
 TEST(ModelConfigTest, ParsesTritonFieldNames) {
