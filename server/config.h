@@ -29,7 +29,7 @@ struct TenantConfig {
   // unload models; `models`, when not empty, lists the repository models
   // the tenant may infer and see (empty: all of them).
   bool admin = false;
-  std::vector<std::string> models;
+  std::vector<std::string> models = {};
 };
 
 struct DeviceConfig {

@@ -2,6 +2,7 @@
 #include "server/serving/model_config.h"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <set>
 
@@ -186,6 +187,42 @@ absl::Status Complete(inference::ModelConfig& config, Repeated* entries, const s
   return absl::OkStatus();
 }
 
+// Protobuf's text parser skips an unknown field written `name [ {...} ]`
+// only in the form with a colon (`name: [ {...} ]`), which Triton configs
+// rarely use. Puts a colon after every field name followed by '[' (valid
+// for known fields too); strings and comments are left alone, and lines
+// keep their numbers.
+std::string ColonBeforeLists(std::string_view text) {
+  std::string out;
+  out.reserve(text.size() + 16);
+  size_t i = 0;
+  const auto ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  while (i < text.size()) {
+    const char c = text[i];
+    if (c == '"' || c == '\'') {
+      const size_t start = i++;
+      while (i < text.size() && text[i] != c && text[i] != '\n') i += text[i] == '\\' ? 2 : 1;
+      i = std::min(i + 1, text.size());
+      out.append(text.substr(start, i - start));
+    } else if (c == '#') {
+      const size_t end = std::min(text.find('\n', i), text.size());
+      out.append(text.substr(i, end - i));
+      i = end;
+    } else if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
+      const size_t start = i;
+      while (i < text.size() && ident(text[i])) ++i;
+      out.append(text.substr(start, i - start));
+      size_t j = i;
+      while (j < text.size() && (text[j] == ' ' || text[j] == '\t' || text[j] == '\r' || text[j] == '\n')) ++j;
+      if (j < text.size() && text[j] == '[') out.push_back(':');
+    } else {
+      out.push_back(c);
+      ++i;
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 absl::StatusOr<ParsedModelConfig> ParseModelConfig(std::string_view text, std::string_view file) {
@@ -194,7 +231,7 @@ absl::StatusOr<ParsedModelConfig> ParseModelConfig(std::string_view text, std::s
   google::protobuf::TextFormat::Parser parser;
   parser.RecordErrorsTo(&collector);
   parser.AllowUnknownField(true);  // reported as warnings, sorted below
-  const bool ok = parser.ParseFromString(std::string(text), &parsed.config);
+  const bool ok = parser.ParseFromString(ColonBeforeLists(text), &parsed.config);
   if (!ok || !collector.errors.empty()) {
     if (collector.errors.empty()) return InvalidArgument(file, ": not a valid ModelConfig");
     const auto& e = collector.errors.front();
