@@ -60,10 +60,14 @@ absl::Status ApplyTenant(const YAML::Node& node, std::string_view source, Tenant
       GE_RETURN_IF_ERROR(Read(kv.second, "tenants.max_queued_calls", source, tenant.max_queued_calls));
     } else if (key == "max_memory_bytes") {
       GE_RETURN_IF_ERROR(Read(kv.second, "tenants.max_memory_bytes", source, tenant.max_memory_bytes));
+    } else if (key == "admin") {
+      GE_RETURN_IF_ERROR(Read(kv.second, "tenants.admin", source, tenant.admin));
+    } else if (key == "models") {
+      GE_RETURN_IF_ERROR(Read(kv.second, "tenants.models", source, tenant.models));
     } else {
       return InvalidArgument(source, ": unknown key 'tenants.", key,
                              "' (name, token_sha256, max_sessions, max_concurrent_runs, max_device_memory_bytes, "
-                             "max_queued_calls, max_memory_bytes)");
+                             "max_queued_calls, max_memory_bytes, admin, models)");
     }
   }
   return absl::OkStatus();
@@ -100,6 +104,11 @@ absl::Status ApplyKey(const std::string& key, const YAML::Node& value, std::stri
   if (key == "memory_budget_bytes") return Read(value, key, source, c.memory_budget_bytes);
   if (key == "shared_memory") return Read(value, key, source, c.shared_memory);
   if (key == "testing_retain_bytes_per_run") return Read(value, key, source, c.testing_retain_bytes_per_run);
+  if (key == "model_repository") return Read(value, key, source, c.model_repository);
+  if (key == "model_control_mode") return Read(value, key, source, c.model_control_mode);
+  if (key == "load_model") return Read(value, key, source, c.load_model);
+  if (key == "repository_poll_secs") return Read(value, key, source, c.repository_poll_secs);
+  if (key == "serving_max_queue_size") return Read(value, key, source, c.serving_max_queue_size);
   if (key == "devices") {
     if (!value.IsSequence()) return InvalidArgument(source, ": 'devices' must be a list");
     c.devices.clear();
@@ -300,6 +309,20 @@ absl::Status ValidateConfig(const ServerConfig& config) {
   if (config.testing_retain_bytes_per_run < 0 || config.testing_retain_bytes_per_run > (int64_t{1} << 30)) {
     return InvalidArgument("testing_retain_bytes_per_run must be in [0, 1 GiB]");
   }
+  if (config.model_control_mode != "none" && config.model_control_mode != "explicit" &&
+      config.model_control_mode != "poll") {
+    return InvalidArgument("model_control_mode must be none, explicit or poll, not '", config.model_control_mode, "'");
+  }
+  if (!config.load_model.empty() && config.model_control_mode != "explicit") {
+    return InvalidArgument("load_model needs model_control_mode explicit (the other modes load every model)");
+  }
+  if (!config.load_model.empty() && config.model_repository.empty()) {
+    return InvalidArgument("load_model needs model_repository");
+  }
+  if (!(config.repository_poll_secs >= 1) || config.repository_poll_secs > 86400) {
+    return InvalidArgument("repository_poll_secs must be in [1, 86400]");
+  }
+  GE_RETURN_IF_ERROR(CheckBound("serving_max_queue_size", config.serving_max_queue_size, 1, 1000000));
   return absl::OkStatus();
 }
 
@@ -338,6 +361,11 @@ std::string ConfigToYaml(const ServerConfig& config) {
   if (config.testing_retain_bytes_per_run > 0) {
     out << YAML::Key << "testing_retain_bytes_per_run" << YAML::Value << config.testing_retain_bytes_per_run;
   }
+  out << YAML::Key << "model_repository" << YAML::Value << config.model_repository;
+  out << YAML::Key << "model_control_mode" << YAML::Value << config.model_control_mode;
+  out << YAML::Key << "load_model" << YAML::Value << YAML::Flow << config.load_model;
+  out << YAML::Key << "repository_poll_secs" << YAML::Value << config.repository_poll_secs;
+  out << YAML::Key << "serving_max_queue_size" << YAML::Value << config.serving_max_queue_size;
   out << YAML::Key << "devices" << YAML::Value << YAML::BeginSeq;
   for (const DeviceConfig& d : config.devices) {
     out << YAML::BeginMap << YAML::Key << "name" << YAML::Value << d.name << YAML::Key << "threads"
@@ -352,7 +380,9 @@ std::string ConfigToYaml(const ServerConfig& config) {
         << t.token_sha256 << YAML::Key << "max_sessions" << YAML::Value << t.max_sessions << YAML::Key
         << "max_concurrent_runs" << YAML::Value << t.max_concurrent_runs << YAML::Key << "max_device_memory_bytes"
         << YAML::Value << t.max_device_memory_bytes << YAML::Key << "max_queued_calls" << YAML::Value
-        << t.max_queued_calls << YAML::Key << "max_memory_bytes" << YAML::Value << t.max_memory_bytes << YAML::EndMap;
+        << t.max_queued_calls << YAML::Key << "max_memory_bytes" << YAML::Value << t.max_memory_bytes << YAML::Key
+        << "admin" << YAML::Value << t.admin << YAML::Key << "models" << YAML::Value << YAML::Flow << t.models
+        << YAML::EndMap;
   }
   out << YAML::EndSeq << YAML::EndMap;
   return std::string(out.c_str()) + "\n";

@@ -25,6 +25,11 @@ struct TenantConfig {
   // Every byte the tenant's calls hold (device memory above, dynamic
   // outputs, intermediates, workspaces, ExecuteOp); 0: unlimited.
   int64_t max_memory_bytes = 0;
+  // Model repositories (docs/serving.md): an admin tenant may load and
+  // unload models; `models`, when not empty, lists the repository models
+  // the tenant may infer and see (empty: all of them).
+  bool admin = false;
+  std::vector<std::string> models = {};
 };
 
 struct DeviceConfig {
@@ -84,6 +89,14 @@ struct ServerConfig {
   // Testing only: every RunGraph keeps this many bytes for the daemon's life,
   // a deliberate leak (the negative control of the memory-growth test).
   int64_t testing_retain_bytes_per_run = 0;
+  // Model repository (docs/serving.md): a Triton-layout directory served
+  // over the KServe v2 protocol; empty: none.
+  std::string model_repository;
+  std::string model_control_mode = "none";  // none, explicit or poll
+  std::vector<std::string> load_model;      // explicit mode: the models loaded at start-up
+  double repository_poll_secs = 15;         // poll mode: rescan period
+  // A model's batch queue bound when its config sets no max_queue_size.
+  int64_t serving_max_queue_size = 1024;
 };
 
 // The defaults with the cache directory resolved from the environment.

@@ -58,8 +58,19 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const ServerConfig& config
   d->thread_budget_ = std::make_unique<ThreadBudget>(config.max_inter_op_threads);
   ctx.thread_budget = d->thread_budget_.get();
   ctx.start_ns = SteadyNowNs();
+  GE_RETURN_IF_ERROR(d->OpenRepository());
   GE_RETURN_IF_ERROR(d->StartGrpc());
   GE_RETURN_IF_ERROR(d->StartHttp());
+  if (d->repository_ != nullptr) {
+    // The ready file, health SERVING and ServerReady wait for every
+    // start-up model to load or fail; ServerLive answers meanwhile.
+    Logger("server").info("loading the models of {}", config.model_repository);
+    d->repository_->LoadStartupModels();
+    d->repository_started_ = true;
+    d->last_poll_ns_ = SteadyNowNs();
+    d->server_->GetHealthCheckService()->SetServingStatus(true);
+    d->server_->GetHealthCheckService()->SetServingStatus(kServiceName, true);
+  }
   Logger("server").info("ged serving gRPC on {} and metrics on {}", d->grpc_address(), d->metrics_address());
   return d;
 }
@@ -90,6 +101,32 @@ absl::Status Daemon::StartRuntime() {
   }
   GE_ASSIGN_OR_RETURN(runtime_, session::Runtime::Create(options));
   if (runtime_->cache() != nullptr) Logger("server").info("compiled-model cache at {}", runtime_->cache()->dir());
+  return absl::OkStatus();
+}
+
+absl::Status Daemon::OpenRepository() {
+  if (config_.model_repository.empty()) return absl::OkStatus();
+  serving::RepositoryOptions options;
+  options.dir = config_.model_repository;
+  GE_ASSIGN_OR_RETURN(options.mode, serving::ParseControlMode(config_.model_control_mode));
+  options.startup_models = config_.load_model;
+  options.load.memory = memory_budget_;  // executors count against the daemon's budget
+  options.load.max_tensor_bytes = config_.max_tensor_bytes;
+  options.load.compile_timeout_seconds = config_.compile_timeout_seconds;
+  options.load.default_max_queue_size = config_.serving_max_queue_size;
+  ServerMetrics* metrics = metrics_.get();
+  options.load.observer.request = [metrics](const std::string& model, const std::string& version,
+                                            absl::StatusCode code) {
+    metrics->inference_requests_total.WithLabels({model, version, absl::StatusCodeToString(code)}).Increment();
+  };
+  options.load.observer.batch = [metrics](const std::string& model, int64_t rows) {
+    metrics->inference_batch_size.WithLabels({model}).Observe(static_cast<double>(rows));
+  };
+  options.load.observer.queue = [metrics](const std::string& model, double seconds) {
+    metrics->inference_queue_duration.WithLabels({model}).Observe(seconds);
+  };
+  GE_ASSIGN_OR_RETURN(repository_, serving::ModelRepository::Open(*runtime_, std::move(options)));
+  kserve_ = std::make_unique<KServeService>(context_, *repository_);
   return absl::OkStatus();
 }
 
@@ -228,6 +265,7 @@ absl::Status Daemon::StartGrpc() {
         grpc::ServerBuilder::experimental_type::ExternalConnectionType::FROM_FD, local);
   }
   builder.RegisterService(service_.get());
+  if (kserve_ != nullptr) builder.RegisterService(kserve_.get());
   builder.SetMaxReceiveMessageSize(static_cast<int>(config_.max_message_bytes));
   builder.SetMaxSendMessageSize(static_cast<int>(config_.max_message_bytes));
   const mode_t old_umask = umask(0177);
@@ -242,8 +280,9 @@ absl::Status Daemon::StartGrpc() {
     });
   }
   grpc_port_ = bound;
-  server_->GetHealthCheckService()->SetServingStatus(true);
-  server_->GetHealthCheckService()->SetServingStatus(kServiceName, true);
+  const bool serving = repository_ == nullptr;  // else once the start-up models are loaded
+  server_->GetHealthCheckService()->SetServingStatus(serving);
+  server_->GetHealthCheckService()->SetServingStatus(kServiceName, serving);
   return absl::OkStatus();
 }
 
@@ -255,6 +294,9 @@ absl::Status Daemon::StartHttp() {
   routes["/healthz"] = [] { return HttpReply{200, "text/plain; charset=utf-8", "ok\n"}; };
   routes["/readyz"] = [this] {
     if (context_.draining.load()) return HttpReply{503, "text/plain; charset=utf-8", "draining\n"};
+    if (repository_ != nullptr && !repository_started_.load()) {
+      return HttpReply{503, "text/plain; charset=utf-8", "loading models\n"};
+    }
     return HttpReply{200, "text/plain; charset=utf-8", "ready\n"};
   };
   GE_ASSIGN_OR_RETURN(http_, HttpEndpoint::Start(config_.metrics_listen, std::move(routes)));
@@ -326,6 +368,14 @@ void Daemon::Tick() {
   const auto idle = std::chrono::duration<double>(config_.session_idle_timeout_seconds);
   const int expired = sessions_->ExpireIdle(std::chrono::duration_cast<std::chrono::nanoseconds>(idle));
   if (expired > 0) Logger("server").info("expired {} idle session(s)", expired);
+  if (repository_ != nullptr) {
+    if (config_.model_control_mode == "poll" &&
+        SteadyNowNs() - last_poll_ns_ >= static_cast<int64_t>(config_.repository_poll_secs * 1e9)) {
+      last_poll_ns_ = SteadyNowNs();
+      repository_->Poll();
+    }
+    repository_->Reap();
+  }
   const size_t trimmed = sessions_->TrimIdleCaches();
   if (trimmed > 0) Logger("server").debug("returned {} bytes of idle sessions' output caches", trimmed);
 }
@@ -348,6 +398,7 @@ bool Daemon::Shutdown() {
   if (unix_listener_ != nullptr) unix_listener_->Stop();
   server_->Shutdown(std::chrono::system_clock::now() + std::chrono::milliseconds(100));
   server_->Wait();
+  if (repository_ != nullptr) repository_->Shutdown();
   return drained;
 }
 
@@ -358,6 +409,8 @@ Daemon::ReleaseReport Daemon::Close() {
   Shutdown();
   unix_listener_.reset();
   server_.reset();
+  kserve_.reset();
+  repository_.reset();
   http_.reset();
   for (Device& d : devices_) d.queue.reset();  // drains: runs still use sessions and pools
   op_cache_.reset();

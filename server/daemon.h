@@ -11,6 +11,7 @@
 // queues drain.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <string>
 #include <vector>
@@ -19,9 +20,11 @@
 #include "grpcpp/server.h"
 #include "server/config.h"
 #include "server/http_endpoint.h"
+#include "server/kserve_service.h"
 #include "server/metrics.h"
 #include "server/prometheus.h"
 #include "server/service.h"
+#include "server/serving/repository.h"
 #include "server/unix_listener.h"
 
 namespace ge::server {
@@ -54,6 +57,10 @@ class Daemon {
   absl::Status StartDevices();
   absl::Status StartGrpc();
   absl::Status StartHttp();
+  // The model repository (model_repository): opened before gRPC starts,
+  // its start-up models loaded once gRPC serves (health NOT_SERVING until
+  // then).
+  absl::Status OpenRepository();
   void RefreshGauges();
 
   ServerConfig config_;
@@ -75,6 +82,10 @@ class Daemon {
   std::unique_ptr<ServerMetrics> metrics_;
   ServiceContext context_;
   std::unique_ptr<GraphEngineService> service_;
+  std::unique_ptr<serving::ModelRepository> repository_;  // when model_repository is set
+  std::unique_ptr<KServeService> kserve_;
+  std::atomic<bool> repository_started_{false};  // start-up models loaded or failed
+  int64_t last_poll_ns_ = 0;
   std::unique_ptr<grpc::Server> server_;
   std::unique_ptr<UnixListener> unix_listener_;  // when config.unix_socket
   std::unique_ptr<HttpEndpoint> http_;

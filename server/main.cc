@@ -8,6 +8,8 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include "CLI/CLI.hpp"
 #include "base/logging.h"
@@ -51,7 +53,9 @@ int main(int argc, char** argv) {
   CLI::App app{"ged: the graph engine daemon"};
   app.set_version_flag("--version", std::string("ged ") + GED_VERSION_STRING);
   std::string config_path, listen, metrics_listen, ready_file, cache_dir, plugin_dir, devices, log_level, unix_socket;
-  double idle_timeout = 0, shutdown_timeout = -1;
+  std::string model_repository, model_control_mode;
+  std::vector<std::string> load_models;
+  double idle_timeout = 0, shutdown_timeout = -1, poll_secs = 0;
   bool print_config = false, shared_memory = false, no_cache = false;
   app.add_option("--config", config_path, "YAML configuration file (docs/cli.md lists the keys)");
   app.add_option("--listen", listen, "gRPC address HOST:PORT (default 127.0.0.1:50051; port 0: a free port)");
@@ -67,6 +71,12 @@ int main(int argc, char** argv) {
   app.add_option("--shutdown-timeout", shutdown_timeout, "Seconds in-flight calls get on SIGTERM");
   app.add_flag("--shared-memory", shared_memory,
                "Enable shared-memory I/O for clients on this host (RegisterSharedMemory; off by default)");
+  app.add_option("--model-repository", model_repository,
+                 "Serve the Triton-layout model repository DIR over the KServe v2 protocol (docs/serving.md)");
+  app.add_option("--model-control-mode", model_control_mode,
+                 "none (load every model, no load/unload), explicit (--load-model, then RepositoryModelLoad) or poll");
+  app.add_option("--load-model", load_models, "Explicit mode: a model to load at start-up (repeatable)");
+  app.add_option("--repository-poll-secs", poll_secs, "Poll mode: seconds between rescans of the repository");
   app.add_flag("--print-config", print_config, "Print the effective configuration as YAML and exit");
   try {
     app.parse(argc, argv);
@@ -90,6 +100,10 @@ int main(int argc, char** argv) {
   if (idle_timeout > 0) config.session_idle_timeout_seconds = idle_timeout;
   if (shutdown_timeout >= 0) config.shutdown_timeout_seconds = shutdown_timeout;
   if (shared_memory) config.shared_memory = true;
+  if (!model_repository.empty()) config.model_repository = model_repository;
+  if (!model_control_mode.empty()) config.model_control_mode = model_control_mode;
+  if (!load_models.empty()) config.load_model = load_models;
+  if (poll_secs > 0) config.repository_poll_secs = poll_secs;
   if (!devices.empty()) {
     auto parsed = ge::server::ParseDevicesFlag(devices);
     if (!parsed.ok()) return Fail(parsed.status());

@@ -57,6 +57,15 @@ ServerMetrics::ServerMetrics(prometheus::Registry& r)
                                    "Runs of graphs compiled with gears, by path: a gear's static branch (gear) or "
                                    "the dynamic graph of hybrid mode (dynamic)",
                                    {"path"})),
+      inference_requests_total(r.AddCounter("ged_inference_requests_total",
+                                            "Inference requests of repository models, by model, version and code",
+                                            {"model", "version", "code"})),
+      inference_batch_size(r.AddHistogram("ged_inference_batch_size",
+                                          "Rows of each run of a repository model (several requests when batched)",
+                                          {"model"}, {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 4096})),
+      inference_queue_duration(r.AddHistogram("ged_inference_queue_duration_seconds",
+                                              "Time a request waited in its model's batch queue", {"model"},
+                                              LatencyBuckets())),
       build_info(r.AddGauge("ged_build_info", "Always 1; the version label names the build", {"version"})) {
   build_info.WithLabels({GED_VERSION_STRING}).Set(1);
 }

@@ -35,6 +35,11 @@ struct ServerMetrics {
   prometheus::HistogramFamily& model_load_duration;
   prometheus::CounterFamily& op_cache_lookups_total;     // {result}: hit, miss
   prometheus::CounterFamily& gear_runs_total;            // {path}: gear, dynamic
+  // Model repositories (docs/serving.md): labelled by repository model
+  // names, which the operator controls (never by a name a client sent).
+  prometheus::CounterFamily& inference_requests_total;    // {model, version, code}
+  prometheus::HistogramFamily& inference_batch_size;      // {model}: rows per run
+  prometheus::HistogramFamily& inference_queue_duration;  // {model}
   prometheus::GaugeFamily& build_info;                  // {version}, always 1
 };
 

@@ -62,6 +62,7 @@ TenantRegistry::TenantRegistry(const std::vector<TenantConfig>& configs, std::sh
     t->max_sessions = 1024;
     t->max_concurrent_runs = 1024;
     t->max_queued_calls = int64_t{1} << 40;  // the only tenant: the queues' capacity bounds it
+    t->admin = true;                         // open mode: every caller is the operator's local user
     MakeQuotas(*t, 0, 0, budget);
     tenants_.push_back(std::move(t));
     return;
@@ -73,9 +74,15 @@ TenantRegistry::TenantRegistry(const std::vector<TenantConfig>& configs, std::sh
     t->max_sessions = c.max_sessions;
     t->max_concurrent_runs = c.max_concurrent_runs;
     t->max_queued_calls = c.max_queued_calls;
+    t->admin = c.admin;
+    t->models = c.models;
     MakeQuotas(*t, c.max_device_memory_bytes, c.max_memory_bytes, budget);
     tenants_.push_back(std::move(t));
   }
+}
+
+bool Tenant::MayUseModel(std::string_view model) const {
+  return models.empty() || std::find(models.begin(), models.end(), model) != models.end();
 }
 
 absl::StatusOr<Tenant*> TenantRegistry::Authenticate(std::string_view authorization) const {

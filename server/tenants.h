@@ -9,6 +9,7 @@
 // and the daemon listens on loopback only (ValidateConfig).
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cstdint>
@@ -52,6 +53,12 @@ struct Tenant {
   std::atomic<int64_t> sessions{0};
   std::atomic<int64_t> running{0};
   std::atomic<int64_t> queued{0};  // calls in a run queue, not yet started
+  // Model repositories: repository control (load, unload) needs admin (the
+  // open mode's default tenant has it); a non-empty `models` limits the
+  // repository models the tenant may use.
+  bool admin = false;
+  std::vector<std::string> models;
+  bool MayUseModel(std::string_view model) const;
 };
 
 class TenantRegistry {

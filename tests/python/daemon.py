@@ -35,7 +35,9 @@ class Daemon:
         while time.monotonic() < deadline:
             if os.path.exists(ready):
                 with open(ready) as f:
-                    self.address = json.load(f)["grpc"]
+                    addresses = json.load(f)
+                self.address = addresses["grpc"]
+                self.metrics_address = addresses["metrics"]
                 return
             if self.process.poll() is not None:
                 raise RuntimeError(f"ged exited ({self.process.returncode}) before serving:\n{self.log()}")
@@ -58,3 +60,15 @@ class Daemon:
         code = self.process.returncode
         self.dir.cleanup()
         return code
+
+
+def poll_until(condition, timeout=60, interval=0.05):
+    """Calls `condition` until it returns true or `timeout` seconds pass
+    (polling with a deadline, for state only another process can change);
+    its last value."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = condition()
+        if value or time.monotonic() >= deadline:
+            return value
+        time.sleep(interval)

@@ -255,5 +255,32 @@ TEST(ConfigTest, MemoryKeysParseValidateAndReadBack) {
   EXPECT_NE(ValidateConfig(c).message().find("memory_budget_bytes"), std::string::npos);
 }
 
+TEST(ConfigTest, ModelRepositoryKeys) {
+  ServerConfig c = DefaultConfig();
+  ASSERT_TRUE(ApplyYaml("model_repository: /srv/models\nmodel_control_mode: explicit\n"
+                        "load_model: [a, b]\nrepository_poll_secs: 2\nserving_max_queue_size: 10\n"
+                        "tenants: [{name: ops, token_sha256: " +
+                            std::string(64, 'b') + ", admin: true, models: [a]}]\n",
+                        "s.yaml", c)
+                  .ok());
+  EXPECT_EQ(c.model_repository, "/srv/models");
+  EXPECT_EQ(c.load_model, (std::vector<std::string>{"a", "b"}));
+  EXPECT_TRUE(c.tenants[0].admin);
+  EXPECT_EQ(c.tenants[0].models, std::vector<std::string>{"a"});
+  EXPECT_TRUE(ValidateConfig(c).ok());
+  ServerConfig back = DefaultConfig();
+  ASSERT_TRUE(ApplyYaml(ConfigToYaml(c), "printed", back).ok()) << ConfigToYaml(c);
+  EXPECT_EQ(ConfigToYaml(back), ConfigToYaml(c));
+  ServerConfig bad = c;
+  bad.model_control_mode = "sometimes";
+  EXPECT_NE(ValidateConfig(bad).message().find("model_control_mode"), std::string::npos);
+  bad = c;
+  bad.model_control_mode = "none";  // load_model needs explicit
+  EXPECT_NE(ValidateConfig(bad).message().find("load_model"), std::string::npos);
+  bad = c;
+  bad.repository_poll_secs = 0;
+  EXPECT_NE(ValidateConfig(bad).message().find("repository_poll_secs"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace ge::server

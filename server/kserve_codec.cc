@@ -1,0 +1,221 @@
+// KServe v2 gRPC tensor decoding and encoding (kserve_codec.h).
+#include "server/kserve_codec.h"
+
+#include <cstring>
+#include <limits>
+
+#include "base/status.h"
+#include "base/strings.h"
+#include "server/serving/model_config.h"
+
+namespace ge::server {
+namespace {
+
+using Input = inference::ModelInferRequest::InferInputTensor;
+
+bool HasTypedContents(const inference::InferTensorContents& c) {
+  return c.bool_contents_size() + c.int_contents_size() + c.int64_contents_size() + c.uint_contents_size() +
+             c.uint64_contents_size() + c.fp32_contents_size() + c.fp64_contents_size() + c.bytes_contents_size() >
+         0;
+}
+
+int TypedFieldsSet(const inference::InferTensorContents& c) {
+  return (c.bool_contents_size() > 0) + (c.int_contents_size() > 0) + (c.int64_contents_size() > 0) +
+         (c.uint_contents_size() > 0) + (c.uint64_contents_size() > 0) + (c.fp32_contents_size() > 0) +
+         (c.fp64_contents_size() > 0) + (c.bytes_contents_size() > 0);
+}
+
+// Copies a repeated field into the tensor, converting each element to T,
+// refusing values T cannot hold.
+template <typename T, typename Repeated>
+absl::Status CopyTyped(const Repeated& values, Tensor& t, const std::string& what) {
+  T* dst = t.data<T>();
+  for (int i = 0; i < values.size(); ++i) {
+    const auto v = values.Get(i);
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+      if (v < std::numeric_limits<T>::min() || v > std::numeric_limits<T>::max()) {
+        return InvalidArgument(what, ": element ", i, " (", v, ") does not fit its datatype");
+      }
+    }
+    dst[i] = static_cast<T>(v);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status FromTyped(const inference::InferTensorContents& c, int64_t count, Tensor& t, const std::string& what) {
+  if (TypedFieldsSet(c) > 1) return InvalidArgument(what, ": contents sets more than one typed field");
+  auto check = [&](int size, const char* field) -> absl::Status {
+    if (size != count) {
+      return InvalidArgument(what, ": ", field, " holds ", size, " elements, the shape needs ", count);
+    }
+    return absl::OkStatus();
+  };
+  switch (t.dtype()) {
+    case DataType::kBool:
+      GE_RETURN_IF_ERROR(check(c.bool_contents_size(), "bool_contents"));
+      return CopyTyped<bool>(c.bool_contents(), t, what);
+    case DataType::kInt8:
+      GE_RETURN_IF_ERROR(check(c.int_contents_size(), "int_contents"));
+      return CopyTyped<int8_t>(c.int_contents(), t, what);
+    case DataType::kInt16:
+      GE_RETURN_IF_ERROR(check(c.int_contents_size(), "int_contents"));
+      return CopyTyped<int16_t>(c.int_contents(), t, what);
+    case DataType::kInt32:
+      GE_RETURN_IF_ERROR(check(c.int_contents_size(), "int_contents"));
+      return CopyTyped<int32_t>(c.int_contents(), t, what);
+    case DataType::kInt64:
+      GE_RETURN_IF_ERROR(check(c.int64_contents_size(), "int64_contents"));
+      return CopyTyped<int64_t>(c.int64_contents(), t, what);
+    case DataType::kUint8:
+      GE_RETURN_IF_ERROR(check(c.uint_contents_size(), "uint_contents"));
+      return CopyTyped<uint8_t>(c.uint_contents(), t, what);
+    case DataType::kUint16:
+      GE_RETURN_IF_ERROR(check(c.uint_contents_size(), "uint_contents"));
+      return CopyTyped<uint16_t>(c.uint_contents(), t, what);
+    case DataType::kUint32:
+      GE_RETURN_IF_ERROR(check(c.uint_contents_size(), "uint_contents"));
+      return CopyTyped<uint32_t>(c.uint_contents(), t, what);
+    case DataType::kUint64:
+      GE_RETURN_IF_ERROR(check(c.uint64_contents_size(), "uint64_contents"));
+      return CopyTyped<uint64_t>(c.uint64_contents(), t, what);
+    case DataType::kFloat:
+      GE_RETURN_IF_ERROR(check(c.fp32_contents_size(), "fp32_contents"));
+      return CopyTyped<float>(c.fp32_contents(), t, what);
+    case DataType::kDouble:
+      GE_RETURN_IF_ERROR(check(c.fp64_contents_size(), "fp64_contents"));
+      return CopyTyped<double>(c.fp64_contents(), t, what);
+    case DataType::kString: {
+      GE_RETURN_IF_ERROR(check(c.bytes_contents_size(), "bytes_contents"));
+      for (int i = 0; i < c.bytes_contents_size(); ++i) t.data<std::string>()[i] = c.bytes_contents(i);
+      return absl::OkStatus();
+    }
+    default:
+      return InvalidArgument(what, ": ", serving::KServeDatatype(t.dtype()),
+                             " has no typed contents field; send it in raw_input_contents");
+  }
+}
+
+absl::Status FromRaw(const std::string& raw, int64_t count, Tensor& t, const std::string& what) {
+  if (t.dtype() != DataType::kString) {
+    const int64_t need = count * static_cast<int64_t>(DataTypeSize(t.dtype()));
+    if (static_cast<int64_t>(raw.size()) != need) {
+      return InvalidArgument(what, ": raw_input_contents holds ", raw.size(), " bytes, the shape and datatype need ",
+                             need);
+    }
+    if (need > 0) std::memcpy(t.raw_data(), raw.data(), raw.size());
+    return absl::OkStatus();
+  }
+  // BYTES: each element a 4-byte little-endian length, then its bytes.
+  size_t at = 0;
+  for (int64_t i = 0; i < count; ++i) {
+    if (raw.size() - at < 4) return InvalidArgument(what, ": raw BYTES end inside the length of element ", i);
+    const auto* p = reinterpret_cast<const unsigned char*>(raw.data() + at);
+    const uint64_t n = uint64_t{p[0]} | uint64_t{p[1]} << 8 | uint64_t{p[2]} << 16 | uint64_t{p[3]} << 24;
+    at += 4;
+    if (n > raw.size() - at) {
+      return InvalidArgument(what, ": raw BYTES element ", i, " claims ", n, " bytes, ", raw.size() - at, " remain");
+    }
+    t.data<std::string>()[i].assign(raw.data() + at, n);
+    at += n;
+  }
+  if (at != raw.size()) {
+    return InvalidArgument(what, ": raw BYTES hold ", raw.size() - at, " bytes beyond the shape's ", count,
+                           " elements");
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status DecodeInferRequest(const inference::ModelInferRequest& request, int64_t max_tensor_bytes,
+                                serving::InferRequest* out) {
+  out->model = request.model_name();
+  out->version = request.model_version();
+  out->id = request.id();
+  const bool raw = request.raw_input_contents_size() > 0;
+  if (raw && request.raw_input_contents_size() != request.inputs_size()) {
+    return InvalidArgument("raw_input_contents has ", request.raw_input_contents_size(), " entries for ",
+                           request.inputs_size(), " inputs (one per input, in order)");
+  }
+  for (int i = 0; i < request.inputs_size(); ++i) {
+    const Input& in = request.inputs(i);
+    const std::string what = StrCat("input '", in.name(), "'");
+    if (raw && HasTypedContents(in.contents())) {
+      return InvalidArgument(what, ": typed contents and raw_input_contents are mixed; send one form only");
+    }
+    const std::optional<DataType> dtype = serving::ParseKServeDatatype(in.datatype());
+    if (!dtype) {
+      return InvalidArgument(what, ": unknown datatype '", in.datatype().substr(0, 32),
+                             "' (BOOL, UINT8..UINT64, INT8..INT64, FP16, FP32, FP64, BYTES, BF16)");
+    }
+    if (in.shape_size() > 16) return InvalidArgument(what, ": rank ", in.shape_size(), " is above 16");
+    // The element count, overflow-checked, before anything is allocated.
+    int64_t count = 1;
+    const int64_t element = *dtype == DataType::kString ? 1 : static_cast<int64_t>(DataTypeSize(*dtype));
+    for (int64_t d : in.shape()) {
+      if (d < 0) return InvalidArgument(what, ": shape dim ", d, " is negative");
+      if (d != 0 && count > max_tensor_bytes / d) {
+        return ResourceExhausted(what, ": shape of more than max_tensor_bytes (", max_tensor_bytes,
+                                 ") elements; refused (max_tensor_bytes)");
+      }
+      count *= d;
+    }
+    if (count > max_tensor_bytes / element) {
+      return ResourceExhausted(what, ": ", count, " elements of ", element, " bytes are above max_tensor_bytes (",
+                               max_tensor_bytes, ")");
+    }
+    if (*dtype == DataType::kString) {
+      // Each element costs at least its 4-byte length (raw) or one field.
+      const int64_t carried =
+          raw ? static_cast<int64_t>(request.raw_input_contents(i).size()) / 4 : in.contents().bytes_contents_size();
+      if (count > carried) {
+        return InvalidArgument(what, ": the shape needs ", count, " BYTES elements, the request carries fewer");
+      }
+    }
+    if (!raw && !HasTypedContents(in.contents()) && count > 0) {
+      return InvalidArgument(what, ": no data (set contents or raw_input_contents)");
+    }
+    std::vector<int64_t> dims(in.shape().begin(), in.shape().end());
+    GE_ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(*dtype, Shape(absl::Span<const int64_t>(dims))));
+    if (raw) {
+      GE_RETURN_IF_ERROR(FromRaw(request.raw_input_contents(i), count, t, what));
+    } else if (count > 0) {
+      GE_RETURN_IF_ERROR(FromTyped(in.contents(), count, t, what));
+    }
+    out->inputs.push_back({in.name(), std::move(t)});
+  }
+  for (const auto& o : request.outputs()) {
+    if (o.parameters().count("classification") != 0) {
+      return InvalidArgument("output '", o.name(), "': the classification extension is not supported by ged");
+    }
+    out->outputs.push_back(o.name());
+  }
+  return absl::OkStatus();
+}
+
+void EncodeInferResult(const serving::InferResult& result, inference::ModelInferResponse* response) {
+  response->set_model_name(result.model);
+  response->set_model_version(result.version);
+  response->set_id(result.id);
+  for (const serving::NamedTensor& t : result.outputs) {
+    auto* o = response->add_outputs();
+    o->set_name(t.name);
+    o->set_datatype(std::string(serving::KServeDatatype(t.tensor.dtype())));
+    for (int64_t d : t.tensor.shape().dims()) o->add_shape(d);
+    std::string* raw = response->add_raw_output_contents();
+    if (t.tensor.dtype() == DataType::kString) {
+      for (int64_t i = 0; i < t.tensor.NumElements(); ++i) {
+        const std::string& s = t.tensor.data<std::string>()[i];
+        const uint32_t n = static_cast<uint32_t>(s.size());
+        const char len[4] = {static_cast<char>(n & 0xff), static_cast<char>((n >> 8) & 0xff),
+                             static_cast<char>((n >> 16) & 0xff), static_cast<char>((n >> 24) & 0xff)};
+        raw->append(len, 4);
+        raw->append(s);
+      }
+    } else {
+      raw->assign(static_cast<const char*>(t.tensor.raw_data()), t.tensor.SizeInBytes());
+    }
+  }
+}
+
+}  // namespace ge::server

@@ -1,0 +1,70 @@
+// KServeService: the KServe v2 inference protocol over gRPC
+// (inference.GRPCInferenceService, proto/ge/kserve/grpc_service.proto) for
+// the model repository, on ged's own listen address beside ge.v1.GraphEngine
+// (docs/serving.md, docs/api.md).
+//
+// Every call is admitted as ged's own are (AdmitCall: the bearer token names
+// the tenant; refused while draining) and counted in ged_requests_total.
+// Inference calls count against the tenant's max_concurrent_runs and its
+// memory; a tenant whose `models` list leaves a model out sees it as
+// unknown. Repository control (load, unload) is for admin tenants (or open
+// mode) and runs on the first device's run queue, as compilations do.
+// Inference goes to the serving core (server/serving): a request is decoded
+// (server/kserve_codec.h), queued in its model's batcher and answered from a
+// batcher thread.
+#pragma once
+
+#include "ge/kserve/grpc_service.grpc.pb.h"
+#include "server/service.h"
+#include "server/serving/repository.h"
+
+namespace ge::server {
+
+class KServeService final : public inference::GRPCInferenceService::CallbackService {
+ public:
+  KServeService(ServiceContext& context, serving::ModelRepository& repository)
+      : ctx_(context), repository_(repository) {}
+
+  grpc::ServerUnaryReactor* ServerLive(grpc::CallbackServerContext* call, const inference::ServerLiveRequest* request,
+                                       inference::ServerLiveResponse* response) override;
+  grpc::ServerUnaryReactor* ServerReady(grpc::CallbackServerContext* call, const inference::ServerReadyRequest* request,
+                                        inference::ServerReadyResponse* response) override;
+  grpc::ServerUnaryReactor* ModelReady(grpc::CallbackServerContext* call, const inference::ModelReadyRequest* request,
+                                       inference::ModelReadyResponse* response) override;
+  grpc::ServerUnaryReactor* ServerMetadata(grpc::CallbackServerContext* call,
+                                           const inference::ServerMetadataRequest* request,
+                                           inference::ServerMetadataResponse* response) override;
+  grpc::ServerUnaryReactor* ModelMetadata(grpc::CallbackServerContext* call,
+                                          const inference::ModelMetadataRequest* request,
+                                          inference::ModelMetadataResponse* response) override;
+  grpc::ServerUnaryReactor* ModelInfer(grpc::CallbackServerContext* call, const inference::ModelInferRequest* request,
+                                       inference::ModelInferResponse* response) override;
+  grpc::ServerBidiReactor<inference::ModelInferRequest, inference::ModelStreamInferResponse>* ModelStreamInfer(
+      grpc::CallbackServerContext* call) override;
+  grpc::ServerUnaryReactor* ModelConfig(grpc::CallbackServerContext* call, const inference::ModelConfigRequest* request,
+                                        inference::ModelConfigResponse* response) override;
+  grpc::ServerUnaryReactor* ModelStatistics(grpc::CallbackServerContext* call,
+                                            const inference::ModelStatisticsRequest* request,
+                                            inference::ModelStatisticsResponse* response) override;
+  grpc::ServerUnaryReactor* RepositoryIndex(grpc::CallbackServerContext* call,
+                                            const inference::RepositoryIndexRequest* request,
+                                            inference::RepositoryIndexResponse* response) override;
+  grpc::ServerUnaryReactor* RepositoryModelLoad(grpc::CallbackServerContext* call,
+                                                const inference::RepositoryModelLoadRequest* request,
+                                                inference::RepositoryModelLoadResponse* response) override;
+  grpc::ServerUnaryReactor* RepositoryModelUnload(grpc::CallbackServerContext* call,
+                                                  const inference::RepositoryModelUnloadRequest* request,
+                                                  inference::RepositoryModelUnloadResponse* response) override;
+
+ private:
+  ServiceContext& ctx_;
+  serving::ModelRepository& repository_;
+};
+
+// The model `name` as `tenant` may see it (NOT_FOUND, with the words of an
+// unknown model, when its `models` list leaves it out).
+absl::StatusOr<std::shared_ptr<serving::ServedModel>> FindForTenant(const serving::ModelRepository& repository,
+                                                                    const Tenant& tenant, std::string_view name,
+                                                                    std::string_view version);
+
+}  // namespace ge::server
