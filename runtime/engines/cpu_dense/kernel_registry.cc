@@ -38,6 +38,13 @@ absl::Status CheckSupported(const DenseKernelTable& table, const ir::OpDesc& op,
   return absl::OkStatus();
 }
 
+absl::Status CheckSupportedNode(const DenseKernelTable& table, const ir::Node& node, const DenseContext& ctx) {
+  GE_RETURN_IF_ERROR(CheckSupported(table, node.op_desc(), ctx));
+  const DenseKernelDef* def = table.Find(node.type());
+  if (def->node_check) GE_RETURN_IF_ERROR(def->node_check(node));
+  return absl::OkStatus();
+}
+
 DataType InputDtype(const ir::OpDesc& op, int i) {
   return i < op.num_inputs() ? op.input(i).type.dtype() : DataType::kUndefined;
 }
@@ -66,6 +73,8 @@ void RegisterDenseKernels(DenseKernelTable& table) {
   RegisterEltwiseKernels(table);
   RegisterBinaryKernels(table);
   RegisterLayoutKernels(table);
+  RegisterInt8ConvKernels(table);
+  RegisterInt8MatMulKernels(table);
 }
 
 }  // namespace ge::engine::cpu_dense

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "base/ir/node.h"
 #include "base/ir/op_desc.h"
 #include "base/strings.h"
 #include "runtime/engines/api/kernel.h"
@@ -26,12 +27,15 @@ namespace ge::engine::cpu_dense {
 using SupportCheckFn = std::function<absl::Status(const ir::OpDesc& op, const DenseContext& ctx)>;
 using DenseCreateFn = std::function<absl::StatusOr<std::unique_ptr<Kernel>>(
     const ir::OpDesc& op, const DenseContext& ctx)>;
+// A check that needs the graph around the node (its constant inputs).
+using NodeCheckFn = std::function<absl::Status(const ir::Node& node)>;
 
 struct DenseKernelDef {
   std::string op_type;
   sdk::DataTypeSet dtypes;       // of input 0 and output 0; bf16 also needs the CPU's support
   SupportCheckFn check;          // may be empty: nothing beyond dtypes
   DenseCreateFn create;
+  NodeCheckFn node_check;  // may be empty; runs after `check` when the node is known
 };
 
 // The SDK's kernel table over cpu_dense's definitions.
@@ -40,6 +44,8 @@ using DenseKernelTable = sdk::KernelTable<DenseKernelDef>;
 // OK when cpu_dense runs `op`; otherwise why not (Unimplemented for what
 // the engine lacks, InvalidArgument for a malformed node).
 absl::Status CheckSupported(const DenseKernelTable& table, const ir::OpDesc& op, const DenseContext& ctx);
+// The same, plus the kernel's node-level check.
+absl::Status CheckSupportedNode(const DenseKernelTable& table, const ir::Node& node, const DenseContext& ctx);
 
 // Registration functions, one per kernel family.
 void RegisterConvKernels(DenseKernelTable& table);
@@ -51,6 +57,8 @@ void RegisterEltwiseKernels(DenseKernelTable& table);
 void RegisterBinaryKernels(DenseKernelTable& table);
 void RegisterFusedKernels(DenseKernelTable& table);
 void RegisterLayoutKernels(DenseKernelTable& table);
+void RegisterInt8ConvKernels(DenseKernelTable& table);
+void RegisterInt8MatMulKernels(DenseKernelTable& table);
 
 // Every cpu_dense kernel, in a fixed order.
 void RegisterDenseKernels(DenseKernelTable& table);
