@@ -335,8 +335,7 @@ void RegisterInt8ConvKernels(DenseKernelTable& table) {
                  if (!attrs.ok()) return NodeError(op, attrs.status().message());
                  if (attrs->group < 1) return NodeError(op, "group ", attrs->group, " must be at least 1");
                  return std::unique_ptr<Kernel>(new Int8ConvKernel(op, ctx, *std::move(attrs)));
-               },
-               CheckInt8WeightZeroPoint});
+               }});
   }
 }
 

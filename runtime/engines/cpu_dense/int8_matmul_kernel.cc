@@ -210,8 +210,7 @@ void RegisterInt8MatMulKernels(DenseKernelTable& table) {
     table.Add({std::string(type), types, CheckInt8MatMul,
                [](const ir::OpDesc& op, const DenseContext& ctx) -> absl::StatusOr<std::unique_ptr<Kernel>> {
                  return std::unique_ptr<Kernel>(new Int8MatMulKernel(op, ctx));
-               },
-               CheckInt8WeightZeroPoint});
+               }});
   }
 }
 

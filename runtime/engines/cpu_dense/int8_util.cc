@@ -166,6 +166,14 @@ absl::Status CheckInt8WeightZeroPoint(const ir::Node& node) {
   return absl::OkStatus();
 }
 
+absl::Status NodeLevelCheck(const ir::Node& node) {
+  const std::string& t = node.type();
+  if (t == "QLinearConv" || t == "ConvInteger" || t == "QLinearMatMul" || t == "MatMulInteger") {
+    return CheckInt8WeightZeroPoint(node);
+  }
+  return absl::OkStatus();
+}
+
 void FlipSign(const void* src, void* dst, int64_t n) {
   const auto* s = static_cast<const uint8_t*>(src);
   auto* d = static_cast<uint8_t*>(dst);

@@ -62,6 +62,9 @@ absl::Status CheckInt8Conv(const ir::OpDesc& op, const DenseContext& ctx);
 absl::Status CheckInt8MatMul(const ir::OpDesc& op, const DenseContext& ctx);
 // Node-level check: the weights' zero point is absent or a constant zero.
 absl::Status CheckInt8WeightZeroPoint(const ir::Node& node);
+// The node-level checks of cpu_dense's kernels: CheckInt8WeightZeroPoint for
+// the four int8 ops, OK for every other op type.
+absl::Status NodeLevelCheck(const ir::Node& node);
 
 // dst[i] = src[i] ^ 0x80 (s8 <-> u8 with the zero point moved by 128).
 void FlipSign(const void* src, void* dst, int64_t n);

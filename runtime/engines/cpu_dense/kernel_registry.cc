@@ -2,6 +2,7 @@
 #include "runtime/engines/cpu_dense/kernel_registry.h"
 
 #include "base/status.h"
+#include "runtime/engines/cpu_dense/int8_util.h"
 
 namespace ge::engine::cpu_dense {
 
@@ -40,8 +41,7 @@ absl::Status CheckSupported(const DenseKernelTable& table, const ir::OpDesc& op,
 
 absl::Status CheckSupportedNode(const DenseKernelTable& table, const ir::Node& node, const DenseContext& ctx) {
   GE_RETURN_IF_ERROR(CheckSupported(table, node.op_desc(), ctx));
-  const DenseKernelDef* def = table.Find(node.type());
-  if (def->node_check) GE_RETURN_IF_ERROR(def->node_check(node));
+  GE_RETURN_IF_ERROR(NodeLevelCheck(node));
   return absl::OkStatus();
 }
 
@@ -75,6 +75,7 @@ void RegisterDenseKernels(DenseKernelTable& table) {
   RegisterLayoutKernels(table);
   RegisterInt8ConvKernels(table);
   RegisterInt8MatMulKernels(table);
+  RegisterQuantizeKernels(table);
 }
 
 }  // namespace ge::engine::cpu_dense

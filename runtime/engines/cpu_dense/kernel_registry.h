@@ -35,7 +35,6 @@ struct DenseKernelDef {
   sdk::DataTypeSet dtypes;       // of input 0 and output 0; bf16 also needs the CPU's support
   SupportCheckFn check;          // may be empty: nothing beyond dtypes
   DenseCreateFn create;
-  NodeCheckFn node_check;  // may be empty; runs after `check` when the node is known
 };
 
 // The SDK's kernel table over cpu_dense's definitions.
@@ -44,7 +43,8 @@ using DenseKernelTable = sdk::KernelTable<DenseKernelDef>;
 // OK when cpu_dense runs `op`; otherwise why not (Unimplemented for what
 // the engine lacks, InvalidArgument for a malformed node).
 absl::Status CheckSupported(const DenseKernelTable& table, const ir::OpDesc& op, const DenseContext& ctx);
-// The same, plus the kernel's node-level check.
+// The same, plus the node-level checks that need the graph around the node
+// (NodeLevelCheck: the int8 ops' constant weight zero points).
 absl::Status CheckSupportedNode(const DenseKernelTable& table, const ir::Node& node, const DenseContext& ctx);
 
 // Registration functions, one per kernel family.
@@ -59,6 +59,7 @@ void RegisterFusedKernels(DenseKernelTable& table);
 void RegisterLayoutKernels(DenseKernelTable& table);
 void RegisterInt8ConvKernels(DenseKernelTable& table);
 void RegisterInt8MatMulKernels(DenseKernelTable& table);
+void RegisterQuantizeKernels(DenseKernelTable& table);
 
 // Every cpu_dense kernel, in a fixed order.
 void RegisterDenseKernels(DenseKernelTable& table);

@@ -212,9 +212,29 @@ std::vector<Case> MatMulIntegerCases(Rng& rng) {
   return cases;
 }
 
+// Per-tensor QuantizeLinear / DequantizeLinear (scale [] or [1], zero
+// point present or absent), values spread over and beyond the range.
+std::vector<Case> QuantizeCases(Rng& rng, bool quantize) {
+  std::vector<Case> cases;
+  for (int i = 0; i < 8; ++i) {
+    const Shape shape{rng.Int(1, 3), rng.Int(1, 40)};
+    const DataType qt = i % 2 == 0 ? DataType::kUint8 : DataType::kInt8;
+    const float scale = rng.Float(0.01f, 0.2f);
+    std::vector<Value> inputs = {
+        quantize ? rng.Random(DataType::kFloat, shape, -40.0, 40.0) : Value(Activation(rng, qt, shape)),
+        rng.Bool() ? Tensor::Scalar<float>(scale) : Tensor::FromVector<float>({scale}, Shape{1})};
+    if (i % 4 != 3 || !quantize) inputs.push_back(ZeroPoint(rng, qt));
+    if (!quantize && i % 4 == 3) inputs.pop_back();
+    cases.push_back(MakeCase(quantize ? "QuantizeLinear" : "DequantizeLinear", inputs));
+  }
+  return cases;
+}
+
 }  // namespace
 
 void AddInt8Cases(CaseTable& table) {
+  table["QuantizeLinear"] = [](Rng& rng) { return QuantizeCases(rng, true); };
+  table["DequantizeLinear"] = [](Rng& rng) { return QuantizeCases(rng, false); };
   table["QLinearConv"] = QLinearConvCases;
   table["ConvInteger"] = ConvIntegerCases;
   table["QLinearMatMul"] = QLinearMatMulCases;
