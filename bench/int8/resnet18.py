@@ -104,7 +104,7 @@ def agreement(args, model, env):
 
 def timing(args, fp32, int8, env):
     fp32, int8 = static_batch1(fp32), static_batch1(int8)
-    common = ["--threads", str(args.threads), "--warmup", "5",
+    common = ["--shape", "image=1,3,224,224", "--threads", str(args.threads), "--warmup", "5",
               "--iterations", str(args.iterations)]
     runs = {"ged_fp32": [], "ged_int8": [], "ort_int8": [], "ort_fp32": []}
     for r in range(args.rounds):
