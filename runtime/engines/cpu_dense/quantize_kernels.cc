@@ -57,15 +57,14 @@ absl::Status Params(const ir::OpDesc& op, const ExecuteContext& ctx, float& scal
 
 template <typename T>
 void Quantize(const float* x, T* y, int64_t n, float scale, int32_t zero) {
-  const auto lo = static_cast<float>(std::numeric_limits<T>::min());
-  const auto hi = static_cast<float>(std::numeric_limits<T>::max());
-  const auto z = static_cast<double>(zero);
-  const auto s = static_cast<double>(scale);
-  // In double, as host_cpu divides (a float quotient could round across a
-  // half-way point the double one does not).
+  // Clamped before rounding, as ONNX Runtime's MLAS does; the quotient in
+  // f32, as ONNX's reference and ONNX Runtime divide.
+  const auto lo = static_cast<float>(std::numeric_limits<T>::min() - zero);
+  const auto hi = static_cast<float>(std::numeric_limits<T>::max() - zero);
 #pragma omp parallel for schedule(static) if (n > (1 << 15))
   for (int64_t i = 0; i < n; ++i) {
-    y[i] = static_cast<T>(std::clamp(std::nearbyint(static_cast<double>(x[i]) / s) + z, double{lo}, double{hi}));
+    const float q = std::nearbyint(std::clamp(x[i] / scale, lo, hi));
+    y[i] = static_cast<T>(static_cast<int32_t>(q) + zero);
   }
 }
 
@@ -110,7 +109,7 @@ class QuantizeKernel final : public Kernel {
 }  // namespace
 
 void RegisterQuantizeKernels(DenseKernelTable& table) {
-  const host_cpu::DataTypeSet types{DataType::kFloat, DataType::kUint8, DataType::kInt8};
+  const sdk::DataTypeSet types{DataType::kFloat, DataType::kUint8, DataType::kInt8};
   for (std::string_view type : {"QuantizeLinear", "DequantizeLinear"}) {
     table.Add({std::string(type), types, CheckPerTensor,
                [](const ir::OpDesc& op, const DenseContext&) -> absl::StatusOr<std::unique_ptr<Kernel>> {
