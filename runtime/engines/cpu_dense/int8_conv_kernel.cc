@@ -11,9 +11,14 @@
 //
 // Constant weights within [-64, 64] run one primitive. Others (full-range,
 // or computed at run time) run two over the source's halves, each exact,
-// summed in int32 by a sum post-op and requantized here. The source and
-// the output are plain (NCHW) tensors; oneDNN's preferred activation
-// layout (channels-last) is reached by reorders inside the kernel.
+// summed in int32 by a sum post-op and requantized here. Constant weights
+// whose values Prepare did not see (a `_const_inputs` attribute only) are
+// classified at the first run, which then rebuilds the primitive unsplit
+// when it can. The source and output are stored as their IoDescs' formats
+// say: channels-last (NHWC, which the blocked-layout pass gives int8
+// activations between int8 nodes) runs the primitive on them directly;
+// plain (NCHW) ones reach oneDNN's preferred layout by reorders inside the
+// kernel.
 #include <cmath>
 #include <cstring>
 #include <optional>
@@ -62,7 +67,11 @@ class Int8ConvKernel final : public DenseKernel {
     int64_t m = 0;
     DataType x_dtype = DataType::kUint8, y_dtype = DataType::kInt32;
     bool split = false, has_bias = false, const_weights = false;
+    bool decide_at_run = false;  // constant weights not seen yet: split until the first run
+    // *_plain: how the tensors are stored (plain, or the IoDesc's layout);
+    // *_md: what the primitive takes.
     dnnl::memory::desc src_plain, src_md, dst_plain, dst_md, acc_plain, bias_md, wei_plain;
+    bool src_fixed = false, dst_fixed = false;  // the primitive takes the stored layout itself
     std::optional<dnnl::reorder> src_reorder, dst_reorder;
     PackedWeights weights;
     dnnl::memory::desc weights_md;
@@ -91,9 +100,11 @@ fwd::primitive_desc Int8ConvKernel::MakeDesc(const ConvPlan& plan, const std::ve
   for (int64_t d : plan.g.dilations) dilations.push_back(d - 1);
   // Split: both halves accumulate int32; unsplit: the output's own type.
   const dt dst_type = plan.split ? dt::s32 : ToDnnlType(plan.y_dtype);
-  const dnnl::memory::desc src_any(ToDnnlDims(plan.x_shape), dt::u8, tag::any);
+  const dnnl::memory::desc src_any =
+      plan.src_fixed ? plan.src_plain : dnnl::memory::desc(ToDnnlDims(plan.x_shape), dt::u8, tag::any);
   const dnnl::memory::desc wei_any(wdims, dt::s8, tag::any);
-  const dnnl::memory::desc dst_any(ToDnnlDims(plan.g.output), dst_type, tag::any);
+  const dnnl::memory::desc dst_any = plan.dst_fixed ? (plan.split ? plan.acc_plain : plan.dst_plain)
+                                                    : dnnl::memory::desc(ToDnnlDims(plan.g.output), dst_type, tag::any);
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   if (!plan.split && !scales.empty()) {
@@ -142,6 +153,11 @@ absl::Status Int8ConvKernel::MakePrimitives(ConvPlan& plan, const std::vector<fl
   }
   plan.src_md = a.src_desc();
   plan.dst_md = a.dst_desc();
+  plan.src_reorder.reset();
+  plan.dst_reorder.reset();
+  if (plan.src_md != plan.src_plain) plan.src_reorder = MakeReorder(eng(), plan.src_plain, plan.src_md);
+  const dnnl::memory::desc& out_plain = plan.split ? plan.acc_plain : plan.dst_plain;
+  if (plan.dst_md != out_plain) plan.dst_reorder = MakeReorder(eng(), plan.dst_md, out_plain);
   return absl::OkStatus();
 }
 
@@ -196,17 +212,20 @@ absl::StatusOr<std::unique_ptr<DenseKernel::Plan>> Int8ConvKernel::Build(const P
   plan->bias_md = PlainDesc(dnnl::memory::dims{plan->m}, dt::s32);
   const Tensor* w = r.const_input(ports_.w);
   plan->split = !(IsConstInput(ports_.w, r) && w != nullptr && FitsUnsplit(*w));
-  plan->src_plain = PlainDesc(plan->x_shape, DataType::kUint8);
-  plan->dst_plain = PlainDesc(plan->g.output, plan->y_dtype);
-  plan->acc_plain = PlainDesc(plan->g.output, DataType::kInt32);
+  plan->decide_at_run = IsConstInput(ports_.w, r) && w == nullptr;
+  // The stored layouts; a channels-last one is handed to the primitive as it is.
+  const ir::Format x_format = op().input(ports_.x).type.tensor().format;
+  const ir::Format y_format = op().output(0).type.tensor().format;
+  GE_ASSIGN_OR_RETURN(plan->src_plain, FormatDesc(plan->x_shape, DataType::kUint8, x_format));
+  GE_ASSIGN_OR_RETURN(plan->dst_plain, FormatDesc(plan->g.output, plan->y_dtype, y_format));
+  GE_ASSIGN_OR_RETURN(plan->acc_plain, FormatDesc(plan->g.output, DataType::kInt32, y_format));
+  plan->src_fixed = x_format == ir::Format::kNHWC || x_format == ir::Format::kNDHWC;
+  plan->dst_fixed = y_format == ir::Format::kNHWC || y_format == ir::Format::kNDHWC;
   // The plain weights in the primitive's dims (groups add a leading dim).
   plan->wei_plain = PlainDesc(GroupedWeightDims(plan->w_shape, attrs_.group), dt::s8);
   plan->const_weights = IsConstInput(ports_.w, r);
   GE_RETURN_IF_ERROR(MakePrimitives(*plan, BuildScales(r, ports_, plan->m)));
   if (w != nullptr) GE_RETURN_IF_ERROR(plan->weights.Preload(eng(), *w));
-  if (plan->src_md != plan->src_plain) plan->src_reorder = MakeReorder(eng(), plan->src_plain, plan->src_md);
-  const dnnl::memory::desc& out_plain = plan->split ? plan->acc_plain : plan->dst_plain;
-  if (plan->dst_md != out_plain) plan->dst_reorder = MakeReorder(eng(), plan->dst_md, out_plain);
   // Workspace: the source copies, the destination in oneDNN's layout, the
   // int32 accumulator, the non-constant weights and the scratchpads.
   const size_t src_bytes = plan->src_plain.get_size();
@@ -222,6 +241,14 @@ absl::StatusOr<std::unique_ptr<DenseKernel::Plan>> Int8ConvKernel::Build(const P
 absl::Status Int8ConvKernel::Run(Plan& base_plan, ExecuteContext& ctx, Scratch& scratch) {
   auto& plan = static_cast<ConvPlan&>(base_plan);
   GE_ASSIGN_OR_RETURN(std::vector<float> scales, Scales(plan, ctx));
+  if (plan.decide_at_run) {
+    // Constant weights seen for the first time: one primitive when they fit.
+    plan.decide_at_run = false;
+    if (FitsUnsplit(ctx.input(ports_.w))) {
+      plan.split = false;
+      GE_RETURN_IF_ERROR(MakePrimitives(plan, ports_.qlinear() ? scales : plan.scales));
+    }
+  }
   if (ports_.qlinear() && scales != plan.scales) GE_RETURN_IF_ERROR(MakePrimitives(plan, scales));
   GE_ASSIGN_OR_RETURN(auto zx, QuantParam(op(), ctx, ports_.x_zero, "x_zero_point", 1, 0.0f));
   GE_ASSIGN_OR_RETURN(auto zw, QuantParam(op(), ctx, ports_.w_zero, "w_zero_point", plan.m, 0.0f));
@@ -318,7 +345,10 @@ absl::Status Int8ConvKernel::Run(Plan& base_plan, ExecuteContext& ctx, Scratch& 
   if (!plan.dst_reorder) acc = dst_buffer;
   if (ports_.qlinear()) {
     const int64_t n = plan.g.output.NumElementsUnchecked();
-    const int64_t inner = plan.g.output.dim(0) * plan.m > 0 ? n / (plan.g.output.dim(0) * plan.m) : 0;
+    // Channels vary fastest in a channels-last accumulator.
+    const int64_t inner = plan.dst_fixed                          ? 1
+                          : plan.g.output.dim(0) * plan.m > 0 ? n / (plan.g.output.dim(0) * plan.m)
+                                                              : 0;
     Requantize(static_cast<const int32_t*>(acc), plan.scales, inner, plan.m, zy, plan.y_dtype, y.raw_data(), n);
   }
   return absl::OkStatus();
