@@ -294,6 +294,29 @@ absl::StatusOr<bool> FuseMatMul(ir::Graph& g, Chain& c) {
   return true;
 }
 
+// DQ(a), DQ(b) -> Add [-> Relu] -> Q with per-tensor parameters, one int8
+// type and one shape for a, b and the sum (of known rank; an unknown dim,
+// such as a dynamic batch, must be unknown in both at the same place, and
+// the kernels refuse operands that then differ): ged's `_QLinearAdd`.
+absl::StatusOr<bool> FuseAdd(ir::Graph& g, Chain& c) {
+  ir::Node* add = c.core;
+  if (add->num_inputs() != 2) return false;
+  auto a = ActivationDq(add->input(0));
+  auto b = ActivationDq(add->input(1));
+  if (!a || !b || a->dtype != c.y.dtype || b->dtype != c.y.dtype) return false;
+  const Shape& sa = TypeOf(a->data).shape();
+  if (sa.unknown_rank() || TypeOf(b->data).shape() != sa || add->op_desc().output(0).type.shape() != sa) {
+    return false;
+  }
+  const std::string prefix = add->name();
+  GE_ASSIGN_OR_RETURN(ir::OutPort az, ZeroPort(g, *a, prefix + "_a"));
+  GE_ASSIGN_OR_RETURN(ir::OutPort bz, ZeroPort(g, *b, prefix + "_b"));
+  GE_ASSIGN_OR_RETURN(ir::OutPort yz, ZeroPort(g, c.y, prefix + "_y"));
+  ir::OpDesc op(g.UniqueNodeName(prefix + "_quant"), "_QLinearAdd");
+  GE_RETURN_IF_ERROR(Replace(g, c, std::move(op), {a->data, a->scale, az, b->data, b->scale, bz, c.y.scale, yz}));
+  return true;
+}
+
 bool SameParams(const QParams& a, const QParams& b) {
   return a.dtype == b.dtype && a.count() == 1 && b.count() == 1 && a.ScaleAt(0) == b.ScaleAt(0) &&
          a.ZeroAt(0) == b.ZeroAt(0);
@@ -347,6 +370,8 @@ absl::StatusOr<bool> RunOnGraph(ir::Graph& g) {
       fused = FuseConv(g, *chain);
     } else if (type == "MatMul" || type == "Gemm") {
       fused = FuseMatMul(g, *chain);
+    } else if (type == "Add") {
+      fused = FuseAdd(g, *chain);
     }
     GE_RETURN_IF_ERROR(fused.status());
     if (*fused) GE_LOG_DEBUG("compiler", "QdqFusionPass: fused {} ending at {}", type, name);

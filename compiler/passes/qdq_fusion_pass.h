@@ -10,6 +10,10 @@
 //       (alpha 1, transA 0, no C; transB transposes the constant weights)
 //   DQ(x) -> MaxPool -> Q, the same scale and zero point  => MaxPool on the
 //       int8 tensor (max commutes with a monotonic map; Q(DQ(q)) = q)
+//   DQ(a) , DQ(b) -> Add [-> Relu] -> Q                   => _QLinearAdd
+//       (per-tensor parameters, one int8 type, a, b and the sum of one
+//       shape: the residual Adds of a quantized ResNet; ged's own op,
+//       computed as ONNX Runtime's QLinearAdd is, see sdk/qlinear_add.h)
 // Conditions: the activations' scale and zero point are constant scalars,
 // the weights' per tensor or per output channel (DQ's axis 0 for Conv
 // weights, the column axis for MatMul / Gemm weights), the weights s8 or
@@ -23,7 +27,7 @@
 //
 // The fused result equals the QDQ graph's up to the float rounding of the
 // requantization (one integer step), as in every int8 runtime. Anything
-// else — DQ -> Add -> Q residuals, a Gemm with a bias, dynamic scales —
+// else — an Add that broadcasts, a Gemm with a bias, dynamic scales —
 // stays in float between its DQ and Q nodes, which is what the QDQ graph
 // means. Runs in the optimize pipeline after shape inference (it reads
 // types) and before constant folding (which would fold the weights' DQ

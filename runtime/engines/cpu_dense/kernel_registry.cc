@@ -76,6 +76,7 @@ void RegisterDenseKernels(DenseKernelTable& table) {
   RegisterInt8ConvKernels(table);
   RegisterInt8MatMulKernels(table);
   RegisterQuantizeKernels(table);
+  RegisterInt8AddKernels(table);
 }
 
 }  // namespace ge::engine::cpu_dense

@@ -173,17 +173,79 @@ TEST(QdqFusionPassTest, MaxPoolBetweenEqualParametersRunsOnTheIntegers) {
   EXPECT_EQ(p->op_desc().output(0).type.dtype(), DataType::kUint8);
 }
 
+// A residual block's end: DQ(a), DQ(b) -> Add -> Relu -> Q (zero point 0).
+constexpr char kAddChain[] = R"(graph main {
+  a = Data() {index = 0} -> (u8[1,2,4,4])
+  b = Data() {index = 1} -> (u8[1,2,4,4])
+  sa = Const() {value = tensor<f32[]>[0.0371]} -> (f32[])
+  za = Const() {value = tensor<u8[]>[120]} -> (u8[])
+  sb = Const() {value = tensor<f32[]>[0.0213]} -> (f32[])
+  zb = Const() {value = tensor<u8[]>[7]} -> (u8[])
+  ad = DequantizeLinear(a, sa, za) -> (f32[1,2,4,4])
+  bd = DequantizeLinear(b, sb, zb) -> (f32[1,2,4,4])
+  add = Add(ad, bd) -> (f32[1,2,4,4])
+  relu = Relu(add) -> (f32[1,2,4,4])
+  sy = Const() {value = tensor<f32[]>[0.0459]} -> (f32[])
+  zy = Const() {value = tensor<u8[]>[0]} -> (u8[])
+  y = QuantizeLinear(relu, sy, zy) -> (u8[1,2,4,4] as "y")
+  out = NetOutput(y)
+})";
+
+TEST(QdqFusionPassTest, ResidualAddBecomesQLinearAddWithinOneStepOfTheChain) {
+  auto g = Fuse(kAddChain, true);
+  EXPECT_EQ(Count(*g, "_QLinearAdd"), 1);
+  for (std::string_view gone : {"Add", "Relu", "QuantizeLinear", "DequantizeLinear"}) {
+    EXPECT_EQ(Count(*g, gone), 0) << gone;
+  }
+  const ir::Node* q = nullptr;
+  g->ForEachNode([&](const ir::Node* n) {
+    if (n->type() == "_QLinearAdd") q = n;
+  });
+  ASSERT_NE(q, nullptr);
+  ASSERT_EQ(q->num_inputs(), 8);
+  EXPECT_EQ(q->input(0).node->name(), "a");
+  EXPECT_EQ(q->input(3).node->name(), "b");
+  // Numerics on host_cpu: the chain op by op against the fused node, every
+  // pair of u8 values.
+  engine::HostCpuEngine host;
+  Tensor a = *Tensor::Allocate(DataType::kUint8, Shape{1, 2, 4, 4});
+  Tensor b = *Tensor::Allocate(DataType::kUint8, Shape{1, 2, 4, 4});
+  auto value = [&](const std::string& name) {
+    return g->FindNode(name)->op_desc().GetAttr<Tensor>(ir::kAttrValue).value();
+  };
+  for (int round = 0; round < 2048; ++round) {
+    for (int64_t i = 0; i < a.NumElements(); ++i) {
+      const int64_t k = round * a.NumElements() + i;
+      a.data<uint8_t>()[i] = static_cast<uint8_t>(k % 256);
+      b.data<uint8_t>()[i] = static_cast<uint8_t>(k / 256);
+    }
+    auto ad = test::RunOp1(host, "DequantizeLinear", {a, value("sa"), value("za")});
+    auto bd = test::RunOp1(host, "DequantizeLinear", {b, value("sb"), value("zb")});
+    ASSERT_TRUE(ad.ok() && bd.ok());
+    auto sum = test::RunOp1(host, "Add", {*ad, *bd});
+    ASSERT_TRUE(sum.ok());
+    auto relu = test::RunOp1(host, "Relu", {*sum});
+    ASSERT_TRUE(relu.ok());
+    auto want = test::RunOp1(host, "QuantizeLinear", {*relu, value("sy"), value("zy")});
+    ASSERT_TRUE(want.ok());
+    std::vector<Value> inputs = {a, value("sa"), value("za"), b, value("sb"), value("zb"), value("sy"), value("zy")};
+    auto got = test::RunKernel(host, q->op_desc(), inputs);
+    ASSERT_TRUE(got.ok()) << got.status();
+    ASSERT_TRUE(test::TensorNear((*got)[0].tensor(), *want, test::Tolerance{1, 0})) << "round " << round;
+  }
+}
+
 TEST(QdqFusionPassTest, LeavesWhatIsNotAFusableChain) {
-  // The residual Add stays in float between its DQ and Q nodes; a Relu
-  // before a Q whose zero point is not the minimum is not absorbed; a
-  // Conv whose weights are computed is not fused.
+  // An Add that broadcasts stays in float between its DQ and Q nodes; a
+  // Relu before a Q whose zero point is not the minimum is not absorbed;
+  // a Conv whose weights are computed is not fused.
   Fuse(R"(graph main {
     a = Data() {index = 0} -> (u8[4])
-    b = Data() {index = 1} -> (u8[4])
+    b = Data() {index = 1} -> (u8[1])
     s = Const() {value = tensor<f32[]>[0.5]} -> (f32[])
     z = Const() {value = tensor<u8[]>[3]} -> (u8[])
     ad = DequantizeLinear(a, s, z) -> (f32[4])
-    bd = DequantizeLinear(b, s, z) -> (f32[4])
+    bd = DequantizeLinear(b, s, z) -> (f32[1])
     add = Add(ad, bd) -> (f32[4])
     y = QuantizeLinear(add, s, z) -> (u8[4])
     out = NetOutput(y)

@@ -1,7 +1,11 @@
 // cpu_dense's int8 kernels beyond the conformance cases: what
 // CheckSupported refuses (and why), ResNet-sized convolutions at full range
-// on both convolution paths against host_cpu's reference, and weights
-// packed once per plan.
+// on both convolution paths against host_cpu's reference, channels-last
+// activations (what the layout pass gives int8 tensors) equal to plain
+// ones, `_QLinearAdd` bit for bit against host_cpu's, and weights packed
+// once per plan.
+#include <cstring>
+
 #include "base/ir/text_format.h"
 #include "tests/unit/runtime/engines/cpu_dense/conformance_util.h"
 #include "tests/unit/runtime/engines/cpu_dense/pass_test_util.h"
@@ -141,6 +145,86 @@ TEST(CpuDenseInt8, FullRangeMatMulsMatchTheReference) {
     Case integer = MakeCase("MatMulInteger", {inputs[0], inputs[3], inputs[2]});
     EXPECT_TRUE(Conforms(integer)) << DataTypeName(a);
   }
+}
+
+// ---- Channels-last activations ----
+
+// `t` ([N, C, H, W], any 1-byte or 4-byte dtype) with its bytes in NHWC
+// order (to_nhwc) or back.
+Tensor Permuted(const Tensor& t, bool to_nhwc) {
+  Tensor out = *Tensor::Allocate(t.dtype(), t.shape());
+  const int64_t n = t.shape().dim(0), c = t.shape().dim(1), hw = t.shape().dim(2) * t.shape().dim(3);
+  const size_t size = DataTypeSize(t.dtype());
+  const auto* src = static_cast<const char*>(t.raw_data());
+  auto* dst = static_cast<char*>(out.raw_data());
+  for (int64_t b = 0; b < n; ++b) {
+    for (int64_t ch = 0; ch < c; ++ch) {
+      for (int64_t p = 0; p < hw; ++p) {
+        const int64_t nchw = (b * c + ch) * hw + p, nhwc = (b * hw + p) * c + ch;
+        std::memcpy(dst + (to_nhwc ? nhwc : nchw) * size, src + (to_nhwc ? nchw : nhwc) * size, size);
+      }
+    }
+  }
+  return out;
+}
+
+TEST(CpuDenseInt8, ChannelsLastConvolutionsEqualPlainOnes) {
+  for (bool full : {true, false}) {
+    for (bool constant : {true, false}) {
+      Case c = ResNetConv(DataType::kUint8, full, true);
+      if (!constant) c.const_inputs.clear();
+      test::RunOptions options;
+      options.const_inputs = c.const_inputs;
+      auto plain = test::RunKernel(Dense(), c.op, c.inputs, options);
+      ASSERT_TRUE(plain.ok()) << plain.status();
+      ir::OpDesc nhwc = c.op;
+      nhwc.mutable_input(0).type.mutable_tensor().format = ir::Format::kNHWC;
+      nhwc.mutable_output(0).type.mutable_tensor().format = ir::Format::kNHWC;
+      std::vector<Value> inputs = c.inputs;
+      inputs[0] = Permuted(c.inputs[0].tensor(), true);
+      auto last = test::RunKernel(Dense(), nhwc, inputs, options);
+      ASSERT_TRUE(last.ok()) << last.status();
+      const Tensor back = Permuted((*last)[0].tensor(), false);
+      const Tensor& want = (*plain)[0].tensor();
+      EXPECT_EQ(std::memcmp(back.raw_data(), want.raw_data(), want.SizeInBytes()), 0)
+          << (full ? "full-range" : "7-bit") << (constant ? " constant" : " run-time") << " weights";
+    }
+  }
+}
+
+// ---- _QLinearAdd ----
+
+TEST(CpuDenseInt8, QLinearAddMatchesTheReferenceBitForBit) {
+  // More than one 16K chunk and a tail that is not a multiple of 8; scales
+  // whose ratios put many sums on a half.
+  const Shape shape{1, 3, 101, 59};
+  for (DataType d : {DataType::kUint8, DataType::kInt8}) {
+    const bool u8 = d == DataType::kUint8;
+    std::vector<Value> inputs = {Filled(d, shape, 31, u8 ? 0 : -128, u8 ? 255 : 127),
+                                 Tensor::Scalar<float>(0.5f),
+                                 u8 ? Tensor::Scalar<uint8_t>(3) : Tensor(Tensor::Scalar<int8_t>(-3)),
+                                 Filled(d, shape, 32, u8 ? 0 : -128, u8 ? 255 : 127),
+                                 Tensor::Scalar<float>(0.25f),
+                                 u8 ? Tensor::Scalar<uint8_t>(130) : Tensor(Tensor::Scalar<int8_t>(2)),
+                                 Tensor::Scalar<float>(1.0f),
+                                 u8 ? Tensor::Scalar<uint8_t>(0) : Tensor(Tensor::Scalar<int8_t>(5))};
+    Case c = MakeCase("_QLinearAdd", inputs, {}, test::Tolerance{0, 0});
+    EXPECT_TRUE(Conforms(c)) << DataTypeName(d);
+    // Scales of a calibrated network (not powers of two).
+    inputs[1] = Tensor::Scalar<float>(0.0371f);
+    inputs[4] = Tensor::Scalar<float>(0.0213f);
+    inputs[6] = Tensor::Scalar<float>(0.0459f);
+    EXPECT_TRUE(Conforms(MakeCase("_QLinearAdd", inputs, {}, test::Tolerance{0, 0}))) << DataTypeName(d);
+  }
+}
+
+TEST(CpuDenseInt8, QLinearAddRefusesOperandsOfTwoShapes) {
+  Case c = MakeCase("_QLinearAdd", {Filled(DataType::kUint8, Shape{2, 4}, 1, 0, 255), Tensor::Scalar<float>(0.5f),
+                                    Tensor::Scalar<uint8_t>(0), Filled(DataType::kUint8, Shape{1, 4}, 2, 0, 255),
+                                    Tensor::Scalar<float>(0.5f), Tensor::Scalar<uint8_t>(0),
+                                    Tensor::Scalar<float>(1.0f), Tensor::Scalar<uint8_t>(0)});
+  const absl::Status s = Rejection(c);
+  EXPECT_FALSE(s.ok());
 }
 
 }  // namespace
