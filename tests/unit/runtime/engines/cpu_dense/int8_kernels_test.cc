@@ -182,6 +182,10 @@ TEST(CpuDenseInt8, ChannelsLastConvolutionsEqualPlainOnes) {
       nhwc.mutable_output(0).type.mutable_tensor().format = ir::Format::kNHWC;
       std::vector<Value> inputs = c.inputs;
       inputs[0] = Permuted(c.inputs[0].tensor(), true);
+      // RunKernel types the outputs itself: give it the NHWC one.
+      ir::ValueType y = ir::ValueType::Tensor(DataType::kUint8, (*plain)[0].tensor().shape());
+      y.mutable_tensor().format = ir::Format::kNHWC;
+      options.output_types = {y};
       auto last = test::RunKernel(Dense(), nhwc, inputs, options);
       ASSERT_TRUE(last.ok()) << last.status();
       const Tensor back = Permuted((*last)[0].tensor(), false);
