@@ -84,8 +84,8 @@ absl::Status InferQLinearConv(InferenceContext& ctx) {
 
 absl::Status InferQLinearAdd(InferenceContext& ctx) {
   for (int i : {1, 2, 4, 5, 6, 7}) {
-    static constexpr std::string_view kNames[] = {"", "A_scale", "A_zero_point", "", "B_scale", "B_zero_point",
-                                                  "C_scale", "C_zero_point"};
+    static constexpr std::string_view kNames[] = {"",        "A_scale",      "A_zero_point", "",
+                                                  "B_scale", "B_zero_point", "C_scale",      "C_zero_point"};
     GE_RETURN_IF_ERROR(CheckQuantParam(ctx, i, kNames[i], false));
   }
   const Shape& a = ctx.input_tensor(0).shape;

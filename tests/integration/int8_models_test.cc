@@ -58,7 +58,7 @@ Tensor RunOutput(const std::string& model, const std::vector<std::string>& extra
 class Int8ModelsTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    ASSERT_TRUE(fs::exists(Onnx())) << Onnx() << " missing: run scripts/make_test_models.py";
+    ASSERT_TRUE(fs::exists(Onnx())) << Onnx() << " missing: run scripts/make_int8_test_model.py";
   }
 };
 

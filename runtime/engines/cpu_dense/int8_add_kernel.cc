@@ -46,7 +46,7 @@ __attribute__((target("avx2,fma"))) void AddAvx2(const T* a, const T* b, T* c, i
     const __m256 t = _mm256_fmadd_ps(Widen(b + i), rb, k);
     __m256 v = _mm256_fmadd_ps(Widen(a + i), ra, t);
     v = _mm256_min_ps(_mm256_max_ps(v, lo), hi);  // (v > lo ? v : lo), then (v < hi ? v : hi)
-    const __m256i r = _mm256_cvtps_epi32(v);     // round half to even (the default MXCSR mode)
+    const __m256i r = _mm256_cvtps_epi32(v);      // round half to even (the default MXCSR mode)
     const __m128i w16 = _mm_packs_epi32(_mm256_castsi256_si128(r), _mm256_extracti128_si256(r, 1));
     const __m128i w8 = std::is_same_v<T, uint8_t> ? _mm_packus_epi16(w16, w16) : _mm_packs_epi16(w16, w16);
     _mm_storel_epi64(reinterpret_cast<__m128i*>(c + i), w8);
@@ -134,7 +134,9 @@ absl::Status CheckQLinearAdd(const ir::OpDesc& op, const DenseContext&) {
 }  // namespace
 
 void RegisterInt8AddKernels(DenseKernelTable& table) {
-  table.Add({"_QLinearAdd", {DataType::kUint8, DataType::kInt8}, CheckQLinearAdd,
+  table.Add({"_QLinearAdd",
+             {DataType::kUint8, DataType::kInt8},
+             CheckQLinearAdd,
              [](const ir::OpDesc& op, const DenseContext&) -> absl::StatusOr<std::unique_ptr<Kernel>> {
                return std::unique_ptr<Kernel>(new QLinearAddKernel(op));
              }});

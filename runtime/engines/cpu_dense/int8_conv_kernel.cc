@@ -346,7 +346,7 @@ absl::Status Int8ConvKernel::Run(Plan& base_plan, ExecuteContext& ctx, Scratch& 
   if (ports_.qlinear()) {
     const int64_t n = plan.g.output.NumElementsUnchecked();
     // Channels vary fastest in a channels-last accumulator.
-    const int64_t inner = plan.dst_fixed                          ? 1
+    const int64_t inner = plan.dst_fixed                      ? 1
                           : plan.g.output.dim(0) * plan.m > 0 ? n / (plan.g.output.dim(0) * plan.m)
                                                               : 0;
     Requantize(static_cast<const int32_t*>(acc), plan.scales, inner, plan.m, zy, plan.y_dtype, y.raw_data(), n);

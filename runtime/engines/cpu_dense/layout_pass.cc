@@ -19,10 +19,26 @@ enum class Role { kNone, kConv, kInt8Conv, kFollow, kBinary, kInt8Binary, kGloba
 
 // cpu_dense's QuantizeLinear / DequantizeLinear are per tensor only, so
 // element-wise: they keep the layout while changing the dtype.
-constexpr std::array<std::string_view, 20> kFollowers = {
-    "Relu", "LeakyRelu",  "Sigmoid", "Tanh", "Elu",     "Softplus",    "HardSwish",          "Sqrt",
-    "Exp",  "Log",        "Abs",     "Neg",  "Reciprocal", "Round",    "Clip",               "MaxPool",
-    "AveragePool", "BatchNormalization", "QuantizeLinear", "DequantizeLinear"};
+constexpr std::array<std::string_view, 20> kFollowers = {"Relu",
+                                                         "LeakyRelu",
+                                                         "Sigmoid",
+                                                         "Tanh",
+                                                         "Elu",
+                                                         "Softplus",
+                                                         "HardSwish",
+                                                         "Sqrt",
+                                                         "Exp",
+                                                         "Log",
+                                                         "Abs",
+                                                         "Neg",
+                                                         "Reciprocal",
+                                                         "Round",
+                                                         "Clip",
+                                                         "MaxPool",
+                                                         "AveragePool",
+                                                         "BatchNormalization",
+                                                         "QuantizeLinear",
+                                                         "DequantizeLinear"};
 constexpr std::array<std::string_view, 6> kBinaries = {"Add", "Sub", "Mul", "Div", "Max", "Min"};
 
 template <size_t N>
@@ -105,17 +121,14 @@ class LayoutPass {
       }
       case Role::kInt8Conv:
         // int8 activations stay channels-last between int8 nodes.
-        if (out.is_tensor() && IsInt8(out.dtype())) f = out.shape().rank() == 5 ? ir::Format::kNDHWC : ir::Format::kNHWC;
+        if (out.is_tensor() && IsInt8(out.dtype()))
+          f = out.shape().rank() == 5 ? ir::Format::kNDHWC : ir::Format::kNHWC;
         break;
       case Role::kFollow:
         if (n.input(0)) f = FormatOf(n.input(0));
         break;
-      case Role::kBinary:
-        f = BinaryFormat(n, 0, 1);
-        break;
-      case Role::kInt8Binary:
-        f = BinaryFormat(n, 0, 3);
-        break;
+      case Role::kBinary: f = BinaryFormat(n, 0, 1); break;
+      case Role::kInt8Binary: f = BinaryFormat(n, 0, 3); break;
       default: break;
     }
     if (IsPlain(f) || !Fits(out, f)) return absl::OkStatus();
