@@ -110,8 +110,8 @@ TEST_F(CompilePipelineTest, ListsEveryStepInOrder) {
   }
   for (const PassListing& p : *list) {
     const bool optional = p.name == "ConstantFoldingPass" || p.name == "QdqFusionPass" ||
-                          p.name.find(".Optimize") != std::string::npos ||
-                          p.name == "CompositeEnginePartition" || p.name == "AtomicEnginePartition";
+                          p.name.find(".Optimize") != std::string::npos || p.name == "CompositeEnginePartition" ||
+                          p.name == "AtomicEnginePartition";
     EXPECT_EQ(p.required, !optional) << p.name;
   }
 }
