@@ -5,8 +5,8 @@
 //        [--iterations N] [--warmup N] [--threads N] [--output-dir DIR]
 //
 // Inputs given with --shape are float32, uniform in [-1, 1) from a seeded
-// generator; --input reads a .npy file (float32, float64, int32, int64, bool,
-// little-endian, C order), as `gectl bench --input` does. Prints one JSON line
+// generator; --input reads a .npy file (float32, float64, int32, int64, int8,
+// uint8, bool, little-endian, C order), as `gectl bench --input` does. Prints one JSON line
 // shaped like `gectl bench`'s: {"model", "iterations", "p50_ms", "p90_ms",
 // "p99_ms", "mean_ms", "peak_rss_mb", "compile_ms"} where compile_ms is the
 // session creation. --output-dir saves the outputs of the last run as
@@ -21,6 +21,7 @@ const ort = require('onnxruntime-node');
 const NPY_TYPES = {
   '<f4': ['float32', Float32Array], '<f8': ['float64', Float64Array], '<i4': ['int32', Int32Array],
   '<i8': ['int64', BigInt64Array], '|b1': ['bool', Uint8Array], '|u1': ['uint8', Uint8Array],
+  '|i1': ['int8', Int8Array],
 };
 
 // A .npy file (format 1.0 to 3.0) as an ort.Tensor.

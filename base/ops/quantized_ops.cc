@@ -2,7 +2,8 @@
 // ops: DynamicQuantizeLinear-11, MatMulInteger-10, ConvInteger-10,
 // QLinearMatMul-10 and QLinearConv-10 (u8 and s8 operands; scales and zero
 // points per tensor, per row / column of a matrix product, or per output
-// channel of a convolution, all as run-time tensors).
+// channel of a convolution, all as run-time tensors), and ged's own
+// `_QLinearAdd` (the int8 residual Add the QDQ fusion pass makes).
 //
 // Output shapes are MatMul's (MatMulShape) and Conv's (ConvOutputShape);
 // the scale and zero-point shapes are checked where their ranks are known.
@@ -81,6 +82,20 @@ absl::Status InferQLinearConv(InferenceContext& ctx) {
   return InferConvLike(ctx, 3, ctx.input_tensor(7).dtype);
 }
 
+absl::Status InferQLinearAdd(InferenceContext& ctx) {
+  for (int i : {1, 2, 4, 5, 6, 7}) {
+    static constexpr std::string_view kNames[] = {"",        "A_scale",      "A_zero_point", "",
+                                                  "B_scale", "B_zero_point", "C_scale",      "C_zero_point"};
+    GE_RETURN_IF_ERROR(CheckQuantParam(ctx, i, kNames[i], false));
+  }
+  const Shape& a = ctx.input_tensor(0).shape;
+  const Shape& b = ctx.input_tensor(3).shape;
+  absl::StatusOr<Shape> y = MergeShapes(a, b);
+  if (!y.ok()) return InvalidArgument("A ", a.ToString(), " and B ", b.ToString(), " must have one shape");
+  SetOutput(ctx, 0, ctx.input_tensor(7).dtype, *std::move(y));
+  return absl::OkStatus();
+}
+
 OpSchemaBuilder& AddConvAttrs(OpSchemaBuilder& b) {
   return b.Attr("auto_pad", Kind::kString, "NOTSET")
       .OptionalAttr("dilations", Kind::kInts)
@@ -155,6 +170,23 @@ void RegisterQuantizedOps(OpRegistry& r) {
       .TypeConstraint("T3", QuantTypes())
       .Infer(InferQLinearConv);
   MustRegister(r, AddConvAttrs(qlinear_conv));
+  MustRegister(r, OpSchemaBuilder("_QLinearAdd", 1)
+                      .Doc("ged's int8 Add of two same-shape tensors, per-tensor parameters (what the QDQ fusion "
+                           "pass makes of DQ(A), DQ(B) -> Add [-> Relu] -> Q): with rA = A_scale / C_scale, rB = "
+                           "B_scale / C_scale and k = C_zero_point - (rA * A_zero_point + rB * B_zero_point) in "
+                           "f32, C = saturate(round_half_even(fma(A, rA, fma(B, rB, k)))), as ONNX Runtime's "
+                           "QLinearAdd computes it on x64.")
+                      .Input("A", "T")
+                      .Input("A_scale", "f32")
+                      .Input("A_zero_point", "T")
+                      .Input("B", "T")
+                      .Input("B_scale", "f32")
+                      .Input("B_zero_point", "T")
+                      .Input("C_scale", "f32")
+                      .Input("C_zero_point", "T")
+                      .Output("C", "T")
+                      .TypeConstraint("T", QuantTypes())
+                      .Infer(InferQLinearAdd));
 }
 
 }  // namespace ge::ops

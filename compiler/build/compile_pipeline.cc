@@ -13,6 +13,7 @@
 #include "compiler/passes/constant_folding_pass.h"
 #include "compiler/passes/infer_shapes_pass.h"
 #include "compiler/passes/multi_batch_clone_pass.h"
+#include "compiler/passes/qdq_fusion_pass.h"
 #include "compiler/passes/random_seed_pass.h"
 #include "compiler/passes/split_variable_into_subgraph_pass.h"
 #include "compiler/passes/var_is_initialized_op_pass.h"
@@ -128,6 +129,9 @@ absl::StatusOr<std::unique_ptr<PassPipeline>> BuildCompilePipeline(CompileState&
                                                    options.gears);
   // Every later step (placement's CheckSupported, partitioning) reads types.
   pipeline->AddPassWithTraits<InferShapesPass>(Required("types and shapes of every value"));
+  // Reads types; before folding, which would turn DQ(weights) into floats.
+  pipeline->AddPassWithTraits<QdqFusionPass>(
+      Optional("QDQ chains (DQ -> Conv/MatMul/Gemm -> Q) into int8 operators (QLinearConv, QLinearMatMul)"));
   // Variables. VarIsInitializedOpPass first: the reads it removes must not
   // get read-before-write edges. SplitVariableIntoSubgraphPass before
   // VariablePrepareOpPass, so that subgraphs read their own VarRefs and only

@@ -222,6 +222,11 @@ absl::StatusOr<std::vector<Value>> RunKernel(const engine::KernelFactory& factor
   for (const Value& v : inputs) prepare.input_types.push_back(TypeOf(v));
   prepare.output_types = output_types;
   prepare.const_inputs.assign(inputs.size(), nullptr);
+  for (int i : options.const_inputs) {
+    if (i >= 0 && i < static_cast<int>(inputs.size()) && inputs[i].is_tensor()) {
+      prepare.const_inputs[i] = &inputs[i].tensor();
+    }
+  }
   prepare.num_threads = pool->num_threads() + 1;
   GE_RETURN_IF_ERROR(kernel->Prepare(prepare));
   TestExecuteContext ctx(inputs, output_types, pool, prepare.workspace_bytes);

@@ -69,6 +69,9 @@ struct RunOptions {
   // Skip the check that outputs match the inferred types (for
   // value-dependent outputs and deliberately inconsistent tests).
   bool check_output_types = true;
+  // Inputs whose values Prepare sees (as the static executor hands a
+  // kernel its constant weights); the others are null there.
+  std::vector<int> const_inputs;
 };
 
 // A pool with two workers shared by tests that exercise parallel paths.

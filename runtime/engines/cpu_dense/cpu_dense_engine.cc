@@ -11,7 +11,8 @@
 namespace ge::engine {
 
 absl::Status CpuDenseInfoStore::CheckSupported(const ir::Node& node) const {
-  return CheckSupportedOp(node.op_desc());
+  GE_RETURN_IF_ERROR(init_status_);
+  return cpu_dense::CheckSupportedNode(table_, node, context_);
 }
 
 absl::Status CpuDenseInfoStore::CheckSupportedOp(const ir::OpDesc& op) const {

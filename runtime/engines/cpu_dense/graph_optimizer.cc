@@ -18,7 +18,9 @@ namespace {
 constexpr std::string_view kEngineName = "cpu_dense";
 
 bool IsDenseNode(const ir::Node& n) {
-  return n.type() == "Conv" || n.type() == "MatMul" || n.type() == "Gemm" || n.type() == kDenseFusedOp;
+  const std::string& t = n.type();
+  return t == "Conv" || t == "MatMul" || t == "Gemm" || t == kDenseFusedOp || t == "QLinearConv" ||
+         t == "ConvInteger" || t == "QLinearMatMul" || t == "MatMulInteger";
 }
 
 bool IsBinaryArithmetic(const ir::Node& n) {

@@ -2,6 +2,7 @@
 #include "runtime/engines/cpu_dense/kernel_registry.h"
 
 #include "base/status.h"
+#include "runtime/engines/cpu_dense/int8_util.h"
 
 namespace ge::engine::cpu_dense {
 
@@ -38,6 +39,12 @@ absl::Status CheckSupported(const DenseKernelTable& table, const ir::OpDesc& op,
   return absl::OkStatus();
 }
 
+absl::Status CheckSupportedNode(const DenseKernelTable& table, const ir::Node& node, const DenseContext& ctx) {
+  GE_RETURN_IF_ERROR(CheckSupported(table, node.op_desc(), ctx));
+  GE_RETURN_IF_ERROR(NodeLevelCheck(node));
+  return absl::OkStatus();
+}
+
 DataType InputDtype(const ir::OpDesc& op, int i) {
   return i < op.num_inputs() ? op.input(i).type.dtype() : DataType::kUndefined;
 }
@@ -66,6 +73,10 @@ void RegisterDenseKernels(DenseKernelTable& table) {
   RegisterEltwiseKernels(table);
   RegisterBinaryKernels(table);
   RegisterLayoutKernels(table);
+  RegisterInt8ConvKernels(table);
+  RegisterInt8MatMulKernels(table);
+  RegisterQuantizeKernels(table);
+  RegisterInt8AddKernels(table);
 }
 
 }  // namespace ge::engine::cpu_dense

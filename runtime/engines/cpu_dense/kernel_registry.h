@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "base/ir/node.h"
 #include "base/ir/op_desc.h"
 #include "base/strings.h"
 #include "runtime/engines/api/kernel.h"
@@ -26,6 +27,8 @@ namespace ge::engine::cpu_dense {
 using SupportCheckFn = std::function<absl::Status(const ir::OpDesc& op, const DenseContext& ctx)>;
 using DenseCreateFn = std::function<absl::StatusOr<std::unique_ptr<Kernel>>(
     const ir::OpDesc& op, const DenseContext& ctx)>;
+// A check that needs the graph around the node (its constant inputs).
+using NodeCheckFn = std::function<absl::Status(const ir::Node& node)>;
 
 struct DenseKernelDef {
   std::string op_type;
@@ -40,6 +43,9 @@ using DenseKernelTable = sdk::KernelTable<DenseKernelDef>;
 // OK when cpu_dense runs `op`; otherwise why not (Unimplemented for what
 // the engine lacks, InvalidArgument for a malformed node).
 absl::Status CheckSupported(const DenseKernelTable& table, const ir::OpDesc& op, const DenseContext& ctx);
+// The same, plus the node-level checks that need the graph around the node
+// (NodeLevelCheck: the int8 ops' constant weight zero points).
+absl::Status CheckSupportedNode(const DenseKernelTable& table, const ir::Node& node, const DenseContext& ctx);
 
 // Registration functions, one per kernel family.
 void RegisterConvKernels(DenseKernelTable& table);
@@ -51,6 +57,10 @@ void RegisterEltwiseKernels(DenseKernelTable& table);
 void RegisterBinaryKernels(DenseKernelTable& table);
 void RegisterFusedKernels(DenseKernelTable& table);
 void RegisterLayoutKernels(DenseKernelTable& table);
+void RegisterInt8ConvKernels(DenseKernelTable& table);
+void RegisterInt8MatMulKernels(DenseKernelTable& table);
+void RegisterQuantizeKernels(DenseKernelTable& table);
+void RegisterInt8AddKernels(DenseKernelTable& table);
 
 // Every cpu_dense kernel, in a fixed order.
 void RegisterDenseKernels(DenseKernelTable& table);

@@ -15,11 +15,30 @@
 namespace ge::engine::cpu_dense {
 namespace {
 
-enum class Role { kNone, kConv, kFollow, kBinary, kGlobalPool };
+enum class Role { kNone, kConv, kInt8Conv, kFollow, kBinary, kInt8Binary, kGlobalPool };
 
-constexpr std::array<std::string_view, 18> kFollowers = {
-    "Relu", "LeakyRelu", "Sigmoid", "Tanh", "Elu", "Softplus", "HardSwish", "Sqrt", "Exp", "Log", "Abs",
-    "Neg",  "Reciprocal", "Round", "Clip", "MaxPool", "AveragePool", "BatchNormalization"};
+// cpu_dense's QuantizeLinear / DequantizeLinear are per tensor only, so
+// element-wise: they keep the layout while changing the dtype.
+constexpr std::array<std::string_view, 20> kFollowers = {"Relu",
+                                                         "LeakyRelu",
+                                                         "Sigmoid",
+                                                         "Tanh",
+                                                         "Elu",
+                                                         "Softplus",
+                                                         "HardSwish",
+                                                         "Sqrt",
+                                                         "Exp",
+                                                         "Log",
+                                                         "Abs",
+                                                         "Neg",
+                                                         "Reciprocal",
+                                                         "Round",
+                                                         "Clip",
+                                                         "MaxPool",
+                                                         "AveragePool",
+                                                         "BatchNormalization",
+                                                         "QuantizeLinear",
+                                                         "DequantizeLinear"};
 constexpr std::array<std::string_view, 6> kBinaries = {"Add", "Sub", "Mul", "Div", "Max", "Min"};
 
 template <size_t N>
@@ -33,6 +52,8 @@ bool In(const std::array<std::string_view, N>& list, std::string_view s) {
 Role RoleOf(const ir::Node& n) {
   const std::string& t = n.type();
   if (t == "Conv") return Role::kConv;
+  if (t == "QLinearConv") return Role::kInt8Conv;
+  if (t == "_QLinearAdd") return Role::kInt8Binary;
   if (t == kDenseFusedOp) {
     return n.op_desc().GetAttrOr<std::string>(kAttrFusedBase, "") == "Conv" ? Role::kConv : Role::kNone;
   }
@@ -46,9 +67,16 @@ bool IsPlain(ir::Format f) { return f == ir::Format::kND || f == ir::Format::kNC
 
 int64_t Block(ir::Format f) { return f == ir::Format::kNChw16c ? 16 : f == ir::Format::kNChw8c ? 8 : 1; }
 
-// Whether a value of `type` can be stored in `f` at the same byte size.
+bool IsInt8(DataType d) { return d == DataType::kUint8 || d == DataType::kInt8; }
+
+// Whether a value of `type` can be stored in `f` at the same byte size:
+// f32 and bf16 in any layout, int8 channels-last only (oneDNN's int8
+// primitives take it on every x64 ISA).
 bool Fits(const ir::ValueType& type, ir::Format f) {
-  if (!type.is_tensor() || (type.dtype() != DataType::kFloat && type.dtype() != DataType::kBFloat16)) return false;
+  if (!type.is_tensor()) return false;
+  const DataType d = type.dtype();
+  const bool int8_layout = IsInt8(d) && (f == ir::Format::kNHWC || f == ir::Format::kNDHWC);
+  if (d != DataType::kFloat && d != DataType::kBFloat16 && !int8_layout) return false;
   const Shape& s = type.shape();
   if (!s.IsFullyKnown() || s.rank() < 3 || s.rank() > 5 || s.dim(1) <= 0 || s.dim(1) % Block(f) != 0) return false;
   return FormatDesc(s, type.dtype(), f).ok();
@@ -91,12 +119,16 @@ class LayoutPass {
         if (preferred.ok()) f = *preferred;
         break;
       }
+      case Role::kInt8Conv:
+        // int8 activations stay channels-last between int8 nodes.
+        if (out.is_tensor() && IsInt8(out.dtype()))
+          f = out.shape().rank() == 5 ? ir::Format::kNDHWC : ir::Format::kNHWC;
+        break;
       case Role::kFollow:
         if (n.input(0)) f = FormatOf(n.input(0));
         break;
-      case Role::kBinary:
-        f = BinaryFormat(n);
-        break;
+      case Role::kBinary: f = BinaryFormat(n, 0, 1); break;
+      case Role::kInt8Binary: f = BinaryFormat(n, 0, 3); break;
       default: break;
     }
     if (IsPlain(f) || !Fits(out, f)) return absl::OkStatus();
@@ -104,21 +136,27 @@ class LayoutPass {
     ir::Format& format = n.mutable_op_desc().mutable_output(0).type.mutable_tensor().format;
     changed_ = changed_ || format != f;
     format = f;
-    if (RoleOf(n) == Role::kBinary) {
-      for (int i = 0; i < 2; ++i) {
+    if (RoleOf(n) == Role::kBinary || RoleOf(n) == Role::kInt8Binary) {
+      for (int i : DataPorts(n)) {
         if (FormatOf(n.input(i)) != f) GE_RETURN_IF_ERROR(Convert(&n, i, f));
       }
     }
     return absl::OkStatus();
   }
 
-  // A binary op takes a layout when both operands have the output's shape
-  // and one of them arrives in a non-plain layout.
-  static ir::Format BinaryFormat(const ir::Node& n) {
-    if (n.num_inputs() != 2 || !n.input(0) || !n.input(1)) return ir::Format::kND;
+  // The operand ports of a binary op (`_QLinearAdd`'s are 0 and 3).
+  static std::array<int, 2> DataPorts(const ir::Node& n) {
+    return RoleOf(n) == Role::kInt8Binary ? std::array<int, 2>{0, 3} : std::array<int, 2>{0, 1};
+  }
+
+  // A binary op takes a layout when both operands (ports i and j) have the
+  // output's shape and one of them arrives in a non-plain layout.
+  static ir::Format BinaryFormat(const ir::Node& n, int i, int j) {
+    const int inputs = RoleOf(n) == Role::kInt8Binary ? 8 : 2;
+    if (n.num_inputs() != inputs || !n.input(i) || !n.input(j)) return ir::Format::kND;
     const Shape& y = n.op_desc().output(0).type.shape();
-    if (TypeOf(n.input(0)).shape() != y || TypeOf(n.input(1)).shape() != y) return ir::Format::kND;
-    const ir::Format a = FormatOf(n.input(0)), b = FormatOf(n.input(1));
+    if (TypeOf(n.input(i)).shape() != y || TypeOf(n.input(j)).shape() != y) return ir::Format::kND;
+    const ir::Format a = FormatOf(n.input(i)), b = FormatOf(n.input(j));
     return !IsPlain(a) ? a : b;
   }
 
@@ -131,8 +169,10 @@ class LayoutPass {
     const ir::Format out = c.num_outputs() > 0 ? c.op_desc().output(0).type.tensor().format : ir::Format::kND;
     switch (RoleOf(c)) {
       case Role::kConv: return port == 0 || (port == kFusedAddInput && c.type() == kDenseFusedOp);
+      case Role::kInt8Conv: return port == 0;
       case Role::kFollow: return port == 0 && out == f;
       case Role::kBinary: return out == f;
+      case Role::kInt8Binary: return (port == 0 || port == 3) && out == f;
       case Role::kGlobalPool: return port == 0;
       default: return false;
     }
@@ -195,7 +235,7 @@ class LayoutPass {
 }  // namespace
 
 bool StartsLayouts(const ir::Node& node) {
-  return RoleOf(node) == Role::kConv ||
+  return RoleOf(node) == Role::kConv || RoleOf(node) == Role::kInt8Conv ||
          (node.num_outputs() >= 1 && !IsPlain(node.op_desc().output(0).type.tensor().format));
 }
 

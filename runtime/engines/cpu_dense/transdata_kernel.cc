@@ -78,7 +78,9 @@ absl::Status CheckTransData(const ir::OpDesc& op, const DenseContext&) {
 }  // namespace
 
 void RegisterLayoutKernels(DenseKernelTable& table) {
-  table.Add({std::string(ir::kTransData), {DataType::kFloat, DataType::kBFloat16}, CheckTransData,
+  table.Add({std::string(ir::kTransData),
+             {DataType::kFloat, DataType::kBFloat16, DataType::kUint8, DataType::kInt8},
+             CheckTransData,
              [](const ir::OpDesc& op, const DenseContext& ctx) -> absl::StatusOr<std::unique_ptr<Kernel>> {
                GE_ASSIGN_OR_RETURN(ir::Format src, FormatAttr(op, "src_format"));
                GE_ASSIGN_OR_RETURN(ir::Format dst, FormatAttr(op, "dst_format"));

@@ -42,7 +42,10 @@ class QuantizeKernel final : public Kernel {
     for (int64_t e = 0; e < x.NumElements(); ++e) {
       const int64_t k = at(e);
       const double zp = has_zp ? ctx.input(2).GetAsDouble(k) : 0;
-      const double q = std::clamp(std::nearbyint(x.GetAsDouble(e) / scale.GetAsDouble(k)) + zp, lo, hi);
+      // The quotient in f32, as ONNX's reference (numpy on f32 arrays) and
+      // ONNX Runtime divide: a double quotient rounds differently at ties.
+      const float ratio = static_cast<float>(x.GetAsDouble(e)) / static_cast<float>(scale.GetAsDouble(k));
+      const double q = std::clamp(static_cast<double>(std::nearbyint(ratio)) + zp, lo, hi);
       if (y.dtype() == DataType::kInt8) {
         y.data<int8_t>()[e] = static_cast<int8_t>(q);
       } else {

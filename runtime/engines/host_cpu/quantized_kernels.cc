@@ -1,6 +1,6 @@
 // Reference (exact) integer kernels: DynamicQuantizeLinear-11,
 // MatMulInteger-10, QLinearMatMul-10, ConvInteger-10 and QLinearConv-10,
-// for u8 and s8 operands.
+// for u8 and s8 operands, and ged's `_QLinearAdd` (sdk/qlinear_add.h).
 //
 // Operands are widened to int32 with their zero points subtracted, so the
 // products accumulate in int32 as ONNX defines them (padding of a
@@ -26,6 +26,7 @@
 #include "base/ops/shape_utils.h"
 #include "runtime/engines/host_cpu/kernel_registry.h"
 #include "runtime/engines/sdk/kernel_util.h"
+#include "runtime/engines/sdk/qlinear_add.h"
 #include "runtime/engines/host_cpu/window.h"
 
 namespace ge::engine::host_cpu {
@@ -376,6 +377,43 @@ class IntConvKernel final : public Kernel {
 
 // ---- DynamicQuantizeLinear ----
 
+// ged's `_QLinearAdd`: two same-shape int8 tensors, per-tensor parameters,
+// the SDK's element formula (the one cpu_dense's loop computes).
+class QLinearAddKernel final : public Kernel {
+ public:
+  explicit QLinearAddKernel(const ir::OpDesc& op) : op_(op) {}
+
+  absl::Status Compute(ExecuteContext& ctx) override {
+    const Tensor& a = ctx.input(0);
+    const Tensor& b = ctx.input(3);
+    if (a.shape() != b.shape()) {
+      return NodeError(op_, "A ", a.shape().ToString(), " and B ", b.shape().ToString(), " must have one shape");
+    }
+    if (a.dtype() != b.dtype()) return NodeError(op_, "A and B must have one dtype");
+    GE_ASSIGN_OR_RETURN(const float sa, PerTensor<float>(op_, ctx, 1, "A_scale", 1.0f));
+    GE_ASSIGN_OR_RETURN(const int32_t za, PerTensor<int32_t>(op_, ctx, 2, "A_zero_point", 0));
+    GE_ASSIGN_OR_RETURN(const float sb, PerTensor<float>(op_, ctx, 4, "B_scale", 1.0f));
+    GE_ASSIGN_OR_RETURN(const int32_t zb, PerTensor<int32_t>(op_, ctx, 5, "B_zero_point", 0));
+    GE_ASSIGN_OR_RETURN(const float sc, PerTensor<float>(op_, ctx, 6, "C_scale", 1.0f));
+    GE_ASSIGN_OR_RETURN(const int32_t zc, PerTensor<int32_t>(op_, ctx, 7, "C_zero_point", 0));
+    if (!(sc > 0) || !std::isfinite(sc)) return NodeError(op_, "C_scale must be positive, got ", sc);
+    GE_ASSIGN_OR_RETURN(Tensor c, ctx.Output(0, a.shape()));
+    if (c.dtype() != a.dtype()) return NodeError(op_, "C must have A's dtype");
+    return DispatchType<QuantTypes>(c.dtype(), op_, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      const sdk::QLinearAddParams p = sdk::MakeQLinearAddParams<T>(sa, za, sb, zb, sc, zc);
+      const T* pa = a.data<T>();
+      const T* pb = b.data<T>();
+      T* pc = c.data<T>();
+      for (int64_t i = 0; i < a.NumElements(); ++i) pc[i] = sdk::QLinearAddOne(pa[i], pb[i], p);
+      return absl::OkStatus();
+    });
+  }
+
+ private:
+  ir::OpDesc op_;
+};
+
 class DynamicQuantizeLinearKernel final : public Kernel {
  public:
   explicit DynamicQuantizeLinearKernel(const ir::OpDesc& op) : op_(op) {}
@@ -440,6 +478,12 @@ void RegisterQuantizedKernels(KernelTable& table) {
              {q}});
   table.Add({"ConvInteger", &IntConvKernel<false>::Create, {q}, {i32}});
   table.Add({"QLinearConv", &IntConvKernel<true>::Create, {q, f32, q, q, f32, q, f32, q, i32}, {q}});
+  table.Add({"_QLinearAdd",
+             [](const ir::OpDesc& op) -> absl::StatusOr<std::unique_ptr<Kernel>> {
+               return std::unique_ptr<Kernel>(new QLinearAddKernel(op));
+             },
+             {q, f32, q, q, f32, q, f32, q},
+             {q}});
 }
 
 }  // namespace ge::engine::host_cpu

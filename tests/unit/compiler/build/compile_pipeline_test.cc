@@ -76,6 +76,7 @@ TEST_F(CompilePipelineTest, ListsEveryStepInOrder) {
   const std::vector<std::string> in_order = {"RandomSeedPass",
                                              "MultiBatchClonePass",
                                              "InferShapesPass",
+                                             "QdqFusionPass",
                                              "VarIsInitializedOpPass",
                                              "VariableRefDeleteOpPass",
                                              "ConstantFoldingPass",
@@ -108,8 +109,9 @@ TEST_F(CompilePipelineTest, ListsEveryStepInOrder) {
     EXPECT_GT(position(o + ".OptimizeFusedGraph"), position("EnginePlacer2")) << o;
   }
   for (const PassListing& p : *list) {
-    const bool optional = p.name == "ConstantFoldingPass" || p.name.find(".Optimize") != std::string::npos ||
-                          p.name == "CompositeEnginePartition" || p.name == "AtomicEnginePartition";
+    const bool optional = p.name == "ConstantFoldingPass" || p.name == "QdqFusionPass" ||
+                          p.name.find(".Optimize") != std::string::npos || p.name == "CompositeEnginePartition" ||
+                          p.name == "AtomicEnginePartition";
     EXPECT_EQ(p.required, !optional) << p.name;
   }
 }

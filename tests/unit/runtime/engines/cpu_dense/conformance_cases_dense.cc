@@ -358,6 +358,7 @@ void AddDenseCases(CaseTable& table) {
     table[type] = [type](Rng& rng) { return GlobalPoolCases(rng, type); };
   }
   table[std::string(kDenseFusedOp)] = FusedCases;
+  AddInt8Cases(table);
 }
 
 }  // namespace ge::engine::cpu_dense

@@ -94,7 +94,9 @@ absl::Status Rejection(const Case& c) { return Dense().dense_info_store().CheckS
     if (!want.ok()) return ::testing::AssertionFailure() << Describe(c) << ": the reference failed: " << want.status();
     r = test::TensorNear((*got)[0].tensor(), *want, c.tolerance);
   } else {
-    r = test::MatchesReference(Dense(), Host(), c.op, c.inputs, c.tolerance);
+    test::RunOptions options;
+    options.const_inputs = c.const_inputs;
+    r = test::MatchesReference(Dense(), Host(), c.op, c.inputs, c.tolerance, options);
   }
   if (!r) return ::testing::AssertionFailure() << Describe(c) << "\n" << r.message();
   // A case cpu_dense accepts runs on oneDNN, unless an input is empty (the

@@ -30,6 +30,8 @@ struct Case {
   // The expected output when host_cpu has no kernel for the op (the fused
   // op: its base op and post-ops composed from host_cpu kernels).
   std::function<absl::StatusOr<Tensor>()> reference;
+  // Inputs cpu_dense sees as constants at prepare (weights packed once).
+  std::vector<int> const_inputs;
 };
 
 // Case generators by op type; every cpu_dense kernel must have one.
@@ -37,6 +39,7 @@ using CaseGenerator = std::function<std::vector<Case>(class Rng& rng)>;
 using CaseTable = std::map<std::string, CaseGenerator>;
 void AddDenseCases(CaseTable& table);  // Conv, MatMul, Gemm, pooling, _DenseFused
 void AddNnCases(CaseTable& table);     // normalizations, softmax, element-wise
+void AddInt8Cases(CaseTable& table);   // QLinearConv, ConvInteger, QLinearMatMul, MatMulInteger
 
 // Builds a case: `type` with `attrs`, inputs typed from values, one output
 // per `num_outputs`; the tolerance is `tolerance` or the dtype's default.

@@ -103,5 +103,62 @@ TEST(LayoutPassTest, LeavesShapesThatDoNotFillBlocks) {
   }
 }
 
+// A quantized residual block: int8 activations stay channels-last from the
+// first QLinearConv through MaxPool, the second QLinearConv, `_QLinearAdd`
+// and a DequantizeLinear; the only conversion is the one to the graph's
+// (plain) output.
+TEST(LayoutPassTest, KeepsInt8ActivationsChannelsLast) {
+  auto g = Parse(R"(graph main {
+    x = Data() {index = 0} -> (u8[1,16,8,8])
+    s = Const() {value = tensor<f32[]>[0.1]} -> (f32[])
+    z = Const() {value = tensor<u8[]>[0]} -> (u8[])
+    w = Const() {value = tensor<i8[16,16,3,3]>splat(1)} -> (i8[16,16,3,3])
+    sw = Const() {value = tensor<f32[]>[0.01]} -> (f32[])
+    zw = Const() {value = tensor<i8[]>[0]} -> (i8[])
+    c1 = QLinearConv(x, s, z, w, sw, zw, s, z) {_engine_name = "cpu_dense", pads = [1, 1, 1, 1]} -> (u8[1,16,8,8])
+    pool = MaxPool(c1) {_engine_name = "cpu_dense", kernel_shape = [3, 3], pads = [1, 1, 1, 1]} -> (u8[1,16,8,8])
+    c2 = QLinearConv(pool, s, z, w, sw, zw, s, z) {_engine_name = "cpu_dense", pads = [1, 1, 1, 1]} -> (u8[1,16,8,8])
+    add = _QLinearAdd(c2, s, z, pool, s, z, s, z) {_engine_name = "cpu_dense"} -> (u8[1,16,8,8])
+    dq = DequantizeLinear(add, s, z) {_engine_name = "cpu_dense"} -> (f32[1,16,8,8])
+    out = NetOutput(dq)
+  })");
+  auto changed = AssignBlockedLayouts(*g, OnDense, PassTestEngine().context());
+  ASSERT_TRUE(changed.ok()) << changed.status();
+  EXPECT_TRUE(*changed);
+  for (const char* name : {"c1", "pool", "c2", "add", "dq"}) {
+    const ir::Node* n = g->FindNode(name);
+    ASSERT_NE(n, nullptr) << name;
+    EXPECT_EQ(n->op_desc().output(0).type.tensor().format, ir::Format::kNHWC) << name;
+  }
+  // The data inputs read NHWC; the graph input (plain) stays plain.
+  EXPECT_EQ(g->FindNode("c1")->op_desc().input(0).type.tensor().format, ir::Format::kND);
+  EXPECT_EQ(g->FindNode("c2")->op_desc().input(0).type.tensor().format, ir::Format::kNHWC);
+  EXPECT_EQ(g->FindNode("add")->op_desc().input(3).type.tensor().format, ir::Format::kNHWC);
+  int trans = 0;
+  g->ForEachNode([&](const ir::Node* n) { trans += n->type() == "TransData" ? 1 : 0; });
+  EXPECT_EQ(trans, 1);
+  EXPECT_EQ(g->OutputNode()->input(0).node->type(), "TransData");
+}
+
+// int8 tensors take channels-last only: a blocked layout would change
+// their byte size rules on other ISAs, so a u8 operand of an f32 layout
+// chain is never given one.
+TEST(LayoutPassTest, GivesInt8TensorsNoBlockedLayout) {
+  const ir::ValueType u8 = ir::ValueType::Tensor(DataType::kUint8, Shape{1, 16, 8, 8});
+  auto g = Parse(R"(graph main {
+    x = Data() {index = 0} -> (f32[1,16,8,8])
+    w = Const() {value = tensor<f32[16,16,3,3]>splat(0.5)} -> (f32[16,16,3,3])
+    s = Const() {value = tensor<f32[]>[0.1]} -> (f32[])
+    z = Const() {value = tensor<u8[]>[0]} -> (u8[])
+    c = Conv(x, w) {_engine_name = "cpu_dense", pads = [1, 1, 1, 1]} -> (f32[1,16,8,8])
+    q = QuantizeLinear(c, s, z) {_engine_name = "cpu_dense"} -> (u8[1,16,8,8])
+    out = NetOutput(q)
+  })");
+  ASSERT_TRUE(AssignBlockedLayouts(*g, OnDense, PassTestEngine().context()).ok());
+  const ir::Format f = g->FindNode("q")->op_desc().output(0).type.tensor().format;
+  EXPECT_TRUE(f == ir::Format::kND || f == ir::Format::kNHWC) << ir::FormatName(f);
+  EXPECT_EQ(g->FindNode("q")->op_desc().output(0).type.dtype(), u8.dtype());
+}
+
 }  // namespace
 }  // namespace ge::engine::cpu_dense

@@ -1,0 +1,121 @@
+// QuantizeLinear and DequantizeLinear on cpu_dense, per tensor: the float
+// edges of a QDQ graph that stay between the int8 kernels (a residual Add
+// between its DequantizeLinear and QuantizeLinear nodes), kept on the
+// engine so that they do not cross to host_cpu and back. Computes as ONNX
+// (and host_cpu) defines: y = saturate(round_half_even(x / scale) + zp),
+// x = (q - zp) * scale. Per-axis scales run on host_cpu.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+#include "runtime/engines/cpu_dense/kernel_registry.h"
+
+namespace ge::engine::cpu_dense {
+namespace {
+
+bool IsQuantType(DataType d) { return d == DataType::kInt8 || d == DataType::kUint8; }
+
+absl::Status CheckPerTensor(const ir::OpDesc& op, const DenseContext& ctx) {
+  (void)ctx;
+  for (int i = 1; i < std::min(op.num_inputs(), 3); ++i) {
+    const Shape s = InputShape(op, i);
+    if (InputDtype(op, i) == DataType::kUndefined) continue;
+    if (!s.IsFullyKnown() || s.NumElementsUnchecked() != 1)
+      return Unsupported(op, "scale or zero point is not per tensor");
+  }
+  if (InputDtype(op, 1) != DataType::kUndefined && InputDtype(op, 1) != DataType::kFloat) {
+    return Unsupported(op, "scale is not f32");
+  }
+  const bool quantize = op.type() == "QuantizeLinear";
+  const DataType in = InputDtype(op, 0);
+  const DataType out = op.num_outputs() > 0 ? op.output(0).type.dtype() : DataType::kUndefined;
+  if (in != DataType::kUndefined && (quantize ? in != DataType::kFloat : !IsQuantType(in))) {
+    return Unsupported(op, "input dtype ", DataTypeName(in));
+  }
+  if (out != DataType::kUndefined && (quantize ? !IsQuantType(out) : out != DataType::kFloat)) {
+    return Unsupported(op, "output dtype ", DataTypeName(out));
+  }
+  return absl::OkStatus();
+}
+
+// The per-tensor scale and zero point of the running node.
+absl::Status Params(const ir::OpDesc& op, const ExecuteContext& ctx, float& scale, int32_t& zero) {
+  const Tensor& s = ctx.input(1);
+  if (s.NumElements() != 1 || s.dtype() != DataType::kFloat) {
+    return NodeError(op, "cpu_dense takes a per-tensor f32 scale, got ", s.shape().ToString());
+  }
+  scale = s.data<float>()[0];
+  zero = 0;
+  if (ctx.has_input(2)) {
+    const Tensor& z = ctx.input(2);
+    if (z.NumElements() != 1) return NodeError(op, "cpu_dense takes a per-tensor zero point");
+    zero = static_cast<int32_t>(z.GetAsInt64(0));
+  }
+  return absl::OkStatus();
+}
+
+template <typename T>
+void Quantize(const float* x, T* y, int64_t n, float scale, int32_t zero) {
+  // Clamped before rounding, as ONNX Runtime's MLAS does; the quotient in
+  // f32, as ONNX's reference and ONNX Runtime divide.
+  const auto lo = static_cast<float>(std::numeric_limits<T>::min() - zero);
+  const auto hi = static_cast<float>(std::numeric_limits<T>::max() - zero);
+#pragma omp parallel for schedule(static) if (n > (1 << 15))
+  for (int64_t i = 0; i < n; ++i) {
+    const float q = std::nearbyint(std::clamp(x[i] / scale, lo, hi));
+    y[i] = static_cast<T>(static_cast<int32_t>(q) + zero);
+  }
+}
+
+template <typename T>
+void Dequantize(const T* x, float* y, int64_t n, float scale, int32_t zero) {
+#pragma omp parallel for schedule(static) if (n > (1 << 15))
+  for (int64_t i = 0; i < n; ++i) y[i] = static_cast<float>(static_cast<int32_t>(x[i]) - zero) * scale;
+}
+
+class QuantizeKernel final : public Kernel {
+ public:
+  QuantizeKernel(const ir::OpDesc& op, bool quantize) : op_(op), quantize_(quantize) {}
+
+  absl::Status Compute(ExecuteContext& ctx) override {
+    float scale = 1;
+    int32_t zero = 0;
+    GE_RETURN_IF_ERROR(Params(op_, ctx, scale, zero));
+    const Tensor& x = ctx.input(0);
+    GE_ASSIGN_OR_RETURN(Tensor y, ctx.Output(0, x.shape()));
+    const int64_t n = x.NumElements();
+    SetDnnlThreads(ctx.num_threads());
+    if (quantize_) {
+      if (!(scale > 0) && !(scale < 0)) return NodeError(op_, "y_scale is zero");
+      if (y.dtype() == DataType::kUint8) {
+        Quantize(x.data<float>(), y.data<uint8_t>(), n, scale, zero);
+      } else {
+        Quantize(x.data<float>(), y.data<int8_t>(), n, scale, zero);
+      }
+    } else if (x.dtype() == DataType::kUint8) {
+      Dequantize(x.data<uint8_t>(), y.data<float>(), n, scale, zero);
+    } else {
+      Dequantize(x.data<int8_t>(), y.data<float>(), n, scale, zero);
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  ir::OpDesc op_;
+  bool quantize_;
+};
+
+}  // namespace
+
+void RegisterQuantizeKernels(DenseKernelTable& table) {
+  const sdk::DataTypeSet types{DataType::kFloat, DataType::kUint8, DataType::kInt8};
+  for (std::string_view type : {"QuantizeLinear", "DequantizeLinear"}) {
+    table.Add({std::string(type), types, CheckPerTensor,
+               [](const ir::OpDesc& op, const DenseContext&) -> absl::StatusOr<std::unique_ptr<Kernel>> {
+                 return std::unique_ptr<Kernel>(new QuantizeKernel(op, op.type() == "QuantizeLinear"));
+               }});
+  }
+}
+
+}  // namespace ge::engine::cpu_dense

@@ -1,0 +1,262 @@
+// QdqFusionPass: the chains it rewrites (text in, text out), what it leaves
+// alone, and that a fused QLinearConv computes what its QDQ chain computed
+// (within one integer step) on host_cpu's kernels.
+#include "compiler/passes/qdq_fusion_pass.h"
+
+#include <memory>
+#include <string>
+
+#include "base/ir/op_types.h"
+#include "base/ir/text_format.h"
+#include "base/ops/op_registry.h"
+#include "gtest/gtest.h"
+#include "runtime/engines/host_cpu/host_cpu_engine.h"
+#include "tests/testing/kernel_test_util.h"
+
+namespace ge::compiler {
+namespace {
+
+std::string Replaced(std::string text, const std::string& from, const std::string& to) {
+  const size_t at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at != std::string::npos) text.replace(at, from.size(), to);
+  return text;
+}
+
+std::unique_ptr<ir::Graph> Fuse(const std::string& text, bool expect_changed) {
+  auto graph = ir::ParseGraph(text);
+  EXPECT_TRUE(graph.ok()) << graph.status();
+  if (!graph.ok()) return std::make_unique<ir::Graph>("invalid");
+  EXPECT_TRUE(ops::InferShapes(**graph).ok());
+  QdqFusionPass pass;
+  auto changed = pass.Run(**graph);
+  EXPECT_TRUE(changed.ok()) << changed.status();
+  if (changed.ok()) {
+    EXPECT_EQ(*changed, expect_changed);
+  }
+  return std::move(*graph);
+}
+
+int Count(const ir::Graph& g, std::string_view type) {
+  int n = 0;
+  g.ForEachNode([&](const ir::Node* node) { n += node->type() == type; });
+  return n;
+}
+
+// x (u8) -> DQ -> Conv(DQ(w s8, per channel), DQ(bias i32)) -> Relu -> Q.
+constexpr char kConvChain[] = R"(graph main {
+  x = Data() {index = 0} -> (u8[1,2,3,3])
+  sx = Const() {value = tensor<f32[]>[0.5]} -> (f32[])
+  zx = Const() {value = tensor<u8[]>[10]} -> (u8[])
+  xd = DequantizeLinear(x, sx, zx) -> (f32[1,2,3,3])
+  w = Const() {value = tensor<i8[2,2,1,1]>[1, -2, 3, -4]} -> (i8[2,2,1,1])
+  sw = Const() {value = tensor<f32[2]>[0.25, 0.125]} -> (f32[2])
+  zw = Const() {value = tensor<i8[2]>[0, 0]} -> (i8[2])
+  wd = DequantizeLinear(w, sw, zw) {axis = 0} -> (f32[2,2,1,1])
+  b = Const() {value = tensor<i32[2]>[8, -16]} -> (i32[2])
+  sb = Const() {value = tensor<f32[2]>[0.125, 0.0625]} -> (f32[2])
+  bd = DequantizeLinear(b, sb) {axis = 0} -> (f32[2])
+  conv = Conv(xd, wd, bd) -> (f32[1,2,3,3])
+  relu = Relu(conv) -> (f32[1,2,3,3])
+  sy = Const() {value = tensor<f32[]>[0.25]} -> (f32[])
+  zy = Const() {value = tensor<u8[]>[0]} -> (u8[])
+  y = QuantizeLinear(relu, sy, zy) -> (u8[1,2,3,3] as "y")
+  out = NetOutput(y)
+})";
+
+TEST(QdqFusionPassTest, ConvReluChainBecomesQLinearConv) {
+  auto g = Fuse(kConvChain, true);
+  EXPECT_EQ(Count(*g, "QLinearConv"), 1);
+  for (std::string_view gone : {"Conv", "Relu", "QuantizeLinear", "DequantizeLinear"}) {
+    EXPECT_EQ(Count(*g, gone), 0) << gone;
+  }
+  const ir::Node* q = nullptr;
+  g->ForEachNode([&](const ir::Node* n) {
+    if (n->type() == "QLinearConv") q = n;
+  });
+  ASSERT_NE(q, nullptr);
+  ASSERT_EQ(q->num_inputs(), 9);
+  EXPECT_EQ(q->input(0).node->name(), "x");
+  EXPECT_EQ(q->op_desc().output(0).name, "y");
+  // The bias in the scale x_scale * w_scale: 8 * 0.125 / (0.5 * 0.25) = 8,
+  // -16 * 0.0625 / (0.5 * 0.125) = -16.
+  const Tensor bias = q->input(8).node->op_desc().GetAttr<Tensor>(ir::kAttrValue).value();
+  EXPECT_EQ(bias.data<int32_t>()[0], 8);
+  EXPECT_EQ(bias.data<int32_t>()[1], -16);
+  EXPECT_EQ(g->OutputNode()->input(0).node, q);
+}
+
+TEST(QdqFusionPassTest, FusedConvComputesWhatTheChainComputed) {
+  engine::HostCpuEngine host;
+  Tensor x = *Tensor::Allocate(DataType::kUint8, Shape{1, 2, 3, 3});
+  for (int64_t i = 0; i < x.NumElements(); ++i) x.data<uint8_t>()[i] = static_cast<uint8_t>((i * 37) % 256);
+  auto g = ir::ParseGraph(kConvChain);
+  ASSERT_TRUE(g.ok());
+  auto value = [&](const std::string& name) {
+    return (*g)->FindNode(name)->op_desc().GetAttr<Tensor>(ir::kAttrValue).value();
+  };
+  // The chain, op by op on host_cpu.
+  auto xd = test::RunOp1(host, "DequantizeLinear", {x, value("sx"), value("zx")});
+  auto wd = test::RunOp1(host, "DequantizeLinear", {value("w"), value("sw"), value("zw")},
+                         {{"axis", ir::AttrValue(int64_t{0})}});
+  auto bd = test::RunOp1(host, "DequantizeLinear", {value("b"), value("sb")}, {{"axis", ir::AttrValue(int64_t{0})}});
+  ASSERT_TRUE(xd.ok() && wd.ok() && bd.ok());
+  auto conv = test::RunOp1(host, "Conv", {*xd, *wd, *bd});
+  ASSERT_TRUE(conv.ok()) << conv.status();
+  auto relu = test::RunOp1(host, "Relu", {*conv});
+  ASSERT_TRUE(relu.ok());
+  auto want = test::RunOp1(host, "QuantizeLinear", {*relu, value("sy"), value("zy")});
+  ASSERT_TRUE(want.ok()) << want.status();
+  // The fused node.
+  auto fused = Fuse(kConvChain, true);
+  const ir::Node* q = nullptr;
+  fused->ForEachNode([&](const ir::Node* n) {
+    if (n->type() == "QLinearConv") q = n;
+  });
+  ASSERT_NE(q, nullptr);
+  std::vector<Value> inputs = {x};
+  for (int i = 1; i < q->num_inputs(); ++i) {
+    inputs.push_back(q->input(i).node->op_desc().GetAttr<Tensor>(ir::kAttrValue).value());
+  }
+  auto got = test::RunKernel(host, q->op_desc(), inputs);
+  ASSERT_TRUE(got.ok()) << got.status();
+  EXPECT_TRUE(test::TensorNear((*got)[0].tensor(), *want, test::Tolerance{1, 0}));
+}
+
+TEST(QdqFusionPassTest, MatMulAndTransposedGemmBecomeQLinearMatMul) {
+  auto g = Fuse(R"(graph main {
+    a = Data() {index = 0} -> (u8[2,3])
+    sa = Const() {value = tensor<f32[]>[0.5]} -> (f32[])
+    za = Const() {value = tensor<u8[]>[128]} -> (u8[])
+    ad = DequantizeLinear(a, sa, za) -> (f32[2,3])
+    w = Const() {value = tensor<i8[2,3]>[1, 2, 3, 4, 5, 6]} -> (i8[2,3])
+    sw = Const() {value = tensor<f32[2]>[0.5, 0.25]} -> (f32[2])
+    wd = DequantizeLinear(w, sw) {axis = 0} -> (f32[2,3])
+    gemm = Gemm(ad, wd) {transB = 1} -> (f32[2,2])
+    sy = Const() {value = tensor<f32[]>[0.1]} -> (f32[])
+    zy = Const() {value = tensor<i8[]>[0]} -> (i8[])
+    y = QuantizeLinear(gemm, sy, zy) -> (i8[2,2])
+    out = NetOutput(y)
+  })",
+                true);
+  EXPECT_EQ(Count(*g, "QLinearMatMul"), 1);
+  EXPECT_EQ(Count(*g, "Gemm"), 0);
+  const ir::Node* q = nullptr;
+  g->ForEachNode([&](const ir::Node* n) {
+    if (n->type() == "QLinearMatMul") q = n;
+  });
+  ASSERT_NE(q, nullptr);
+  // B transposed to [K, N] = [3, 2].
+  const Tensor b = q->input(3).node->op_desc().GetAttr<Tensor>(ir::kAttrValue).value();
+  EXPECT_EQ(b.shape(), (Shape{3, 2}));
+  EXPECT_EQ(b.data<int8_t>()[1], 4);
+  // The absent zero point of B became a constant 0.
+  EXPECT_EQ(q->input(5).node->type(), ir::kConst);
+}
+
+TEST(QdqFusionPassTest, MaxPoolBetweenEqualParametersRunsOnTheIntegers) {
+  auto g = Fuse(R"(graph main {
+    x = Data() {index = 0} -> (u8[1,1,4,4])
+    s = Const() {value = tensor<f32[]>[0.5]} -> (f32[])
+    z = Const() {value = tensor<u8[]>[3]} -> (u8[])
+    xd = DequantizeLinear(x, s, z) -> (f32[1,1,4,4])
+    p = MaxPool(xd) {kernel_shape = [2, 2], strides = [2, 2]} -> (f32[1,1,2,2])
+    y = QuantizeLinear(p, s, z) -> (u8[1,1,2,2])
+    out = NetOutput(y)
+  })",
+                true);
+  EXPECT_EQ(Count(*g, "QuantizeLinear"), 0);
+  EXPECT_EQ(Count(*g, "DequantizeLinear"), 0);
+  const ir::Node* p = g->FindNode("p");
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(p->input(0).node->name(), "x");
+  EXPECT_EQ(p->op_desc().output(0).type.dtype(), DataType::kUint8);
+}
+
+// A residual block's end: DQ(a), DQ(b) -> Add -> Relu -> Q (zero point 0).
+constexpr char kAddChain[] = R"(graph main {
+  a = Data() {index = 0} -> (u8[1,2,4,4])
+  b = Data() {index = 1} -> (u8[1,2,4,4])
+  sa = Const() {value = tensor<f32[]>[0.0371]} -> (f32[])
+  za = Const() {value = tensor<u8[]>[120]} -> (u8[])
+  sb = Const() {value = tensor<f32[]>[0.0213]} -> (f32[])
+  zb = Const() {value = tensor<u8[]>[7]} -> (u8[])
+  ad = DequantizeLinear(a, sa, za) -> (f32[1,2,4,4])
+  bd = DequantizeLinear(b, sb, zb) -> (f32[1,2,4,4])
+  add = Add(ad, bd) -> (f32[1,2,4,4])
+  relu = Relu(add) -> (f32[1,2,4,4])
+  sy = Const() {value = tensor<f32[]>[0.0459]} -> (f32[])
+  zy = Const() {value = tensor<u8[]>[0]} -> (u8[])
+  y = QuantizeLinear(relu, sy, zy) -> (u8[1,2,4,4] as "y")
+  out = NetOutput(y)
+})";
+
+TEST(QdqFusionPassTest, ResidualAddBecomesQLinearAddWithinOneStepOfTheChain) {
+  auto g = Fuse(kAddChain, true);
+  EXPECT_EQ(Count(*g, "_QLinearAdd"), 1);
+  for (std::string_view gone : {"Add", "Relu", "QuantizeLinear", "DequantizeLinear"}) {
+    EXPECT_EQ(Count(*g, gone), 0) << gone;
+  }
+  const ir::Node* q = nullptr;
+  g->ForEachNode([&](const ir::Node* n) {
+    if (n->type() == "_QLinearAdd") q = n;
+  });
+  ASSERT_NE(q, nullptr);
+  ASSERT_EQ(q->num_inputs(), 8);
+  EXPECT_EQ(q->input(0).node->name(), "a");
+  EXPECT_EQ(q->input(3).node->name(), "b");
+  // Numerics on host_cpu: the chain op by op against the fused node, every
+  // pair of u8 values.
+  engine::HostCpuEngine host;
+  Tensor a = *Tensor::Allocate(DataType::kUint8, Shape{1, 2, 4, 4});
+  Tensor b = *Tensor::Allocate(DataType::kUint8, Shape{1, 2, 4, 4});
+  auto value = [&](const std::string& name) {
+    return g->FindNode(name)->op_desc().GetAttr<Tensor>(ir::kAttrValue).value();
+  };
+  for (int round = 0; round < 2048; ++round) {
+    for (int64_t i = 0; i < a.NumElements(); ++i) {
+      const int64_t k = round * a.NumElements() + i;
+      a.data<uint8_t>()[i] = static_cast<uint8_t>(k % 256);
+      b.data<uint8_t>()[i] = static_cast<uint8_t>(k / 256);
+    }
+    auto ad = test::RunOp1(host, "DequantizeLinear", {a, value("sa"), value("za")});
+    auto bd = test::RunOp1(host, "DequantizeLinear", {b, value("sb"), value("zb")});
+    ASSERT_TRUE(ad.ok() && bd.ok());
+    auto sum = test::RunOp1(host, "Add", {*ad, *bd});
+    ASSERT_TRUE(sum.ok());
+    auto relu = test::RunOp1(host, "Relu", {*sum});
+    ASSERT_TRUE(relu.ok());
+    auto want = test::RunOp1(host, "QuantizeLinear", {*relu, value("sy"), value("zy")});
+    ASSERT_TRUE(want.ok());
+    std::vector<Value> inputs = {a, value("sa"), value("za"), b, value("sb"), value("zb"), value("sy"), value("zy")};
+    auto got = test::RunKernel(host, q->op_desc(), inputs);
+    ASSERT_TRUE(got.ok()) << got.status();
+    ASSERT_TRUE(test::TensorNear((*got)[0].tensor(), *want, test::Tolerance{1, 0})) << "round " << round;
+  }
+}
+
+TEST(QdqFusionPassTest, LeavesWhatIsNotAFusableChain) {
+  // An Add that broadcasts stays in float between its DQ and Q nodes; a
+  // Relu before a Q whose zero point is not the minimum is not absorbed;
+  // a Conv whose weights are computed is not fused.
+  Fuse(R"(graph main {
+    a = Data() {index = 0} -> (u8[4])
+    b = Data() {index = 1} -> (u8[1])
+    s = Const() {value = tensor<f32[]>[0.5]} -> (f32[])
+    z = Const() {value = tensor<u8[]>[3]} -> (u8[])
+    ad = DequantizeLinear(a, s, z) -> (f32[4])
+    bd = DequantizeLinear(b, s, z) -> (f32[1])
+    add = Add(ad, bd) -> (f32[4])
+    y = QuantizeLinear(add, s, z) -> (u8[4])
+    out = NetOutput(y)
+  })",
+       false);
+  auto g = Fuse(Replaced(kConvChain, "tensor<u8[]>[0]", "tensor<u8[]>[9]"), false);
+  EXPECT_EQ(Count(*g, "Conv"), 1);
+  g = Fuse(Replaced(kConvChain, "w = Const() {value = tensor<i8[2,2,1,1]>[1, -2, 3, -4]}", "w = Data() {index = 1}"),
+           false);
+  EXPECT_EQ(Count(*g, "QLinearConv"), 0);
+}
+
+}  // namespace
+}  // namespace ge::compiler
