@@ -149,6 +149,16 @@ void AddQuantizedCases(std::vector<InferCase>& t) {
                .inputs = {"u8[2,4]", "f32[]", "u8[]", "u8[4,3]", "f32[]", "u8[]", "f32[2]", "u8[]"},
                .outputs = {""},
                .error = "y_scale must be a scalar"});
+  t.push_back({.op = "_QLinearAdd",
+               .inputs = {"u8[1,8,4,4]", "f32[]", "u8[]", "u8[1,8,4,4]", "f32[]", "u8[]", "f32[]", "u8[]"},
+               .outputs = {"u8[1,8,4,4]"}});
+  t.push_back({.op = "_QLinearAdd",
+               .inputs = {"i8[-1,8]", "f32[]", "i8[]", "i8[2,-1]", "f32[]", "i8[]", "f32[]", "i8[]"},
+               .outputs = {"i8[2,8]"}});
+  t.push_back({.op = "_QLinearAdd",
+               .inputs = {"u8[2,3]", "f32[]", "u8[]", "u8[3,2]", "f32[]", "u8[]", "f32[]", "u8[]"},
+               .outputs = {""},
+               .error = "must have one shape"});
   t.push_back({.op = "ConvInteger", .inputs = {"u8[1,1,3,3]", "u8[1,1,2,2]", "u8[]"}, .outputs = {"i32[1,1,2,2]"}});
   t.push_back({.op = "ConvInteger",
                .inputs = {"u8[-1,1,3,3]", "i8[4,1,2,2]", "", "i8[4]"},

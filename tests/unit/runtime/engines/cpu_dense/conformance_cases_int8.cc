@@ -230,6 +230,27 @@ std::vector<Case> QuantizeCases(Rng& rng, bool quantize) {
   return cases;
 }
 
+// ged's int8 residual Add: two same-shape tensors of one int8 type,
+// per-tensor scales and zero points, with and without saturation.
+std::vector<Case> QLinearAddCases(Rng& rng) {
+  std::vector<Case> cases;
+  for (int i = 0; i < 8; ++i) {
+    const Shape shape = i % 3 == 0 ? Shape{rng.Int(1, 2), rng.Int(1, 8), rng.Int(1, 6), rng.Int(1, 6)}
+                                   : Shape{rng.Int(1, 3), rng.Int(1, 70)};
+    const DataType t = i % 2 == 0 ? DataType::kUint8 : DataType::kInt8;
+    const float sa = rng.Float(0.01f, 0.1f), sb = rng.Float(0.01f, 0.1f);
+    // A small output scale saturates part of the range.
+    const float sc = i % 4 == 3 ? std::min(sa, sb) * 0.5f : rng.Float(0.02f, 0.2f);
+    std::vector<Value> inputs = {Activation(rng, t, shape), Tensor::Scalar<float>(sa), ZeroPoint(rng, t),
+                                 Activation(rng, t, shape), Tensor::Scalar<float>(sb), ZeroPoint(rng, t),
+                                 Tensor::Scalar<float>(sc), ZeroPoint(rng, t)};
+    Case c = MakeCase("_QLinearAdd", inputs, {}, test::Tolerance{1, 0});
+    if (i % 3 != 2) c.const_inputs = {1, 2, 4, 5, 6, 7};
+    cases.push_back(std::move(c));
+  }
+  return cases;
+}
+
 }  // namespace
 
 void AddInt8Cases(CaseTable& table) {
@@ -239,6 +260,7 @@ void AddInt8Cases(CaseTable& table) {
   table["ConvInteger"] = ConvIntegerCases;
   table["QLinearMatMul"] = QLinearMatMulCases;
   table["MatMulInteger"] = MatMulIntegerCases;
+  table["_QLinearAdd"] = QLinearAddCases;
 }
 
 }  // namespace ge::engine::cpu_dense
