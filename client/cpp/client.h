@@ -109,6 +109,12 @@ class Client {
   v1::GraphEngine::StubInterface::async_interface* async();
   // A context with the token and a deadline, for calls made on stub().
   std::unique_ptr<grpc::ClientContext> NewContext(double timeout_seconds = 0) const;
+  // The channel, for stubs of the daemon's other services (the KServe v2
+  // protocol of its model repository) with this client's address, TLS and
+  // limits; their calls take contexts from NewContext.
+  std::shared_ptr<grpc::Channel> channel() const { return channel_; }
+  // Not OK when the options could not be applied (an unreadable TLS file).
+  const grpc::Status& setup() const { return setup_; }
 
  private:
   // Runs `attempt` with a fresh context until it returns something other

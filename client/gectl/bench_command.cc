@@ -21,17 +21,12 @@
 #include "client/gectl/commands.h"
 #include "client/gectl/local_runtime.h"
 #include "client/gectl/model_inputs.h"
+#include "client/gectl/perf_load.h"
 
 namespace ge::gectl {
 namespace {
 
-double Percentile(std::vector<double> sorted, double q) {
-  if (sorted.empty()) return 0;
-  const double pos = q * static_cast<double>(sorted.size() - 1);
-  const size_t lo = static_cast<size_t>(pos);
-  const size_t hi = std::min(lo + 1, sorted.size() - 1);
-  return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - static_cast<double>(lo));
-}
+using perf::Percentile;
 
 // The process's own peak RSS: VmHWM of /proc/self/status, which starts
 // afresh at exec. getrusage's ru_maxrss does not: it keeps the high-water

@@ -79,6 +79,24 @@ struct RemoteFlags {
   std::string tls_server_name;
 };
 
+// gectl perf (perf_command.cc): load on a KServe v2 model.
+struct PerfFlags {
+  std::string model;                // -m
+  std::string model_version;        // --model-version; empty: the server's choice
+  std::string url;                  // -u HOST:PORT; default by protocol
+  std::string protocol = "grpc";    // -i grpc | http
+  std::string concurrency_range;    // A:B:S; default 1
+  std::string request_rate_range;   // A:B:S requests per second
+  int batch = 1;                    // -b
+  std::vector<std::string> shapes;  // NAME:D0,D1,... (dims of dynamic inputs)
+  int measurement_interval_ms = 5000;
+  double stability_percentage = 10;
+  int max_trials = 10;
+  int max_threads = 16;     // request-rate mode's sending threads
+  std::string output_file;  // -f OUT.json
+  uint64_t seed = 0;
+};
+
 struct SessionFlags {
   std::string action;                // ls | create | destroy
   std::string session_id;            // destroy
@@ -107,6 +125,9 @@ int CompileCommand(const CompileFlags& flags);
 int RemoteRunCommand(const RunFlags& flags, const RemoteFlags& remote);
 // `compile --remote`: the daemon compiles; its .gem is written to -o.
 int RemoteCompileCommand(const CompileFlags& flags, const RemoteFlags& remote);
+// Exit code 0 when every request succeeded; else that of the first
+// failure (ExitCodeFor), after printing every row.
+int PerfCommand(const PerfFlags& flags, const RemoteFlags& remote);
 int SessionCommand(const SessionFlags& flags, const RemoteFlags& remote);
 int StatusCommand(const RemoteFlags& remote);
 int HealthCommand(const RemoteFlags& remote, const std::string& service);

@@ -171,6 +171,36 @@ int main(int argc, char** argv) {
   opt_cmd->add_option("--passes", opt.passes, "Comma-separated passes to run (in pipeline order)");
   opt_cmd->add_option("--option", opt.options, "KEY=VALUE compile option (repeatable)");
 
+  ge::gectl::PerfFlags perf;
+  ge::gectl::RemoteFlags perf_remote;
+  CLI::App* perf_cmd = app.add_subcommand(
+      "perf", "Measure throughput and latency of a served model over KServe v2, at concurrencies or request rates");
+  perf_cmd->add_option("-m,--model-name", perf.model, "The repository model")->required();
+  perf_cmd->add_option("-x,--model-version", perf.model_version, "Its version (default: the server's choice)");
+  perf_cmd->add_option("-u,--url", perf.url,
+                       "HOST:PORT of the server (default: $GED_ADDRESS or 127.0.0.1:50051 for grpc, "
+                       "127.0.0.1:8000 for http)");
+  perf_cmd->add_option("-i,--protocol", perf.protocol, "grpc or http")->capture_default_str();
+  perf_cmd->add_option("--concurrency-range", perf.concurrency_range,
+                       "A[:B[:S]]: requests kept in flight, from A to B by S (default 1)");
+  perf_cmd->add_option("--request-rate-range", perf.request_rate_range,
+                       "A[:B[:S]]: requests started per second, from A to B by S");
+  perf_cmd->add_option("-b,--batch-size", perf.batch, "Rows per request (models that batch)")->capture_default_str();
+  perf_cmd->add_option("--shape", perf.shapes, "NAME:D0,D1,...: dims of an input with dynamic dims (repeatable)");
+  perf_cmd->add_option("-p,--measurement-interval", perf.measurement_interval_ms, "Window length in ms")
+      ->capture_default_str();
+  perf_cmd
+      ->add_option("-s,--stability-percentage", perf.stability_percentage,
+                   "Three windows in a row within this % of their mean make a stable measurement")
+      ->capture_default_str();
+  perf_cmd->add_option("-r,--max-trials", perf.max_trials, "Windows per level before giving up on stability")
+      ->capture_default_str();
+  perf_cmd->add_option("--max-threads", perf.max_threads, "Sending threads in request-rate mode")
+      ->capture_default_str();
+  perf_cmd->add_option("-f,--output", perf.output_file, "Also write the rows as JSON to this file");
+  perf_cmd->add_option("--seed", perf.seed, "Seed of the random inputs")->capture_default_str();
+  add_connection_flags(perf_cmd, perf_remote);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -209,6 +239,7 @@ int main(int argc, char** argv) {
     if (inspect_cmd->parsed()) return ge::gectl::InspectCommand(inspect);
     if (ops_cmd->parsed()) return ge::gectl::OpsCommand(ops);
     if (opt_cmd->parsed()) return ge::gectl::OptCommand(opt);
+    if (perf_cmd->parsed()) return ge::gectl::PerfCommand(perf, perf_remote);
   } catch (const std::exception& e) {
     std::cerr << "gectl: internal error: " << e.what() << std::endl;
     return 2;

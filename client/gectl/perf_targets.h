@@ -1,0 +1,57 @@
+// The transports of `gectl perf`: a KServe v2 model's metadata, and
+// PerfTargets that send one ModelInfer over gRPC
+// (inference.GRPCInferenceService) or one POST .../infer over HTTP/REST
+// with the binary-data extension. Both send the same inputs, built once
+// from the model's metadata: floating-point inputs uniform in [0, 1) from
+// the seed, integer and BOOL inputs zeros, BYTES inputs empty strings.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "client/gectl/perf_load.h"
+
+namespace ge::gectl::perf {
+
+struct PerfConnection {
+  std::string protocol = "grpc";  // grpc | http
+  std::string address;            // HOST:PORT
+  std::string token;              // sent as Authorization: Bearer
+  double timeout_seconds = 60;
+  // TLS, gRPC only (as gectl's other daemon commands).
+  std::string tls_ca, tls_cert, tls_key, tls_server_name;
+};
+
+struct PerfTensor {
+  std::string name;
+  std::string datatype;        // KServe name: FP32, INT64, BYTES, ...
+  std::vector<int64_t> shape;  // concrete
+  std::string data;            // raw bytes (BYTES: length-prefixed)
+};
+
+struct PerfModel {
+  std::string name;
+  std::string version;     // empty: the server's choice
+  int max_batch_size = 0;  // from the model's config; 0: no batch dim
+  std::vector<PerfTensor> inputs;
+  std::vector<std::string> outputs;
+};
+
+// Reads the model's metadata (and config, for max_batch_size) and builds
+// its inputs: dim 0 is `batch` when the model batches (max_batch_size > 0,
+// or -1 leading every input's metadata shape where the config is not
+// available); other -1 dims come from `shapes` (input name -> dims without
+// the batch dim when the model batches, all dims otherwise).
+absl::StatusOr<PerfModel> PrepareModel(const PerfConnection& connection, const std::string& model,
+                                       const std::string& version, int batch,
+                                       const std::map<std::string, std::vector<int64_t>>& shapes, uint64_t seed);
+
+// A factory of targets that each send the prepared request; every target
+// has its own connection (HTTP) or call context (gRPC, one channel shared).
+absl::StatusOr<TargetFactory> MakeTargetFactory(const PerfConnection& connection, const PerfModel& model);
+
+}  // namespace ge::gectl::perf
