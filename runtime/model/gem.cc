@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -484,7 +485,10 @@ absl::StatusOr<GemBytes> SerializeDef(const ir::Graph& graph, const StaticProgra
 // to a cache export) is replaced, never written through.
 absl::Status WriteFile(const std::string& file, const std::string& data) {
   const std::filesystem::path target(file);
-  const std::filesystem::path temp = target.parent_path() / StrCat(".", target.filename().string(), ".tmp.", getpid());
+  // Unique per process and call: two threads may write the same file.
+  static std::atomic<uint64_t> counter{0};
+  const std::filesystem::path temp =
+      target.parent_path() / StrCat(".", target.filename().string(), ".tmp.", getpid(), ".", counter.fetch_add(1));
   {
     std::ofstream out(temp, std::ios::binary | std::ios::trunc);
     if (!out) return FailedPrecondition("cannot write ", file);
