@@ -80,21 +80,15 @@ absl::Status Perf(const PerfFlags& flags, const RemoteFlags& remote) {
   if (!(flags.stability_percentage > 0)) return InvalidArgument("--stability-percentage must be positive");
   perf::PerfConnection connection;
   connection.protocol = flags.protocol;
-  connection.address = flags.url;
-  if (connection.address.empty()) {
-    connection.address = flags.protocol == "http" ? "127.0.0.1:8000" : remote.remote;
-    if (connection.address.empty()) connection.address = client::DefaultAddress();
+  connection.remote = remote;
+  connection.remote.remote = flags.url;
+  if (connection.remote.remote.empty()) {
+    connection.remote.remote = flags.protocol == "http" ? "127.0.0.1:8000" : client::DefaultAddress();
   }
-  connection.token = remote.token;
-  if (connection.token.empty()) {
+  if (connection.remote.token.empty()) {
     const char* env = std::getenv("GED_TOKEN");
-    if (env != nullptr) connection.token = env;
+    if (env != nullptr) connection.remote.token = env;
   }
-  if (remote.timeout_seconds > 0) connection.timeout_seconds = remote.timeout_seconds;
-  connection.tls_ca = remote.tls_ca;
-  connection.tls_cert = remote.tls_cert;
-  connection.tls_key = remote.tls_key;
-  connection.tls_server_name = remote.tls_server_name;
 
   const bool rate = !flags.request_rate_range.empty();
   GE_ASSIGN_OR_RETURN(std::vector<double> levels,
@@ -114,8 +108,9 @@ absl::Status Perf(const PerfFlags& flags, const RemoteFlags& remote) {
   options.max_threads = flags.max_threads;
 
   std::cout << "model " << model.name << (model.version.empty() ? "" : " version " + model.version) << " at "
-            << connection.address << " over " << connection.protocol << ", batch " << flags.batch << ", windows of "
-            << flags.measurement_interval_ms << " ms, stable within " << flags.stability_percentage << "%\n";
+            << connection.remote.remote << " over " << connection.protocol << ", batch " << flags.batch
+            << ", windows of " << flags.measurement_interval_ms << " ms, stable within " << flags.stability_percentage
+            << "%\n";
   std::cout << (rate ? "   rate/s" : "concurrency") << "  throughput/s   p50 us    p90 us    p99 us    avg us"
             << "  requests  errors" << (rate ? "  delayed" : "") << "  stable\n"
             << std::flush;
@@ -136,7 +131,7 @@ absl::Status Perf(const PerfFlags& flags, const RemoteFlags& remote) {
   if (!flags.output_file.empty()) {
     io::JsonWriter json;
     json.BeginObject().Key("model").String(model.name).Key("version").String(model.version);
-    json.Key("protocol").String(connection.protocol).Key("address").String(connection.address);
+    json.Key("protocol").String(connection.protocol).Key("address").String(connection.remote.remote);
     json.Key("batch_size").Int(flags.batch).Key("mode").String(rate ? "request_rate" : "concurrency");
     json.Key("measurement_interval_ms").Int(flags.measurement_interval_ms);
     json.Key("stability_percentage").Double(flags.stability_percentage);

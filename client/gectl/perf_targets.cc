@@ -12,6 +12,7 @@
 #include "base/status.h"
 #include "client/cpp/client.h"
 #include "client/gectl/http_client.h"
+#include "client/gectl/remote_client.h"
 #include "ge/kserve/grpc_service.grpc.pb.h"
 #include "google/protobuf/struct.pb.h"
 #include "google/protobuf/util/json_util.h"
@@ -78,25 +79,6 @@ absl::Status FillInput(PerfTensor& t, uint64_t seed) {
   return absl::OkStatus();
 }
 
-absl::Status FromGrpc(const grpc::Status& s, const std::string& address) {
-  if (s.ok()) return absl::OkStatus();
-  std::string message = s.error_message();
-  if (s.error_code() == grpc::StatusCode::UNAVAILABLE) message = StrCat("server at ", address, ": ", message);
-  return absl::Status(static_cast<absl::StatusCode>(s.error_code()), message);
-}
-
-client::ClientOptions GrpcOptions(const PerfConnection& c) {
-  client::ClientOptions options;
-  options.address = c.address;
-  options.token = c.token;
-  options.timeout_seconds = c.timeout_seconds;
-  options.tls_ca_file = c.tls_ca;
-  options.tls_cert_file = c.tls_cert;
-  options.tls_key_file = c.tls_key;
-  options.tls_server_name = c.tls_server_name;
-  return options;
-}
-
 std::string ModelPath(const PerfModel& m) {
   std::string path = StrCat("/v2/models/", m.name);
   if (!m.version.empty()) absl::StrAppend(&path, "/versions/", m.version);
@@ -105,7 +87,7 @@ std::string ModelPath(const PerfModel& m) {
 
 std::vector<std::pair<std::string, std::string>> AuthHeaders(const PerfConnection& c) {
   std::vector<std::pair<std::string, std::string>> headers;
-  if (!c.token.empty()) headers.emplace_back("Authorization", "Bearer " + c.token);
+  if (!c.remote.token.empty()) headers.emplace_back("Authorization", "Bearer " + c.remote.token);
   return headers;
 }
 
@@ -136,15 +118,15 @@ struct Metadata {
 };
 
 absl::StatusOr<Metadata> FetchGrpc(const PerfConnection& c, const std::string& model, const std::string& version) {
-  client::Client client(GrpcOptions(c));
-  GE_RETURN_IF_ERROR(FromGrpc(client.setup(), c.address));
+  client::Client client(ClientOptionsFor(c.remote));
+  GE_RETURN_IF_ERROR(FromGrpc(client.setup(), c.remote.remote));
   auto stub = inference::GRPCInferenceService::NewStub(client.channel());
   Metadata out;
   inference::ModelMetadataRequest request;
   request.set_name(model);
   request.set_version(version);
   auto ctx = client.NewContext();
-  GE_RETURN_IF_ERROR(FromGrpc(stub->ModelMetadata(ctx.get(), request, &out.metadata), c.address));
+  GE_RETURN_IF_ERROR(FromGrpc(stub->ModelMetadata(ctx.get(), request, &out.metadata), c.remote.remote));
   inference::ModelConfigRequest config_request;
   config_request.set_name(model);
   config_request.set_version(version);
@@ -154,13 +136,13 @@ absl::StatusOr<Metadata> FetchGrpc(const PerfConnection& c, const std::string& m
   if (s.ok()) {
     out.max_batch_size = config.config().max_batch_size();
   } else if (s.error_code() != grpc::StatusCode::UNIMPLEMENTED) {
-    return FromGrpc(s, c.address);
+    return FromGrpc(s, c.remote.remote);
   }
   return out;
 }
 
 absl::StatusOr<Metadata> FetchHttp(const PerfConnection& c, const std::string& model, const std::string& version) {
-  GE_ASSIGN_OR_RETURN(HttpConnection http, HttpConnection::Create(c.address, c.timeout_seconds));
+  GE_ASSIGN_OR_RETURN(HttpConnection http, HttpConnection::Create(c.remote.remote, c.timeout_seconds()));
   PerfModel m;
   m.name = model;
   m.version = version;
@@ -308,8 +290,8 @@ absl::StatusOr<PerfModel> PrepareModel(const PerfConnection& connection, const s
 
 absl::StatusOr<TargetFactory> MakeTargetFactory(const PerfConnection& connection, const PerfModel& model) {
   if (connection.protocol == "grpc") {
-    auto client = std::make_shared<client::Client>(GrpcOptions(connection));
-    GE_RETURN_IF_ERROR(FromGrpc(client->setup(), connection.address));
+    auto client = std::make_shared<client::Client>(ClientOptionsFor(connection.remote));
+    GE_RETURN_IF_ERROR(FromGrpc(client->setup(), connection.remote.remote));
     std::shared_ptr<inference::GRPCInferenceService::Stub> stub =
         inference::GRPCInferenceService::NewStub(client->channel());
     auto request = std::make_shared<inference::ModelInferRequest>();
@@ -323,7 +305,7 @@ absl::StatusOr<TargetFactory> MakeTargetFactory(const PerfConnection& connection
       request->add_raw_input_contents(t.data);
     }
     std::shared_ptr<const inference::ModelInferRequest> shared = request;
-    const std::string address = connection.address;
+    const std::string address = connection.remote.remote;
     return TargetFactory([client, stub, shared, address]() -> absl::StatusOr<std::unique_ptr<PerfTarget>> {
       return std::make_unique<GrpcTarget>(client, stub, shared, address);
     });
@@ -331,7 +313,7 @@ absl::StatusOr<TargetFactory> MakeTargetFactory(const PerfConnection& connection
   if (connection.protocol != "http") {
     return InvalidArgument("protocol '", connection.protocol, "' is neither grpc nor http");
   }
-  if (!connection.tls_ca.empty() || !connection.tls_cert.empty() || !connection.tls_key.empty()) {
+  if (!connection.remote.tls_ca.empty() || !connection.remote.tls_cert.empty() || !connection.remote.tls_key.empty()) {
     return InvalidArgument("TLS flags apply to -i grpc only: gectl's HTTP client speaks plain HTTP");
   }
   // The binary-data extension: a JSON header, then each input's bytes.
@@ -357,7 +339,8 @@ absl::StatusOr<TargetFactory> MakeTargetFactory(const PerfConnection& connection
   const std::string path = ModelPath(model) + "/infer";
   std::shared_ptr<const std::string> shared = body;
   return TargetFactory([connection, path, headers, shared]() -> absl::StatusOr<std::unique_ptr<PerfTarget>> {
-    GE_ASSIGN_OR_RETURN(HttpConnection http, HttpConnection::Create(connection.address, connection.timeout_seconds));
+    GE_ASSIGN_OR_RETURN(HttpConnection http,
+                        HttpConnection::Create(connection.remote.remote, connection.timeout_seconds()));
     return std::make_unique<HttpTarget>(std::move(http), path, headers, shared);
   });
 }

@@ -13,17 +13,17 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "client/gectl/commands.h"
 #include "client/gectl/perf_load.h"
 
 namespace ge::gectl::perf {
 
 struct PerfConnection {
   std::string protocol = "grpc";  // grpc | http
-  std::string address;            // HOST:PORT
-  std::string token;              // sent as Authorization: Bearer
-  double timeout_seconds = 60;
-  // TLS, gRPC only (as gectl's other daemon commands).
-  std::string tls_ca, tls_cert, tls_key, tls_server_name;
+  // remote.remote is HOST:PORT; the token is sent as Authorization:
+  // Bearer; TLS is for gRPC only.
+  RemoteFlags remote;
+  double timeout_seconds() const { return remote.timeout_seconds > 0 ? remote.timeout_seconds : 60; }
 };
 
 struct PerfTensor {

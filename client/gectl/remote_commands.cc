@@ -18,29 +18,13 @@
 #include "client/gectl/commands.h"
 #include "client/gectl/local_runtime.h"
 #include "client/gectl/model_inputs.h"
+#include "client/gectl/remote_client.h"
 #include "session/tools.h"
 
 namespace ge::gectl {
 namespace {
 
-absl::Status FromGrpc(const grpc::Status& s, std::string_view address) {
-  if (s.ok()) return absl::OkStatus();
-  std::string message = s.error_message();
-  if (s.error_code() == grpc::StatusCode::UNAVAILABLE) message = StrCat("daemon at ", address, ": ", message);
-  return absl::Status(static_cast<absl::StatusCode>(s.error_code()), message);
-}
-
-client::Client MakeClient(const RemoteFlags& remote) {
-  client::ClientOptions options;
-  options.address = remote.remote;
-  options.token = remote.token;
-  if (remote.timeout_seconds > 0) options.timeout_seconds = remote.timeout_seconds;
-  options.tls_ca_file = remote.tls_ca;
-  options.tls_cert_file = remote.tls_cert;
-  options.tls_key_file = remote.tls_key;
-  options.tls_server_name = remote.tls_server_name;
-  return client::Client(options);
-}
+client::Client MakeClient(const RemoteFlags& remote) { return client::Client(ClientOptionsFor(remote)); }
 
 absl::StatusOr<session::GraphInfo> InfoFromProto(const v1::AddGraphResponse& response) {
   session::GraphInfo info;
