@@ -7,6 +7,7 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include "absl/strings/match.h"
@@ -52,7 +53,38 @@ std::string FormatRow(const perf::LevelResult& r, bool rate) {
   return row.str();
 }
 
-void WriteLevel(io::JsonWriter& json, const perf::LevelResult& r, bool rate) {
+double PerUnitUs(const perf::ServerStats::Duration& d) { return d.count > 0 ? d.ns / 1e3 / d.count : 0; }
+
+// The server's side of a level (ModelStatistics differences), as
+// perf_analyzer prints it: batches, rows per batch, queue and compute time.
+std::string FormatServer(const perf::ServerStats& s) {
+  std::ostringstream line;
+  line << std::fixed << std::setprecision(0) << "            server: " << s.execution_count << " batches, "
+       << std::setprecision(2)
+       << (s.execution_count > 0 ? static_cast<double>(s.inference_count) / s.execution_count : 0)
+       << " rows each, queue " << std::setprecision(0) << PerUnitUs(s.queue) << " us per request, compute "
+       << PerUnitUs(s.compute_infer) << " us per batch";
+  if (!s.batches.empty()) {
+    const auto& [rows, d] = *s.batches.rbegin();
+    line << " (" << rows << " rows: " << PerUnitUs(d) << " us)";
+  }
+  return line.str();
+}
+
+void WriteServer(io::JsonWriter& json, const perf::ServerStats& s) {
+  json.Key("server").BeginObject();
+  json.Key("inference_count").Int(s.inference_count).Key("execution_count").Int(s.execution_count);
+  json.Key("queue_us_per_request").Double(PerUnitUs(s.queue));
+  json.Key("compute_infer_us_per_batch").Double(PerUnitUs(s.compute_infer));
+  json.Key("batches").BeginArray();
+  for (const auto& [rows, d] : s.batches) {
+    json.BeginObject().Key("rows").Int(rows).Key("count").Int(d.count);
+    json.Key("compute_infer_us").Double(PerUnitUs(d)).EndObject();
+  }
+  json.EndArray().EndObject();
+}
+
+void WriteLevel(io::JsonWriter& json, const perf::LevelResult& r, bool rate, const perf::ServerStats* server) {
   json.BeginObject();
   if (rate) {
     json.Key("request_rate").Double(r.level);
@@ -69,6 +101,7 @@ void WriteLevel(io::JsonWriter& json, const perf::LevelResult& r, bool rate) {
   for (const auto& [code, n] : r.stats.error_codes) json.Key(code).Int(n);
   json.EndObject();
   if (!r.stats.first_error.ok()) json.Key("first_error").String(r.stats.first_error.ToString());
+  if (server != nullptr) WriteServer(json, *server);
   json.EndObject();
 }
 
@@ -115,12 +148,33 @@ absl::Status Perf(const PerfFlags& flags, const RemoteFlags& remote) {
             << "  requests  errors" << (rate ? "  delayed" : "") << "  stable\n"
             << std::flush;
   std::vector<perf::LevelResult> results;
+  std::vector<std::optional<perf::ServerStats>> server;  // per level, when the server keeps statistics
+  bool server_stats = true;
   absl::Status first_failure;
   for (double level : levels) {
+    absl::StatusOr<perf::ServerStats> before;
+    if (server_stats) {
+      before = perf::FetchServerStats(connection, model);
+      if (!before.ok()) {
+        server_stats = false;
+        if (!absl::IsNotFound(before.status()) && !absl::IsUnimplemented(before.status())) {
+          std::cerr << "gectl: warning: no server statistics: " << before.status().message() << "\n";
+        }
+      }
+    }
     absl::StatusOr<perf::LevelResult> r = rate ? perf::MeasureRate(factory, level, options)
                                                : perf::MeasureConcurrency(factory, static_cast<int>(level), options);
     GE_RETURN_IF_ERROR(r.status());
-    std::cout << FormatRow(*r, rate) << "\n" << std::flush;
+    std::cout << FormatRow(*r, rate) << "\n";
+    server.emplace_back();
+    if (server_stats) {
+      absl::StatusOr<perf::ServerStats> after = perf::FetchServerStats(connection, model);
+      if (after.ok()) {
+        server.back() = after->Minus(*before);
+        std::cout << FormatServer(*server.back()) << "\n";
+      }
+    }
+    std::cout << std::flush;
     if (!r->stable) {
       std::cerr << "gectl: warning: " << (rate ? "rate " : "concurrency ") << r->level << " was not stable within "
                 << flags.stability_percentage << "% after " << r->windows << " windows\n";
@@ -136,7 +190,9 @@ absl::Status Perf(const PerfFlags& flags, const RemoteFlags& remote) {
     json.Key("measurement_interval_ms").Int(flags.measurement_interval_ms);
     json.Key("stability_percentage").Double(flags.stability_percentage);
     json.Key("rows").BeginArray();
-    for (const auto& r : results) WriteLevel(json, r, rate);
+    for (size_t i = 0; i < results.size(); ++i) {
+      WriteLevel(json, results[i], rate, server[i] ? &*server[i] : nullptr);
+    }
     json.EndArray().EndObject();
     std::ofstream out(flags.output_file, std::ios::binary | std::ios::trunc);
     out << json.str() << "\n";

@@ -216,7 +216,60 @@ class HttpTarget final : public PerfTarget {
   std::shared_ptr<const std::string> body_;
 };
 
+ServerStats StatsFromProto(const inference::ModelStatisticsResponse& response) {
+  ServerStats out;
+  const auto add = [](ServerStats::Duration& d, const inference::StatisticDuration& p) {
+    d.count += static_cast<int64_t>(p.count());
+    d.ns += static_cast<int64_t>(p.ns());
+  };
+  for (const auto& m : response.model_stats()) {
+    out.inference_count += static_cast<int64_t>(m.inference_count());
+    out.execution_count += static_cast<int64_t>(m.execution_count());
+    add(out.queue, m.inference_stats().queue());
+    add(out.compute_infer, m.inference_stats().compute_infer());
+    for (const auto& b : m.batch_stats()) add(out.batches[static_cast<int64_t>(b.batch_size())], b.compute_infer());
+  }
+  return out;
+}
+
 }  // namespace
+
+ServerStats ServerStats::Minus(const ServerStats& earlier) const {
+  const auto minus = [](const Duration& a, const Duration& b) { return Duration{a.count - b.count, a.ns - b.ns}; };
+  ServerStats out;
+  out.inference_count = inference_count - earlier.inference_count;
+  out.execution_count = execution_count - earlier.execution_count;
+  out.queue = minus(queue, earlier.queue);
+  out.compute_infer = minus(compute_infer, earlier.compute_infer);
+  for (const auto& [rows, d] : batches) {
+    auto it = earlier.batches.find(rows);
+    const Duration delta = it == earlier.batches.end() ? d : minus(d, it->second);
+    if (delta.count > 0) out.batches[rows] = delta;
+  }
+  return out;
+}
+
+absl::StatusOr<ServerStats> FetchServerStats(const PerfConnection& connection, const PerfModel& model) {
+  inference::ModelStatisticsResponse response;
+  if (connection.protocol == "grpc") {
+    client::Client client(ClientOptionsFor(connection.remote));
+    GE_RETURN_IF_ERROR(FromGrpc(client.setup(), connection.remote.remote));
+    auto stub = inference::GRPCInferenceService::NewStub(client.channel());
+    inference::ModelStatisticsRequest request;
+    request.set_name(model.name);
+    request.set_version(model.version);
+    auto ctx = client.NewContext();
+    GE_RETURN_IF_ERROR(FromGrpc(stub->ModelStatistics(ctx.get(), request, &response), connection.remote.remote));
+  } else {
+    GE_ASSIGN_OR_RETURN(HttpConnection http,
+                        HttpConnection::Create(connection.remote.remote, connection.timeout_seconds()));
+    const std::string path = ModelPath(model) + "/stats";
+    GE_ASSIGN_OR_RETURN(HttpResponse r, http.Request("GET", path, AuthHeaders(connection), ""));
+    if (r.status != 200) return FromHttp(r, StrCat("GET ", path));
+    GE_RETURN_IF_ERROR(ParseJson(r.body, &response, StrCat("GET ", path)));
+  }
+  return StatsFromProto(response);
+}
 
 absl::StatusOr<PerfModel> PrepareModel(const PerfConnection& connection, const std::string& model,
                                        const std::string& version, int batch,

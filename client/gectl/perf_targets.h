@@ -50,6 +50,25 @@ absl::StatusOr<PerfModel> PrepareModel(const PerfConnection& connection, const s
                                        const std::string& version, int batch,
                                        const std::map<std::string, std::vector<int64_t>>& shapes, uint64_t seed);
 
+// A model's server-side counters (KServe/Triton ModelStatistics), summed
+// over its versions; differences of two readings describe a measurement.
+struct ServerStats {
+  struct Duration {
+    int64_t count = 0;
+    int64_t ns = 0;
+  };
+  int64_t inference_count = 0;  // rows inferred
+  int64_t execution_count = 0;  // batches run
+  Duration queue;
+  Duration compute_infer;
+  std::map<int64_t, Duration> batches;  // rows -> compute_infer of batches of that many rows
+
+  ServerStats Minus(const ServerStats& earlier) const;
+};
+
+// NOT_FOUND or UNIMPLEMENTED when the server keeps no statistics for it.
+absl::StatusOr<ServerStats> FetchServerStats(const PerfConnection& connection, const PerfModel& model);
+
 // A factory of targets that each send the prepared request; every target
 // has its own connection (HTTP) or call context (gRPC, one channel shared).
 absl::StatusOr<TargetFactory> MakeTargetFactory(const PerfConnection& connection, const PerfModel& model);

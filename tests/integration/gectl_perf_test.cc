@@ -105,7 +105,16 @@ TEST_F(GectlPerfTest, ConcurrencyRowsAndTheirJson) {
     EXPECT_LE(row["p50_us"].as<double>(), row["p99_us"].as<double>());
     EXPECT_GE(row["windows"].as<int>(), 1);
     EXPECT_LE(row["windows"].as<int>(), 4);
+    // ged's ModelStatistics over the level: every window's rows, of which
+    // the merged windows' requests are a part.
+    const YAML::Node server = row["server"];
+    ASSERT_TRUE(server.IsMap()) << r.out;
+    EXPECT_GE(server["inference_count"].as<int64_t>(), 2 * row["requests"].as<int64_t>());
+    EXPECT_GE(server["execution_count"].as<int64_t>(), 1);
+    EXPECT_LE(server["execution_count"].as<int64_t>(), server["inference_count"].as<int64_t>() / 2);
+    EXPECT_GT(server["compute_infer_us_per_batch"].as<double>(), 0);
   }
+  EXPECT_NE(r.out.find("server: "), std::string::npos) << r.out;
 }
 
 TEST_F(GectlPerfTest, RequestRateRows) {
