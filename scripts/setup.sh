@@ -7,7 +7,7 @@ PACKAGES=(
   build-essential cmake ninja-build ccache pkg-config git clang clang-format libclang-rt-14-dev
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libabsl-dev libspdlog-dev libfmt-dev libgtest-dev libgmock-dev libbenchmark-dev
-  libonnx-dev libdnnl-dev ocl-icd-opencl-dev libcivetweb-dev civetweb
+  libonnx-dev libdnnl-dev ocl-icd-opencl-dev libcivetweb-dev civetweb nlohmann-json3-dev
   libcli11-dev libyaml-cpp-dev libssl-dev openssl libhiredis-dev redis-server libjemalloc2
   python3 python3-onnx python3-numpy python3-torch python3-torchvision
   python3-grpcio python3-protobuf

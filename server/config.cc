@@ -76,6 +76,9 @@ absl::Status ApplyTenant(const YAML::Node& node, std::string_view source, Tenant
 absl::Status ApplyKey(const std::string& key, const YAML::Node& value, std::string_view source, ServerConfig& c) {
   if (key == "listen") return Read(value, key, source, c.listen);
   if (key == "metrics_listen") return Read(value, key, source, c.metrics_listen);
+  if (key == "http_listen") return Read(value, key, source, c.http_listen);
+  if (key == "http_threads") return Read(value, key, source, c.http_threads);
+  if (key == "max_json_elements") return Read(value, key, source, c.max_json_elements);
   if (key == "ready_file") return Read(value, key, source, c.ready_file);
   if (key == "cache_dir") return Read(value, key, source, c.cache_dir);
   if (key == "cache_max_bytes") return Read(value, key, source, c.cache_max_bytes);
@@ -219,6 +222,12 @@ absl::Status SplitHostPort(std::string_view address, std::string* host, int* por
   return absl::OkStatus();
 }
 
+std::string EffectiveHttpListen(const ServerConfig& config) {
+  if (config.http_listen == "off") return "";
+  if (!config.http_listen.empty()) return config.http_listen;
+  return config.model_repository.empty() ? "" : "127.0.0.1:8000";
+}
+
 bool IsLoopbackHost(std::string_view host) {
   return host == "localhost" || host == "::1" || host.substr(0, 4) == "127.";
 }
@@ -249,6 +258,22 @@ absl::Status ValidateConfig(const ServerConfig& config) {
   }
   std::string mhost;
   GE_RETURN_IF_ERROR(SplitHostPort(config.metrics_listen, &mhost, &port));
+  if (const std::string http = EffectiveHttpListen(config); !http.empty()) {
+    std::string hhost;
+    GE_RETURN_IF_ERROR(SplitHostPort(http, &hhost, &port));
+    if (config.tenants.empty() && !IsLoopbackHost(hhost)) {
+      return InvalidArgument("http_listen address ", http,
+                             " is not loopback: without tenants (and their tokens) ged serves loopback only");
+    }
+    if (!IsLoopbackHost(hhost) && !config.allow_insecure_transport) {
+      return InvalidArgument("http_listen address ", http,
+                             " is not loopback and ged's HTTP has no TLS: bearer tokens would cross the network in "
+                             "cleartext. Put a TLS proxy in front and set allow_insecure_transport: true, or "
+                             "listen on loopback");
+    }
+  }
+  GE_RETURN_IF_ERROR(CheckBound("http_threads", config.http_threads, 1, 1024));
+  GE_RETURN_IF_ERROR(CheckBound("max_json_elements", config.max_json_elements, 16, int64_t{1} << 32));
   if (config.devices.empty()) return InvalidArgument("no device configured");
   std::set<std::string> names;
   for (const DeviceConfig& d : config.devices) {
@@ -331,6 +356,9 @@ std::string ConfigToYaml(const ServerConfig& config) {
   out << YAML::BeginMap;
   out << YAML::Key << "listen" << YAML::Value << config.listen;
   out << YAML::Key << "metrics_listen" << YAML::Value << config.metrics_listen;
+  out << YAML::Key << "http_listen" << YAML::Value << config.http_listen;
+  out << YAML::Key << "http_threads" << YAML::Value << config.http_threads;
+  out << YAML::Key << "max_json_elements" << YAML::Value << config.max_json_elements;
   out << YAML::Key << "ready_file" << YAML::Value << config.ready_file;
   out << YAML::Key << "cache_dir" << YAML::Value << config.cache_dir;
   out << YAML::Key << "cache_max_bytes" << YAML::Value << config.cache_max_bytes;

@@ -43,6 +43,13 @@ struct DeviceConfig {
 struct ServerConfig {
   std::string listen = "127.0.0.1:50051";
   std::string metrics_listen = "127.0.0.1:9464";
+  // KServe v2 over HTTP/REST (docs/serving.md): empty means 127.0.0.1:8000
+  // when model_repository is set, else none; "off": none.
+  std::string http_listen;
+  int64_t http_threads = 16;  // HTTP requests served at once (civetweb workers)
+  // Elements (values, arrays, objects) of one HTTP request's JSON; deeper
+  // than 64 levels is refused whatever this says.
+  int64_t max_json_elements = 4194304;
   std::string ready_file;
   std::string cache_dir;  // default: $XDG_CACHE_HOME/ged or ~/.cache/ged; empty: no cache
   int64_t cache_max_bytes = int64_t{8} << 30;  // LRU eviction beyond (0: no limit)
@@ -122,5 +129,8 @@ std::string ConfigToYaml(const ServerConfig& config);
 // Splits "HOST:PORT" ("[::1]:50051" too); port 0 is allowed.
 absl::Status SplitHostPort(std::string_view address, std::string* host, int* port);
 bool IsLoopbackHost(std::string_view host);
+
+// The HTTP/REST address the daemon serves (http_listen resolved), "" for none.
+std::string EffectiveHttpListen(const ServerConfig& config);
 
 }  // namespace ge::server

@@ -61,6 +61,7 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const ServerConfig& config
   GE_RETURN_IF_ERROR(d->OpenRepository());
   GE_RETURN_IF_ERROR(d->StartGrpc());
   GE_RETURN_IF_ERROR(d->StartHttp());
+  GE_RETURN_IF_ERROR(d->StartKServeHttp());
   if (d->repository_ != nullptr) {
     // The ready file, health SERVING and ServerReady wait for every
     // start-up model to load or fail; ServerLive answers meanwhile.
@@ -71,7 +72,8 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const ServerConfig& config
     d->server_->GetHealthCheckService()->SetServingStatus(true);
     d->server_->GetHealthCheckService()->SetServingStatus(kServiceName, true);
   }
-  Logger("server").info("ged serving gRPC on {} and metrics on {}", d->grpc_address(), d->metrics_address());
+  Logger("server").info("ged serving gRPC on {} and metrics on {}{}{}", d->grpc_address(), d->metrics_address(),
+                        d->http_address().empty() ? "" : ", KServe HTTP on ", d->http_address());
   return d;
 }
 
@@ -288,11 +290,11 @@ absl::Status Daemon::StartGrpc() {
 
 absl::Status Daemon::StartHttp() {
   std::map<std::string, HttpEndpoint::Handler> routes;
-  routes["/metrics"] = [this] {
+  routes["/metrics"] = [this](const HttpRequest&) {
     return HttpReply{200, "text/plain; version=0.0.4; charset=utf-8", registry_.Render()};
   };
-  routes["/healthz"] = [] { return HttpReply{200, "text/plain; charset=utf-8", "ok\n"}; };
-  routes["/readyz"] = [this] {
+  routes["/healthz"] = [](const HttpRequest&) { return HttpReply{200, "text/plain; charset=utf-8", "ok\n"}; };
+  routes["/readyz"] = [this](const HttpRequest&) {
     if (context_.draining.load()) return HttpReply{503, "text/plain; charset=utf-8", "draining\n"};
     if (repository_ != nullptr && !repository_started_.load()) {
       return HttpReply{503, "text/plain; charset=utf-8", "loading models\n"};
@@ -301,6 +303,33 @@ absl::Status Daemon::StartHttp() {
   };
   GE_ASSIGN_OR_RETURN(http_, HttpEndpoint::Start(config_.metrics_listen, std::move(routes)));
   return absl::OkStatus();
+}
+
+absl::Status Daemon::StartKServeHttp() {
+  const std::string address = EffectiveHttpListen(config_);
+  if (address.empty()) return absl::OkStatus();
+  int port = 0;
+  GE_RETURN_IF_ERROR(SplitHostPort(address, &kserve_http_host_, &port));
+  JsonLimits limits;
+  limits.max_elements = config_.max_json_elements;
+  limits.max_tensor_bytes = config_.max_tensor_bytes;
+  kserve_http_ = std::make_unique<KServeHttp>(context_, repository_.get(), limits);
+  HttpOptions options;
+  options.what = "KServe HTTP, http_listen";
+  options.threads = static_cast<int>(config_.http_threads);
+  options.max_body_bytes = config_.max_message_bytes;
+  options.keep_alive = true;
+  KServeHttp* handler = kserve_http_.get();
+  std::map<std::string, HttpEndpoint::Handler> routes;
+  routes["/v2"] = [handler](const HttpRequest& request) { return handler->Handle(request); };
+  GE_ASSIGN_OR_RETURN(kserve_http_endpoint_, HttpEndpoint::Start(address, std::move(routes), options));
+  return absl::OkStatus();
+}
+
+std::string Daemon::http_address() const {
+  if (kserve_http_endpoint_ == nullptr) return "";
+  const bool v6 = kserve_http_host_.find(':') != std::string::npos;
+  return StrCat(v6 ? "[" : "", kserve_http_host_, v6 ? "]" : "", ":", kserve_http_endpoint_->port());
 }
 
 std::string Daemon::grpc_address() const {
@@ -409,6 +438,8 @@ Daemon::ReleaseReport Daemon::Close() {
   Shutdown();
   unix_listener_.reset();
   server_.reset();
+  kserve_http_endpoint_.reset();  // its workers finish their requests first
+  kserve_http_.reset();
   kserve_.reset();
   repository_.reset();
   http_.reset();

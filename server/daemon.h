@@ -1,6 +1,6 @@
 // Daemon: the assembled ged server — engines, devices with their run
 // queues, tenants, sessions, the gRPC service (plus grpc.health.v1), and the
-// HTTP endpoint for metrics and probes.
+// HTTP endpoints for metrics and probes and for KServe v2 over HTTP/REST.
 //
 // Lifecycle: Start binds both addresses (port 0 picks free ports, reported
 // by grpc_address()/metrics_address()) and serves. Tick() runs periodic work
@@ -20,6 +20,7 @@
 #include "grpcpp/server.h"
 #include "server/config.h"
 #include "server/http_endpoint.h"
+#include "server/kserve_http.h"
 #include "server/kserve_service.h"
 #include "server/metrics.h"
 #include "server/prometheus.h"
@@ -36,6 +37,8 @@ class Daemon {
 
   std::string grpc_address() const;
   std::string metrics_address() const;
+  // The KServe v2 HTTP/REST address, "" when not served (http_listen).
+  std::string http_address() const;
   void Tick();
   // Returns whether every in-flight call finished within the timeout.
   bool Shutdown();
@@ -57,6 +60,8 @@ class Daemon {
   absl::Status StartDevices();
   absl::Status StartGrpc();
   absl::Status StartHttp();
+  // KServe v2 over HTTP/REST on http_listen (when it resolves to one).
+  absl::Status StartKServeHttp();
   // The model repository (model_repository): opened before gRPC starts,
   // its start-up models loaded once gRPC serves (health NOT_SERVING until
   // then).
@@ -89,6 +94,9 @@ class Daemon {
   std::unique_ptr<grpc::Server> server_;
   std::unique_ptr<UnixListener> unix_listener_;  // when config.unix_socket
   std::unique_ptr<HttpEndpoint> http_;
+  std::unique_ptr<KServeHttp> kserve_http_;
+  std::unique_ptr<HttpEndpoint> kserve_http_endpoint_;
+  std::string kserve_http_host_;
   bool stopped_ = false;
   bool closed_ = false;
 };

@@ -7,6 +7,7 @@
 #include "base/status.h"
 #include "base/strings.h"
 #include "server/serving/model_config.h"
+#include "server/serving/tensor_codec.h"
 
 namespace ge::server {
 namespace {
@@ -95,36 +96,6 @@ absl::Status FromTyped(const inference::InferTensorContents& c, int64_t count, T
   }
 }
 
-absl::Status FromRaw(const std::string& raw, int64_t count, Tensor& t, const std::string& what) {
-  if (t.dtype() != DataType::kString) {
-    const int64_t need = count * static_cast<int64_t>(DataTypeSize(t.dtype()));
-    if (static_cast<int64_t>(raw.size()) != need) {
-      return InvalidArgument(what, ": raw_input_contents holds ", raw.size(), " bytes, the shape and datatype need ",
-                             need);
-    }
-    if (need > 0) std::memcpy(t.raw_data(), raw.data(), raw.size());
-    return absl::OkStatus();
-  }
-  // BYTES: each element a 4-byte little-endian length, then its bytes.
-  size_t at = 0;
-  for (int64_t i = 0; i < count; ++i) {
-    if (raw.size() - at < 4) return InvalidArgument(what, ": raw BYTES end inside the length of element ", i);
-    const auto* p = reinterpret_cast<const unsigned char*>(raw.data() + at);
-    const uint64_t n = uint64_t{p[0]} | uint64_t{p[1]} << 8 | uint64_t{p[2]} << 16 | uint64_t{p[3]} << 24;
-    at += 4;
-    if (n > raw.size() - at) {
-      return InvalidArgument(what, ": raw BYTES element ", i, " claims ", n, " bytes, ", raw.size() - at, " remain");
-    }
-    t.data<std::string>()[i].assign(raw.data() + at, n);
-    at += n;
-  }
-  if (at != raw.size()) {
-    return InvalidArgument(what, ": raw BYTES hold ", raw.size() - at, " bytes beyond the shape's ", count,
-                           " elements");
-  }
-  return absl::OkStatus();
-}
-
 }  // namespace
 
 absl::Status DecodeInferRequest(const inference::ModelInferRequest& request, int64_t max_tensor_bytes,
@@ -148,22 +119,10 @@ absl::Status DecodeInferRequest(const inference::ModelInferRequest& request, int
       return InvalidArgument(what, ": unknown datatype '", in.datatype().substr(0, 32),
                              "' (BOOL, UINT8..UINT64, INT8..INT64, FP16, FP32, FP64, BYTES, BF16)");
     }
-    if (in.shape_size() > 16) return InvalidArgument(what, ": rank ", in.shape_size(), " is above 16");
-    // The element count, overflow-checked, before anything is allocated.
-    int64_t count = 1;
-    const int64_t element = *dtype == DataType::kString ? 1 : static_cast<int64_t>(DataTypeSize(*dtype));
-    for (int64_t d : in.shape()) {
-      if (d < 0) return InvalidArgument(what, ": shape dim ", d, " is negative");
-      if (d != 0 && count > max_tensor_bytes / d) {
-        return ResourceExhausted(what, ": shape of more than max_tensor_bytes (", max_tensor_bytes,
-                                 ") elements; refused (max_tensor_bytes)");
-      }
-      count *= d;
-    }
-    if (count > max_tensor_bytes / element) {
-      return ResourceExhausted(what, ": ", count, " elements of ", element, " bytes are above max_tensor_bytes (",
-                               max_tensor_bytes, ")");
-    }
+    GE_ASSIGN_OR_RETURN(
+        const int64_t count,
+        serving::CheckedElementCount(what, *dtype, absl::Span<const int64_t>(in.shape().data(), in.shape_size()),
+                                     max_tensor_bytes));
     if (*dtype == DataType::kString) {
       // Each element costs at least its 4-byte length (raw) or one field.
       const int64_t carried =
@@ -178,7 +137,7 @@ absl::Status DecodeInferRequest(const inference::ModelInferRequest& request, int
     std::vector<int64_t> dims(in.shape().begin(), in.shape().end());
     GE_ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(*dtype, Shape(absl::Span<const int64_t>(dims))));
     if (raw) {
-      GE_RETURN_IF_ERROR(FromRaw(request.raw_input_contents(i), count, t, what));
+      GE_RETURN_IF_ERROR(serving::DecodeRawTensor(request.raw_input_contents(i), count, t, what, "raw_input_contents"));
     } else if (count > 0) {
       GE_RETURN_IF_ERROR(FromTyped(in.contents(), count, t, what));
     }
@@ -203,18 +162,8 @@ void EncodeInferResult(const serving::InferResult& result, inference::ModelInfer
     o->set_datatype(std::string(serving::KServeDatatype(t.tensor.dtype())));
     for (int64_t d : t.tensor.shape().dims()) o->add_shape(d);
     std::string* raw = response->add_raw_output_contents();
-    if (t.tensor.dtype() == DataType::kString) {
-      for (int64_t i = 0; i < t.tensor.NumElements(); ++i) {
-        const std::string& s = t.tensor.data<std::string>()[i];
-        const uint32_t n = static_cast<uint32_t>(s.size());
-        const char len[4] = {static_cast<char>(n & 0xff), static_cast<char>((n >> 8) & 0xff),
-                             static_cast<char>((n >> 16) & 0xff), static_cast<char>((n >> 24) & 0xff)};
-        raw->append(len, 4);
-        raw->append(s);
-      }
-    } else {
-      raw->assign(static_cast<const char*>(t.tensor.raw_data()), t.tensor.SizeInBytes());
-    }
+    raw->reserve(serving::RawTensorSize(t.tensor));
+    serving::AppendRawTensor(t.tensor, raw);
   }
 }
 

@@ -3,18 +3,17 @@
 // the model repository, on ged's own listen address beside ge.v1.GraphEngine
 // (docs/serving.md, docs/api.md).
 //
-// Every call is admitted as ged's own are (AdmitCall: the bearer token names
-// the tenant; refused while draining) and counted in ged_requests_total.
-// Inference calls count against the tenant's max_concurrent_runs and its
-// memory; a tenant whose `models` list leaves a model out sees it as
-// unknown. Repository control (load, unload) is for admin tenants (or open
-// mode) and runs on the first device's run queue, as compilations do.
-// Inference goes to the serving core (server/serving): a request is decoded
-// (server/kserve_codec.h), queued in its model's batcher and answered from a
-// batcher thread.
+// Every call is admitted as ged's own are (BeginCall: the bearer token names
+// the tenant; refused while draining) and counted in ged_requests_total;
+// the rest is the protocol's shared logic (server/kserve_core.h: tenants'
+// views and quotas, operator-only repository control), which the HTTP
+// front end (server/kserve_http.h) uses too. Inference requests are decoded
+// (server/kserve_codec.h), queued in their model's batcher and answered from
+// a batcher thread.
 #pragma once
 
 #include "ge/kserve/grpc_service.grpc.pb.h"
+#include "server/kserve_core.h"
 #include "server/service.h"
 #include "server/serving/repository.h"
 
@@ -23,7 +22,7 @@ namespace ge::server {
 class KServeService final : public inference::GRPCInferenceService::CallbackService {
  public:
   KServeService(ServiceContext& context, serving::ModelRepository& repository)
-      : ctx_(context), repository_(repository) {}
+      : ctx_(context), core_(context, &repository) {}
 
   grpc::ServerUnaryReactor* ServerLive(grpc::CallbackServerContext* call, const inference::ServerLiveRequest* request,
                                        inference::ServerLiveResponse* response) override;
@@ -58,13 +57,7 @@ class KServeService final : public inference::GRPCInferenceService::CallbackServ
 
  private:
   ServiceContext& ctx_;
-  serving::ModelRepository& repository_;
+  KServeCore core_;
 };
-
-// The model `name` as `tenant` may see it (NOT_FOUND, with the words of an
-// unknown model, when its `models` list leaves it out).
-absl::StatusOr<std::shared_ptr<serving::ServedModel>> FindForTenant(const serving::ModelRepository& repository,
-                                                                    const Tenant& tenant, std::string_view name,
-                                                                    std::string_view version);
 
 }  // namespace ge::server

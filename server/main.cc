@@ -30,8 +30,9 @@ absl::Status WriteReadyFile(const std::string& path, const ge::server::Daemon& d
   const std::string tmp = path + ".tmp";
   {
     std::ofstream out(tmp);
-    out << "{\"grpc\": \"" << daemon.grpc_address() << "\", \"metrics\": \"" << daemon.metrics_address()
-        << "\", \"pid\": " << getpid() << "}\n";
+    out << "{\"grpc\": \"" << daemon.grpc_address() << "\", \"metrics\": \"" << daemon.metrics_address() << "\"";
+    if (!daemon.http_address().empty()) out << ", \"http\": \"" << daemon.http_address() << "\"";
+    out << ", \"pid\": " << getpid() << "}\n";
     if (!out) return ge::InvalidArgument("cannot write the ready file ", tmp);
   }
   std::error_code ec;
@@ -53,7 +54,7 @@ int main(int argc, char** argv) {
   CLI::App app{"ged: the graph engine daemon"};
   app.set_version_flag("--version", std::string("ged ") + GED_VERSION_STRING);
   std::string config_path, listen, metrics_listen, ready_file, cache_dir, plugin_dir, devices, log_level, unix_socket;
-  std::string model_repository, model_control_mode;
+  std::string model_repository, model_control_mode, http_listen;
   std::vector<std::string> load_models;
   double idle_timeout = 0, shutdown_timeout = -1, poll_secs = 0;
   bool print_config = false, shared_memory = false, no_cache = false;
@@ -61,7 +62,11 @@ int main(int argc, char** argv) {
   app.add_option("--listen", listen, "gRPC address HOST:PORT (default 127.0.0.1:50051; port 0: a free port)");
   app.add_option("--unix-socket", unix_socket, "Also serve gRPC on this unix socket (mode 0600; clients: unix:PATH)");
   app.add_option("--metrics-listen", metrics_listen, "HTTP address for /metrics, /healthz, /readyz (default 127.0.0.1:9464)");
-  app.add_option("--ready-file", ready_file, "Write {\"grpc\", \"metrics\", \"pid\"} as JSON here once serving");
+  app.add_option("--http-listen", http_listen,
+                 "KServe v2 HTTP/REST address HOST:PORT (default 127.0.0.1:8000 with --model-repository, else "
+                 "none; off: none; port 0: a free port)");
+  app.add_option("--ready-file", ready_file,
+                 "Write {\"grpc\", \"metrics\", \"http\" (when served), \"pid\"} as JSON here once serving");
   app.add_option("--cache-dir", cache_dir, "Compiled-model cache directory");
   app.add_flag("--no-cache", no_cache, "Run without the compiled-model cache");
   app.add_option("--plugin-dir", plugin_dir, "Extra directory of engine plugins");
@@ -92,6 +97,7 @@ int main(int argc, char** argv) {
   if (!listen.empty()) config.listen = listen;
   if (!unix_socket.empty()) config.unix_socket = unix_socket;
   if (!metrics_listen.empty()) config.metrics_listen = metrics_listen;
+  if (!http_listen.empty()) config.http_listen = http_listen;
   if (!ready_file.empty()) config.ready_file = ready_file;
   if (!cache_dir.empty()) config.cache_dir = cache_dir;
   if (no_cache) config.cache_dir.clear();

@@ -36,16 +36,13 @@ using StreamReactor = grpc::ServerBidiReactor<v1::RunGraphRequest, v1::RunGraphR
 class RunStream final : public StreamReactor {
  public:
   RunStream(ServiceContext& ctx, grpc::CallbackServerContext* call)
-      : ctx_(ctx), call_(call), start_(SteadyNowNs()) {
-    ctx_.inflight.fetch_add(1);
-    ctx_.calls_total.fetch_add(1);
-    absl::StatusOr<Tenant*> tenant = AdmitCall(ctx_, *call_);
-    if (!tenant.ok()) {
-      status_ = tenant.status();
+      : ctx_(ctx), call_(call), begun_(BeginCall(ctx, *call)), start_(begun_.start_ns) {
+    if (!begun_.tenant.ok()) {
+      status_ = begun_.tenant.status();
       Finish(ToGrpcStatus(status_));
       return;
     }
-    tenant_ = *tenant;
+    tenant_ = *begun_.tenant;
     window_ = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(tenant_->max_concurrent_runs, kMaxWindow)));
     reading_ = true;
     StartRead(&request_);
@@ -91,13 +88,7 @@ class RunStream final : public StreamReactor {
   void Dispatch(const v1::RunGraphRequest& request) {
     absl::StatusOr<std::shared_ptr<ManagedSession>> session = ctx_.sessions->Get(tenant_, request.session_id());
     if (!session.ok()) return Reply(request.request_id(), session.status(), {});
-    if (tenant_->running.fetch_add(1) >= tenant_->max_concurrent_runs) {
-      tenant_->running.fetch_sub(1);
-      return Reply(request.request_id(),
-                   ResourceExhausted("tenant ", tenant_->name, " already has ", tenant_->max_concurrent_runs,
-                                     " runs in flight (its quota, max_concurrent_runs)"),
-                   {});
-    }
+    if (absl::Status slot = TakeRunSlot(*tenant_); !slot.ok()) return Reply(request.request_id(), slot, {});
     std::shared_ptr<ManagedSession> s = *session;
     s->active_calls.fetch_add(1);
     Device& device = (*ctx_.devices)[s->device];
@@ -107,12 +98,12 @@ class RunStream final : public StreamReactor {
       v1::RunGraphResponse response;
       absl::Status status = call_->IsCancelled() ? absl::CancelledError("the client cancelled the stream")
                                                  : ExecuteRun(ctx_, *s, request, &response, call_);
-      tenant_->running.fetch_sub(1);
+      ReleaseRunSlot(*tenant_);
       s->active_calls.fetch_sub(1);
       Reply(request.request_id(), status, std::move(response));
     });
     if (!submitted.ok()) {
-      tenant_->running.fetch_sub(1);
+      ReleaseRunSlot(*tenant_);
       s->active_calls.fetch_sub(1);
       Reply(request.request_id(), submitted, {});
     }
@@ -150,6 +141,7 @@ class RunStream final : public StreamReactor {
 
   ServiceContext& ctx_;
   grpc::CallbackServerContext* call_;
+  const CallStart begun_;
   const int64_t start_;
   Tenant* tenant_ = nullptr;
   absl::Status status_;
@@ -426,19 +418,17 @@ grpc::ServerBidiReactor<v1::RunGraphRequest, v1::RunGraphResponse>* GraphEngineS
 grpc::ServerUnaryReactor* GraphEngineService::ExecuteOp(grpc::CallbackServerContext* call,
                                                         const v1::ExecuteOpRequest* request,
                                                         v1::ExecuteOpResponse* response) {
-  const int64_t start = SteadyNowNs();
-  ctx_.inflight.fetch_add(1);
-  ctx_.calls_total.fetch_add(1);
   grpc::ServerUnaryReactor* reactor = call->DefaultReactor();
   ServiceContext& ctx = ctx_;
-  absl::StatusOr<Tenant*> tenant = AdmitCall(ctx_, *call);
-  const Tenant* caller = tenant.ok() ? *tenant : nullptr;
+  const CallStart begun = BeginCall(ctx_, *call);
+  const int64_t start = begun.start_ns;
+  const Tenant* caller = begun.caller();
   auto finish = [&ctx, reactor, start, caller](const absl::Status& s) {
     FinishCall(ctx, "ExecuteOp", start, s, caller);
     reactor->Finish(ToGrpcStatus(s));
   };
-  if (!tenant.ok()) return finish(tenant.status()), reactor;
-  Tenant& t = **tenant;
+  if (!begun.tenant.ok()) return finish(begun.tenant.status()), reactor;
+  Tenant& t = **begun.tenant;
   absl::Status submitted = SubmitForTenant(t, *ctx_.devices->front().queue, [&ctx, &t, request, response, finish] {
     finish(RunSingleOp(ctx, t, *request, response));
   });

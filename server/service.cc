@@ -62,13 +62,10 @@ absl::Status CheckStillWanted(const grpc::CallbackServerContext& call, std::stri
 // Answers a call on the calling gRPC thread.
 template <typename Body>
 grpc::ServerUnaryReactor* Inline(ServiceContext& ctx, grpc::CallbackServerContext* call, const char* rpc, Body body) {
-  const int64_t start = SteadyNowNs();
-  ctx.inflight.fetch_add(1);
-  ctx.calls_total.fetch_add(1);
   grpc::ServerUnaryReactor* reactor = call->DefaultReactor();
-  absl::StatusOr<Tenant*> tenant = AdmitCall(ctx, *call);
-  const absl::Status status = tenant.ok() ? body(*tenant) : tenant.status();
-  FinishCall(ctx, rpc, start, status, tenant.ok() ? *tenant : nullptr);
+  const CallStart begun = BeginCall(ctx, *call);
+  const absl::Status status = begun.tenant.ok() ? body(*begun.tenant) : begun.tenant.status();
+  FinishCall(ctx, rpc, begun.start_ns, status, begun.caller());
   reactor->Finish(ToGrpcStatus(status));
   return reactor;
 }
@@ -78,30 +75,25 @@ grpc::ServerUnaryReactor* Inline(ServiceContext& ctx, grpc::CallbackServerContex
 template <typename Body>
 grpc::ServerUnaryReactor* Queued(ServiceContext& ctx, grpc::CallbackServerContext* call, const char* rpc,
                                  const std::string& session_id, bool is_run, Body body) {
-  const int64_t start = SteadyNowNs();
-  ctx.inflight.fetch_add(1);
-  ctx.calls_total.fetch_add(1);
   grpc::ServerUnaryReactor* reactor = call->DefaultReactor();
-  absl::StatusOr<Tenant*> tenant = AdmitCall(ctx, *call);
-  const Tenant* caller = tenant.ok() ? *tenant : nullptr;
+  const CallStart begun = BeginCall(ctx, *call);
+  const int64_t start = begun.start_ns;
+  const Tenant* caller = begun.caller();
   auto finish = [&ctx, reactor, rpc, start, caller](const absl::Status& s) {
     FinishCall(ctx, rpc, start, s, caller);
     reactor->Finish(ToGrpcStatus(s));
   };
-  if (!tenant.ok()) return finish(tenant.status()), reactor;
-  absl::StatusOr<std::shared_ptr<ManagedSession>> session = ctx.sessions->Get(*tenant, session_id);
+  if (!begun.tenant.ok()) return finish(begun.tenant.status()), reactor;
+  Tenant* t = *begun.tenant;
+  absl::StatusOr<std::shared_ptr<ManagedSession>> session = ctx.sessions->Get(t, session_id);
   if (!session.ok()) return finish(session.status()), reactor;
-  Tenant* t = *tenant;
-  if (is_run && t->running.fetch_add(1) >= t->max_concurrent_runs) {
-    t->running.fetch_sub(1);
-    return finish(ResourceExhausted("tenant ", t->name, " already has ", t->max_concurrent_runs,
-                                    " runs in flight (its quota, max_concurrent_runs); retry when one finishes")),
-           reactor;
+  if (is_run) {
+    if (absl::Status slot = TakeRunSlot(*t); !slot.ok()) return finish(slot), reactor;
   }
   std::shared_ptr<ManagedSession> s = *session;
   s->active_calls.fetch_add(1);
   auto release = [t, s, is_run] {
-    if (is_run) t->running.fetch_sub(1);
+    if (is_run) ReleaseRunSlot(*t);
     s->active_calls.fetch_sub(1);
   };
   Device& device = (*ctx.devices)[s->device];
@@ -153,17 +145,43 @@ void ReleaseGraphSlot(ManagedSession& s) {
   --s.pending_graphs;
 }
 
-absl::StatusOr<Tenant*> AdmitCall(ServiceContext& ctx, const grpc::CallbackServerContext& call) {
+absl::StatusOr<Tenant*> AdmitCaller(ServiceContext& ctx, const std::vector<std::string_view>& authorization) {
   if (ctx.draining.load()) return Unavailable("ged is shutting down and accepts no new calls");
-  std::string_view authorization;
-  const auto& metadata = call.client_metadata();
   // Two tokens name no one tenant: which one counts would be a guess.
-  if (!ctx.tenants->open() && metadata.count("authorization") > 1) {
+  if (!ctx.tenants->open() && authorization.size() > 1) {
     return absl::UnauthenticatedError("the call carries more than one authorization entry; send one bearer token");
   }
-  auto it = metadata.find("authorization");
-  if (it != metadata.end()) authorization = std::string_view(it->second.data(), it->second.size());
-  return ctx.tenants->Authenticate(authorization);
+  return ctx.tenants->Authenticate(authorization.empty() ? std::string_view() : authorization.front());
+}
+
+absl::StatusOr<Tenant*> AdmitCall(ServiceContext& ctx, const grpc::CallbackServerContext& call) {
+  std::vector<std::string_view> authorization;
+  const auto [first, last] = call.client_metadata().equal_range("authorization");
+  for (auto it = first; it != last; ++it) authorization.emplace_back(it->second.data(), it->second.size());
+  return AdmitCaller(ctx, authorization);
+}
+
+CallStart BeginCall(ServiceContext& ctx, const grpc::CallbackServerContext& call) {
+  CallStart start{SteadyNowNs(), absl::UnknownError("")};
+  ctx.inflight.fetch_add(1);
+  ctx.calls_total.fetch_add(1);
+  start.tenant = AdmitCall(ctx, call);
+  return start;
+}
+
+CallStart BeginCall(ServiceContext& ctx, const std::vector<std::string_view>& authorization) {
+  CallStart start{SteadyNowNs(), absl::UnknownError("")};
+  ctx.inflight.fetch_add(1);
+  ctx.calls_total.fetch_add(1);
+  start.tenant = AdmitCaller(ctx, authorization);
+  return start;
+}
+
+absl::Status TakeRunSlot(Tenant& t) {
+  if (t.running.fetch_add(1) < t.max_concurrent_runs) return absl::OkStatus();
+  t.running.fetch_sub(1);
+  return ResourceExhausted("tenant ", t.name, " already has ", t.max_concurrent_runs,
+                           " runs in flight (its quota, max_concurrent_runs); retry when one finishes");
 }
 
 void FinishCall(ServiceContext& ctx, const char* rpc, int64_t start_ns, const absl::Status& status,

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ge/v1/service.grpc.pb.h"
@@ -133,9 +134,27 @@ absl::Status ExecuteRun(ServiceContext& ctx, ManagedSession& session, const v1::
 absl::Status ReserveGraphSlot(const ServerConfig& config, ManagedSession& s, const std::string& where);
 void ReleaseGraphSlot(ManagedSession& s);
 
-// Admission for one call: not draining, a known tenant. On success the
-// caller counts in ctx.inflight until it calls FinishCall.
+// Admission for one call: not draining, a known tenant. `authorization`
+// holds every authorization value the call carries (gRPC metadata entries,
+// HTTP headers): more than one names no one tenant.
+absl::StatusOr<Tenant*> AdmitCaller(ServiceContext& ctx, const std::vector<std::string_view>& authorization);
 absl::StatusOr<Tenant*> AdmitCall(ServiceContext& ctx, const grpc::CallbackServerContext& call);
+
+// The prologue of every call and stream, whatever its transport: the call
+// is counted (ctx.calls_total, and ctx.inflight until FinishCall) and
+// admitted. Every call that begins this way ends with FinishCall.
+struct CallStart {
+  int64_t start_ns = 0;
+  absl::StatusOr<Tenant*> tenant;
+  Tenant* caller() const { return tenant.ok() ? *tenant : nullptr; }
+};
+CallStart BeginCall(ServiceContext& ctx, const grpc::CallbackServerContext& call);
+CallStart BeginCall(ServiceContext& ctx, const std::vector<std::string_view>& authorization);
+
+// One of the tenant's max_concurrent_runs slots, or RESOURCE_EXHAUSTED
+// naming the key; ReleaseRunSlot gives it back when the run is over.
+absl::Status TakeRunSlot(Tenant& tenant);
+inline void ReleaseRunSlot(Tenant& tenant) { tenant.running.fetch_sub(1); }
 // Records the call's metrics, an audit line when it was refused (with the
 // tenant when known), and leaves ctx.inflight.
 void FinishCall(ServiceContext& ctx, const char* rpc, int64_t start_ns, const absl::Status& status,

@@ -20,6 +20,7 @@
 
 #include "base/ir/proto_convert.h"
 #include "base/ir/text_format.h"
+#include "onnx/onnx_pb.h"
 #include "server/tenants.h"
 #include "tests/integration/process.h"
 
@@ -79,6 +80,36 @@ std::string TokenHash(const char* token) { return server::ToHex(server::Sha256(t
 
 std::string DescribeStatus(const grpc::Status& s) {
   return "code " + std::to_string(static_cast<int>(s.error_code())) + ": " + s.error_message();
+}
+
+// The repository the daemon serves: kRepositoryModel, sum = a + b over
+// FP32 [-1, 4], batching up to 8 rows.
+void WriteRepository(const std::string& root) {
+  const std::string dir = root + "/" + kRepositoryModel;
+  std::filesystem::create_directories(dir + "/1");
+  onnx::ModelProto model;
+  model.set_ir_version(8);
+  model.add_opset_import()->set_version(17);
+  onnx::GraphProto* g = model.mutable_graph();
+  g->set_name(kRepositoryModel);
+  auto value_info = [](onnx::ValueInfoProto* v, const std::string& name) {
+    v->set_name(name);
+    auto* t = v->mutable_type()->mutable_tensor_type();
+    t->set_elem_type(onnx::TensorProto::FLOAT);
+    t->mutable_shape()->add_dim()->set_dim_param("n");
+    t->mutable_shape()->add_dim()->set_dim_value(4);
+  };
+  value_info(g->add_input(), "a");
+  value_info(g->add_input(), "b");
+  value_info(g->add_output(), "sum");
+  onnx::NodeProto* add = g->add_node();
+  add->set_op_type("Add");
+  add->add_input("a");
+  add->add_input("b");
+  add->add_output("sum");
+  std::ofstream(dir + "/1/model.onnx", std::ios::binary) << model.SerializeAsString();
+  std::ofstream(dir + "/config.pbtxt") << "max_batch_size: 8\n"
+                                          "dynamic_batching { max_queue_delay_microseconds: 2000 }\n";
 }
 
 }  // namespace
@@ -146,6 +177,7 @@ std::unique_ptr<Harness> Harness::Start(bool omit_carol) {
   h->secrets_ = {h->canary_secret_, h->config_secret_, Bytes(VictimWeights()), Bytes(kVictimVariable),
                  Bytes(VictimKeyedWeights())};
   std::filesystem::create_directories(h->dir_ + "/weights");
+  WriteRepository(h->dir_ + "/models");
   // Does this ged know the contract's keys? --print-config parses and
   // validates the file without serving.
   std::ofstream(h->config_path_) << h->Config(/*contract=*/true, omit_carol);
@@ -181,7 +213,10 @@ std::string Harness::Config(bool contract, bool omit_carol) const {
       << "max_loop_iterations: " << kMaxLoopIterations << "\n"
       << "memory_budget_bytes: " << kMemoryBudgetBytes << "\n"
       << "weights_root: " << dir_ << "/weights\n"
-      << "unix_socket: " << dir_ << "/ged.sock\n";
+      << "unix_socket: " << dir_ << "/ged.sock\n"
+      << "model_repository: " << dir_ << "/models\n"
+      << "http_listen: 127.0.0.1:0\n"
+      << "max_json_elements: " << kMaxJsonElements << "\n";
   }
   y << "tenants:\n";
   y << "  - {name: alice, token_sha256: " << TokenHash(kAliceToken) << ", max_sessions: 32, max_concurrent_runs: 64";
@@ -251,6 +286,15 @@ std::unique_ptr<client::Client> Harness::LocalClient(const std::string& token) {
   options.max_retries = 1;
   options.timeout_seconds = 60;
   return std::make_unique<client::Client>(options);
+}
+
+std::unique_ptr<inference::GRPCInferenceService::Stub> Harness::KServeStub() {
+  grpc::ChannelArguments args;
+  args.SetMaxSendMessageSize(-1);
+  args.SetMaxReceiveMessageSize(-1);
+  args.SetInt("adversarial.kserve", 1);
+  return inference::GRPCInferenceService::NewStub(
+      grpc::CreateCustomChannel(daemon_->grpc_address(), grpc::InsecureChannelCredentials(), args));
 }
 
 std::unique_ptr<v1::GraphEngine::Stub> Harness::RawStub() {

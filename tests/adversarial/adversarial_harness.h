@@ -22,6 +22,11 @@
 // A case that kills the daemon fails (c) and (d); the next case starts a new
 // daemon (SetUp), so one crash does not fail the whole file.
 //
+// With the contract's keys the daemon also serves a model repository
+// (kRepositoryModel: sum = a + b, FP32 [-1, 4], dynamic batching up to 8)
+// over KServe v2 gRPC and HTTP (http_address()), with max_json_elements
+// kMaxJsonElements.
+//
 // The contract's new config keys (max_tensor_bytes, max_outputs,
 // tenants[].max_memory_bytes, unix_socket, ...) are offered first; a ged that
 // does not know them yet (its --print-config refuses the file) runs with the
@@ -40,6 +45,7 @@
 #include <vector>
 
 #include "client/cpp/client.h"
+#include "ge/kserve/grpc_service.grpc.pb.h"
 #include "ge/v1/service.grpc.pb.h"
 #include "gtest/gtest.h"
 #include "tests/integration/daemon_process.h"
@@ -64,6 +70,8 @@ inline constexpr int64_t kMaxLoopIterations = 10000;
 inline constexpr int64_t kAliceMaxQueuedCalls = 4;
 inline constexpr int64_t kAliceMaxMemoryBytes = 16 << 20;
 inline constexpr int64_t kMemoryBudgetBytes = 512 << 20;
+inline constexpr int64_t kMaxJsonElements = 100000;
+inline constexpr char kRepositoryModel[] = "batchy";
 
 class Harness {
  public:
@@ -91,6 +99,10 @@ class Harness {
   // A raw stub on a channel of its own (calls carry only the metadata the
   // caller adds).
   std::unique_ptr<v1::GraphEngine::Stub> RawStub();
+  // A KServe v2 gRPC stub on a channel of its own.
+  std::unique_ptr<inference::GRPCInferenceService::Stub> KServeStub();
+  // The KServe HTTP address ("" when ged does not serve it).
+  std::string http_address() const { return daemon_ != nullptr ? daemon_->http_address() : ""; }
   // The address shared-memory clients use: unix:PATH when ged serves the
   // contract's unix_socket, else the TCP address.
   std::string local_address() const;

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -56,6 +57,11 @@ std::unique_ptr<DaemonProcess> DaemonProcess::Start(const std::vector<std::strin
       argv.push_back("127.0.0.1:0");
     }
   }
+  const bool repository = std::find(args.begin(), args.end(), "--model-repository") != args.end();
+  if (repository && std::find(args.begin(), args.end(), "--http-listen") == args.end()) {
+    argv.push_back("--http-listen");
+    argv.push_back("127.0.0.1:0");
+  }
   argv.insert(argv.end(), args.begin(), args.end());
   std::vector<char*> raw;
   for (const std::string& a : argv) raw.push_back(const_cast<char*>(a.c_str()));
@@ -78,6 +84,7 @@ std::unique_ptr<DaemonProcess> DaemonProcess::Start(const std::vector<std::strin
       const std::string json = ReadAll(ready);
       d->grpc_ = JsonString(json, "grpc");
       d->metrics_ = JsonString(json, "metrics");
+      d->http_ = JsonString(json, "http");
       if (!d->grpc_.empty()) return d;
     }
     int status = 0;
@@ -118,7 +125,27 @@ int DaemonProcess::Wait(double timeout_seconds) {
 
 std::string DaemonProcess::log() const { return ReadAll(dir_ + "/ged.log"); }
 
-HttpResult HttpGet(const std::string& address, const std::string& path) {
+std::string HttpResult::Header(const std::string& name) const {
+  auto lower = [](std::string v) {
+    for (char& c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return v;
+  };
+  const std::string want = lower(name) + ":";
+  size_t at = 0;
+  while (at < headers.size()) {
+    size_t end = headers.find("\r\n", at);
+    if (end == std::string::npos) end = headers.size();
+    const std::string line = headers.substr(at, end - at);
+    if (lower(line.substr(0, want.size())) == want) {
+      const size_t value = line.find_first_not_of(' ', want.size());
+      return value == std::string::npos ? "" : line.substr(value);
+    }
+    at = end + 2;
+  }
+  return "";
+}
+
+HttpResult HttpSend(const std::string& address, const std::string& request) {
   HttpResult result;
   const size_t colon = address.rfind(':');
   sockaddr_in addr{};
@@ -131,10 +158,12 @@ HttpResult HttpGet(const std::string& address, const std::string& path) {
     close(fd);
     return result;
   }
-  const std::string request = "GET " + path + " HTTP/1.1\r\nHost: " + address + "\r\nConnection: close\r\n\r\n";
-  if (write(fd, request.data(), request.size()) != static_cast<ssize_t>(request.size())) {
-    close(fd);
-    return result;
+  // The server may answer (and close) before it read all of a refused body.
+  size_t sent = 0;
+  while (sent < request.size()) {
+    const ssize_t n = send(fd, request.data() + sent, request.size() - sent, MSG_NOSIGNAL);
+    if (n <= 0) break;
+    sent += static_cast<size_t>(n);
   }
   std::string response;
   char buf[65536];
@@ -144,8 +173,14 @@ HttpResult HttpGet(const std::string& address, const std::string& path) {
   const size_t body = response.find("\r\n\r\n");
   if (space == std::string::npos || body == std::string::npos) return result;
   result.status = std::stoi(response.substr(space + 1, 3));
+  const size_t first = response.find("\r\n");
+  result.headers = response.substr(first + 2, body - first);
   result.body = response.substr(body + 4);
   return result;
+}
+
+HttpResult HttpGet(const std::string& address, const std::string& path) {
+  return HttpSend(address, "GET " + path + " HTTP/1.1\r\nHost: " + address + "\r\nConnection: close\r\n\r\n");
 }
 
 }  // namespace ge::testing

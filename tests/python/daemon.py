@@ -1,6 +1,7 @@
 """A ged daemon for a Python test: build/bin/ged on 127.0.0.1 port 0 with a
 ready file (as tests/integration/daemon_process.cc starts it), stopped with
-SIGTERM; stop() returns ged's exit code (0: drained and every call state and
+SIGTERM (KServe HTTP on a free port too when it serves a repository);
+stop() returns ged's exit code (0: drained and every call state and
 session released, 3: ged leaked state)."""
 
 import json
@@ -24,6 +25,10 @@ class Daemon:
         self.log_path = os.path.join(self.dir.name, "ged.log")
         argv = [GED, "--ready-file", ready, "--listen", listen, "--metrics-listen", "127.0.0.1:0",
                 *args]
+        # A repository turns KServe HTTP on (127.0.0.1:8000 by default): a
+        # free port instead, so tests can run side by side.
+        if "--model-repository" in args and "--http-listen" not in args:
+            argv += ["--http-listen", "127.0.0.1:0"]
         self.local_address = None
         if unix_socket:
             path = os.path.join(self.dir.name, "ged.sock")
@@ -38,6 +43,7 @@ class Daemon:
                     addresses = json.load(f)
                 self.address = addresses["grpc"]
                 self.metrics_address = addresses["metrics"]
+                self.http_address = addresses.get("http")
                 return
             if self.process.poll() is not None:
                 raise RuntimeError(f"ged exited ({self.process.returncode}) before serving:\n{self.log()}")

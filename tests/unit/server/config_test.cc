@@ -282,5 +282,40 @@ TEST(ConfigTest, ModelRepositoryKeys) {
   EXPECT_NE(ValidateConfig(bad).message().find("repository_poll_secs"), std::string::npos);
 }
 
+TEST(ConfigTest, HttpListenDefaultsToPort8000WithARepositoryOnly) {
+  ServerConfig c = DefaultConfig();
+  EXPECT_EQ(EffectiveHttpListen(c), "");
+  c.model_repository = "/srv/models";
+  EXPECT_EQ(EffectiveHttpListen(c), "127.0.0.1:8000");
+  ASSERT_TRUE(ApplyYaml("http_listen: 127.0.0.1:0\nhttp_threads: 4\nmax_json_elements: 1000\n", "h.yaml", c).ok());
+  EXPECT_EQ(EffectiveHttpListen(c), "127.0.0.1:0");
+  EXPECT_EQ(c.http_threads, 4);
+  EXPECT_EQ(c.max_json_elements, 1000);
+  EXPECT_TRUE(ValidateConfig(c).ok());
+  ServerConfig back = DefaultConfig();
+  ASSERT_TRUE(ApplyYaml(ConfigToYaml(c), "printed", back).ok());
+  EXPECT_EQ(ConfigToYaml(back), ConfigToYaml(c));
+  c.http_listen = "off";
+  EXPECT_EQ(EffectiveHttpListen(c), "");
+  // Without a repository, only when given.
+  ServerConfig given = DefaultConfig();
+  given.http_listen = "127.0.0.1:8080";
+  EXPECT_EQ(EffectiveHttpListen(given), "127.0.0.1:8080");
+  // Off loopback: tenants, and no TLS means allow_insecure_transport.
+  ServerConfig open = DefaultConfig();
+  open.http_listen = "0.0.0.0:8000";
+  EXPECT_NE(ValidateConfig(open).message().find("without tenants"), std::string::npos);
+  open.tenants.push_back(TenantConfig{"t", std::string(64, 'a')});
+  EXPECT_NE(ValidateConfig(open).message().find("allow_insecure_transport"), std::string::npos);
+  open.allow_insecure_transport = true;
+  EXPECT_TRUE(ValidateConfig(open).ok()) << ValidateConfig(open);
+  ServerConfig bad = DefaultConfig();
+  bad.max_json_elements = 0;
+  EXPECT_NE(ValidateConfig(bad).message().find("max_json_elements"), std::string::npos);
+  bad = DefaultConfig();
+  bad.http_listen = "nowhere";
+  EXPECT_FALSE(ValidateConfig(bad).ok());
+}
+
 }  // namespace
 }  // namespace ge::server
