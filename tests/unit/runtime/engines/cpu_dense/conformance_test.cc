@@ -116,8 +116,8 @@ Tensor LaidOut(const Tensor& t, int64_t block) {
   for (int64_t b = 0; b < n; ++b) {
     for (int64_t ch = 0; ch < c; ++ch) {
       for (int64_t p = 0; p < hw; ++p) {
-        const int64_t to = block == 0 ? (b * hw + p) * c + ch
-                                      : ((b * (c / block) + ch / block) * hw + p) * block + ch % block;
+        const int64_t to =
+            block == 0 ? (b * hw + p) * c + ch : ((b * (c / block) + ch / block) * hw + p) * block + ch % block;
         out.data<float>()[to] = t.data<float>()[(b * c + ch) * hw + p];
       }
     }
@@ -129,7 +129,7 @@ TEST(CpuDenseGlobalPool, ChannelsLastAndBlockedInputsGiveThePlainResult) {
   Rng rng(9);
   for (const char* type : {"GlobalAveragePool", "GlobalMaxPool"}) {
     for (auto [format, block, c] : {std::tuple{ir::Format::kNHWC, int64_t{0}, int64_t{13}},
-                                     std::tuple{ir::Format::kNChw8c, int64_t{8}, int64_t{24}}}) {
+                                    std::tuple{ir::Format::kNChw8c, int64_t{8}, int64_t{24}}}) {
       const Tensor x = rng.Random(DataType::kFloat, Shape{2, c, 7, 5});
       Case plain = MakeCase(type, {x});
       auto want = test::RunKernel(Dense(), plain.op, plain.inputs);
