@@ -19,6 +19,7 @@
 // activations between int8 nodes) runs the primitive on them directly;
 // plain (NCHW) ones reach oneDNN's preferred layout by reorders inside the
 // kernel.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <optional>
@@ -49,10 +50,8 @@ dnnl::memory::dims GroupedWeightDims(const Shape& w, int64_t group) {
 
 bool FitsUnsplit(const Tensor& w) {
   const auto* p = static_cast<const int8_t*>(w.raw_data());
-  for (int64_t i = 0; i < w.NumElements(); ++i) {
-    if (p[i] < -kMaxUnsplitWeight || p[i] > kMaxUnsplitWeight) return false;
-  }
-  return true;
+  const int64_t n = w.NumElements();
+  return std::all_of(p, p + n, [](int8_t v) { return v >= -kMaxUnsplitWeight && v <= kMaxUnsplitWeight; });
 }
 
 class Int8ConvKernel final : public DenseKernel {

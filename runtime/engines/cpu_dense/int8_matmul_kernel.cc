@@ -26,10 +26,8 @@ using dt = dnnl::memory::data_type;
 
 bool FitsSevenBits(const Tensor& w) {
   const auto* p = static_cast<const int8_t*>(w.raw_data());
-  for (int64_t i = 0; i < w.NumElements(); ++i) {
-    if (p[i] < -kMaxUnsplitWeight || p[i] > kMaxUnsplitWeight) return false;
-  }
-  return true;
+  const int64_t n = w.NumElements();
+  return std::all_of(p, p + n, [](int8_t v) { return v >= -kMaxUnsplitWeight && v <= kMaxUnsplitWeight; });
 }
 
 dims AlignedDims(const Shape& shape, size_t rank) {
