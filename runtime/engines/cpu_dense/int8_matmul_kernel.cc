@@ -9,7 +9,8 @@
 // A constant B within [-64, 64] runs one primitive; any other B runs two
 // over A's halves (each exact), summed in int32 by a sum post-op and
 // requantized here. A constant B is packed once; B's zero point must be
-// zero (CheckSupported places other nodes on host_cpu).
+// zero (CheckSupported places other nodes on host_cpu). A product of fewer
+// than kSerialMacs multiply-adds runs on one thread (int8_util.h).
 #include <algorithm>
 #include <cmath>
 #include <unordered_map>
@@ -48,6 +49,7 @@ class Int8MatMulKernel final : public DenseKernel {
     PackedWeights weights;
     bool flip = false;   // A is s8: shifted to u8
     bool split = false;  // two primitives over A's halves
+    bool serial = false;  // fewer than kSerialMacs: one thread (SerialScope)
     DataType y_dtype = DataType::kInt32;
     int64_t n = 0, a_elements = 0;
   };
@@ -90,6 +92,10 @@ absl::StatusOr<std::unique_ptr<DenseKernel::Plan>> Int8MatMulKernel::Build(const
   if (r.has_input(ports_.x_zero) && r.shape(ports_.x_zero).NumElementsUnchecked() != 1) {
     return NodeUnimplemented(op(), "a_zero_point is not per tensor");
   }
+  int64_t macs = bd[rank - 2];
+  for (int64_t d : dd) macs *= d;
+  plan->serial = macs < kSerialMacs;
+  const SerialScope serial(plan->serial);
   const Tensor* w = r.const_input(ports_.w);
   const bool constant_b = IsConstInput(ports_.w, r);
   plan->split = !(constant_b && w != nullptr && FitsSevenBits(*w));
@@ -137,6 +143,7 @@ absl::StatusOr<std::unique_ptr<DenseKernel::Plan>> Int8MatMulKernel::Build(const
 
 absl::Status Int8MatMulKernel::Run(Plan& base_plan, ExecuteContext& ctx, Scratch& scratch) {
   auto& plan = static_cast<MatMulPlan&>(base_plan);
+  const SerialScope serial(plan.serial);
   GE_ASSIGN_OR_RETURN(auto za, QuantParam(op(), ctx, ports_.x_zero, "a_zero_point", 1, 0.0f));
   GE_ASSIGN_OR_RETURN(auto zb, QuantParam(op(), ctx, ports_.w_zero, "b_zero_point", plan.n, 0.0f));
   for (float z : zb) {
