@@ -47,8 +47,8 @@ class Int8MatMulKernel final : public DenseKernel {
     dnnl::matmul first, second;  // second: the split path's upper half
     dnnl::memory::desc a_md, dst_md, acc_md, scratchpad_md;
     PackedWeights weights;
-    bool flip = false;   // A is s8: shifted to u8
-    bool split = false;  // two primitives over A's halves
+    bool flip = false;    // A is s8: shifted to u8
+    bool split = false;   // two primitives over A's halves
     bool serial = false;  // fewer than kSerialMacs: one thread (SerialScope)
     DataType y_dtype = DataType::kInt32;
     int64_t n = 0, a_elements = 0;
