@@ -1,6 +1,7 @@
 // QdqFusionPass: matching DQ -> op -> Q chains and building the int8 nodes.
 #include "compiler/passes/qdq_fusion_pass.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -317,8 +318,8 @@ absl::StatusOr<bool> FuseAdd(ir::Graph& g, Chain& c) {
   return true;
 }
 
-// A node of type `type` fed by `inputs`, its one output of `out` type,
-// named `name` (a new unique name when empty).
+// A node of type `type` fed by `inputs`, with the one output `out`, named
+// uniquely after `prefix`.
 absl::StatusOr<ir::Node*> AddOp(ir::Graph& g, const std::string& prefix, std::string_view type,
                                 const std::vector<ir::OutPort>& inputs, ir::IoDesc out, ir::AttrMap attrs = {}) {
   ir::OpDesc op(g.UniqueNodeName(prefix), std::string(type));
@@ -364,6 +365,10 @@ absl::StatusOr<bool> FuseFloatMatMul(ir::Graph& g, ir::Node* mm) {
     if (b->ZeroAt(c) != 0) return false;
   }
   const int64_t n = bw->shape().dim(trans_b ? 0 : 1), k = bw->shape().dim(trans_b ? 1 : 0);
+  // The int32 sum cannot overflow: |a - a_zero| <= 255, |b| <= max |b|.
+  int64_t b_max = 0;
+  for (int64_t i = 0; i < bw->NumElements(); ++i) b_max = std::max(b_max, std::abs(bw->GetAsInt64(i)));
+  if (k * 255 * b_max > std::numeric_limits<int32_t>::max()) return false;
   const std::string prefix = mm->name();
   ir::OutPort weights = b->data;
   if (trans_b) {

@@ -31,10 +31,11 @@
 // The fused result equals the QDQ graph's up to the float rounding of the
 // requantization (one integer step), as in every int8 runtime. A Gemm with
 // a C before a Q takes the float-result form and keeps its Q. Anything
-// else — an Add that broadcasts, dynamic scales — stays in float between
-// its DQ and Q nodes, which is what the QDQ graph means. Runs in the optimize pipeline after shape inference (it reads
-// types) and before constant folding (which would fold the weights' DQ
-// into float constants).
+// else — a product whose int32 sum could overflow, an Add that broadcasts,
+// dynamic scales — stays in float between its DQ and Q nodes, which is what
+// the QDQ graph means. Runs in the optimize pipeline after shape inference
+// (it reads types) and before constant folding (which would fold the
+// weights' DQ into float constants).
 #pragma once
 
 #include "compiler/passes/graph_pass.h"

@@ -315,6 +315,30 @@ TEST(QdqFusionPassTest, FloatResultMatMulWithoutBiasEndsInTheScale) {
   EXPECT_EQ(mi->op_desc().input(2).type.dtype(), DataType::kInt8);
 }
 
+TEST(QdqFusionPassTest, FloatResultProductThatCouldOverflowInt32StaysInFloat) {
+  // K = 66,400 rows of 127: 66,400 * 255 * 127 > 2^31 - 1.
+  const int64_t k = 66400;
+  std::string w = "127";
+  for (int64_t i = 1; i < k; ++i) w += ", 1";
+  const std::string text = R"(graph main {
+    a = Data() {index = 0} -> (u8[1,)" + std::to_string(k) + R"(])
+    sa = Const() {value = tensor<f32[]>[0.5]} -> (f32[])
+    za = Const() {value = tensor<u8[]>[0]} -> (u8[])
+    ad = DequantizeLinear(a, sa, za) -> (f32[1,)" + std::to_string(k) + R"(])
+    w = Const() {value = tensor<i8[)" + std::to_string(k) + ",1]>[" + w + R"(]} -> (i8[)" + std::to_string(k) + R"(,1])
+    sw = Const() {value = tensor<f32[]>[0.25]} -> (f32[])
+    wd = DequantizeLinear(w, sw) -> (f32[)" + std::to_string(k) + R"(,1])
+    mm = MatMul(ad, wd) -> (f32[1,1])
+    out = NetOutput(mm)
+  })";
+  auto g = Fuse(text, false);
+  EXPECT_EQ(Count(*g, "MatMul"), 1);
+  EXPECT_EQ(Count(*g, "MatMulInteger"), 0);
+  // With 64 the largest weight the sum fits: fused.
+  g = Fuse(Replaced(text, "[127, 1", "[64, 1"), true);
+  EXPECT_EQ(Count(*g, "MatMulInteger"), 1);
+}
+
 TEST(QdqFusionPassTest, LeavesWhatIsNotAFusableChain) {
   // An Add that broadcasts stays in float between its DQ and Q nodes; a
   // Relu before a Q whose zero point is not the minimum is not absorbed;
