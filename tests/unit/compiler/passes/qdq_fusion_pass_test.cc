@@ -321,13 +321,17 @@ TEST(QdqFusionPassTest, FloatResultProductThatCouldOverflowInt32StaysInFloat) {
   std::string w = "127";
   for (int64_t i = 1; i < k; ++i) w += ", 1";
   const std::string text = R"(graph main {
-    a = Data() {index = 0} -> (u8[1,)" + std::to_string(k) + R"(])
+    a = Data() {index = 0} -> (u8[1,)" +
+                           std::to_string(k) + R"(])
     sa = Const() {value = tensor<f32[]>[0.5]} -> (f32[])
     za = Const() {value = tensor<u8[]>[0]} -> (u8[])
-    ad = DequantizeLinear(a, sa, za) -> (f32[1,)" + std::to_string(k) + R"(])
-    w = Const() {value = tensor<i8[)" + std::to_string(k) + ",1]>[" + w + R"(]} -> (i8[)" + std::to_string(k) + R"(,1])
+    ad = DequantizeLinear(a, sa, za) -> (f32[1,)" +
+                           std::to_string(k) + R"(])
+    w = Const() {value = tensor<i8[)" +
+                           std::to_string(k) + ",1]>[" + w + R"(]} -> (i8[)" + std::to_string(k) + R"(,1])
     sw = Const() {value = tensor<f32[]>[0.25]} -> (f32[])
-    wd = DequantizeLinear(w, sw) -> (f32[)" + std::to_string(k) + R"(,1])
+    wd = DequantizeLinear(w, sw) -> (f32[)" +
+                           std::to_string(k) + R"(,1])
     mm = MatMul(ad, wd) -> (f32[1,1])
     out = NetOutput(mm)
   })";
