@@ -7,7 +7,10 @@ Builds one-operator ONNX models (opset 17, weights as initializers so that
 ged packs them as constants): QLinearConv with u8 and s8 activations, per
 channel and per tensor scales, 7-bit and full-range s8 weights, an int32
 bias, pads and strides; QLinearMatMul; ConvInteger; MatMulInteger; and
-DynamicQuantizeLinear -> MatMulInteger (run-time zero point and scale).
+DynamicQuantizeLinear -> MatMulInteger (run-time zero point and scale);
+QuantizeLinear (u8, s8; quotients on a half); and a QDQ Gemm with a float
+result (a classifier, which ged computes on integers then scales: float
+results are held to 1e-5 of the largest value instead of one step).
 Feeds seeded inputs over the full integer range, runs each through `gectl
 run` (which places these kernels on cpu_dense; `gectl partition --report
 json` shows it) and through ONNX Runtime (bench/ort_run.js), and checks
@@ -115,6 +118,33 @@ def dynamic_matmul(rng):
     return model("dynamic_matmul", nodes, [x], [y], inits), {"x": rng.uniform(-3, 2, (4, 32)).astype(np.float32)}
 
 
+def quantize_linear(rng, y_type):
+    """QuantizeLinear f32 -> u8 / s8 over and beyond the range, many quotients on a half."""
+    ydt = NP[y_type]
+    x = (rng.integers(-1200, 1200, size=(2, 3, 40, 41)) * 0.125).astype(np.float32)
+    x.reshape(-1)[::7] = rng.uniform(-200, 200, size=x.reshape(-1)[::7].shape).astype(np.float32)
+    inits = {"s": np.array(0.25, np.float32), "z": np.array(17 if ydt == np.uint8 else -9, ydt)}
+    node = helper.make_node("QuantizeLinear", ["x", "s", "z"], ["y"])
+    xi = helper.make_tensor_value_info("x", TensorProto.FLOAT, list(x.shape))
+    y = helper.make_tensor_value_info("y", y_type, list(x.shape))
+    return model("quantize_linear", node, [xi], [y], inits), {"x": x}
+
+
+def qdq_gemm_float(rng):
+    """DQ(a u8) , DQ(B s8 per row) -> Gemm(transB, C) with a float result (a classifier):
+    ged computes MatMulInteger -> Cast -> Mul -> Add (QdqFusionPass)."""
+    k, n = 512, 100
+    inits = {"sa": np.array(0.031, np.float32), "za": np.array(3, np.uint8), "w": weights(rng, (n, k), True),
+             "sw": rng.uniform(0.001, 0.004, size=n).astype(np.float32), "zw": np.zeros(n, np.int8),
+             "c": rng.uniform(-1, 1, size=n).astype(np.float32)}
+    nodes = [helper.make_node("DequantizeLinear", ["a", "sa", "za"], ["ad"]),
+             helper.make_node("DequantizeLinear", ["w", "sw", "zw"], ["wd"], axis=0),
+             helper.make_node("Gemm", ["ad", "wd", "c"], ["y"], transB=1)]
+    a = helper.make_tensor_value_info("a", TensorProto.UINT8, [1, k])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, n])
+    return model("qdq_gemm_float", nodes, [a], [y], inits), {"a": full_range(rng, np.uint8, (1, k))}
+
+
 CASES = {
     "qlinear_conv_u8_per_channel_7bit": lambda r: qlinear_conv(r, TensorProto.UINT8, True, True),
     "qlinear_conv_u8_per_tensor_7bit": lambda r: qlinear_conv(r, TensorProto.UINT8, False, True),
@@ -130,6 +160,9 @@ CASES = {
     "matmul_integer_7bit": lambda r: matmul_integer(r, True),
     "matmul_integer_full": lambda r: matmul_integer(r, False),
     "dynamic_quantize_matmul_integer": dynamic_matmul,
+    "quantize_linear_u8": lambda r: quantize_linear(r, TensorProto.UINT8),
+    "quantize_linear_s8": lambda r: quantize_linear(r, TensorProto.INT8),
+    "qdq_gemm_float_result": qdq_gemm_float,
 }
 
 
@@ -220,6 +253,16 @@ def main():
             if g.returncode != 0 or o.returncode != 0:
                 failures.append("%s: ged rc %d (%s), ORT rc %d (%s)" % (name, g.returncode, g.stderr.strip()[-300:],
                                                                         o.returncode, o.stderr.strip()[-300:]))
+                continue
+            if only_output(os.path.join(d, "ged")).dtype == np.float32:
+                # A float result: float rounding only (relative to the largest value).
+                gf, of = only_output(os.path.join(d, "ged")).astype(np.float64), only_output(os.path.join(d, "ort"))
+                rel = float(np.abs(gf - of).max() / max(1.0, np.abs(of).max())) if gf.shape == of.shape else 1.0
+                status = "ok" if rel <= 1e-5 else "DIFFERS"
+                print("%-36s engines %-22s max |ged - ORT| / max |ORT| = %.2e (limit 1e-5) %s" % (
+                    name, ",".join(map(str, engines)), rel, status), flush=True)
+                if status != "ok":
+                    failures.append("%s: relative difference %.2e" % (name, rel))
                 continue
             ged, ort = only_output(os.path.join(d, "ged")).astype(np.int64), only_output(os.path.join(d, "ort")).astype(np.int64)
             limit = 0 if ged.dtype == np.int32 or only_output(os.path.join(d, "ged")).dtype == np.int32 else 1

@@ -1,6 +1,7 @@
 // QdqFusionPass: matching DQ -> op -> Q chains and building the int8 nodes.
 #include "compiler/passes/qdq_fusion_pass.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -317,6 +318,102 @@ absl::StatusOr<bool> FuseAdd(ir::Graph& g, Chain& c) {
   return true;
 }
 
+// A node of type `type` fed by `inputs`, with the one output `out`, named
+// uniquely after `prefix`.
+absl::StatusOr<ir::Node*> AddOp(ir::Graph& g, const std::string& prefix, std::string_view type,
+                                const std::vector<ir::OutPort>& inputs, ir::IoDesc out, ir::AttrMap attrs = {}) {
+  ir::OpDesc op(g.UniqueNodeName(prefix), std::string(type));
+  op.mutable_attrs() = std::move(attrs);
+  for (const ir::OutPort& p : inputs) op.AddInput({p.node->op_desc().output(p.index).name, TypeOf(p)});
+  op.AddOutput(std::move(out));
+  GE_ASSIGN_OR_RETURN(ir::Node * n, g.AddNode(std::move(op)));
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    GE_RETURN_IF_ERROR(g.AddEdge(inputs[i].node, inputs[i].index, n, static_cast<int>(i)));
+  }
+  return n;
+}
+
+// DQ(a), DQ(B const) -> MatMul / Gemm [+ C] whose float result is not
+// requantized (a classifier's logits): the integer product in int32
+// (MatMulInteger, exact), then to float and scaled per column by a_scale *
+// b_scale[n], then C added:
+//   MatMulInteger(a, B, a_zero) -> Cast(f32) -> Mul(scale[N]) [-> Add(C)].
+// Gemm: transA 0, alpha 1, beta 1 (any C that broadcasts to the result);
+// transB transposes the constant weights. The result equals the float
+// chain's up to float rounding (the chain multiplies each product by its
+// scales before summing; this sums exact integers first), as ONNX Runtime's
+// integer form of this chain does.
+absl::StatusOr<bool> FuseFloatMatMul(ir::Graph& g, ir::Node* mm) {
+  const bool gemm = mm->type() == "Gemm";
+  if (mm->num_inputs() < 2 || mm->num_outputs() != 1 || !mm->control_inputs().empty()) return false;
+  if (mm->op_desc().output(0).type.dtype() != DataType::kFloat) return false;
+  bool trans_b = false;
+  if (gemm) {
+    const ir::OpDesc& d = mm->op_desc();
+    if (d.GetAttrOr<int64_t>("transA", 0) != 0 || d.GetAttrOr<float>("alpha", 1.0f) != 1.0f) return false;
+    if (InputOf(*mm, 2) && d.GetAttrOr<float>("beta", 1.0f) != 1.0f) return false;
+    trans_b = d.GetAttrOr<int64_t>("transB", 0) != 0;
+  } else if (mm->num_inputs() != 2) {
+    return false;
+  }
+  auto a = ActivationDq(mm->input(0));
+  auto b = WeightDq(mm->input(1), trans_b ? 0 : -1);
+  if (!a || !b || b->dtype != DataType::kInt8) return false;  // MatMulInteger's B on cpu_dense: s8
+  const Tensor* bw = ConstOf(b->data);
+  if (bw->shape().rank() != 2) return false;
+  for (int64_t c = 0; c < b->count(); ++c) {
+    if (b->ZeroAt(c) != 0) return false;
+  }
+  const int64_t n = bw->shape().dim(trans_b ? 0 : 1), k = bw->shape().dim(trans_b ? 1 : 0);
+  // The int32 sum cannot overflow: |a - a_zero| <= 255, |b| <= max |b|.
+  int64_t b_max = 0;
+  for (int64_t i = 0; i < bw->NumElements(); ++i) b_max = std::max(b_max, std::abs(bw->GetAsInt64(i)));
+  if (k * 255 * b_max > std::numeric_limits<int32_t>::max()) return false;
+  const std::string prefix = mm->name();
+  ir::OutPort weights = b->data;
+  if (trans_b) {
+    GE_ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(bw->dtype(), Shape{k, n}));
+    const auto* src = static_cast<const uint8_t*>(bw->raw_data());
+    auto* dst = static_cast<uint8_t*>(t.raw_data());
+    for (int64_t i = 0; i < n; ++i) {
+      for (int64_t j = 0; j < k; ++j) dst[j * n + i] = src[i * k + j];
+    }
+    GE_ASSIGN_OR_RETURN(ir::Node * tn, AddConst(g, prefix + "_weights_t", std::move(t)));
+    weights = {tn, 0};
+  }
+  GE_ASSIGN_OR_RETURN(Tensor scale, Tensor::Allocate(DataType::kFloat, Shape{n}));
+  for (int64_t c = 0; c < n; ++c) scale.data<float>()[c] = a->ScaleAt(0) * b->ScaleAt(c);
+  GE_ASSIGN_OR_RETURN(ir::Node * scale_node, AddConst(g, prefix + "_scale", std::move(scale)));
+  GE_ASSIGN_OR_RETURN(ir::OutPort az, ZeroPort(g, *a, prefix + "_a"));
+  const ir::IoDesc& out = mm->op_desc().output(0);
+  const Shape& shape = out.type.shape();
+  auto typed = [&](DataType d) { return ir::IoDesc{"", ir::ValueType::Tensor(d, shape)}; };
+  GE_ASSIGN_OR_RETURN(ir::Node * product,
+                      AddOp(g, prefix + "_integer", "MatMulInteger", {a->data, weights, az}, typed(DataType::kInt32)));
+  ir::AttrMap to;
+  to["to"] = ir::AttrValue(static_cast<int64_t>(DataType::kFloat));
+  GE_ASSIGN_OR_RETURN(ir::Node * cast,
+                      AddOp(g, prefix + "_float", "Cast", {{product, 0}}, typed(DataType::kFloat), std::move(to)));
+  const ir::OutPort c = gemm ? InputOf(*mm, 2) : ir::OutPort{};
+  GE_ASSIGN_OR_RETURN(ir::Node * scaled, AddOp(g, prefix + "_scaled", "Mul", {{cast, 0}, {scale_node, 0}},
+                                               c ? typed(DataType::kFloat) : out));
+  ir::Node* last = scaled;
+  if (c) {
+    GE_ASSIGN_OR_RETURN(last, AddOp(g, prefix + "_bias", "Add", {{scaled, 0}, c}, out));
+  }
+  GE_RETURN_IF_ERROR(g.ReplaceAllUses(mm, 0, last, 0));
+  std::vector<ir::Node*> upstream;
+  for (const ir::OutPort& p : mm->inputs()) {
+    if (p) upstream.push_back(p.node);
+  }
+  g.RemoveNode(mm);
+  std::set<ir::Node*> seen;
+  for (ir::Node* u : upstream) {
+    if (seen.insert(u).second) RemoveIfUnused(g, u);
+  }
+  return true;
+}
+
 bool SameParams(const QParams& a, const QParams& b) {
   return a.dtype == b.dtype && a.count() == 1 && b.count() == 1 && a.ScaleAt(0) == b.ScaleAt(0) &&
          a.ZeroAt(0) == b.ZeroAt(0);
@@ -376,6 +473,19 @@ absl::StatusOr<bool> RunOnGraph(ir::Graph& g) {
     GE_RETURN_IF_ERROR(fused.status());
     if (*fused) GE_LOG_DEBUG("compiler", "QdqFusionPass: fused {} ending at {}", type, name);
     changed = changed || *fused;
+  }
+  // Products left in float (no Q after them, or a chain the rules above
+  // refused): the integer form with a float result.
+  std::vector<std::string> products;
+  g.ForEachNode([&](ir::Node* n) {
+    if (n->type() == "MatMul" || n->type() == "Gemm") products.push_back(n->name());
+  });
+  for (const std::string& name : products) {
+    ir::Node* mm = g.FindNode(name);
+    if (mm == nullptr) continue;
+    GE_ASSIGN_OR_RETURN(bool fused, FuseFloatMatMul(g, mm));
+    if (fused) GE_LOG_DEBUG("compiler", "QdqFusionPass: {} computes on integers with a float result", name);
+    changed = changed || fused;
   }
   return changed;
 }

@@ -14,6 +14,9 @@
 //       (per-tensor parameters, one int8 type, a, b and the sum of one
 //       shape: the residual Adds of a quantized ResNet; ged's own op,
 //       computed as ONNX Runtime's QLinearAdd is, see sdk/qlinear_add.h)
+//   DQ(a) , DQ(B const s8) -> MatMul / Gemm [+ C], result left in float
+//       (a classifier's logits)  => MatMulInteger -> Cast -> Mul(a_scale *
+//       b_scale[n]) [-> Add(C)]: the product on integers, exact, then scaled
 // Conditions: the activations' scale and zero point are constant scalars,
 // the weights' per tensor or per output channel (DQ's axis 0 for Conv
 // weights, the column axis for MatMul / Gemm weights), the weights s8 or
@@ -26,12 +29,13 @@
 // quantizers write it).
 //
 // The fused result equals the QDQ graph's up to the float rounding of the
-// requantization (one integer step), as in every int8 runtime. Anything
-// else — an Add that broadcasts, a Gemm with a bias, dynamic scales —
-// stays in float between its DQ and Q nodes, which is what the QDQ graph
-// means. Runs in the optimize pipeline after shape inference (it reads
-// types) and before constant folding (which would fold the weights' DQ
-// into float constants).
+// requantization (one integer step), as in every int8 runtime. A Gemm with
+// a C before a Q takes the float-result form and keeps its Q. Anything
+// else — a product whose int32 sum could overflow, an Add that broadcasts,
+// dynamic scales — stays in float between its DQ and Q nodes, which is what
+// the QDQ graph means. Runs in the optimize pipeline after shape inference
+// (it reads types) and before constant folding (which would fold the
+// weights' DQ into float constants).
 #pragma once
 
 #include "compiler/passes/graph_pass.h"

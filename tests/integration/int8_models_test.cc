@@ -75,9 +75,14 @@ TEST_F(Int8ModelsTest, PartitionShowsInt8KernelsOnCpuDense) {
   EXPECT_EQ(on_dense["QLinearConv"], 3) << r.out;
   EXPECT_EQ(on_dense["_QLinearAdd"], 1) << r.out;
   EXPECT_EQ(on_dense["MaxPool"], 1) << r.out;
-  for (const char* gone : {"Conv", "Add", "Relu"}) EXPECT_EQ(all[gone], 0) << gone << " left: " << r.out;
-  // The only DequantizeLinear left feeds the float classifier (its input and weights).
-  EXPECT_LE(all["DequantizeLinear"], 2) << r.out;
+  for (const char* gone : {"Conv", "Relu", "Gemm"}) EXPECT_EQ(all[gone], 0) << gone << " left: " << r.out;
+  // The float classifier's product runs on integers (MatMulInteger, then
+  // Cast, Mul by the scales and Add of its bias: the one Add left).
+  EXPECT_EQ(on_dense["MatMulInteger"], 1) << r.out;
+  EXPECT_EQ(all["Mul"], 1) << r.out;
+  EXPECT_EQ(all["Add"], 1) << r.out;
+  // The only DequantizeLinear left feeds the float GlobalAveragePool.
+  EXPECT_LE(all["DequantizeLinear"], 1) << r.out;
 }
 
 TEST_F(Int8ModelsTest, RunMatchesTheQdqGraphWithinOneStep) {

@@ -101,7 +101,9 @@ class QLinearAddKernel final : public Kernel {
   void Run(const T* a, const T* b, T* c, int64_t n, const sdk::QLinearAddParams& p) const {
     constexpr int64_t kChunk = 1 << 14;  // a multiple of 8: only the last chunk has a tail
     const int64_t chunks = (n + kChunk - 1) / kChunk;
-#pragma omp parallel for schedule(static) if (chunks > 1)
+    // Below 4 chunks (tens of microseconds on one thread) waking a team
+    // costs more than it saves.
+#pragma omp parallel for schedule(static) if (chunks >= 4)
     for (int64_t k = 0; k < chunks; ++k) {
       const int64_t begin = k * kChunk, end = std::min(n, begin + kChunk);
       if (vector_) {

@@ -18,7 +18,9 @@
 // say: channels-last (NHWC, which the blocked-layout pass gives int8
 // activations between int8 nodes) runs the primitive on them directly;
 // plain (NCHW) ones reach oneDNN's preferred layout by reorders inside the
-// kernel.
+// kernel. A convolution of fewer than kSerialMacs multiply-adds is created
+// and run on one thread (int8_util.h).
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <optional>
@@ -49,10 +51,8 @@ dnnl::memory::dims GroupedWeightDims(const Shape& w, int64_t group) {
 
 bool FitsUnsplit(const Tensor& w) {
   const auto* p = static_cast<const int8_t*>(w.raw_data());
-  for (int64_t i = 0; i < w.NumElements(); ++i) {
-    if (p[i] < -kMaxUnsplitWeight || p[i] > kMaxUnsplitWeight) return false;
-  }
-  return true;
+  const int64_t n = w.NumElements();
+  return std::all_of(p, p + n, [](int8_t v) { return v >= -kMaxUnsplitWeight && v <= kMaxUnsplitWeight; });
 }
 
 class Int8ConvKernel final : public DenseKernel {
@@ -68,6 +68,7 @@ class Int8ConvKernel final : public DenseKernel {
     DataType x_dtype = DataType::kUint8, y_dtype = DataType::kInt32;
     bool split = false, has_bias = false, const_weights = false;
     bool decide_at_run = false;  // constant weights not seen yet: split until the first run
+    bool serial = false;         // fewer than kSerialMacs: one thread (SerialScope)
     // *_plain: how the tensors are stored (plain, or the IoDesc's layout);
     // *_md: what the primitive takes.
     dnnl::memory::desc src_plain, src_md, dst_plain, dst_md, acc_plain, bias_md, wei_plain;
@@ -224,8 +225,13 @@ absl::StatusOr<std::unique_ptr<DenseKernel::Plan>> Int8ConvKernel::Build(const P
   // The plain weights in the primitive's dims (groups add a leading dim).
   plan->wei_plain = PlainDesc(GroupedWeightDims(plan->w_shape, attrs_.group), dt::s8);
   plan->const_weights = IsConstInput(ports_.w, r);
-  GE_RETURN_IF_ERROR(MakePrimitives(*plan, BuildScales(r, ports_, plan->m)));
-  if (w != nullptr) GE_RETURN_IF_ERROR(plan->weights.Preload(eng(), *w));
+  const int64_t macs = plan->g.output.NumElementsUnchecked() * (plan->w_shape.NumElementsUnchecked() / plan->m);
+  plan->serial = macs < kSerialMacs;
+  {
+    const SerialScope serial(plan->serial);
+    GE_RETURN_IF_ERROR(MakePrimitives(*plan, BuildScales(r, ports_, plan->m)));
+    if (w != nullptr) GE_RETURN_IF_ERROR(plan->weights.Preload(eng(), *w));
+  }
   // Workspace: the source copies, the destination in oneDNN's layout, the
   // int32 accumulator, the non-constant weights and the scratchpads.
   const size_t src_bytes = plan->src_plain.get_size();
@@ -240,6 +246,7 @@ absl::StatusOr<std::unique_ptr<DenseKernel::Plan>> Int8ConvKernel::Build(const P
 
 absl::Status Int8ConvKernel::Run(Plan& base_plan, ExecuteContext& ctx, Scratch& scratch) {
   auto& plan = static_cast<ConvPlan&>(base_plan);
+  const SerialScope serial(plan.serial);
   GE_ASSIGN_OR_RETURN(std::vector<float> scales, Scales(plan, ctx));
   if (plan.decide_at_run) {
     // Constant weights seen for the first time: one primitive when they fit.

@@ -9,7 +9,8 @@
 // A constant B within [-64, 64] runs one primitive; any other B runs two
 // over A's halves (each exact), summed in int32 by a sum post-op and
 // requantized here. A constant B is packed once; B's zero point must be
-// zero (CheckSupported places other nodes on host_cpu).
+// zero (CheckSupported places other nodes on host_cpu). A product of fewer
+// than kSerialMacs multiply-adds runs on one thread (int8_util.h).
 #include <algorithm>
 #include <cmath>
 #include <unordered_map>
@@ -26,10 +27,8 @@ using dt = dnnl::memory::data_type;
 
 bool FitsSevenBits(const Tensor& w) {
   const auto* p = static_cast<const int8_t*>(w.raw_data());
-  for (int64_t i = 0; i < w.NumElements(); ++i) {
-    if (p[i] < -kMaxUnsplitWeight || p[i] > kMaxUnsplitWeight) return false;
-  }
-  return true;
+  const int64_t n = w.NumElements();
+  return std::all_of(p, p + n, [](int8_t v) { return v >= -kMaxUnsplitWeight && v <= kMaxUnsplitWeight; });
 }
 
 dims AlignedDims(const Shape& shape, size_t rank) {
@@ -48,8 +47,9 @@ class Int8MatMulKernel final : public DenseKernel {
     dnnl::matmul first, second;  // second: the split path's upper half
     dnnl::memory::desc a_md, dst_md, acc_md, scratchpad_md;
     PackedWeights weights;
-    bool flip = false;   // A is s8: shifted to u8
-    bool split = false;  // two primitives over A's halves
+    bool flip = false;    // A is s8: shifted to u8
+    bool split = false;   // two primitives over A's halves
+    bool serial = false;  // fewer than kSerialMacs: one thread (SerialScope)
     DataType y_dtype = DataType::kInt32;
     int64_t n = 0, a_elements = 0;
   };
@@ -92,6 +92,10 @@ absl::StatusOr<std::unique_ptr<DenseKernel::Plan>> Int8MatMulKernel::Build(const
   if (r.has_input(ports_.x_zero) && r.shape(ports_.x_zero).NumElementsUnchecked() != 1) {
     return NodeUnimplemented(op(), "a_zero_point is not per tensor");
   }
+  int64_t macs = bd[rank - 2];
+  for (int64_t d : dd) macs *= d;
+  plan->serial = macs < kSerialMacs;
+  const SerialScope serial(plan->serial);
   const Tensor* w = r.const_input(ports_.w);
   const bool constant_b = IsConstInput(ports_.w, r);
   plan->split = !(constant_b && w != nullptr && FitsSevenBits(*w));
@@ -139,6 +143,7 @@ absl::StatusOr<std::unique_ptr<DenseKernel::Plan>> Int8MatMulKernel::Build(const
 
 absl::Status Int8MatMulKernel::Run(Plan& base_plan, ExecuteContext& ctx, Scratch& scratch) {
   auto& plan = static_cast<MatMulPlan&>(base_plan);
+  const SerialScope serial(plan.serial);
   GE_ASSIGN_OR_RETURN(auto za, QuantParam(op(), ctx, ports_.x_zero, "a_zero_point", 1, 0.0f));
   GE_ASSIGN_OR_RETURN(auto zb, QuantParam(op(), ctx, ports_.w_zero, "b_zero_point", plan.n, 0.0f));
   for (float z : zb) {

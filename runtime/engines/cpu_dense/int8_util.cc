@@ -2,6 +2,8 @@
 // int8 kernels.
 #include "runtime/engines/cpu_dense/int8_util.h"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -172,6 +174,17 @@ absl::Status NodeLevelCheck(const ir::Node& node) {
     return CheckInt8WeightZeroPoint(node);
   }
   return absl::OkStatus();
+}
+
+SerialScope::SerialScope(bool serial) {
+  if (serial && omp_get_max_threads() != 1) {
+    restore_ = omp_get_max_threads();
+    omp_set_num_threads(1);
+  }
+}
+
+SerialScope::~SerialScope() {
+  if (restore_ > 0) omp_set_num_threads(restore_);
 }
 
 void FlipSign(const void* src, void* dst, int64_t n) {

@@ -39,6 +39,28 @@ namespace ge::engine::cpu_dense {
 // The largest |weight| for which a u8 x s8 convolution cannot saturate.
 inline constexpr int kMaxUnsplitWeight = 64;
 
+// Products with fewer multiply-adds than this run on the calling thread
+// alone: at batch 1 they take about 0.1 ms on one thread and no less on
+// two (resnet18's 1x1 downsample convolutions, its classifier), while a
+// team's second thread must be woken for each (OpenMP waits passively,
+// base/openmp_env.h), which costs more than it saves on a busy machine.
+inline constexpr int64_t kSerialMacs = int64_t{16} << 20;
+
+// Sets the calling thread's OpenMP team to one thread for its lifetime
+// (when `serial`), then back. oneDNN fixes a convolution's team when the
+// primitive is created and other primitives' when they run, so both
+// creation and execution of a serial plan's primitives go inside one.
+class SerialScope {
+ public:
+  explicit SerialScope(bool serial);
+  ~SerialScope();
+  SerialScope(const SerialScope&) = delete;
+  SerialScope& operator=(const SerialScope&) = delete;
+
+ private:
+  int restore_ = 0;  // the team size to set back, 0 when unchanged
+};
+
 // Input indices of each int8 op.
 struct Int8Ports {
   int x = 0, x_scale = -1, x_zero = 2, w = 1, w_scale = -1, w_zero = 3, y_scale = -1, y_zero = -1, bias = -1;

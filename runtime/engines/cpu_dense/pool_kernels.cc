@@ -1,7 +1,7 @@
 // Pooling on oneDNN: MaxPool (dilations, ceil_mode; not the Indices
 // output), AveragePool (count_include_pad, ceil_mode) for 1-D to 3-D
-// windows, and GlobalAveragePool / GlobalMaxPool as reductions over the
-// spatial dims.
+// windows, and GlobalAveragePool / GlobalMaxPool as one window over the
+// spatial dims (or a reduction over them).
 //
 // The geometry comes from ops::PoolOutputShape, the function shape
 // inference uses. oneDNN derives the output size by floor division, so
@@ -112,7 +112,11 @@ class PoolKernel final : public DenseKernel {
   bool include_pad_;
 };
 
-// GlobalAveragePool / GlobalMaxPool: a reduction over every dim after C.
+// GlobalAveragePool / GlobalMaxPool: one pooling window over every dim
+// after C where the output can take the input's layout (oneDNN 2.6 has jit
+// pooling for plain, channels-last and blocked layouts, but only its
+// reference reduction for a reduction that is not over the innermost
+// dims), else a reduction over those dims.
 class GlobalPoolKernel final : public DenseKernel {
  public:
   GlobalPoolKernel(const ir::OpDesc& op, const DenseContext& ctx, bool max)
@@ -120,7 +124,7 @@ class GlobalPoolKernel final : public DenseKernel {
 
  private:
   struct ReducePlan final : Plan {
-    dnnl::reduction reduce;
+    dnnl::primitive reduce;  // a pooling or a reduction
     dnnl::memory::desc src_md, dst_md, scratchpad_md;
     bool identity = false;  // every spatial dim is 1: a copy (oneDNN refuses a reduction of nothing)
   };
@@ -134,19 +138,44 @@ class GlobalPoolKernel final : public DenseKernel {
       return NodeError(op(), "output ", r.output_types[0].shape().ToString(), " must be ", out.ToString());
     }
     auto plan = std::make_unique<ReducePlan>();
-    GE_ASSIGN_OR_RETURN(plan->src_md, FormatDesc(x, r.dtype(0), op().input(0).type.tensor().format));
+    const ir::Format x_format = op().input(0).type.tensor().format;
+    GE_ASSIGN_OR_RETURN(plan->src_md, FormatDesc(x, r.dtype(0), x_format));
     GE_ASSIGN_OR_RETURN(plan->dst_md, FormatDesc(out, r.dtype(0), op().output(0).type.tensor().format));
     if (out == x && plan->src_md == plan->dst_md) {
       plan->identity = true;
       return plan;
     }
+    // A plain output of one element per channel has the bytes of the
+    // input's own layout when that is channels-last, or blocked by a block
+    // that divides C.
+    const int64_t block = x_format == ir::Format::kNChw8c ? 8 : x_format == ir::Format::kNChw16c ? 16 : 1;
+    if (plan->dst_md == PlainDesc(out, r.dtype(0)) && x.dim(1) % block == 0) {
+      GE_ASSIGN_OR_RETURN(plan->dst_md, FormatDesc(out, r.dtype(0), x_format));
+    }
     dnnl::primitive_attr attr;
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-    const auto alg = max_ ? dnnl::algorithm::reduction_max : dnnl::algorithm::reduction_mean;
-    dnnl::reduction::primitive_desc pd(
-        dnnl::reduction::desc(alg, plan->src_md, plan->dst_md, /*p=*/0.0f, /*eps=*/0.0f), attr, eng());
-    plan->scratchpad_md = pd.scratchpad_desc();
-    plan->reduce = dnnl::reduction(pd);
+    const bool same_layout = FormatDesc(out, r.dtype(0), x_format).value() == plan->dst_md;
+    if (same_layout) {
+      dnnl::memory::dims kernel, strides, pads;
+      for (int64_t i = 2; i < x.rank(); ++i) {
+        kernel.push_back(x.dim(i));
+        strides.push_back(1);
+        pads.push_back(0);
+      }
+      const auto alg = max_ ? dnnl::algorithm::pooling_max : dnnl::algorithm::pooling_avg_exclude_padding;
+      dnnl::pooling_forward::primitive_desc pd(
+          dnnl::pooling_forward::desc(dnnl::prop_kind::forward_inference, alg, plan->src_md, plan->dst_md, strides,
+                                      kernel, pads, pads),
+          attr, eng());
+      plan->scratchpad_md = pd.scratchpad_desc();
+      plan->reduce = dnnl::pooling_forward(pd);
+    } else {
+      const auto alg = max_ ? dnnl::algorithm::reduction_max : dnnl::algorithm::reduction_mean;
+      dnnl::reduction::primitive_desc pd(
+          dnnl::reduction::desc(alg, plan->src_md, plan->dst_md, /*p=*/0.0f, /*eps=*/0.0f), attr, eng());
+      plan->scratchpad_md = pd.scratchpad_desc();
+      plan->reduce = dnnl::reduction(pd);
+    }
     plan->workspace_bytes = Scratch::Padded(plan->scratchpad_md.get_size()) + Scratch::kAlign;
     return plan;
   }

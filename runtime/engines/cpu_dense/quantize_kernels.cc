@@ -3,13 +3,18 @@
 // between its DequantizeLinear and QuantizeLinear nodes), kept on the
 // engine so that they do not cross to host_cpu and back. Computes as ONNX
 // (and host_cpu) defines: y = saturate(round_half_even(x / scale) + zp),
-// x = (q - zp) * scale. Per-axis scales run on host_cpu.
+// x = (q - zp) * scale (QuantizeLinear 8 elements a step with AVX2, the
+// same bits). Per-axis scales run on host_cpu.
+#include <immintrin.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 
 #include "runtime/engines/cpu_dense/kernel_registry.h"
+#include "runtime/engines/sdk/cpu_features.h"
 
 namespace ge::engine::cpu_dense {
 namespace {
@@ -56,15 +61,51 @@ absl::Status Params(const ir::OpDesc& op, const ExecuteContext& ctx, float& scal
 }
 
 template <typename T>
+void QuantizeScalar(const float* x, T* y, int64_t begin, int64_t end, float scale, int32_t zero, float lo, float hi) {
+  for (int64_t i = begin; i < end; ++i) {
+    const float q = std::nearbyint(std::clamp(x[i] / scale, lo, hi));
+    y[i] = static_cast<T>(static_cast<int32_t>(q) + zero);
+  }
+}
+
+// The same steps 8 at a time: the f32 quotient, the clamp, rounding half to
+// even (nearbyint in the default rounding mode), the zero point added in
+// int32, narrowed (in range already); the same bits as the scalar form.
+template <typename T>
+__attribute__((target("avx2"))) void QuantizeAvx2(const float* x, T* y, int64_t begin, int64_t end, float scale,
+                                                  int32_t zero, float lo, float hi) {
+  const __m256 vs = _mm256_set1_ps(scale), vlo = _mm256_set1_ps(lo), vhi = _mm256_set1_ps(hi);
+  const __m256i vz = _mm256_set1_epi32(zero);
+  int64_t i = begin;
+  for (; i + 8 <= end; i += 8) {
+    __m256 v = _mm256_div_ps(_mm256_loadu_ps(x + i), vs);
+    v = _mm256_min_ps(_mm256_max_ps(v, vlo), vhi);
+    v = _mm256_round_ps(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    const __m256i r = _mm256_add_epi32(_mm256_cvtps_epi32(v), vz);
+    const __m128i w16 = _mm_packs_epi32(_mm256_castsi256_si128(r), _mm256_extracti128_si256(r, 1));
+    const __m128i w8 = std::is_same_v<T, uint8_t> ? _mm_packus_epi16(w16, w16) : _mm_packs_epi16(w16, w16);
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(y + i), w8);
+  }
+  QuantizeScalar(x, y, i, end, scale, zero, lo, hi);
+}
+
+template <typename T>
 void Quantize(const float* x, T* y, int64_t n, float scale, int32_t zero) {
   // Clamped before rounding, as ONNX Runtime's MLAS does; the quotient in
   // f32, as ONNX's reference and ONNX Runtime divide.
   const auto lo = static_cast<float>(std::numeric_limits<T>::min() - zero);
   const auto hi = static_cast<float>(std::numeric_limits<T>::max() - zero);
-#pragma omp parallel for schedule(static) if (n > (1 << 15))
-  for (int64_t i = 0; i < n; ++i) {
-    const float q = std::nearbyint(std::clamp(x[i] / scale, lo, hi));
-    y[i] = static_cast<T>(static_cast<int32_t>(q) + zero);
+  static const bool avx2 = sdk::HostCpuFeatures().avx2;
+  constexpr int64_t kChunk = 1 << 14;  // a multiple of 8: only the last chunk has a tail
+  const int64_t chunks = (n + kChunk - 1) / kChunk;
+#pragma omp parallel for schedule(static) if (chunks > 2)
+  for (int64_t k = 0; k < chunks; ++k) {
+    const int64_t begin = k * kChunk, end = std::min(n, begin + kChunk);
+    if (avx2) {
+      QuantizeAvx2(x, y, begin, end, scale, zero, lo, hi);
+    } else {
+      QuantizeScalar(x, y, begin, end, scale, zero, lo, hi);
+    }
   }
 }
 

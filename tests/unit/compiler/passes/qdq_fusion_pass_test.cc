@@ -3,6 +3,7 @@
 // (within one integer step) on host_cpu's kernels.
 #include "compiler/passes/qdq_fusion_pass.h"
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -235,6 +236,113 @@ TEST(QdqFusionPassTest, ResidualAddBecomesQLinearAddWithinOneStepOfTheChain) {
   }
 }
 
+// A classifier: DQ(a) -> Gemm(DQ(w s8 per row), C) {transB} -> float logits.
+constexpr char kFloatGemm[] = R"(graph main {
+  a = Data() {index = 0} -> (u8[2,3])
+  sa = Const() {value = tensor<f32[]>[0.05]} -> (f32[])
+  za = Const() {value = tensor<u8[]>[100]} -> (u8[])
+  ad = DequantizeLinear(a, sa, za) -> (f32[2,3])
+  w = Const() {value = tensor<i8[4,3]>[1, -2, 3, 64, -64, 7, -127, 127, 0, 5, 9, -11]} -> (i8[4,3])
+  sw = Const() {value = tensor<f32[4]>[0.5, 0.25, 0.01, 0.3]} -> (f32[4])
+  zw = Const() {value = tensor<i8[4]>[0, 0, 0, 0]} -> (i8[4])
+  wd = DequantizeLinear(w, sw, zw) {axis = 0} -> (f32[4,3])
+  c = Const() {value = tensor<f32[4]>[0.5, -1.5, 2.25, 0]} -> (f32[4])
+  gemm = Gemm(ad, wd, c) {transB = 1} -> (f32[2,4] as "logits")
+  out = NetOutput(gemm)
+})";
+
+TEST(QdqFusionPassTest, FloatResultGemmComputesOnIntegersThenScales) {
+  auto g = Fuse(kFloatGemm, true);
+  for (std::string_view gone : {"Gemm", "DequantizeLinear"}) EXPECT_EQ(Count(*g, gone), 0) << gone;
+  for (std::string_view kept : {"MatMulInteger", "Cast", "Mul", "Add"}) EXPECT_EQ(Count(*g, kept), 1) << kept;
+  const ir::Node* last = g->OutputNode()->input(0).node;
+  ASSERT_EQ(last->type(), "Add");
+  EXPECT_EQ(last->op_desc().output(0).name, "logits");
+  // The chain on host_cpu against the fused nodes, op by op.
+  engine::HostCpuEngine host;
+  Tensor a = *Tensor::Allocate(DataType::kUint8, Shape{2, 3});
+  for (int64_t i = 0; i < a.NumElements(); ++i) a.data<uint8_t>()[i] = static_cast<uint8_t>((i * 91 + 13) % 256);
+  auto src = ir::ParseGraph(kFloatGemm);
+  ASSERT_TRUE(src.ok());
+  auto value = [&](const ir::Graph& graph, const std::string& name) {
+    return graph.FindNode(name)->op_desc().GetAttr<Tensor>(ir::kAttrValue).value();
+  };
+  auto ad = test::RunOp1(host, "DequantizeLinear", {a, value(**src, "sa"), value(**src, "za")});
+  auto wd = test::RunOp1(host, "DequantizeLinear", {value(**src, "w"), value(**src, "sw"), value(**src, "zw")},
+                         {{"axis", ir::AttrValue(int64_t{0})}});
+  ASSERT_TRUE(ad.ok() && wd.ok());
+  auto want = test::RunOp1(host, "Gemm", {*ad, *wd, value(**src, "c")}, {{"transB", ir::AttrValue(int64_t{1})}});
+  ASSERT_TRUE(want.ok()) << want.status();
+  // Evaluate the fused nodes from the output back to `a` and constants.
+  std::function<absl::StatusOr<Value>(const ir::OutPort&)> eval = [&](const ir::OutPort& p) -> absl::StatusOr<Value> {
+    if (p.node->type() == ir::kData) return Value(a);
+    if (p.node->type() == ir::kConst) return Value(p.node->op_desc().GetAttr<Tensor>(ir::kAttrValue).value());
+    std::vector<Value> inputs;
+    for (const ir::OutPort& in : p.node->inputs()) {
+      GE_ASSIGN_OR_RETURN(Value v, eval(in));
+      inputs.push_back(std::move(v));
+    }
+    GE_ASSIGN_OR_RETURN(std::vector<Value> out, test::RunKernel(host, p.node->op_desc(), inputs));
+    return out[p.index];
+  };
+  auto got = eval(g->OutputNode()->input(0));
+  ASSERT_TRUE(got.ok()) << got.status();
+  EXPECT_TRUE(test::TensorNear(got->tensor(), *want, test::Tolerance{1e-5, 1e-6}));
+}
+
+TEST(QdqFusionPassTest, FloatResultMatMulWithoutBiasEndsInTheScale) {
+  auto g = Fuse(R"(graph main {
+    a = Data() {index = 0} -> (i8[1,2,3])
+    sa = Const() {value = tensor<f32[]>[0.1]} -> (f32[])
+    ad = DequantizeLinear(a, sa) -> (f32[1,2,3])
+    w = Const() {value = tensor<i8[3,2]>[1, 2, 3, 4, 5, 6]} -> (i8[3,2])
+    sw = Const() {value = tensor<f32[]>[0.5]} -> (f32[])
+    wd = DequantizeLinear(w, sw) -> (f32[3,2])
+    mm = MatMul(ad, wd) -> (f32[1,2,2])
+    out = NetOutput(mm)
+  })",
+                true);
+  EXPECT_EQ(Count(*g, "MatMulInteger"), 1);
+  EXPECT_EQ(Count(*g, "Add"), 0);
+  EXPECT_EQ(g->OutputNode()->input(0).node->type(), "Mul");
+  // B's zero point absent, A's became a constant 0 of A's type.
+  const ir::Node* mi = nullptr;
+  g->ForEachNode([&](const ir::Node* n) {
+    if (n->type() == "MatMulInteger") mi = n;
+  });
+  ASSERT_NE(mi, nullptr);
+  ASSERT_EQ(mi->num_inputs(), 3);
+  EXPECT_EQ(mi->op_desc().input(2).type.dtype(), DataType::kInt8);
+}
+
+TEST(QdqFusionPassTest, FloatResultProductThatCouldOverflowInt32StaysInFloat) {
+  // K = 66,400 rows of 127: 66,400 * 255 * 127 > 2^31 - 1.
+  const int64_t k = 66400;
+  std::string w = "127";
+  for (int64_t i = 1; i < k; ++i) w += ", 1";
+  const std::string text = R"(graph main {
+    a = Data() {index = 0} -> (u8[1,)" +
+                           std::to_string(k) + R"(])
+    sa = Const() {value = tensor<f32[]>[0.5]} -> (f32[])
+    za = Const() {value = tensor<u8[]>[0]} -> (u8[])
+    ad = DequantizeLinear(a, sa, za) -> (f32[1,)" +
+                           std::to_string(k) + R"(])
+    w = Const() {value = tensor<i8[)" +
+                           std::to_string(k) + ",1]>[" + w + R"(]} -> (i8[)" + std::to_string(k) + R"(,1])
+    sw = Const() {value = tensor<f32[]>[0.25]} -> (f32[])
+    wd = DequantizeLinear(w, sw) -> (f32[)" +
+                           std::to_string(k) + R"(,1])
+    mm = MatMul(ad, wd) -> (f32[1,1])
+    out = NetOutput(mm)
+  })";
+  auto g = Fuse(text, false);
+  EXPECT_EQ(Count(*g, "MatMul"), 1);
+  EXPECT_EQ(Count(*g, "MatMulInteger"), 0);
+  // With 64 the largest weight the sum fits: fused.
+  g = Fuse(Replaced(text, "[127, 1", "[64, 1"), true);
+  EXPECT_EQ(Count(*g, "MatMulInteger"), 1);
+}
+
 TEST(QdqFusionPassTest, LeavesWhatIsNotAFusableChain) {
   // An Add that broadcasts stays in float between its DQ and Q nodes; a
   // Relu before a Q whose zero point is not the minimum is not absorbed;
@@ -256,6 +364,9 @@ TEST(QdqFusionPassTest, LeavesWhatIsNotAFusableChain) {
   g = Fuse(Replaced(kConvChain, "w = Const() {value = tensor<i8[2,2,1,1]>[1, -2, 3, -4]}", "w = Data() {index = 1}"),
            false);
   EXPECT_EQ(Count(*g, "QLinearConv"), 0);
+  // A Gemm whose C is scaled by beta stays in float.
+  g = Fuse(Replaced(kFloatGemm, "{transB = 1}", "{transB = 1, beta = 0.5}"), false);
+  EXPECT_EQ(Count(*g, "Gemm"), 1);
 }
 
 }  // namespace

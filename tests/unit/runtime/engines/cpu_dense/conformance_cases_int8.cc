@@ -227,6 +227,15 @@ std::vector<Case> QuantizeCases(Rng& rng, bool quantize) {
     if (!quantize && i % 4 == 3) inputs.pop_back();
     cases.push_back(MakeCase(quantize ? "QuantizeLinear" : "DequantizeLinear", inputs));
   }
+  if (quantize) {
+    // Every quotient a multiple of one half (ties round to even), within
+    // and beyond the range, over several parallel chunks and a tail.
+    for (const DataType qt : {DataType::kUint8, DataType::kInt8}) {
+      Tensor x = *Tensor::Allocate(DataType::kFloat, Shape{3, 20001});
+      for (int64_t i = 0; i < x.NumElements(); ++i) x.data<float>()[i] = static_cast<float>(i % 1201 - 600) * 0.125f;
+      cases.push_back(MakeCase("QuantizeLinear", {x, Tensor::Scalar<float>(0.25f), ZeroPoint(rng, qt)}));
+    }
+  }
   return cases;
 }
 

@@ -4,6 +4,7 @@
 // conformance_cases_*.cc) runs in tests/unit/runtime/engines/conformance
 // beside cpu_vector's.
 #include <functional>
+#include <tuple>
 
 #include "tests/unit/runtime/engines/cpu_dense/conformance_util.h"
 
@@ -103,6 +104,45 @@ TEST(CpuDenseThreads, ResultsDoNotDependOnTheThreadBudget) {
   test::RunOptions options;
   options.thread_pool = test::TestThreadPool();
   EXPECT_TRUE(test::MatchesReference(Dense(), Host(), c.op, c.inputs, c.tolerance, options));
+}
+
+// ---- Global pooling of laid-out inputs ----
+
+// `t` ([N, C, H, W] f32) with its bytes channels-last (block 0) or in
+// channel blocks of `block` (C a multiple of it).
+Tensor LaidOut(const Tensor& t, int64_t block) {
+  Tensor out = *Tensor::Allocate(t.dtype(), t.shape());
+  const int64_t n = t.shape().dim(0), c = t.shape().dim(1), hw = t.shape().dim(2) * t.shape().dim(3);
+  for (int64_t b = 0; b < n; ++b) {
+    for (int64_t ch = 0; ch < c; ++ch) {
+      for (int64_t p = 0; p < hw; ++p) {
+        const int64_t to =
+            block == 0 ? (b * hw + p) * c + ch : ((b * (c / block) + ch / block) * hw + p) * block + ch % block;
+        out.data<float>()[to] = t.data<float>()[(b * c + ch) * hw + p];
+      }
+    }
+  }
+  return out;
+}
+
+TEST(CpuDenseGlobalPool, ChannelsLastAndBlockedInputsGiveThePlainResult) {
+  Rng rng(9);
+  for (const char* type : {"GlobalAveragePool", "GlobalMaxPool"}) {
+    for (auto [format, block, c] : {std::tuple{ir::Format::kNHWC, int64_t{0}, int64_t{13}},
+                                    std::tuple{ir::Format::kNChw8c, int64_t{8}, int64_t{24}}}) {
+      const Tensor x = rng.Random(DataType::kFloat, Shape{2, c, 7, 5});
+      Case plain = MakeCase(type, {x});
+      auto want = test::RunKernel(Dense(), plain.op, plain.inputs);
+      ASSERT_TRUE(want.ok()) << want.status();
+      ir::OpDesc laid = plain.op;
+      laid.mutable_input(0).type.mutable_tensor().format = format;
+      auto got = test::RunKernel(Dense(), laid, {LaidOut(x, block)});
+      ASSERT_TRUE(got.ok()) << got.status();
+      // [N, C, 1, 1] plain: the same bytes as the input's layout.
+      EXPECT_TRUE(test::TensorNear((*got)[0].tensor(), (*want)[0].tensor(), test::Tolerance{1e-6, 1e-6}))
+          << type << " " << ir::FormatName(format);
+    }
+  }
 }
 
 }  // namespace

@@ -199,9 +199,9 @@ TEST(CpuDenseInt8, ChannelsLastConvolutionsEqualPlainOnes) {
 // ---- _QLinearAdd ----
 
 TEST(CpuDenseInt8, QLinearAddMatchesTheReferenceBitForBit) {
-  // More than one 16K chunk and a tail that is not a multiple of 8; scales
-  // whose ratios put many sums on a half.
-  const Shape shape{1, 3, 101, 59};
+  // Enough 16K chunks for a parallel loop and a tail that is not a multiple
+  // of 8; scales whose ratios put many sums on a half.
+  const Shape shape{1, 3, 211, 117};
   for (DataType d : {DataType::kUint8, DataType::kInt8}) {
     const bool u8 = d == DataType::kUint8;
     std::vector<Value> inputs = {Filled(d, shape, 31, u8 ? 0 : -128, u8 ? 255 : 127),
