@@ -78,8 +78,28 @@ bool Fits(const ir::ValueType& type, ir::Format f) {
   const bool int8_layout = IsInt8(d) && (f == ir::Format::kNHWC || f == ir::Format::kNDHWC);
   if (d != DataType::kFloat && d != DataType::kBFloat16 && !int8_layout) return false;
   const Shape& s = type.shape();
-  if (!s.IsFullyKnown() || s.rank() < 3 || s.rank() > 5 || s.dim(1) <= 0 || s.dim(1) % Block(f) != 0) return false;
-  return FormatDesc(s, type.dtype(), f).ok();
+  if (!OnlyBatchUnknown(s) || s.rank() < 3 || s.rank() > 5 || s.dim(1) <= 0 || s.dim(1) % Block(f) != 0) {
+    return false;
+  }
+  return FormatDesc(LayoutProbeShape(s), type.dtype(), f).ok();
+}
+
+// A [N, C, 1...] operand of a binary op whose other operand and output are
+// in channel-blocked layout `f`: stored alike plain and in `f` (C fills
+// whole blocks), so it is read where it is, without a TransData.
+bool PerChannelOperand(const ir::ValueType& type, const Shape& out, ir::Format f) {
+  if (!type.is_tensor() || Block(f) == 1) return false;
+  const Shape& s = type.shape();
+  if (s.rank() != out.rank() || s.rank() < 3 || s.dim(1) != out.dim(1) || s.dim(1) % Block(f) != 0) return false;
+  if (s.dim(0) != 1 && s.dim(0) != out.dim(0)) return false;
+  for (int64_t i = 2; i < s.rank(); ++i) {
+    if (s.dim(i) != 1) return false;
+  }
+  return true;
+}
+
+bool Commutative(const ir::Node& n) {
+  return n.type() == "Add" || n.type() == "Mul" || n.type() == "Max" || n.type() == "Min";
 }
 
 ir::Format FormatOf(const ir::OutPort& p) { return p.node->op_desc().output(p.index).type.tensor().format; }
@@ -138,7 +158,12 @@ class LayoutPass {
     format = f;
     if (RoleOf(n) == Role::kBinary || RoleOf(n) == Role::kInt8Binary) {
       for (int i : DataPorts(n)) {
-        if (FormatOf(n.input(i)) != f) GE_RETURN_IF_ERROR(Convert(&n, i, f));
+        if (FormatOf(n.input(i)) == f) continue;
+        if (RoleOf(n) == Role::kBinary && IsPlain(FormatOf(n.input(i))) &&
+            PerChannelOperand(TypeOf(n.input(i)), out.shape(), f)) {
+          continue;  // the kernel reads it in place (BinaryKernel)
+        }
+        GE_RETURN_IF_ERROR(Convert(&n, i, f));
       }
     }
     return absl::OkStatus();
@@ -155,9 +180,17 @@ class LayoutPass {
     const int inputs = RoleOf(n) == Role::kInt8Binary ? 8 : 2;
     if (n.num_inputs() != inputs || !n.input(i) || !n.input(j)) return ir::Format::kND;
     const Shape& y = n.op_desc().output(0).type.shape();
-    if (TypeOf(n.input(i)).shape() != y || TypeOf(n.input(j)).shape() != y) return ir::Format::kND;
+    const Shape& sa = TypeOf(n.input(i)).shape();
+    const Shape& sb = TypeOf(n.input(j)).shape();
     const ir::Format a = FormatOf(n.input(i)), b = FormatOf(n.input(j));
-    return !IsPlain(a) ? a : b;
+    // With a dynamic batch the operands may still broadcast along it at run
+    // time: the kernel swaps operands then, which only commutative ops allow.
+    if (!y.IsFullyKnown() && !Commutative(n)) return ir::Format::kND;
+    if (sa == y && sb == y) return !IsPlain(a) ? a : b;
+    // A per-channel operand (a squeeze-excite scale) beside a blocked one.
+    if (RoleOf(n) == Role::kBinary && sa == y && !IsPlain(a) && PerChannelOperand(TypeOf(n.input(j)), y, a)) return a;
+    if (RoleOf(n) == Role::kBinary && sb == y && !IsPlain(b) && PerChannelOperand(TypeOf(n.input(i)), y, b)) return b;
+    return ir::Format::kND;
   }
 
   // Whether `c` reads port `port` in layout `f` itself.

@@ -10,6 +10,7 @@
 
 #include "base/ops/shape_utils.h"
 #include "base/status.h"
+#include "runtime/engines/cpu_dense/dnnl_util.h"
 #include "runtime/engines/cpu_dense/post_ops.h"
 #include "runtime/engines/sdk/kernel_util.h"
 
@@ -107,7 +108,12 @@ bool AbsorbOne(Match& m, ir::Node* next, int port) {
     if (!other) return false;
     const Shape& out = OutputType(m.result).shape();
     const Shape& shape = OutputType(other).shape();
-    if (!shape.IsFullyKnown() || op.output(0).type.shape() != out) return false;
+    if (op.output(0).type.shape() != out) return false;
+    // A dynamic batch: a convolution's residual Add of the same shape (the
+    // kernel repeats an operand whose batch turns out to be 1).
+    if (!shape.IsFullyKnown() && !(m.base->type() == "Conv" && shape == out && OnlyBatchUnknown(out))) {
+      return false;
+    }
     const bool row_bias = m.base->type() == "MatMul" && m.chain.ops.empty() && !m.bias &&
                           shape.rank() == 1 && out.rank() >= 1 && shape.dim(0) == out.dim(out.rank() - 1);
     if (row_bias) {
@@ -206,9 +212,9 @@ absl::StatusOr<bool> FusePostOps(ir::Graph& graph, const NodeFilter& can_rewrite
   for (const std::string& name : names) {
     ir::Node* base = graph.FindNode(name);  // earlier rewrites may have removed it
     if (base == nullptr || (base->type() != "Conv" && base->type() != "MatMul" && base->type() != "Gemm")) continue;
-    if (!can_rewrite(*base) || base->num_outputs() != 1 || !base->op_desc().output(0).type.shape().IsFullyKnown()) {
-      continue;
-    }
+    if (!can_rewrite(*base) || base->num_outputs() != 1) continue;
+    const Shape& out = base->op_desc().output(0).type.shape();
+    if (!out.IsFullyKnown() && !(base->type() == "Conv" && OnlyBatchUnknown(out))) continue;
     Match m;
     m.base = base;
     m.result = {base, 0};
