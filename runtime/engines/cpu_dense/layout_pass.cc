@@ -15,7 +15,7 @@
 namespace ge::engine::cpu_dense {
 namespace {
 
-enum class Role { kNone, kConv, kInt8Conv, kFollow, kBinary, kInt8Binary, kGlobalPool };
+enum class Role { kNone, kConv, kInt8Conv, kFollow, kBinary, kInt8Binary, kGlobalPool, kConcat };
 
 // cpu_dense's QuantizeLinear / DequantizeLinear are per tensor only, so
 // element-wise: they keep the layout while changing the dtype.
@@ -60,6 +60,7 @@ Role RoleOf(const ir::Node& n) {
   if (In(kFollowers, t)) return Role::kFollow;
   if (In(kBinaries, t)) return Role::kBinary;
   if (t == "GlobalAveragePool" || t == "GlobalMaxPool") return Role::kGlobalPool;
+  if (t == "Concat") return Role::kConcat;
   return Role::kNone;
 }
 
@@ -148,6 +149,7 @@ class LayoutPass {
         if (n.input(0)) f = FormatOf(n.input(0));
         break;
       case Role::kBinary: f = BinaryFormat(n, 0, 1); break;
+      case Role::kConcat: f = ConcatFormat(n); break;
       case Role::kInt8Binary: f = BinaryFormat(n, 0, 3); break;
       default: break;
     }
@@ -156,6 +158,11 @@ class LayoutPass {
     ir::Format& format = n.mutable_op_desc().mutable_output(0).type.mutable_tensor().format;
     changed_ = changed_ || format != f;
     format = f;
+    if (RoleOf(n) == Role::kConcat) {
+      for (int i = 0; i < n.num_inputs(); ++i) {
+        if (FormatOf(n.input(i)) != f) GE_RETURN_IF_ERROR(Convert(&n, i, f));
+      }
+    }
     if (RoleOf(n) == Role::kBinary || RoleOf(n) == Role::kInt8Binary) {
       for (int i : DataPorts(n)) {
         if (FormatOf(n.input(i)) == f) continue;
@@ -172,6 +179,25 @@ class LayoutPass {
   // The operand ports of a binary op (`_QLinearAdd`'s are 0 and 3).
   static std::array<int, 2> DataPorts(const ir::Node& n) {
     return RoleOf(n) == Role::kInt8Binary ? std::array<int, 2>{0, 3} : std::array<int, 2>{0, 1};
+  }
+
+  // A Concat along the channels takes the layout of its first blocked input
+  // when every input fills whole blocks in it (the others get a TransData).
+  static ir::Format ConcatFormat(const ir::Node& n) {
+    if (n.num_inputs() < 1) return ir::Format::kND;
+    const ir::ValueType& out = n.op_desc().output(0).type;
+    const int64_t rank = out.is_tensor() ? out.shape().rank() : -1;
+    const int64_t axis = n.op_desc().GetAttrOr<int64_t>("axis", 0);
+    if (rank < 3 || (axis != 1 && axis != 1 - rank)) return ir::Format::kND;
+    ir::Format f = ir::Format::kND;
+    for (int i = 0; i < n.num_inputs() && IsPlain(f); ++i) {
+      if (n.input(i)) f = FormatOf(n.input(i));
+    }
+    if (IsPlain(f) || Block(f) == 1) return ir::Format::kND;  // channel blocks only
+    for (int i = 0; i < n.num_inputs(); ++i) {
+      if (!n.input(i) || !Fits(TypeOf(n.input(i)), f)) return ir::Format::kND;
+    }
+    return f;
   }
 
   // A binary op takes a layout when both operands (ports i and j) have the
@@ -207,6 +233,7 @@ class LayoutPass {
       case Role::kBinary: return out == f;
       case Role::kInt8Binary: return (port == 0 || port == 3) && out == f;
       case Role::kGlobalPool: return port == 0;
+      case Role::kConcat: return out == f;
       default: return false;
     }
   }

@@ -78,6 +78,25 @@ std::optional<std::vector<ir::Node*>> MatchGelu(const ir::OutPort& x, const Node
   return nodes;
 }
 
+// x * Sigmoid(x) hanging off `x` (SiLU, EfficientNet's swish): the Sigmoid
+// and the Mul, the Mul producing the result.
+std::optional<std::vector<ir::Node*>> MatchSwish(const ir::OutPort& x, const NodeFilter& can_rewrite) {
+  const auto& uses = x.node->consumers(x.index);
+  if (uses.size() != 2) return std::nullopt;
+  const int s = uses[0].node->type() == "Sigmoid" ? 0 : 1;
+  ir::Node* sigmoid = uses[s].node;
+  ir::Node* mul = uses[1 - s].node;
+  if (sigmoid->type() != "Sigmoid" || mul->type() != "Mul" || mul->num_inputs() != 2) return std::nullopt;
+  const ir::InPort* use = SingleConsumer(*sigmoid, 0);
+  if (use == nullptr || use->node != mul || use->index != 1 - uses[1 - s].index) return std::nullopt;
+  std::vector<ir::Node*> nodes = {sigmoid, mul};
+  for (ir::Node* n : nodes) {
+    if (!Absorbable(*n, can_rewrite)) return std::nullopt;
+  }
+  if (mul->op_desc().output(0).type != OutputType(x)) return std::nullopt;
+  return nodes;
+}
+
 // Tries to absorb `next` (the single consumer of the chain's result at
 // `port`) into `m`; false when the chain ends there.
 bool AbsorbOne(Match& m, ir::Node* next, int port) {
@@ -94,6 +113,12 @@ bool AbsorbOne(Match& m, ir::Node* next, int port) {
     step = {PostOpKind::kTanh, 0.0f, 0.0f};
   } else if (type == "Elu") {
     step = {PostOpKind::kElu, sdk::FloatAttr(op, "alpha", 1.0f), 0.0f};
+  } else if (type == "HardSwish") {
+    step = {PostOpKind::kHardSwish, 0.0f, 0.0f};
+  } else if (type == "HardSigmoid") {
+    // clip(alpha y + beta, 0, 1): two steps.
+    m.chain.ops.push_back({PostOpKind::kLinear, sdk::FloatAttr(op, "alpha", 0.2f), sdk::FloatAttr(op, "beta", 0.5f)});
+    step = {PostOpKind::kClip, 0.0f, 1.0f};
   } else if (type == "Clip") {
     float lo = -std::numeric_limits<float>::infinity(), hi = std::numeric_limits<float>::infinity();
     for (int i = 1; i <= 2 && i < next->num_inputs(); ++i) {
@@ -141,6 +166,12 @@ void ExtendChain(Match& m, const NodeFilter& can_rewrite) {
       m.absorbed.insert(m.absorbed.end(), gelu->begin(), gelu->end());
       m.chain.ops.push_back({PostOpKind::kGeluErf, 0.0f, 0.0f});
       m.result = {gelu->back(), 0};
+      continue;
+    }
+    if (auto swish = MatchSwish(m.result, can_rewrite)) {
+      m.absorbed.insert(m.absorbed.end(), swish->begin(), swish->end());
+      m.chain.ops.push_back({PostOpKind::kSwish, 1.0f, 0.0f});
+      m.result = {swish->back(), 0};
       continue;
     }
     const ir::InPort* use = SingleConsumer(*m.result.node, m.result.index);
