@@ -15,8 +15,7 @@ namespace {
 
 class ConcatKernel final : public DenseKernel {
  public:
-  ConcatKernel(const ir::OpDesc& op, const DenseContext& ctx, int64_t axis)
-      : DenseKernel(op, ctx), axis_(axis) {}
+  ConcatKernel(const ir::OpDesc& op, const DenseContext& ctx, int64_t axis) : DenseKernel(op, ctx), axis_(axis) {}
 
  private:
   struct ConcatPlan final : Plan {
@@ -105,7 +104,9 @@ absl::Status CheckConcat(const ir::OpDesc& op, const DenseContext& ctx) {
 }  // namespace
 
 void RegisterConcatKernels(DenseKernelTable& table) {
-  table.Add({"Concat", {DataType::kFloat, DataType::kBFloat16}, CheckConcat,
+  table.Add({"Concat",
+             {DataType::kFloat, DataType::kBFloat16},
+             CheckConcat,
              [](const ir::OpDesc& op, const DenseContext& ctx) -> absl::StatusOr<std::unique_ptr<Kernel>> {
                return std::unique_ptr<Kernel>(new ConcatKernel(op, ctx, sdk::IntAttr(op, "axis", 0)));
              }});

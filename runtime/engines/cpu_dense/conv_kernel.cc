@@ -147,8 +147,7 @@ absl::StatusOr<std::unique_ptr<DenseKernel::Plan>> ConvKernel::Build(const PlanR
                        g->output.ToString());
     }
     const DataType add_type = request.dtype(kFusedAddInput);
-    GE_ASSIGN_OR_RETURN(plan->add_user,
-                        FormatDesc(addend, add_type, op().input(kFusedAddInput).type.tensor().format));
+    GE_ASSIGN_OR_RETURN(plan->add_user, FormatDesc(addend, add_type, op().input(kFusedAddInput).type.tensor().format));
     if (repeat) {
       plan->add_one_plain = PlainDesc(addend, add_type);
       plan->add_full_plain = PlainDesc(g->output, add_type);

@@ -156,8 +156,8 @@ class PoolKernel final : public DenseKernel {
     }
     plan.pool.execute(stream, {{DNNL_ARG_SRC, pool_src},
                                {DNNL_ARG_DST, pool_dst},
-                               {DNNL_ARG_SCRATCHPAD, dnnl::memory(plan.scratchpad_md, eng(),
-                                                                  scratch.Take(plan.scratchpad_md.get_size()))}});
+                               {DNNL_ARG_SCRATCHPAD,
+                                dnnl::memory(plan.scratchpad_md, eng(), scratch.Take(plan.scratchpad_md.get_size()))}});
     if (plan.dst_reorder) plan.dst_reorder->execute(stream, pool_dst, dst);
     stream.wait();
     return absl::OkStatus();
@@ -211,8 +211,8 @@ class GlobalPoolKernel final : public DenseKernel {
       const std::vector<int64_t> ones(kernel.size(), 1), zeros(kernel.size(), 0);
       const auto alg = max_ ? dnnl::algorithm::pooling_max : dnnl::algorithm::pooling_avg_exclude_padding;
       using fwd = dnnl::pooling_v2_forward;
-      fwd::primitive_desc pd(fwd::desc(dnnl::prop_kind::forward_inference, alg, plan->src_md, plan->dst_md,
-                                       Dims(ones), Dims(kernel), Dims(zeros), Dims(zeros), Dims(zeros)),
+      fwd::primitive_desc pd(fwd::desc(dnnl::prop_kind::forward_inference, alg, plan->src_md, plan->dst_md, Dims(ones),
+                                       Dims(kernel), Dims(zeros), Dims(zeros), Dims(zeros)),
                              attr, eng());
       plan->scratchpad_md = pd.scratchpad_desc();
       plan->pool = fwd(pd);
