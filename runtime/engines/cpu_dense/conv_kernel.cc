@@ -10,6 +10,7 @@
 // when they are constant (PackedWeights). The `add` post-op is a oneDNN
 // sum: the operand is written into the destination before the primitive
 // accumulates onto it.
+#include <cstring>
 #include <optional>
 #include <unordered_map>
 
@@ -34,6 +35,10 @@ class ConvKernel final : public DenseKernel {
     dnnl::convolution_forward conv;
     dnnl::memory::desc src_user, src_md, dst_user, dst_md, add_user, bias_md, scratchpad_md;
     std::optional<dnnl::reorder> src_reorder, dst_reorder, add_reorder;
+    // An add operand of batch 1 against a larger output batch (a dynamic
+    // batch): made plain, repeated per image, then reordered.
+    std::optional<dnnl::reorder> add_to_plain;
+    dnnl::memory::desc add_one_plain, add_full_plain;
     PackedWeights weights;
     bool has_bias = false;
   };
@@ -132,12 +137,26 @@ absl::StatusOr<std::unique_ptr<DenseKernel::Plan>> ConvKernel::Build(const PlanR
     bytes += Scratch::Padded(plan->dst_md.get_size());
   }
   if (chain_.has_add()) {
-    if (!request.has_input(kFusedAddInput) || request.shape(kFusedAddInput) != g->output) {
-      return NodeError(op(), "the add operand must have the output's shape ", g->output.ToString());
+    if (!request.has_input(kFusedAddInput)) return NodeError(op(), "the add operand is missing");
+    const Shape& addend = request.shape(kFusedAddInput);
+    Shape one = g->output;
+    one.set_dim(0, 1);
+    const bool repeat = addend != g->output && addend == one;
+    if (addend != g->output && !repeat) {
+      return NodeError(op(), "the add operand ", addend.ToString(), " must have the output's shape ",
+                       g->output.ToString());
     }
-    GE_ASSIGN_OR_RETURN(plan->add_user, FormatDesc(g->output, request.dtype(kFusedAddInput),
-                                                   op().input(kFusedAddInput).type.tensor().format));
-    plan->add_reorder = MakeReorder(eng(), plan->add_user, plan->dst_md);
+    const DataType add_type = request.dtype(kFusedAddInput);
+    GE_ASSIGN_OR_RETURN(plan->add_user, FormatDesc(addend, add_type, op().input(kFusedAddInput).type.tensor().format));
+    if (repeat) {
+      plan->add_one_plain = PlainDesc(addend, add_type);
+      plan->add_full_plain = PlainDesc(g->output, add_type);
+      plan->add_to_plain = MakeReorder(eng(), plan->add_user, plan->add_one_plain);
+      plan->add_reorder = MakeReorder(eng(), plan->add_full_plain, plan->dst_md);
+      bytes += Scratch::Padded(plan->add_one_plain.get_size()) + Scratch::Padded(plan->add_full_plain.get_size());
+    } else {
+      plan->add_reorder = MakeReorder(eng(), plan->add_user, plan->dst_md);
+    }
   }
   const dnnl::memory::desc wei_plain = PlainDesc(pd.weights_desc().dims(), pd.weights_desc().data_type());
   plan->weights.Init(eng(), wei_plain, pd.weights_desc(), IsConstInput(1, request));
@@ -164,6 +183,18 @@ absl::Status ConvKernel::Run(Plan& base_plan, ExecuteContext& ctx, Scratch& scra
   if (plan.dst_reorder) dst = dnnl::memory(plan.dst_md, eng(), scratch.Take(plan.dst_md.get_size()));
   if (plan.add_reorder) {
     dnnl::memory addend = WrapTensor(plan.add_user, eng(), ctx.input(kFusedAddInput));
+    if (plan.add_to_plain) {
+      dnnl::memory one(plan.add_one_plain, eng(), scratch.Take(plan.add_one_plain.get_size()));
+      dnnl::memory full(plan.add_full_plain, eng(), scratch.Take(plan.add_full_plain.get_size()));
+      plan.add_to_plain->execute(stream, addend, one);
+      stream.wait();
+      const size_t image = plan.add_one_plain.get_size();
+      auto* to = static_cast<char*>(full.get_data_handle());
+      for (size_t at = 0; at < plan.add_full_plain.get_size(); at += image) {
+        std::memcpy(to + at, one.get_data_handle(), image);
+      }
+      addend = full;
+    }
     plan.add_reorder->execute(stream, addend, dst);
   }
   std::unordered_map<int, dnnl::memory> args = {
@@ -215,19 +246,20 @@ absl::StatusOr<ir::Format> ConvPreferredFormat(const ir::OpDesc& op, const Dense
     GE_ASSIGN_OR_RETURN(chain, ParsePostOps(op));
   }
   if (base.type() != "Conv" || base.num_inputs() < 2) return NodeError(op, "not a convolution");
-  const ir::TensorDesc& x = base.input(0).type.tensor();
+  const ir::TensorDesc& xd = base.input(0).type.tensor();
   const ir::TensorDesc& w = base.input(1).type.tensor();
-  if (!x.shape.IsFullyKnown() || !w.shape.IsFullyKnown()) return NodeError(op, "shapes are not known");
+  if (!OnlyBatchUnknown(xd.shape) || !w.shape.IsFullyKnown()) return NodeError(op, "shapes are not known");
+  const Shape x = LayoutProbeShape(xd.shape);  // a dynamic batch: oneDNN is asked about batch 1
   GE_ASSIGN_OR_RETURN(ops::WindowAttrs attrs, ops::WindowAttrsFromOp(base));
-  GE_ASSIGN_OR_RETURN(ops::WindowGeometry g, ops::ConvOutputShape(x.shape, w.shape, attrs));
+  GE_ASSIGN_OR_RETURN(ops::WindowGeometry g, ops::ConvOutputShape(x, w.shape, attrs));
   std::optional<dnnl::memory::desc> bias;
   if (base.num_inputs() > 2 && base.input(2).type.dtype() != DataType::kUndefined) {
     bias = PlainDesc(base.input(2).type.shape(), base.input(2).type.dtype());
   }
   return DnnlTry(op, kCreation, [&]() -> absl::StatusOr<ir::Format> {
-    const auto pd = ConvPrimitiveDesc(ctx.engine, attrs.group, chain, x.shape, w.shape, x.dtype, bias, g);
+    const auto pd = ConvPrimitiveDesc(ctx.engine, attrs.group, chain, x, w.shape, xd.dtype, bias, g);
     for (ir::Format f : {ir::Format::kNChw16c, ir::Format::kNChw8c, ir::Format::kNHWC}) {
-      auto md = FormatDesc(g.output, x.dtype, f);
+      auto md = FormatDesc(g.output, xd.dtype, f);
       if (md.ok() && *md == pd.dst_desc()) return f;
     }
     return ir::Format::kND;

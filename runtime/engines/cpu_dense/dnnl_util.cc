@@ -70,6 +70,20 @@ absl::StatusOr<dnnl::memory::desc> FormatDesc(const Shape& shape, DataType dtype
   return dnnl::memory::desc(ToDnnlDims(shape), ToDnnlType(dtype), t);
 }
 
+bool OnlyBatchUnknown(const Shape& s) {
+  if (s.unknown_rank() || s.rank() < 1) return false;
+  for (int64_t i = 1; i < s.rank(); ++i) {
+    if (s.dim(i) < 0) return false;
+  }
+  return true;
+}
+
+Shape LayoutProbeShape(const Shape& s) {
+  Shape probe = s;
+  if (probe.rank() >= 1 && probe.dim(0) < 0) probe.set_dim(0, 1);
+  return probe;
+}
+
 void SetDnnlThreads(int num_threads) {
   const int n = std::clamp(num_threads, 1, DnnlMaxProcessors());
   if (omp_get_max_threads() != n) omp_set_num_threads(n);

@@ -44,6 +44,17 @@ dnnl::memory::desc PlainDesc(const dnnl::memory::dims& dims, dnnl::memory::data_
 absl::StatusOr<dnnl::memory::desc> FormatDesc(const Shape& shape, DataType dtype,
                                               ir::Format format);
 
+// ---- Dynamic batch ----
+
+// Whether `s` has a known rank and every dim but the first is known: the
+// shapes whose layout cpu_dense decides at compile time even when the
+// batch comes only at run time.
+bool OnlyBatchUnknown(const Shape& s);
+// `s` with an unknown first dim set to 1, for asking oneDNN about layouts
+// (its choices for these shapes do not depend on the batch; a plan built
+// for the real batch reorders if one ever did).
+Shape LayoutProbeShape(const Shape& s);
+
 // ---- Threads ----
 
 // Sets the calling thread's OpenMP team size to `num_threads`, capped at

@@ -3,6 +3,9 @@
 // primitive).
 //
 // Unary ops see the tensor as one flat vector, so they run in any layout.
+// Binary ops in a channel-blocked layout (the layout pass) take each
+// operand in its port's layout, and a plain per-channel operand [N, C, 1...]
+// as if blocked: with C a multiple of the block both store it alike.
 // oneDNN's binary primitive broadcasts its second operand only, and its
 // first must have the output's shape: for Add, Mul, Max and Min the
 // operands are swapped when only the first one broadcasts; other shapes
@@ -174,10 +177,19 @@ class BinaryKernel final : public DenseKernel {
     }
     const auto type = ToDnnlType(r.dtype(0));
     const ir::Format format = op().output(0).type.tensor().format;
-    if (r.shape(0) == r.shape(1) && format != ir::Format::kND) {
-      // Same-shape operands in the engine's own layout: element order is all that matters.
+    if (format != ir::Format::kND && r.shape(0).rank() == out->rank() && r.shape(1).rank() == out->rank()) {
+      // The engine's own layout (the layout pass): each operand in the
+      // layout its port names; a plain per-channel operand [N, C, 1...]
+      // (a squeeze-excite scale) is stored alike in the output's layout.
       GE_ASSIGN_OR_RETURN(plan->dst_md, FormatDesc(*out, r.dtype(0), format));
-      plan->src0_md = plan->src1_md = plan->dst_md;
+      dnnl::memory::desc md[2];
+      for (int k = 0; k < 2; ++k) {
+        ir::Format f = op().input(k).type.tensor().format;
+        if (f == ir::Format::kND && r.shape(k) != *out) f = format;
+        GE_ASSIGN_OR_RETURN(md[k], FormatDesc(r.shape(k), r.dtype(k), f));
+      }
+      plan->src0_md = md[plan->first];
+      plan->src1_md = md[1 - plan->first];
     } else {
       plan->dst_md = PlainDesc(AlignedDims(*out, rank), type);
       plan->src0_md = PlainDesc(AlignedDims(r.shape(plan->first), rank), type);

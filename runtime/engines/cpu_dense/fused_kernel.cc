@@ -44,8 +44,10 @@ absl::Status CheckFused(const ir::OpDesc& op, const DenseContext& ctx) {
   const Shape add = InputShape(op, kFusedAddInput);
   if (base->type() == "Conv") {
     const Shape& y = op.output(0).type.shape();
-    if (!y.IsFullyKnown() || add != y) {
-      return Unsupported(op, "a Conv's add operand must have the output's known shape");
+    // A dynamic batch may differ at run time only by an operand batch of 1,
+    // which the kernel repeats.
+    if (!OnlyBatchUnknown(y) || add != y) {
+      return Unsupported(op, "a Conv's add operand must have the output's shape, known but for the batch");
     }
     return absl::OkStatus();
   }

@@ -2,6 +2,7 @@
 // weights.
 #include "runtime/engines/cpu_dense/graph_optimizer.h"
 
+#include <algorithm>
 #include <vector>
 
 #include "base/ir/op_types.h"
@@ -49,12 +50,18 @@ absl::StatusOr<bool> MarkConstInputs(ir::Graph& graph, const NodeFilter& can_rew
   bool changed = false;
   graph.ForEachNode([&](ir::Node* n) {
     if (!IsDenseNode(*n) || !can_rewrite(*n)) return;
-    std::vector<int64_t> constant;
-    for (int i = 1; i < n->num_inputs(); ++i) {
-      if (IsConstInput(*n, i)) constant.push_back(i);
-    }
     ir::OpDesc& op = n->mutable_op_desc();
     const auto old = op.GetAttr<std::vector<int64_t>>(kAttrConstInputs);
+    std::vector<int64_t> constant;
+    for (int i = 1; i < n->num_inputs(); ++i) {
+      // An input fed across an engine-partition boundary (a PlaceHolder)
+      // keeps the mark the whole graph gave it: the Const is on the other
+      // side (ge_local), and the dynamic executor never hands constant
+      // values to Prepare, so without the mark weights were packed per run.
+      const bool kept = n->input(i) && n->input(i).node->type() == ir::kPlaceHolder && old &&
+                        std::find(old->begin(), old->end(), i) != old->end();
+      if (kept || IsConstInput(*n, i)) constant.push_back(i);
+    }
     if (constant.empty()) {
       changed = op.RemoveAttr(kAttrConstInputs) || changed;
     } else if (!old || *old != constant) {

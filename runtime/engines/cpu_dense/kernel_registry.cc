@@ -73,6 +73,7 @@ void RegisterDenseKernels(DenseKernelTable& table) {
   RegisterEltwiseKernels(table);
   RegisterBinaryKernels(table);
   RegisterLayoutKernels(table);
+  RegisterConcatKernels(table);
   RegisterInt8ConvKernels(table);
   RegisterInt8MatMulKernels(table);
   RegisterQuantizeKernels(table);

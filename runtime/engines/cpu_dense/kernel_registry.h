@@ -57,6 +57,7 @@ void RegisterEltwiseKernels(DenseKernelTable& table);
 void RegisterBinaryKernels(DenseKernelTable& table);
 void RegisterFusedKernels(DenseKernelTable& table);
 void RegisterLayoutKernels(DenseKernelTable& table);
+void RegisterConcatKernels(DenseKernelTable& table);
 void RegisterInt8ConvKernels(DenseKernelTable& table);
 void RegisterInt8MatMulKernels(DenseKernelTable& table);
 void RegisterQuantizeKernels(DenseKernelTable& table);

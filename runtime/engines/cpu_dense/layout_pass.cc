@@ -15,7 +15,7 @@
 namespace ge::engine::cpu_dense {
 namespace {
 
-enum class Role { kNone, kConv, kInt8Conv, kFollow, kBinary, kInt8Binary, kGlobalPool };
+enum class Role { kNone, kConv, kInt8Conv, kFollow, kBinary, kInt8Binary, kGlobalPool, kConcat };
 
 // cpu_dense's QuantizeLinear / DequantizeLinear are per tensor only, so
 // element-wise: they keep the layout while changing the dtype.
@@ -60,6 +60,7 @@ Role RoleOf(const ir::Node& n) {
   if (In(kFollowers, t)) return Role::kFollow;
   if (In(kBinaries, t)) return Role::kBinary;
   if (t == "GlobalAveragePool" || t == "GlobalMaxPool") return Role::kGlobalPool;
+  if (t == "Concat") return Role::kConcat;
   return Role::kNone;
 }
 
@@ -78,8 +79,28 @@ bool Fits(const ir::ValueType& type, ir::Format f) {
   const bool int8_layout = IsInt8(d) && (f == ir::Format::kNHWC || f == ir::Format::kNDHWC);
   if (d != DataType::kFloat && d != DataType::kBFloat16 && !int8_layout) return false;
   const Shape& s = type.shape();
-  if (!s.IsFullyKnown() || s.rank() < 3 || s.rank() > 5 || s.dim(1) <= 0 || s.dim(1) % Block(f) != 0) return false;
-  return FormatDesc(s, type.dtype(), f).ok();
+  if (!OnlyBatchUnknown(s) || s.rank() < 3 || s.rank() > 5 || s.dim(1) <= 0 || s.dim(1) % Block(f) != 0) {
+    return false;
+  }
+  return FormatDesc(LayoutProbeShape(s), type.dtype(), f).ok();
+}
+
+// A [N, C, 1...] operand of a binary op whose other operand and output are
+// in channel-blocked layout `f`: stored alike plain and in `f` (C fills
+// whole blocks), so it is read where it is, without a TransData.
+bool PerChannelOperand(const ir::ValueType& type, const Shape& out, ir::Format f) {
+  if (!type.is_tensor() || Block(f) == 1) return false;
+  const Shape& s = type.shape();
+  if (s.rank() != out.rank() || s.rank() < 3 || s.dim(1) != out.dim(1) || s.dim(1) % Block(f) != 0) return false;
+  if (s.dim(0) != 1 && s.dim(0) != out.dim(0)) return false;
+  for (int64_t i = 2; i < s.rank(); ++i) {
+    if (s.dim(i) != 1) return false;
+  }
+  return true;
+}
+
+bool Commutative(const ir::Node& n) {
+  return n.type() == "Add" || n.type() == "Mul" || n.type() == "Max" || n.type() == "Min";
 }
 
 ir::Format FormatOf(const ir::OutPort& p) { return p.node->op_desc().output(p.index).type.tensor().format; }
@@ -128,6 +149,7 @@ class LayoutPass {
         if (n.input(0)) f = FormatOf(n.input(0));
         break;
       case Role::kBinary: f = BinaryFormat(n, 0, 1); break;
+      case Role::kConcat: f = ConcatFormat(n); break;
       case Role::kInt8Binary: f = BinaryFormat(n, 0, 3); break;
       default: break;
     }
@@ -136,9 +158,19 @@ class LayoutPass {
     ir::Format& format = n.mutable_op_desc().mutable_output(0).type.mutable_tensor().format;
     changed_ = changed_ || format != f;
     format = f;
+    if (RoleOf(n) == Role::kConcat) {
+      for (int i = 0; i < n.num_inputs(); ++i) {
+        if (FormatOf(n.input(i)) != f) GE_RETURN_IF_ERROR(Convert(&n, i, f));
+      }
+    }
     if (RoleOf(n) == Role::kBinary || RoleOf(n) == Role::kInt8Binary) {
       for (int i : DataPorts(n)) {
-        if (FormatOf(n.input(i)) != f) GE_RETURN_IF_ERROR(Convert(&n, i, f));
+        if (FormatOf(n.input(i)) == f) continue;
+        if (RoleOf(n) == Role::kBinary && IsPlain(FormatOf(n.input(i))) &&
+            PerChannelOperand(TypeOf(n.input(i)), out.shape(), f)) {
+          continue;  // the kernel reads it in place (BinaryKernel)
+        }
+        GE_RETURN_IF_ERROR(Convert(&n, i, f));
       }
     }
     return absl::OkStatus();
@@ -149,15 +181,42 @@ class LayoutPass {
     return RoleOf(n) == Role::kInt8Binary ? std::array<int, 2>{0, 3} : std::array<int, 2>{0, 1};
   }
 
+  // A Concat along the channels takes the layout of its first blocked input
+  // when every input fills whole blocks in it (the others get a TransData).
+  static ir::Format ConcatFormat(const ir::Node& n) {
+    if (n.num_inputs() < 1) return ir::Format::kND;
+    const ir::ValueType& out = n.op_desc().output(0).type;
+    const int64_t rank = out.is_tensor() ? out.shape().rank() : -1;
+    const int64_t axis = n.op_desc().GetAttrOr<int64_t>("axis", 0);
+    if (rank < 3 || (axis != 1 && axis != 1 - rank)) return ir::Format::kND;
+    ir::Format f = ir::Format::kND;
+    for (int i = 0; i < n.num_inputs() && IsPlain(f); ++i) {
+      if (n.input(i)) f = FormatOf(n.input(i));
+    }
+    if (IsPlain(f) || Block(f) == 1) return ir::Format::kND;  // channel blocks only
+    for (int i = 0; i < n.num_inputs(); ++i) {
+      if (!n.input(i) || !Fits(TypeOf(n.input(i)), f)) return ir::Format::kND;
+    }
+    return f;
+  }
+
   // A binary op takes a layout when both operands (ports i and j) have the
   // output's shape and one of them arrives in a non-plain layout.
   static ir::Format BinaryFormat(const ir::Node& n, int i, int j) {
     const int inputs = RoleOf(n) == Role::kInt8Binary ? 8 : 2;
     if (n.num_inputs() != inputs || !n.input(i) || !n.input(j)) return ir::Format::kND;
     const Shape& y = n.op_desc().output(0).type.shape();
-    if (TypeOf(n.input(i)).shape() != y || TypeOf(n.input(j)).shape() != y) return ir::Format::kND;
+    const Shape& sa = TypeOf(n.input(i)).shape();
+    const Shape& sb = TypeOf(n.input(j)).shape();
     const ir::Format a = FormatOf(n.input(i)), b = FormatOf(n.input(j));
-    return !IsPlain(a) ? a : b;
+    // With a dynamic batch the operands may still broadcast along it at run
+    // time: the kernel swaps operands then, which only commutative ops allow.
+    if (!y.IsFullyKnown() && !Commutative(n)) return ir::Format::kND;
+    if (sa == y && sb == y) return !IsPlain(a) ? a : b;
+    // A per-channel operand (a squeeze-excite scale) beside a blocked one.
+    if (RoleOf(n) == Role::kBinary && sa == y && !IsPlain(a) && PerChannelOperand(TypeOf(n.input(j)), y, a)) return a;
+    if (RoleOf(n) == Role::kBinary && sb == y && !IsPlain(b) && PerChannelOperand(TypeOf(n.input(i)), y, b)) return b;
+    return ir::Format::kND;
   }
 
   // Whether `c` reads port `port` in layout `f` itself.
@@ -174,6 +233,7 @@ class LayoutPass {
       case Role::kBinary: return out == f;
       case Role::kInt8Binary: return (port == 0 || port == 3) && out == f;
       case Role::kGlobalPool: return port == 0;
+      case Role::kConcat: return out == f;
       default: return false;
     }
   }

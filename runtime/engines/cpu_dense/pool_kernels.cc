@@ -11,6 +11,8 @@
 // the explicit pads but not that extra window, which oneDNN cannot
 // express: those shapes run on the reference kernel.
 #include <cstring>
+#include <optional>
+#include <string_view>
 #include <unordered_map>
 
 #include "base/ops/shape_utils.h"
@@ -42,6 +44,26 @@ bool HasEmptyWindow(const Shape& x, const ops::WindowGeometry& g) {
   return false;
 }
 
+// Whether oneDNN chose one of its JIT kernels.
+template <typename PrimitiveDesc>
+bool IsJit(const PrimitiveDesc& pd) {
+  return std::string_view(pd.impl_info_str()).substr(0, 3) == "jit";
+}
+
+// The channel-blocked layout the JIT kernels of this CPU pool (8 floats on
+// AVX2, 16 on AVX-512), or ND when `x` cannot be stored in it.
+ir::Format PoolBlockedFormat(const Shape& x, DataType dtype) {
+  if (dtype != DataType::kFloat || x.rank() < 4 || x.rank() > 5) return ir::Format::kND;
+  const auto isa = static_cast<unsigned>(dnnl::get_effective_cpu_isa());
+  const auto core = static_cast<unsigned>(dnnl::cpu_isa::avx512_core);
+  const bool avx512 = (isa & core) == core;
+  const ir::Format f = avx512 ? ir::Format::kNChw16c : ir::Format::kNChw8c;
+  return x.dim(1) % (avx512 ? 16 : 8) == 0 ? f : ir::Format::kND;
+}
+
+// The channel block of a layout (1 for unblocked ones).
+int64_t ChannelBlock(ir::Format f) { return f == ir::Format::kNChw16c ? 16 : f == ir::Format::kNChw8c ? 8 : 1; }
+
 class PoolKernel final : public DenseKernel {
  public:
   PoolKernel(const ir::OpDesc& op, const DenseContext& ctx, ops::WindowAttrs attrs, bool max,
@@ -52,6 +74,9 @@ class PoolKernel final : public DenseKernel {
   struct PoolPlan final : Plan {
     dnnl::pooling_v2_forward pool;
     dnnl::memory::desc src_md, dst_md, scratchpad_md;
+    // Pooling a blocked copy: the layouts the primitive runs on.
+    std::optional<dnnl::reorder> src_reorder, dst_reorder;
+    dnnl::memory::desc pool_src_md, pool_dst_md;
   };
 
   absl::StatusOr<std::unique_ptr<Plan>> Build(const PlanRequest& r) override {
@@ -85,13 +110,35 @@ class PoolKernel final : public DenseKernel {
     dnnl::primitive_attr attr;
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
     using fwd = dnnl::pooling_v2_forward;
-    fwd::primitive_desc pd(fwd::desc(dnnl::prop_kind::forward_inference, alg, plan->src_md, plan->dst_md,
-                                     Dims(g->strides), Dims(g->kernel), Dims(dilation),
-                                     Dims(g->pads_begin), Dims(pad_end)),
-                           attr, eng());
+    auto make = [&](const dnnl::memory::desc& src, const dnnl::memory::desc& dst) {
+      return fwd::primitive_desc(fwd::desc(dnnl::prop_kind::forward_inference, alg, src, dst, Dims(g->strides),
+                                           Dims(g->kernel), Dims(dilation), Dims(g->pads_begin), Dims(pad_end)),
+                                 attr, eng());
+    };
+    fwd::primitive_desc pd = make(plan->src_md, plan->dst_md);
+    plan->pool_src_md = plan->src_md;
+    plan->pool_dst_md = plan->dst_md;
+    const ir::Format blocked = PoolBlockedFormat(x, r.dtype(0));
+    if (!IsJit(pd) && blocked != ir::Format::kND && plan->src_md == PlainDesc(x, r.dtype(0)) &&
+        plan->dst_md == PlainDesc(g->output, r.dtype(0))) {
+      GE_ASSIGN_OR_RETURN(dnnl::memory::desc src_blk, FormatDesc(x, r.dtype(0), blocked));
+      GE_ASSIGN_OR_RETURN(dnnl::memory::desc dst_blk, FormatDesc(g->output, r.dtype(0), blocked));
+      fwd::primitive_desc blocked_pd = make(src_blk, dst_blk);
+      if (IsJit(blocked_pd)) {
+        pd = blocked_pd;
+        plan->pool_src_md = src_blk;
+        plan->pool_dst_md = dst_blk;
+        plan->src_reorder = MakeReorder(eng(), plan->src_md, src_blk);
+        plan->dst_reorder = MakeReorder(eng(), dst_blk, plan->dst_md);
+      }
+    }
     plan->scratchpad_md = pd.scratchpad_desc();
     plan->pool = fwd(pd);
-    plan->workspace_bytes = Scratch::Padded(plan->scratchpad_md.get_size()) + Scratch::kAlign;
+    size_t bytes = Scratch::Padded(plan->scratchpad_md.get_size());
+    if (plan->src_reorder) {
+      bytes += Scratch::Padded(plan->pool_src_md.get_size()) + Scratch::Padded(plan->pool_dst_md.get_size());
+    }
+    plan->workspace_bytes = bytes + Scratch::kAlign;
     return plan;
   }
 
@@ -99,10 +146,19 @@ class PoolKernel final : public DenseKernel {
     auto& plan = static_cast<PoolPlan&>(base_plan);
     GE_ASSIGN_OR_RETURN(Tensor y, ctx.Output(0));
     dnnl::stream stream(eng());
-    plan.pool.execute(stream, {{DNNL_ARG_SRC, WrapTensor(plan.src_md, eng(), ctx.input(0))},
-                               {DNNL_ARG_DST, WrapTensor(plan.dst_md, eng(), y)},
-                               {DNNL_ARG_SCRATCHPAD, dnnl::memory(plan.scratchpad_md, eng(),
-                                                                  scratch.Take(plan.scratchpad_md.get_size()))}});
+    dnnl::memory src = WrapTensor(plan.src_md, eng(), ctx.input(0));
+    dnnl::memory dst = WrapTensor(plan.dst_md, eng(), y);
+    dnnl::memory pool_src = src, pool_dst = dst;
+    if (plan.src_reorder) {
+      pool_src = dnnl::memory(plan.pool_src_md, eng(), scratch.Take(plan.pool_src_md.get_size()));
+      pool_dst = dnnl::memory(plan.pool_dst_md, eng(), scratch.Take(plan.pool_dst_md.get_size()));
+      plan.src_reorder->execute(stream, src, pool_src);
+    }
+    plan.pool.execute(stream, {{DNNL_ARG_SRC, pool_src},
+                               {DNNL_ARG_DST, pool_dst},
+                               {DNNL_ARG_SCRATCHPAD,
+                                dnnl::memory(plan.scratchpad_md, eng(), scratch.Take(plan.scratchpad_md.get_size()))}});
+    if (plan.dst_reorder) plan.dst_reorder->execute(stream, pool_dst, dst);
     stream.wait();
     return absl::OkStatus();
   }
@@ -148,7 +204,7 @@ class GlobalPoolKernel final : public DenseKernel {
     // A plain output of one element per channel has the bytes of the
     // input's own layout when that is channels-last, or blocked by a block
     // that divides C.
-    const int64_t block = x_format == ir::Format::kNChw8c ? 8 : x_format == ir::Format::kNChw16c ? 16 : 1;
+    const int64_t block = ChannelBlock(x_format);
     if (plan->dst_md == PlainDesc(out, r.dtype(0)) && x.dim(1) % block == 0) {
       GE_ASSIGN_OR_RETURN(plan->dst_md, FormatDesc(out, r.dtype(0), x_format));
     }
@@ -188,10 +244,11 @@ class GlobalPoolKernel final : public DenseKernel {
       return absl::OkStatus();
     }
     dnnl::stream stream(eng());
-    plan.reduce.execute(stream, {{DNNL_ARG_SRC, WrapTensor(plan.src_md, eng(), ctx.input(0))},
-                                 {DNNL_ARG_DST, WrapTensor(plan.dst_md, eng(), y)},
-                                 {DNNL_ARG_SCRATCHPAD, dnnl::memory(plan.scratchpad_md, eng(),
-                                                                    scratch.Take(plan.scratchpad_md.get_size()))}});
+    const std::unordered_map<int, dnnl::memory> args = {
+        {DNNL_ARG_SRC, WrapTensor(plan.src_md, eng(), ctx.input(0))},
+        {DNNL_ARG_DST, WrapTensor(plan.dst_md, eng(), y)},
+        {DNNL_ARG_SCRATCHPAD, dnnl::memory(plan.scratchpad_md, eng(), scratch.Take(plan.scratchpad_md.get_size()))}};
+    plan.reduce.execute(stream, args);
     stream.wait();
     return absl::OkStatus();
   }

@@ -10,6 +10,7 @@
 
 #include "base/ops/shape_utils.h"
 #include "base/status.h"
+#include "runtime/engines/cpu_dense/dnnl_util.h"
 #include "runtime/engines/cpu_dense/post_ops.h"
 #include "runtime/engines/sdk/kernel_util.h"
 
@@ -77,6 +78,25 @@ std::optional<std::vector<ir::Node*>> MatchGelu(const ir::OutPort& x, const Node
   return nodes;
 }
 
+// x * Sigmoid(x) hanging off `x` (SiLU, EfficientNet's swish): the Sigmoid
+// and the Mul, the Mul producing the result.
+std::optional<std::vector<ir::Node*>> MatchSwish(const ir::OutPort& x, const NodeFilter& can_rewrite) {
+  const auto& uses = x.node->consumers(x.index);
+  if (uses.size() != 2) return std::nullopt;
+  const int s = uses[0].node->type() == "Sigmoid" ? 0 : 1;
+  ir::Node* sigmoid = uses[s].node;
+  ir::Node* mul = uses[1 - s].node;
+  if (sigmoid->type() != "Sigmoid" || mul->type() != "Mul" || mul->num_inputs() != 2) return std::nullopt;
+  const ir::InPort* use = SingleConsumer(*sigmoid, 0);
+  if (use == nullptr || use->node != mul || use->index != 1 - uses[1 - s].index) return std::nullopt;
+  std::vector<ir::Node*> nodes = {sigmoid, mul};
+  for (ir::Node* n : nodes) {
+    if (!Absorbable(*n, can_rewrite)) return std::nullopt;
+  }
+  if (mul->op_desc().output(0).type != OutputType(x)) return std::nullopt;
+  return nodes;
+}
+
 // Tries to absorb `next` (the single consumer of the chain's result at
 // `port`) into `m`; false when the chain ends there.
 bool AbsorbOne(Match& m, ir::Node* next, int port) {
@@ -93,6 +113,12 @@ bool AbsorbOne(Match& m, ir::Node* next, int port) {
     step = {PostOpKind::kTanh, 0.0f, 0.0f};
   } else if (type == "Elu") {
     step = {PostOpKind::kElu, sdk::FloatAttr(op, "alpha", 1.0f), 0.0f};
+  } else if (type == "HardSwish") {
+    step = {PostOpKind::kHardSwish, 0.0f, 0.0f};
+  } else if (type == "HardSigmoid") {
+    // clip(alpha y + beta, 0, 1): two steps.
+    m.chain.ops.push_back({PostOpKind::kLinear, sdk::FloatAttr(op, "alpha", 0.2f), sdk::FloatAttr(op, "beta", 0.5f)});
+    step = {PostOpKind::kClip, 0.0f, 1.0f};
   } else if (type == "Clip") {
     float lo = -std::numeric_limits<float>::infinity(), hi = std::numeric_limits<float>::infinity();
     for (int i = 1; i <= 2 && i < next->num_inputs(); ++i) {
@@ -107,7 +133,12 @@ bool AbsorbOne(Match& m, ir::Node* next, int port) {
     if (!other) return false;
     const Shape& out = OutputType(m.result).shape();
     const Shape& shape = OutputType(other).shape();
-    if (!shape.IsFullyKnown() || op.output(0).type.shape() != out) return false;
+    if (op.output(0).type.shape() != out) return false;
+    // A dynamic batch: a convolution's residual Add of the same shape (the
+    // kernel repeats an operand whose batch turns out to be 1).
+    if (!shape.IsFullyKnown() && !(m.base->type() == "Conv" && shape == out && OnlyBatchUnknown(out))) {
+      return false;
+    }
     const bool row_bias = m.base->type() == "MatMul" && m.chain.ops.empty() && !m.bias &&
                           shape.rank() == 1 && out.rank() >= 1 && shape.dim(0) == out.dim(out.rank() - 1);
     if (row_bias) {
@@ -135,6 +166,12 @@ void ExtendChain(Match& m, const NodeFilter& can_rewrite) {
       m.absorbed.insert(m.absorbed.end(), gelu->begin(), gelu->end());
       m.chain.ops.push_back({PostOpKind::kGeluErf, 0.0f, 0.0f});
       m.result = {gelu->back(), 0};
+      continue;
+    }
+    if (auto swish = MatchSwish(m.result, can_rewrite)) {
+      m.absorbed.insert(m.absorbed.end(), swish->begin(), swish->end());
+      m.chain.ops.push_back({PostOpKind::kSwish, 1.0f, 0.0f});
+      m.result = {swish->back(), 0};
       continue;
     }
     const ir::InPort* use = SingleConsumer(*m.result.node, m.result.index);
@@ -206,9 +243,9 @@ absl::StatusOr<bool> FusePostOps(ir::Graph& graph, const NodeFilter& can_rewrite
   for (const std::string& name : names) {
     ir::Node* base = graph.FindNode(name);  // earlier rewrites may have removed it
     if (base == nullptr || (base->type() != "Conv" && base->type() != "MatMul" && base->type() != "Gemm")) continue;
-    if (!can_rewrite(*base) || base->num_outputs() != 1 || !base->op_desc().output(0).type.shape().IsFullyKnown()) {
-      continue;
-    }
+    if (!can_rewrite(*base) || base->num_outputs() != 1) continue;
+    const Shape& out = base->op_desc().output(0).type.shape();
+    if (!out.IsFullyKnown() && !(base->type() == "Conv" && OnlyBatchUnknown(out))) continue;
     Match m;
     m.base = base;
     m.result = {base, 0};

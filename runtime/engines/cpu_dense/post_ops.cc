@@ -11,7 +11,7 @@
 namespace ge::engine::cpu_dense {
 namespace {
 
-constexpr std::array<std::pair<PostOpKind, std::string_view>, 7> kNames = {{
+constexpr std::array<std::pair<PostOpKind, std::string_view>, 10> kNames = {{
     {PostOpKind::kAdd, "add"},
     {PostOpKind::kRelu, "relu"},
     {PostOpKind::kClip, "clip"},
@@ -19,6 +19,9 @@ constexpr std::array<std::pair<PostOpKind, std::string_view>, 7> kNames = {{
     {PostOpKind::kTanh, "tanh"},
     {PostOpKind::kElu, "elu"},
     {PostOpKind::kGeluErf, "gelu_erf"},
+    {PostOpKind::kHardSwish, "hardswish"},
+    {PostOpKind::kSwish, "swish"},
+    {PostOpKind::kLinear, "linear"},
 }};
 
 dnnl::algorithm EltwiseAlgorithm(PostOpKind kind) {
@@ -29,6 +32,9 @@ dnnl::algorithm EltwiseAlgorithm(PostOpKind kind) {
     case PostOpKind::kTanh: return dnnl::algorithm::eltwise_tanh;
     case PostOpKind::kElu: return dnnl::algorithm::eltwise_elu;
     case PostOpKind::kGeluErf: return dnnl::algorithm::eltwise_gelu_erf;
+    case PostOpKind::kHardSwish: return dnnl::algorithm::eltwise_hardswish;
+    case PostOpKind::kSwish: return dnnl::algorithm::eltwise_swish;
+    case PostOpKind::kLinear: return dnnl::algorithm::eltwise_linear;
     case PostOpKind::kAdd: break;
   }
   return dnnl::algorithm::undef;

@@ -8,6 +8,8 @@
 //   relu      max(y, 0) + alpha * min(y, 0)  (alpha 0: Relu; LeakyRelu's slope)
 //   clip      min(max(y, alpha), beta)
 //   sigmoid, tanh, elu (alpha), gelu_erf (0.5 y (1 + erf(y / sqrt 2)))
+//   hardswish (y relu6(y + 3) / 6), swish (y sigmoid(alpha y))
+//   linear    alpha y + beta (with clip 0..1: HardSigmoid)
 // oneDNN applies them inside the primitive (post-ops), so the intermediate
 // results never reach memory.
 #pragma once
@@ -32,7 +34,7 @@ inline constexpr std::string_view kAttrPostBeta = "post_beta";
 inline constexpr int kFusedBiasInput = 2;  // Conv's B, Gemm's C, MatMul's bias ([N])
 inline constexpr int kFusedAddInput = 3;   // the `add` step's operand
 
-enum class PostOpKind { kAdd, kRelu, kClip, kSigmoid, kTanh, kElu, kGeluErf };
+enum class PostOpKind { kAdd, kRelu, kClip, kSigmoid, kTanh, kElu, kGeluErf, kHardSwish, kSwish, kLinear };
 
 struct PostOp {
   PostOpKind kind = PostOpKind::kRelu;

@@ -63,9 +63,9 @@ absl::Status CheckTransData(const ir::OpDesc& op, const DenseContext&) {
   if (!src.ok()) return Unsupported(op, src.status().message());
   if (!dst.ok()) return Unsupported(op, dst.status().message());
   const Shape x = InputShape(op, 0);
-  if (!x.IsFullyKnown()) return Unsupported(op, "the shape is not known");
+  if (!OnlyBatchUnknown(x)) return Unsupported(op, "the shape is not known");
   for (ir::Format f : {*src, *dst}) {
-    if (!FormatDesc(x, DataType::kFloat, f).ok()) {
+    if (!FormatDesc(LayoutProbeShape(x), DataType::kFloat, f).ok()) {
       return Unsupported(op, "format ", ir::FormatName(f), " at rank ", x.rank());
     }
     if (x.rank() >= 2 && x.dim(1) % ChannelBlock(f) != 0) {

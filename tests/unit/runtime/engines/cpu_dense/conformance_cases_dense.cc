@@ -249,6 +249,18 @@ absl::StatusOr<Tensor> ApplyChainOnHost(Tensor y, const PostOpChain& chain, cons
         next = HostOp("Mul", {m, scalar(0.5)});
         break;
       }
+      case PostOpKind::kHardSwish: next = HostOp("HardSwish", {y}); break;
+      case PostOpKind::kSwish: {
+        GE_ASSIGN_OR_RETURN(Tensor s, HostOp("Mul", {y, scalar(p.alpha)}));
+        GE_ASSIGN_OR_RETURN(Tensor g, HostOp("Sigmoid", {s}));
+        next = HostOp("Mul", {y, g});
+        break;
+      }
+      case PostOpKind::kLinear: {
+        GE_ASSIGN_OR_RETURN(Tensor m, HostOp("Mul", {y, scalar(p.alpha)}));
+        next = HostOp("Add", {m, scalar(p.beta)});
+        break;
+      }
     }
     GE_ASSIGN_OR_RETURN(y, std::move(next));
   }
@@ -262,12 +274,15 @@ PostOpChain RandomChain(Rng& rng, bool with_add) {
   for (int i = 0; i <= steps; ++i) {
     if (i == add_at) chain.ops.push_back({PostOpKind::kAdd, 0, 0});
     if (i == steps) break;
-    switch (rng.Int(0, 5)) {
+    switch (rng.Int(0, 8)) {
       case 0: chain.ops.push_back({PostOpKind::kRelu, rng.Pick<float>({0.0f, 0.1f}), 0}); break;
       case 1: chain.ops.push_back({PostOpKind::kClip, -0.5f, rng.Pick<float>({0.5f, 6.0f})}); break;
       case 2: chain.ops.push_back({PostOpKind::kSigmoid, 0, 0}); break;
       case 3: chain.ops.push_back({PostOpKind::kTanh, 0, 0}); break;
       case 4: chain.ops.push_back({PostOpKind::kElu, 0.7f, 0}); break;
+      case 5: chain.ops.push_back({PostOpKind::kHardSwish, 0, 0}); break;
+      case 6: chain.ops.push_back({PostOpKind::kSwish, 1.0f, 0}); break;
+      case 7: chain.ops.push_back({PostOpKind::kLinear, 0.2f, 0.5f}); break;
       default: chain.ops.push_back({PostOpKind::kGeluErf, 0, 0}); break;
     }
   }

@@ -180,10 +180,35 @@ std::vector<Case> TransDataCases(Rng& rng) {
   return cases;
 }
 
+// Concat along every axis (negative ones too), with empty inputs among
+// the others.
+std::vector<Case> ConcatCases(Rng& rng) {
+  std::vector<Case> cases;
+  for (DataType dt : DenseFloatTypes()) {
+    for (int trial = 0; trial < 16; ++trial) {
+      const int64_t rank = rng.Int(1, 4);
+      Shape base;
+      for (int64_t d = 0; d < rank; ++d) base.push_back(rng.Int(1, 5));
+      const int64_t axis = rng.Int(-rank, rank - 1);
+      const int64_t a = axis < 0 ? axis + rank : axis;
+      std::vector<Value> inputs;
+      const int64_t n = rng.Int(1, 4);
+      for (int64_t i = 0; i < n; ++i) {
+        Shape s = base;
+        s.set_dim(a, trial % 5 == 0 && i == 1 ? 0 : rng.Int(1, 4));
+        inputs.push_back(rng.Random(dt, s));
+      }
+      cases.push_back(MakeCase("Concat", std::move(inputs), {{"axis", ir::AttrValue(axis)}}));
+    }
+  }
+  return cases;
+}
+
 }  // namespace
 
 void AddNnCases(CaseTable& table) {
   table["TransData"] = TransDataCases;
+  table["Concat"] = ConcatCases;
   table["BatchNormalization"] = BatchNormCases;
   table["LayerNormalization"] = LayerNormCases;
   for (const char* type : {"Softmax", "LogSoftmax"}) {

@@ -1,11 +1,13 @@
 // The cpu_dense engine as a whole: the plugin loads with its attributes,
 // Initialize registers `_DenseFused`, constant weights are packed once (not
-// per run), and plans follow shape changes.
+// per run), plans follow shape changes, and a fused residual of batch 1 is
+// repeated over a dynamic batch.
 #include "runtime/engines/cpu_dense/cpu_dense_engine.h"
 
 #include <cstdlib>
 
 #include "base/ops/op_registry.h"
+#include "runtime/engines/cpu_dense/post_ops.h"
 #include "runtime/engines/host_cpu/host_cpu_engine.h"
 #include "runtime/engines/plugin_loader.h"
 #include "tests/testing/kernel_test_util.h"
@@ -153,6 +155,36 @@ TEST(CpuDenseEngineTest, PlansFollowShapeChanges) {
     ASSERT_TRUE((*kernel)->Compute(ctx).ok());
     EXPECT_TRUE(test::TensorNear(ctx.outputs()[0].tensor(), HostConv(inputs), {1e-4, 1e-4}));
   }
+}
+
+// A fused Conv + Add + Relu compiled for a dynamic batch whose residual
+// turns out to have batch 1 at run time (ONNX broadcasting allows it): the
+// kernel repeats the residual per image.
+TEST(CpuDenseEngineTest, FusedResidualOfBatchOneIsRepeated) {
+  const Tensor x = test::RandomTensor(DataType::kFloat, Shape{3, 4, 6, 6}, 21);
+  const Tensor w = test::RandomTensor(DataType::kFloat, Shape{8, 4, 3, 3}, 22);
+  const Tensor b = test::RandomTensor(DataType::kFloat, Shape{8}, 23);
+  const Tensor r = test::RandomTensor(DataType::kFloat, Shape{1, 8, 6, 6}, 24);
+  test::OpBuilder builder(std::string(kDenseFusedOp), "conv");
+  builder.Inputs({x, w, b, r}).Outputs(1).Attr("pads", ir::AttrValue(std::vector<int64_t>{1, 1, 1, 1}));
+  builder.Attr(std::string(kAttrFusedBase), ir::AttrValue(std::string("Conv")));
+  ir::OpDesc op = builder.Build();
+  SetPostOps(PostOpChain{{{PostOpKind::kAdd, 0.0f, 0.0f}, {PostOpKind::kRelu, 0.0f, 0.0f}}}, op);
+  op.mutable_input(kFusedAddInput).type = ir::ValueType::Tensor(DataType::kFloat, Shape{-1, 8, 6, 6});
+  op.mutable_output(0).type = ir::ValueType::Tensor(DataType::kFloat, Shape{-1, 8, 6, 6});
+  auto kernel = PassTestEngine().kernel_factory().CreateKernel(op);
+  ASSERT_TRUE(kernel.ok()) << kernel.status();
+  const std::vector<Value> inputs = {x, w, b, r};
+  const std::vector<ir::ValueType> types = {ir::ValueType::Tensor(DataType::kFloat, Shape{3, 8, 6, 6})};
+  test::TestExecuteContext ctx(inputs, types, test::TestThreadPool(), 0);
+  const absl::Status s = (*kernel)->Compute(ctx);
+  ASSERT_TRUE(s.ok()) << s;
+  HostCpuEngine host;
+  auto sum = test::RunOp1(host, "Add", {HostConv({x, w, b}), r});
+  ASSERT_TRUE(sum.ok()) << sum.status();
+  auto expected = test::RunOp1(host, "Relu", {*sum});
+  ASSERT_TRUE(expected.ok()) << expected.status();
+  EXPECT_TRUE(test::TensorNear(ctx.outputs()[0].tensor(), *expected, {1e-4, 1e-4}));
 }
 
 }  // namespace

@@ -160,5 +160,53 @@ TEST(LayoutPassTest, GivesInt8TensorsNoBlockedLayout) {
   EXPECT_EQ(g->FindNode("q")->op_desc().output(0).type.dtype(), u8.dtype());
 }
 
+// A dynamic batch: the layout is decided all the same (every other dim is
+// known), a channel Concat of blocked inputs keeps it, and a squeeze-excite
+// scale [N, C, 1, 1] multiplies in place, without a TransData.
+TEST(LayoutPassTest, DynamicBatchConcatAndPerChannelOperands) {
+  const std::string f = Preferred();
+  if (f == "ND" || f == "NHWC") GTEST_SKIP() << "oneDNN prefers no channel-blocked layout on this CPU";
+  auto g = Parse(R"(graph main {
+    x = Data() {index = 0} -> (f32[-1,16,8,8])
+    w = Const() {value = tensor<f32[16,16,3,3]>splat(0.5)} -> (f32[16,16,3,3])
+    c1 = Conv(x, w) {_engine_name = "cpu_dense", pads = [1, 1, 1, 1]} -> (f32[-1,16,8,8])
+    c2 = Conv(x, w) {_engine_name = "cpu_dense", pads = [1, 1, 1, 1]} -> (f32[-1,16,8,8])
+    cat = Concat(c1, c2) {_engine_name = "cpu_dense", axis = 1} -> (f32[-1,32,8,8])
+    gap = GlobalAveragePool(cat) {_engine_name = "cpu_dense"} -> (f32[-1,32,1,1])
+    s = Sigmoid(gap) {_engine_name = "host_cpu"} -> (f32[-1,32,1,1])
+    scaled = Mul(cat, s) {_engine_name = "cpu_dense"} -> (f32[-1,32,8,8])
+    out = NetOutput(scaled)
+  })");
+  auto changed = AssignBlockedLayouts(*g, OnDense, PassTestEngine().context());
+  ASSERT_TRUE(changed.ok()) << changed.status();
+  EXPECT_TRUE(*changed);
+  for (const char* name : {"c1", "c2", "cat", "scaled"}) {
+    EXPECT_EQ(ir::FormatName(g->FindNode(name)->op_desc().output(0).type.tensor().format), f) << name;
+  }
+  const ir::Node* scaled = g->FindNode("scaled");
+  EXPECT_EQ(scaled->input(1).node->name(), "s");  // read in place
+  EXPECT_EQ(scaled->op_desc().input(1).type.tensor().format, ir::Format::kND);
+  int trans = 0;
+  g->ForEachNode([&](const ir::Node* n) { trans += n->type() == "TransData" ? 1 : 0; });
+  EXPECT_EQ(trans, 1);  // to the plain graph output only
+  EXPECT_EQ(g->OutputNode()->input(0).node->type(), "TransData");
+}
+
+// Unknown dims besides the batch leave everything plain.
+TEST(LayoutPassTest, LeavesUnknownSpatialDimsPlain) {
+  const std::string text = R"(graph main {
+    x = Data() {index = 0} -> (f32[-1,16,-1,8])
+    w = Const() {value = tensor<f32[16,16,3,3]>splat(0.5)} -> (f32[16,16,3,3])
+    c = Conv(x, w) {_engine_name = "cpu_dense", pads = [1, 1, 1, 1]} -> (f32[-1,16,-1,8])
+    r = Relu(c) {_engine_name = "cpu_dense"} -> (f32[-1,16,-1,8])
+    out = NetOutput(r)
+  })";
+  auto g = Parse(text);
+  auto changed = AssignBlockedLayouts(*g, OnDense, PassTestEngine().context());
+  ASSERT_TRUE(changed.ok());
+  EXPECT_FALSE(*changed);
+  EXPECT_EQ(ir::PrintGraph(*g), Canonical(text));
+}
+
 }  // namespace
 }  // namespace ge::engine::cpu_dense

@@ -209,3 +209,90 @@ TEST(PostOpFusionTest, MatMulAddBiasThenResidual) {
 
 }  // namespace
 }  // namespace ge::engine::cpu_dense
+
+namespace ge::engine::cpu_dense {
+namespace {
+
+// x * Sigmoid(x) (SiLU) and HardSwish after a Conv become post-ops;
+// HardSigmoid becomes linear + clip to [0, 1].
+TEST(PostOpFusionTest, SwishHardSwishAndHardSigmoid) {
+  const auto [out, changed] = Fuse(R"(graph main {
+    x = Data() {index = 0} -> (f32[1,4,8,8])
+    w = Const() {value = tensor<f32[4,4,1,1]>splat(0.5)} -> (f32[4,4,1,1])
+    c1 = Conv(x, w) -> (f32[1,4,8,8])
+    s = Sigmoid(c1) -> (f32[1,4,8,8])
+    m = Mul(c1, s) -> (f32[1,4,8,8])
+    c2 = Conv(m, w) -> (f32[1,4,8,8])
+    h = HardSwish(c2) -> (f32[1,4,8,8])
+    c3 = Conv(h, w) -> (f32[1,4,8,8])
+    g = HardSigmoid(c3) {alpha = 0.25, beta = 0.5} -> (f32[1,4,8,8])
+    out = NetOutput(g)
+  })");
+  EXPECT_TRUE(changed);
+  EXPECT_EQ(out, Canonical(R"(graph main {
+    x = Data() {index = 0} -> (f32[1,4,8,8])
+    w = Const() {value = tensor<f32[4,4,1,1]>splat(0.5)} -> (f32[4,4,1,1])
+    out = NetOutput(c3)
+    c1 = _DenseFused(x, w) {base = "Conv", post_alpha = [1.0], post_beta = [0.0], post_ops = ["swish"]}
+         -> (f32[1,4,8,8])
+    c2 = _DenseFused(c1, w) {base = "Conv", post_alpha = [0.0], post_beta = [0.0], post_ops = ["hardswish"]}
+         -> (f32[1,4,8,8])
+    c3 = _DenseFused(c2, w) {base = "Conv", post_alpha = [0.25, 0.0], post_beta = [0.5, 1.0],
+                             post_ops = ["linear", "clip"]} -> (f32[1,4,8,8])
+  })"));
+}
+
+// A Sigmoid * x whose Mul reads another tensor is no swish.
+TEST(PostOpFusionTest, SigmoidTimesSomethingElseIsNoSwish) {
+  const std::string text = R"(graph main {
+    x = Data() {index = 0} -> (f32[1,4,8,8])
+    y = Data() {index = 1} -> (f32[1,4,8,8])
+    w = Const() {value = tensor<f32[4,4,1,1]>splat(0.5)} -> (f32[4,4,1,1])
+    c1 = Conv(x, w) -> (f32[1,4,8,8])
+    s = Sigmoid(c1) -> (f32[1,4,8,8])
+    m = Mul(y, s) -> (f32[1,4,8,8])
+    out = NetOutput(m, c1)
+  })";
+  const auto [out, changed] = Fuse(text);
+  EXPECT_FALSE(changed);
+  EXPECT_EQ(out, Canonical(text));
+}
+
+// A dynamic batch: a Conv's residual Add and Relu still fuse when every
+// other dim is known; a MatMul's chain does not, nor a Conv whose channels
+// are unknown.
+TEST(PostOpFusionTest, ConvWithADynamicBatch) {
+  const auto [out, changed] = Fuse(R"(graph main {
+    x = Data() {index = 0} -> (f32[-1,4,8,8])
+    w = Const() {value = tensor<f32[4,4,3,3]>splat(0.5)} -> (f32[4,4,3,3])
+    conv = Conv(x, w) {pads = [1, 1, 1, 1]} -> (f32[-1,4,8,8])
+    add = Add(conv, x) -> (f32[-1,4,8,8])
+    relu = Relu(add) -> (f32[-1,4,8,8])
+    out = NetOutput(relu)
+  })");
+  EXPECT_TRUE(changed);
+  EXPECT_EQ(out, Canonical(R"(graph main {
+    x = Data() {index = 0} -> (f32[-1,4,8,8])
+    w = Const() {value = tensor<f32[4,4,3,3]>splat(0.5)} -> (f32[4,4,3,3])
+    out = NetOutput(conv)
+    conv = _DenseFused(x, w, _, x) {base = "Conv", pads = [1, 1, 1, 1], post_alpha = [0.0, 0.0],
+                                         post_beta = [0.0, 0.0], post_ops = ["add", "relu"]} -> (f32[-1,4,8,8])
+  })"));
+  const std::string unknown = R"(graph main {
+    x = Data() {index = 0} -> (f32[-1,4,-1,8])
+    w = Const() {value = tensor<f32[4,4,3,3]>splat(0.5)} -> (f32[4,4,3,3])
+    conv = Conv(x, w) {pads = [1, 1, 1, 1]} -> (f32[-1,4,-1,8])
+    relu = Relu(conv) -> (f32[-1,4,-1,8])
+    a = Data() {index = 1} -> (f32[-1,8])
+    b = Const() {value = tensor<f32[8,8]>splat(0.5)} -> (f32[8,8])
+    mm = MatMul(a, b) -> (f32[-1,8])
+    r2 = Relu(mm) -> (f32[-1,8])
+    out = NetOutput(relu, r2)
+  })";
+  const auto [left, left_changed] = Fuse(unknown);
+  EXPECT_FALSE(left_changed);
+  EXPECT_EQ(left, Canonical(unknown));
+}
+
+}  // namespace
+}  // namespace ge::engine::cpu_dense

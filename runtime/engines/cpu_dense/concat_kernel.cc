@@ -1,0 +1,115 @@
+// Concat on oneDNN: float tensors of one rank joined along any axis, each
+// input and the output in the layout its port names. The layout pass gives
+// a channel Concat of blocked activations (SqueezeNet's fire modules,
+// DenseNet's feature maps, UNet's skip connections) the blocked layout
+// when every input fills whole blocks, so the convolutions around it keep
+// their layout instead of converting to plain and back.
+#include <unordered_map>
+#include <vector>
+
+#include "runtime/engines/cpu_dense/kernel_registry.h"
+#include "runtime/engines/sdk/kernel_util.h"
+
+namespace ge::engine::cpu_dense {
+namespace {
+
+class ConcatKernel final : public DenseKernel {
+ public:
+  ConcatKernel(const ir::OpDesc& op, const DenseContext& ctx, int64_t axis) : DenseKernel(op, ctx), axis_(axis) {}
+
+ private:
+  struct ConcatPlan final : Plan {
+    dnnl::concat concat;
+    std::vector<int> inputs;  // the non-empty inputs, in order
+    std::vector<dnnl::memory::desc> src_mds;
+    dnnl::memory::desc dst_md, scratchpad_md;
+  };
+
+  absl::StatusOr<std::unique_ptr<Plan>> Build(const PlanRequest& r) override {
+    const int n = static_cast<int>(r.input_types.size());
+    if (n < 1 || !r.has_input(0)) return NodeError(op(), "no inputs");
+    const Shape& first = r.shape(0);
+    const int64_t rank = first.rank();
+    if (rank < 1 || rank > DNNL_MAX_NDIMS) return NodeUnimplemented(op(), "rank ", rank);
+    const int64_t axis = axis_ < 0 ? axis_ + rank : axis_;
+    if (axis < 0 || axis >= rank) return NodeError(op(), "axis ", axis_, " is out of range for rank ", rank);
+    Shape out = first;
+    out.set_dim(axis, 0);
+    auto plan = std::make_unique<ConcatPlan>();
+    for (int i = 0; i < n; ++i) {
+      if (!r.has_input(i) || r.dtype(i) != r.dtype(0)) return NodeError(op(), "inputs of different dtypes");
+      const Shape& s = r.shape(i);
+      if (s.rank() != rank) return NodeError(op(), "inputs of different ranks");
+      for (int64_t d = 0; d < rank; ++d) {
+        if (d != axis && s.dim(d) != first.dim(d)) {
+          return NodeError(op(), "input ", i, " ", s.ToString(), " differs from ", first.ToString(), " off the axis");
+        }
+      }
+      out.set_dim(axis, out.dim(axis) + s.dim(axis));
+      if (s.dim(axis) == 0) continue;
+      GE_ASSIGN_OR_RETURN(dnnl::memory::desc md, FormatDesc(s, r.dtype(i), op().input(i).type.tensor().format));
+      plan->inputs.push_back(i);
+      plan->src_mds.push_back(md);
+    }
+    GE_ASSIGN_OR_RETURN(plan->dst_md, FormatDesc(out, r.dtype(0), op().output(0).type.tensor().format));
+    if (plan->inputs.empty()) return NodeUnimplemented(op(), "every input is empty");
+    dnnl::primitive_attr attr;
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    dnnl::concat::primitive_desc pd(plan->dst_md, static_cast<int>(axis), plan->src_mds, eng(), attr);
+    plan->scratchpad_md = pd.scratchpad_desc();
+    plan->concat = dnnl::concat(pd);
+    plan->workspace_bytes = Scratch::Padded(plan->scratchpad_md.get_size()) + Scratch::kAlign;
+    return plan;
+  }
+
+  absl::Status Run(Plan& base_plan, ExecuteContext& ctx, Scratch& scratch) override {
+    auto& plan = static_cast<ConcatPlan&>(base_plan);
+    GE_ASSIGN_OR_RETURN(Tensor y, ctx.Output(0));
+    dnnl::stream stream(eng());
+    std::unordered_map<int, dnnl::memory> args = {
+        {DNNL_ARG_DST, WrapTensor(plan.dst_md, eng(), y)},
+        {DNNL_ARG_SCRATCHPAD, dnnl::memory(plan.scratchpad_md, eng(), scratch.Take(plan.scratchpad_md.get_size()))}};
+    for (size_t k = 0; k < plan.inputs.size(); ++k) {
+      args[DNNL_ARG_MULTIPLE_SRC + static_cast<int>(k)] = WrapTensor(plan.src_mds[k], eng(), ctx.input(plan.inputs[k]));
+    }
+    plan.concat.execute(stream, args);
+    stream.wait();
+    return absl::OkStatus();
+  }
+
+  int64_t axis_;
+};
+
+absl::Status CheckConcat(const ir::OpDesc& op, const DenseContext& ctx) {
+  if (op.num_inputs() < 1) return Unsupported(op, "no inputs");
+  if (!op.HasAttr("axis")) return Unsupported(op, "attribute axis is required");
+  for (int i = 1; i < op.num_inputs(); ++i) {
+    GE_RETURN_IF_ERROR(CheckFloatInput(op, i, ctx));
+    if (InputDtype(op, i) != DataType::kUndefined && InputDtype(op, i) != InputDtype(op, 0)) {
+      return Unsupported(op, "inputs of different dtypes");
+    }
+  }
+  for (int i = 0; i < op.num_inputs(); ++i) {
+    const Shape s = InputShape(op, i);
+    if (s.rank() == 0 || s.rank() > DNNL_MAX_NDIMS) return Unsupported(op, "input rank ", s.rank());
+    // Empty inputs are skipped; a Concat of nothing but empty tensors is
+    // left to another engine.
+    if (s.IsFullyKnown() && s.NumElementsUnchecked() == 0 && op.num_inputs() == 1) {
+      return Unsupported(op, "an empty input");
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+void RegisterConcatKernels(DenseKernelTable& table) {
+  table.Add({"Concat",
+             {DataType::kFloat, DataType::kBFloat16},
+             CheckConcat,
+             [](const ir::OpDesc& op, const DenseContext& ctx) -> absl::StatusOr<std::unique_ptr<Kernel>> {
+               return std::unique_ptr<Kernel>(new ConcatKernel(op, ctx, sdk::IntAttr(op, "axis", 0)));
+             }});
+}
+
+}  // namespace ge::engine::cpu_dense
