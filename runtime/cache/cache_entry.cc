@@ -95,7 +95,8 @@ absl::StatusOr<EntryMeta> CheckEntry(const EntryBlobs& entry, std::string_view k
     if (static_cast<int64_t>(data.size()) != bytes) {
       return absl::DataLossError(StrCat(file, " has ", data.size(), " bytes; the record says ", bytes));
     }
-    if (checksums && HexCrc(data) != digest) return absl::DataLossError(StrCat(file, "'s checksum does not match the record"));
+    if (checksums && HexCrc(data) != digest)
+      return absl::DataLossError(StrCat(file, "'s checksum does not match the record"));
     return absl::OkStatus();
   };
   GE_RETURN_IF_ERROR(check(kGemFile, entry.gem_view(), parsed.meta.gem_bytes, parsed.gem_crc32c));

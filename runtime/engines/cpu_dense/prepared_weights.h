@@ -59,8 +59,7 @@ class PreparedWeights {
   // InvalidArgument when the blob is malformed or its buffer count differs
   // from `buffers`'. A blob packed for another target gives a set that
   // adopts nothing (usable() false).
-  static absl::StatusOr<PreparedWeights> ForLoad(std::string_view params,
-                                                 std::vector<std::shared_ptr<Buffer>> buffers);
+  static absl::StatusOr<PreparedWeights> ForLoad(std::string_view params, std::vector<std::shared_ptr<Buffer>> buffers);
 
   // The set in effect on this thread (null outside any Scope).
   static PreparedWeights* Current();
