@@ -6,13 +6,17 @@
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <mutex>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -108,65 +112,122 @@ grpc::Status Client::AddGraph(const v1::AddGraphRequest& request, v1::AddGraphRe
 
 namespace {
 
-// A model file mapped read-only: hashing reads the page cache's pages in
-// place (reading a large model into fresh memory costs more than hashing).
+// A model file, mapped read-only when its bytes are first needed: hashing
+// reads the page cache's pages in place (reading a large model into fresh
+// memory costs more than hashing).
 class MappedModel {
  public:
   explicit MappedModel(const std::string& path) {
-    const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return;
-    struct stat st;
-    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
-      size_ = static_cast<size_t>(st.st_size);
-      if (size_ == 0) {
-        ok_ = true;
-      } else {
-        void* data = mmap(nullptr, size_, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
-        if (data != MAP_FAILED) {
-          data_ = data;
-          ok_ = true;
-        }
-      }
+    fd_ = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd_ < 0) return;
+    if (fstat(fd_, &st_) == 0 && S_ISREG(st_.st_mode)) {
+      size_ = static_cast<size_t>(st_.st_size);
+      ok_ = true;
     }
-    close(fd);
   }
   ~MappedModel() {
     if (data_ != nullptr) munmap(data_, size_);
+    if (fd_ >= 0) close(fd_);
   }
   MappedModel(const MappedModel&) = delete;
   MappedModel& operator=(const MappedModel&) = delete;
   bool ok() const { return ok_; }
-  std::string_view bytes() const { return {static_cast<const char*>(data_), data_ == nullptr ? 0 : size_}; }
+  size_t size() const { return size_; }
+  const struct stat& stat_info() const { return st_; }
+  // Empty when the file cannot be mapped (then ok() turns false).
+  std::string_view bytes() {
+    if (ok_ && data_ == nullptr && size_ > 0) {
+      void* data = mmap(nullptr, size_, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd_, 0);
+      if (data == MAP_FAILED) {
+        ok_ = false;
+        return {};
+      }
+      data_ = data;
+    }
+    return {static_cast<const char*>(data_), data_ == nullptr ? 0 : size_};
+  }
 
  private:
+  int fd_ = -1;
+  struct stat st_ = {};
   void* data_ = nullptr;
   size_t size_ = 0;
   bool ok_ = false;
+};
+
+// The digests of model files this process hashed, by path and identity (as
+// ccache's inode cache): adding an unchanged file again reads none of it.
+// A file whose modification or status-change time is less than 2 s old is
+// not remembered (a write within the same clock tick could leave its times
+// as they are).
+class DigestMemory {
+ public:
+  static DigestMemory& Get() {
+    static DigestMemory* memory = new DigestMemory();
+    return *memory;
+  }
+  std::optional<Sha256Digest> Recall(const std::string& path, const struct stat& st) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = entries_.find(path);
+    if (it == entries_.end() || it->second.identity != Identity(st)) return std::nullopt;
+    return it->second.digest;
+  }
+  void Remember(const std::string& path, const struct stat& st, const Sha256Digest& digest) {
+    timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    const int64_t limit = static_cast<int64_t>(now.tv_sec - 2) * 1000000000 + now.tv_nsec;
+    const std::array<int64_t, 5> id = Identity(st);
+    if (id[3] >= limit || id[4] >= limit) return;
+    std::lock_guard<std::mutex> lock(mu_);
+    if (entries_.size() >= 64 && !entries_.contains(path)) entries_.erase(entries_.begin());
+    entries_[path] = {id, digest};
+  }
+
+ private:
+  // Device, inode, size, modification and status-change times (ns).
+  static std::array<int64_t, 5> Identity(const struct stat& st) {
+    return {static_cast<int64_t>(st.st_dev), static_cast<int64_t>(st.st_ino), static_cast<int64_t>(st.st_size),
+            static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec,
+            static_cast<int64_t>(st.st_ctim.tv_sec) * 1000000000 + st.st_ctim.tv_nsec};
+  }
+  struct Entry {
+    std::array<int64_t, 5> identity;
+    Sha256Digest digest;
+  };
+  std::mutex mu_;
+  std::map<std::string, Entry> entries_;
 };
 
 }  // namespace
 
 grpc::Status Client::AddOnnxFile(const std::string& session_id, uint32_t graph_id, const std::string& path,
                                  const std::map<std::string, std::string>& options, v1::AddGraphResponse* response) {
-  const MappedModel model(path);
+  MappedModel model(path);
   if (!model.ok()) return grpc::Status(grpc::StatusCode::NOT_FOUND, "cannot read model file " + path);
   v1::AddGraphRequest request;
   request.set_session_id(session_id);
   request.set_graph_id(graph_id);
   for (const auto& [key, value] : options) (*request.mutable_options()->mutable_entries())[key] = value;
-  const std::string_view bytes = model.bytes();
-  if (options_.digest_first_bytes > 0 && static_cast<int64_t>(bytes.size()) >= options_.digest_first_bytes) {
+  if (options_.digest_first_bytes > 0 && static_cast<int64_t>(model.size()) >= options_.digest_first_bytes) {
     // A model the daemon compiled before for this caller needs none of its
-    // bytes sent: the digest first (hashed on every core), the bytes only
-    // when asked.
-    const int workers = static_cast<int>(std::max(1u, std::thread::hardware_concurrency())) - 1;
-    ThreadPool pool(workers, "ge-digest");
-    const Sha256Digest digest = ModelBytesDigest(bytes, &pool);
-    request.set_onnx_model_digest(digest.data(), digest.size());
+    // bytes sent: the digest first (remembered by the file's identity, else
+    // hashed on every core), the bytes only when asked.
+    std::optional<Sha256Digest> digest = DigestMemory::Get().Recall(path, model.stat_info());
+    if (!digest.has_value()) {
+      const std::string_view bytes = model.bytes();
+      if (!model.ok()) return grpc::Status(grpc::StatusCode::NOT_FOUND, "cannot read model file " + path);
+      const int workers = static_cast<int>(std::max(1u, std::thread::hardware_concurrency())) - 1;
+      ThreadPool pool(workers, "ge-digest");
+      digest = ModelBytesDigest(bytes, &pool);
+      DigestMemory::Get().Remember(path, model.stat_info(), *digest);
+    }
+    request.set_onnx_model_digest(digest->data(), digest->size());
     grpc::Status by_digest = AddGraph(request, response);
     if (!by_digest.ok() || !response->bytes_needed()) return by_digest;
     response->Clear();
   }
+  const std::string_view bytes = model.bytes();
+  if (!model.ok()) return grpc::Status(grpc::StatusCode::NOT_FOUND, "cannot read model file " + path);
   request.set_onnx_model(bytes.data(), bytes.size());
   return AddGraph(request, response);
 }

@@ -88,19 +88,29 @@ absl::StatusOr<EntryMeta> ParseMeta(std::string_view meta, std::string_view key)
   return parsed.meta;
 }
 
-absl::StatusOr<EntryMeta> CheckEntry(const EntryBlobs& entry, std::string_view key) {
+absl::StatusOr<EntryMeta> CheckEntry(const EntryBlobs& entry, std::string_view key, bool checksums) {
   GE_ASSIGN_OR_RETURN(ParsedMeta parsed, Parse(entry.meta, key));
-  auto check = [](std::string_view file, std::string_view data, int64_t bytes,
-                  const std::string& digest) -> absl::Status {
+  auto check = [checksums](std::string_view file, std::string_view data, int64_t bytes,
+                           const std::string& digest) -> absl::Status {
     if (static_cast<int64_t>(data.size()) != bytes) {
       return absl::DataLossError(StrCat(file, " has ", data.size(), " bytes; the record says ", bytes));
     }
-    if (HexCrc(data) != digest) return absl::DataLossError(StrCat(file, "'s checksum does not match the record"));
+    if (checksums && HexCrc(data) != digest)
+      return absl::DataLossError(StrCat(file, "'s checksum does not match the record"));
     return absl::OkStatus();
   };
   GE_RETURN_IF_ERROR(check(kGemFile, entry.gem_view(), parsed.meta.gem_bytes, parsed.gem_crc32c));
   GE_RETURN_IF_ERROR(check(kWeightsFile, entry.weights_view(), parsed.meta.weights_bytes, parsed.weights_crc32c));
   return parsed.meta;
+}
+
+std::string VerifiedRecord(std::string_view key, const EntryBlobs& entry) {
+  auto line = [](std::string_view file, const FileStamp& s) {
+    return StrCat(file, " ", s.dev, " ", s.ino, " ", s.size, " ", s.mtime_ns, " ", s.ctime_ns, "\n");
+  };
+  const std::string body = StrCat("ged-cache-verified 1\nkey ", key, "\nmeta_sha256 ", HexDigest(entry.meta), "\n",
+                                  line(kGemFile, entry.gem_stamp), line(kWeightsFile, entry.weights_stamp));
+  return StrCat(body, "record_sha256 ", HexDigest(body), "\n");
 }
 
 }  // namespace ge::cache

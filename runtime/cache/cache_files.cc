@@ -140,7 +140,7 @@ absl::StatusOr<std::string> DirHandle::ReadFile(const char* name) const {
   return data;
 }
 
-absl::StatusOr<std::shared_ptr<Buffer>> DirHandle::MapFile(const char* name) const {
+absl::StatusOr<std::shared_ptr<Buffer>> DirHandle::MapFile(const char* name, FileStamp* stamp) const {
   const int fd = openat(fd_, name, O_RDONLY | O_CLOEXEC);
   if (fd < 0) return ErrnoStatus(errno, StrCat("cannot open ", name));
   struct stat st;
@@ -148,6 +148,11 @@ absl::StatusOr<std::shared_ptr<Buffer>> DirHandle::MapFile(const char* name) con
     const int error = errno;
     close(fd);
     return ErrnoStatus(error, StrCat("cannot stat ", name));
+  }
+  if (stamp != nullptr) {
+    *stamp = {static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino), static_cast<int64_t>(st.st_size),
+              static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec,
+              static_cast<int64_t>(st.st_ctim.tv_sec) * 1000000000 + st.st_ctim.tv_nsec};
   }
   const size_t size = static_cast<size_t>(st.st_size);
   if (size == 0) {

@@ -36,6 +36,17 @@ absl::Status SyncDirectory(const std::string& path);
 // Renames `from` to `to`; AlreadyExists when `to` exists (someone else won).
 absl::Status RenameNoReplace(const std::string& from, const std::string& to);
 
+// A file's identity as fstat(2) gives it. While a file keeps it, its bytes
+// are those it had when the stamp was taken: a write changes the
+// modification and status-change times (and a replacement the inode) —
+// unless it lands within the same clock tick, which is why a stamp taken
+// moments after a write vouches for nothing (model_cache.cc's racy rule).
+struct FileStamp {
+  uint64_t dev = 0, ino = 0;
+  int64_t size = 0, mtime_ns = 0, ctime_ns = 0;
+  bool operator==(const FileStamp&) const = default;
+};
+
 // An open directory, so files are read from the same entry even if its
 // name is renamed or removed meanwhile.
 class DirHandle {
@@ -49,8 +60,8 @@ class DirHandle {
   absl::StatusOr<std::string> ReadFile(const char* name) const;
   // The file mapped copy-on-write (pages are shared with the page cache
   // and every other reader; writes stay private). Unmapped when the last
-  // user of the buffer goes.
-  absl::StatusOr<std::shared_ptr<Buffer>> MapFile(const char* name) const;
+  // user of the buffer goes. `stamp` (may be null) gets the mapped file's.
+  absl::StatusOr<std::shared_ptr<Buffer>> MapFile(const char* name, FileStamp* stamp = nullptr) const;
 
  private:
   explicit DirHandle(int fd) : fd_(fd) {}

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <ctime>
 #include <filesystem>
+#include <tuple>
 
 #include "base/logging.h"
 #include "base/status.h"
@@ -122,10 +123,14 @@ absl::StatusOr<EntryBlobs> ModelCache::ReadLocal(std::string_view ns, const std:
   entry.meta = *std::move(meta);
   // Both files mapped: their pages stay the page cache's, shared by every
   // process that loads the entry.
-  for (auto [name, blob] : {std::pair{kGemFile, &entry.mapped_gem}, {kWeightsFile, &entry.mapped_weights}}) {
-    absl::StatusOr<std::shared_ptr<Buffer>> mapped = dir.MapFile(name);
+  for (auto [name, blob, stamp] : {std::tuple{kGemFile, &entry.mapped_gem, &entry.gem_stamp},
+                                   {kWeightsFile, &entry.mapped_weights, &entry.weights_stamp}}) {
+    absl::StatusOr<std::shared_ptr<Buffer>> mapped = dir.MapFile(name, stamp);
     if (!mapped.ok()) return unreadable(name, mapped.status());
     *blob = *std::move(mapped);
+  }
+  if (absl::StatusOr<std::string> verified = dir.ReadFile(kVerifiedFile); verified.ok()) {
+    entry.verified = *std::move(verified);
   }
   return entry;
 }
@@ -152,6 +157,34 @@ void ModelCache::MoveAside(std::string_view ns, const std::string& key, const ab
 
 void ModelCache::CountMiss() { misses_.fetch_add(1); }
 
+namespace {
+
+// Whether a write made now could leave `s`'s times as they are (the racy
+// rule of direct_entry.h): such a stamp vouches for nothing yet.
+bool IsRacyStamp(const FileStamp& s, int64_t racy_seconds) {
+  timespec now;
+  clock_gettime(CLOCK_REALTIME, &now);
+  const int64_t limit = static_cast<int64_t>(now.tv_sec) * 1000000000 + now.tv_nsec - racy_seconds * 1000000000;
+  return s.mtime_ns >= limit || s.ctime_ns >= limit;
+}
+
+}  // namespace
+
+void ModelCache::RememberVerified(std::string_view ns, const std::string& key, const EntryBlobs& entry) {
+  if (IsRacyStamp(entry.gem_stamp, options_.racy_seconds) || IsRacyStamp(entry.weights_stamp, options_.racy_seconds)) {
+    return;
+  }
+  // Beside the entry's files, renamed into place; an entry evicted
+  // meanwhile just loses it.
+  const fs::path dir(EntryPath(ns, key));
+  const fs::path temp = dir / TempName("verified");
+  if (!WriteFileDurably(temp.string(), VerifiedRecord(key, entry)).ok() ||
+      rename(temp.c_str(), (dir / kVerifiedFile).c_str()) != 0) {
+    std::error_code ec;
+    fs::remove(temp, ec);
+  }
+}
+
 absl::StatusOr<runtime::CompiledModel> ModelCache::Lookup(const std::string& key,
                                                           const engine::EngineRegistry& engines,
                                                           LookupTimings* timings) {
@@ -173,7 +206,11 @@ absl::StatusOr<runtime::CompiledModel> ModelCache::LookupIn(std::string_view ns,
   }
   if (!entry.ok()) return LookupRemote(ns, key, engines, timings);
   start = std::chrono::steady_clock::now();
-  absl::Status checked = CheckEntry(*entry, key).status();
+  // CRCs once per file identity (cache_entry.h): skipped while the files
+  // keep the stamps a reader recorded after checking them.
+  const bool vouched = !entry->verified.empty() && entry->verified == VerifiedRecord(key, *entry);
+  absl::Status checked = CheckEntry(*entry, key, /*checksums=*/!vouched).status();
+  if (checked.ok() && !vouched) RememberVerified(ns, key, *entry);
   t.verify = SecondsSince(start);
   if (!checked.ok()) {
     MoveAside(ns, key, checked, nullptr);

@@ -4,6 +4,7 @@
 // Layout under the cache directory (created 0700; a directory owned by
 // another user is refused at Open):
 //   v3/ns/<namespace>/<first two key digits>/<key>/{model.gem, model.gem.weights, meta}
+//   v3/ns/<namespace>/<..>/<key>/verified    the files' stamps once their CRCs matched
 //   v3/ns/<namespace>/<..>/<key>/{export.gem, export.meta}  the entry's .gem with inline
 //                                  weights, once `gectl compile -o` wrote one (an export)
 //   v3/ns/<namespace>/<first two key digits>/<key>/direct   a direct-mode entry
@@ -18,7 +19,8 @@
 // formats (v1: before namespaces; v2: before direct mode, whose keys hash
 // otherwise) are never read; `Verify` counts them and `Collect` removes them.
 // An entry is a .gem with external weights and a metadata record holding
-// both files' checksums (cache_entry.h); a hit maps both files. A direct-mode
+// both files' checksums (cache_entry.h); a hit maps both files, and checks
+// the checksums once per file identity (the `verified` record beside them). A direct-mode
 // entry (direct_entry.h) is one small record under a direct key naming the
 // content entry of the model and the files the model read; it lives in the
 // local tier only (its file identities are this host's). Writers publish
@@ -66,6 +68,9 @@ struct ModelCacheOptions {
   std::string remote_mac_key;
   // The uid the directory must belong to; -1: this process's effective uid.
   int64_t owner_uid = -1;
+  // A file stamp younger than this vouches for nothing (the `verified`
+  // record, cache_entry.h; direct_entry.h's racy rule). Tests set 0.
+  int64_t racy_seconds = kRacySeconds;
 };
 
 // Counters of this process's use of the cache (the daemon's metrics).
@@ -210,6 +215,9 @@ class ModelCache {
   absl::StatusOr<EntryBlobs> ReadLocal(std::string_view ns, const std::string& key) const;
   absl::Status Publish(std::string_view ns, const std::string& key, const EntryBlobs& entry);
   void MoveAside(std::string_view ns, const std::string& key, const absl::Status& why, std::string* moved_to);
+  // Keeps the `verified` record of an entry whose CRCs just matched, unless
+  // its files' stamps are too recent to vouch for them.
+  void RememberVerified(std::string_view ns, const std::string& key, const EntryBlobs& entry);
   absl::StatusOr<runtime::CompiledModel> LookupRemote(std::string_view ns, const std::string& key,
                                                       const engine::EngineRegistry& engines, LookupTimings* timings);
   int64_t RemoveStaleTemps();

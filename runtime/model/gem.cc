@@ -137,7 +137,14 @@ absl::Status CheckRef(const ValueRef& ref, const StaticProgram& p) {
                          ref.offset, ") points outside the program");
 }
 
-absl::StatusOr<StaticTask> TaskFromProto(const v1::TaskDefProto& in, const ir::Graph& graph, const StaticProgram& p) {
+// Resolves a task's prepared-state reference to its bytes.
+using BlobResolver = std::function<absl::StatusOr<std::shared_ptr<Buffer>>(const v1::PreparedBlobDef& blob)>;
+// At most this many prepared buffers per task (cpu_dense keeps one per
+// weights input).
+constexpr int kMaxPreparedPerTask = 16;
+
+absl::StatusOr<StaticTask> TaskFromProto(const v1::TaskDefProto& in, const ir::Graph& graph, const StaticProgram& p,
+                                         const BlobResolver& blobs) {
   const ir::Node* node = graph.FindNode(in.node());
   if (node == nullptr) return InvalidArgument("task names node '", in.node(), "', which is not in the graph");
   StaticTask task;
@@ -147,6 +154,15 @@ absl::StatusOr<StaticTask> TaskFromProto(const v1::TaskDefProto& in, const ir::G
   task.def.param_version = in.param_version();
   task.def.params = in.params();
   task.def.workspace_bytes = in.workspace_bytes();
+  if (in.prepared_size() > kMaxPreparedPerTask) {
+    return InvalidArgument("task of node '", in.node(), "' has ", in.prepared_size(), " prepared buffers (at most ",
+                           kMaxPreparedPerTask, ")");
+  }
+  for (const v1::PreparedBlobDef& blob : in.prepared()) {
+    absl::StatusOr<std::shared_ptr<Buffer>> bytes = blobs(blob);
+    if (!bytes.ok()) return Annotate(bytes.status(), StrCat("task of node '", in.node(), "'"));
+    task.def.prepared.push_back(*std::move(bytes));
+  }
   if (in.inputs_size() != node->num_inputs() || in.outputs_size() != node->num_outputs()) {
     return InvalidArgument("task of node '", in.node(), "' has ", in.inputs_size(), " inputs and ", in.outputs_size(),
                            " outputs; the node has ", node->num_inputs(), " and ", node->num_outputs());
@@ -165,7 +181,8 @@ absl::StatusOr<StaticTask> TaskFromProto(const v1::TaskDefProto& in, const ir::G
   return task;
 }
 
-absl::StatusOr<StaticProgram> ProgramFromProto(const v1::StaticProgramDef& in, const ir::Graph& graph) {
+absl::StatusOr<StaticProgram> ProgramFromProto(const v1::StaticProgramDef& in, const ir::Graph& graph,
+                                               const BlobResolver& blobs) {
   StaticProgram p;
   p.graph_name = graph.name();
   p.arena_bytes = in.arena_bytes();
@@ -204,7 +221,7 @@ absl::StatusOr<StaticProgram> ProgramFromProto(const v1::StaticProgramDef& in, c
   }
   p.output_dedicated.assign(in.output_dedicated().begin(), in.output_dedicated().end());
   for (const auto& t : in.tasks()) {
-    GE_ASSIGN_OR_RETURN(StaticTask task, TaskFromProto(t, graph, p));
+    GE_ASSIGN_OR_RETURN(StaticTask task, TaskFromProto(t, graph, p, blobs));
     p.tasks.push_back(std::move(task));
   }
   return p;
@@ -222,6 +239,11 @@ std::vector<std::pair<std::string, std::string>> EnginesOf(const ir::Graph& grap
   return {found.begin(), found.end()};
 }
 
+// The end of `weights` rounded up to kStaticAlignment: where the next value goes.
+uint64_t AlignedEnd(const std::string& weights) {
+  return (weights.size() + kStaticAlignment - 1) / kStaticAlignment * kStaticAlignment;
+}
+
 // Moves every Const's raw bytes from `def`'s graph to `weights` (offsets
 // aligned), recording them under the file name `file`.
 void MoveWeightsOut(v1::CompiledModelDef& def, const std::string& file, std::string* weights) {
@@ -230,7 +252,7 @@ void MoveWeightsOut(v1::CompiledModelDef& def, const std::string& file, std::str
     auto it = node.mutable_attrs()->find(std::string(ir::kAttrValue));
     if (it == node.mutable_attrs()->end() || !it->second.has_t() || it->second.t().raw_data().empty()) continue;
     const v1::TensorDef& t = it->second.t();
-    const uint64_t aligned = (weights->size() + kStaticAlignment - 1) / kStaticAlignment * kStaticAlignment;
+    const uint64_t aligned = AlignedEnd(*weights);
     weights->resize(aligned, '\0');
     weights->append(t.raw_data());
     v1::ExternalWeight* w = def.add_external_weights();
@@ -476,6 +498,22 @@ absl::StatusOr<GemBytes> SerializeDef(const ir::Graph& graph, const StaticProgra
   if (variables != nullptr) GE_RETURN_IF_ERROR(variables::VarManagerInfoToProto(*variables, def.mutable_var_manager()));
   GemBytes bytes;
   if (external_weights) MoveWeightsOut(def, weights_file, &bytes.weights);
+  // Prepared state goes beside the weights, where a load maps it; a .gem
+  // with inline weights carries none (its engines prepare again at load).
+  if (external_weights && program != nullptr) {
+    for (size_t i = 0; i < program->tasks.size(); ++i) {
+      for (const std::shared_ptr<Buffer>& blob : program->tasks[i].def.prepared) {
+        if (blob == nullptr) continue;
+        const uint64_t aligned = AlignedEnd(bytes.weights);
+        bytes.weights.resize(aligned, '\0');
+        bytes.weights.append(static_cast<const char*>(blob->data()), blob->size());
+        v1::PreparedBlobDef* out = def.mutable_program()->mutable_tasks(static_cast<int>(i))->add_prepared();
+        out->set_file(weights_file);
+        out->set_offset(aligned);
+        out->set_size(blob->size());
+      }
+    }
+  }
   if (!def.SerializeToString(&bytes.gem)) return Internal("serializing the compiled model failed");
   return bytes;
 }
@@ -558,7 +596,8 @@ void SetWeightDirectory(ir::Graph& graph, const std::string& model_dir) {
 // The model of a parsed and host-checked `def`; `label` names it in errors.
 // `weights` (may be null) are Const values held outside `def`.
 absl::StatusOr<CompiledModel> ModelFromDef(const v1::CompiledModelDef& def, const std::string& label,
-                                           const std::string& model_dir, NamedTensors* weights = nullptr) {
+                                           const std::string& model_dir, const BlobResolver& blobs,
+                                           NamedTensors* weights = nullptr) {
   CompiledModel model;
   absl::StatusOr<std::unique_ptr<ir::Graph>> graph = ir::GraphFromProto(def.graph());
   if (!graph.ok()) return Annotate(graph.status(), StrCat("the graph of ", label));
@@ -587,7 +626,7 @@ absl::StatusOr<CompiledModel> ModelFromDef(const v1::CompiledModelDef& def, cons
   // program's tasks copy their nodes.
   if (absl::Status verified = VerifyModelGraphs(model); !verified.ok()) return Annotate(verified, label);
   if (def.has_program()) {
-    absl::StatusOr<StaticProgram> program = ProgramFromProto(def.program(), *model.graph);
+    absl::StatusOr<StaticProgram> program = ProgramFromProto(def.program(), *model.graph, blobs);
     if (!program.ok()) return Annotate(program.status(), StrCat("the static program of ", label));
     model.program = *std::move(program);
     if (absl::Status checked = VerifyModelProgram(model); !checked.ok()) return Annotate(checked, label);
@@ -607,10 +646,20 @@ absl::StatusOr<CompiledModel> LoadGem(const std::string& path, const engine::Eng
   v1::CompiledModelDef def;
   if (!def.ParseFromIstream(&in)) return InvalidArgument(path, " is not a .gem compiled model (unreadable)");
   GE_RETURN_IF_ERROR(CheckBuiltForThisHost(def, path, engines));
-  GE_RETURN_IF_ERROR(ReadExternalWeights(def, FileWeightReader(path)));
+  const WeightReader reader = FileWeightReader(path);
+  GE_RETURN_IF_ERROR(ReadExternalWeights(def, reader));
   std::error_code ec;
   const std::filesystem::path dir = std::filesystem::canonical(std::filesystem::absolute(path), ec).parent_path();
-  return ModelFromDef(def, path, ec ? std::string() : dir.string());
+  auto blobs = [&reader](const v1::PreparedBlobDef& blob) -> absl::StatusOr<std::shared_ptr<Buffer>> {
+    if (blob.file().find('/') != std::string::npos || blob.file() == "..") {
+      return InvalidArgument("prepared state file '", blob.file(), "' must be a plain file name");
+    }
+    GE_ASSIGN_OR_RETURN(std::string bytes, reader(blob.file(), blob.offset(), blob.size(), "prepared state"));
+    GE_ASSIGN_OR_RETURN(std::shared_ptr<Buffer> buffer, Buffer::Allocate(std::max<size_t>(bytes.size(), 1)));
+    std::memcpy(buffer->data(), bytes.data(), bytes.size());
+    return Buffer::Wrap(buffer->data(), bytes.size(), [buffer] {});
+  };
+  return ModelFromDef(def, path, ec ? std::string() : dir.string(), blobs);
 }
 
 absl::StatusOr<CompiledModel> LoadGemFromBytes(std::string_view bytes, const std::string& label,
@@ -625,7 +674,11 @@ absl::StatusOr<CompiledModel> LoadGemFromBytes(std::string_view bytes, const std
     return InvalidArgument(label, " keeps its weights in a separate file (", def.external_weights(0).file(),
                            "), which bytes cannot carry: compile it with inline weights");
   }
-  absl::StatusOr<CompiledModel> model = ModelFromDef(def, label, "");
+  auto no_blobs = [&label](const v1::PreparedBlobDef& blob) -> absl::StatusOr<std::shared_ptr<Buffer>> {
+    return InvalidArgument(label, " refers to prepared state in a separate file (", blob.file(),
+                           "), which bytes cannot carry");
+  };
+  absl::StatusOr<CompiledModel> model = ModelFromDef(def, label, "", no_blobs);
   if (!model.ok()) return model.status();
   // A client's .gem cannot widen what the client may do.
   if (absl::Status allowed = CheckClientModel(*model); !allowed.ok()) return Annotate(allowed, label);
@@ -684,7 +737,17 @@ absl::StatusOr<CompiledModel> LoadGemWithWeights(std::string_view gem, std::shar
     tensors.emplace_back(w.node(), *std::move(tensor));
   }
   def.clear_external_weights();
-  return ModelFromDef(def, label, "", &tensors);
+  // Prepared state is mapped like the weights: a read-only slice of them.
+  auto blobs = [&weights](const v1::PreparedBlobDef& blob) -> absl::StatusOr<std::shared_ptr<Buffer>> {
+    if (blob.offset() > weights->size() || blob.size() > weights->size() - blob.offset() ||
+        blob.offset() % kStaticAlignment != 0) {
+      return InvalidArgument("prepared state at ", blob.offset(), " (", blob.size(),
+                             " bytes) is not an aligned range of the weights");
+    }
+    std::shared_ptr<Buffer> keep = weights;
+    return Buffer::Wrap(static_cast<char*>(weights->data()) + blob.offset(), blob.size(), [keep] {});
+  };
+  return ModelFromDef(def, label, "", blobs, &tensors);
 }
 
 absl::StatusOr<CompiledModel> LoadGemFromBuffers(std::string_view gem, std::string_view weights,

@@ -7,7 +7,9 @@
 // with its version, and the CPU features of the compiling host. Weights
 // live in the graph's Const nodes; with external weights they are written
 // to `<file>.weights` beside the .gem (offsets aligned) and read back at
-// load. Loading verifies the format version, that every engine is loaded
+// load, and so is the engines' prepared state of each task (TaskDef::
+// prepared: cpu_dense's packed weights), which a .gem with inline weights
+// does not carry. Loading verifies the format version, that every engine is loaded
 // here at the same version, and that this CPU has every recorded feature;
 // a mismatch is FailedPrecondition naming the file and what differs.
 // Nothing a file contains can crash the loader: the graph goes through
@@ -84,8 +86,9 @@ absl::StatusOr<CompiledModel> LoadGemFromBuffers(std::string_view gem, std::stri
                                                  const std::string& label, const engine::EngineRegistry& engines);
 
 // As LoadGemFromBuffers, without copying the weights: every Const tensor
-// that can (64-byte aligned, not bool) points into `weights` (the weights
-// file, typically mapped), which it keeps alive.
+// that can (64-byte aligned, not bool) and every task's prepared state
+// point into `weights` (the weights file, typically mapped), which they keep
+// alive.
 absl::StatusOr<CompiledModel> LoadGemWithWeights(std::string_view gem, std::shared_ptr<Buffer> weights,
                                                  const std::string& label, const engine::EngineRegistry& engines);
 

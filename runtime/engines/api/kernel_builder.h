@@ -10,6 +10,16 @@
 // opaque bytes and `param_version` lets an engine refuse blobs it no
 // longer understands.
 //
+// Besides `params`, a builder may keep an engine's prepared state — bytes
+// too large for the blob, such as weights packed into a kernel's layout —
+// in `prepared`: a .gem with external weights stores each buffer beside the
+// Const values (64-byte aligned) and a load maps it back, so LoadKernel can
+// adopt it instead of preparing it again. The buffers are as untrusted as
+// the rest of a .gem: an engine checks that `params` describes them as it
+// would prepare them here (layout, size, the build and ISA they are for)
+// before using one, and prepares afresh otherwise. A .gem with inline
+// weights carries none (LoadKernel then sees an empty `prepared`).
+//
 // The default builder has no private blob: BuildTask prepares a kernel to
 // learn its workspace size, and LoadKernel creates the kernel from the
 // node's op type and attributes (kept in the compiled graph) and prepares it
@@ -20,6 +30,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "base/status.h"
@@ -34,6 +45,9 @@ struct TaskDef {
   uint32_t param_version = 0;  // format version of `params`; 0 for no blob
   std::string params;          // engine-private running parameters
   size_t workspace_bytes = 0;  // scratch the kernel needs per Compute
+  // Prepared state in the engine's own format, described by `params`
+  // (see above); read-only once built.
+  std::vector<std::shared_ptr<Buffer>> prepared;
 };
 
 class KernelBuilder {

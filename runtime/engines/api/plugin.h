@@ -22,8 +22,9 @@
 // engine SDK (issue 22): Engine holds its attributes (attributes() is no
 // longer virtual), EngineAttributes lost runtime_type, attach and
 // skip_assign_stream and gained reference, Engine::SetReferenceEngine, and
-// the entry carries the engine's json (attributes_json).
-#define GE_ENGINE_ABI_VERSION 4u
+// the entry carries the engine's json (attributes_json). Version 5: TaskDef
+// carries an engine's prepared state (TaskDef::prepared, a layout change).
+#define GE_ENGINE_ABI_VERSION 5u
 #define GE_ENGINE_PLUGIN_ENTRY_SYMBOL "ge_engine_plugin_entry"
 
 extern "C" {

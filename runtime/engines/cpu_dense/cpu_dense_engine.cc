@@ -7,6 +7,7 @@
 #include "base/status.h"
 #include "runtime/engines/api/attributes.h"
 #include "runtime/engines/cpu_dense/dense_fused_op.h"
+#include "runtime/engines/cpu_dense/prepared_weights.h"
 
 namespace ge::engine {
 
@@ -28,6 +29,45 @@ absl::StatusOr<std::unique_ptr<Kernel>> CpuDenseKernelFactory::CreateKernel(cons
                          op.name(), "')");
   }
   return def->create(op, context_);
+}
+
+absl::StatusOr<TaskDef> CpuDenseKernelBuilder::BuildTask(const KernelFactory& factory, std::string_view engine_name,
+                                                         PrepareContext& ctx) const {
+  GE_ASSIGN_OR_RETURN(std::unique_ptr<Kernel> kernel, factory.CreateKernel(*ctx.op));
+  cpu_dense::PreparedWeights recorded;
+  {
+    const cpu_dense::PreparedWeights::Scope scope(&recorded);
+    GE_RETURN_IF_ERROR(kernel->Prepare(ctx));
+  }
+  TaskDef task;
+  task.engine = std::string(engine_name);
+  task.kernel = ctx.op->type();
+  task.workspace_bytes = ctx.workspace_bytes;
+  if (!recorded.empty()) {
+    task.param_version = cpu_dense::kPreparedParamVersion;
+    task.params = recorded.Params();
+    task.prepared = recorded.Buffers();
+  }
+  return task;
+}
+
+absl::StatusOr<std::unique_ptr<Kernel>> CpuDenseKernelBuilder::LoadKernel(const KernelFactory& factory,
+                                                                          const TaskDef& task,
+                                                                          PrepareContext& ctx) const {
+  if (task.param_version == 0) return KernelBuilder::LoadKernel(factory, task, ctx);
+  if (task.param_version != cpu_dense::kPreparedParamVersion) {
+    return FailedPrecondition("node '", ctx.op->name(), "': task parameters of version ", task.param_version,
+                              " for engine '", task.engine, "', which reads versions 0 and ",
+                              cpu_dense::kPreparedParamVersion);
+  }
+  // The description and buffers come from a .gem (untrusted): checked
+  // here, and each buffer again against the layout the kernel computes.
+  absl::StatusOr<cpu_dense::PreparedWeights> offered = cpu_dense::PreparedWeights::ForLoad(task.params, task.prepared);
+  if (!offered.ok()) return Annotate(offered.status(), StrCat("node '", ctx.op->name(), "'"));
+  GE_ASSIGN_OR_RETURN(std::unique_ptr<Kernel> kernel, factory.CreateKernel(*ctx.op));
+  const cpu_dense::PreparedWeights::Scope scope(&*offered);
+  GE_RETURN_IF_ERROR(kernel->Prepare(ctx));
+  return kernel;
 }
 
 namespace {

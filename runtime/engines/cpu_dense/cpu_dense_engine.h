@@ -59,6 +59,17 @@ class CpuDenseKernelFactory final : public KernelFactory {
   const absl::Status& init_status_;
 };
 
+// Static tasks keep their kernels' packed weights (prepared_weights.h):
+// BuildTask records them, LoadKernel offers them back to the kernel's
+// Prepare, which adopts each one packed exactly as it would pack it here.
+class CpuDenseKernelBuilder final : public KernelBuilder {
+ public:
+  absl::StatusOr<TaskDef> BuildTask(const KernelFactory& factory, std::string_view engine_name,
+                                    PrepareContext& ctx) const override;
+  absl::StatusOr<std::unique_ptr<Kernel>> LoadKernel(const KernelFactory& factory, const TaskDef& task,
+                                                     PrepareContext& ctx) const override;
+};
+
 class CpuDenseEngine final : public Engine {
  public:
   CpuDenseEngine();
@@ -73,6 +84,7 @@ class CpuDenseEngine final : public Engine {
   const CpuDenseInfoStore& dense_info_store() const { return info_store_; }
   const KernelFactory& kernel_factory() const override { return factory_; }
   std::vector<GraphOptimizer*> graph_optimizers() override { return {&optimizer_}; }
+  const KernelBuilder& kernel_builder() const override { return builder_; }
   const cpu_dense::DenseContext& context() const { return context_; }
 
  private:
@@ -83,6 +95,7 @@ class CpuDenseEngine final : public Engine {
   CpuDenseInfoStore info_store_;
   CpuDenseKernelFactory factory_;
   cpu_dense::CpuDenseGraphOptimizer optimizer_;
+  CpuDenseKernelBuilder builder_;
 };
 
 }  // namespace ge::engine

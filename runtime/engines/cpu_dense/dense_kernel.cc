@@ -9,6 +9,7 @@
 
 #include "base/compute_budget.h"
 #include "base/logging.h"
+#include "runtime/engines/cpu_dense/prepared_weights.h"
 
 namespace ge::engine::cpu_dense {
 
@@ -27,6 +28,7 @@ void PackedWeights::Init(const dnnl::engine& eng, const dnnl::memory::desc& plai
   reorder_.reset();
   if (needs_reorder()) reorder_ = MakeReorder(eng, plain_, packed_);
   source_.reset();
+  adopted_.reset();
   packed_memory_ = dnnl::memory();
 }
 
@@ -36,12 +38,21 @@ size_t PackedWeights::scratch_bytes() const {
 
 absl::Status PackedWeights::Preload(const dnnl::engine& eng, const Tensor& value) {
   if (!needs_reorder() || !constant_) return absl::OkStatus();
-  dnnl::stream stream(eng);
-  dnnl::memory src = WrapTensor(plain_, eng, value);
-  packed_memory_ = dnnl::memory(packed_, eng);
-  reorder_->execute(stream, src, packed_memory_);
-  stream.wait();
-  WeightPacks().fetch_add(1, std::memory_order_relaxed);
+  // A task's prepared state (prepared_weights.h): adopted when it was
+  // packed exactly so, recorded when the builder asks.
+  PreparedWeights* prepared = PreparedWeights::Current();
+  adopted_ = prepared != nullptr && !prepared->recording() ? prepared->Take(packed_) : nullptr;
+  if (adopted_ != nullptr) {
+    packed_memory_ = dnnl::memory(packed_, eng, adopted_->data());
+  } else {
+    dnnl::stream stream(eng);
+    dnnl::memory src = WrapTensor(plain_, eng, value);
+    packed_memory_ = dnnl::memory(packed_, eng);
+    reorder_->execute(stream, src, packed_memory_);
+    stream.wait();
+    WeightPacks().fetch_add(1, std::memory_order_relaxed);
+    if (prepared != nullptr) prepared->Record(packed_, packed_memory_);
+  }
   source_ = value.buffer();
   source_offset_ = value.byte_offset();
   return absl::OkStatus();
@@ -57,6 +68,7 @@ absl::StatusOr<dnnl::memory> PackedWeights::Get(const dnnl::engine& eng, dnnl::s
       return packed_memory_;
     }
     packed_memory_ = dnnl::memory(packed_, eng);
+    adopted_.reset();
     reorder_->execute(stream, src, packed_memory_);
     WeightPacks().fetch_add(1, std::memory_order_relaxed);
     source_ = t.buffer();

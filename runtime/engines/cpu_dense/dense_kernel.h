@@ -19,7 +19,9 @@
 // Prepare receives its value (PrepareContext::const_inputs) or the node's
 // `_const_inputs` attribute (set by the cpu_dense graph optimizer for
 // inputs fed by Const nodes) lists it. Other weights are reordered into
-// scratch on each run.
+// scratch on each run. A static task's packings travel from its compile to
+// its load (prepared_weights.h): Preload adopts a packed buffer the task
+// carries instead of reordering again.
 #pragma once
 
 #include <atomic>
@@ -89,6 +91,9 @@ class PackedWeights {
   // address cannot be reused by another tensor while it identifies it).
   std::shared_ptr<Buffer> source_;
   size_t source_offset_ = 0;
+  // The task's prepared buffer packed_memory_ points into, when Preload
+  // adopted one (prepared_weights.h) instead of packing.
+  std::shared_ptr<Buffer> adopted_;
   dnnl::memory packed_memory_;
 };
 

@@ -43,16 +43,17 @@ class ModelCacheTest : public ge::testing::EnginesTest {
   }
   void TearDown() override { fs::remove_all(dir_); }
 
-  std::unique_ptr<ModelCache> Open(int64_t max_bytes = 0) {
+  std::unique_ptr<ModelCache> Open(int64_t max_bytes = 0, int64_t racy_seconds = kRacySeconds) {
     ModelCacheOptions options;
     options.dir = dir_.string();
     options.max_bytes = max_bytes;
+    options.racy_seconds = racy_seconds;
     auto cache = ModelCache::Open(options);
     EXPECT_TRUE(cache.ok()) << cache.status();
     return std::move(*cache);
   }
-  runtime::GemBytes Compile() {
-    auto graph = ir::ParseGraph(kGraph);
+  runtime::GemBytes Compile(const char* text = kGraph) {
+    auto graph = ir::ParseGraph(text);
     EXPECT_TRUE(graph.ok()) << graph.status();
     auto model = compiler::BuildCompiledModel(std::move(*graph), {}, *engines_, nullptr);
     EXPECT_TRUE(model.ok()) << model.status();
@@ -83,6 +84,11 @@ class ModelCacheTest : public ge::testing::EnginesTest {
     return n;
   }
 
+  static std::string ReadFileOrEmpty(const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }
+
   fs::path dir_;
 };
 
@@ -108,6 +114,77 @@ TEST_F(ModelCacheTest, StoreThenLookupRoundTripsAndCounts) {
   auto other = Open();
   EXPECT_TRUE(other->Lookup(key, *engines_).ok());
   EXPECT_EQ(other->stats().bytes, stats.bytes);
+}
+
+// The entry's CRCs are read once per file identity: a hit whose files keep
+// the stamps recorded in `verified` after a full check skips them; a write
+// into a file changes its stamps, so the CRCs are read again and find it;
+// and `gectl cache verify` always reads everything.
+TEST_F(ModelCacheTest, ChecksumsAreCheckedOncePerFileIdentity) {
+  constexpr char kAdd[] = R"(graph main {
+      x = Data() {index = 0} -> (f32[3])
+      w = Const() {value = tensor<f32[3]>[1, 2, 3]} -> (f32[3])
+      y = Add(x:0, w:0) -> (f32[3])
+      out = NetOutput(y:0)
+    })";
+  auto cache = Open(0, /*racy_seconds=*/0);
+  const std::string key = KeyOf(40);
+  const fs::path entry(EntryDir(key));
+  auto run = [&](runtime::CompiledModel model) {
+    session::Session session(*engines_, {}, nullptr);
+    EXPECT_TRUE(session.AddCompiledModel(0, std::move(model)).ok());
+    auto out = session.RunGraph(0, {Tensor::FromVector<float>({10, 20, 30}, Shape{3})});
+    EXPECT_TRUE(out.ok()) << out.status();
+    return out.ok() ? std::vector<float>((*out)[0].tensor().data<float>(), (*out)[0].tensor().data<float>() + 3)
+                    : std::vector<float>();
+  };
+  // Overwrites the first weight (w[0]) in place: same size, new stamps.
+  auto damage = [&] {
+    std::fstream f(entry / kWeightsFile, std::ios::in | std::ios::out | std::ios::binary);
+    const float other = 100;
+    f.write(reinterpret_cast<const char*>(&other), sizeof(other));
+  };
+  // The `verified` record that would vouch for the entry's files as they are now.
+  auto vouch_for_now = [&] {
+    auto dir = DirHandle::Open(entry.string());
+    ASSERT_TRUE(dir.ok());
+    EntryBlobs now;
+    now.meta = *dir->ReadFile(kMetaFile);
+    ASSERT_TRUE(dir->MapFile(kGemFile, &now.gem_stamp).ok());
+    ASSERT_TRUE(dir->MapFile(kWeightsFile, &now.weights_stamp).ok());
+    std::ofstream(entry / kVerifiedFile, std::ios::trunc) << VerifiedRecord(key, now);
+  };
+
+  ASSERT_TRUE(cache->Store(key, Compile(kAdd)).ok());
+  EXPECT_FALSE(fs::exists(entry / kVerifiedFile));
+  auto first = cache->Lookup(key, *engines_);
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_THAT(run(*std::move(first)), ::testing::ElementsAre(11, 22, 33));
+  ASSERT_TRUE(fs::exists(entry / kVerifiedFile)) << "a full check records the files' stamps";
+
+  // A write after the check: other stamps, so the CRC is read and fails.
+  damage();
+  EXPECT_EQ(cache->Lookup(key, *engines_).status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(cache->stats().corrupt, 1);
+  EXPECT_FALSE(fs::exists(entry));
+
+  // A record that does not match is no record: the full check runs (and passes).
+  ASSERT_TRUE(cache->Store(key, Compile(kAdd)).ok());
+  std::ofstream(entry / kVerifiedFile) << "ged-cache-verified 1\nforged\n";
+  ASSERT_TRUE(cache->Lookup(key, *engines_).ok());
+  EXPECT_NE(ReadFileOrEmpty(entry / kVerifiedFile), "ged-cache-verified 1\nforged\n");
+
+  // A record matching the files' current stamps is trusted: the CRCs are
+  // not read (the damaged value is loaded) ...
+  damage();
+  vouch_for_now();
+  auto trusted = cache->Lookup(key, *engines_);
+  ASSERT_TRUE(trusted.ok()) << trusted.status();
+  EXPECT_THAT(run(*std::move(trusted)), ::testing::ElementsAre(110, 22, 33));
+  // ... but a verification reads everything.
+  const VerifyReport report = cache->Verify(engines_);
+  ASSERT_EQ(report.moved_aside.size(), 1u);
+  EXPECT_THAT(report.moved_aside[0], HasSubstr(key));
 }
 
 TEST_F(ModelCacheTest, ConcurrentWritersOfOneKeyBothSucceedAndLeaveOneEntry) {

@@ -3,6 +3,7 @@
 // engines, other CPUs, other format versions, and corrupt files.
 #include "runtime/model/gem.h"
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
@@ -93,6 +94,79 @@ TEST_F(GemTest, StaticModelRoundTripsWithInlineAndExternalWeights) {
     EXPECT_EQ(out[0].tensor().shape(), (Shape{3, 2}));
     EXPECT_EQ(out[0].tensor().data<float>()[5], 6);
   }
+}
+
+// An engine's prepared state (TaskDef::prepared) goes beside the weights of
+// an external-weights .gem and comes back as the same bytes (mapped from the
+// weights of a cache entry); an inline .gem carries none; references outside
+// the weights, unaligned ones, too many, or in a .gem sent as bytes are
+// refused.
+TEST_F(GemTest, PreparedStateTravelsWithExternalWeightsOnly) {
+  CompiledModel model = Build(kStatic);
+  ASSERT_TRUE(model.program.has_value());
+  ASSERT_FALSE(model.program->tasks.empty());
+  auto blob = Buffer::Allocate(1000);
+  ASSERT_TRUE(blob.ok());
+  for (int i = 0; i < 1000; ++i) static_cast<uint8_t*>((*blob)->data())[i] = static_cast<uint8_t>(i * 7);
+  std::shared_ptr<Buffer> keep = *blob;
+  model.program->tasks[0].def.prepared = {Buffer::Wrap(keep->data(), 1000, [keep] {})};
+  auto same_bytes = [&](const StaticProgram& p) {
+    if (p.tasks.empty() || p.tasks[0].def.prepared.size() != 1) return false;
+    const Buffer& b = *p.tasks[0].def.prepared[0];
+    return b.size() == 1000 && std::memcmp(b.data(), keep->data(), 1000) == 0;
+  };
+  auto bytes =
+      SerializeGem(*model.graph, &*model.program, model.options, *engines_, /*external_weights=*/true, "w.bin");
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  auto weights = Buffer::Allocate(bytes->weights.size());
+  ASSERT_TRUE(weights.ok());
+  std::memcpy((*weights)->data(), bytes->weights.data(), bytes->weights.size());
+  auto mapped = LoadGemWithWeights(bytes->gem, *weights, "test", *engines_);
+  ASSERT_TRUE(mapped.ok()) << mapped.status();
+  EXPECT_TRUE(same_bytes(*mapped->program));
+  // Mapped, not copied: the buffer points into the weights.
+  const char* at = static_cast<const char*>(mapped->program->tasks[0].def.prepared[0]->data());
+  EXPECT_TRUE(at >= static_cast<const char*>((*weights)->data()) &&
+              at < static_cast<const char*>((*weights)->data()) + (*weights)->size());
+
+  const std::string ext = (dir_ / "prepared.gem").string();
+  ASSERT_TRUE(SaveGem(model, ext, *engines_, {.external_weights = true}).ok());
+  auto from_file = LoadGem(ext, *engines_);
+  ASSERT_TRUE(from_file.ok()) << from_file.status();
+  EXPECT_TRUE(same_bytes(*from_file->program));
+  const std::string inline_path = (dir_ / "prepared_inline.gem").string();
+  ASSERT_TRUE(SaveGem(model, inline_path, *engines_).ok());
+  auto inline_model = LoadGem(inline_path, *engines_);
+  ASSERT_TRUE(inline_model.ok()) << inline_model.status();
+  EXPECT_TRUE(inline_model->program->tasks[0].def.prepared.empty());
+
+  auto edited = [&](auto edit) {
+    v1::CompiledModelDef def;
+    EXPECT_TRUE(def.ParseFromString(bytes->gem));
+    edit(*def.mutable_program()->mutable_tasks(0));
+    return LoadGemWithWeights(def.SerializeAsString(), *weights, "test", *engines_).status();
+  };
+  EXPECT_THAT(edited([&](v1::TaskDefProto& t) { t.mutable_prepared(0)->set_offset(bytes->weights.size()); }).message(),
+              HasSubstr("prepared state"));
+  EXPECT_THAT(edited([&](v1::TaskDefProto& t) { t.mutable_prepared(0)->set_size(uint64_t{1} << 62); }).message(),
+              HasSubstr("prepared state"));
+  EXPECT_THAT(
+      edited([&](v1::TaskDefProto& t) { t.mutable_prepared(0)->set_offset(t.prepared(0).offset() - 8); }).message(),
+      HasSubstr("aligned"));
+  EXPECT_THAT(edited([&](v1::TaskDefProto& t) {
+                for (int i = 0; i < 20; ++i) *t.add_prepared() = t.prepared(0);
+              }).message(),
+              HasSubstr("prepared buffers"));
+  auto inline_bytes = SerializeGem(*model.graph, &*model.program, model.options, *engines_, false, "");
+  ASSERT_TRUE(inline_bytes.ok()) << inline_bytes.status();
+  v1::CompiledModelDef def;
+  ASSERT_TRUE(def.ParseFromString(inline_bytes->gem));
+  ASSERT_EQ(def.program().tasks(0).prepared_size(), 0);
+  v1::PreparedBlobDef* ref = def.mutable_program()->mutable_tasks(0)->add_prepared();
+  ref->set_file("w.bin");
+  ref->set_size(64);
+  auto sent = LoadGemFromBytes(def.SerializeAsString(), "client.gem", *engines_);
+  EXPECT_THAT(sent.status().message(), HasSubstr("bytes cannot carry"));
 }
 
 TEST_F(GemTest, DynamicModelRoundTripsWithoutProgram) {
