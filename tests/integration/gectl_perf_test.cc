@@ -117,6 +117,27 @@ TEST_F(GectlPerfTest, ConcurrencyRowsAndTheirJson) {
   EXPECT_NE(r.out.find("server: "), std::string::npos) << r.out;
 }
 
+TEST_F(GectlPerfTest, OverHttpWithTheBinaryDataExtension) {
+  ASSERT_NE(daemon_, nullptr);
+  ASSERT_FALSE(daemon_->http_address().empty());
+  auto r = Perf({"-i", "http", "-u", daemon_->http_address(), "-m", "relu_batched", "-b", "2", "--concurrency-range",
+                 "2", "-p", "200", "-r", "3", "-f", Path("h.json")});
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_NE(r.out.find("over http, batch 2"), std::string::npos) << r.out;
+  YAML::Node json = YAML::LoadFile(Path("h.json"));
+  EXPECT_EQ(json["protocol"].as<std::string>(), "http");
+  ASSERT_EQ(json["rows"].size(), 1u);
+  const YAML::Node row = json["rows"][0];
+  EXPECT_GT(row["requests"].as<int64_t>(), 0);
+  EXPECT_EQ(row["errors"].as<int64_t>(), 0);
+  ASSERT_TRUE(row["server"].IsMap()) << r.out;  // GET .../stats
+  EXPECT_GE(row["server"]["inference_count"].as<int64_t>(), 2 * row["requests"].as<int64_t>());
+  // HTTP errors keep their KServe meaning: 404 is NOT_FOUND, exit code 1.
+  ExpectUserError(Perf({"-i", "http", "-u", daemon_->http_address(), "-m", "nosuch"}), "nosuch");
+  ExpectUserError(Perf({"-i", "http", "-u", daemon_->http_address(), "-m", "relu_batched", "--tls-ca", "x.pem"}),
+                  "TLS flags apply to -i grpc only");
+}
+
 TEST_F(GectlPerfTest, RequestRateRows) {
   ASSERT_NE(daemon_, nullptr);
   auto r = Perf({"--model-name", "relu_batched", "--request-rate-range", "20:40:20", "-p", "300", "-r", "3", "-f",
