@@ -21,8 +21,7 @@ constexpr std::string_view kEngineName = "cpu_dense";
 bool IsDenseNode(const ir::Node& n) {
   const std::string& t = n.type();
   return t == "Conv" || t == "MatMul" || t == "Gemm" || t == kDenseFusedOp || t == "QLinearConv" ||
-         t == "ConvInteger" || t == "QLinearMatMul" || t == "MatMulInteger" || t == "LSTM" || t == "GRU" ||
-         t == "RNN";
+         t == "ConvInteger" || t == "QLinearMatMul" || t == "MatMulInteger" || t == "LSTM" || t == "GRU" || t == "RNN";
 }
 
 bool IsBinaryArithmetic(const ir::Node& n) {

@@ -47,8 +47,19 @@ const RnnLoops& Loops() {
 
 // ---- Activations ----
 
-enum class Fn { kSigmoid, kTanh, kRelu, kAffine, kLeakyRelu, kThresholdedRelu, kScaledTanh, kHardSigmoid, kElu,
-                kSoftsign, kSoftplus };
+enum class Fn {
+  kSigmoid,
+  kTanh,
+  kRelu,
+  kAffine,
+  kLeakyRelu,
+  kThresholdedRelu,
+  kScaledTanh,
+  kHardSigmoid,
+  kElu,
+  kSoftsign,
+  kSoftplus
+};
 
 struct Act {
   Fn fn = Fn::kTanh;
@@ -63,29 +74,49 @@ struct ActSpec {
   int params;  // 0: none, 1: alpha, 2: alpha and beta
   float alpha, beta;
 };
-constexpr ActSpec kActs[] = {
-    {"sigmoid", Fn::kSigmoid, 0, 0, 0},         {"tanh", Fn::kTanh, 0, 0, 0},
-    {"relu", Fn::kRelu, 0, 0, 0},               {"affine", Fn::kAffine, 2, 1.0f, 0.0f},
-    {"leakyrelu", Fn::kLeakyRelu, 1, 0.01f, 0}, {"thresholdedrelu", Fn::kThresholdedRelu, 1, 1.0f, 0},
-    {"scaledtanh", Fn::kScaledTanh, 2, 1.0f, 1.0f}, {"hardsigmoid", Fn::kHardSigmoid, 2, 0.2f, 0.5f},
-    {"elu", Fn::kElu, 1, 1.0f, 0},              {"softsign", Fn::kSoftsign, 0, 0, 0},
-    {"softplus", Fn::kSoftplus, 0, 0, 0}};
+constexpr ActSpec kActs[] = {{"sigmoid", Fn::kSigmoid, 0, 0, 0},
+                             {"tanh", Fn::kTanh, 0, 0, 0},
+                             {"relu", Fn::kRelu, 0, 0, 0},
+                             {"affine", Fn::kAffine, 2, 1.0f, 0.0f},
+                             {"leakyrelu", Fn::kLeakyRelu, 1, 0.01f, 0},
+                             {"thresholdedrelu", Fn::kThresholdedRelu, 1, 1.0f, 0},
+                             {"scaledtanh", Fn::kScaledTanh, 2, 1.0f, 1.0f},
+                             {"hardsigmoid", Fn::kHardSigmoid, 2, 0.2f, 0.5f},
+                             {"elu", Fn::kElu, 1, 1.0f, 0},
+                             {"softsign", Fn::kSoftsign, 0, 0, 0},
+                             {"softplus", Fn::kSoftplus, 0, 0, 0}};
 
 void Apply(const Act& a, float* x, int64_t n) {
   switch (a.fn) {
     case Fn::kSigmoid: return Loops().sigmoid(x, n);
     case Fn::kTanh: return Loops().tanh(x, n);
-    case Fn::kRelu: for (int64_t i = 0; i < n; ++i) x[i] = std::max(x[i], 0.0f); return;
-    case Fn::kAffine: for (int64_t i = 0; i < n; ++i) x[i] = a.alpha * x[i] + a.beta; return;
-    case Fn::kLeakyRelu: for (int64_t i = 0; i < n; ++i) x[i] = x[i] >= 0 ? x[i] : a.alpha * x[i]; return;
-    case Fn::kThresholdedRelu: for (int64_t i = 0; i < n; ++i) x[i] = x[i] > a.alpha ? x[i] : 0.0f; return;
-    case Fn::kScaledTanh: for (int64_t i = 0; i < n; ++i) x[i] = a.alpha * std::tanh(a.beta * x[i]); return;
+    case Fn::kRelu:
+      for (int64_t i = 0; i < n; ++i) x[i] = std::max(x[i], 0.0f);
+      return;
+    case Fn::kAffine:
+      for (int64_t i = 0; i < n; ++i) x[i] = a.alpha * x[i] + a.beta;
+      return;
+    case Fn::kLeakyRelu:
+      for (int64_t i = 0; i < n; ++i) x[i] = x[i] >= 0 ? x[i] : a.alpha * x[i];
+      return;
+    case Fn::kThresholdedRelu:
+      for (int64_t i = 0; i < n; ++i) x[i] = x[i] > a.alpha ? x[i] : 0.0f;
+      return;
+    case Fn::kScaledTanh:
+      for (int64_t i = 0; i < n; ++i) x[i] = a.alpha * std::tanh(a.beta * x[i]);
+      return;
     case Fn::kHardSigmoid:
       for (int64_t i = 0; i < n; ++i) x[i] = std::clamp(a.alpha * x[i] + a.beta, 0.0f, 1.0f);
       return;
-    case Fn::kElu: for (int64_t i = 0; i < n; ++i) x[i] = x[i] >= 0 ? x[i] : a.alpha * std::expm1(x[i]); return;
-    case Fn::kSoftsign: for (int64_t i = 0; i < n; ++i) x[i] = x[i] / (1.0f + std::fabs(x[i])); return;
-    case Fn::kSoftplus: for (int64_t i = 0; i < n; ++i) x[i] = std::log1p(std::exp(x[i])); return;
+    case Fn::kElu:
+      for (int64_t i = 0; i < n; ++i) x[i] = x[i] >= 0 ? x[i] : a.alpha * std::expm1(x[i]);
+      return;
+    case Fn::kSoftsign:
+      for (int64_t i = 0; i < n; ++i) x[i] = x[i] / (1.0f + std::fabs(x[i]));
+      return;
+    case Fn::kSoftplus:
+      for (int64_t i = 0; i < n; ++i) x[i] = std::log1p(std::exp(x[i]));
+      return;
   }
 }
 
@@ -119,7 +150,7 @@ absl::StatusOr<Spec> ReadSpec(const ir::OpDesc& op, Cell cell) {
   s.input_forget = sdk::IntAttr(op, "input_forget", 0) != 0;
   std::vector<std::string> names = op.GetAttrOr<std::vector<std::string>>("activations", {});
   if (names.empty()) {
-    names = cell == Cell::kRnn ? std::vector<std::string>{"Tanh"}
+    names = cell == Cell::kRnn   ? std::vector<std::string>{"Tanh"}
             : cell == Cell::kGru ? std::vector<std::string>{"Sigmoid", "Tanh"}
                                  : std::vector<std::string>{"Sigmoid", "Tanh", "Tanh"};
   }
@@ -380,7 +411,8 @@ class RecurrentKernel final : public DenseKernel {
     }
     // Tasks: a direction and a block of its batch rows each; blocks of rows
     // only when there are enough rows to keep a thread's tiles full.
-    const int64_t blocks = threads > 1 && d.batch >= 8 ? std::min<int64_t>(d.batch, (threads + d.dirs - 1) / d.dirs) : 1;
+    const int64_t blocks =
+        threads > 1 && d.batch >= 8 ? std::min<int64_t>(d.batch, (threads + d.dirs - 1) / d.dirs) : 1;
     const int64_t tasks = d.dirs * blocks;
     auto task = [&](int64_t t) {
       const int64_t dir = t / blocks, blk = t % blocks;
@@ -412,14 +444,21 @@ class RecurrentKernel final : public DenseKernel {
     auto block = [&](int64_t blk) {
       const int64_t r0 = rows * blk / blocks, r1 = rows * (blk + 1) / blocks;
       for (int64_t dir = 0; dir < d.dirs; ++dir) {
-        RnnGemmArgs g{x + r0 * d.input, d.input, r1 - r0, d.input, packed_.w.data() + dir * d.xcols * d.input,
-                      d.xcols / kRnnPanel, xw + r0 * d.dirs * d.xcols + dir * d.xcols, d.dirs * d.xcols,
-                      packed_.bias_x.data() + dir * d.xcols, false};
+        RnnGemmArgs g{x + r0 * d.input,
+                      d.input,
+                      r1 - r0,
+                      d.input,
+                      packed_.w.data() + dir * d.xcols * d.input,
+                      d.xcols / kRnnPanel,
+                      xw + r0 * d.dirs * d.xcols + dir * d.xcols,
+                      d.dirs * d.xcols,
+                      packed_.bias_x.data() + dir * d.xcols,
+                      false};
         Loops().gemm(g);
       }
     };
     if (blocks > 1) {
-#pragma omp parallel for num_threads(static_cast<int>(blocks)) schedule(static)
+#pragma omp parallel for num_threads(static_cast <int>(blocks)) schedule(static)
       for (int64_t blk = 0; blk < blocks; ++blk) block(blk);
     } else {
       block(0);
@@ -468,12 +507,19 @@ class RecurrentKernel final : public DenseKernel {
     float* h = buf.h + (dir * d.batch + n0) * H;
     float* c = buf.c + (dir * d.batch + n0) * H;
     float* hr = buf.hr + (dir * d.batch + n0) * d.rcols;
-    const RnnGemmArgs recurrent{h, H, rows, H, packed_.r.data() + dir * d.rcols * H, d.rcols / kRnnPanel, hr,
-                                d.rcols, packed_.bias_r.empty() ? nullptr : packed_.bias_r.data() + dir * d.rcols,
+    const RnnGemmArgs recurrent{h,
+                                H,
+                                rows,
+                                H,
+                                packed_.r.data() + dir * d.rcols * H,
+                                d.rcols / kRnnPanel,
+                                hr,
+                                d.rcols,
+                                packed_.bias_r.empty() ? nullptr : packed_.bias_r.data() + dir * d.rcols,
                                 false};
     float* rh = buf.rh + (dir * d.batch + n0) * H;
     float* hh = buf.hh + (dir * d.batch + n0) * d.hcols;
-    const RnnGemmArgs candidate{rh, H, rows, H, packed_.rh.data() + dir * d.hcols * H, d.hcols / kRnnPanel,
+    const RnnGemmArgs candidate{rh, H,       rows,    H,    packed_.rh.data() + dir * d.hcols * H, d.hcols / kRnnPanel,
                                 hh, d.hcols, nullptr, false};
     // The step of row n at step s, or -1 when the row has finished.
     auto step_of = [&](int64_t n, int64_t s) -> int64_t {
@@ -486,8 +532,8 @@ class RecurrentKernel final : public DenseKernel {
       return buf.xw + (row * d.dirs + dir) * d.xcols;
     };
     auto y_row = [&](int64_t n, int64_t t) {
-      const int64_t at = spec_.batch_major ? (((n0 + n) * d.seq + t) * d.dirs + dir) * H
-                                           : ((t * d.dirs + dir) * d.batch + n0 + n) * H;
+      const int64_t at =
+          spec_.batch_major ? (((n0 + n) * d.seq + t) * d.dirs + dir) * H : ((t * d.dirs + dir) * d.batch + n0 + n) * H;
       return y + at;
     };
     for (int64_t s = 0; s < d.seq; ++s) {

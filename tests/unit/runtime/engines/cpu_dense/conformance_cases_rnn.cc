@@ -54,7 +54,7 @@ Case RnnCase(Rng& rng, const std::string& type, const RnnShape& s, bool full) {
   if (type == "LSTM" && full && rng.Int(0, 3) == 0) attrs["input_forget"] = ir::AttrValue(int64_t{1});
   if (full && rng.Int(0, 2) == 0) {
     const std::vector<std::string> bounded = {"Sigmoid", "Tanh", "HardSigmoid", "Softsign", "ScaledTanh"};
-    const std::vector<std::string> any = {"Sigmoid", "Tanh",  "Relu",     "Affine",   "LeakyRelu",
+    const std::vector<std::string> any = {"Sigmoid", "Tanh",     "Relu",     "Affine",         "LeakyRelu",
                                           "Elu",     "Softsign", "Softplus", "ThresholdedRelu"};
     std::vector<std::string> names;
     std::vector<float> alphas, betas;
