@@ -126,7 +126,8 @@ class PoolKernel final : public DenseKernel {
     plan->pool = fwd(pd);
     plan->workspace_bytes = Scratch::Padded(plan->scratchpad_md.get_size()) + Scratch::kAlign;
     if (plan->to_blocked) {
-      plan->workspace_bytes += Scratch::Padded(plan->blocked_src.get_size()) + Scratch::Padded(plan->blocked_dst.get_size());
+      plan->workspace_bytes +=
+          Scratch::Padded(plan->blocked_src.get_size()) + Scratch::Padded(plan->blocked_dst.get_size());
     }
     return plan;
   }
