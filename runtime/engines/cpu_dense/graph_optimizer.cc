@@ -21,7 +21,7 @@ constexpr std::string_view kEngineName = "cpu_dense";
 bool IsDenseNode(const ir::Node& n) {
   const std::string& t = n.type();
   return t == "Conv" || t == "MatMul" || t == "Gemm" || t == kDenseFusedOp || t == "QLinearConv" ||
-         t == "ConvInteger" || t == "QLinearMatMul" || t == "MatMulInteger";
+         t == "ConvInteger" || t == "QLinearMatMul" || t == "MatMulInteger" || t == "LSTM" || t == "GRU" || t == "RNN";
 }
 
 bool IsBinaryArithmetic(const ir::Node& n) {
@@ -52,15 +52,17 @@ absl::StatusOr<bool> MarkConstInputs(ir::Graph& graph, const NodeFilter& can_rew
     if (!IsDenseNode(*n) || !can_rewrite(*n)) return;
     ir::OpDesc& op = n->mutable_op_desc();
     const auto old = op.GetAttr<std::vector<int64_t>>(kAttrConstInputs);
+    // After partitioning, a constant reaches an engine's subgraph through
+    // an input node (the engine partition's PlaceHolder, a subgraph's
+    // InnerData): what the whole graph's marking found stays marked.
+    auto marked_before = [&](int i) {
+      if (!old || std::find(old->begin(), old->end(), i) == old->end() || !n->input(i)) return false;
+      const std::string& t = n->input(i).node->type();
+      return t == ir::kPlaceHolder || t == ir::kInnerData || t == ir::kData;
+    };
     std::vector<int64_t> constant;
     for (int i = 1; i < n->num_inputs(); ++i) {
-      // An input fed across an engine-partition boundary (a PlaceHolder)
-      // keeps the mark the whole graph gave it: the Const is on the other
-      // side (ge_local), and the dynamic executor never hands constant
-      // values to Prepare, so without the mark weights were packed per run.
-      const bool kept = n->input(i) && n->input(i).node->type() == ir::kPlaceHolder && old &&
-                        std::find(old->begin(), old->end(), i) != old->end();
-      if (kept || IsConstInput(*n, i)) constant.push_back(i);
+      if (IsConstInput(*n, i) || marked_before(i)) constant.push_back(i);
     }
     if (constant.empty()) {
       changed = op.RemoveAttr(kAttrConstInputs) || changed;

@@ -14,8 +14,11 @@
 //      only where CheckSupported accepts them (the compiler runs an
 //      engine's optimizer only when the engine is not excluded);
 //   3. MarkConstInputs: the `_const_inputs` attribute lists the inputs of
-//      Conv, MatMul, Gemm and `_DenseFused` fed by constants, so their
-//      kernels pack weights once.
+//      Conv, MatMul, Gemm, `_DenseFused`, the int8 ops, LSTM, GRU and RNN
+//      fed by constants, so their kernels pack weights once (also where
+//      shapes are dynamic and Prepare sees no values). After partitioning
+//      such an input is fed by the subgraph's input node (PlaceHolder,
+//      InnerData); an index marked before stays marked then.
 // Fusion and folding come before marking because they create the nodes
 // and constants to mark. Nodes forced to another engine (`_ge_engine`) or
 // to the host (`_host_exec`) are left alone.

@@ -78,6 +78,7 @@ void RegisterDenseKernels(DenseKernelTable& table) {
   RegisterInt8MatMulKernels(table);
   RegisterQuantizeKernels(table);
   RegisterInt8AddKernels(table);
+  RegisterRnnKernels(table);
 }
 
 }  // namespace ge::engine::cpu_dense

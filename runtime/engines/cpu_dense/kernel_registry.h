@@ -62,6 +62,7 @@ void RegisterInt8ConvKernels(DenseKernelTable& table);
 void RegisterInt8MatMulKernels(DenseKernelTable& table);
 void RegisterQuantizeKernels(DenseKernelTable& table);
 void RegisterInt8AddKernels(DenseKernelTable& table);
+void RegisterRnnKernels(DenseKernelTable& table);
 
 // Every cpu_dense kernel, in a fixed order.
 void RegisterDenseKernels(DenseKernelTable& table);

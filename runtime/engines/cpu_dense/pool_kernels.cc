@@ -9,9 +9,12 @@
 // ignores padding and its exclude-padding average counts only input
 // elements, which is ONNX's meaning. With count_include_pad ONNX counts
 // the explicit pads but not that extra window, which oneDNN cannot
-// express: those shapes run on the reference kernel.
+// express: those shapes run on the reference kernel. Plain 2-D pools that
+// oneDNN would run with its reference implementation run blocked by 8
+// channels between reorders instead.
 #include <cstring>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <unordered_map>
 

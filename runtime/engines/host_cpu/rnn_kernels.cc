@@ -273,12 +273,14 @@ absl::Status RecurrentKernel::Compute(ExecuteContext& ctx) {
   GE_ASSIGN_OR_RETURN(Tensor yc, Tensor::Allocate(DataType::kDouble, state_shape));
   for (int64_t dir = 0; dir < pb.directions; ++dir) {
     for (int64_t b = 0; b < pb.batch; ++b) {
-      const int64_t state_at = ((dir * pb.batch) + b) * H;  // initial_h is [directions, batch, hidden]
+      // initial_h, initial_c, Y_h and Y_c are [directions, batch, hidden]
+      // (layout 1: [batch, directions, hidden]).
+      const int64_t state_at = pb.batch_major ? (b * pb.directions + dir) * H : (dir * pb.batch + b) * H;
       std::vector<double> h(H, 0.0), c(H, 0.0);
       if (!pb.h0.empty()) std::copy_n(pb.h0.begin() + state_at, H, h.begin());
       if (!pb.c0.empty()) std::copy_n(pb.c0.begin() + state_at, H, c.begin());
       RunRow(pb, dir, b, h, c, y.data<double>());
-      const int64_t out_at = pb.batch_major ? (b * pb.directions + dir) * H : state_at;
+      const int64_t out_at = state_at;
       std::copy(h.begin(), h.end(), yh.data<double>() + out_at);
       std::copy(c.begin(), c.end(), yc.data<double>() + out_at);
     }

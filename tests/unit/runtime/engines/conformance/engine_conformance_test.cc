@@ -21,6 +21,7 @@ namespace ge::engine::cpu_dense {
 std::string Describe(const Case& c);
 void AddDenseCases(CaseTable& table);
 void AddNnCases(CaseTable& table);
+void AddRnnCases(CaseTable& table);
 }  // namespace ge::engine::cpu_dense
 
 namespace ge::engine::conformance {
@@ -112,6 +113,7 @@ const cpu_dense::CaseTable& DenseCases() {
     auto* t = new cpu_dense::CaseTable();
     cpu_dense::AddDenseCases(*t);
     cpu_dense::AddNnCases(*t);
+    cpu_dense::AddRnnCases(*t);
     return t;
   }();
   return *table;

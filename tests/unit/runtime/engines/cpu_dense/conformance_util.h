@@ -40,6 +40,7 @@ using CaseTable = std::map<std::string, CaseGenerator>;
 void AddDenseCases(CaseTable& table);  // Conv, MatMul, Gemm, pooling, _DenseFused
 void AddNnCases(CaseTable& table);     // normalizations, softmax, element-wise
 void AddInt8Cases(CaseTable& table);   // QLinearConv, ConvInteger, QLinearMatMul, MatMulInteger
+void AddRnnCases(CaseTable& table);    // RNN, GRU, LSTM
 
 // Builds a case: `type` with `attrs`, inputs typed from values, one output
 // per `num_outputs`; the tolerance is `tolerance` or the dtype's default.

@@ -190,6 +190,25 @@ TEST_F(GraphOptimizerTest, FusedGraphOptimizationTouchesOnlyDenseNodes) {
   })"));
 }
 
+// A constant reaches a placed subgraph through a PlaceHolder: the marking of
+// the whole graph stays (dynamic-shape kernels see no values at Prepare and
+// pack only what the attribute lists once); unmarked inputs stay unmarked.
+TEST_F(GraphOptimizerTest, ConstantsMarkedBeforePartitioningStayMarked) {
+  auto g = Parse(R"(graph main {
+    x = Data() {index = 0} -> (f32[4,8])
+    w = PlaceHolder() -> (f32[8,8])
+    w2 = InnerData() {_parent_index = 2} -> (f32[8,8])
+    mm = MatMul(x, w) {_const_inputs = [1], _engine_name = "cpu_dense"} -> (f32[4,8])
+    mm2 = MatMul(mm, w2) {_engine_name = "cpu_dense"} -> (f32[4,8])
+    out = NetOutput(mm2)
+  })");
+  auto changed = PassTestEngine().graph_optimizers()[0]->OptimizeFusedGraph(*g);
+  ASSERT_TRUE(changed.ok()) << changed.status();
+  EXPECT_EQ(g->FindNode("mm")->op_desc().GetAttrOr<std::vector<int64_t>>(kAttrConstInputs, {}),
+            std::vector<int64_t>{1});
+  EXPECT_FALSE(g->FindNode("mm2")->op_desc().GetAttr<std::vector<int64_t>>(kAttrConstInputs));
+}
+
 TEST_F(GraphOptimizerTest, NodesPinnedElsewhereStayAsTheyAre) {
   const std::string text = R"(graph main {
     x = Data() {index = 0} -> (f32[4,8])
