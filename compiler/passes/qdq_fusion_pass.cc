@@ -148,6 +148,22 @@ absl::StatusOr<ir::Node*> AddConst(ir::Graph& g, const std::string& prefix, Tens
   return g.AddNode(std::move(op));
 }
 
+// The weights of a MatMul/Gemm as [K, N]: `data` itself, or (transB) a new
+// Const holding `w` ([N, K], one byte per element) transposed.
+absl::StatusOr<ir::OutPort> WeightsKN(ir::Graph& g, const Tensor& w, ir::OutPort data, bool trans_b,
+                                      const std::string& prefix) {
+  if (!trans_b) return data;
+  const int64_t n = w.shape().dim(0), k = w.shape().dim(1);
+  GE_ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(w.dtype(), Shape{k, n}));
+  const auto* src = static_cast<const uint8_t*>(w.raw_data());
+  auto* dst = static_cast<uint8_t*>(t.raw_data());
+  for (int64_t i = 0; i < n; ++i) {
+    for (int64_t j = 0; j < k; ++j) dst[j * n + i] = src[i * k + j];
+  }
+  GE_ASSIGN_OR_RETURN(ir::Node * tn, AddConst(g, prefix + "_weights_t", std::move(t)));
+  return ir::OutPort{tn, 0};
+}
+
 // A zero point input: the given one, or a new constant 0 of `dtype`.
 absl::StatusOr<ir::OutPort> ZeroPort(ir::Graph& g, const QParams& q, const std::string& prefix) {
   if (q.zero) return q.zero;
@@ -275,18 +291,7 @@ absl::StatusOr<bool> FuseMatMul(ir::Graph& g, Chain& c) {
   c.x = *a;
   c.w = *b;
   const std::string prefix = mm->name();
-  ir::OutPort weights = b->data;
-  if (trans_b) {
-    const int64_t n = bw->shape().dim(0), k = bw->shape().dim(1);
-    GE_ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(bw->dtype(), Shape{k, n}));
-    const auto* src = static_cast<const uint8_t*>(bw->raw_data());
-    auto* dst = static_cast<uint8_t*>(t.raw_data());
-    for (int64_t i = 0; i < n; ++i) {
-      for (int64_t j = 0; j < k; ++j) dst[j * n + i] = src[i * k + j];
-    }
-    GE_ASSIGN_OR_RETURN(ir::Node * tn, AddConst(g, prefix + "_weights_t", std::move(t)));
-    weights = {tn, 0};
-  }
+  GE_ASSIGN_OR_RETURN(ir::OutPort weights, WeightsKN(g, *bw, b->data, trans_b, prefix));
   GE_ASSIGN_OR_RETURN(ir::OutPort az, ZeroPort(g, c.x, prefix + "_a"));
   GE_ASSIGN_OR_RETURN(ir::OutPort bz, ZeroPort(g, c.w, prefix + "_b"));
   GE_ASSIGN_OR_RETURN(ir::OutPort yz, ZeroPort(g, c.y, prefix + "_y"));
@@ -370,17 +375,7 @@ absl::StatusOr<bool> FuseFloatMatMul(ir::Graph& g, ir::Node* mm) {
   for (int64_t i = 0; i < bw->NumElements(); ++i) b_max = std::max(b_max, std::abs(bw->GetAsInt64(i)));
   if (k * 255 * b_max > std::numeric_limits<int32_t>::max()) return false;
   const std::string prefix = mm->name();
-  ir::OutPort weights = b->data;
-  if (trans_b) {
-    GE_ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(bw->dtype(), Shape{k, n}));
-    const auto* src = static_cast<const uint8_t*>(bw->raw_data());
-    auto* dst = static_cast<uint8_t*>(t.raw_data());
-    for (int64_t i = 0; i < n; ++i) {
-      for (int64_t j = 0; j < k; ++j) dst[j * n + i] = src[i * k + j];
-    }
-    GE_ASSIGN_OR_RETURN(ir::Node * tn, AddConst(g, prefix + "_weights_t", std::move(t)));
-    weights = {tn, 0};
-  }
+  GE_ASSIGN_OR_RETURN(ir::OutPort weights, WeightsKN(g, *bw, b->data, trans_b, prefix));
   GE_ASSIGN_OR_RETURN(Tensor scale, Tensor::Allocate(DataType::kFloat, Shape{n}));
   for (int64_t c = 0; c < n; ++c) scale.data<float>()[c] = a->ScaleAt(0) * b->ScaleAt(c);
   GE_ASSIGN_OR_RETURN(ir::Node * scale_node, AddConst(g, prefix + "_scale", std::move(scale)));
