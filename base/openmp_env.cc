@@ -28,7 +28,7 @@ OpenMpWaiting ConfigureOpenMpWaiting() {
   OpenMpWaiting result;
   result.runtime_already_loaded = OpenMpRuntimeLoaded();
   if (std::getenv("OMP_WAIT_POLICY") == nullptr && std::getenv("GOMP_SPINCOUNT") == nullptr) {
-    result.set_by_ged = setenv("OMP_WAIT_POLICY", kDefaultOmpWaitPolicy, /*overwrite=*/0) == 0;
+    result.set_by_ged = setenv("GOMP_SPINCOUNT", kDefaultGompSpinCount, /*overwrite=*/0) == 0;
   }
   result.wait_policy = EnvOr("OMP_WAIT_POLICY");
   result.spin_count = EnvOr("GOMP_SPINCOUNT");
