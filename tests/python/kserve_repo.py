@@ -139,3 +139,32 @@ def metric_value(text, line_prefix):
         if line.startswith(line_prefix):
             return float(line.rsplit(" ", 1)[1])
     return None
+
+
+def token_sha256(token):
+    import hashlib
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+class TenantRepositoryDaemon:
+    """A repository (make_repository) served by a ged in explicit control
+    mode with two tenants: `ops` (admin: repository control) and `app`
+    (may infer add_sub only), tokens "ops-token" and "app-token". `daemon`
+    is made by `daemon_class` (tests/python/daemon.py's Daemon)."""
+
+    def __init__(self, daemon_class, prefix):
+        import tempfile
+        self.repo = tempfile.TemporaryDirectory(prefix=prefix)
+        make_repository(self.repo.name)
+        self.config = os.path.abspath(self.repo.name + "-ged.yaml")
+        with open(self.config, "w") as f:
+            f.write(f"tenants:\n  - name: ops\n    token_sha256: {token_sha256('ops-token')}\n    admin: true\n"
+                    f"  - name: app\n    token_sha256: {token_sha256('app-token')}\n    models: [add_sub]\n")
+        self.daemon = daemon_class("--config", self.config, "--model-repository", self.repo.name, "--no-cache",
+                                   "--model-control-mode", "explicit", "--load-model", "add_sub", timeout=300)
+
+    def stop(self):
+        code = self.daemon.stop()
+        os.remove(self.config)
+        self.repo.cleanup()
+        assert code == 0, f"ged exited with {code}"

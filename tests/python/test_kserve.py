@@ -5,8 +5,6 @@ metadata, config completion, readiness with a model that fails, the error
 codes, streams, statistics, dynamic batching under concurrent clients, and
 the explicit control mode with admin and model-limited tenants."""
 
-import hashlib
-import os
 import tempfile
 import threading
 import unittest
@@ -211,24 +209,13 @@ class KServeTest(unittest.TestCase):
         self.assertGreater(max(b.batch_size for b in after.batch_stats), 1)
 
 
-def sha(token):
-    return hashlib.sha256(token.encode()).hexdigest()
-
-
 class KServeControlTest(unittest.TestCase):
     """Explicit control mode with an admin tenant and one limited to add_sub."""
 
     @classmethod
     def setUpClass(cls):
-        cls.repo = tempfile.TemporaryDirectory(prefix="ged-kserve-ctl-")
-        kr.make_repository(cls.repo.name)
-        config = os.path.join(cls.repo.name, "..", os.path.basename(cls.repo.name) + "-ged.yaml")
-        cls.config = os.path.abspath(config)
-        with open(cls.config, "w") as f:
-            f.write(f"tenants:\n  - name: ops\n    token_sha256: {sha('ops-token')}\n    admin: true\n"
-                    f"  - name: app\n    token_sha256: {sha('app-token')}\n    models: [add_sub]\n")
-        cls.daemon = Daemon("--config", cls.config, "--model-repository", cls.repo.name, "--no-cache",
-                            "--model-control-mode", "explicit", "--load-model", "add_sub", timeout=300)
+        cls.served = kr.TenantRepositoryDaemon(Daemon, "ged-kserve-ctl-")
+        cls.daemon = cls.served.daemon
         cls.ops = kr.Client(cls.daemon.address, "ops-token")
         cls.app = kr.Client(cls.daemon.address, "app-token")
 
@@ -236,10 +223,7 @@ class KServeControlTest(unittest.TestCase):
     def tearDownClass(cls):
         cls.ops.close()
         cls.app.close()
-        code = cls.daemon.stop()
-        os.remove(cls.config)
-        cls.repo.cleanup()
-        assert code == 0, f"ged exited with {code}"
+        cls.served.stop()
 
     def test_explicit_load_and_unload(self):
         x = np.array([1, 2, 3], dtype=np.int64)

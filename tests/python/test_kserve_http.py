@@ -6,9 +6,7 @@ HTTP statuses, body and JSON bounds, dynamic batching under concurrent
 clients, and bearer tokens with an admin and a model-limited tenant. The
 repository is the gRPC tests' (kserve_repo.make_repository)."""
 
-import hashlib
 import json
-import os
 import socket
 import tempfile
 import threading
@@ -230,23 +228,13 @@ class KServeHttpTest(unittest.TestCase):
         self.assertIsNotNone(kr.metric_value(text, 'ged_requests_total{rpc="http:ModelInfer",code="OK"}'))
 
 
-def sha(token):
-    return hashlib.sha256(token.encode()).hexdigest()
-
-
 class KServeHttpTenantsTest(unittest.TestCase):
     """Explicit control mode with an admin tenant and one limited to add_sub."""
 
     @classmethod
     def setUpClass(cls):
-        cls.repo = tempfile.TemporaryDirectory(prefix="ged-kserve-http-ctl-")
-        kr.make_repository(cls.repo.name)
-        cls.config = os.path.abspath(cls.repo.name + "-ged.yaml")
-        with open(cls.config, "w") as f:
-            f.write(f"tenants:\n  - name: ops\n    token_sha256: {sha('ops-token')}\n    admin: true\n"
-                    f"  - name: app\n    token_sha256: {sha('app-token')}\n    models: [add_sub]\n")
-        cls.daemon = Daemon("--config", cls.config, "--model-repository", cls.repo.name, "--no-cache",
-                            "--model-control-mode", "explicit", "--load-model", "add_sub", timeout=300)
+        cls.served = kr.TenantRepositoryDaemon(Daemon, "ged-kserve-http-ctl-")
+        cls.daemon = cls.served.daemon
         cls.ops = kh.Client(cls.daemon.http_address, "ops-token")
         cls.app = kh.Client(cls.daemon.http_address, "app-token")
 
@@ -254,10 +242,7 @@ class KServeHttpTenantsTest(unittest.TestCase):
     def tearDownClass(cls):
         cls.ops.close()
         cls.app.close()
-        code = cls.daemon.stop()
-        os.remove(cls.config)
-        cls.repo.cleanup()
-        assert code == 0, f"ged exited with {code}"
+        cls.served.stop()
 
     def expect_error(self, status, fn, *args, **kw):
         with self.assertRaises(kh.HttpError) as ctx:
