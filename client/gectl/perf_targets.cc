@@ -55,27 +55,31 @@ absl::Status FillInput(PerfTensor& t, uint64_t seed) {
   t.data.assign(static_cast<size_t>(n) * size, '\0');
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<float> unit(0.0f, 1.0f);
-  char* out = t.data.data();
-  for (int64_t i = 0; i < n; ++i) {
-    if (t.datatype == "FP32") {
-      const float v = unit(rng);
-      std::memcpy(out + i * 4, &v, 4);
-    } else if (t.datatype == "FP64") {
-      const double v = unit(rng);
-      std::memcpy(out + i * 8, &v, 8);
-    } else if (t.datatype == "FP16") {
-      const uint16_t v = HalfOfUnitFloat(unit(rng));
-      std::memcpy(out + i * 2, &v, 2);
-    } else if (t.datatype == "BF16") {
-      const float f = unit(rng);
+  // One encoder per tensor, chosen once: a value in [0, 1) to its bytes.
+  void (*encode)(float, char*) = nullptr;
+  if (t.datatype == "FP32") {
+    encode = [](float v, char* p) { std::memcpy(p, &v, 4); };
+  } else if (t.datatype == "FP64") {
+    encode = [](float v, char* p) {
+      const double d = v;
+      std::memcpy(p, &d, 8);
+    };
+  } else if (t.datatype == "FP16") {
+    encode = [](float v, char* p) {
+      const uint16_t h = HalfOfUnitFloat(v);
+      std::memcpy(p, &h, 2);
+    };
+  } else if (t.datatype == "BF16") {
+    encode = [](float v, char* p) {
       uint32_t bits;
-      std::memcpy(&bits, &f, 4);
-      const uint16_t v = static_cast<uint16_t>(bits >> 16);
-      std::memcpy(out + i * 2, &v, 2);
-    } else {
-      break;  // integers and BOOL stay zero
-    }
+      std::memcpy(&bits, &v, 4);
+      const uint16_t h = static_cast<uint16_t>(bits >> 16);
+      std::memcpy(p, &h, 2);
+    };
   }
+  if (encode == nullptr) return absl::OkStatus();  // integers and BOOL stay zero
+  char* out = t.data.data();
+  for (int64_t i = 0; i < n; ++i) encode(unit(rng), out + i * size);
   return absl::OkStatus();
 }
 
