@@ -21,7 +21,17 @@ constexpr std::string_view kEngineName = "cpu_dense";
 bool IsDenseNode(const ir::Node& n) {
   const std::string& t = n.type();
   return t == "Conv" || t == "MatMul" || t == "Gemm" || t == kDenseFusedOp || t == "QLinearConv" ||
-         t == "ConvInteger" || t == "QLinearMatMul" || t == "MatMulInteger" || t == "LSTM" || t == "GRU" || t == "RNN";
+         t == "ConvInteger" || t == "QLinearMatMul" || t == "MatMulInteger" || t == "LSTM" || t == "GRU" ||
+         t == "RNN" || t == "ConvTranspose";
+}
+
+bool FeedsLayerNorm(const ir::Node& n) {
+  for (int i = 0; i < n.num_outputs(); ++i) {
+    for (const ir::InPort& use : n.consumers(i)) {
+      if (use.node->type() == "LayerNormalization") return true;
+    }
+  }
+  return false;
 }
 
 bool IsBinaryArithmetic(const ir::Node& n) {
@@ -86,6 +96,17 @@ absl::StatusOr<bool> CpuDenseGraphOptimizer::OptimizeOne(ir::Graph& graph, const
   // fusions run first there (cpu_fused's add + layer norm claims the
   // residual Add). Activations fuse now, whatever engine the cost model
   // would give them.
+  // A convolution's chain (GELU's arithmetic, a residual Add) fuses now
+  // too, except an Add feeding a LayerNormalization (cpu_fused's claim):
+  // left to the engine partition, the cost model put a TCN's GELU on
+  // cpu_vector (a scalar erff per element) and cut cpu_dense's subgraph.
+  if (fold) {
+    const NodeFilter conv_chain = [&can_rewrite](const ir::Node& n) {
+      return can_rewrite(n) && n.type() != "MatMul" && n.type() != "Gemm" && !FeedsLayerNorm(n);
+    };
+    GE_ASSIGN_OR_RETURN(bool conv_fused, FusePostOps(graph, conv_chain, supported_));
+    changed = changed || conv_fused;
+  }
   const NodeFilter early = [&can_rewrite](const ir::Node& n) { return can_rewrite(n) && !IsBinaryArithmetic(n); };
   GE_ASSIGN_OR_RETURN(bool fused, FusePostOps(graph, fold ? early : can_rewrite, supported_));
   GE_ASSIGN_OR_RETURN(bool marked, MarkConstInputs(graph, can_rewrite));
