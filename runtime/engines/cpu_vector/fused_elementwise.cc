@@ -61,7 +61,13 @@ void Gather(const sdk::BroadcastPlan& plan, const float* src, int64_t begin, int
   int64_t i = 0;
   while (i < len) {
     const int64_t run = std::min(len - i, inner - index[rank - 1]);
-    for (int64_t j = 0; j < run; ++j) dst[i + j] = src[offset + j * inner_stride];
+    if (inner_stride == 1) {
+      std::copy(src + offset, src + offset + run, dst + i);
+    } else if (inner_stride == 0) {
+      std::fill(dst + i, dst + i + run, src[offset]);
+    } else {
+      for (int64_t j = 0; j < run; ++j) dst[i + j] = src[offset + j * inner_stride];
+    }
     i += run;
     offset += run * inner_stride;
     index[rank - 1] += run;
