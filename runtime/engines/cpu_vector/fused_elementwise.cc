@@ -127,10 +127,11 @@ class FusedElementwiseKernel final : public Kernel {
     }
     const int64_t n = elements_;
     if (n == 0) return absl::OkStatus();
-    absl::InlinedVector<const float*, 16> bases(n_in);
-    for (int i = 0; i < n_in; ++i) bases[i] = static_cast<const float*>(ctx.input(i).raw_data());
+    bases_.resize(n_in);
+    for (int i = 0; i < n_in; ++i) bases_[i] = static_cast<const float*>(ctx.input(i).raw_data());
     float* out = static_cast<float*>(y->raw_data());
-    auto run = [&](int64_t begin, int64_t end) { RunRange(bases.data(), out, begin, end); };
+    const float* const* bases = bases_.data();
+    auto run = [&](int64_t begin, int64_t end) { RunRange(bases, out, begin, end); };
     const int threads = ctx.num_threads();
     if (threads <= 1 || n * program_.cost < kParallelWork || n < 2 * kMinChunk) {
       run(0, n);
@@ -157,6 +158,7 @@ class FusedElementwiseKernel final : public Kernel {
       fns_.push_back(in.binary ? reinterpret_cast<void*>(k.binary[int(in.bin)][int(VDt::kF32)])
                                : reinterpret_cast<void*>(k.unary[int(in.unary)][int(VDt::kF32)]));
     }
+    BuildHot();
   }
 
   // Classifies the inputs against Y's shape and gives gathered inputs
@@ -184,61 +186,94 @@ class FusedElementwiseKernel final : public Kernel {
         p.plan = sdk::MakeBroadcastPlan(y.span(), {shapes[i].span()});
       }
     }
+    BuildHot();
     return absl::OkStatus();
+  }
+
+  // The hot form of the program: loop, parameters and operand slots (the
+  // registers first, then the inputs) in 32 bytes per instruction.
+  void BuildHot() {
+    hot_.clear();
+    for (size_t k = 0; k < program_.code.size(); ++k) {
+      const FusedInstr& in = program_.code[k];
+      auto slot = [&](int32_t x) { return x >= 0 ? x : registers_ + (-1 - x); };
+      hot_.push_back({fns_[k], &in.params, slot(in.a), in.binary ? slot(in.b) : 0, in.dst, in.binary});
+    }
   }
 
   // The program over Y's elements [begin, end), block by block.
   void RunRange(const float* const* bases, float* out, int64_t begin, int64_t end) const {
     thread_local std::vector<float> scratch;
+    thread_local std::vector<const float*> src;
+    thread_local std::vector<int64_t> stride;
+    const int n_in = program_.num_inputs;
     const size_t need = static_cast<size_t>(std::max(1, registers_)) * kFusedBlock;
     if (scratch.size() < need) scratch.resize(need);
+    const size_t slots = static_cast<size_t>(registers_ + n_in);
+    if (src.size() < slots) {
+      src.resize(slots);
+      stride.resize(slots);
+    }
+    // Plain pointers: the loops below call through function pointers, after
+    // which the thread_locals' addresses would be looked up again.
     float* regs = scratch.data();
-    const size_t count = program_.code.size();
+    const float** srcs = src.data();
+    int64_t* strides = stride.data();
+    for (int r = 0; r < registers_; ++r) {
+      srcs[r] = regs + r * kFusedBlock;
+      strides[r] = 1;
+    }
+    const float** in_src = srcs + registers_;
+    int64_t* in_stride = strides + registers_;
     for (int64_t b0 = begin; b0 < end; b0 += kFusedBlock) {
       const int64_t len = std::min<int64_t>(kFusedBlock, end - b0);
-      for (size_t i = 0; i < plans_.size(); ++i) {
-        if (plans_[i].kind == InputKind::kGather) {
-          Gather(plans_[i].plan, bases[i], b0, len, regs + plans_[i].reg * kFusedBlock);
-        }
-      }
-      auto operand = [&](int32_t x, int64_t* stride) -> const float* {
-        if (x >= 0) {
-          *stride = 1;
-          return regs + x * kFusedBlock;
-        }
-        const int32_t i = -1 - x;
+      for (int i = 0; i < n_in; ++i) {
         const InputPlan& p = plans_[i];
         switch (p.kind) {
-          case InputKind::kFull: *stride = 1; return bases[i] + b0;
-          case InputKind::kScalar: *stride = 0; return bases[i];
-          case InputKind::kGather: break;
+          case InputKind::kFull:
+            in_src[i] = bases[i] + b0;
+            in_stride[i] = 1;
+            break;
+          case InputKind::kScalar:
+            in_src[i] = bases[i];
+            in_stride[i] = 0;
+            break;
+          case InputKind::kGather:
+            Gather(p.plan, bases[i], b0, len, regs + p.reg * kFusedBlock);
+            in_src[i] = regs + p.reg * kFusedBlock;
+            in_stride[i] = 1;
+            break;
         }
-        *stride = 1;
-        return regs + p.reg * kFusedBlock;
-      };
-      for (size_t k = 0; k < count; ++k) {
-        const FusedInstr& in = program_.code[k];
-        float* dst = in.dst < 0 ? out + b0 : regs + in.dst * kFusedBlock;
-        int64_t sa = 0;
-        const float* pa = operand(in.a, &sa);
-        if (in.binary) {
-          int64_t sb = 0;
-          const float* pb = operand(in.b, &sb);
-          reinterpret_cast<BinaryFn>(fns_[k])(pa, sa, pb, sb, dst, len);
+      }
+      for (const HotInstr& h : hot_) {
+        float* dst = h.dst < 0 ? out + b0 : regs + h.dst * kFusedBlock;
+        const float* pa = srcs[h.a];
+        const int64_t sa = strides[h.a];
+        if (h.binary) {
+          reinterpret_cast<BinaryFn>(h.fn)(pa, sa, srcs[h.b], strides[h.b], dst, len);
         } else if (sa != 0) {
-          reinterpret_cast<UnaryFn>(fns_[k])(pa, dst, len, in.params);
+          reinterpret_cast<UnaryFn>(h.fn)(pa, dst, len, *h.params);
         } else {
           // A one-element operand: the op once, then its value repeated.
           float v = 0.0f;
-          reinterpret_cast<UnaryFn>(fns_[k])(pa, &v, 1, in.params);
+          reinterpret_cast<UnaryFn>(h.fn)(pa, &v, 1, *h.params);
           std::fill(dst, dst + len, v);
         }
       }
     }
   }
 
+  struct HotInstr {
+    void* fn;
+    const UnaryParams* params;
+    int32_t a, b, dst;
+    bool binary;
+  };
+
   FusedProgram program_;
   std::vector<void*> fns_;  // per instruction, from the ISA table in use
+  std::vector<HotInstr> hot_;
+  std::vector<const float*> bases_;  // the inputs' data, per Compute
   const char* isa_name_ = nullptr;
   bool prepared_ = false;
   int64_t elements_ = 0;
