@@ -339,7 +339,10 @@ class VariadicKernel final : public Kernel {
     for (int i = 1; i < n; ++i) {
       if (ctx.input(i).dtype() != a.dtype()) return NodeError(op_, "inputs of different dtypes");
     }
-    GE_ASSIGN_OR_RETURN(Tensor out, ctx.Output(0));
+    // The planned output on the static path (no shape or buffer copy).
+    Tensor holder;
+    GE_ASSIGN_OR_RETURN(Tensor * planned, OutputOf(ctx, 0, holder));
+    const Tensor& out = *planned;
     if (runners_.size() < static_cast<size_t>(std::max(1, n - 1))) runners_.resize(std::max(1, n - 1));
     if (n == 1) {
       GE_RETURN_IF_ERROR(sdk::CheckBroadcastsTo(op_, a.shape(), 0, out.shape()));
