@@ -77,10 +77,12 @@ TEST_F(Int8ModelsTest, PartitionShowsInt8KernelsOnCpuDense) {
   EXPECT_EQ(on_dense["MaxPool"], 1) << r.out;
   for (const char* gone : {"Conv", "Relu", "Gemm"}) EXPECT_EQ(all[gone], 0) << gone << " left: " << r.out;
   // The float classifier's product runs on integers (MatMulInteger, then
-  // Cast, Mul by the scales and Add of its bias: the one Add left).
+  // Cast, Mul by the scales and Add of its bias: the one Add left, which
+  // cpu_vector's element-wise fusion runs with the Mul as one program).
   EXPECT_EQ(on_dense["MatMulInteger"], 1) << r.out;
-  EXPECT_EQ(all["Mul"], 1) << r.out;
-  EXPECT_EQ(all["Add"], 1) << r.out;
+  EXPECT_EQ(all["_FusedElementwise"], 1) << r.out;
+  EXPECT_EQ(all["Mul"], 0) << r.out;
+  EXPECT_EQ(all["Add"], 0) << r.out;
   // The only DequantizeLinear left feeds the float GlobalAveragePool.
   EXPECT_LE(all["DequantizeLinear"], 1) << r.out;
 }

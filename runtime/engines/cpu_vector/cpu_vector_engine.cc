@@ -4,7 +4,9 @@
 
 #include "base/ir/node.h"
 #include "absl/strings/escaping.h"
+#include "base/ops/op_registry.h"
 #include "base/status.h"
+#include "runtime/engines/cpu_vector/fused_elementwise.h"
 #include "runtime/engines/api/attributes.h"
 
 namespace ge::engine {
@@ -78,7 +80,8 @@ absl::Status CpuVectorEngine::Initialize(const EngineOptions& options) {
   if (isa != "auto" && isa != "avx2") {
     return InvalidArgument("ge.cpu_vector.isa must be auto or avx2, got '", isa, "'");
   }
-  return cpu_vector::SelectIsa(isa == "avx2");
+  GE_RETURN_IF_ERROR(cpu_vector::SelectIsa(isa == "avx2"));
+  return cpu_vector::RegisterFusedElementwiseOp(ops::OpRegistry::Global());
 }
 
 }  // namespace ge::engine

@@ -15,6 +15,9 @@
 // oneDNN cannot express, and the ops cpu_dense lacks.
 // CheckSupported accepts exactly the dtypes the ISA table has loops for.
 //
+// Its graph optimizer fuses groups of float element-wise ops into one
+// `_FusedElementwise` kernel each (elementwise_fusion.h).
+//
 // Its KernelBuilder puts its nodes on the StaticExecutor with a versioned
 // blob recording the types the task was built for; LoadKernel refuses a
 // blob for other types and prepares the kernel once (plans, strides,
@@ -26,6 +29,7 @@
 #include <vector>
 
 #include "runtime/engines/api/engine.h"
+#include "runtime/engines/cpu_vector/elementwise_fusion.h"
 #include "runtime/engines/cpu_vector/vector_kernel.h"
 
 namespace ge::engine {
@@ -71,7 +75,8 @@ class CpuVectorEngine final : public Engine {
   CpuVectorEngine();
   ~CpuVectorEngine() override;
 
-  // Selects the ISA table (option ge.cpu_vector.isa: "auto" or "avx2");
+  // Selects the ISA table (option ge.cpu_vector.isa: "auto" or "avx2") and
+  // registers `_FusedElementwise`'s schema;
   // FailedPrecondition without AVX2, or when the embedded json
   // (cpu_vector.json) did not parse.
   absl::Status Initialize(const EngineOptions& options) override;
@@ -79,6 +84,8 @@ class CpuVectorEngine final : public Engine {
   const CpuVectorInfoStore& vector_info_store() const { return info_store_; }
   const KernelFactory& kernel_factory() const override { return factory_; }
   const KernelBuilder& kernel_builder() const override { return builder_; }
+  // Element-wise fusion (elementwise_fusion.h) on each cpu_vector subgraph.
+  std::vector<GraphOptimizer*> graph_optimizers() override { return {&fusion_}; }
 
  private:
   absl::Status attributes_error_;
@@ -86,6 +93,7 @@ class CpuVectorEngine final : public Engine {
   CpuVectorInfoStore info_store_;
   CpuVectorKernelFactory factory_;
   CpuVectorKernelBuilder builder_;
+  cpu_vector::ElementwiseFusionOptimizer fusion_;
 };
 
 }  // namespace ge::engine

@@ -8,8 +8,10 @@
 // plan, no allocation, no threads), anything else walks a broadcast plan
 // built at Prepare (rebuilt only when Compute sees other shapes).
 #include <cstring>
+#include <tuple>
 
 #include "base/status.h"
+#include "runtime/engines/cpu_vector/elementwise_ops.h"
 #include "runtime/engines/cpu_vector/vector_kernel.h"
 #include "runtime/engines/sdk/broadcast.h"
 #include "runtime/engines/sdk/kernel_util.h"
@@ -337,7 +339,10 @@ class VariadicKernel final : public Kernel {
     for (int i = 1; i < n; ++i) {
       if (ctx.input(i).dtype() != a.dtype()) return NodeError(op_, "inputs of different dtypes");
     }
-    GE_ASSIGN_OR_RETURN(Tensor out, ctx.Output(0));
+    // The planned output on the static path (no shape or buffer copy).
+    Tensor holder;
+    GE_ASSIGN_OR_RETURN(Tensor * planned, OutputOf(ctx, 0, holder));
+    const Tensor& out = *planned;
     if (runners_.size() < static_cast<size_t>(std::max(1, n - 1))) runners_.resize(std::max(1, n - 1));
     if (n == 1) {
       GE_RETURN_IF_ERROR(sdk::CheckBroadcastsTo(op_, a.shape(), 0, out.shape()));
@@ -454,22 +459,12 @@ void RegisterElementwiseKernels(VectorKernelTable& table) {
   AddUnary(table, "HardSwish", UnaryOp::kHardSwish, 2);
   AddUnary(table, "Not", UnaryOp::kNot, 1);
   AddUnary(table, "IsNaN", UnaryOp::kIsNaN, 1);
-  AddUnary(table, "LeakyRelu", UnaryOp::kLeakyRelu, 1, [](const ir::OpDesc& op) {
-    UnaryParams p;
-    p.alpha = sdk::FloatAttr(op, "alpha", 0.01f);
-    return p;
-  });
-  AddUnary(table, "HardSigmoid", UnaryOp::kHardSigmoid, 1, [](const ir::OpDesc& op) {
-    UnaryParams p;
-    p.alpha = sdk::FloatAttr(op, "alpha", 0.2f);
-    p.beta = sdk::FloatAttr(op, "beta", 0.5f);
-    return p;
-  });
-  AddUnary(table, "Elu", UnaryOp::kElu, 4, [](const ir::OpDesc& op) {
-    UnaryParams p;
-    p.alpha = sdk::FloatAttr(op, "alpha", 1.0f);
-    return p;
-  });
+  // Attributes as the fused programs read them (elementwise_ops.h).
+  for (auto [type, kind, cost] :
+       {std::tuple{"LeakyRelu", UnaryOp::kLeakyRelu, 1}, std::tuple{"HardSigmoid", UnaryOp::kHardSigmoid, 1},
+        std::tuple{"Elu", UnaryOp::kElu, 4}}) {
+    AddUnary(table, type, kind, cost, [kind](const ir::OpDesc& op) { return ReadUnaryParams(op, kind); });
+  }
   const DataTypeSet clip_set = UnarySet(UnaryOp::kClip);
   table.Add({"Clip",
              [clip_set](const ir::OpDesc& op) {

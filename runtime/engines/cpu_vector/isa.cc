@@ -5,6 +5,7 @@
 
 #include "base/logging.h"
 #include "base/status.h"
+#include "runtime/engines/cpu_vector/fused_elementwise.h"
 #include "runtime/engines/cpu_vector/vector_kernel.h"
 
 namespace ge::engine::cpu_vector {
@@ -89,6 +90,7 @@ void RegisterVectorKernels(VectorKernelTable& table) {
   RegisterElementwiseKernels(table);
   RegisterReduceKernels(table);
   RegisterMovementKernels(table);
+  RegisterFusedElementwiseKernel(table);
 }
 
 }  // namespace ge::engine::cpu_vector

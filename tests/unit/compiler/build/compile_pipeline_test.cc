@@ -137,9 +137,20 @@ TEST_F(CompilePipelineTest, DisabledPassesDoNotRun) {
   EXPECT_EQ(Count(*(*folded)->graph, "Add"), 1);
   CompileOptions options;
   options.disabled_passes = {"ConstantFoldingPass"};
+  // cpu_vector's element-wise fusion would put the two Adds in one node.
+  const std::vector<std::string> optimizers = OptimizerNames();
+  const bool fuses = std::find(optimizers.begin(), optimizers.end(), "cpu_vector") != optimizers.end();
+  if (fuses) options.disabled_passes.push_back("cpu_vector.OptimizeFusedGraph");
   auto kept = Compile(kFoldable, options);
   ASSERT_TRUE(kept.ok()) << kept.status();
   EXPECT_EQ(Count(*(*kept)->graph, "Add"), 2);
+  if (!fuses) return;
+  // With the fusion on, the same two Adds run as one program.
+  options.disabled_passes = {"ConstantFoldingPass"};
+  auto fused = Compile(kFoldable, options);
+  ASSERT_TRUE(fused.ok()) << fused.status();
+  EXPECT_EQ(Count(*(*fused)->graph, "Add"), 0);
+  EXPECT_EQ(Count(*(*fused)->graph, "_FusedElementwise"), 1);
 }
 
 TEST_F(CompilePipelineTest, EngineOptimizersFoldBatchNormBeforePlacement) {

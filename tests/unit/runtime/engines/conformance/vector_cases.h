@@ -21,6 +21,8 @@ using VectorCaseTable = std::map<std::string, VectorCaseGenerator>;
 // Element-wise, reduction and data-movement generators.
 void AddElementwiseCases(VectorCaseTable& table);
 void AddReduceAndMovementCases(VectorCaseTable& table);
+// `_FusedElementwise` (its case carries a host_cpu reference).
+void AddFusedElementwiseCases(VectorCaseTable& table);
 
 // A random shape of rank [min_rank, max_rank] with dims in [1, max_dim];
 // with probability 1/8 one dim is 0 (when `allow_empty`).
