@@ -4,6 +4,7 @@
 #include "tests/testing/kernel_test_util.h"
 
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <sstream>
 
@@ -167,6 +168,14 @@ absl::StatusOr<Tensor> TestExecuteContext::Output(int i, const Shape& shape) {
                     ", which is not fully known");
   }
   GE_ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(output_dtype(i), shape));
+  // Executors hand out storage with unspecified contents (the static
+  // executor's arena is reused between runs, the dynamic one's caching
+  // allocator does not clear blocks): every element a kernel does not write
+  // here reads as NaN (floats), -1 (integers) or true, so the comparisons see
+  // it.
+  if (t.dtype() != DataType::kString && t.SizeInBytes() > 0) {
+    std::memset(t.raw_data(), t.dtype() == DataType::kBool ? 0x01 : 0xFF, t.SizeInBytes());
+  }
   outputs_[i] = Value(t);
   produced_[i] = true;
   return t;

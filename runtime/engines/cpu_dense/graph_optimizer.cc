@@ -10,6 +10,7 @@
 #include "runtime/engines/cpu_dense/conv_bn_fold.h"
 #include "runtime/engines/cpu_dense/dense_kernel.h"
 #include "runtime/engines/cpu_dense/layout_pass.h"
+#include "runtime/engines/cpu_dense/pad_fold.h"
 #include "runtime/engines/cpu_dense/post_op_fusion.h"
 #include "runtime/engines/cpu_dense/post_ops.h"
 
@@ -88,8 +89,9 @@ absl::StatusOr<bool> CpuDenseGraphOptimizer::OptimizeOne(ir::Graph& graph, const
                                                          bool fold) {
   bool changed = false;
   if (fold) {
+    GE_ASSIGN_OR_RETURN(bool pads, FoldPads(graph, can_rewrite));
     GE_ASSIGN_OR_RETURN(bool folded, FoldConvBatchNorm(graph, can_rewrite));
-    changed = folded;
+    changed = pads || folded;
   }
   // Before placement, binary post-ops (a bias or residual Add, GELU's
   // arithmetic) wait for the engine partition: the composite engine's

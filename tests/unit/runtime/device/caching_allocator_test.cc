@@ -159,6 +159,32 @@ TEST(CachingAllocatorTest, CloseAndDestructionReturnEverything) {
   EXPECT_EQ(device.memory_stats().in_use_bytes, 0);
 }
 
+// Kernel outputs (the dynamic executor's ExecuteContext::Output) are
+// buffers without the zero fill: a reused block keeps its bytes, while
+// AllocateTensor clears the same block.
+TEST(CachingAllocatorTest, BuffersComeAsTheyWereTensorsZeroed) {
+  CpuDevice device = MakeDevice();
+  auto cache = std::make_shared<CachingAllocator>(&device);
+  const void* first;
+  {
+    auto b = cache->AllocateBuffer(80);
+    ASSERT_TRUE(b.ok()) << b.status();
+    first = (*b)->data();
+    for (int i = 0; i < 20; ++i) static_cast<float*>((*b)->data())[i] = static_cast<float>(i) + 0.5f;
+  }
+  {
+    auto b = cache->AllocateBuffer(80);
+    ASSERT_TRUE(b.ok()) << b.status();
+    EXPECT_EQ((*b)->data(), first);
+    for (int i = 0; i < 20; ++i) ASSERT_EQ(static_cast<const float*>((*b)->data())[i], static_cast<float>(i) + 0.5f);
+  }
+  auto z = cache->AllocateTensor(DataType::kFloat, Shape{20});
+  ASSERT_TRUE(z.ok());
+  EXPECT_EQ(z->raw_data(), first);
+  for (int64_t i = 0; i < 20; ++i) ASSERT_EQ(z->data<float>()[i], 0.0f);
+  EXPECT_EQ(cache->stats().hits, 2);
+}
+
 TEST(CachingAllocatorTest, TensorsAreZeroedReusedAndOutliveTheCache) {
   CpuDevice device = MakeDevice();
   auto cache = std::make_shared<CachingAllocator>(&device);

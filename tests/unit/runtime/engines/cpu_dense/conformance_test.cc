@@ -223,5 +223,75 @@ TEST(CpuDenseResize, ChannelBlockedLayoutsGiveTheLaidOutPlainResult) {
   }
 }
 
+// ---- Concat as contiguous copies ----
+
+// A channel Concat of plain inputs, and of channel-blocked inputs with the
+// blocked output, against host_cpu's plain result: at batch 1 and 3, small
+// (one thread) and large enough to split over a team of the test pool, so
+// every copy's offsets are checked on both paths. NHWC inputs take oneDNN's
+// concat (their runs interleave), and so does the reference comparison.
+TEST(CpuDenseConcat, CopiesEveryLayoutItTakesAndKeepsOneDnnForOthers) {
+  Rng rng(11);
+  struct Layout {
+    ir::Format format;
+    int64_t block;
+  };
+  for (Layout layout : {Layout{ir::Format::kND, -1}, Layout{ir::Format::kNChw8c, 8}, Layout{ir::Format::kNChw16c, 16},
+                        Layout{ir::Format::kNHWC, 0}}) {
+    for (int64_t n : {1, 3}) {
+      for (int64_t hw : {3, 28}) {
+        for (bool team : {false, true}) {
+          std::vector<Value> plain, laid;
+          for (int64_t c : {64, 32, 16, 48}) {
+            const Tensor x = rng.Random(DataType::kFloat, Shape{n, c, hw, hw});
+            plain.push_back(x);
+            laid.push_back(layout.block < 0 ? x : LaidOut(x, layout.block));
+          }
+          auto want = HostOp("Concat", plain, {{"axis", ir::AttrValue(int64_t{1})}});
+          ASSERT_TRUE(want.ok()) << want.status();
+          Case c = MakeCase("Concat", laid, {{"axis", ir::AttrValue(int64_t{1})}});
+          for (int i = 0; i < c.op.num_inputs(); ++i)
+            c.op.mutable_input(i).type.mutable_tensor().format = layout.format;
+          test::RunOptions options;
+          options.output_types = {ir::ValueType::Tensor(DataType::kFloat, want->shape())};
+          options.output_types[0].mutable_tensor().format = layout.format;
+          if (team) options.thread_pool = test::TestThreadPool();
+          const int64_t reference_runs = ReferenceRuns().load();
+          auto got = test::RunKernel(Dense(), c.op, c.inputs, options);
+          ASSERT_TRUE(got.ok()) << got.status();
+          EXPECT_EQ(ReferenceRuns().load(), reference_runs);
+          const Tensor expected = layout.block < 0 ? *want : LaidOut(*want, layout.block);
+          EXPECT_TRUE(test::TensorNear((*got)[0].tensor(), expected, test::Tolerance{0, 0}))
+              << ir::FormatName(layout.format) << " batch " << n << " " << hw << "x" << hw << " team " << team;
+        }
+      }
+    }
+  }
+}
+
+// Concat along an inner axis of plain inputs: one run per index of the
+// dims before it.
+TEST(CpuDenseConcat, InnerAxesCopyRunsPerOuterIndex) {
+  Rng rng(12);
+  for (int64_t axis : {0, 2, 3, -1}) {
+    for (bool team : {false, true}) {
+      std::vector<Value> inputs;
+      for (int64_t k : {5, 1, 70}) {
+        Shape s{2, 3, 40, 33};
+        s.set_dim(axis < 0 ? axis + 4 : axis, k);
+        inputs.push_back(rng.Random(DataType::kFloat, s));
+      }
+      auto want = HostOp("Concat", inputs, {{"axis", ir::AttrValue(axis)}});
+      ASSERT_TRUE(want.ok()) << want.status();
+      Case c = MakeCase("Concat", inputs, {{"axis", ir::AttrValue(axis)}});
+      test::RunOptions options;
+      if (team) options.thread_pool = test::TestThreadPool();
+      auto got = test::RunKernel(Dense(), c.op, c.inputs, options);
+      ASSERT_TRUE(got.ok()) << got.status();
+      EXPECT_TRUE(test::TensorNear((*got)[0].tensor(), *want, test::Tolerance{0, 0})) << "axis " << axis;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace ge::engine::cpu_dense

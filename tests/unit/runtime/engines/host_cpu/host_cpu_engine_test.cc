@@ -6,6 +6,7 @@
 
 #include <dlfcn.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
@@ -249,6 +250,25 @@ TEST(KernelTestHarness, MatchesReferenceComparesEngines) {
   EXPECT_NE(std::string(r.message()).find("off_by_one vs host_cpu on node 'relu3' (Relu)"),
             std::string::npos)
       << r.message();
+}
+
+// Executors do not clear output storage (the static executor's arena is
+// reused, the dynamic executor's caching allocator hands blocks back as they
+// were), so the harness poisons what Output() returns: a kernel that leaves
+// an element unwritten fails its comparison instead of passing on a zero.
+TEST(KernelTestHarness, OutputsComePoisonedNotZeroed) {
+  test::TestExecuteContext ctx(
+      {},
+      {ir::ValueType::Tensor(DataType::kFloat, Shape{3}), ir::ValueType::Tensor(DataType::kInt32, Shape{2}),
+       ir::ValueType::Tensor(DataType::kBool, Shape{2})},
+      nullptr, 0);
+  auto f = ctx.Output(0);
+  auto i = ctx.Output(1);
+  auto b = ctx.Output(2);
+  ASSERT_TRUE(f.ok() && i.ok() && b.ok());
+  for (int64_t k = 0; k < 3; ++k) EXPECT_TRUE(std::isnan(f->data<float>()[k]));
+  for (int64_t k = 0; k < 2; ++k) EXPECT_EQ(i->data<int32_t>()[k], -1);
+  for (int64_t k = 0; k < 2; ++k) EXPECT_TRUE(b->data<bool>()[k]);
 }
 
 }  // namespace

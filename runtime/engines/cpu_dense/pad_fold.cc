@@ -1,0 +1,126 @@
+// PadFold: constant-zero Pad nodes folded away (pad_fold.h).
+#include "runtime/engines/cpu_dense/pad_fold.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/ir/op_types.h"
+#include "base/status.h"
+#include "runtime/engines/cpu_dense/post_ops.h"
+#include "runtime/engines/sdk/kernel_util.h"
+
+namespace ge::engine::cpu_dense {
+namespace {
+
+// The pads of a foldable Pad ([begin..., end...], one pair per dim of its
+// input), or nothing.
+std::optional<std::vector<int64_t>> ZeroValuedPads(const ir::Node& pad, const NodeFilter& can_rewrite) {
+  if (pad.type() != "Pad" || !can_rewrite(pad) || pad.num_inputs() < 2 || pad.num_outputs() != 1) return std::nullopt;
+  if (sdk::StringAttr(pad.op_desc(), "mode", "constant") != "constant") return std::nullopt;
+  if (!pad.control_inputs().empty() || !pad.control_outputs().empty() || !pad.input(0)) return std::nullopt;
+  if (pad.num_inputs() > 3 && pad.input(3)) return std::nullopt;  // axes
+  if (pad.num_inputs() > 2 && pad.input(2)) {
+    const std::optional<float> value = ConstScalar(pad, 2);
+    if (!value || *value != 0.0f) return std::nullopt;
+  }
+  const ir::ValueType& in = pad.op_desc().input(0).type;
+  if (!in.is_tensor() || in.shape().unknown_rank()) return std::nullopt;
+  const Tensor* pads = ConstInput(pad, 1);
+  if (pads == nullptr || pads->NumElements() != 2 * in.shape().rank()) return std::nullopt;
+  std::vector<int64_t> out(static_cast<size_t>(pads->NumElements()));
+  for (int64_t i = 0; i < pads->NumElements(); ++i) out[i] = static_cast<int64_t>(pads->GetAsDouble(i));
+  return out;
+}
+
+bool AllZero(const std::vector<int64_t>& v) {
+  for (int64_t x : v) {
+    if (x != 0) return false;
+  }
+  return true;
+}
+
+// Consumers of a zero Pad read its input instead.
+absl::StatusOr<bool> Bypass(ir::Graph& graph, ir::Node* pad) {
+  for (const ir::InPort& c : pad->consumers(0)) {
+    if (c.node->type() == ir::kNetOutput) return false;  // the Pad's tensor name is a graph output's
+  }
+  const ir::OutPort src = pad->input(0);
+  GE_RETURN_IF_ERROR(graph.ReplaceAllUses(pad, 0, src.node, src.index));
+  return true;
+}
+
+// The Conv (or fused Conv) whose input 0 is the Pad's only use, when its
+// pads can take the Pad's.
+ir::Node* PaddableConv(const ir::Node& pad, const std::vector<int64_t>& pads, const NodeFilter& can_rewrite) {
+  const ir::InPort* use = SingleConsumer(pad, 0);
+  if (use == nullptr || use->index != 0) return nullptr;
+  ir::Node* conv = use->node;
+  const ir::OpDesc& op = conv->op_desc();
+  const bool is_conv =
+      conv->type() == "Conv" || (conv->type() == kDenseFusedOp && op.GetAttrOr<std::string>("base", "") == "Conv");
+  if (!is_conv || !can_rewrite(*conv)) return nullptr;
+  if (sdk::StringAttr(op, "auto_pad", "NOTSET") != "NOTSET") return nullptr;
+  const auto rank = static_cast<int64_t>(pads.size() / 2);
+  if (rank < 3) return nullptr;
+  for (int64_t p : pads) {
+    if (p < 0) return nullptr;
+  }
+  if (pads[0] != 0 || pads[1] != 0 || pads[rank] != 0 || pads[rank + 1] != 0) return nullptr;
+  const std::vector<int64_t> own = op.GetAttrOr<std::vector<int64_t>>("pads", {});
+  if (!own.empty() && own.size() != static_cast<size_t>(2 * (rank - 2))) return nullptr;
+  return conv;
+}
+
+absl::Status AddToConv(ir::Graph& graph, ir::Node* pad, const std::vector<int64_t>& pads, ir::Node* conv) {
+  const auto rank = static_cast<int64_t>(pads.size() / 2);
+  const int64_t spatial = rank - 2;
+  std::vector<int64_t> own = conv->op_desc().GetAttrOr<std::vector<int64_t>>("pads", {});
+  if (own.empty()) own.assign(static_cast<size_t>(2 * spatial), 0);
+  for (int64_t i = 0; i < spatial; ++i) {
+    own[i] += pads[2 + i];
+    own[spatial + i] += pads[rank + 2 + i];
+  }
+  ir::OpDesc& op = conv->mutable_op_desc();
+  op.SetAttr("pads", ir::AttrValue(std::move(own)));
+  const ir::OutPort src = pad->input(0);
+  graph.RemoveInputEdge(conv, 0);
+  GE_RETURN_IF_ERROR(graph.AddEdge(src.node, src.index, conv, 0));
+  op.mutable_input(0).type = pad->op_desc().input(0).type;
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<bool> FoldPads(ir::Graph& graph, const NodeFilter& can_rewrite) {
+  bool changed = false;
+  // By name: folding removes nodes a pointer snapshot would still hold.
+  std::vector<std::string> names;
+  graph.ForEachNode([&](ir::Node* n) {
+    if (n->type() == "Pad") names.push_back(n->name());
+  });
+  for (const std::string& name : names) {
+    ir::Node* pad = graph.FindNode(name);
+    if (pad == nullptr) continue;
+    const std::optional<std::vector<int64_t>> pads = ZeroValuedPads(*pad, can_rewrite);
+    if (!pads) continue;
+    bool folded = false;
+    if (AllZero(*pads)) {
+      GE_ASSIGN_OR_RETURN(folded, Bypass(graph, pad));
+    } else if (ir::Node* conv = PaddableConv(*pad, *pads, can_rewrite)) {
+      GE_RETURN_IF_ERROR(AddToConv(graph, pad, *pads, conv));
+      folded = true;
+    }
+    if (!folded) continue;
+    std::vector<std::string> inputs;
+    for (int i = 1; i < pad->num_inputs(); ++i) {
+      if (pad->input(i)) inputs.push_back(pad->input(i).node->name());
+    }
+    graph.RemoveNode(pad);
+    for (const std::string& input : inputs) RemoveIfUnused(graph, graph.FindNode(input));
+    changed = true;
+  }
+  return changed;
+}
+
+}  // namespace ge::engine::cpu_dense
