@@ -86,7 +86,12 @@ void BM_FusedAttention(benchmark::State& state) {
   steps.push_back(MakeStep(Fused(), "_FusedAttention", {in.q, in.kt, in.v, in.scale}, {{"scale_divides", int64_t{1}}}));
   RunSteps(state, steps);
 }
-BENCHMARK(BM_FusedAttention)->Args({12, 128})->Args({12, 384})->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(BM_FusedAttention)
+    ->Args({12, 128})
+    ->Args({12, 384})
+    ->Args({3, 197})
+    ->Unit(benchmark::kMicrosecond)
+    ->UseRealTime();
 
 void BM_DenseAttentionChain(benchmark::State& state) {
   const AttentionInputs in = MakeAttentionInputs(state);
@@ -97,7 +102,12 @@ void BM_DenseAttentionChain(benchmark::State& state) {
   if (steps.back()) steps.push_back(MakeStep(Dense(), "MatMul", {steps.back()->context->output(), in.v}));
   RunSteps(state, steps);
 }
-BENCHMARK(BM_DenseAttentionChain)->Args({12, 128})->Args({12, 384})->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(BM_DenseAttentionChain)
+    ->Args({12, 128})
+    ->Args({12, 384})
+    ->Args({3, 197})
+    ->Unit(benchmark::kMicrosecond)
+    ->UseRealTime();
 
 // state.range(0): rows of 768 (BERT-base tokens).
 void BM_FusedAddLayerNorm(benchmark::State& state) {
