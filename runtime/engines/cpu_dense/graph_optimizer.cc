@@ -24,10 +24,6 @@ bool IsDenseNode(const ir::Node& n) {
          t == "ConvInteger" || t == "QLinearMatMul" || t == "MatMulInteger" || t == "LSTM" || t == "GRU" || t == "RNN";
 }
 
-bool IsBinaryArithmetic(const ir::Node& n) {
-  return n.type() == "Add" || n.type() == "Sub" || n.type() == "Mul" || n.type() == "Div";
-}
-
 // Before placement: anything not pinned elsewhere.
 bool UnpinnedOrDense(const ir::Node& n) {
   const ir::OpDesc& op = n.op_desc();
@@ -81,13 +77,13 @@ absl::StatusOr<bool> CpuDenseGraphOptimizer::OptimizeOne(ir::Graph& graph, const
     GE_ASSIGN_OR_RETURN(bool folded, FoldConvBatchNorm(graph, can_rewrite));
     changed = folded;
   }
-  // Before placement, binary post-ops (a bias or residual Add, GELU's
-  // arithmetic) wait for the engine partition: the composite engine's
-  // fusions run first there (cpu_fused's add + layer norm claims the
-  // residual Add). Activations fuse now, whatever engine the cost model
+  // Before placement, residual Adds wait for the engine partition: the
+  // composite engine's fusions run first there (cpu_fused's add + layer
+  // norm claims them). A MatMul's bias Add, GELU (whose constants are
+  // Consts only here: after placement they sit behind the partition's
+  // PlaceHolders) and activations fuse now, whatever engine the cost model
   // would give them.
-  const NodeFilter early = [&can_rewrite](const ir::Node& n) { return can_rewrite(n) && !IsBinaryArithmetic(n); };
-  GE_ASSIGN_OR_RETURN(bool fused, FusePostOps(graph, fold ? early : can_rewrite, supported_));
+  GE_ASSIGN_OR_RETURN(bool fused, FusePostOps(graph, can_rewrite, supported_, /*residual_adds=*/!fold));
   GE_ASSIGN_OR_RETURN(bool marked, MarkConstInputs(graph, can_rewrite));
   return changed || fused || marked;
 }
