@@ -106,11 +106,15 @@ void BM_DenseMatMulPath(benchmark::State& state) {
   state.SetLabel(state.range(3) != 0 ? "packed" : "onednn");
 }
 BENCHMARK(BM_DenseMatMulPath)
-    ->ArgsProduct({{1, 4, 16}, {2048}, {2048}, {0, 1}})    // mlp_wide's hidden layer
-    ->ArgsProduct({{32, 64, 128}, {256}, {1024}, {0, 1}})  // bert_mini's FFN up, b1 / b2 / b4
-    ->ArgsProduct({{197, 788}, {192}, {576}, {0, 1}})      // deit_tiny's QKV, b1 / b4
-    ->ArgsProduct({{128}, {768}, {3072}, {0, 1}})          // BERT-base FFN up
-    ->ArgsProduct({{128}, {3072}, {768}, {0, 1}})          // BERT-base FFN down
+    ->ArgsProduct({{1, 4, 16}, {2048}, {2048}, {0, 1}})      // mlp_wide's hidden layer
+    ->ArgsProduct({{32, 64, 128}, {256}, {1024}, {0, 1}})    // bert_mini's FFN up, b1 / b2 / b4
+    ->ArgsProduct({{128}, {256}, {768}, {0, 1}})             // bert_mini's QKV at b4
+    ->ArgsProduct({{128, 256, 512}, {1024}, {256}, {0, 1}})  // bert_mini's FFN down, b4 / b8 / b16
+    ->ArgsProduct({{197, 788}, {192}, {576}, {0, 1}})        // deit_tiny's QKV, b1 / b4
+    ->ArgsProduct({{197}, {768}, {192}, {0, 1}})             // deit_tiny's FFN down
+    ->ArgsProduct({{128}, {768}, {768}, {0, 1}})             // BERT-base projections
+    ->ArgsProduct({{128}, {768}, {3072}, {0, 1}})            // BERT-base FFN up
+    ->ArgsProduct({{128}, {3072}, {768}, {0, 1}})            // BERT-base FFN down
     ->Unit(benchmark::kMicrosecond)
     ->UseRealTime();
 

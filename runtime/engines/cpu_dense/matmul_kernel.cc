@@ -264,7 +264,7 @@ absl::StatusOr<std::unique_ptr<DenseKernel::Plan>> MatMulKernel::Build(const Pla
 
 bool MatMulKernel::Packable(const PlanRequest& r, const MatMulPlan& plan) const {
   if (r.dtype(0) != DataType::kFloat || !IsConstInput(1, r)) return false;
-  if (plan.m > PackedGemmMaxRows() || plan.a_md.dims().size() != 2) return false;
+  if (plan.a_md.dims().size() != 2 || !PackedGemmFits(plan.m, plan.a_md.dims()[1], plan.n)) return false;
   if (attrs_.trans_a || attrs_.alpha != 1.0f || plan.c_mode == CMode::kSum) return false;
   if (chain_.has_add()) {
     const dims add = plan.add_md.dims();

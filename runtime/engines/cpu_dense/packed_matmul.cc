@@ -34,6 +34,12 @@ int64_t PackedGemmMaxRows() { return MaxRows().load(std::memory_order_relaxed); 
 
 void SetPackedGemmMaxRows(int64_t rows) { MaxRows().store(Avx2() ? rows : 0, std::memory_order_relaxed); }
 
+bool PackedGemmFits(int64_t m, int64_t k, int64_t n) {
+  const int64_t bound = PackedGemmMaxRows();
+  if (m <= bound) return true;
+  return bound == kPackedGemmMaxRows && m <= kPackedGemmMaxWideRows && n >= 2 * k;
+}
+
 std::vector<GemmStep> ToGemmSteps(const PostOpChain& chain) {
   std::vector<GemmStep> steps;
   for (const PostOp& op : chain.ops) steps.push_back({static_cast<int32_t>(op.kind), op.alpha, op.beta});
