@@ -72,12 +72,12 @@ void RunSteps(benchmark::State& state, const std::vector<std::unique_ptr<Step>>&
 
 // state.range: heads, sequence length (head size 64, batch 1).
 struct AttentionInputs {
-  Tensor q, kt, v, scale;
+  Tensor q, kt, v, scale, k;
 };
 AttentionInputs MakeAttentionInputs(benchmark::State& state) {
   const int64_t h = state.range(0), s = state.range(1);
   return {bench::RandomFloats(Shape{h, s, 64}, 1), bench::RandomFloats(Shape{h, 64, s}, 2), bench::RandomFloats(Shape{h, s, 64}, 3),
-          Tensor::FromVector<float>({8.0f}, Shape{})};
+          Tensor::FromVector<float>({8.0f}, Shape{}), bench::RandomFloats(Shape{h, s, 64}, 4)};
 }
 
 void BM_FusedAttention(benchmark::State& state) {
@@ -92,6 +92,17 @@ BENCHMARK(BM_FusedAttention)
     ->Args({3, 197})
     ->Unit(benchmark::kMicrosecond)
     ->UseRealTime();
+
+// K as the exports store it ([heads, s, 64], the Transpose absorbed): the
+// kernel transposes it per head.
+void BM_FusedAttentionKRows(benchmark::State& state) {
+  const AttentionInputs in = MakeAttentionInputs(state);
+  std::vector<std::unique_ptr<Step>> steps;
+  steps.push_back(MakeStep(Fused(), "_FusedAttention", {in.q, in.k, in.v, in.scale},
+                           {{"scale_divides", int64_t{1}}, {"k_transposed", int64_t{0}}}));
+  RunSteps(state, steps);
+}
+BENCHMARK(BM_FusedAttentionKRows)->Args({12, 128})->Args({3, 197})->Unit(benchmark::kMicrosecond)->UseRealTime();
 
 void BM_DenseAttentionChain(benchmark::State& state) {
   const AttentionInputs in = MakeAttentionInputs(state);
