@@ -7,6 +7,7 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <memory>
 #include <optional>
 #include <sstream>
 
@@ -149,17 +150,31 @@ absl::Status Perf(const PerfFlags& flags, const RemoteFlags& remote) {
             << std::flush;
   std::vector<perf::LevelResult> results;
   std::vector<std::optional<perf::ServerStats>> server;  // per level, when the server keeps statistics
+  // Server statistics are optional: a server without them (or refusing
+  // them) leaves the server lines out after one warning.
+  std::unique_ptr<perf::ServerStatsReader> stats_reader;
   bool server_stats = true;
+  const auto warn = [](const absl::Status& s) {
+    if (!absl::IsNotFound(s) && !absl::IsUnimplemented(s)) {
+      std::cerr << "gectl: warning: no server statistics: " << s.message() << "\n";
+    }
+  };
+  if (absl::StatusOr<std::unique_ptr<perf::ServerStatsReader>> opened =
+          perf::ServerStatsReader::Open(connection, model);
+      opened.ok()) {
+    stats_reader = std::move(*opened);
+  } else {
+    server_stats = false;
+    warn(opened.status());
+  }
   absl::Status first_failure;
   for (double level : levels) {
     absl::StatusOr<perf::ServerStats> before;
     if (server_stats) {
-      before = perf::FetchServerStats(connection, model);
+      before = stats_reader->Read();
       if (!before.ok()) {
         server_stats = false;
-        if (!absl::IsNotFound(before.status()) && !absl::IsUnimplemented(before.status())) {
-          std::cerr << "gectl: warning: no server statistics: " << before.status().message() << "\n";
-        }
+        warn(before.status());
       }
     }
     absl::StatusOr<perf::LevelResult> r = rate ? perf::MeasureRate(factory, level, options)
@@ -168,7 +183,7 @@ absl::Status Perf(const PerfFlags& flags, const RemoteFlags& remote) {
     std::cout << FormatRow(*r, rate) << "\n";
     server.emplace_back();
     if (server_stats) {
-      absl::StatusOr<perf::ServerStats> after = perf::FetchServerStats(connection, model);
+      absl::StatusOr<perf::ServerStats> after = stats_reader->Read();
       if (after.ok()) {
         server.back() = after->Minus(*before);
         std::cout << FormatServer(*server.back()) << "\n";

@@ -253,26 +253,64 @@ ServerStats ServerStats::Minus(const ServerStats& earlier) const {
   return out;
 }
 
-absl::StatusOr<ServerStats> FetchServerStats(const PerfConnection& connection, const PerfModel& model) {
-  inference::ModelStatisticsResponse response;
-  if (connection.protocol == "grpc") {
-    client::Client client(ClientOptionsFor(connection.remote));
-    GE_RETURN_IF_ERROR(FromGrpc(client.setup(), connection.remote.remote));
-    auto stub = inference::GRPCInferenceService::NewStub(client.channel());
-    inference::ModelStatisticsRequest request;
-    request.set_name(model.name);
-    request.set_version(model.version);
-    auto ctx = client.NewContext();
-    GE_RETURN_IF_ERROR(FromGrpc(stub->ModelStatistics(ctx.get(), request, &response), connection.remote.remote));
-  } else {
-    GE_ASSIGN_OR_RETURN(HttpConnection http,
-                        HttpConnection::Create(connection.remote.remote, connection.timeout_seconds()));
-    const std::string path = ModelPath(model) + "/stats";
-    GE_ASSIGN_OR_RETURN(HttpResponse r, http.Request("GET", path, AuthHeaders(connection), ""));
-    if (r.status != 200) return FromHttp(r, StrCat("GET ", path));
-    GE_RETURN_IF_ERROR(ParseJson(r.body, &response, StrCat("GET ", path)));
+namespace {
+
+class GrpcStatsReader final : public ServerStatsReader {
+ public:
+  GrpcStatsReader(const PerfConnection& connection, const PerfModel& model)
+      : client_(ClientOptionsFor(connection.remote)), remote_(connection.remote.remote) {
+    request_.set_name(model.name);
+    request_.set_version(model.version);
   }
-  return StatsFromProto(response);
+  absl::Status Setup() {
+    GE_RETURN_IF_ERROR(FromGrpc(client_.setup(), remote_));
+    stub_ = inference::GRPCInferenceService::NewStub(client_.channel());
+    return absl::OkStatus();
+  }
+  absl::StatusOr<ServerStats> Read() override {
+    inference::ModelStatisticsResponse response;
+    auto ctx = client_.NewContext();
+    GE_RETURN_IF_ERROR(FromGrpc(stub_->ModelStatistics(ctx.get(), request_, &response), remote_));
+    return StatsFromProto(response);
+  }
+
+ private:
+  client::Client client_;
+  std::string remote_;
+  inference::ModelStatisticsRequest request_;
+  std::unique_ptr<inference::GRPCInferenceService::Stub> stub_;
+};
+
+class HttpStatsReader final : public ServerStatsReader {
+ public:
+  HttpStatsReader(HttpConnection http, const PerfConnection& connection, const PerfModel& model)
+      : http_(std::move(http)), headers_(AuthHeaders(connection)), path_(ModelPath(model) + "/stats") {}
+  absl::StatusOr<ServerStats> Read() override {
+    GE_ASSIGN_OR_RETURN(HttpResponse r, http_.Request("GET", path_, headers_, ""));
+    if (r.status != 200) return FromHttp(r, StrCat("GET ", path_));
+    inference::ModelStatisticsResponse response;
+    GE_RETURN_IF_ERROR(ParseJson(r.body, &response, StrCat("GET ", path_)));
+    return StatsFromProto(response);
+  }
+
+ private:
+  HttpConnection http_;
+  std::vector<std::pair<std::string, std::string>> headers_;
+  std::string path_;
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<ServerStatsReader>> ServerStatsReader::Open(const PerfConnection& connection,
+                                                                           const PerfModel& model) {
+  if (connection.protocol == "grpc") {
+    auto reader = std::make_unique<GrpcStatsReader>(connection, model);
+    GE_RETURN_IF_ERROR(reader->Setup());
+    return reader;
+  }
+  GE_ASSIGN_OR_RETURN(HttpConnection http,
+                      HttpConnection::Create(connection.remote.remote, connection.timeout_seconds()));
+  return std::make_unique<HttpStatsReader>(std::move(http), connection, model);
 }
 
 absl::StatusOr<PerfModel> PrepareModel(const PerfConnection& connection, const std::string& model,

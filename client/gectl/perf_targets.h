@@ -67,7 +67,15 @@ struct ServerStats {
 };
 
 // NOT_FOUND or UNIMPLEMENTED when the server keeps no statistics for it.
-absl::StatusOr<ServerStats> FetchServerStats(const PerfConnection& connection, const PerfModel& model);
+// Reads a model's ServerStats over one connection kept for every reading
+// (a gRPC channel or an HTTP keep-alive connection). Not thread-safe.
+class ServerStatsReader {
+ public:
+  static absl::StatusOr<std::unique_ptr<ServerStatsReader>> Open(const PerfConnection& connection,
+                                                                 const PerfModel& model);
+  virtual ~ServerStatsReader() = default;
+  virtual absl::StatusOr<ServerStats> Read() = 0;
+};
 
 // A factory of targets that each send the prepared request; every target
 // has its own connection (HTTP) or call context (gRPC, one channel shared).

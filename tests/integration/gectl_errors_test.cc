@@ -7,6 +7,7 @@
 #include "gtest/gtest.h"
 #include "onnx/onnx_pb.h"
 #include "tests/integration/process.h"
+#include "tests/testing/onnx_builder.h"
 
 namespace ge {
 namespace {
@@ -29,26 +30,7 @@ class GectlErrorsTest : public ::testing::Test {
   std::string SampleModel() const { return testing::SourceDir() + "/examples/models/sample_cnn.onnx"; }
 
   // X f32[2,3] -> Relu -> Y, with hooks to break it.
-  static onnx::ModelProto ReluModel() {
-    onnx::ModelProto model;
-    model.set_ir_version(8);
-    model.add_opset_import()->set_version(17);
-    onnx::GraphProto* g = model.mutable_graph();
-    g->set_name("relu");
-    for (auto [list, name] : {std::pair{g->add_input(), "X"}, std::pair{g->add_output(), "Y"}}) {
-      list->set_name(name);
-      auto* t = list->mutable_type()->mutable_tensor_type();
-      t->set_elem_type(onnx::TensorProto::FLOAT);
-      t->mutable_shape()->add_dim()->set_dim_value(2);
-      t->mutable_shape()->add_dim()->set_dim_value(3);
-    }
-    onnx::NodeProto* relu = g->add_node();
-    relu->set_name("relu");
-    relu->set_op_type("Relu");
-    relu->add_input("X");
-    relu->add_output("Y");
-    return model;
-  }
+  static onnx::ModelProto ReluModel() { return onnx_builder::UnaryModel("Relu", "relu", {2, 3}); }
   void WriteModel(const std::string& name, const onnx::ModelProto& model) {
     WriteFile(name, model.SerializeAsString());
   }

@@ -10,6 +10,7 @@
 #include "onnx/onnx_pb.h"
 #include "tests/integration/daemon_process.h"
 #include "tests/integration/process.h"
+#include "tests/testing/onnx_builder.h"
 #include "yaml-cpp/yaml.h"
 
 namespace ge {
@@ -19,27 +20,7 @@ namespace fs = std::filesystem;
 
 // X f32[batch, width] -> Relu -> Y; width -1 makes the second dim dynamic.
 onnx::ModelProto ReluModel(int64_t width) {
-  onnx::ModelProto model;
-  model.set_ir_version(8);
-  model.add_opset_import()->set_version(17);
-  onnx::GraphProto* g = model.mutable_graph();
-  g->set_name("relu");
-  for (auto [list, name] : {std::pair{g->add_input(), "X"}, std::pair{g->add_output(), "Y"}}) {
-    list->set_name(name);
-    auto* t = list->mutable_type()->mutable_tensor_type();
-    t->set_elem_type(onnx::TensorProto::FLOAT);
-    t->mutable_shape()->add_dim()->set_dim_param("batch");
-    if (width > 0) {
-      t->mutable_shape()->add_dim()->set_dim_value(width);
-    } else {
-      t->mutable_shape()->add_dim()->set_dim_param("width");
-    }
-  }
-  onnx::NodeProto* relu = g->add_node();
-  relu->set_op_type("Relu");
-  relu->add_input("X");
-  relu->add_output("Y");
-  return model;
+  return onnx_builder::UnaryModel("Relu", "relu", {-1, width > 0 ? width : -1}, {"batch", "width"});
 }
 
 class GectlPerfTest : public ::testing::Test {

@@ -146,6 +146,23 @@ def token_sha256(token):
     return hashlib.sha256(token.encode()).hexdigest()
 
 
+class RepositoryDaemon:
+    """A repository (make_repository) served by a ged with the default
+    control mode (every model loaded at start) and no tenants. `daemon` is
+    made by `daemon_class` (tests/python/daemon.py's Daemon)."""
+
+    def __init__(self, daemon_class, prefix):
+        import tempfile
+        self.repo = tempfile.TemporaryDirectory(prefix=prefix)
+        make_repository(self.repo.name)
+        self.daemon = daemon_class("--model-repository", self.repo.name, "--no-cache", timeout=300)
+
+    def stop(self):
+        code = self.daemon.stop()
+        self.repo.cleanup()
+        assert code == 0, f"ged exited with {code}"
+
+
 class TenantRepositoryDaemon:
     """A repository (make_repository) served by a ged in explicit control
     mode with two tenants: `ops` (admin: repository control) and `app`

@@ -5,7 +5,6 @@ metadata, config completion, readiness with a model that fails, the error
 codes, streams, statistics, dynamic batching under concurrent clients, and
 the explicit control mode with admin and model-limited tenants."""
 
-import tempfile
 import threading
 import unittest
 
@@ -20,17 +19,14 @@ from kserve_repo import pb
 class KServeTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.repo = tempfile.TemporaryDirectory(prefix="ged-kserve-")
-        kr.make_repository(cls.repo.name)
-        cls.daemon = Daemon("--model-repository", cls.repo.name, "--no-cache", timeout=300)
+        cls.served = kr.RepositoryDaemon(Daemon, "ged-kserve-")
+        cls.daemon = cls.served.daemon
         cls.client = kr.Client(cls.daemon.address)
 
     @classmethod
     def tearDownClass(cls):
         cls.client.close()
-        code = cls.daemon.stop()
-        cls.repo.cleanup()
-        assert code == 0, f"ged exited with {code}"
+        cls.served.stop()
 
     def expect_error(self, call, request, code, words):
         with self.assertRaises(grpc.RpcError) as ctx:

@@ -8,7 +8,6 @@ repository is the gRPC tests' (kserve_repo.make_repository)."""
 
 import json
 import socket
-import tempfile
 import threading
 import unittest
 
@@ -20,17 +19,14 @@ from daemon import Daemon
 class KServeHttpTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.repo = tempfile.TemporaryDirectory(prefix="ged-kserve-http-")
-        kr.make_repository(cls.repo.name)
-        cls.daemon = Daemon("--model-repository", cls.repo.name, "--no-cache", timeout=300)
+        cls.served = kr.RepositoryDaemon(Daemon, "ged-kserve-http-")
+        cls.daemon = cls.served.daemon
         cls.client = kh.Client(cls.daemon.http_address)
 
     @classmethod
     def tearDownClass(cls):
         cls.client.close()
-        code = cls.daemon.stop()
-        cls.repo.cleanup()
-        assert code == 0, f"ged exited with {code}"
+        cls.served.stop()
 
     def expect_error(self, status, words, fn, *args, **kw):
         with self.assertRaises(kh.HttpError) as ctx:

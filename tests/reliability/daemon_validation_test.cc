@@ -20,6 +20,7 @@
 #include "onnx/onnx_pb.h"
 #include "tests/integration/daemon_process.h"
 #include "tests/integration/process.h"
+#include "tests/testing/onnx_builder.h"
 
 namespace ge {
 namespace {
@@ -50,26 +51,7 @@ v1::NodeDef* FindNode(v1::GraphDef& def, const std::string& name) {
 }
 
 // X f32[2,3] -> Relu -> Y at opset 17.
-onnx::ModelProto ReluModel() {
-  onnx::ModelProto model;
-  model.set_ir_version(8);
-  model.add_opset_import()->set_version(17);
-  onnx::GraphProto* g = model.mutable_graph();
-  g->set_name("relu");
-  for (auto [io, name] : {std::pair{g->add_input(), "X"}, std::pair{g->add_output(), "Y"}}) {
-    io->set_name(name);
-    auto* t = io->mutable_type()->mutable_tensor_type();
-    t->set_elem_type(onnx::TensorProto::FLOAT);
-    t->mutable_shape()->add_dim()->set_dim_value(2);
-    t->mutable_shape()->add_dim()->set_dim_value(3);
-  }
-  onnx::NodeProto* relu = g->add_node();
-  relu->set_name("relu");
-  relu->set_op_type("Relu");
-  relu->add_input("X");
-  relu->add_output("Y");
-  return model;
-}
+onnx::ModelProto ReluModel() { return onnx_builder::UnaryModel("Relu", "relu", {2, 3}); }
 
 // ReluModel with Relu turned into Add(X, W) and W an initializer f32[3].
 onnx::ModelProto AddWeightModel(onnx::TensorProto** weight) {

@@ -10,8 +10,16 @@
 // when they are constant (PackedWeights). The `add` post-op is a oneDNN
 // sum: the operand is written into the destination before the primitive
 // accumulates onto it.
+//
+// Pads oneDNN's JIT convolutions cannot take (on AVX2, a pad wider than
+// the kernel's register block, as in a dilated 1-D convolution with
+// padding = dilation) send oneDNN to its gemm implementation, which wants
+// plain layouts. The kernel then pads explicitly: the source is reordered
+// into the interior of a zeroed, padded buffer in the layout oneDNN picks
+// for an unpadded convolution over it (ExplicitPad).
 #include <cstring>
 #include <optional>
+#include <string>
 #include <unordered_map>
 
 #include "base/ops/shape_utils.h"
@@ -41,6 +49,9 @@ class ConvKernel final : public DenseKernel {
     dnnl::memory::desc add_one_plain, add_full_plain;
     PackedWeights weights;
     bool has_bias = false;
+    // Explicit padding: the padded source (src_md) and its interior.
+    bool pad_source = false;
+    dnnl::memory::desc src_interior;
   };
 
   absl::StatusOr<std::unique_ptr<Plan>> Build(const PlanRequest& request) override;
@@ -89,6 +100,39 @@ dnnl::convolution_forward::primitive_desc ConvPrimitiveDesc(const dnnl::engine& 
                              attr, eng);
 }
 
+// Whether oneDNN chose an implementation that is neither JIT nor fast.
+bool SlowImpl(const dnnl::primitive_desc_base& pd) {
+  const std::string impl = pd.impl_info_str();
+  return impl.find("gemm") != std::string::npos || impl.rfind("ref", 0) == 0;
+}
+
+// When oneDNN runs the padded convolution on a slow implementation but an
+// unpadded one over the explicitly padded source on a JIT one: that one,
+// with `padded` set to the padded source's shape.
+std::optional<dnnl::convolution_forward::primitive_desc> ExplicitPad(
+    const dnnl::engine& eng, int64_t group, const PostOpChain& chain, const Shape& x, const Shape& w, DataType dtype,
+    const std::optional<dnnl::memory::desc>& bias, const ops::WindowGeometry& g,
+    const dnnl::convolution_forward::primitive_desc& pd, Shape* padded) {
+  bool any_pad = false;
+  for (size_t i = 0; i < g.pads_begin.size(); ++i) any_pad = any_pad || g.pads_begin[i] > 0 || g.pads_end[i] > 0;
+  if (!any_pad || !SlowImpl(pd)) return std::nullopt;
+  ops::WindowGeometry unpadded = g;
+  Shape p = x;
+  for (size_t i = 0; i < g.pads_begin.size(); ++i) {
+    p.set_dim(static_cast<int64_t>(i) + 2, x.dim(static_cast<int64_t>(i) + 2) + g.pads_begin[i] + g.pads_end[i]);
+    unpadded.pads_begin[i] = 0;
+    unpadded.pads_end[i] = 0;
+  }
+  try {
+    auto candidate = ConvPrimitiveDesc(eng, group, chain, p, w, dtype, bias, unpadded);
+    if (SlowImpl(candidate)) return std::nullopt;
+    *padded = p;
+    return candidate;
+  } catch (const dnnl::error&) {
+    return std::nullopt;
+  }
+}
+
 absl::StatusOr<dnnl::convolution_forward::primitive_desc> ConvKernel::MakePrimitiveDesc(
     const PlanRequest& request, const ops::WindowGeometry& g, bool has_bias) const {
   std::optional<dnnl::memory::desc> bias;
@@ -121,6 +165,13 @@ absl::StatusOr<std::unique_ptr<DenseKernel::Plan>> ConvKernel::Build(const PlanR
   GE_ASSIGN_OR_RETURN(auto pd, MakePrimitiveDesc(request, *g, has_bias));
   auto plan = std::make_unique<ConvPlan>();
   plan->has_bias = has_bias;
+  Shape padded;
+  std::optional<dnnl::memory::desc> bias;
+  if (has_bias) bias = PlainDesc(request.shape(2), request.dtype(2));
+  if (auto explicit_pad = ExplicitPad(eng(), attrs_.group, chain_, x, request.shape(1), dtype, bias, *g, pd, &padded)) {
+    pd = *explicit_pad;
+    plan->pad_source = true;
+  }
   if (has_bias) plan->bias_md = pd.bias_desc();
   GE_ASSIGN_OR_RETURN(plan->src_user, FormatDesc(x, dtype, op().input(0).type.tensor().format));
   GE_ASSIGN_OR_RETURN(plan->dst_user, FormatDesc(g->output, dtype, op().output(0).type.tensor().format));
@@ -128,7 +179,13 @@ absl::StatusOr<std::unique_ptr<DenseKernel::Plan>> ConvKernel::Build(const PlanR
   plan->dst_md = pd.dst_desc();
   plan->scratchpad_md = pd.scratchpad_desc();
   size_t bytes = Scratch::Padded(plan->scratchpad_md.get_size());
-  if (plan->src_md != plan->src_user) {
+  if (plan->pad_source) {
+    dnnl::memory::dims offsets(static_cast<size_t>(x.rank()), 0);
+    for (size_t i = 0; i < g->pads_begin.size(); ++i) offsets[i + 2] = g->pads_begin[i];
+    plan->src_interior = plan->src_md.submemory_desc(ToDnnlDims(x), offsets);
+    plan->src_reorder = MakeReorder(eng(), plan->src_user, plan->src_interior);
+    bytes += Scratch::Padded(plan->src_md.get_size());
+  } else if (plan->src_md != plan->src_user) {
     plan->src_reorder = MakeReorder(eng(), plan->src_user, plan->src_md);
     bytes += Scratch::Padded(plan->src_md.get_size());
   }
@@ -172,7 +229,13 @@ absl::Status ConvKernel::Run(Plan& base_plan, ExecuteContext& ctx, Scratch& scra
   GE_ASSIGN_OR_RETURN(Tensor y, ctx.Output(0));
   dnnl::stream stream(eng());
   dnnl::memory src = WrapTensor(plan.src_user, eng(), ctx.input(0));
-  if (plan.src_reorder) {
+  if (plan.pad_source) {
+    void* buffer = scratch.Take(plan.src_md.get_size());
+    std::memset(buffer, 0, plan.src_md.get_size());
+    dnnl::memory interior(plan.src_interior, eng(), buffer);
+    plan.src_reorder->execute(stream, src, interior);
+    src = dnnl::memory(plan.src_md, eng(), buffer);
+  } else if (plan.src_reorder) {
     dnnl::memory tmp(plan.src_md, eng(), scratch.Take(plan.src_md.get_size()));
     plan.src_reorder->execute(stream, src, tmp);
     src = tmp;
@@ -257,7 +320,11 @@ absl::StatusOr<ir::Format> ConvPreferredFormat(const ir::OpDesc& op, const Dense
     bias = PlainDesc(base.input(2).type.shape(), base.input(2).type.dtype());
   }
   return DnnlTry(op, kCreation, [&]() -> absl::StatusOr<ir::Format> {
-    const auto pd = ConvPrimitiveDesc(ctx.engine, attrs.group, chain, x, w.shape, xd.dtype, bias, g);
+    auto pd = ConvPrimitiveDesc(ctx.engine, attrs.group, chain, x, w.shape, xd.dtype, bias, g);
+    Shape padded;
+    if (auto explicit_pad = ExplicitPad(ctx.engine, attrs.group, chain, x, w.shape, xd.dtype, bias, g, pd, &padded)) {
+      pd = *explicit_pad;
+    }
     for (ir::Format f : {ir::Format::kNChw16c, ir::Format::kNChw8c, ir::Format::kNHWC}) {
       auto md = FormatDesc(g.output, xd.dtype, f);
       if (md.ok() && *md == pd.dst_desc()) return f;

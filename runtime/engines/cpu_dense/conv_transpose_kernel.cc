@@ -1,6 +1,13 @@
 // ConvTranspose on oneDNN (deconvolution_forward): 1-D, 2-D and 3-D, groups,
-// strides, dilations, output_padding, output_shape and auto_pad, in plain
-// layouts.
+// strides, dilations, output_padding, output_shape and auto_pad.
+//
+// As for Conv, the primitive is created with its layouts left to oneDNN
+// (`any`), so it picks its JIT implementation and blocked layouts (with
+// plain ones it ran its gemm-based implementation); the activations are
+// reordered at the kernel's edges when the graph hands them in another
+// layout (the layout pass gives the output the layout oneDNN prefers,
+// DeconvPreferredFormat), and constant weights are packed once
+// (PackedWeights).
 //
 // The geometry comes from ops::ConvTransposeOutputShape, the function shape
 // inference and host_cpu use. oneDNN has no output_padding: the output
@@ -8,12 +15,13 @@
 // the right pad is derived from the output size (output_padding lowers
 // it). Shapes needing a negative pad run on host_cpu. ONNX's weights
 // [C, M/group, k...] are oneDNN's (g, o, i, k...) weights with i outer of
-// o, given by strides, so they are read in place.
+// o, given by strides: the packing reorder reads them in place.
 #include <algorithm>
 #include <optional>
 #include <unordered_map>
 
 #include "base/ops/shape_utils.h"
+#include "runtime/engines/cpu_dense/dense_ops.h"
 #include "runtime/engines/cpu_dense/kernel_registry.h"
 
 namespace ge::engine::cpu_dense {
@@ -56,6 +64,32 @@ dnnl::memory::desc WeightsDesc(const Shape& w, int64_t group, DataType dtype) {
   return dnnl::memory::desc(dims, ToDnnlType(dtype), strides);
 }
 
+// The deconvolution's primitive descriptor with its layouts left to oneDNN.
+dnnl::deconvolution_forward::primitive_desc DeconvPrimitiveDesc(const dnnl::engine& eng, const Shape& x, const Shape& w,
+                                                                int64_t group, DataType dtype,
+                                                                const std::optional<dnnl::memory::desc>& bias,
+                                                                const ops::WindowGeometry& g,
+                                                                const dnnl::memory::dims& pad_l,
+                                                                const dnnl::memory::dims& pad_r) {
+  const auto type = ToDnnlType(dtype);
+  const dnnl::memory::desc src_any(ToDnnlDims(x), type, dnnl::memory::format_tag::any);
+  const dnnl::memory::desc wei_any(WeightsDesc(w, group, dtype).dims(), type, dnnl::memory::format_tag::any);
+  const dnnl::memory::desc dst_any(ToDnnlDims(g.output), type, dnnl::memory::format_tag::any);
+  dnnl::memory::dims strides(g.strides.begin(), g.strides.end()), dilations;
+  for (int64_t d : g.dilations) dilations.push_back(d - 1);  // oneDNN counts the gaps
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  using fwd = dnnl::deconvolution_forward;
+  const auto prop = dnnl::prop_kind::forward_inference;
+  const auto alg = dnnl::algorithm::deconvolution_direct;
+  if (bias) {
+    return fwd::primitive_desc(fwd::desc(prop, alg, src_any, wei_any, *bias, dst_any, strides, dilations, pad_l, pad_r),
+                               attr, eng);
+  }
+  return fwd::primitive_desc(fwd::desc(prop, alg, src_any, wei_any, dst_any, strides, dilations, pad_l, pad_r), attr,
+                             eng);
+}
+
 class ConvTransposeKernel final : public DenseKernel {
  public:
   ConvTransposeKernel(const ir::OpDesc& op, const DenseContext& ctx, ops::WindowAttrs attrs)
@@ -64,7 +98,9 @@ class ConvTransposeKernel final : public DenseKernel {
  private:
   struct DeconvPlan final : Plan {
     dnnl::deconvolution_forward deconv;
-    dnnl::memory::desc src_md, wei_md, bias_md, dst_md, scratchpad_md;
+    dnnl::memory::desc src_user, src_md, bias_md, dst_user, dst_md, scratchpad_md;
+    std::optional<dnnl::reorder> src_reorder, dst_reorder;
+    PackedWeights weights;
     bool has_bias = false;
   };
 
@@ -90,30 +126,30 @@ class ConvTransposeKernel final : public DenseKernel {
     if (plan->has_bias && (r.shape(2).rank() != 1 || r.shape(2).dim(0) != m)) {
       return NodeError(op(), "bias ", r.shape(2).ToString(), " must be [", m, "]");
     }
-    GE_ASSIGN_OR_RETURN(plan->src_md, FormatDesc(x, dtype, op().input(0).type.tensor().format));
-    GE_ASSIGN_OR_RETURN(plan->dst_md, FormatDesc(g->output, dtype, op().output(0).type.tensor().format));
-    plan->wei_md = WeightsDesc(w, attrs_.group, dtype);
-    dnnl::memory::dims strides(g->strides.begin(), g->strides.end()), dilations;
-    for (int64_t d : g->dilations) dilations.push_back(d - 1);  // oneDNN counts the gaps
-    dnnl::primitive_attr attr;
-    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-    using fwd = dnnl::deconvolution_forward;
-    const auto prop = dnnl::prop_kind::forward_inference;
-    const auto alg = dnnl::algorithm::deconvolution_direct;
+    GE_ASSIGN_OR_RETURN(plan->src_user, FormatDesc(x, dtype, op().input(0).type.tensor().format));
+    GE_ASSIGN_OR_RETURN(plan->dst_user, FormatDesc(g->output, dtype, op().output(0).type.tensor().format));
     return DnnlTry(op(), kCreation, [&]() -> absl::StatusOr<std::unique_ptr<Plan>> {
-      std::optional<fwd::primitive_desc> pd;
-      if (plan->has_bias) {
-        plan->bias_md = PlainDesc(r.shape(2), dtype);
-        pd.emplace(fwd::desc(prop, alg, plan->src_md, plan->wei_md, plan->bias_md, plan->dst_md, strides, dilations,
-                             pad_l, pad_r),
-                   attr, eng());
-      } else {
-        pd.emplace(fwd::desc(prop, alg, plan->src_md, plan->wei_md, plan->dst_md, strides, dilations, pad_l, pad_r),
-                   attr, eng());
+      std::optional<dnnl::memory::desc> bias;
+      if (plan->has_bias) bias = PlainDesc(r.shape(2), dtype);
+      const auto pd = DeconvPrimitiveDesc(eng(), x, w, attrs_.group, dtype, bias, *g, pad_l, pad_r);
+      if (plan->has_bias) plan->bias_md = pd.bias_desc();
+      plan->src_md = pd.src_desc();
+      plan->dst_md = pd.dst_desc();
+      plan->scratchpad_md = pd.scratchpad_desc();
+      size_t bytes = Scratch::Padded(plan->scratchpad_md.get_size());
+      if (plan->src_md != plan->src_user) {
+        plan->src_reorder = MakeReorder(eng(), plan->src_user, plan->src_md);
+        bytes += Scratch::Padded(plan->src_md.get_size());
       }
-      plan->scratchpad_md = pd->scratchpad_desc();
-      plan->deconv = fwd(*pd);
-      plan->workspace_bytes = Scratch::Padded(plan->scratchpad_md.get_size()) + Scratch::kAlign;
+      if (plan->dst_md != plan->dst_user) {
+        plan->dst_reorder = MakeReorder(eng(), plan->dst_md, plan->dst_user);
+        bytes += Scratch::Padded(plan->dst_md.get_size());
+      }
+      plan->weights.Init(eng(), WeightsDesc(w, attrs_.group, dtype), pd.weights_desc(), IsConstInput(1, r));
+      bytes += plan->weights.scratch_bytes();
+      if (const Tensor* value = r.const_input(1)) GE_RETURN_IF_ERROR(plan->weights.Preload(eng(), *value));
+      plan->deconv = dnnl::deconvolution_forward(pd);
+      plan->workspace_bytes = bytes + Scratch::kAlign;
       return std::unique_ptr<Plan>(std::move(plan));
     });
   }
@@ -122,14 +158,24 @@ class ConvTransposeKernel final : public DenseKernel {
     auto& plan = static_cast<DeconvPlan&>(base_plan);
     GE_ASSIGN_OR_RETURN(Tensor y, ctx.Output(0));
     dnnl::stream stream(eng());
+    dnnl::memory src = WrapTensor(plan.src_user, eng(), ctx.input(0));
+    if (plan.src_reorder) {
+      dnnl::memory tmp(plan.src_md, eng(), scratch.Take(plan.src_md.get_size()));
+      plan.src_reorder->execute(stream, src, tmp);
+      src = tmp;
+    }
+    GE_ASSIGN_OR_RETURN(dnnl::memory weights, plan.weights.Get(eng(), stream, ctx.input(1), scratch));
+    dnnl::memory dst_user = WrapTensor(plan.dst_user, eng(), y);
+    dnnl::memory dst = dst_user;
+    if (plan.dst_reorder) dst = dnnl::memory(plan.dst_md, eng(), scratch.Take(plan.dst_md.get_size()));
     std::unordered_map<int, dnnl::memory> args = {
-        {DNNL_ARG_SRC, WrapTensor(plan.src_md, eng(), ctx.input(0))},
-        {DNNL_ARG_WEIGHTS, WrapTensor(plan.wei_md, eng(), ctx.input(1))},
-        {DNNL_ARG_DST, WrapTensor(plan.dst_md, eng(), y)},
-        {DNNL_ARG_SCRATCHPAD,
-         dnnl::memory(plan.scratchpad_md, eng(), scratch.Take(plan.scratchpad_md.get_size()))}};
+        {DNNL_ARG_SRC, src},
+        {DNNL_ARG_WEIGHTS, weights},
+        {DNNL_ARG_DST, dst},
+        {DNNL_ARG_SCRATCHPAD, dnnl::memory(plan.scratchpad_md, eng(), scratch.Take(plan.scratchpad_md.get_size()))}};
     if (plan.has_bias) args[DNNL_ARG_BIAS] = WrapTensor(plan.bias_md, eng(), ctx.input(2));
     plan.deconv.execute(stream, args);
+    if (plan.dst_reorder) plan.dst_reorder->execute(stream, dst, dst_user);
     stream.wait();
     return absl::OkStatus();
   }
@@ -159,6 +205,30 @@ absl::Status CheckConvTranspose(const ir::OpDesc& op, const DenseContext& ctx) {
 }
 
 }  // namespace
+
+absl::StatusOr<ir::Format> DeconvPreferredFormat(const ir::OpDesc& op, const DenseContext& ctx) {
+  if (op.type() != "ConvTranspose" || op.num_inputs() < 2) return NodeError(op, "not a ConvTranspose");
+  const ir::TensorDesc& xd = op.input(0).type.tensor();
+  const ir::TensorDesc& wd = op.input(1).type.tensor();
+  if (!OnlyBatchUnknown(xd.shape) || !wd.shape.IsFullyKnown()) return NodeError(op, "shapes are not known");
+  const Shape x = LayoutProbeShape(xd.shape);  // a dynamic batch: oneDNN is asked about batch 1
+  GE_ASSIGN_OR_RETURN(ops::WindowAttrs attrs, ops::WindowAttrsFromOp(op));
+  GE_ASSIGN_OR_RETURN(ops::WindowGeometry g, ops::ConvTransposeOutputShape(x, wd.shape, attrs));
+  dnnl::memory::dims pad_l, pad_r;
+  GE_RETURN_IF_ERROR(DnnlPads(x, g, &pad_l, &pad_r));
+  std::optional<dnnl::memory::desc> bias;
+  if (op.num_inputs() > 2 && op.input(2).type.dtype() != DataType::kUndefined) {
+    bias = PlainDesc(op.input(2).type.shape(), op.input(2).type.dtype());
+  }
+  return DnnlTry(op, kCreation, [&]() -> absl::StatusOr<ir::Format> {
+    const auto pd = DeconvPrimitiveDesc(ctx.engine, x, wd.shape, attrs.group, xd.dtype, bias, g, pad_l, pad_r);
+    for (ir::Format f : {ir::Format::kNChw16c, ir::Format::kNChw8c, ir::Format::kNHWC}) {
+      auto md = FormatDesc(g.output, xd.dtype, f);
+      if (md.ok() && *md == pd.dst_desc()) return f;
+    }
+    return ir::Format::kND;
+  });
+}
 
 void RegisterConvTransposeKernels(DenseKernelTable& table) {
   table.Add({"ConvTranspose", {DataType::kFloat, DataType::kBFloat16}, CheckConvTranspose,

@@ -33,6 +33,8 @@ absl::Status CheckGemm(const ir::OpDesc& op, const DenseContext& ctx);
 // Conv, with concrete types) writes fastest: kNChw16c, kNChw8c, kNHWC, or
 // kND for anything else. The layout pass keeps that layout downstream.
 absl::StatusOr<ir::Format> ConvPreferredFormat(const ir::OpDesc& op, const DenseContext& ctx);
+// The same for a ConvTranspose (oneDNN's deconvolution).
+absl::StatusOr<ir::Format> DeconvPreferredFormat(const ir::OpDesc& op, const DenseContext& ctx);
 
 // Whether a MatMul / Gemm node can take `chain` (its add operand's shape
 // `add_shape`, unknown rank when the chain has no add). Used by the

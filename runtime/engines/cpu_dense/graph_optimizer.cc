@@ -21,7 +21,17 @@ constexpr std::string_view kEngineName = "cpu_dense";
 bool IsDenseNode(const ir::Node& n) {
   const std::string& t = n.type();
   return t == "Conv" || t == "MatMul" || t == "Gemm" || t == kDenseFusedOp || t == "QLinearConv" ||
-         t == "ConvInteger" || t == "QLinearMatMul" || t == "MatMulInteger" || t == "LSTM" || t == "GRU" || t == "RNN";
+         t == "ConvInteger" || t == "QLinearMatMul" || t == "MatMulInteger" || t == "LSTM" || t == "GRU" ||
+         t == "RNN" || t == "ConvTranspose";
+}
+
+bool FeedsLayerNorm(const ir::Node& n) {
+  for (int i = 0; i < n.num_outputs(); ++i) {
+    for (const ir::InPort& use : n.consumers(i)) {
+      if (use.node->type() == "LayerNormalization") return true;
+    }
+  }
+  return false;
 }
 
 // Before placement: anything not pinned elsewhere.
@@ -77,12 +87,23 @@ absl::StatusOr<bool> CpuDenseGraphOptimizer::OptimizeOne(ir::Graph& graph, const
     GE_ASSIGN_OR_RETURN(bool folded, FoldConvBatchNorm(graph, can_rewrite));
     changed = folded;
   }
-  // Before placement, residual Adds wait for the engine partition: the
-  // composite engine's fusions run first there (cpu_fused's add + layer
-  // norm claims them). A MatMul's bias Add, GELU (whose constants are
-  // Consts only here: after placement they sit behind the partition's
-  // PlaceHolders) and activations fuse now, whatever engine the cost model
-  // would give them.
+  // Before placement a convolution's chain (GELU's arithmetic, a residual
+  // Add) fuses first, except an Add feeding a LayerNormalization
+  // (cpu_fused's claim): left to the engine partition, the cost model put a
+  // TCN's GELU on cpu_vector (a scalar erff per element) and cut
+  // cpu_dense's subgraph. Then every product: a MatMul's bias Add, GELU
+  // (whose constants are Consts only here: after placement they sit behind
+  // the partition's PlaceHolders) and activations fuse now, whatever engine
+  // the cost model would give them; residual Adds and SiLU wait for the
+  // engine partition, where the composite engine's fusions run first
+  // (cpu_fused's add + layer norm claims the residual Add).
+  if (fold) {
+    const NodeFilter conv_chain = [&can_rewrite](const ir::Node& n) {
+      return can_rewrite(n) && n.type() != "MatMul" && n.type() != "Gemm" && !FeedsLayerNorm(n);
+    };
+    GE_ASSIGN_OR_RETURN(bool conv_fused, FusePostOps(graph, conv_chain, supported_));
+    changed = changed || conv_fused;
+  }
   GE_ASSIGN_OR_RETURN(bool fused, FusePostOps(graph, can_rewrite, supported_, /*residual_adds=*/!fold));
   GE_ASSIGN_OR_RETURN(bool marked, MarkConstInputs(graph, can_rewrite));
   return changed || fused || marked;

@@ -66,6 +66,7 @@ absl::Status CheckFloatInput(const ir::OpDesc& op, int i, const DenseContext& ct
 void RegisterDenseKernels(DenseKernelTable& table) {
   RegisterConvKernels(table);
   RegisterConvTransposeKernels(table);
+  RegisterResizeKernels(table);
   RegisterMatMulKernels(table);
   RegisterFusedKernels(table);
   RegisterPoolKernels(table);

@@ -50,6 +50,7 @@ absl::Status CheckSupportedNode(const DenseKernelTable& table, const ir::Node& n
 // Registration functions, one per kernel family.
 void RegisterConvKernels(DenseKernelTable& table);
 void RegisterConvTransposeKernels(DenseKernelTable& table);
+void RegisterResizeKernels(DenseKernelTable& table);
 void RegisterMatMulKernels(DenseKernelTable& table);
 void RegisterPoolKernels(DenseKernelTable& table);
 void RegisterNormKernels(DenseKernelTable& table);

@@ -15,11 +15,12 @@
 namespace ge::engine::cpu_dense {
 namespace {
 
-enum class Role { kNone, kConv, kInt8Conv, kFollow, kBinary, kInt8Binary, kGlobalPool, kConcat };
+enum class Role { kNone, kConv, kDeconv, kInt8Conv, kFollow, kBinary, kInt8Binary, kGlobalPool, kConcat };
 
 // cpu_dense's QuantizeLinear / DequantizeLinear are per tensor only, so
 // element-wise: they keep the layout while changing the dtype.
-constexpr std::array<std::string_view, 20> kFollowers = {"Relu",
+// Resize follows when it keeps the channels (ResizeKeepsChannels).
+constexpr std::array<std::string_view, 21> kFollowers = {"Relu",
                                                          "LeakyRelu",
                                                          "Sigmoid",
                                                          "Tanh",
@@ -38,7 +39,8 @@ constexpr std::array<std::string_view, 20> kFollowers = {"Relu",
                                                          "AveragePool",
                                                          "BatchNormalization",
                                                          "QuantizeLinear",
-                                                         "DequantizeLinear"};
+                                                         "DequantizeLinear",
+                                                         "Resize"};
 constexpr std::array<std::string_view, 6> kBinaries = {"Add", "Sub", "Mul", "Div", "Max", "Min"};
 
 template <size_t N>
@@ -52,6 +54,7 @@ bool In(const std::array<std::string_view, N>& list, std::string_view s) {
 Role RoleOf(const ir::Node& n) {
   const std::string& t = n.type();
   if (t == "Conv") return Role::kConv;
+  if (t == "ConvTranspose") return Role::kDeconv;
   if (t == "QLinearConv") return Role::kInt8Conv;
   if (t == "_QLinearAdd") return Role::kInt8Binary;
   if (t == kDenseFusedOp) {
@@ -106,6 +109,17 @@ bool Commutative(const ir::Node& n) {
 ir::Format FormatOf(const ir::OutPort& p) { return p.node->op_desc().output(p.index).type.tensor().format; }
 const ir::ValueType& TypeOf(const ir::OutPort& p) { return p.node->op_desc().output(p.index).type; }
 
+// A Resize whose output has its input's batch and channels (a spatial
+// resize): only then does a channel block of the output read the same
+// block of the input.
+bool ResizeKeepsChannels(const ir::Node& n) {
+  if (!n.input(0)) return false;
+  const Shape& in = TypeOf(n.input(0)).shape();
+  const Shape& out = n.op_desc().output(0).type.shape();
+  return in.rank() >= 3 && in.rank() == out.rank() && in.dim(0) == out.dim(0) && in.dim(1) == out.dim(1) &&
+         in.dim(1) > 0;
+}
+
 class LayoutPass {
  public:
   LayoutPass(ir::Graph& graph, const NodeFilter& on_dense, const DenseContext& context)
@@ -140,6 +154,11 @@ class LayoutPass {
         if (preferred.ok()) f = *preferred;
         break;
       }
+      case Role::kDeconv: {
+        absl::StatusOr<ir::Format> preferred = DeconvPreferredFormat(n.op_desc(), context_);
+        if (preferred.ok()) f = *preferred;
+        break;
+      }
       case Role::kInt8Conv:
         // int8 activations stay channels-last between int8 nodes.
         if (out.is_tensor() && IsInt8(out.dtype()))
@@ -155,6 +174,7 @@ class LayoutPass {
     }
     if (IsPlain(f) || !Fits(out, f)) return absl::OkStatus();
     if (RoleOf(n) == Role::kFollow && !Fits(TypeOf(n.input(0)), f)) return absl::OkStatus();
+    if (n.type() == "Resize" && !ResizeKeepsChannels(n)) return absl::OkStatus();
     ir::Format& format = n.mutable_op_desc().mutable_output(0).type.mutable_tensor().format;
     changed_ = changed_ || format != f;
     format = f;
@@ -228,6 +248,7 @@ class LayoutPass {
     const ir::Format out = c.num_outputs() > 0 ? c.op_desc().output(0).type.tensor().format : ir::Format::kND;
     switch (RoleOf(c)) {
       case Role::kConv: return port == 0 || (port == kFusedAddInput && c.type() == kDenseFusedOp);
+      case Role::kDeconv: return port == 0;
       case Role::kInt8Conv: return port == 0;
       case Role::kFollow: return port == 0 && out == f;
       case Role::kBinary: return out == f;
@@ -295,7 +316,7 @@ class LayoutPass {
 }  // namespace
 
 bool StartsLayouts(const ir::Node& node) {
-  return RoleOf(node) == Role::kConv || RoleOf(node) == Role::kInt8Conv ||
+  return RoleOf(node) == Role::kConv || RoleOf(node) == Role::kDeconv || RoleOf(node) == Role::kInt8Conv ||
          (node.num_outputs() >= 1 && !IsPlain(node.op_desc().output(0).type.tensor().format));
 }
 

@@ -5,7 +5,14 @@
 // oneDNN takes the statistics, scale and shift as f32 vectors; parameters
 // of another dtype, or LayerNormalization scales that broadcast, are
 // expanded into f32 scratch on each run (they are C or the normalized size
-// long, tiny next to the data).
+// long, tiny next to the data). An f32 softmax over an axis that is not
+// the innermost runs the kernel's own loop: oneDNN 2.6 has only its
+// reference kernel for strided axes (a TCN's [1, 30, 400] LogSoftmax over
+// the channels took 1.6 ms there), and its JIT softmax over a transposed
+// copy computed the logarithm a few ulp off ONNX Runtime's.
+#include <algorithm>
+#include <cmath>
+#include <string>
 #include <unordered_map>
 
 #include "base/ops/shape_utils.h"
@@ -173,6 +180,11 @@ class SoftmaxKernel final : public DenseKernel {
   struct SoftmaxPlan final : Plan {
     dnnl::softmax_v2_forward softmax;
     dnnl::memory::desc src_md, dst_md, scratchpad_md;
+    // Softmax over an axis that is not the innermost, f32, plain: oneDNN
+    // 2.6 has only its reference kernel there; the kernel's own loop
+    // (Strided) runs it instead, as [outer, axis, inner].
+    bool strided = false;
+    int64_t outer = 0, length = 0, inner = 0;
   };
 
   absl::StatusOr<std::unique_ptr<Plan>> Build(const PlanRequest& r) override {
@@ -189,15 +201,67 @@ class SoftmaxKernel final : public DenseKernel {
     fwd::primitive_desc pd(fwd::desc(dnnl::prop_kind::forward_inference, alg, plan->src_md, plan->dst_md,
                                      static_cast<int>(axis)),
                            attr, eng());
+    const bool plain = plan->src_md == PlainDesc(x, r.dtype(0)) && plan->dst_md == plan->src_md;
+    if (std::string(pd.impl_info_str()).rfind("ref", 0) == 0 && plain && r.dtype(0) == DataType::kFloat &&
+        axis != x.rank() - 1) {
+      plan->strided = true;
+      plan->outer = 1;
+      plan->inner = 1;
+      for (int64_t d = 0; d < axis; ++d) plan->outer *= x.dim(d);
+      for (int64_t d = axis + 1; d < x.rank(); ++d) plan->inner *= x.dim(d);
+      plan->length = x.dim(axis);
+      plan->workspace_bytes = 2 * Scratch::Padded(static_cast<size_t>(plan->inner) * sizeof(float)) + Scratch::kAlign;
+      return plan;
+    }
     plan->scratchpad_md = pd.scratchpad_desc();
     plan->softmax = fwd(pd);
     plan->workspace_bytes = Scratch::Padded(plan->scratchpad_md.get_size()) + Scratch::kAlign;
     return plan;
   }
 
+  // Softmax over the middle dim of [outer, length, inner]: per outer index,
+  // the running maximum and sum of each inner lane over contiguous rows
+  // (f32, as ONNX Runtime's kernel: y = x - max - log(sum) or exp(x - max) / sum).
+  void Strided(const SoftmaxPlan& plan, const float* x, float* y, float* max, float* sum) const {
+    const int64_t inner = plan.inner, length = plan.length;
+    for (int64_t o = 0; o < plan.outer; ++o) {
+      const float* in = x + o * length * inner;
+      float* out = y + o * length * inner;
+      for (int64_t i = 0; i < inner; ++i) max[i] = in[i];
+      for (int64_t c = 1; c < length; ++c) {
+        for (int64_t i = 0; i < inner; ++i) max[i] = std::max(max[i], in[c * inner + i]);
+      }
+      for (int64_t i = 0; i < inner; ++i) sum[i] = 0;
+      for (int64_t c = 0; c < length; ++c) {
+        for (int64_t i = 0; i < inner; ++i) {
+          const float e = std::exp(in[c * inner + i] - max[i]);
+          sum[i] += e;
+          if (!log_) out[c * inner + i] = e;
+        }
+      }
+      if (log_) {
+        for (int64_t i = 0; i < inner; ++i) sum[i] = std::log(sum[i]);
+        for (int64_t c = 0; c < length; ++c) {
+          for (int64_t i = 0; i < inner; ++i) out[c * inner + i] = in[c * inner + i] - max[i] - sum[i];
+        }
+      } else {
+        for (int64_t c = 0; c < length; ++c) {
+          for (int64_t i = 0; i < inner; ++i) out[c * inner + i] /= sum[i];
+        }
+      }
+    }
+  }
+
   absl::Status Run(Plan& base_plan, ExecuteContext& ctx, Scratch& scratch) override {
     auto& plan = static_cast<SoftmaxPlan&>(base_plan);
     GE_ASSIGN_OR_RETURN(Tensor y, ctx.Output(0));
+    if (plan.strided) {
+      const size_t bytes = static_cast<size_t>(plan.inner) * sizeof(float);
+      auto* max = static_cast<float*>(scratch.Take(bytes));
+      auto* sum = static_cast<float*>(scratch.Take(bytes));
+      Strided(plan, ctx.input(0).data<float>(), y.data<float>(), max, sum);
+      return absl::OkStatus();
+    }
     dnnl::stream stream(eng());
     plan.softmax.execute(stream, {{DNNL_ARG_SRC, WrapTensor(plan.src_md, eng(), ctx.input(0))},
                                   {DNNL_ARG_DST, WrapTensor(plan.dst_md, eng(), y)},

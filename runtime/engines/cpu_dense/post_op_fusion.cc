@@ -149,6 +149,10 @@ bool AbsorbOne(Match& m, ir::Node* next, int port) {
       return true;
     }
     if (m.chain.has_add() || !m.residuals) return false;
+    // A convolution's add is oneDNN's sum post-op, which its JIT
+    // convolutions take only as the first post-op (after an activation the
+    // reference convolution would run: a TCN's conv + GELU + residual).
+    if (m.base->type() == "Conv" && !m.chain.ops.empty()) return false;
     const bool fits = m.base->type() == "Conv" ? shape == out : ops::CheckUnidirectionalBroadcast(shape, out).ok();
     if (!fits) return false;
     m.addend = other;

@@ -16,6 +16,7 @@
 #include "gtest/gtest.h"
 #include "onnx/onnx_pb.h"
 #include "session/runtime.h"
+#include "tests/testing/onnx_builder.h"
 
 namespace ge::session {
 namespace {
@@ -24,35 +25,15 @@ namespace fs = std::filesystem;
 
 // Y = X + W, W = [1, 2, 3, 4] (inline, or external in `location`).
 onnx::ModelProto AddModel(const std::string& location = "") {
-  onnx::ModelProto model;
-  model.set_ir_version(8);
-  model.add_opset_import()->set_version(17);
-  onnx::GraphProto* g = model.mutable_graph();
-  g->set_name("add");
-  for (auto [list, name] : {std::pair{g->add_input(), "X"}, std::pair{g->add_output(), "Y"}}) {
-    list->set_name(name);
-    auto* t = list->mutable_type()->mutable_tensor_type();
-    t->set_elem_type(onnx::TensorProto::FLOAT);
-    t->mutable_shape()->add_dim()->set_dim_value(4);
-  }
-  onnx::TensorProto* w = g->add_initializer();
-  w->set_name("W");
-  w->set_data_type(onnx::TensorProto::FLOAT);
-  w->add_dims(4);
-  if (location.empty()) {
-    for (int i = 1; i <= 4; ++i) w->add_float_data(static_cast<float>(i));
-  } else {
+  onnx::ModelProto model = onnx_builder::AddWeightModel({1, 2, 3, 4});
+  if (!location.empty()) {
+    onnx::TensorProto* w = model.mutable_graph()->mutable_initializer(0);
+    w->clear_float_data();
     w->set_data_location(onnx::TensorProto::EXTERNAL);
     auto* entry = w->add_external_data();
     entry->set_key("location");
     entry->set_value(location);
   }
-  onnx::NodeProto* add = g->add_node();
-  add->set_name("add");
-  add->set_op_type("Add");
-  add->add_input("X");
-  add->add_input("W");
-  add->add_output("Y");
   return model;
 }
 

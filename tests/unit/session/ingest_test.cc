@@ -15,6 +15,7 @@
 #include "gtest/gtest.h"
 #include "runtime/model/external_weights.h"
 #include "session/runtime.h"
+#include "tests/testing/onnx_builder.h"
 
 namespace ge::session {
 namespace {
@@ -137,31 +138,7 @@ TEST_F(IngestTest, ExecuteOpsAreCheckedAsReceived) {
 }
 
 // X f32[4] -> Add(X, W) -> Y with W an initializer; hooks to break it.
-onnx::ModelProto AddModel() {
-  onnx::ModelProto model;
-  model.set_ir_version(8);
-  model.add_opset_import()->set_version(17);
-  onnx::GraphProto* g = model.mutable_graph();
-  g->set_name("add");
-  for (auto [list, name] : {std::pair{g->add_input(), "X"}, std::pair{g->add_output(), "Y"}}) {
-    list->set_name(name);
-    auto* t = list->mutable_type()->mutable_tensor_type();
-    t->set_elem_type(onnx::TensorProto::FLOAT);
-    t->mutable_shape()->add_dim()->set_dim_value(4);
-  }
-  onnx::TensorProto* w = g->add_initializer();
-  w->set_name("W");
-  w->set_data_type(onnx::TensorProto::FLOAT);
-  w->add_dims(4);
-  for (int i = 0; i < 4; ++i) w->add_float_data(1.0f);
-  onnx::NodeProto* add = g->add_node();
-  add->set_name("add");
-  add->set_op_type("Add");
-  add->add_input("X");
-  add->add_input("W");
-  add->add_output("Y");
-  return model;
-}
+onnx::ModelProto AddModel() { return onnx_builder::AddWeightModel({1, 1, 1, 1}); }
 
 void MakeExternal(onnx::TensorProto* t, const std::string& location) {
   t->clear_float_data();

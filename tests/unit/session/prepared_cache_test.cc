@@ -15,6 +15,7 @@
 #include "session/compile_cache.h"
 #include "session/runtime.h"
 #include "tests/testing/kernel_test_util.h"
+#include "tests/testing/onnx_builder.h"
 
 namespace ge::session {
 namespace {
@@ -26,47 +27,16 @@ using engine::cpu_dense::WeightPacks;
 
 // Y = Relu(Conv(X, W, B)) with X [1,16,8,8], W [32,16,3,3], pads 1.
 onnx::ModelProto ConvModel() {
-  onnx::ModelProto model;
-  model.set_ir_version(8);
-  model.add_opset_import()->set_version(17);
+  using namespace onnx_builder;  // NOLINT
+  onnx::ModelProto model = MakeModel(17);
   onnx::GraphProto* g = model.mutable_graph();
   g->set_name("conv");
-  auto io = [](onnx::ValueInfoProto* v, const char* name, std::vector<int64_t> dims) {
-    v->set_name(name);
-    auto* t = v->mutable_type()->mutable_tensor_type();
-    t->set_elem_type(onnx::TensorProto::FLOAT);
-    for (int64_t d : dims) t->mutable_shape()->add_dim()->set_dim_value(d);
-  };
-  io(g->add_input(), "X", {1, 16, 8, 8});
-  io(g->add_output(), "Y", {1, 32, 8, 8});
-  auto initializer = [&](const char* name, std::vector<int64_t> dims, uint64_t seed) {
-    onnx::TensorProto* t = g->add_initializer();
-    t->set_name(name);
-    t->set_data_type(onnx::TensorProto::FLOAT);
-    int64_t n = 1;
-    for (int64_t d : dims) {
-      t->add_dims(d);
-      n *= d;
-    }
-    const Tensor values = test::RandomTensor(DataType::kFloat, Shape(dims), seed);
-    for (int64_t i = 0; i < n; ++i) t->add_float_data(values.data<float>()[i]);
-  };
-  initializer("W", {32, 16, 3, 3}, 21);
-  initializer("B", {32}, 22);
-  onnx::NodeProto* conv = g->add_node();
-  conv->set_name("conv");
-  conv->set_op_type("Conv");
-  for (const char* in : {"X", "W", "B"}) conv->add_input(in);
-  conv->add_output("C");
-  onnx::AttributeProto* pads = conv->add_attribute();
-  pads->set_name("pads");
-  pads->set_type(onnx::AttributeProto::INTS);
-  for (int i = 0; i < 4; ++i) pads->add_ints(1);
-  onnx::NodeProto* relu = g->add_node();
-  relu->set_name("relu");
-  relu->set_op_type("Relu");
-  relu->add_input("C");
-  relu->add_output("Y");
+  AddInput(g, "X", kF32, {1, 16, 8, 8});
+  AddOutput(g, "Y", kF32, {1, 32, 8, 8});
+  AddInitializer(g, "W", test::RandomTensor(DataType::kFloat, Shape({32, 16, 3, 3}), 21));
+  AddInitializer(g, "B", test::RandomTensor(DataType::kFloat, Shape({32}), 22));
+  AttrInts(AddNode(g, "Conv", {"X", "W", "B"}, {"C"}, "conv"), "pads", {1, 1, 1, 1});
+  AddNode(g, "Relu", {"C"}, {"Y"}, "relu");
   return model;
 }
 

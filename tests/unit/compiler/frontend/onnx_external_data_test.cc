@@ -9,14 +9,14 @@
 #include "compiler/frontend/onnx_importer.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "tests/unit/compiler/frontend/onnx_test_util.h"
+#include "tests/testing/onnx_builder.h"
 
 namespace ge::frontend {
 namespace {
 
 using ::testing::AllOf;
 using ::testing::HasSubstr;
-using namespace ::ge::frontend::testing;  // NOLINT
+using namespace ::ge::onnx_builder;  // NOLINT
 namespace fs = std::filesystem;
 
 std::string FloatBytes(const std::vector<float>& v) {

@@ -7,14 +7,14 @@
 #include "compiler/frontend/onnx_inspect.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "tests/unit/compiler/frontend/onnx_test_util.h"
+#include "tests/testing/onnx_builder.h"
 
 namespace ge::frontend {
 namespace {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-using namespace ::ge::frontend::testing;  // NOLINT
+using namespace ::ge::onnx_builder;  // NOLINT
 
 // Conv(3->4, 3x3, pad 1) -> Relu -> MaxPool 2x2 -> Flatten -> Gemm(64->10).
 onnx::ModelProto ConvNet() {

@@ -5,7 +5,7 @@
 #include "compiler/frontend/onnx_op_support.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "tests/unit/compiler/frontend/onnx_test_util.h"
+#include "tests/testing/onnx_builder.h"
 
 namespace ge::frontend {
 namespace {
@@ -13,7 +13,7 @@ namespace {
 using ::testing::AllOf;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-using namespace ::ge::frontend::testing;  // NOLINT
+using namespace ::ge::onnx_builder;  // NOLINT
 
 onnx::ModelProto TwoRelus(int64_t opset = 13) {
   onnx::ModelProto model = MakeModel(opset);
@@ -297,7 +297,7 @@ namespace {
 // A declared dim below -1 is a malformed model (issue 19): refused, not
 // read as an unknown dim. -1, some exporters' "unknown", still imports.
 TEST(OnnxMalformedTest, NegativeDeclaredDimIsRefused) {
-  using namespace ::ge::frontend::testing;  // NOLINT
+  using namespace ::ge::onnx_builder;  // NOLINT
   for (const bool checks : {true, false}) {
     OnnxImportOptions options;
     options.run_checker = checks;

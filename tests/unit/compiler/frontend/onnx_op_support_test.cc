@@ -4,12 +4,12 @@
 
 #include "compiler/frontend/onnx_model_check.h"
 #include "gtest/gtest.h"
-#include "tests/unit/compiler/frontend/onnx_test_util.h"
+#include "tests/testing/onnx_builder.h"
 
 namespace ge::frontend {
 namespace {
 
-using namespace ::ge::frontend::testing;  // NOLINT
+using namespace ::ge::onnx_builder;  // NOLINT
 
 bool Covers(const onnx::ModelProto& model) {
   absl::StatusOr<OpsetMap> opsets = CheckOpsets(model);

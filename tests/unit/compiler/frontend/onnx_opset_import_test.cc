@@ -10,13 +10,13 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "onnx/shape_inference/implementation.h"
-#include "tests/unit/compiler/frontend/onnx_test_util.h"
+#include "tests/testing/onnx_builder.h"
 
 namespace ge::frontend {
 namespace {
 
 using ::testing::ElementsAre;
-using namespace ::ge::frontend::testing;  // NOLINT
+using namespace ::ge::onnx_builder;  // NOLINT
 using Kind = ir::AttrValue::Kind;
 
 // The node of type `type` (the only one) in `graph`.

@@ -11,12 +11,12 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "onnx/shape_inference/implementation.h"
-#include "tests/unit/compiler/frontend/onnx_test_util.h"
+#include "tests/testing/onnx_builder.h"
 
 namespace ge::frontend {
 namespace {
 
-using namespace ::ge::frontend::testing;  // NOLINT
+using namespace ::ge::onnx_builder;  // NOLINT
 
 onnx::TensorProto Int64Proto(const std::string& name, const std::vector<int64_t>& values) {
   return TensorToProto(

@@ -12,7 +12,7 @@
 #include "base/ir/text_format.h"
 #include "compiler/frontend/onnx_importer.h"
 #include "gtest/gtest.h"
-#include "tests/unit/compiler/frontend/onnx_test_util.h"
+#include "tests/testing/onnx_builder.h"
 #include "tests/testing/engines_test.h"
 
 namespace ge::cache {
@@ -110,7 +110,7 @@ TEST_F(CacheKeyTest, UserKeysNameTheGraphAndKeepTheRest) {
 // The same ONNX model with its nodes and initializers in another order in
 // the file (two independent branches, so both orders are topological).
 onnx::ModelProto TwoBranchModel(bool reversed, float bias) {
-  using namespace frontend::testing;  // NOLINT
+  using namespace onnx_builder;  // NOLINT
   onnx::ModelProto model = MakeModel(13);
   onnx::GraphProto* g = model.mutable_graph();
   AddInput(g, "x", kF32, {2, 3});

@@ -8,23 +8,23 @@
 #include "compiler/frontend/onnx_importer.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "tests/unit/compiler/frontend/onnx_test_util.h"
+#include "tests/testing/onnx_builder.h"
 #include "tests/unit/runtime/engines/control_flow/cf_test_util.h"
 
 namespace ge::test {
 namespace {
 
-using frontend::testing::AddInitializer;
-using frontend::testing::AddInput;
-using frontend::testing::AddNode;
-using frontend::testing::AddOutput;
-using frontend::testing::AttrGraph;
-using frontend::testing::AttrInt;
-using frontend::testing::AttrInts;
-using frontend::testing::kBool;
-using frontend::testing::kF32;
-using frontend::testing::kI64;
-using frontend::testing::MakeModel;
+using onnx_builder::AddInitializer;
+using onnx_builder::AddInput;
+using onnx_builder::AddNode;
+using onnx_builder::AddOutput;
+using onnx_builder::AttrGraph;
+using onnx_builder::AttrInt;
+using onnx_builder::AttrInts;
+using onnx_builder::kBool;
+using onnx_builder::kF32;
+using onnx_builder::kI64;
+using onnx_builder::MakeModel;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 

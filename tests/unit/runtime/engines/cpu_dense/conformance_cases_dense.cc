@@ -1,7 +1,8 @@
 // Conformance cases of cpu_dense's dense kernels: Conv (1-D to 3-D, groups,
 // depthwise, strides, dilations, asymmetric pads, every auto_pad), MatMul
 // (promotion, batches, broadcasting), Gemm (transposes, alpha, beta, every
-// C broadcast), pooling and the fused op, with zero-sized tensors.
+// C broadcast), ConvTranspose, Resize (plain and channel-blocked), pooling
+// and the fused op, with zero-sized tensors.
 #include <cmath>
 
 #include "runtime/engines/cpu_dense/post_ops.h"
@@ -85,6 +86,28 @@ std::vector<Case> ConvCases(Rng& rng) {
     // Zero channels: the output is the bias alone (the reference path).
     cases.push_back(MakeCase("Conv", {rng.Random(dt, Shape{1, 0, 4, 4}), rng.Random(dt, Shape{3, 0, 3, 3}),
                                       rng.Random(dt, Shape{3})}));
+    // Dilated 1-D (a TCN's layers, padding = dilation, or causal: all on
+    // the left) and 2-D convolutions with pads wider than oneDNN's JIT
+    // kernels take: the kernel pads explicitly (ExplicitPad), edges too
+    // (outputs no wider than the dilated kernel).
+    for (int trial = 0; trial < 10; ++trial) {
+      const int64_t d = rng.Pick<int64_t>({2, 4, 8, 16});
+      const int64_t c = rng.Pick<int64_t>({8, 16, 64});
+      const bool two_d = trial >= 8;
+      const int64_t length = trial % 4 == 3 ? 2 * d + 1 : rng.Int(d, 5 * d);
+      Shape x{rng.Int(1, 2), c, length}, ws{rng.Pick<int64_t>({8, 16, 30}), c, 3};
+      Ints pads = trial % 2 == 0 ? Ints{d, d} : Ints{2 * d, 0}, dilations{d};
+      if (two_d) {
+        x.push_back(rng.Int(d, 3 * d));
+        ws.push_back(3);
+        pads = {d, d, d, d};
+        dilations = {d, d};
+      }
+      ir::AttrMap attrs = {{"dilations", IntsAttr(dilations)}, {"pads", IntsAttr(pads)}};
+      std::vector<Value> inputs = {rng.Random(dt, x), rng.Random(dt, ws)};
+      if (trial % 3 != 0) inputs.push_back(rng.Random(dt, Shape{ws.dim(0)}));
+      cases.push_back(MakeCase("Conv", std::move(inputs), std::move(attrs)));
+    }
   }
   return cases;
 }
@@ -94,10 +117,15 @@ std::vector<Case> ConvCases(Rng& rng) {
 std::vector<Case> ConvTransposeCases(Rng& rng) {
   std::vector<Case> cases;
   for (DataType dt : DenseFloatTypes()) {
-    for (int trial = 0; trial < 40; ++trial) {
-      const int64_t nd = rng.Int(1, 3);
+    // Trials from 40 on: channels that fill 8- and 16-lane blocks, where
+    // oneDNN runs its JIT deconvolution in blocked layouts (a UNet's up
+    // path), with a group now and then.
+    for (int trial = 0; trial < 48; ++trial) {
+      const bool wide = trial >= 40;
+      const int64_t nd = wide ? rng.Int(1, 2) : rng.Int(1, 3);
       const int64_t group = rng.Int(1, 2);
-      const int64_t c = group * rng.Int(1, 3), mg = rng.Int(1, 3);
+      const int64_t c = wide ? group * rng.Pick<int64_t>({8, 16, 32}) : group * rng.Int(1, 3);
+      const int64_t mg = wide ? rng.Pick<int64_t>({8, 16}) : rng.Int(1, 3);
       const Shape x = SpatialShape(rng, rng.Int(1, 2), c, nd);
       Shape ws{c, mg};
       std::vector<int64_t> kernel, strides, dilations, pads(2 * nd), output_padding;
@@ -136,6 +164,46 @@ std::vector<Case> ConvTransposeCases(Rng& rng) {
       if (!HasPositiveSpatialOutput(cc)) continue;
       cases.push_back(std::move(cc));
     }
+  }
+  return cases;
+}
+
+// ---- Resize ----
+
+// Nearest (every nearest_mode) and linear over ranks 1 to 5, every
+// coordinate transformation but tf_crop_and_resize, by scales (up, down,
+// fractional, the batch and channels too) or sizes; zero-sized outputs.
+// Channel-blocked layouts: CpuDenseResize in conformance_test.cc.
+std::vector<Case> ResizeCases(Rng& rng) {
+  std::vector<Case> cases;
+  const std::vector<std::string> transforms = {"half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric",
+                                               "tf_half_pixel_for_nn"};
+  const std::vector<std::string> nearest = {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"};
+  const std::vector<double> factors = {0.5, 0.6, 1.0, 1.5, 2.0, 3.0};
+  for (int trial = 0; trial < 64; ++trial) {
+    const int64_t rank = rng.Int(1, 5);
+    Shape x;
+    for (int64_t d = 0; d < rank; ++d) x.push_back(rng.Int(1, 6));
+    const bool linear = rng.Bool();
+    ir::AttrMap attrs = {{"mode", ir::AttrValue(std::string(linear ? "linear" : "nearest"))},
+                         {"coordinate_transformation_mode", ir::AttrValue(rng.Pick(transforms))}};
+    if (!linear) attrs["nearest_mode"] = ir::AttrValue(rng.Pick(nearest));
+    std::vector<Value> inputs = {rng.Random(DataType::kFloat, x), Value()};
+    const bool by_sizes = trial % 3 == 2;
+    if (by_sizes) {
+      Tensor sizes = *Tensor::Allocate(DataType::kInt64, Shape{rank});
+      for (int64_t d = 0; d < rank; ++d) sizes.data<int64_t>()[d] = trial == 5 && d == rank - 1 ? 0 : rng.Int(1, 7);
+      inputs.push_back(Value());
+      inputs.push_back(Value(sizes));
+    } else {
+      Tensor scales = *Tensor::Allocate(DataType::kFloat, Shape{rank});
+      for (int64_t d = 0; d < rank; ++d) {
+        const bool spatial = rank < 3 || d >= 2 || trial % 7 == 0;
+        scales.data<float>()[d] = spatial ? static_cast<float>(rng.Pick(factors)) : 1.0f;
+      }
+      inputs.push_back(Value(scales));
+    }
+    cases.push_back(MakeCase("Resize", std::move(inputs), std::move(attrs)));
   }
   return cases;
 }
@@ -415,6 +483,7 @@ std::vector<Case> FusedCases(Rng& rng) {
 void AddDenseCases(CaseTable& table) {
   table["Conv"] = ConvCases;
   table["ConvTranspose"] = ConvTransposeCases;
+  table["Resize"] = ResizeCases;
   table["MatMul"] = MatMulCases;
   table["Gemm"] = GemmCases;
   for (const char* type : {"MaxPool", "AveragePool"}) {

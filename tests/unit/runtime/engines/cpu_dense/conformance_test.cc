@@ -4,7 +4,9 @@
 // conformance_cases_*.cc) runs in tests/unit/runtime/engines/conformance
 // beside cpu_vector's.
 #include <functional>
+#include <string>
 #include <tuple>
+#include <vector>
 
 #include "tests/unit/runtime/engines/cpu_dense/conformance_util.h"
 
@@ -142,6 +144,82 @@ TEST(CpuDenseGlobalPool, ChannelsLastAndBlockedInputsGiveThePlainResult) {
       EXPECT_TRUE(test::TensorNear((*got)[0].tensor(), (*want)[0].tensor(), test::Tolerance{1e-6, 1e-6}))
           << type << " " << ir::FormatName(format);
     }
+  }
+}
+
+// ---- Resize of channel-blocked tensors ----
+
+// `t` (f32 [N, C, spatial...], C a multiple of `block`) in channel blocks.
+Tensor ChannelBlocked(const Tensor& t, int64_t block) {
+  Tensor out = *Tensor::Allocate(t.dtype(), t.shape());
+  const int64_t n = t.shape().dim(0), c = t.shape().dim(1);
+  const int64_t inner = n * c == 0 ? 0 : t.NumElements() / (n * c);
+  for (int64_t b = 0; b < n; ++b) {
+    for (int64_t ch = 0; ch < c; ++ch) {
+      for (int64_t p = 0; p < inner; ++p) {
+        out.data<float>()[((b * (c / block) + ch / block) * inner + p) * block + ch % block] =
+            t.data<float>()[(b * c + ch) * inner + p];
+      }
+    }
+  }
+  return out;
+}
+
+// The layout pass hands a spatial Resize after a convolution its input's
+// blocked layout on both ports: every mode and coordinate transformation,
+// 2-D and 3-D, up and down, by scales and by sizes, equals host_cpu's plain
+// result laid out alike. A Resize of the channels in a blocked layout (which
+// the layout pass never asks for) still computes.
+TEST(CpuDenseResize, ChannelBlockedLayoutsGiveTheLaidOutPlainResult) {
+  Rng rng(13);
+  const std::vector<std::string> transforms = {"half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric",
+                                               "tf_half_pixel_for_nn"};
+  for (int trial = 0; trial < 24; ++trial) {
+    const int64_t block = trial % 2 == 0 ? 8 : 16;
+    const ir::Format format = block == 8 ? ir::Format::kNChw8c : ir::Format::kNChw16c;
+    const int64_t rank = trial % 3 == 0 ? 5 : 4;
+    Shape x{rng.Int(1, 3), block * rng.Int(1, 2)};
+    for (int64_t d = 2; d < rank; ++d) x.push_back(rng.Int(1, 9));
+    const bool linear = trial % 4 < 2;
+    ir::AttrMap attrs = {{"mode", ir::AttrValue(std::string(linear ? "linear" : "nearest"))},
+                         {"coordinate_transformation_mode", ir::AttrValue(transforms[trial % transforms.size()])}};
+    if (!linear) attrs["nearest_mode"] = ir::AttrValue(std::string(trial % 3 == 1 ? "floor" : "round_prefer_ceil"));
+    std::vector<Value> inputs = {rng.Random(DataType::kFloat, x), Value()};
+    const bool channels = trial == 23;  // channels resized (generic rows)
+    if (trial % 5 == 4) {
+      Tensor sizes = *Tensor::Allocate(DataType::kInt64, Shape{rank});
+      for (int64_t d = 0; d < rank; ++d) sizes.data<int64_t>()[d] = d < 2 ? x.dim(d) : rng.Int(1, 12);
+      inputs.push_back(Value());
+      inputs.push_back(Value(sizes));
+    } else {
+      Tensor scales = *Tensor::Allocate(DataType::kFloat, Shape{rank});
+      for (int64_t d = 0; d < rank; ++d) {
+        scales.data<float>()[d] = d >= 2 ? rng.Pick<float>({0.5f, 0.75f, 1.0f, 2.0f, 2.5f}) : 1.0f;
+      }
+      if (channels) scales.data<float>()[1] = 2.0f;
+      inputs.push_back(Value(scales));
+    }
+    Case plain = MakeCase("Resize", inputs, attrs);
+    auto want = test::RunKernel(Host(), plain.op, plain.inputs);
+    ASSERT_TRUE(want.ok()) << want.status();
+    ASSERT_TRUE(Rejection(plain).ok()) << Rejection(plain);
+    ir::OpDesc laid = plain.op;
+    laid.mutable_input(0).type.mutable_tensor().format = format;
+    test::RunOptions options;
+    auto types = test::InferOutputTypes(plain.op, plain.inputs);
+    ASSERT_TRUE(types.ok()) << types.status();
+    options.output_types = *types;
+    options.output_types[0].mutable_tensor().format = format;
+    laid.mutable_output(0).type = options.output_types[0];
+    std::vector<Value> laid_inputs = inputs;
+    laid_inputs[0] = Value(ChannelBlocked(inputs[0].tensor(), block));
+    const int64_t fallbacks = ReferenceRuns().load();
+    auto got = test::RunKernel(Dense(), laid, laid_inputs, options);
+    ASSERT_TRUE(got.ok()) << got.status() << " trial " << trial;
+    EXPECT_EQ(ReferenceRuns().load(), fallbacks);
+    EXPECT_TRUE(
+        test::TensorNear((*got)[0].tensor(), ChannelBlocked((*want)[0].tensor(), block), test::Tolerance{1e-5, 1e-5}))
+        << "trial " << trial << " " << x.ToString() << " " << ir::FormatName(format);
   }
 }
 

@@ -109,14 +109,14 @@ TEST_F(GraphOptimizerTest, OptimizedNetworkMatchesTheOriginal) {
   auto optimized = original->Clone();
   auto& optimizer = *PassTestEngine().graph_optimizers()[0];
   // Before placement: BatchNormalization folds into its Conv and
-  // activations fuse; the residual Add waits for the placed graph
-  // (OptimizeFusedGraph).
+  // activations fuse; a convolution's residual Add too (a MatMul's or
+  // Gemm's binary steps wait for the placed graph, OptimizeFusedGraph).
   auto changed = optimizer.OptimizeOriginalGraph(*optimized);
   ASSERT_TRUE(changed.ok()) << changed.status();
   EXPECT_TRUE(*changed);
   EXPECT_EQ(Count(*optimized, "BatchNormalization"), 0);
-  EXPECT_EQ(Count(*optimized, "_DenseFused"), 2);  // conv1+relu, fc+clip
-  EXPECT_EQ(Count(*optimized, "Add"), 1);
+  EXPECT_EQ(Count(*optimized, "_DenseFused"), 3);  // conv1+relu, conv2+add+relu, fc+clip
+  EXPECT_EQ(Count(*optimized, "Add"), 0);
 
   Place(*original, /*dense=*/false);
   Place(*optimized, /*dense=*/true);
@@ -222,6 +222,58 @@ TEST_F(GraphOptimizerTest, NodesPinnedElsewhereStayAsTheyAre) {
   ASSERT_TRUE(changed.ok());
   EXPECT_FALSE(*changed);
   EXPECT_EQ(ir::PrintGraph(*g), Canonical(text));
+}
+
+// Before placement a convolution's whole chain fuses (GELU's arithmetic, a
+// residual Add first), a MatMul takes its bias but its residual Add waits
+// for the engine partition, and an Add feeding a LayerNormalization stays
+// for cpu_fused.
+TEST_F(GraphOptimizerTest, ConvolutionChainsFuseBeforePlacementMatMulsWait) {
+  auto g = Parse(R"(graph main {
+    x = Data() {index = 0} -> (f32[-1,16,40])
+    a = Data() {index = 1} -> (f32[4,8])
+    w = Const() {value = tensor<f32[16,16,3]>splat(0.5)} -> (f32[16,16,3])
+    wm = Const() {value = tensor<f32[8,8]>splat(0.5)} -> (f32[8,8])
+    bm = Const() {value = tensor<f32[8]>splat(0.5)} -> (f32[8])
+    gamma = Const() {value = tensor<f32[40]>splat(1.0)} -> (f32[40])
+    sqrt2 = Const() {value = tensor<f32[]>[1.4142135]} -> (f32[])
+    one = Const() {value = tensor<f32[]>[1.0]} -> (f32[])
+    half = Const() {value = tensor<f32[]>[0.5]} -> (f32[])
+    conv = Conv(x, w) {pads = [1, 1]} -> (f32[-1,16,40])
+    d = Div(conv, sqrt2) -> (f32[-1,16,40])
+    e = Erf(d) -> (f32[-1,16,40])
+    p = Add(e, one) -> (f32[-1,16,40])
+    m = Mul(conv, p) -> (f32[-1,16,40])
+    g = Mul(m, half) -> (f32[-1,16,40])
+    conv2 = Conv(g, w) {pads = [1, 1]} -> (f32[-1,16,40])
+    res = Add(conv2, x) -> (f32[-1,16,40])
+    relu = Relu(res) -> (f32[-1,16,40])
+    mm = MatMul(a, wm) -> (f32[4,8])
+    mb = Add(mm, bm) -> (f32[4,8])
+    mres = Add(mb, a) -> (f32[4,8])
+    conv3 = Conv(relu, w) {pads = [1, 1]} -> (f32[-1,16,40])
+    ln_in = Add(conv3, x) -> (f32[-1,16,40])
+    ln = LayerNormalization(ln_in, gamma) {axis = -1} -> (f32[-1,16,40])
+    out = NetOutput(ln, mres)
+  })");
+  auto changed = PassTestEngine().graph_optimizers()[0]->OptimizeOriginalGraph(*g);
+  ASSERT_TRUE(changed.ok()) << changed.status();
+  EXPECT_TRUE(*changed);
+  auto post_ops = [&](const char* name) {
+    const ir::Node* n = g->FindNode(name);
+    return n == nullptr ? std::vector<std::string>{"missing"}
+                        : n->op_desc().GetAttrOr<std::vector<std::string>>("post_ops", {});
+  };
+  EXPECT_EQ(post_ops("conv"), std::vector<std::string>({"gelu_erf"}));
+  EXPECT_EQ(post_ops("conv2"), std::vector<std::string>({"add", "relu"}));
+  EXPECT_TRUE(post_ops("conv3").empty());  // its Add feeds the LayerNormalization
+  EXPECT_NE(g->FindNode("ln_in"), nullptr);
+  EXPECT_EQ(g->FindNode("mb"), nullptr);  // the MatMul's bias joins it
+  ASSERT_NE(g->FindNode("mm"), nullptr);
+  EXPECT_EQ(g->FindNode("mm")->type(), "_DenseFused");
+  EXPECT_TRUE(post_ops("mm").empty());
+  EXPECT_NE(g->FindNode("mres"), nullptr);  // the residual waits
+  EXPECT_EQ(g->FindNode("e"), nullptr);
 }
 
 }  // namespace

@@ -208,5 +208,46 @@ TEST(LayoutPassTest, LeavesUnknownSpatialDimsPlain) {
   EXPECT_EQ(ir::PrintGraph(*g), Canonical(text));
 }
 
+// A UNet's decoder with a dynamic batch: the ConvTranspose writes the layout
+// oneDNN's deconvolution prefers, the Concat and the spatial Resize keep the
+// blocked layout, so no TransData stands between the convolutions; a
+// Resize that scales the channels stays plain.
+TEST(LayoutPassTest, ConvTransposeAndSpatialResizeKeepBlockedLayouts) {
+  const std::string f = Preferred();
+  if (f == "ND") GTEST_SKIP() << "oneDNN prefers plain layouts on this CPU";
+  auto g = Parse(R"(graph main {
+    x = Data() {index = 0} -> (f32[-1,16,8,8])
+    skip = Data() {index = 1} -> (f32[-1,16,16,16])
+    w = Const() {value = tensor<f32[16,16,3,3]>splat(0.5)} -> (f32[16,16,3,3])
+    wt = Const() {value = tensor<f32[16,16,2,2]>splat(0.5)} -> (f32[16,16,2,2])
+    w2 = Const() {value = tensor<f32[16,32,3,3]>splat(0.5)} -> (f32[16,32,3,3])
+    s = Const() {value = tensor<f32[4]>[1.0, 1.0, 2.0, 2.0]} -> (f32[4])
+    sc = Const() {value = tensor<f32[4]>[1.0, 2.0, 1.0, 1.0]} -> (f32[4])
+    c = Conv(x, w) {_engine_name = "cpu_dense", pads = [1, 1, 1, 1]} -> (f32[-1,16,8,8])
+    up = ConvTranspose(c, wt) {_engine_name = "cpu_dense", kernel_shape = [2, 2], strides = [2, 2]} -> (f32[-1,16,16,16])
+    sk = Conv(skip, w) {_engine_name = "cpu_dense", pads = [1, 1, 1, 1]} -> (f32[-1,16,16,16])
+    cat = Concat(up, sk) {_engine_name = "cpu_dense", axis = 1} -> (f32[-1,32,16,16])
+    c2 = Conv(cat, w2) {_engine_name = "cpu_dense", pads = [1, 1, 1, 1]} -> (f32[-1,16,16,16])
+    big = Resize(c2, _, s) {_engine_name = "cpu_dense", mode = "linear"} -> (f32[-1,16,32,32])
+    c3 = Conv(big, w) {_engine_name = "cpu_dense", pads = [1, 1, 1, 1]} -> (f32[-1,16,32,32])
+    wide = Resize(c2, _, sc) {_engine_name = "cpu_dense"} -> (f32[-1,32,16,16])
+    out = NetOutput(c3, wide)
+  })");
+  auto deconv = DeconvPreferredFormat(g->FindNode("up")->op_desc(), PassTestEngine().context());
+  ASSERT_TRUE(deconv.ok()) << deconv.status();
+  auto changed = AssignBlockedLayouts(*g, OnDense, PassTestEngine().context());
+  ASSERT_TRUE(changed.ok()) << changed.status();
+  EXPECT_EQ(g->FindNode("up")->op_desc().output(0).type.tensor().format, *deconv);
+  if (ir::FormatName(*deconv) == f) {
+    for (const char* name : {"up", "cat", "c2", "big"}) {
+      EXPECT_EQ(ir::FormatName(g->FindNode(name)->op_desc().output(0).type.tensor().format), f) << name;
+    }
+    EXPECT_EQ(g->FindNode("c3")->input(0).node->name(), "big");  // no TransData between
+    EXPECT_EQ(g->FindNode("cat")->input(0).node->name(), "up");
+  }
+  EXPECT_EQ(g->FindNode("wide")->op_desc().output(0).type.tensor().format, ir::Format::kND);
+  EXPECT_EQ(g->FindNode("wide")->input(0).node->type(), "TransData");
+}
+
 }  // namespace
 }  // namespace ge::engine::cpu_dense

@@ -1,0 +1,198 @@
+#!/usr/bin/env python3
+"""Held-out convolution models: ged against ONNX Runtime on shapes the zoo does not have.
+
+Builds small ONNX models (opset 17, seeded weights) around the kernels the zoo's
+convolution outliers exercise, runs each through `gectl run` (default options) and
+ONNX Runtime (bench/ort_run.js), with the same inputs, at batch 1 and 3 (the batch dim
+is dynamic, as in the zoo), and prints the max |ged - ORT| per model (and the largest |ORT| value: the tolerance
+is relative to it when it exceeds 1):
+
+- ConvTranspose: 1-D, 2-D and 3-D; strides, pads, output_padding, groups, dilations;
+  between convolutions (blocked layouts on both sides) and alone;
+- Resize: nearest (every nearest_mode) and linear, scales and sizes, up and down,
+  half_pixel, pytorch_half_pixel, align_corners, asymmetric; 1-D, 2-D, 3-D, after and
+  before convolutions;
+- dilated and causal Conv1d (dilations 1 to 16, pads as wide as the dilation) with
+  GELU, residual Adds and LogSoftmax over the channels.
+
+    bench/zoo/conv_heldout.py [--gectl build/bin/gectl] [--out build/conv_heldout]
+                              [--tolerance 1e-4]
+
+Exits non-zero when a model fails to run or differs by more than the tolerance.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+class Builder:
+    """A graph under construction: one dynamic-batch float input."""
+
+    def __init__(self, name, dims, seed):
+        self.name, self.nodes, self.inits, self.count = name, [], [], 0
+        self.rng = np.random.default_rng(seed)
+        self.input = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch"] + list(dims[1:]))
+        self.dims = dims
+
+    def fresh(self, prefix):
+        self.count += 1
+        return "%s_%d" % (prefix, self.count)
+
+    def const(self, value, dtype=np.float32):
+        name = self.fresh("c")
+        self.inits.append(numpy_helper.from_array(np.asarray(value, dtype=dtype), name))
+        return name
+
+    def node(self, op, inputs, **attrs):
+        out = self.fresh(op.lower())
+        self.nodes.append(helper.make_node(op, inputs, [out], **attrs))
+        return out
+
+    def conv(self, x, cin, cout, k, nd, **attrs):
+        w = self.const(self.rng.normal(0, 0.3, [cout, cin // attrs.get("group", 1)] + [k] * nd))
+        b = self.const(self.rng.normal(0, 0.1, [cout]))
+        return self.node("Conv", [x, w, b], kernel_shape=[k] * nd, **attrs)
+
+    def deconv(self, x, cin, cout, k, nd, group=1, bias=True, **attrs):
+        w = self.const(self.rng.normal(0, 0.3, [cin, cout // group] + [k] * nd))
+        inputs = [x, w] + ([self.const(self.rng.normal(0, 0.1, [cout]))] if bias else [])
+        return self.node("ConvTranspose", inputs, kernel_shape=[k] * nd, group=group, **attrs)
+
+    def resize(self, x, scales=None, sizes=None, **attrs):
+        inputs = [x, ""]
+        if scales is not None:
+            inputs.append(self.const(scales))
+        else:
+            inputs += ["", self.const(sizes, np.int64)]
+        return self.node("Resize", inputs, **attrs)
+
+    def gelu(self, x):
+        d = self.node("Div", [x, self.const(np.sqrt(2.0))])
+        e = self.node("Erf", [d])
+        a = self.node("Add", [e, self.const(1.0)])
+        m = self.node("Mul", [x, a])
+        return self.node("Mul", [m, self.const(0.5)])
+
+    def save(self, y, out_dir):
+        output = helper.make_tensor_value_info(y, TensorProto.FLOAT, None)
+        graph = helper.make_graph(self.nodes, self.name, [self.input], [output], self.inits)
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+        model.ir_version = 8
+        model = onnx.shape_inference.infer_shapes(model, strict_mode=True)  # validates every node
+        path = os.path.join(out_dir, self.name + ".onnx")
+        onnx.save(model, path)
+        return path
+
+
+def models(out_dir):
+    made = []
+
+    def add(name, dims, build, batches=(1, 3)):
+        b = Builder(name, dims, seed=len(made) + 1)
+        made.append((b.save(build(b), out_dir), dims, batches))
+
+    # ConvTranspose between convolutions (the layout pass gives both sides blocked layouts).
+    add("deconv2d_s2_pad_outpad", [1, 16, 9, 11], lambda b: b.conv(
+        b.node("Relu", [b.deconv(b.conv("x", 16, 16, 3, 2, pads=[1] * 4), 16, 8, 3, 2, strides=[2, 2],
+                                 pads=[1, 1, 1, 1], output_padding=[1, 1])]), 8, 8, 3, 2, pads=[1] * 4))
+    add("deconv2d_groups", [1, 16, 8, 8], lambda b: b.deconv(b.conv("x", 16, 16, 1, 2), 16, 16, 4, 2, group=2,
+                                                                strides=[2, 2], pads=[1, 1, 1, 1]))
+    add("deconv2d_unet_up", [1, 64, 16, 16], lambda b: b.node("Concat", [
+        b.deconv(b.conv("x", 64, 64, 3, 2, pads=[1] * 4), 64, 32, 2, 2, strides=[2, 2]),
+        b.conv(b.resize("x", scales=[1, 1, 2, 2], mode="nearest"), 64, 32, 1, 2)], axis=1))
+    add("deconv2d_dilated_nobias", [1, 8, 7, 5], lambda b: b.deconv("x", 8, 16, 3, 2, bias=False, strides=[1, 2],
+                                                                   dilations=[2, 1], pads=[2, 0, 1, 1]))
+    add("deconv1d_s2", [1, 32, 50], lambda b: b.deconv(b.conv("x", 32, 32, 3, 1, pads=[1, 1]), 32, 16, 4, 1,
+                                                         strides=[2], pads=[1, 1]))
+    add("deconv3d", [1, 8, 4, 5, 6], lambda b: b.deconv("x", 8, 8, 2, 3, strides=[2, 2, 2]))
+    # Resize in every mode the zoo's exporters write, after and before convolutions.
+    add("resize_bilinear_half_pixel", [1, 16, 20, 24], lambda b: b.conv(b.resize(
+        b.conv("x", 16, 32, 3, 2, pads=[1] * 4), scales=[1, 1, 2, 2], mode="linear",
+        coordinate_transformation_mode="half_pixel"), 32, 16, 3, 2, pads=[1] * 4))
+    add("resize_nearest_asymmetric_floor", [1, 8, 13, 9], lambda b: b.conv(b.resize(
+        b.conv("x", 8, 16, 1, 2), scales=[1, 1, 2, 3], mode="nearest", coordinate_transformation_mode="asymmetric",
+        nearest_mode="floor"), 16, 8, 3, 2, pads=[1] * 4))
+    add("resize_linear_align_corners_sizes", [1, 16, 10, 10], lambda b: b.resize(
+        b.conv("x", 16, 16, 3, 2, pads=[1] * 4), sizes=[1, 16, 17, 23], mode="linear",
+        coordinate_transformation_mode="align_corners"), batches=(1,))  # sizes fix the batch
+    add("resize_nearest_down_ceil", [1, 8, 15, 16], lambda b: b.resize(
+        b.conv("x", 8, 8, 3, 2, pads=[1] * 4), scales=[1, 1, 0.5, 0.5], mode="nearest",
+        coordinate_transformation_mode="half_pixel", nearest_mode="round_prefer_ceil"))
+    add("resize_linear_pytorch_half_pixel_frac", [1, 8, 7, 9], lambda b: b.resize(
+        "x", scales=[1, 1, 1.5, 2.5], mode="linear", coordinate_transformation_mode="pytorch_half_pixel"))
+    add("resize_trilinear", [1, 8, 3, 4, 5], lambda b: b.resize(
+        b.conv("x", 8, 8, 1, 3), scales=[1, 1, 2, 2, 2], mode="linear"))
+    add("resize_linear_1d", [1, 16, 31], lambda b: b.resize(
+        b.conv("x", 16, 16, 3, 1, pads=[1, 1]), scales=[1, 1, 2], mode="linear",
+        coordinate_transformation_mode="asymmetric"))
+
+    # Dilated and causal Conv1d blocks (a TCN), GELU, residuals, LogSoftmax over channels.
+    def tcn(b, causal):
+        x = b.conv("x", 24, 32, 1, 1)
+        for i in range(5):
+            d = 2 ** i
+            pads = [2 * d, 0] if causal else [d, d]
+            x = b.node("Add", [x, b.gelu(b.conv(x, 32, 32, 3, 1, dilations=[d], pads=pads))])
+        return b.node("LogSoftmax", [b.conv(x, 32, 10, 1, 1)], axis=1)
+
+    add("tcn_dilated", [1, 24, 120], lambda b: tcn(b, False))
+    add("tcn_causal", [1, 24, 77], lambda b: tcn(b, True))
+    return made
+
+
+def max_error(a, b):
+    if a.shape != b.shape:
+        return float("inf")
+    return float(np.max(np.abs(a.astype(np.float64) - b.astype(np.float64)))) if a.size else 0.0
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--gectl", default=os.path.join(ROOT, "build", "bin", "gectl"))
+    parser.add_argument("--out", default=os.path.join(ROOT, "build", "conv_heldout"))
+    parser.add_argument("--ort-dir", default=os.path.join(ROOT, "build", "ort", "node_modules"))
+    parser.add_argument("--tolerance", type=float, default=1e-4)
+    args = parser.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    env = dict(os.environ, NODE_PATH=args.ort_dir)
+    failed = 0
+    for path, dims, batches in models(args.out):
+        name = os.path.splitext(os.path.basename(path))[0]
+        for batch in batches:
+            data = os.path.join(args.out, "%s_b%d" % (name, batch))
+            os.makedirs(data, exist_ok=True)
+            x = np.random.default_rng(batch).uniform(-1, 1, [batch] + dims[1:]).astype(np.float32)
+            np.save(os.path.join(data, "x.npy"), x)
+            feed = ["--input", "x=" + os.path.join(data, "x.npy")]
+            runs = {"ged": [args.gectl, "--no-cache", "run", path] + feed + ["--output-dir", os.path.join(data, "ged")],
+                    "ort": ["node", os.path.join(ROOT, "bench", "ort_run.js"), path] + feed +
+                           ["--iterations", "1", "--warmup", "0", "--output-dir", os.path.join(data, "ort")]}
+            outs = {}
+            for who, cmd in runs.items():
+                r = subprocess.run(cmd, capture_output=True, text=True, env=env)
+                if r.returncode != 0:
+                    print(json.dumps({"model": name, "batch": batch, "error": "%s: %s" % (who, r.stderr[-400:])}))
+                    failed += 1
+                    break
+                d = os.path.join(data, who)
+                outs[who] = {f: np.load(os.path.join(d, f)) for f in sorted(os.listdir(d))}
+            if len(outs) != 2:
+                continue
+            err = max(max_error(outs["ged"].get(f, np.zeros(0)), outs["ort"][f]) for f in outs["ort"])
+            scale = max(1.0, max(float(np.max(np.abs(v))) if v.size else 0.0 for v in outs["ort"].values()))
+            ok = err <= args.tolerance * scale
+            failed += 0 if ok else 1
+            print(json.dumps({"model": name, "batch": batch, "max_err": err, "max_abs": scale, "ok": ok}), flush=True)
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
