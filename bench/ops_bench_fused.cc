@@ -76,8 +76,9 @@ struct AttentionInputs {
 };
 AttentionInputs MakeAttentionInputs(benchmark::State& state) {
   const int64_t h = state.range(0), s = state.range(1);
-  return {bench::RandomFloats(Shape{h, s, 64}, 1), bench::RandomFloats(Shape{h, 64, s}, 2), bench::RandomFloats(Shape{h, s, 64}, 3),
-          Tensor::FromVector<float>({8.0f}, Shape{}), bench::RandomFloats(Shape{h, s, 64}, 4)};
+  return {bench::RandomFloats(Shape{h, s, 64}, 1), bench::RandomFloats(Shape{h, 64, s}, 2),
+          bench::RandomFloats(Shape{h, s, 64}, 3), Tensor::FromVector<float>({8.0f}, Shape{}),
+          bench::RandomFloats(Shape{h, s, 64}, 4)};
 }
 
 void BM_FusedAttention(benchmark::State& state) {
