@@ -20,6 +20,7 @@
 #include "runtime/engines/cpu_dense/cpu_dense_engine.h"
 #include "runtime/engines/host_cpu/host_cpu_engine.h"
 #include "runtime/engines/cpu_dense/dnnl_util.h"
+#include "runtime/engines/cpu_dense/packed_matmul.h"
 
 namespace ge::bench {
 namespace {
@@ -90,6 +91,31 @@ BENCHMARK(BM_DenseMatMul)
     ->Args({1024, 768, 3072})   // the same at batch 8
     ->Args({1, 512, 1000})      // a classifier at batch 1
     ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+// ---- cpu_dense MatMul with constant weights: the packed path against oneDNN ----
+// Args: M, K, N, path (1: packed panels whatever M, 0: oneDNN's matmul).
+
+void BM_DenseMatMulPath(benchmark::State& state) {
+  const int64_t m = state.range(0), k = state.range(1), n = state.range(2);
+  const int64_t saved = engine::cpu_dense::PackedGemmMaxRows();
+  engine::cpu_dense::SetPackedGemmMaxRows(state.range(3) != 0 ? int64_t{1} << 40 : 0);
+  RunKernel(state, ir::OpDesc("mm", "MatMul"), {RandomFloats(Shape{m, k}, 1), RandomFloats(Shape{k, n}, 2)},
+            2.0 * m * n * k);
+  engine::cpu_dense::SetPackedGemmMaxRows(saved);
+  state.SetLabel(state.range(3) != 0 ? "packed" : "onednn");
+}
+BENCHMARK(BM_DenseMatMulPath)
+    ->ArgsProduct({{1, 4, 16}, {2048}, {2048}, {0, 1}})      // mlp_wide's hidden layer
+    ->ArgsProduct({{32, 64, 128}, {256}, {1024}, {0, 1}})    // bert_mini's FFN up, b1 / b2 / b4
+    ->ArgsProduct({{128}, {256}, {768}, {0, 1}})             // bert_mini's QKV at b4
+    ->ArgsProduct({{128, 256, 512}, {1024}, {256}, {0, 1}})  // bert_mini's FFN down, b4 / b8 / b16
+    ->ArgsProduct({{197, 788}, {192}, {576}, {0, 1}})        // deit_tiny's QKV, b1 / b4
+    ->ArgsProduct({{197}, {768}, {192}, {0, 1}})             // deit_tiny's FFN down
+    ->ArgsProduct({{128}, {768}, {768}, {0, 1}})             // BERT-base projections
+    ->ArgsProduct({{128}, {768}, {3072}, {0, 1}})            // BERT-base FFN up
+    ->ArgsProduct({{128}, {3072}, {768}, {0, 1}})            // BERT-base FFN down
+    ->Unit(benchmark::kMicrosecond)
     ->UseRealTime();
 
 // ---- cpu_dense Conv: NCHW, square images and kernels ----

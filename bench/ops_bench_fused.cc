@@ -72,12 +72,13 @@ void RunSteps(benchmark::State& state, const std::vector<std::unique_ptr<Step>>&
 
 // state.range: heads, sequence length (head size 64, batch 1).
 struct AttentionInputs {
-  Tensor q, kt, v, scale;
+  Tensor q, kt, v, scale, k;
 };
 AttentionInputs MakeAttentionInputs(benchmark::State& state) {
   const int64_t h = state.range(0), s = state.range(1);
-  return {bench::RandomFloats(Shape{h, s, 64}, 1), bench::RandomFloats(Shape{h, 64, s}, 2), bench::RandomFloats(Shape{h, s, 64}, 3),
-          Tensor::FromVector<float>({8.0f}, Shape{})};
+  return {bench::RandomFloats(Shape{h, s, 64}, 1), bench::RandomFloats(Shape{h, 64, s}, 2),
+          bench::RandomFloats(Shape{h, s, 64}, 3), Tensor::FromVector<float>({8.0f}, Shape{}),
+          bench::RandomFloats(Shape{h, s, 64}, 4)};
 }
 
 void BM_FusedAttention(benchmark::State& state) {
@@ -86,7 +87,23 @@ void BM_FusedAttention(benchmark::State& state) {
   steps.push_back(MakeStep(Fused(), "_FusedAttention", {in.q, in.kt, in.v, in.scale}, {{"scale_divides", int64_t{1}}}));
   RunSteps(state, steps);
 }
-BENCHMARK(BM_FusedAttention)->Args({12, 128})->Args({12, 384})->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(BM_FusedAttention)
+    ->Args({12, 128})
+    ->Args({12, 384})
+    ->Args({3, 197})
+    ->Unit(benchmark::kMicrosecond)
+    ->UseRealTime();
+
+// K as the exports store it ([heads, s, 64], the Transpose absorbed): the
+// kernel transposes it per head.
+void BM_FusedAttentionKRows(benchmark::State& state) {
+  const AttentionInputs in = MakeAttentionInputs(state);
+  std::vector<std::unique_ptr<Step>> steps;
+  steps.push_back(MakeStep(Fused(), "_FusedAttention", {in.q, in.k, in.v, in.scale},
+                           {{"scale_divides", int64_t{1}}, {"k_transposed", int64_t{0}}}));
+  RunSteps(state, steps);
+}
+BENCHMARK(BM_FusedAttentionKRows)->Args({12, 128})->Args({3, 197})->Unit(benchmark::kMicrosecond)->UseRealTime();
 
 void BM_DenseAttentionChain(benchmark::State& state) {
   const AttentionInputs in = MakeAttentionInputs(state);
@@ -97,7 +114,12 @@ void BM_DenseAttentionChain(benchmark::State& state) {
   if (steps.back()) steps.push_back(MakeStep(Dense(), "MatMul", {steps.back()->context->output(), in.v}));
   RunSteps(state, steps);
 }
-BENCHMARK(BM_DenseAttentionChain)->Args({12, 128})->Args({12, 384})->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(BM_DenseAttentionChain)
+    ->Args({12, 128})
+    ->Args({12, 384})
+    ->Args({3, 197})
+    ->Unit(benchmark::kMicrosecond)
+    ->UseRealTime();
 
 // state.range(0): rows of 768 (BERT-base tokens).
 void BM_FusedAddLayerNorm(benchmark::State& state) {

@@ -35,10 +35,6 @@ bool FeedsLayerNorm(const ir::Node& n) {
   return false;
 }
 
-bool IsBinaryArithmetic(const ir::Node& n) {
-  return n.type() == "Add" || n.type() == "Sub" || n.type() == "Mul" || n.type() == "Div";
-}
-
 // Before placement: anything not pinned elsewhere.
 bool UnpinnedOrDense(const ir::Node& n) {
   const ir::OpDesc& op = n.op_desc();
@@ -93,15 +89,16 @@ absl::StatusOr<bool> CpuDenseGraphOptimizer::OptimizeOne(ir::Graph& graph, const
     GE_ASSIGN_OR_RETURN(bool folded, FoldConvBatchNorm(graph, can_rewrite));
     changed = pads || folded;
   }
-  // Before placement, binary post-ops (a bias or residual Add, GELU's
-  // arithmetic) wait for the engine partition: the composite engine's
-  // fusions run first there (cpu_fused's add + layer norm claims the
-  // residual Add). Activations fuse now, whatever engine the cost model
-  // would give them.
-  // A convolution's chain (GELU's arithmetic, a residual Add) fuses now
-  // too, except an Add feeding a LayerNormalization (cpu_fused's claim):
-  // left to the engine partition, the cost model put a TCN's GELU on
-  // cpu_vector (a scalar erff per element) and cut cpu_dense's subgraph.
+  // Before placement a convolution's chain (GELU's arithmetic, a residual
+  // Add) fuses first, except an Add feeding a LayerNormalization
+  // (cpu_fused's claim): left to the engine partition, the cost model put a
+  // TCN's GELU on cpu_vector (a scalar erff per element) and cut
+  // cpu_dense's subgraph. Then every product: a MatMul's bias Add, GELU
+  // (whose constants are Consts only here: after placement they sit behind
+  // the partition's PlaceHolders) and activations fuse now, whatever engine
+  // the cost model would give them; residual Adds and SiLU wait for the
+  // engine partition, where the composite engine's fusions run first
+  // (cpu_fused's add + layer norm claims the residual Add).
   if (fold) {
     const NodeFilter conv_chain = [&can_rewrite](const ir::Node& n) {
       return can_rewrite(n) && n.type() != "MatMul" && n.type() != "Gemm" && !FeedsLayerNorm(n);
@@ -109,8 +106,7 @@ absl::StatusOr<bool> CpuDenseGraphOptimizer::OptimizeOne(ir::Graph& graph, const
     GE_ASSIGN_OR_RETURN(bool conv_fused, FusePostOps(graph, conv_chain, supported_));
     changed = changed || conv_fused;
   }
-  const NodeFilter early = [&can_rewrite](const ir::Node& n) { return can_rewrite(n) && !IsBinaryArithmetic(n); };
-  GE_ASSIGN_OR_RETURN(bool fused, FusePostOps(graph, fold ? early : can_rewrite, supported_));
+  GE_ASSIGN_OR_RETURN(bool fused, FusePostOps(graph, can_rewrite, supported_, /*residual_adds=*/!fold));
   GE_ASSIGN_OR_RETURN(bool marked, MarkConstInputs(graph, can_rewrite));
   return changed || fused || marked;
 }

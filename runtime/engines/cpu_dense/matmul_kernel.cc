@@ -9,6 +9,12 @@
 // the output and accumulated with a sum post-op scaled by beta (alpha is
 // the primitive's output scale). The `add` post-op is a sum for operands of
 // the output's shape and a binary add for broadcast ones.
+//
+// Products with a constant f32 B and few rows take the packed path instead
+// (packed_matmul.h): B packed once into panels for every row count, the
+// post-ops applied in the GEMM's registers, no oneDNN primitive.
+#include <omp.h>
+
 #include <algorithm>
 #include <cstring>
 #include <functional>
@@ -19,6 +25,7 @@
 #include "base/ops/shape_utils.h"
 #include "runtime/engines/cpu_dense/dense_ops.h"
 #include "runtime/engines/cpu_dense/kernel_registry.h"
+#include "runtime/engines/cpu_dense/packed_matmul.h"
 #include "runtime/engines/sdk/kernel_util.h"
 
 namespace ge::engine::cpu_dense {
@@ -100,10 +107,17 @@ class MatMulKernel final : public DenseKernel {
     AddMode add_mode = AddMode::kSum;
     int64_t m = 0, n = 0;
     dims collapsed_dst;  // the output's own dims when its batch dims were folded into m
+    // The packed path (packed_matmul.h): no primitive.
+    bool packed = false;
+    int64_t k = 0, add_ld = 0;
+    std::vector<GemmStep> steps;
   };
 
   absl::StatusOr<std::unique_ptr<Plan>> Build(const PlanRequest& request) override;
   absl::Status Run(Plan& plan, ExecuteContext& ctx, Scratch& scratch) override;
+  // Whether the described `plan` can run on the packed path.
+  bool Packable(const PlanRequest& r, const MatMulPlan& plan) const;
+  absl::Status RunPacked(MatMulPlan& plan, ExecuteContext& ctx);
   absl::Status Describe(const PlanRequest& r, MatMulPlan& plan, dnnl::memory::desc& b_md,
                         dnnl::memory::desc& b_any) const;
   // Whether the fused add's operand still lines up once the output's batch
@@ -112,6 +126,7 @@ class MatMulKernel final : public DenseKernel {
 
   GemmAttrs attrs_;
   PostOpChain chain_;
+  PanelWeights panels_;  // the packed path's B, shared by every plan
 };
 
 // Fills the A, B and destination descriptors of `plan` (B's stored and
@@ -220,6 +235,18 @@ absl::StatusOr<std::unique_ptr<DenseKernel::Plan>> MatMulKernel::Build(const Pla
     bd[rank - 1] = plan->n;
     plan->bias_md = PlainDesc(bd, ToDnnlType(r.dtype(2)));
   }
+  if (Packable(r, *plan)) {
+    plan->packed = true;
+    plan->k = plan->a_md.dims()[1];
+    plan->steps = ToGemmSteps(chain_);
+    plan->add_ld = chain_.has_add() && plan->add_md.dims()[0] != 1 ? plan->n : 0;
+    const Tensor* b = r.const_input(1);
+    if (b != nullptr && !panels_.PackedFrom(*b, plan->k, plan->n, attrs_.trans_b)) {
+      panels_.Pack(*b, plan->k, plan->n, attrs_.trans_b);
+      WeightPacks().fetch_add(1, std::memory_order_relaxed);
+    }
+    return plan;
+  }
   const bool constant_b = IsConstInput(1, r);
   const dnnl::memory::desc& b_request = constant_b ? b_any : b_md;
   using mm = dnnl::matmul;
@@ -235,8 +262,46 @@ absl::StatusOr<std::unique_ptr<DenseKernel::Plan>> MatMulKernel::Build(const Pla
   return plan;
 }
 
+bool MatMulKernel::Packable(const PlanRequest& r, const MatMulPlan& plan) const {
+  if (r.dtype(0) != DataType::kFloat || !IsConstInput(1, r)) return false;
+  if (plan.a_md.dims().size() != 2 || !PackedGemmFits(plan.m, plan.a_md.dims()[1], plan.n)) return false;
+  if (attrs_.trans_a || attrs_.alpha != 1.0f || plan.c_mode == CMode::kSum) return false;
+  if (chain_.has_add()) {
+    const dims add = plan.add_md.dims();
+    if (r.dtype(kFusedAddInput) != DataType::kFloat || add.size() != 2 || add[1] != plan.n) return false;
+    if (add[0] != plan.m && add[0] != 1) return false;
+  }
+  return true;
+}
+
+absl::Status MatMulKernel::RunPacked(MatMulPlan& plan, ExecuteContext& ctx) {
+  GE_ASSIGN_OR_RETURN(Tensor y, ctx.Output(0));
+  const Tensor& b = ctx.input(1);
+  if (!panels_.PackedFrom(b, plan.k, plan.n, attrs_.trans_b)) {
+    panels_.Pack(b, plan.k, plan.n, attrs_.trans_b);
+    WeightPacks().fetch_add(1, std::memory_order_relaxed);
+  }
+  GemmArgs g{};
+  g.a = ctx.input(0).data<float>();
+  g.lda = plan.k;
+  g.rows = plan.m;
+  g.k = plan.k;
+  g.packed = panels_.data();
+  g.n = plan.n;
+  g.c = y.data<float>();
+  g.ldc = plan.n;
+  if (plan.c_mode == CMode::kBias || plan.fused_bias) g.bias = ctx.input(2).data<float>();
+  if (chain_.has_add()) g.add = ctx.input(kFusedAddInput).data<float>();
+  g.add_ld = plan.add_ld;
+  g.steps = plan.steps.data();
+  g.num_steps = static_cast<int32_t>(plan.steps.size());
+  RunPackedGemm(g, omp_in_parallel() != 0 ? 1 : omp_get_max_threads());
+  return absl::OkStatus();
+}
+
 absl::Status MatMulKernel::Run(Plan& base_plan, ExecuteContext& ctx, Scratch& scratch) {
   auto& plan = static_cast<MatMulPlan&>(base_plan);
+  if (plan.packed) return RunPacked(plan, ctx);
   GE_ASSIGN_OR_RETURN(Tensor y, ctx.Output(0));
   dnnl::stream stream(eng());
   GE_ASSIGN_OR_RETURN(dnnl::memory weights, plan.weights.Get(eng(), stream, ctx.input(1), scratch));

@@ -26,6 +26,8 @@ struct Match {
   ir::OutPort addend;  // the add step's operand
   ir::IoDesc addend_desc;
   ir::OutPort result;  // what the fused node produces
+  // Residual adds and SiLU may join (the engine partition's pass).
+  bool residuals = true;
 };
 
 const ir::ValueType& OutputType(const ir::OutPort& p) { return p.node->op_desc().output(p.index).type; }
@@ -146,7 +148,7 @@ bool AbsorbOne(Match& m, ir::Node* next, int port) {
       m.bias_desc = op.input(1 - port);
       return true;
     }
-    if (m.chain.has_add()) return false;
+    if (m.chain.has_add() || !m.residuals) return false;
     // A convolution's add is oneDNN's sum post-op, which its JIT
     // convolutions take only as the first post-op (after an activation the
     // reference convolution would run: a TCN's conv + GELU + residual).
@@ -172,7 +174,10 @@ void ExtendChain(Match& m, const NodeFilter& can_rewrite) {
       m.result = {gelu->back(), 0};
       continue;
     }
-    if (auto swish = MatchSwish(m.result, can_rewrite)) {
+    // SiLU waits for the engine partition like the residuals (as before
+    // GELU joined the early pass): where the cost model puts its Sigmoid
+    // and Mul decides.
+    if (auto swish = m.residuals ? MatchSwish(m.result, can_rewrite) : std::nullopt) {
       m.absorbed.insert(m.absorbed.end(), swish->begin(), swish->end());
       m.chain.ops.push_back({PostOpKind::kSwish, 1.0f, 0.0f});
       m.result = {swish->back(), 0};
@@ -232,8 +237,8 @@ absl::Status Rewrite(ir::Graph& graph, const Match& m, ir::OpDesc fused_desc) {
 
 }  // namespace
 
-absl::StatusOr<bool> FusePostOps(ir::Graph& graph, const NodeFilter& can_rewrite,
-                                 const SupportCheck& supported) {
+absl::StatusOr<bool> FusePostOps(ir::Graph& graph, const NodeFilter& can_rewrite, const SupportCheck& supported,
+                                 bool residual_adds) {
   auto is_base = [](const ir::Node* n) { return n->type() == "Conv" || n->type() == "MatMul" || n->type() == "Gemm"; };
   bool any_base = false;  // most graphs have none: skip the topological order
   graph.ForEachNode([&](const ir::Node* n) { any_base = any_base || is_base(n); });
@@ -253,6 +258,7 @@ absl::StatusOr<bool> FusePostOps(ir::Graph& graph, const NodeFilter& can_rewrite
     Match m;
     m.base = base;
     m.result = {base, 0};
+    m.residuals = residual_adds;
     ExtendChain(m, can_rewrite);
     if (m.chain.ops.empty() && !m.bias) continue;
     ir::OpDesc fused = FusedOpDesc(m, graph.UniqueNodeName(name + "_fused"));

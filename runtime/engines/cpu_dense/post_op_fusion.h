@@ -26,8 +26,11 @@
 namespace ge::engine::cpu_dense {
 
 // Fuses every chain in `graph` (not its subgraphs); returns whether
-// anything changed.
-absl::StatusOr<bool> FusePostOps(ir::Graph& graph, const NodeFilter& can_rewrite,
-                                 const SupportCheck& supported);
+// anything changed. Without `residual_adds` (before placement, where the
+// composite engine's add + layer norm still wants the residual Add) an Add
+// joins a chain only as a MatMul's [N] bias and SiLU waits too; GELU's
+// arithmetic fuses either way.
+absl::StatusOr<bool> FusePostOps(ir::Graph& graph, const NodeFilter& can_rewrite, const SupportCheck& supported,
+                                 bool residual_adds = true);
 
 }  // namespace ge::engine::cpu_dense

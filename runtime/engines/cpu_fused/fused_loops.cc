@@ -28,25 +28,83 @@ namespace {
 constexpr int64_t kCols = GE_FUSED_VECTOR_FLOATS * 2;
 constexpr int kLanes = GE_FUSED_VECTOR_FLOATS;
 
-// c[r, 0..n) = sum_p a[r, p] * b[p, 0..n) for r < R.
+// One vector register of floats (GCC's vector extension).
+typedef float FloatVector __attribute__((vector_size(kLanes * sizeof(float))));
+
+inline FloatVector LoadVector(const float* p) {
+  FloatVector v;
+  std::memcpy(&v, p, sizeof(v));
+  return v;
+}
+
+// c[r, 0..n) = sum_p a[r, p] * b[p, 0..n) for r < R. The accumulators are
+// vectors indexed only by constants (the loops over rows and halves are
+// unrolled), so they stay in registers; left to itself GCC vectorized an
+// array of floats across the rows, with shuffles and spills in the
+// innermost loop, at a fraction of the FMA rate.
 template <int R>
 void RowsTimesMatrix(const float* a, int64_t lda, const float* b, int64_t ldb, int64_t k, int64_t n,
                      float* c, int64_t ldc) {
+  constexpr int kHalves = kCols / kLanes;
   int64_t j = 0;
   for (; j + kCols <= n; j += kCols) {
-    float acc[R][kCols] = {};
+    FloatVector acc[R][kHalves];
+#pragma GCC unroll 4
+    for (int r = 0; r < R; ++r) {
+#pragma GCC unroll 2
+      for (int h = 0; h < kHalves; ++h) acc[r][h] = FloatVector{};
+    }
     for (int64_t p = 0; p < k; ++p) {
       const float* bp = b + p * ldb + j;
+      FloatVector bv[kHalves];
+#pragma GCC unroll 2
+      for (int h = 0; h < kHalves; ++h) bv[h] = LoadVector(bp + h * kLanes);
+#pragma GCC unroll 4
       for (int r = 0; r < R; ++r) {
         const float ar = a[r * lda + p];
-        for (int64_t x = 0; x < kCols; ++x) acc[r][x] += ar * bp[x];
+#pragma GCC unroll 2
+        for (int h = 0; h < kHalves; ++h) acc[r][h] += ar * bv[h];
       }
     }
+#pragma GCC unroll 4
     for (int r = 0; r < R; ++r) std::memcpy(c + r * ldc + j, acc[r], sizeof(acc[r]));
+  }
+  for (; j + kLanes <= n; j += kLanes) {
+    FloatVector acc[R];
+#pragma GCC unroll 4
+    for (int r = 0; r < R; ++r) acc[r] = FloatVector{};
+    for (int64_t p = 0; p < k; ++p) {
+      const FloatVector bv = LoadVector(b + p * ldb + j);
+#pragma GCC unroll 4
+      for (int r = 0; r < R; ++r) acc[r] += a[r * lda + p] * bv;
+    }
+#pragma GCC unroll 4
+    for (int r = 0; r < R; ++r) std::memcpy(c + r * ldc + j, &acc[r], sizeof(acc[r]));
   }
   const int64_t rest = n - j;
   if (rest == 0) return;
-  float acc[R][kCols] = {};
+  if (ldb >= kLanes && k > 0) {
+    // One vector more: rows but the last read past the tail into the next
+    // row (real memory, ignored lanes); the last row's tail is copied.
+    FloatVector acc[R];
+#pragma GCC unroll 4
+    for (int r = 0; r < R; ++r) acc[r] = FloatVector{};
+    for (int64_t p = 0; p + 1 < k; ++p) {
+      const FloatVector bv = LoadVector(b + p * ldb + j);
+#pragma GCC unroll 4
+      for (int r = 0; r < R; ++r) acc[r] += a[r * lda + p] * bv;
+    }
+    float last[kLanes] = {};
+    std::memcpy(last, b + (k - 1) * ldb + j, sizeof(float) * rest);
+    const FloatVector bv = LoadVector(last);
+#pragma GCC unroll 4
+    for (int r = 0; r < R; ++r) {
+      acc[r] += a[r * lda + k - 1] * bv;
+      std::memcpy(c + r * ldc + j, &acc[r], sizeof(float) * rest);
+    }
+    return;
+  }
+  float acc[R][kLanes] = {};
   for (int64_t p = 0; p < k; ++p) {
     const float* bp = b + p * ldb + j;
     for (int r = 0; r < R; ++r) {
@@ -69,44 +127,47 @@ void RowsTimesMatrix(int rows, const float* a, int64_t lda, const float* b, int6
 
 static_assert(kAttentionRowBlock == 4, "RowsTimesMatrix dispatches up to four rows");
 
+// e^v for v <= 0 (v - the row's max), to about 2e-7 relative: 2^k * p(r)
+// with v = k ln2 + r, |r| <= ln2 / 2; k = round(v / ln2) by adding and
+// subtracting 1.5 * 2^23, which rounds to an integer in the float's own
+// unit (|v / ln2| < 2^22 here); e^-87 is near FLT_MIN, below it 2^k
+// underflows. One function for the vector and the scalar tail.
+template <typename F, typename I>
+inline F ExpOfNonPositive(F v) {
+  v = v < -87.0f ? F{} - 87.0f : v;
+  const F k = (v * 1.44269504f + 12582912.0f) - 12582912.0f;
+  const F r = (v - k * 0.693145752f) - k * 1.42860677e-6f;
+  F p = F{} + 1.0f / 720.0f;
+  p = p * r + 1.0f / 120.0f;
+  p = p * r + 1.0f / 24.0f;
+  p = p * r + 1.0f / 6.0f;
+  p = p * r + 0.5f;
+  p = p * r + 1.0f;
+  p = p * r + 1.0f;
+  const I bits = (__builtin_convertvector(k, I) + 127) << 23;
+  return p * (F)bits;  // a vector cast keeps the bits
+}
+
+typedef int32_t IntVector __attribute__((vector_size(kLanes * sizeof(int32_t))));
+typedef float OneFloat __attribute__((vector_size(sizeof(float))));
+typedef int32_t OneInt __attribute__((vector_size(sizeof(int32_t))));
+
 // x[j] = e^(x[j] - shift) for j < n, with shift >= every x[j] (the row's
-// max), to about 2e-7 relative: 2^k * p(r) with x = k ln2 + r, |r| <= ln2 / 2.
-// Written so that the loop vectorizes (no calls, no branches, the power of
-// two built in the exponent bits) and unrolled, since each vector is one
-// long chain of dependent multiply-adds.
+// max), a vector at a time (GCC left the scalar form of this loop scalar).
 void ExpInPlace(float* x, int64_t n, float shift) {
-#pragma GCC unroll 4
-  for (int64_t j = 0; j < n; ++j) {
-    float v = x[j] - shift;
-    v = v < -87.0f ? -87.0f : v;  // e^-87 is near FLT_MIN; below it 2^k underflows
-    // k = round(v / ln2): adding and subtracting 1.5 * 2^23 rounds to an
-    // integer in the float's own unit (|v / ln2| < 2^22 here).
-    const float k = (v * 1.44269504f + 12582912.0f) - 12582912.0f;
-    const float r = (v - k * 0.693145752f) - k * 1.42860677e-6f;
-    float p = 1.0f / 720.0f;
-    p = p * r + 1.0f / 120.0f;
-    p = p * r + 1.0f / 24.0f;
-    p = p * r + 1.0f / 6.0f;
-    p = p * r + 0.5f;
-    p = p * r + 1.0f;
-    p = p * r + 1.0f;
-    const int32_t bits = (static_cast<int32_t>(k) + 127) << 23;
-    x[j] = p * __builtin_bit_cast(float, bits);
+  int64_t j = 0;
+#pragma GCC unroll 2
+  for (; j + kLanes <= n; j += kLanes) {
+    const FloatVector e = ExpOfNonPositive<FloatVector, IntVector>(LoadVector(x + j) - shift);
+    std::memcpy(x + j, &e, sizeof(e));
   }
+  for (; j < n; ++j) x[j] = ExpOfNonPositive<OneFloat, OneInt>(OneFloat{x[j] - shift})[0];
 }
 
 float Sum(const float* x, int64_t n);
 
-// One vector register of floats (GCC's vector extension): the max pass is
-// written with it because GCC does not vectorize a float max reduction
-// without -ffinite-math-only.
-typedef float FloatVector __attribute__((vector_size(kLanes * sizeof(float))));
-
-inline FloatVector LoadVector(const float* p) {
-  FloatVector v;
-  std::memcpy(&v, p, sizeof(v));
-  return v;
-}
+// The max pass uses FloatVector because GCC does not vectorize a float max
+// reduction without -ffinite-math-only.
 
 // s[j] = s[j] * scale + mask[j * mask_stride] for j < n (mask_stride 0 or
 // 1; no mask when null), in place; returns the largest.

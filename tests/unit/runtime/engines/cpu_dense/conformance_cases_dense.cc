@@ -256,6 +256,50 @@ std::vector<Case> GlobalPoolCases(Rng& rng, const std::string& type) {
 
 // ---- MatMul and Gemm ----
 
+Case FusedCase(const std::string& base, std::vector<Value> inputs, ir::AttrMap attrs, const PostOpChain& chain,
+               const Value& addend, int base_inputs);
+PostOpChain RandomChain(Rng& rng, bool with_add);
+
+// Products with a constant B: the packed-weights path (packed_matmul.h) up
+// to kPackedGemmMaxRows rows (every row-tile size, panel tails, depths past
+// one depth block, transposed B, a bias, post-ops and both kinds of add),
+// oneDNN's above. Appended after the older cases so that their draws stay.
+void AppendPackedCases(const std::string& type, Rng& rng, std::vector<Case>& cases) {
+  const DataType dt = DataType::kFloat;
+  const test::Tolerance tolerance{1e-4, 1e-4};
+  for (int trial = 0; trial < 24; ++trial) {
+    const int64_t m = rng.Pick<int64_t>({1, 2, 3, 4, 5, 6, 7, 12, 13, 17, 40, 64, 65});
+    const int64_t n = rng.Pick<int64_t>({1, 5, 16, 17, 33, 48, 70});
+    const int64_t k = rng.Pick<int64_t>({1, 7, 33, 257, 300});
+    Case c;
+    if (type == "MatMul") {
+      const std::vector<std::pair<Shape, Shape>> forms = {
+          {Shape{m, k}, Shape{k, n}}, {Shape{2, m, k}, Shape{k, n}}, {Shape{k}, Shape{k, n}}, {Shape{m, k}, Shape{k}}};
+      const auto& [a, b] = forms[trial % forms.size()];
+      c = MakeCase("MatMul", {rng.Random(dt, a), rng.Random(dt, b)}, {}, tolerance);
+    } else if (type == "Gemm") {
+      const bool tb = rng.Bool();
+      std::vector<Value> inputs = {rng.Random(dt, Shape{m, k}), rng.Random(dt, tb ? Shape{n, k} : Shape{k, n})};
+      if (trial % 3 != 0) inputs.push_back(rng.Random(dt, trial % 3 == 1 ? Shape{n} : Shape{1, n}));
+      c = MakeCase("Gemm", std::move(inputs), {{"transB", ir::AttrValue(int64_t{tb})}}, tolerance);
+    } else {
+      const bool gemm = trial % 2 == 1;
+      const PostOpChain chain = RandomChain(rng, rng.Bool());
+      std::vector<Value> inputs = {rng.Random(dt, gemm ? Shape{m, k} : Shape{2, m, k}),
+                                   rng.Random(dt, gemm ? Shape{n, k} : Shape{k, n})};
+      if (gemm || rng.Bool()) inputs.push_back(rng.Random(dt, Shape{n}));
+      const Shape add_shape = gemm ? rng.Pick<Shape>({Shape{m, n}, Shape{1, n}})
+                                   : rng.Pick<Shape>({Shape{2, m, n}, Shape{n}, Shape{1, 1, n}});
+      Value addend = chain.has_add() ? Value(rng.Random(dt, add_shape)) : Value();
+      ir::AttrMap attrs;
+      if (gemm) attrs["transB"] = ir::AttrValue(int64_t{1});
+      c = FusedCase(gemm ? "Gemm" : "MatMul", std::move(inputs), std::move(attrs), chain, addend, gemm ? 3 : 2);
+    }
+    c.const_inputs = {1};
+    cases.push_back(std::move(c));
+  }
+}
+
 std::vector<Case> MatMulCases(Rng& rng) {
   std::vector<Case> cases;
   for (DataType dt : DenseFloatTypes()) {
@@ -274,6 +318,7 @@ std::vector<Case> MatMulCases(Rng& rng) {
     cases.push_back(MakeCase("MatMul", {rng.Random(dt, Shape{2, 0}), rng.Random(dt, Shape{0, 3})}));  // K = 0
     cases.push_back(MakeCase("MatMul", {rng.Random(dt, Shape{0, 2, 4}), rng.Random(dt, Shape{4, 3})}));
   }
+  AppendPackedCases("MatMul", rng, cases);
   return cases;
 }
 
@@ -295,6 +340,7 @@ std::vector<Case> GemmCases(Rng& rng) {
     cases.push_back(MakeCase("Gemm", {rng.Random(dt, Shape{0, 4}), rng.Random(dt, Shape{4, 3}), rng.Random(dt, Shape{3})}));
     cases.push_back(MakeCase("Gemm", {rng.Random(dt, Shape{2, 0}), rng.Random(dt, Shape{0, 3}), rng.Random(dt, Shape{3})}));
   }
+  AppendPackedCases("Gemm", rng, cases);
   return cases;
 }
 
@@ -428,6 +474,7 @@ std::vector<Case> FusedCases(Rng& rng) {
     Value addend = chain.has_add() ? Value(rng.Random(dt, Shape{m, n})) : Value();
     cases.push_back(FusedCase("Gemm", std::move(inputs), std::move(attrs), chain, addend, 3));
   }
+  AppendPackedCases(std::string(kDenseFusedOp), rng, cases);
   return cases;
 }
 

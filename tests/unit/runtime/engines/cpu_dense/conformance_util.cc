@@ -88,7 +88,9 @@ absl::Status Rejection(const Case& c) { return Dense().dense_info_store().CheckS
   ::testing::AssertionResult r = ::testing::AssertionSuccess();
   const int64_t reference_runs = ReferenceRuns().load();
   if (c.reference) {
-    auto got = test::RunKernel(Dense(), c.op, c.inputs);
+    test::RunOptions options;
+    options.const_inputs = c.const_inputs;
+    auto got = test::RunKernel(Dense(), c.op, c.inputs, options);
     auto want = c.reference();
     if (!got.ok()) return ::testing::AssertionFailure() << Describe(c) << ": cpu_dense failed: " << got.status();
     if (!want.ok()) return ::testing::AssertionFailure() << Describe(c) << ": the reference failed: " << want.status();

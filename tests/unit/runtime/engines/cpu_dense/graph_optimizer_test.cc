@@ -225,8 +225,9 @@ TEST_F(GraphOptimizerTest, NodesPinnedElsewhereStayAsTheyAre) {
 }
 
 // Before placement a convolution's whole chain fuses (GELU's arithmetic, a
-// residual Add first), a MatMul's binary steps wait for the engine
-// partition, and an Add feeding a LayerNormalization stays for cpu_fused.
+// residual Add first), a MatMul takes its bias but its residual Add waits
+// for the engine partition, and an Add feeding a LayerNormalization stays
+// for cpu_fused.
 TEST_F(GraphOptimizerTest, ConvolutionChainsFuseBeforePlacementMatMulsWait) {
   auto g = Parse(R"(graph main {
     x = Data() {index = 0} -> (f32[-1,16,40])
@@ -249,10 +250,11 @@ TEST_F(GraphOptimizerTest, ConvolutionChainsFuseBeforePlacementMatMulsWait) {
     relu = Relu(res) -> (f32[-1,16,40])
     mm = MatMul(a, wm) -> (f32[4,8])
     mb = Add(mm, bm) -> (f32[4,8])
+    mres = Add(mb, a) -> (f32[4,8])
     conv3 = Conv(relu, w) {pads = [1, 1]} -> (f32[-1,16,40])
     ln_in = Add(conv3, x) -> (f32[-1,16,40])
     ln = LayerNormalization(ln_in, gamma) {axis = -1} -> (f32[-1,16,40])
-    out = NetOutput(ln, mb)
+    out = NetOutput(ln, mres)
   })");
   auto changed = PassTestEngine().graph_optimizers()[0]->OptimizeOriginalGraph(*g);
   ASSERT_TRUE(changed.ok()) << changed.status();
@@ -266,7 +268,11 @@ TEST_F(GraphOptimizerTest, ConvolutionChainsFuseBeforePlacementMatMulsWait) {
   EXPECT_EQ(post_ops("conv2"), std::vector<std::string>({"add", "relu"}));
   EXPECT_TRUE(post_ops("conv3").empty());  // its Add feeds the LayerNormalization
   EXPECT_NE(g->FindNode("ln_in"), nullptr);
-  EXPECT_NE(g->FindNode("mb"), nullptr);  // the MatMul's bias waits
+  EXPECT_EQ(g->FindNode("mb"), nullptr);  // the MatMul's bias joins it
+  ASSERT_NE(g->FindNode("mm"), nullptr);
+  EXPECT_EQ(g->FindNode("mm")->type(), "_DenseFused");
+  EXPECT_TRUE(post_ops("mm").empty());
+  EXPECT_NE(g->FindNode("mres"), nullptr);  // the residual waits
   EXPECT_EQ(g->FindNode("e"), nullptr);
 }
 

@@ -68,6 +68,57 @@ TEST(PostOpFusionTest, MatMulBiasAndGeluBecomeOneNode) {
   })"));
 }
 
+// Before placement (no residual adds): the bias and GELU join the MatMul,
+// the residual Add stays for cpu_fused's add + layer norm, and SiLU waits
+// for the engine partition.
+TEST(PostOpFusionTest, BeforePlacementBiasAndGeluFuseButNotResiduals) {
+  auto g = Parse(R"(graph main {
+    a = Data() {index = 0} -> (f32[2,16,64])
+    w = Const() {value = tensor<f32[64,32]>splat(0.125)} -> (f32[64,32])
+    w2 = Const() {value = tensor<f32[32,64]>splat(0.125)} -> (f32[32,64])
+    w3 = Const() {value = tensor<f32[64,64]>splat(0.125)} -> (f32[64,64])
+    bias = Const() {value = tensor<f32[32]>splat(0.5)} -> (f32[32])
+    bias2 = Const() {value = tensor<f32[64]>splat(0.5)} -> (f32[64])
+    sqrt2 = Const() {value = tensor<f32[]>[1.4142135]} -> (f32[])
+    one = Const() {value = tensor<f32[]>[1.0]} -> (f32[])
+    half = Const() {value = tensor<f32[]>[0.5]} -> (f32[])
+    mm = MatMul(a, w) -> (f32[2,16,32])
+    x = Add(mm, bias) -> (f32[2,16,32])
+    d = Div(x, sqrt2) -> (f32[2,16,32])
+    e = Erf(d) -> (f32[2,16,32])
+    p = Add(e, one) -> (f32[2,16,32])
+    m = Mul(x, p) -> (f32[2,16,32])
+    gl = Mul(m, half) -> (f32[2,16,32])
+    mm2 = MatMul(gl, w2) -> (f32[2,16,64])
+    y = Add(mm2, bias2) -> (f32[2,16,64])
+    r = Add(y, a) -> (f32[2,16,64])
+    mm3 = MatMul(r, w3) -> (f32[2,16,64])
+    s = Sigmoid(mm3) -> (f32[2,16,64])
+    silu = Mul(mm3, s) -> (f32[2,16,64])
+    out = NetOutput(silu)
+  })");
+  auto changed = FusePostOps(*g, AnyNode, DenseSupport(), /*residual_adds=*/false);
+  ASSERT_TRUE(changed.ok()) << changed.status();
+  EXPECT_TRUE(*changed);
+  EXPECT_EQ(ir::PrintGraph(*g), Canonical(R"(graph main {
+    a = Data() {index = 0} -> (f32[2,16,64])
+    w = Const() {value = tensor<f32[64,32]>splat(0.125)} -> (f32[64,32])
+    w2 = Const() {value = tensor<f32[32,64]>splat(0.125)} -> (f32[32,64])
+    w3 = Const() {value = tensor<f32[64,64]>splat(0.125)} -> (f32[64,64])
+    bias = Const() {value = tensor<f32[32]>splat(0.5)} -> (f32[32])
+    bias2 = Const() {value = tensor<f32[64]>splat(0.5)} -> (f32[64])
+    r = Add(mm2, a) -> (f32[2,16,64])
+    mm3 = MatMul(r, w3) -> (f32[2,16,64])
+    s = Sigmoid(mm3) -> (f32[2,16,64])
+    silu = Mul(mm3, s) -> (f32[2,16,64])
+    out = NetOutput(silu)
+    mm = _DenseFused(a, w, bias) {base = "MatMul", post_alpha = [0.0], post_beta = [0.0], post_ops = ["gelu_erf"]}
+         -> (f32[2,16,32])
+    mm2 = _DenseFused(mm, w2, bias2) {base = "MatMul", post_alpha = floats[], post_beta = floats[],
+                                      post_ops = strings[]} -> (f32[2,16,64])
+  })"));
+}
+
 TEST(PostOpFusionTest, GeluWithTheHalfFirst) {
   // Hugging Face's form: x * 0.5 * (1 + erf(x / sqrt 2)).
   const auto [out, changed] = Fuse(R"(graph main {

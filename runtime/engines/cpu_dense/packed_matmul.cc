@@ -1,0 +1,109 @@
+// The packed-weights GEMM path: packing, the switch, the team split.
+#include "runtime/engines/cpu_dense/packed_matmul.h"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+
+#include "runtime/engines/sdk/cpu_features.h"
+
+namespace ge::engine::cpu_dense {
+namespace {
+
+bool Avx2() { return sdk::HostVectorIsa() != sdk::VectorIsa::kBase; }
+
+std::atomic<int64_t>& MaxRows() {
+  static std::atomic<int64_t> rows = [] {
+    const char* env = std::getenv("GED_CPU_DENSE_GEMM");
+    const bool off = env != nullptr && std::strcmp(env, "onednn") == 0;
+    return off || !Avx2() ? int64_t{0} : kPackedGemmMaxRows;
+  }();
+  return rows;
+}
+
+// Below this many multiply-adds a product stays on the calling thread
+// (an OpenMP fork and join costs about as much).
+constexpr int64_t kSingleThreadWork = int64_t{1} << 17;
+
+}  // namespace
+
+int64_t PackedGemmMaxRows() { return MaxRows().load(std::memory_order_relaxed); }
+
+void SetPackedGemmMaxRows(int64_t rows) { MaxRows().store(Avx2() ? rows : 0, std::memory_order_relaxed); }
+
+bool PackedGemmFits(int64_t m, int64_t k, int64_t n) {
+  const int64_t bound = PackedGemmMaxRows();
+  if (m <= bound) return true;
+  return bound == kPackedGemmMaxRows && m <= kPackedGemmMaxWideRows && n >= 2 * k;
+}
+
+std::vector<GemmStep> ToGemmSteps(const PostOpChain& chain) {
+  std::vector<GemmStep> steps;
+  for (const PostOp& op : chain.ops) steps.push_back({static_cast<int32_t>(op.kind), op.alpha, op.beta});
+  return steps;
+}
+
+bool PanelWeights::PackedFrom(const Tensor& b, int64_t k, int64_t n, bool transposed) const {
+  return source_ != nullptr && b.buffer() == source_ && b.byte_offset() == offset_ && k == k_ && n == n_ &&
+         transposed == transposed_;
+}
+
+void PanelWeights::Pack(const Tensor& b, int64_t k, int64_t n, bool transposed) {
+  const int64_t panels = GemmPanels(n);
+  panels_.assign(panels * k * kGemmPanel, 0.0f);
+  const float* src = b.data<float>();
+  for (int64_t p = 0; p < panels; ++p) {
+    const int64_t cols = std::min(kGemmPanel, n - p * kGemmPanel);
+    for (int64_t i = 0; i < k; ++i) {
+      float* dst = panels_.data() + (p * k + i) * kGemmPanel;
+      for (int64_t x = 0; x < cols; ++x) {
+        const int64_t col = p * kGemmPanel + x;
+        dst[x] = transposed ? src[col * k + i] : src[i * n + col];
+      }
+    }
+  }
+  source_ = b.buffer();
+  offset_ = b.byte_offset();
+  k_ = k;
+  n_ = n;
+  transposed_ = transposed;
+}
+
+void RunPackedGemm(const GemmArgs& args, int threads) {
+  const int64_t panels = GemmPanels(args.n);
+  const int64_t work = args.rows * args.n * std::max<int64_t>(args.k, 1);
+  const int team = work < kSingleThreadWork || omp_in_parallel() != 0 ? 1 : std::max(1, threads);
+  if (team == 1) {
+    GemmArgs g = args;
+    g.panel_begin = 0;
+    g.panel_end = panels;
+    avx2::PackedGemm(g);
+    return;
+  }
+  // Panels when there are enough for everyone, else blocks of 6 rows.
+  const bool by_panels = panels >= team || args.rows < 2 * 6;
+#pragma omp parallel num_threads(team)
+  {
+    const int64_t i = omp_get_thread_num(), nt = omp_get_num_threads();
+    GemmArgs g = args;
+    if (by_panels) {
+      g.panel_begin = panels * i / nt;
+      g.panel_end = panels * (i + 1) / nt;
+    } else {
+      const int64_t blocks = (args.rows + 5) / 6;
+      const int64_t r0 = std::min(args.rows, blocks * i / nt * 6), r1 = std::min(args.rows, blocks * (i + 1) / nt * 6);
+      g.a += r0 * args.lda;
+      g.c += r0 * args.ldc;
+      if (g.add != nullptr) g.add += r0 * args.add_ld;
+      g.rows = r1 - r0;
+      g.panel_begin = 0;
+      g.panel_end = panels;
+    }
+    if (g.rows > 0 && g.panel_end > g.panel_begin) avx2::PackedGemm(g);
+  }
+}
+
+}  // namespace ge::engine::cpu_dense

@@ -1,0 +1,71 @@
+// The packed-weights path of cpu_dense's MatMul / Gemm (gemm_loops.h): B
+// packed once per kernel into 16-column panels, whatever the number of
+// rows, and products run on an OpenMP team split by panels (or by rows
+// when there are fewer panels than threads).
+//
+// MatMulKernel (matmul_kernel.cc) takes this path for f32 products whose B
+// is constant (`_const_inputs`, or known at Prepare) and a matrix (batch
+// dims of 1, A's batch folded into rows), A not transposed, alpha 1, C a
+// bias row or absent, and an `add` operand of the output's shape or one
+// row, when the CPU has AVX2 and FMA and the product has few rows
+// (PackedGemmFits): oneDNN 2.6's f32 matmul on AVX2 repacks B on every
+// call, which costs the most when there are few rows to spread it over. Every other product stays on oneDNN. The panels
+// are shared by the kernel's plans (a dynamic batch packs once, not once per batch size).
+//
+// GED_CPU_DENSE_GEMM=onednn in the environment (read once) turns the path
+// off, for comparisons; SetPackedGemmMaxRows moves the bound (0: off) for
+// tests and benchmarks.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "base/tensor.h"
+#include "runtime/engines/cpu_dense/gemm_loops.h"
+#include "runtime/engines/cpu_dense/post_ops.h"
+
+namespace ge::engine::cpu_dense {
+
+inline constexpr int64_t kPackedGemmMaxRows = 64;
+// Up to this many rows a product whose B is at least twice as wide as deep
+// (a transformer's QKV projection or FFN up) takes the path too: there the
+// per-call repacking of the wide B still costs oneDNN more than the rows
+// amortize (bench/ops_bench, DenseMatMulPath).
+inline constexpr int64_t kPackedGemmMaxWideRows = 256;
+
+// The most rows a product on the packed path may have: kPackedGemmMaxRows,
+// or 0 (off) without AVX2 and FMA or with GED_CPU_DENSE_GEMM=onednn.
+int64_t PackedGemmMaxRows();
+// Sets the bound (0: off; ignored without AVX2 and FMA). Not for kernels
+// running at the same time.
+void SetPackedGemmMaxRows(int64_t rows);
+// Whether an [m, k] x [k, n] product takes the packed path (given the
+// other conditions): m <= PackedGemmMaxRows(), or a wide B (n >= 2 k) and
+// m <= kPackedGemmMaxWideRows while the path is on with its default bound.
+bool PackedGemmFits(int64_t m, int64_t k, int64_t n);
+
+// The chain as GemmSteps (every PostOpKind has one).
+std::vector<GemmStep> ToGemmSteps(const PostOpChain& chain);
+
+// B ([k, n], or [n, k] when transposed) packed into panels.
+class PanelWeights {
+ public:
+  // Whether the panels were packed from `b`'s storage with these dims.
+  bool PackedFrom(const Tensor& b, int64_t k, int64_t n, bool transposed) const;
+  void Pack(const Tensor& b, int64_t k, int64_t n, bool transposed);
+  const float* data() const { return panels_.data(); }
+
+ private:
+  std::vector<float> panels_;
+  std::shared_ptr<Buffer> source_;  // kept alive: its address identifies the packed values
+  size_t offset_ = 0;
+  int64_t k_ = -1, n_ = -1;
+  bool transposed_ = false;
+};
+
+// Runs `args` (panel range ignored) on up to `threads` threads of an
+// OpenMP team; small products stay on the calling thread.
+void RunPackedGemm(const GemmArgs& args, int threads);
+
+}  // namespace ge::engine::cpu_dense
