@@ -116,6 +116,8 @@ bool JitGraph::CanSlice(const ir::Graph& graph) {
   return graph.subgraphs().empty();
 }
 
+std::unique_ptr<ir::Graph> JitGraph::CloneGraph() const { return root_->graph->Clone(); }
+
 size_t JitGraph::TrimIdleCaches() { return slices_->TrimIdleCaches(); }
 
 JitStats JitGraph::stats() const {

@@ -87,6 +87,8 @@ class JitGraph {
   absl::StatusOr<std::optional<std::vector<Value>>> Run(std::vector<Value> inputs,
                                                         const runtime::RunControl* control);
   JitStats stats() const;
+  // A copy of the graph as given (to compile it as a whole).
+  std::unique_ptr<ir::Graph> CloneGraph() const;
   // Trims the slices' output cache when idle (Session::TrimIdleCaches).
   size_t TrimIdleCaches();
   // The slices run under the owning session's compute-thread budget.

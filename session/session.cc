@@ -67,8 +67,8 @@ bool DimsCompatible(const Shape& declared, const Shape& actual) {
 }  // namespace
 
 struct Session::GraphEntry {
-  // Until compiled; a JIT graph keeps it until its dynamic form is compiled
-  // (on first ask: GetCompiledGraph, export, a run past the plan bound).
+  // Until compiled (a JIT graph's is in its JitGraph, cloned here when its
+  // dynamic form is asked for).
   std::unique_ptr<ir::Graph> graph;
   OptionMap options;
   std::unique_ptr<compiler::CompiledGraph> compiled;
@@ -376,9 +376,10 @@ absl::StatusOr<bool> Session::StartJit(uint32_t graph_id, GraphEntry& entry) {
   OptionMap options = entry.options;
   for (const char* key : {"ge.jitMaxRecompiles", "ge.graph_compiler_cache_dir", "ge.graph_key"}) options.erase(key);
   options["ge.jitCompile"] = "0";  // a slice's inputs are known: it compiles as a whole
-  // The entry keeps its graph for the dynamic form (tensors are shared).
-  entry.jit = std::make_unique<JitGraph>(graph_id, entry.graph->Clone(), std::move(options), max_recompiles, engines_,
-                                         pool_, device);
+  // The JitGraph holds the only copy of the graph; the dynamic form
+  // compiles from a clone of it (tensors are shared).
+  entry.jit = std::make_unique<JitGraph>(graph_id, std::move(entry.graph), std::move(options), max_recompiles,
+                                         engines_, pool_, device);
   entry.jit->set_compute_budget(budget_);
   const device::CachingAllocatorOptions& cache = output_cache_->options();
   entry.jit->set_memory_quota(cache.quota, cache.max_allocation_bytes);
@@ -398,6 +399,7 @@ absl::Status Session::DynamicForm(uint32_t graph_id, GraphEntry& entry) const {
   // Compiling a JIT graph's single form on first ask is logically const:
   // what it touches is guarded by mu_ or the entry's compile_mu (held).
   GE_LOG_INFO("session", "graph {}: compiling its dynamic form", graph_id);
+  if (entry.graph == nullptr) entry.graph = entry.jit->CloneGraph();
   absl::Status compiled = const_cast<Session*>(this)->CompileDynamic(graph_id, entry);
   return Annotate(compiled, StrCat("graph ", graph_id, "'s dynamic form"));
 }
