@@ -96,7 +96,10 @@ struct JitGraph::Step {
 
 JitGraph::JitGraph(uint32_t graph_id, std::unique_ptr<ir::Graph> graph, OptionMap options, int64_t max_recompiles,
                    const engine::EngineRegistry& engines, ThreadPool* pool, device::Device* device)
-    : graph_id_(graph_id), options_(std::move(options)), max_recompiles_(max_recompiles), engines_(engines),
+    : graph_id_(graph_id),
+      options_(std::move(options)),
+      max_recompiles_(max_recompiles),
+      engines_(engines),
       fold_constants_(OptionOrDefault(options_, "ge.oo.constantFolding") != "0"),
       slices_(std::make_unique<Session>(engines, OptionMap(), pool, device)),
       root_(std::make_unique<Stage>(0, std::move(graph))) {}

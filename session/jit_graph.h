@@ -65,9 +65,9 @@ struct JitStats {
   int64_t recompilations = 0;  // of them, for a stage that already had a slice
   int64_t last_run_slices = 0; // slices the last run executed
   std::string last_guard_failure;  // the last recompilation's reason ("" for none)
-  int64_t planned_runs = 0;    // runs that ran on slices
-  int64_t fallback_runs = 0;   // runs handed back to the dynamic form (bound reached, or not plannable)
-  std::string fallback_reason; // why the last fallback happened ("" for none)
+  int64_t planned_runs = 0;        // runs that ran on slices
+  int64_t fallback_runs = 0;       // runs handed back to the dynamic form (bound reached, or not plannable)
+  std::string fallback_reason;     // why the last fallback happened ("" for none)
 };
 
 class JitGraph {
@@ -84,8 +84,7 @@ class JitGraph {
   // The outputs; std::nullopt when the inputs get no plan (the bound is
   // reached, or planning failed): the caller runs its dynamic form with
   // the same inputs. Slices that ran before that are simply discarded.
-  absl::StatusOr<std::optional<std::vector<Value>>> Run(std::vector<Value> inputs,
-                                                        const runtime::RunControl* control);
+  absl::StatusOr<std::optional<std::vector<Value>>> Run(std::vector<Value> inputs, const runtime::RunControl* control);
   JitStats stats() const;
   // A copy of the graph as given (to compile it as a whole).
   std::unique_ptr<ir::Graph> CloneGraph() const;
@@ -112,7 +111,7 @@ class JitGraph {
   const OptionMap options_;
   const int64_t max_recompiles_;
   const engine::EngineRegistry& engines_;
-  const bool fold_constants_;  // ge.oo.constantFolding: fold what planning made constant
+  const bool fold_constants_;        // ge.oo.constantFolding: fold what planning made constant
   std::unique_ptr<Session> slices_;  // compiles and runs the slices
   std::unique_ptr<Stage> root_;
   uint32_t next_slice_id_ = 1;

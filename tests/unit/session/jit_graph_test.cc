@@ -127,8 +127,10 @@ TEST_F(JitGraphTest, ShapeFeedingReshapeRecompilesOnlyWhenAGuardFails) {
 
 TEST_F(JitGraphTest, PastTheRecompilationBoundRunsTheDynamicForm) {
   Session session(*engines_, {}, &pool_);
-  ASSERT_TRUE(
-      session.AddGraph(1, ShapeReshapeGraph(), {{"ge.jitCompile", "1"}, {"ge.oo.constantFolding", "0"}, {"ge.jitMaxRecompiles", "1"}}).ok());
+  ASSERT_TRUE(session
+                  .AddGraph(1, ShapeReshapeGraph(),
+                            {{"ge.jitCompile", "1"}, {"ge.oo.constantFolding", "0"}, {"ge.jitMaxRecompiles", "1"}})
+                  .ok());
   ASSERT_TRUE(session.RunGraph(1, {Rows(2, 4, 0)}).ok());
   // Rows 3: stage 0's guard fails (the one recompilation allowed); the
   // stage after the new slice is new, so planning it is no recompilation.
