@@ -250,8 +250,15 @@ absl::Status Session::AddGraph(uint32_t graph_id, const GraphSource& source, con
         // its source, imported after all; the hit is its dynamic form.
         GE_ASSIGN_OR_RETURN(bool jit, WantsJit(graph_id, *entry));
         if (jit) {
-          GE_ASSIGN_OR_RETURN(ImportedGraph imported, ImportSource(source, entry->cache_use, nullptr));
-          entry->graph = std::move(imported.graph);
+          // A source without its bytes (added by digest) cannot: the hit
+          // runs as its dynamic form.
+          absl::StatusOr<ImportedGraph> imported = ImportSource(source, entry->cache_use, nullptr);
+          if (imported.ok()) {
+            entry->graph = std::move(imported->graph);
+          } else {
+            GE_LOG_INFO("session", "graph {} runs its cached dynamic form without per-shape plans: {}", graph_id,
+                        imported.status().message());
+          }
         }
         std::lock_guard<std::mutex> lock(mu_);
         if (graphs_.contains(graph_id)) return AlreadyExists("graph ", graph_id, " already exists in this session");
@@ -341,7 +348,8 @@ absl::StatusOr<bool> Session::WantsJit(uint32_t graph_id, const GraphEntry& entr
   if (!enabled) return false;
   bool unknown = false;
   for (const GraphIo& in : entry.info.inputs) {
-    unknown = unknown || !in.type.is_tensor() || !in.type.shape().IsFullyKnown();
+    if (!in.type.is_tensor()) return false;  // sequences, optionals: the dynamic executor's
+    unknown = unknown || !in.type.shape().IsFullyKnown();
   }
   if (!unknown) return false;  // nothing to learn at run time: compile as usual
   for (const char* gears : {"ge.dynamicBatchSize", "ge.dynamicImageSize", "ge.dynamicDims"}) {
