@@ -335,9 +335,9 @@ TEST_F(CacheTest, FullFileSystemWarnsAndTheModelStillRuns) {
   // A compile under a 4 KiB file size limit: the entry cannot be written.
   // (sample_cnn has a dynamic batch: with per-shape plans, the default, a
   // run compiles no whole graph and stores nothing, docs/design/jit.md.)
-  pid_t p = Spawn({Gectl(), "run", Model(), "--option", "ge.jitCompile=0", "--cache-dir", cache, "--output-dir",
-                   dir_ + "/out"},
-                  4096, dir_ + "/stderr.txt");
+  pid_t p = Spawn(
+      {Gectl(), "run", Model(), "--option", "ge.jitCompile=0", "--cache-dir", cache, "--output-dir", dir_ + "/out"},
+      4096, dir_ + "/stderr.txt");
   EXPECT_EQ(WaitExit(p), 0);
   EXPECT_TRUE(fs::exists(dir_ + "/out"));
   const std::string warning = ReadFile(dir_ + "/stderr.txt");
