@@ -184,9 +184,13 @@ const std::vector<OptionSpec>& Table() {
        "An all-static graph with fewer ops than this runs dynamically as a whole (0: never).", NonNegative},
       {"ge.inputShape", "", "Input shapes NAME:D0,D1;... with -1 for dynamic dims (atc --input_shape).",
        InputShapeList},
-      {"ge.jitCompile", "0", "1: a graph with unknown input dims compiles and runs slice by slice at run time (JIT).",
+      {"ge.jitCompile", "1",
+       "1: a graph with unknown input dims gets a static plan per input shape at run time (JIT slices); 0: it runs "
+       "on the dynamic executor.",
        Bool01},
-      {"ge.jitMaxRecompiles", "8", "JIT: recompilations (a slice's guard failed) allowed per graph before runs fail.",
+      {"ge.jitMaxRecompiles", "8",
+       "JIT: recompilations (a slice's guard failed) allowed per graph; past it, inputs that fit no plan run on the "
+       "dynamic executor.",
        NonNegative},
       {"ge.onnx_shape_inference", "auto",
        "ONNX import: auto skips libonnx's shape inference when ged's own covers every node; always runs it.",

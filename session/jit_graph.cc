@@ -7,6 +7,7 @@
 #include "base/logging.h"
 #include "base/ops/op_registry.h"
 #include "base/status.h"
+#include "compiler/passes/constant_folding_pass.h"
 #include "session/session.h"
 
 namespace ge::session {
@@ -95,7 +96,11 @@ struct JitGraph::Step {
 
 JitGraph::JitGraph(uint32_t graph_id, std::unique_ptr<ir::Graph> graph, OptionMap options, int64_t max_recompiles,
                    const engine::EngineRegistry& engines, ThreadPool* pool, device::Device* device)
-    : graph_id_(graph_id), options_(std::move(options)), max_recompiles_(max_recompiles),
+    : graph_id_(graph_id),
+      options_(std::move(options)),
+      max_recompiles_(max_recompiles),
+      engines_(engines),
+      fold_constants_(OptionOrDefault(options_, "ge.oo.constantFolding") != "0"),
       slices_(std::make_unique<Session>(engines, OptionMap(), pool, device)),
       root_(std::make_unique<Stage>(0, std::move(graph))) {}
 
@@ -103,12 +108,20 @@ JitGraph::~JitGraph() = default;
 
 void JitGraph::set_compute_budget(ComputeBudget* budget) { slices_->set_compute_budget(budget); }
 
+void JitGraph::set_memory_quota(std::shared_ptr<device::MemoryQuota> quota, int64_t max_tensor_bytes) {
+  slices_->set_memory_quota(std::move(quota), max_tensor_bytes);
+}
+
 bool JitGraph::CanSlice(const ir::Graph& graph) {
   for (const ir::Node* n : graph.nodes()) {
     if (!n->op_desc().subgraph_names().empty()) return false;
   }
   return graph.subgraphs().empty();
 }
+
+std::unique_ptr<ir::Graph> JitGraph::CloneGraph() const { return root_->graph->Clone(); }
+
+size_t JitGraph::TrimIdleCaches() { return slices_->TrimIdleCaches(); }
 
 JitStats JitGraph::stats() const {
   std::lock_guard<std::mutex> lock(mu_);
@@ -164,6 +177,13 @@ absl::StatusOr<JitGraph::Step*> JitGraph::Plan(Stage& stage, std::vector<GuardEn
     plan_inputs.push_back(static_cast<int>(d->op_desc().GetAttrOr<int64_t>(ir::kAttrIndex, 0)));
   }
   GE_RETURN_IF_ERROR(Annotate(ops::InferShapes(*plan), StrCat("JIT stage ", stage.depth)));
+  // Shapes are known now: Shape of a known tensor, and what is computed
+  // from it (Gather, Concat, ...), fold, so a Reshape fed that way is known
+  // in this stage instead of ending it.
+  if (fold_constants_) {
+    compiler::ConstantFoldingPass fold(engines_);
+    GE_RETURN_IF_ERROR(Annotate(fold.Run(*plan).status(), StrCat("JIT stage ", stage.depth)));
+  }
 
   // The slice: nodes whose types are known and whose producers are; else
   // the frontier, run to learn what they produce.
@@ -231,35 +251,63 @@ absl::StatusOr<JitGraph::Step*> JitGraph::Plan(Stage& stage, std::vector<GuardEn
   return stage.steps.back().get();
 }
 
-absl::StatusOr<std::vector<Value>> JitGraph::Run(std::vector<Value> inputs, const runtime::RunControl* control) {
-  std::lock_guard<std::mutex> lock(mu_);
+JitGraph::Step* JitGraph::FindOrPlan(Stage& stage, const std::vector<Value>& inputs) {
+  if (disabled_) return nullptr;
+  std::vector<GuardEntry> guard = MakeGuard(stage, inputs);
+  for (const auto& s : stage.steps) {
+    if (s->guard == guard) return s.get();
+  }
+  if (!stage.steps.empty()) {
+    const std::string failure = DescribeFailure(stage, guard);
+    if (stats_.recompilations >= max_recompiles_) {
+      if (stats_.fallback_reason.empty()) {
+        GE_LOG_INFO("session",
+                    "graph {}: JIT plan bound ge.jitMaxRecompiles={} reached; inputs that fit no plan run on the "
+                    "dynamic executor (the guard of {})",
+                    graph_id_, max_recompiles_, failure);
+      }
+      stats_.fallback_reason = StrCat("ge.jitMaxRecompiles=", max_recompiles_, " reached; the guard of ", failure);
+      return nullptr;
+    }
+    ++stats_.recompilations;
+    stats_.last_guard_failure = failure;
+    GE_LOG_INFO("session", "graph {}: JIT recompiles (guard failed: {})", graph_id_, failure);
+  }
+  absl::StatusOr<Step*> planned = Plan(stage, std::move(guard));
+  if (!planned.ok()) {
+    disabled_ = true;
+    stats_.fallback_reason = StrCat("planning failed: ", planned.status().message());
+    GE_LOG_WARN("session", "graph {}: JIT planning failed, the graph runs on the dynamic executor: {}", graph_id_,
+                planned.status().message());
+    return nullptr;
+  }
+  ++stats_.compilations;
+  return *planned;
+}
+
+absl::StatusOr<std::optional<std::vector<Value>>> JitGraph::Run(std::vector<Value> inputs,
+                                                                const runtime::RunControl* control) {
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (!inputs[i].is_tensor()) return InvalidArgument("input ", i, ": JIT compilation takes tensor inputs only");
   }
+  auto fall_back = [&]() -> std::optional<std::vector<Value>> {
+    std::lock_guard<std::mutex> lock(mu_);
+    ++stats_.fallback_runs;
+    return std::nullopt;
+  };
   Stage* stage = root_.get();
   int64_t slices = 0;
   for (;;) {
-    std::vector<GuardEntry> guard = MakeGuard(*stage, inputs);
     Step* step = nullptr;
-    for (const auto& s : stage->steps) {
-      if (s->guard == guard) step = s.get();
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      step = FindOrPlan(*stage, inputs);
     }
-    if (step == nullptr) {
-      if (!stage->steps.empty()) {
-        const std::string failure = DescribeFailure(*stage, guard);
-        if (stats_.recompilations >= max_recompiles_) {
-          return ResourceExhausted("graph ", graph_id_, ": JIT recompilation limit ge.jitMaxRecompiles=",
-                                   max_recompiles_, " reached; the guard of ", failure,
-                                   ". Raise the limit or run fewer input shapes");
-        }
-        ++stats_.recompilations;
-        stats_.last_guard_failure = failure;
-        GE_LOG_INFO("session", "graph {}: JIT recompiles (guard failed: {})", graph_id_, failure);
-      }
-      GE_ASSIGN_OR_RETURN(step, Plan(*stage, std::move(guard)));
-      ++stats_.compilations;
-    }
+    if (step == nullptr) return fall_back();
+    // Steps and stages are never removed while the graph lives: `step`
+    // stays valid without the lock.
     std::vector<Value> slice_inputs;
+    slice_inputs.reserve(step->slice_inputs.size());
     for (int i : step->slice_inputs) slice_inputs.push_back(inputs[i]);
     GE_ASSIGN_OR_RETURN(std::vector<Value> outputs, slices_->RunGraph(step->slice_id, std::move(slice_inputs), control));
     ++slices;
@@ -269,11 +317,15 @@ absl::StatusOr<std::vector<Value>> JitGraph::Run(std::vector<Value> inputs, cons
     };
     if (!step->next) {
       std::vector<Value> results;
+      results.reserve(step->outputs.size());
       for (const ValueSource& s : step->outputs) results.push_back(pick(s));
+      std::lock_guard<std::mutex> lock(mu_);
       stats_.last_run_slices = slices;
+      ++stats_.planned_runs;
       return results;
     }
     std::vector<Value> next;
+    next.reserve(step->next_inputs.size());
     for (const ValueSource& s : step->next_inputs) next.push_back(pick(s));
     inputs = std::move(next);
     stage = step->next.get();

@@ -7,8 +7,9 @@
 // the stage is planned: its Data nodes take the inputs' types; small
 // integer inputs that a node reads as a value (a Reshape's shape, a Slice's
 // starts, ...) become Consts holding the actual value; shape inference
-// runs; the nodes whose output types are all known (and whose producers
-// are) form the slice. When none is, the slice is the frontier: the nodes
+// runs, then constant folding (Shape of a now known tensor and what is
+// computed from it); the nodes whose output types are all known (and whose
+// producers are) form the slice. When none is, the slice is the frontier: the nodes
 // that read only inputs and constants, run to learn their outputs (NonZero
 // and other value-dependent shapes). BinaryPartitioner cuts the slice off;
 // it is compiled through a session of its own (a static slice gets a
@@ -20,16 +21,26 @@
 // later run whose inputs pass a stage's guard reuses its slice (and the
 // stages after it); one that fails every guard compiles again, logging
 // (info) which guard failed and how; a compile of a stage that already has
-// a slice is a recompilation, and a graph stops at `ge.jitMaxRecompiles`
-// of them with RESOURCE_EXHAUSTED naming the failed guard.
+// a slice is a recompilation. The plans are bounded: past
+// `ge.jitMaxRecompiles` recompilations a run that fails every guard of a
+// stage is not planned, and Run returns no outputs, telling the caller
+// (the session) to run its dynamic form instead; the plans made so far
+// stay and keep serving their shapes. A stage that cannot be planned (a
+// shape inference or compile error for these inputs) disables planning
+// for the whole graph the same way, logged as a warning with the error.
+// Nothing is ever evicted, so a plan a run is using stays valid.
 //
-// Runs of one JitGraph are serialized. Graphs whose nodes own subgraphs
-// cannot be sliced (the session compiles them as usual instead).
+// Concurrency: looking a guard up and planning hold the graph's lock;
+// slices run outside it, each on its own executor (which serializes its
+// own runs), so runs of different shapes proceed at once. Graphs whose
+// nodes own subgraphs cannot be sliced (the session compiles them as usual
+// instead).
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -41,6 +52,7 @@
 #include "base/value.h"
 #include "compiler/partition/binary_partitioner.h"
 #include "runtime/device/device.h"
+#include "runtime/device/memory_quota.h"
 #include "runtime/engines/engine_registry.h"
 #include "runtime/executor/run_control.h"
 
@@ -53,6 +65,9 @@ struct JitStats {
   int64_t recompilations = 0;  // of them, for a stage that already had a slice
   int64_t last_run_slices = 0; // slices the last run executed
   std::string last_guard_failure;  // the last recompilation's reason ("" for none)
+  int64_t planned_runs = 0;        // runs that ran on slices
+  int64_t fallback_runs = 0;       // runs handed back to the dynamic form (bound reached, or not plannable)
+  std::string fallback_reason;     // why the last fallback happened ("" for none)
 };
 
 class JitGraph {
@@ -66,10 +81,19 @@ class JitGraph {
   // Whether `graph` can run this way (no node owns subgraphs).
   static bool CanSlice(const ir::Graph& graph);
 
-  absl::StatusOr<std::vector<Value>> Run(std::vector<Value> inputs, const runtime::RunControl* control);
+  // The outputs; std::nullopt when the inputs get no plan (the bound is
+  // reached, or planning failed): the caller runs its dynamic form with
+  // the same inputs. Slices that ran before that are simply discarded.
+  absl::StatusOr<std::optional<std::vector<Value>>> Run(std::vector<Value> inputs, const runtime::RunControl* control);
   JitStats stats() const;
+  // A copy of the graph as given (to compile it as a whole).
+  std::unique_ptr<ir::Graph> CloneGraph() const;
+  // Trims the slices' output cache when idle (Session::TrimIdleCaches).
+  size_t TrimIdleCaches();
   // The slices run under the owning session's compute-thread budget.
   void set_compute_budget(ComputeBudget* budget);
+  // The slices' host memory counts against `quota` (Session::set_memory_quota).
+  void set_memory_quota(std::shared_ptr<device::MemoryQuota> quota, int64_t max_tensor_bytes);
 
  private:
   struct GuardEntry;
@@ -77,15 +101,21 @@ class JitGraph {
   struct Stage;
 
   absl::StatusOr<Step*> Plan(Stage& stage, std::vector<GuardEntry> guard);
+  // The step of `stage` for `inputs`, planning it when allowed; null when
+  // the run falls back. Called with mu_ held.
+  Step* FindOrPlan(Stage& stage, const std::vector<Value>& inputs);
   std::vector<GuardEntry> MakeGuard(const Stage& stage, const std::vector<Value>& inputs) const;
   std::string DescribeFailure(const Stage& stage, const std::vector<GuardEntry>& guard) const;
 
   const uint32_t graph_id_;
   const OptionMap options_;
   const int64_t max_recompiles_;
+  const engine::EngineRegistry& engines_;
+  const bool fold_constants_;        // ge.oo.constantFolding: fold what planning made constant
   std::unique_ptr<Session> slices_;  // compiles and runs the slices
   std::unique_ptr<Stage> root_;
   uint32_t next_slice_id_ = 1;
+  bool disabled_ = false;  // planning failed once: every run falls back
   mutable std::mutex mu_;
   JitStats stats_;
 };

@@ -67,7 +67,9 @@ bool DimsCompatible(const Shape& declared, const Shape& actual) {
 }  // namespace
 
 struct Session::GraphEntry {
-  std::unique_ptr<ir::Graph> graph;  // until compiled
+  // Until compiled (a JIT graph's is in its JitGraph, cloned here when its
+  // dynamic form is asked for).
+  std::unique_ptr<ir::Graph> graph;
   OptionMap options;
   std::unique_ptr<compiler::CompiledGraph> compiled;
   std::unique_ptr<runtime::DynamicExecutor> executor;
@@ -77,7 +79,8 @@ struct Session::GraphEntry {
   std::optional<ops::GearTable> gears;
   std::atomic<uint64_t> gear_runs{0};
   std::atomic<uint64_t> dynamic_runs{0};
-  // ge.jitCompile: the graph runs as JIT-compiled slices instead (no `compiled`).
+  // ge.jitCompile: the graph runs as per-shape plans (JIT-compiled slices);
+  // `compiled` and its executor, the dynamic form, come on first ask.
   std::unique_ptr<JitGraph> jit;
   GraphInfo info;
   CacheUse cache_use;
@@ -157,6 +160,21 @@ Session::~Session() {
   }
 }
 
+size_t Session::TrimIdleCaches() {
+  size_t trimmed = output_cache_->TrimIfIdle();
+  std::vector<std::shared_ptr<GraphEntry>> entries;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const auto& [id, entry] : graphs_) entries.push_back(entry);
+  }
+  for (const std::shared_ptr<GraphEntry>& entry : entries) {
+    // A graph compiling meanwhile is not idle: skipped.
+    std::unique_lock<std::mutex> lock(entry->compile_mu, std::try_to_lock);
+    if (lock.owns_lock() && entry->jit) trimmed += entry->jit->TrimIdleCaches();
+  }
+  return trimmed;
+}
+
 absl::StatusOr<variables::SessionVariables*> Session::GetVariables() {
   GE_ASSIGN_OR_RETURN(device::Device * device, GetDevice());
   std::lock_guard<std::mutex> lock(mu_);
@@ -228,6 +246,20 @@ absl::Status Session::AddGraph(uint32_t graph_id, const GraphSource& source, con
       const std::string key = entry->cache_use.key;
       absl::Status installed = InstallCompiledModel(*entry, *std::move(hit));
       if (installed.ok()) {
+        // A graph with unknown input dims gets per-shape plans (JIT) from
+        // its source, imported after all; the hit is its dynamic form.
+        GE_ASSIGN_OR_RETURN(bool jit, WantsJit(graph_id, *entry));
+        if (jit) {
+          // A source without its bytes (added by digest) cannot: the hit
+          // runs as its dynamic form.
+          absl::StatusOr<ImportedGraph> imported = ImportSource(source, entry->cache_use, nullptr);
+          if (imported.ok()) {
+            entry->graph = std::move(imported->graph);
+          } else {
+            GE_LOG_INFO("session", "graph {} runs its cached dynamic form without per-shape plans: {}", graph_id,
+                        imported.status().message());
+          }
+        }
         std::lock_guard<std::mutex> lock(mu_);
         if (graphs_.contains(graph_id)) return AlreadyExists("graph ", graph_id, " already exists in this session");
         graphs_.emplace(graph_id, std::move(entry));
@@ -275,9 +307,15 @@ absl::Status Session::CompileGraph(uint32_t graph_id, double timeout_seconds, st
   }
   GE_ASSIGN_OR_RETURN(std::shared_ptr<GraphEntry> entry, Find(graph_id));
   std::lock_guard<std::mutex> lock(entry->compile_mu);
-  if (entry->compiled || entry->jit) return absl::OkStatus();
+  if (entry->jit) return absl::OkStatus();
   GE_ASSIGN_OR_RETURN(bool jit, StartJit(graph_id, *entry));
-  if (jit) return absl::OkStatus();
+  if (jit || entry->compiled) return absl::OkStatus();
+  return CompileDynamic(graph_id, *entry);
+}
+
+absl::Status Session::CompileDynamic(uint32_t graph_id, GraphEntry& entry_ref) {
+  GraphEntry* entry = &entry_ref;
+  if (entry->graph == nullptr) return Internal("graph ", graph_id, " has no graph to compile");
   // A cache problem never fails a compile: it is a warning, and the graph
   // compiles without the cache.
   CacheScope scope;
@@ -305,35 +343,54 @@ absl::Status Session::CompileGraph(uint32_t graph_id, double timeout_seconds, st
   return loaded;
 }
 
-absl::StatusOr<bool> Session::StartJit(uint32_t graph_id, GraphEntry& entry) {
+absl::StatusOr<bool> Session::WantsJit(uint32_t graph_id, const GraphEntry& entry) {
   GE_ASSIGN_OR_RETURN(bool enabled, ParseBoolOption("ge.jitCompile", OptionOrDefault(entry.options, "ge.jitCompile")));
-  if (!enabled || entry.graph == nullptr) return false;
+  if (!enabled) return false;
+  bool unknown = false;
+  for (const GraphIo& in : entry.info.inputs) {
+    if (!in.type.is_tensor()) return false;  // sequences, optionals: the dynamic executor's
+    unknown = unknown || !in.type.shape().IsFullyKnown();
+  }
+  if (!unknown) return false;  // nothing to learn at run time: compile as usual
   for (const char* gears : {"ge.dynamicBatchSize", "ge.dynamicImageSize", "ge.dynamicDims"}) {
     if (!OptionOrDefault(entry.options, gears).empty()) {
       GE_LOG_INFO("session", "graph {} compiles its gears ({}): ge.jitCompile does not apply", graph_id, gears);
       return false;
     }
   }
+  return true;
+}
+
+absl::StatusOr<bool> Session::StartJit(uint32_t graph_id, GraphEntry& entry) {
+  if (entry.graph == nullptr) return false;
+  GE_ASSIGN_OR_RETURN(bool wanted, WantsJit(graph_id, entry));
+  if (!wanted) return false;
   GE_ASSIGN_OR_RETURN(int64_t max_recompiles,
                       ParseIntOption("ge.jitMaxRecompiles", OptionOrDefault(entry.options, "ge.jitMaxRecompiles")));
-  bool unknown = false;
-  for (const GraphIo& in : entry.info.inputs) {
-    unknown = unknown || !in.type.is_tensor() || !in.type.shape().IsFullyKnown();
-  }
-  if (!unknown) return false;  // nothing to learn at run time: compile as usual
   if (!JitGraph::CanSlice(*entry.graph)) {
     GE_LOG_INFO("session", "graph {} compiles as a whole: JIT slicing does not take control flow", graph_id);
+    return false;
+  }
+  // Variables live in this session's VarManager; the slices' session has
+  // its own, so graphs that read or write variables run as a whole.
+  bool variables = false;
+  entry.graph->ForEachNode([&](const ir::Node* n) { variables = variables || n->type() == ir::kVariable; });
+  if (variables) {
+    GE_LOG_INFO("session", "graph {} compiles as a whole: JIT slices do not take variables", graph_id);
     return false;
   }
   GE_ASSIGN_OR_RETURN(device::Device * device, GetDevice());
   // The slices compile with the graph's options, without the JIT and cache keys.
   OptionMap options = entry.options;
-  for (const char* key : {"ge.jitCompile", "ge.jitMaxRecompiles", "ge.graph_compiler_cache_dir", "ge.graph_key"}) {
-    options.erase(key);
-  }
+  for (const char* key : {"ge.jitMaxRecompiles", "ge.graph_compiler_cache_dir", "ge.graph_key"}) options.erase(key);
+  options["ge.jitCompile"] = "0";  // a slice's inputs are known: it compiles as a whole
+  // The JitGraph holds the only copy of the graph; the dynamic form
+  // compiles from a clone of it (tensors are shared).
   entry.jit = std::make_unique<JitGraph>(graph_id, std::move(entry.graph), std::move(options), max_recompiles,
                                          engines_, pool_, device);
   entry.jit->set_compute_budget(budget_);
+  const device::CachingAllocatorOptions& cache = output_cache_->options();
+  entry.jit->set_memory_quota(cache.quota, cache.max_allocation_bytes);
   return true;
 }
 
@@ -344,12 +401,15 @@ absl::StatusOr<JitStats> Session::GetJitStats(uint32_t graph_id) const {
   return entry->jit->stats();
 }
 
-absl::Status Session::NotCompiled(const GraphEntry& entry, uint32_t graph_id) {
-  if (entry.jit) {
-    return FailedPrecondition("graph ", graph_id,
-                              " runs as JIT-compiled slices (ge.jitCompile) and has no single compiled form");
-  }
-  return FailedPrecondition("graph ", graph_id, " is not compiled");
+absl::Status Session::DynamicForm(uint32_t graph_id, GraphEntry& entry) const {
+  if (entry.compiled) return absl::OkStatus();
+  if (!entry.jit) return FailedPrecondition("graph ", graph_id, " is not compiled");
+  // Compiling a JIT graph's single form on first ask is logically const:
+  // what it touches is guarded by mu_ or the entry's compile_mu (held).
+  GE_LOG_INFO("session", "graph {}: compiling its dynamic form", graph_id);
+  if (entry.graph == nullptr) entry.graph = entry.jit->CloneGraph();
+  absl::Status compiled = const_cast<Session*>(this)->CompileDynamic(graph_id, entry);
+  return Annotate(compiled, StrCat("graph ", graph_id, "'s dynamic form"));
 }
 
 absl::StatusOr<CacheScope> Session::ScopeFor(const OptionMap& options) {
@@ -378,7 +438,7 @@ absl::Status Session::InstallCompiledModel(GraphEntry& entry, runtime::CompiledM
 absl::StatusOr<std::string> Session::ExportCompiledModel(uint32_t graph_id) const {
   GE_ASSIGN_OR_RETURN(std::shared_ptr<GraphEntry> entry, Find(graph_id));
   std::lock_guard<std::mutex> lock(entry->compile_mu);
-  if (!entry->compiled) return NotCompiled(*entry, graph_id);
+  GE_RETURN_IF_ERROR(DynamicForm(graph_id, *entry));
   const compiler::CompiledGraph& compiled = *entry->compiled;
   // The executor owns the program it loaded; building it again from the
   // compiled graph gives the same tasks.
@@ -398,7 +458,7 @@ absl::StatusOr<std::string> Session::ExportCompiledModel(uint32_t graph_id) cons
 absl::StatusOr<CacheUse> Session::GetCacheUse(uint32_t graph_id) const {
   GE_ASSIGN_OR_RETURN(std::shared_ptr<GraphEntry> entry, Find(graph_id));
   std::lock_guard<std::mutex> lock(entry->compile_mu);
-  if (!entry->compiled) return NotCompiled(*entry, graph_id);
+  GE_RETURN_IF_ERROR(DynamicForm(graph_id, *entry));
   return entry->cache_use;
 }
 
@@ -441,7 +501,8 @@ absl::Status Session::LoadExecutor(GraphEntry& entry, std::optional<runtime::Sta
     GE_ASSIGN_OR_RETURN(entry.executor,
                         runtime::DynamicExecutor::Create(*entry.compiled->graph, engines_, exec_options));
   }
-  entry.info = DescribeGraph(*entry.compiled->graph);
+  // A JIT graph's runs read its info meanwhile: it keeps the source's.
+  if (!entry.jit) entry.info = DescribeGraph(*entry.compiled->graph);
   entry.gears.reset();
   for (const ir::Node* node : entry.compiled->graph->nodes()) {
     if (node->type() != ops::kGearIndex) continue;
@@ -487,7 +548,7 @@ bool Session::LoadMixed(GraphEntry& entry, runtime::ExecutorOptions options) {
 absl::StatusOr<int> Session::NumStaticSubgraphs(uint32_t graph_id) const {
   GE_ASSIGN_OR_RETURN(std::shared_ptr<GraphEntry> entry, Find(graph_id));
   std::lock_guard<std::mutex> lock(entry->compile_mu);
-  if (!entry->compiled) return NotCompiled(*entry, graph_id);
+  GE_RETURN_IF_ERROR(DynamicForm(graph_id, *entry));
   if (entry->static_executor) return 1;
   return entry->mixed ? entry->executor->num_static_subgraphs() : 0;
 }
@@ -518,7 +579,7 @@ absl::Status Session::AddCompiledModel(uint32_t graph_id, runtime::CompiledModel
 absl::StatusOr<bool> Session::RunsStatically(uint32_t graph_id) const {
   GE_ASSIGN_OR_RETURN(std::shared_ptr<GraphEntry> entry, Find(graph_id));
   std::lock_guard<std::mutex> lock(entry->compile_mu);
-  if (!entry->compiled) return NotCompiled(*entry, graph_id);
+  GE_RETURN_IF_ERROR(DynamicForm(graph_id, *entry));
   return entry->static_executor != nullptr;
 }
 
@@ -528,7 +589,21 @@ absl::StatusOr<std::vector<Value>> Session::RunGraph(uint32_t graph_id, std::vec
   GE_ASSIGN_OR_RETURN(std::shared_ptr<GraphEntry> entry, Find(graph_id));
   AppendInputDefaults(entry->info, inputs);
   GE_RETURN_IF_ERROR(CheckInputs(entry->info, inputs));
-  if (entry->jit) return entry->jit->Run(std::move(inputs), control);
+  if (entry->jit) {
+    GE_ASSIGN_OR_RETURN(std::optional<std::vector<Value>> planned, entry->jit->Run(inputs, control));
+    if (planned) return *std::move(planned);
+    // No plan for these inputs (the bound, or not plannable): the dynamic form.
+    runtime::DynamicExecutor* executor = nullptr;
+    runtime::StaticExecutor* static_executor = nullptr;
+    {
+      std::lock_guard<std::mutex> lock(entry->compile_mu);
+      GE_RETURN_IF_ERROR(DynamicForm(graph_id, *entry));
+      executor = entry->executor.get();
+      static_executor = entry->static_executor.get();
+    }
+    if (static_executor != nullptr) return static_executor->Run(std::move(inputs), control);
+    return executor->Run(std::move(inputs), control);
+  }
   if (entry->gears) GE_RETURN_IF_ERROR(CountGearRun(graph_id, *entry, inputs));
   if (entry->static_executor) return entry->static_executor->Run(std::move(inputs), control);
   return entry->executor->Run(std::move(inputs), control);
@@ -556,7 +631,7 @@ absl::Status Session::CountGearRun(uint32_t graph_id, GraphEntry& entry, const s
 absl::StatusOr<GearRunCounts> Session::GetGearRunCounts(uint32_t graph_id) const {
   GE_ASSIGN_OR_RETURN(std::shared_ptr<GraphEntry> entry, Find(graph_id));
   std::lock_guard<std::mutex> lock(entry->compile_mu);
-  if (!entry->compiled) return NotCompiled(*entry, graph_id);
+  GE_RETURN_IF_ERROR(DynamicForm(graph_id, *entry));
   GearRunCounts counts;
   counts.multi_batch = entry->gears.has_value();
   if (entry->gears) {
@@ -577,7 +652,7 @@ absl::StatusOr<GraphInfo> Session::GetGraphInfo(uint32_t graph_id) const {
 absl::StatusOr<const compiler::CompiledGraph*> Session::GetCompiledGraph(uint32_t graph_id) const {
   GE_ASSIGN_OR_RETURN(std::shared_ptr<GraphEntry> entry, Find(graph_id));
   std::lock_guard<std::mutex> lock(entry->compile_mu);
-  if (!entry->compiled) return NotCompiled(*entry, graph_id);
+  GE_RETURN_IF_ERROR(DynamicForm(graph_id, *entry));
   return entry->compiled.get();
 }
 

@@ -25,11 +25,18 @@
 // dynamic: info). Callers see the inputs' shapes as they gave them (-1 for
 // the dynamic dims), not the root's max shapes.
 //
-// JIT (ge.jitCompile=1, session/jit_graph.h): a graph whose inputs have
-// unknown dims is not compiled as a whole; each run compiles and runs the
-// slices whose shapes are known, infers further from their real values,
-// and continues; slices are cached behind guards on their inputs, with at
-// most ge.jitMaxRecompiles recompilations per graph (GetJitStats).
+// Per-shape plans (JIT, ge.jitCompile, on by default; session/jit_graph.h):
+// a graph whose inputs have unknown dims is not compiled as a whole at
+// CompileGraph; each run compiles and runs the slices whose shapes are
+// known for its inputs (usually the whole graph as one static plan),
+// infers further from their real values, and continues; slices are cached
+// behind guards on their inputs, with at most ge.jitMaxRecompiles
+// recompilations per graph (GetJitStats). Past that bound, or when the
+// inputs cannot be planned, a run takes the graph's dynamic form instead:
+// the single compiled form, compiled on first ask (that fallback,
+// GetCompiledGraph, GetCacheUse, ExportCompiledModel, ...), so a .gem
+// export or the daemon's CompileGraph return the dynamic model as before.
+// Runs of different shapes run at once on their own plans.
 //
 // Variables: every session has a unique id and its own VarManager in the
 // VarManagerPool (runtime/variables), so graphs of one session share their
@@ -224,7 +231,8 @@ class Session {
   // Returns the output cache's blocks to the host when it has been idle for
   // ge.exec.output_cache_idle_trim_ms; the bytes returned. The daemon calls
   // it periodically so that a session nobody runs holds no cached memory.
-  size_t TrimIdleCaches() { return output_cache_->TrimIfIdle(); }
+  // A JIT graph's slices have a cache of their own, trimmed with it.
+  size_t TrimIdleCaches();
 
  private:
   struct GraphEntry;
@@ -246,10 +254,17 @@ class Session {
   // Multi-batch graphs: selects the branch the inputs take (an input that
   // fits no gear is an error listing them, unless there is a dynamic
   // graph), counts and logs the path.
-  // ge.jitCompile: makes `entry` a JitGraph when its inputs have unknown
-  // dims and it can be sliced; false to compile as usual.
+  // ge.jitCompile: whether `entry` (its options and input types) wants
+  // per-shape plans; StartJit makes it a JitGraph when it also can be
+  // sliced (no control flow, no variables); false to compile as usual.
+  absl::StatusOr<bool> WantsJit(uint32_t graph_id, const GraphEntry& entry);
   absl::StatusOr<bool> StartJit(uint32_t graph_id, GraphEntry& entry);
-  static absl::Status NotCompiled(const GraphEntry& entry, uint32_t graph_id);
+  // Compiles `entry`'s graph as a whole (through the cache) and loads it.
+  absl::Status CompileDynamic(uint32_t graph_id, GraphEntry& entry);
+  // The compiled form: a JIT graph's is compiled on first ask (call with
+  // the entry's compile_mu held); FailedPrecondition for a graph not
+  // compiled yet.
+  absl::Status DynamicForm(uint32_t graph_id, GraphEntry& entry) const;
   absl::Status CountGearRun(uint32_t graph_id, GraphEntry& entry, const std::vector<Value>& inputs);
 
   const engine::EngineRegistry& engines_;

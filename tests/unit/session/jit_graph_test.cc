@@ -2,7 +2,7 @@
 // shapes depend on input values (Compress, ged's NonZero-like op; Shape
 // feeding Reshape) run
 // correctly slice by slice, recompile only when a guard fails, say which,
-// and stop at ge.jitMaxRecompiles.
+// and past ge.jitMaxRecompiles run on the graph's dynamic form.
 #include <vector>
 
 #include "base/ir/text_format.h"
@@ -55,12 +55,17 @@ class JitGraphTest : public ge::testing::EnginesTest {
     return Tensor::FromVector<float>(v, Shape{rows, cols});
   }
 
+  // Without constant folding planning cannot fold Shape -> ReduceProd or
+  // Shape -> Concat, so every value a Reshape reads ends a stage: these
+  // tests watch the stages (jit_plan_test the folded, one-slice plans).
+  const OptionMap kStaged{{"ge.jitCompile", "1"}, {"ge.oo.constantFolding", "0"}};
+
   ThreadPool pool_{1, "jit-test"};
 };
 
 TEST_F(JitGraphTest, ValueDependentShapesRunSliceBySlice) {
   Session session(*engines_, {}, &pool_);
-  ASSERT_TRUE(session.AddGraph(1, CompressGraph(), {{"ge.jitCompile", "1"}}).ok());
+  ASSERT_TRUE(session.AddGraph(1, CompressGraph(), kStaged).ok());
   for (float shift : {0.0f, 1.0f, 0.0f}) {
     const Tensor x = Tensor::FromVector<float>({-1.0f + shift, 2.0f, -3.0f + shift, 0.5f, -0.25f + shift, 4.0f}, Shape{6});
     auto out = session.RunGraph(1, {x});
@@ -85,12 +90,16 @@ TEST_F(JitGraphTest, ValueDependentShapesRunSliceBySlice) {
   EXPECT_EQ(stats->compilations, 6);
   // Stage 2 reads c (passed on to the output), one and Compress's result.
   EXPECT_EQ(stats->last_guard_failure, "stage 2: input 2 'k_0' is f32[4], compiled for f32[3]");
-  EXPECT_EQ(session.GetCompiledGraph(1).status().code(), absl::StatusCode::kFailedPrecondition);
+  // The single compiled form is the dynamic graph, compiled on first ask.
+  auto compiled = session.GetCompiledGraph(1);
+  ASSERT_TRUE(compiled.ok()) << compiled.status();
+  EXPECT_EQ((*compiled)->graph->InputNodes()[0]->op_desc().output(0).type.shape(), (Shape{-1}));
+  EXPECT_EQ(session.GetJitStats(1)->fallback_runs, 0);
 }
 
 TEST_F(JitGraphTest, ShapeFeedingReshapeRecompilesOnlyWhenAGuardFails) {
   Session session(*engines_, {}, &pool_);
-  ASSERT_TRUE(session.AddGraph(1, ShapeReshapeGraph(), {{"ge.jitCompile", "1"}}).ok());
+  ASSERT_TRUE(session.AddGraph(1, ShapeReshapeGraph(), kStaged).ok());
   auto run = [&](int64_t rows) {
     const Tensor x = Rows(rows, 4, 0.5f);
     auto out = session.RunGraph(1, {x});
@@ -116,20 +125,33 @@ TEST_F(JitGraphTest, ShapeFeedingReshapeRecompilesOnlyWhenAGuardFails) {
   EXPECT_EQ(session.GetJitStats(1)->compilations, third.compilations);
 }
 
-TEST_F(JitGraphTest, StopsAtTheRecompilationBound) {
+TEST_F(JitGraphTest, PastTheRecompilationBoundRunsTheDynamicForm) {
   Session session(*engines_, {}, &pool_);
-  ASSERT_TRUE(
-      session.AddGraph(1, ShapeReshapeGraph(), {{"ge.jitCompile", "1"}, {"ge.jitMaxRecompiles", "1"}}).ok());
+  ASSERT_TRUE(session
+                  .AddGraph(1, ShapeReshapeGraph(),
+                            {{"ge.jitCompile", "1"}, {"ge.oo.constantFolding", "0"}, {"ge.jitMaxRecompiles", "1"}})
+                  .ok());
   ASSERT_TRUE(session.RunGraph(1, {Rows(2, 4, 0)}).ok());
+  // Rows 3: stage 0's guard fails (the one recompilation allowed); the
+  // stage after the new slice is new, so planning it is no recompilation.
   ASSERT_TRUE(session.RunGraph(1, {Rows(3, 4, 0)}).ok());
-  auto over = session.RunGraph(1, {Rows(5, 4, 0)});
-  ASSERT_FALSE(over.ok());
-  EXPECT_EQ(over.status().code(), absl::StatusCode::kResourceExhausted);
-  EXPECT_EQ(std::string(over.status().message()),
-            "graph 1: JIT recompilation limit ge.jitMaxRecompiles=1 reached; the guard of stage 0: input 0 'x' is "
-            "f32[5,4], compiled for f32[2,4] | f32[3,4]. Raise the limit or run fewer input shapes");
-  // Shapes already compiled still run.
-  EXPECT_TRUE(session.RunGraph(1, {Rows(3, 4, 0)}).ok());
+  const Tensor x = Rows(5, 4, 0);
+  auto over = session.RunGraph(1, {x});
+  ASSERT_TRUE(over.ok()) << over.status();
+  const Tensor& y = (*over)[0].tensor();
+  ASSERT_EQ(y.shape(), (Shape{20}));
+  for (int64_t i = 0; i < y.NumElements(); ++i) EXPECT_NEAR(y.data<float>()[i], std::exp(x.data<float>()[i]), 1e-5);
+  const JitStats stats = *session.GetJitStats(1);
+  EXPECT_EQ(stats.recompilations, 1);
+  EXPECT_EQ(stats.compilations, 4);
+  EXPECT_EQ(stats.fallback_runs, 1);
+  EXPECT_EQ(stats.fallback_reason,
+            "ge.jitMaxRecompiles=1 reached; the guard of stage 0: input 0 'x' is f32[5,4], compiled for f32[2,4] | "
+            "f32[3,4]");
+  // Shapes already planned still run on their plans.
+  ASSERT_TRUE(session.RunGraph(1, {Rows(2, 4, 0)}).ok());
+  EXPECT_EQ(session.GetJitStats(1)->planned_runs, 3);
+  EXPECT_EQ(session.GetJitStats(1)->compilations, 4);
 }
 
 TEST_F(JitGraphTest, GearsWinOverJit) {

@@ -104,8 +104,10 @@ TEST_F(SessionTest, GraphBookkeepingAndOptions) {
   EXPECT_EQ(session.RemoveGraph(1).code(), absl::StatusCode::kNotFound);
 }
 
+// ReluAdd has a dynamic batch: without ge.jitCompile=0 it would run on a
+// per-shape static plan (jit_plan_test), not on the dynamic executor.
 TEST_F(SessionTest, InterOpParallelismIsAGraphOptionOfDynamicRuns) {
-  Session session(*engines_, {{"ge.exec.exclude_engines", "cpu_dense,cpu_vector"}}, &pool_);
+  Session session(*engines_, {{"ge.exec.exclude_engines", "cpu_dense,cpu_vector"}, {"ge.jitCompile", "0"}}, &pool_);
   EXPECT_EQ(session.AddGraph(2, ReluAdd(), {{"ge.exec.inter_op_parallelism", "0"}}).code(),
             absl::StatusCode::kInvalidArgument);
   ASSERT_TRUE(session.AddGraph(1, ReluAdd(), {{"ge.exec.inter_op_parallelism", "3"}}).ok());
@@ -120,8 +122,8 @@ TEST_F(SessionTest, InterOpParallelismIsAGraphOptionOfDynamicRuns) {
 }
 
 TEST_F(SessionTest, TheOutputCacheIsTrimmedWhenTheSessionEnds) {
-  auto session = std::make_unique<Session>(*engines_, OptionMap{{"ge.exec.exclude_engines", "cpu_dense,cpu_vector"}},
-                                           &pool_);
+  auto session = std::make_unique<Session>(
+      *engines_, OptionMap{{"ge.exec.exclude_engines", "cpu_dense,cpu_vector"}, {"ge.jitCompile", "0"}}, &pool_);
   ASSERT_TRUE(session->AddGraph(1, ReluAdd()).ok());
   auto outputs = session->RunGraph(1, {Tensor::FromVector<float>({-2, 1, 3}, Shape{1, 3})});
   ASSERT_TRUE(outputs.ok()) << outputs.status();
@@ -139,10 +141,21 @@ TEST_F(SessionTest, TheOutputCacheIsTrimmedWhenTheSessionEnds) {
 TEST_F(SessionTest, StrictModeFailsCompilation) {
   Session session(*engines_, {{"ge.exec.disable_host_cpu_fallback", "1"}, {"ge.exec.exclude_engines", "cpu_dense,cpu_vector"}},
                   &pool_);
-  ASSERT_TRUE(session.AddGraph(1, ReluAdd()).ok());
+  ASSERT_TRUE(session.AddGraph(1, ReluAdd(), {{"ge.jitCompile", "0"}}).ok());
   absl::Status s = session.CompileGraph(1);
   EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_NE(std::string(s.message()).find("'r' (Relu)"), std::string::npos) << s;
+  // With per-shape plans (the default for a dynamic batch) the graph
+  // compiles at its first run or when its compiled form is asked for: the
+  // same error comes from there.
+  ASSERT_TRUE(session.AddGraph(2, ReluAdd()).ok());
+  ASSERT_TRUE(session.CompileGraph(2).ok());
+  auto run = session.RunGraph(2, {Tensor::FromVector<float>({-2, 1, 3}, Shape{1, 3})});
+  EXPECT_EQ(run.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(std::string(run.status().message()).find("'r' (Relu)"), std::string::npos) << run.status();
+  ASSERT_TRUE(session.AddGraph(3, ReluAdd()).ok());
+  ASSERT_TRUE(session.CompileGraph(3).ok());
+  EXPECT_EQ(session.GetCompiledGraph(3).status().code(), absl::StatusCode::kFailedPrecondition);
 }
 
 }  // namespace

@@ -1,0 +1,203 @@
+// Per-shape plans by default (session/jit_graph.h, ge.jitCompile's default
+// 1): a graph with a dynamic batch dim gets a static plan per input shape
+// without any option; its outputs equal the dynamic executor's; past
+// ge.jitMaxRecompiles inputs that fit no plan run on the dynamic form
+// instead of failing, and the plans stay bounded; runs of different shapes
+// run at once; the single compiled form (GetCompiledGraph, the .gem export)
+// is the dynamic graph, compiled on first ask.
+#include <atomic>
+#include <thread>
+#include <vector>
+
+#include "base/ir/text_format.h"
+#include "gtest/gtest.h"
+#include "runtime/model/gem.h"
+#include "session/session.h"
+#include "tests/testing/engines_test.h"
+
+namespace ge::session {
+namespace {
+
+class JitPlanTest : public ge::testing::EnginesTest {
+ protected:
+  // A small MLP over a dynamic batch: MatMul, bias Add, Relu, a reshape
+  // through Shape (the batch read as a value), Softmax.
+  static std::unique_ptr<ir::Graph> MlpGraph() {
+    auto g = ir::ParseGraph(R"(graph mlp {
+      x = Data() {index = 0} -> (f32[-1,4] as "x")
+      w = Const() {value = tensor<f32[4,3]>[0.5,-1,0.25,1,0.75,-0.5,-0.25,0.5,1,0.125,-0.75,0.5]} -> (f32[4,3])
+      b = Const() {value = tensor<f32[3]>[0.1,-0.2,0.3]} -> (f32[3])
+      m = MatMul(x:0, w:0) -> (f32[-1,3])
+      a = Add(m:0, b:0) -> (f32[-1,3])
+      r = Relu(a:0) -> (f32[-1,3])
+      s = Shape(x:0) -> (i64[2])
+      p = ReduceProd(s:0) {keepdims = 1} -> (i64[1])
+      t = Tanh(x:0) -> (f32[-1,4])
+      f = Reshape(t:0, p:0) -> (f32[-1])
+      y = Softmax(r:0) {axis = 1} -> (f32[-1,3])
+      out = NetOutput(y:0, f:0)
+    })");
+    EXPECT_TRUE(g.ok()) << g.status();
+    return g.ok() ? std::move(*g) : nullptr;
+  }
+  static Tensor Rows(int64_t rows, float start) {
+    std::vector<float> v(rows * 4);
+    for (size_t i = 0; i < v.size(); ++i) v[i] = start + 0.25f * static_cast<float>(i % 7) - 0.75f;
+    return Tensor::FromVector<float>(v, Shape{rows, 4});
+  }
+  static void ExpectSame(const std::vector<Value>& got, const std::vector<Value>& want, const std::string& where) {
+    ASSERT_EQ(got.size(), want.size()) << where;
+    for (size_t i = 0; i < got.size(); ++i) {
+      const Tensor& g = got[i].tensor();
+      const Tensor& w = want[i].tensor();
+      ASSERT_EQ(g.shape(), w.shape()) << where << " output " << i;
+      for (int64_t k = 0; k < g.NumElements(); ++k) {
+        EXPECT_NEAR(g.data<float>()[k], w.data<float>()[k], 1e-6) << where << " output " << i << " element " << k;
+      }
+    }
+  }
+
+  ThreadPool pool_{1, "jit-plan-test"};
+};
+
+TEST_F(JitPlanTest, DynamicGraphsGetPlansByDefaultAndMatchTheDynamicExecutor) {
+  Session planned(*engines_, {}, &pool_);
+  Session dynamic(*engines_, {}, &pool_);
+  ASSERT_TRUE(planned.AddGraph(1, MlpGraph()).ok());
+  ASSERT_TRUE(dynamic.AddGraph(1, MlpGraph(), {{"ge.jitCompile", "0"}}).ok());
+  for (int64_t rows : {1, 4, 3, 4, 1}) {
+    auto got = planned.RunGraph(1, {Rows(rows, 0.5f)});
+    ASSERT_TRUE(got.ok()) << got.status();
+    auto want = dynamic.RunGraph(1, {Rows(rows, 0.5f)});
+    ASSERT_TRUE(want.ok()) << want.status();
+    ExpectSame(*got, *want, StrCat("rows ", rows));
+  }
+  auto stats = planned.GetJitStats(1);
+  ASSERT_TRUE(stats.ok()) << stats.status();
+  EXPECT_EQ(stats->planned_runs, 5);
+  EXPECT_EQ(stats->fallback_runs, 0);
+  // Per shape one static plan of the whole graph: planning folds the
+  // Shape -> ReduceProd feeding the Reshape, so nothing waits for a value.
+  EXPECT_EQ(stats->last_run_slices, 1);
+  EXPECT_EQ(stats->compilations, 3);
+  EXPECT_EQ(stats->recompilations, 2);
+  EXPECT_EQ(dynamic.GetJitStats(1).status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_FALSE(*dynamic.RunsStatically(1));
+}
+
+TEST_F(JitPlanTest, PastTheBoundInputsRunOnTheDynamicFormAndThePlansStayBounded) {
+  Session planned(*engines_, {}, &pool_);
+  Session dynamic(*engines_, {}, &pool_);
+  ASSERT_TRUE(planned.AddGraph(1, MlpGraph(), {{"ge.jitMaxRecompiles", "2"}}).ok());
+  ASSERT_TRUE(dynamic.AddGraph(1, MlpGraph(), {{"ge.jitCompile", "0"}}).ok());
+  int64_t runs = 0;
+  for (int round = 0; round < 2; ++round) {
+    for (int64_t rows = 1; rows <= 6; ++rows) {
+      auto got = planned.RunGraph(1, {Rows(rows, -0.5f)});
+      ASSERT_TRUE(got.ok()) << got.status();
+      auto want = dynamic.RunGraph(1, {Rows(rows, -0.5f)});
+      ASSERT_TRUE(want.ok()) << want.status();
+      ExpectSame(*got, *want, StrCat("round ", round, " rows ", rows));
+      ++runs;
+    }
+  }
+  const JitStats stats = *planned.GetJitStats(1);
+  EXPECT_EQ(stats.recompilations, 2) << "the bound";
+  // rows 1 to 3 get a plan each; rows 4 to 6 miss every guard past the bound.
+  EXPECT_EQ(stats.compilations, 3);
+  EXPECT_EQ(stats.planned_runs, 6);
+  EXPECT_EQ(stats.fallback_runs, 6);
+  EXPECT_EQ(stats.planned_runs + stats.fallback_runs, runs);
+  EXPECT_NE(stats.fallback_reason.find("ge.jitMaxRecompiles=2 reached"), std::string::npos) << stats.fallback_reason;
+  // The dynamic form came on first need and is the graph's compiled form.
+  auto compiled = planned.GetCompiledGraph(1);
+  ASSERT_TRUE(compiled.ok()) << compiled.status();
+  EXPECT_FALSE(*planned.RunsStatically(1));
+}
+
+TEST_F(JitPlanTest, RunsOfDifferentShapesRunAtOnce) {
+  Session planned(*engines_, {}, &pool_);
+  Session dynamic(*engines_, {}, &pool_);
+  ASSERT_TRUE(planned.AddGraph(1, MlpGraph()).ok());
+  ASSERT_TRUE(dynamic.AddGraph(1, MlpGraph(), {{"ge.jitCompile", "0"}}).ok());
+  constexpr int kThreads = 4;
+  constexpr int kRuns = 25;
+  // Expected outputs first, from the dynamic executor, one per shape.
+  std::vector<std::vector<Value>> want(kThreads);
+  for (int t = 0; t < kThreads; ++t) {
+    auto out = dynamic.RunGraph(1, {Rows(t + 1, 0.25f * t)});
+    ASSERT_TRUE(out.ok()) << out.status();
+    want[t] = *std::move(out);
+  }
+  std::atomic<int> failures{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kRuns; ++i) {
+        auto got = planned.RunGraph(1, {Rows(t + 1, 0.25f * t)});
+        if (!got.ok() || got->size() != want[t].size()) {
+          ++failures;
+          continue;
+        }
+        for (size_t o = 0; o < got->size(); ++o) {
+          const Tensor& g = (*got)[o].tensor();
+          const Tensor& w = want[t][o].tensor();
+          if (g.shape() != w.shape()) {
+            ++failures;
+            continue;
+          }
+          for (int64_t k = 0; k < g.NumElements(); ++k) {
+            if (std::abs(g.data<float>()[k] - w.data<float>()[k]) > 1e-6) {
+              ++failures;
+              break;
+            }
+          }
+        }
+      }
+    });
+  }
+  for (std::thread& th : threads) th.join();
+  EXPECT_EQ(failures.load(), 0);
+  const JitStats stats = *planned.GetJitStats(1);
+  EXPECT_EQ(stats.planned_runs + stats.fallback_runs, kThreads * kRuns);
+  EXPECT_EQ(stats.fallback_runs, 0) << "4 shapes: 3 recompilations, within the default bound of 8";
+  EXPECT_EQ(stats.recompilations, kThreads - 1);
+  EXPECT_EQ(stats.compilations, kThreads);
+}
+
+TEST_F(JitPlanTest, TheExportIsTheDynamicForm) {
+  Session session(*engines_, {}, &pool_);
+  ASSERT_TRUE(session.AddGraph(1, MlpGraph()).ok());
+  ASSERT_TRUE(session.CompileGraph(1).ok());
+  ASSERT_TRUE(session.RunGraph(1, {Rows(2, 0)}).ok());
+  EXPECT_EQ(session.GetJitStats(1)->planned_runs, 1);
+  auto gem = session.ExportCompiledModel(1);
+  ASSERT_TRUE(gem.ok()) << gem.status();
+  auto model = runtime::LoadGemFromBytes(*gem, "export", *engines_);
+  ASSERT_TRUE(model.ok()) << model.status();
+  const std::vector<ir::Node*> inputs = model->graph->InputNodes();
+  ASSERT_EQ(inputs.size(), 1u);
+  EXPECT_EQ(inputs[0]->op_desc().output(0).type.shape().dim(0), -1) << "the batch dim stays dynamic";
+  EXPECT_FALSE(model->program.has_value()) << "a dynamic graph has no static program";
+  // The exported model runs any batch, and so does the graph after its
+  // dynamic form was compiled (its plans still serve their shapes).
+  Session loaded(*engines_, {}, &pool_);
+  ASSERT_TRUE(loaded.AddCompiledModel(1, *std::move(model)).ok());
+  auto a = loaded.RunGraph(1, {Rows(5, 0)});
+  auto b = session.RunGraph(1, {Rows(5, 0)});
+  ASSERT_TRUE(a.ok()) << a.status();
+  ASSERT_TRUE(b.ok()) << b.status();
+  ExpectSame(*b, *a, "rows 5");
+  EXPECT_EQ(session.GetJitStats(1)->planned_runs, 2);
+}
+
+TEST_F(JitPlanTest, OptionZeroRunsTheDynamicExecutor) {
+  Session session(*engines_, {}, &pool_);
+  ASSERT_TRUE(session.AddGraph(1, MlpGraph(), {{"ge.jitCompile", "0"}}).ok());
+  ASSERT_TRUE(session.RunGraph(1, {Rows(2, 0)}).ok());
+  EXPECT_EQ(session.GetJitStats(1).status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(session.GetCompiledGraph(1).ok());
+}
+
+}  // namespace
+}  // namespace ge::session
