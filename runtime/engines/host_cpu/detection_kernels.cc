@@ -1,7 +1,8 @@
 // Object-detection kernels: NonMaxSuppression-11 and RoiAlign-16.
 //
 // NonMaxSuppression runs per batch and class: the boxes scoring above
-// score_threshold are visited by descending score (ties by box index), and
+// score_threshold are visited by descending score (ties by box index; a
+// heap, so only the boxes visited are ordered), and
 // a box is selected unless it overlaps an already selected box of that
 // class by IoU > iou_threshold, until max_output_boxes_per_class are
 // selected. O(boxes * selected) per class.
@@ -83,10 +84,24 @@ class NonMaxSuppressionKernel final : public Kernel {
         for (int64_t i = 0; i < n; ++i) {
           if (score_in == nullptr || sc[i] > score_threshold) order.push_back(i);
         }
-        std::stable_sort(order.begin(), order.end(), [sc](int64_t l, int64_t r) { return sc[l] > sc[r]; });
+        // A heap yields the boxes best first and only as many as are
+        // visited (selection usually stops long before the last box).
+        // Order: higher score first, NaN after every number, ties by
+        // box index (the order of a stable sort by descending score).
+        const auto worse = [sc](int64_t l, int64_t r) {
+          const float a = sc[l], b = sc[r];
+          if (a < b) return true;
+          if (a > b) return false;
+          const bool na = std::isnan(a), nb = std::isnan(b);
+          if (na != nb) return na;
+          return l > r;
+        };
+        std::make_heap(order.begin(), order.end(), worse);
         kept.clear();
-        for (int64_t i : order) {
+        for (auto end = order.end(); end != order.begin(); --end) {
           if (static_cast<int64_t>(kept.size()) >= max_per_class) break;
+          std::pop_heap(order.begin(), end, worse);
+          const int64_t i = *(end - 1);
           const bool overlaps = std::any_of(kept.begin(), kept.end(), [&](int64_t k) {
             return IntersectionOverUnion(corners[i], corners[k]) > iou_threshold;
           });

@@ -1,10 +1,13 @@
 // host_cpu kernels added for the ONNX vision, detection and selection ops,
 // on the edges the ONNX backend tests leave out: ConvTranspose with groups
 // and strides against a direct loop, Pad's repeated reflection / wrap /
-// cropping, NonMaxSuppression's defaults and thresholds, Unique on strings
-// and without sorting, Compress with a short condition, Einsum on integers
-// with broadcast ellipses, Det of singular matrices, MaxUnpool's index
-// checks.
+// cropping, NonMaxSuppression's defaults and thresholds and its visiting
+// order (a stable sort's), Unique on strings and without sorting,
+// Compress with a short condition, Einsum on integers with broadcast
+// ellipses, Det of singular matrices, MaxUnpool's index checks.
+#include <algorithm>
+#include <cmath>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -93,6 +96,71 @@ TEST(NonMaxSuppressionKernel, DefaultsAndThresholds) {
                        I64({0, 0, 0, 0, 0, 1}, {2, 3})));
   const absl::Status s = RunError("NonMaxSuppression", {boxes, scores, max, F32({1.5f}, {1})});
   EXPECT_NE(s.message().find("iou_threshold"), absl::string_view::npos) << s;
+}
+
+// The definition, visiting boxes in the order of a stable sort by
+// descending score: [batch, class, box] rows.
+std::vector<int64_t> NaiveNms(const std::vector<float>& boxes, const std::vector<float>& scores, int64_t batches,
+                              int64_t classes, int64_t n, int64_t max_per_class, float iou_threshold) {
+  const auto iou = [&](int64_t b, int64_t i, int64_t j) {
+    const float* p = &boxes[(b * n + i) * 4];
+    const float* q = &boxes[(b * n + j) * 4];
+    const float h =
+        std::min(std::max(p[0], p[2]), std::max(q[0], q[2])) - std::max(std::min(p[0], p[2]), std::min(q[0], q[2]));
+    const float w =
+        std::min(std::max(p[1], p[3]), std::max(q[1], q[3])) - std::max(std::min(p[1], p[3]), std::min(q[1], q[3]));
+    if (h <= 0 || w <= 0) return 0.0f;
+    const float area_p = std::abs((p[2] - p[0]) * (p[3] - p[1]));
+    const float area_q = std::abs((q[2] - q[0]) * (q[3] - q[1]));
+    const float uni = area_p + area_q - h * w;
+    return uni > 0 ? h * w / uni : 0.0f;
+  };
+  std::vector<int64_t> rows;
+  for (int64_t b = 0; b < batches; ++b) {
+    for (int64_t c = 0; c < classes; ++c) {
+      const float* sc = &scores[(b * classes + c) * n];
+      std::vector<int64_t> order(n);
+      for (int64_t i = 0; i < n; ++i) order[i] = i;
+      std::stable_sort(order.begin(), order.end(), [sc](int64_t l, int64_t r) { return sc[l] > sc[r]; });
+      std::vector<int64_t> kept;
+      for (int64_t i : order) {
+        if (static_cast<int64_t>(kept.size()) >= max_per_class) break;
+        bool overlaps = false;
+        for (int64_t k : kept) overlaps = overlaps || iou(b, i, k) > iou_threshold;
+        if (overlaps) continue;
+        kept.push_back(i);
+        rows.insert(rows.end(), {b, c, i});
+      }
+    }
+  }
+  return rows;
+}
+
+TEST(NonMaxSuppressionKernel, VisitsBoxesByScoreThenIndexLikeAStableSort) {
+  // Scores from a few levels (many ties), boxes on a small grid (many
+  // overlaps), cut at several max_output_boxes_per_class.
+  const int64_t batches = 2, classes = 3, n = 200;
+  std::mt19937 rng(7);
+  std::uniform_int_distribution<int> level(0, 9), cell(0, 15);
+  std::vector<float> boxes(batches * n * 4), scores(batches * classes * n);
+  for (size_t i = 0; i < boxes.size(); i += 4) {
+    const float y = static_cast<float>(cell(rng)), x = static_cast<float>(cell(rng));
+    boxes[i] = y;
+    boxes[i + 1] = x;
+    boxes[i + 2] = y + 1.0f + static_cast<float>(level(rng) % 3);
+    boxes[i + 3] = x + 1.0f + static_cast<float>(level(rng) % 3);
+  }
+  for (float& s : scores) s = static_cast<float>(level(rng)) / 10.0f;
+  const Tensor tb = F32(boxes, {batches, n, 4});
+  const Tensor ts = F32(scores, {batches, classes, n});
+  for (int64_t max_per_class : {1, 3, 17, 1000}) {
+    for (float iou : {0.0f, 0.3f, 0.7f}) {
+      const std::vector<int64_t> want = NaiveNms(boxes, scores, batches, classes, n, max_per_class, iou);
+      const Tensor got = Host("NonMaxSuppression", {tb, ts, I64s({max_per_class}), F32({iou}, {1})});
+      EXPECT_TRUE(TensorEq(got, I64(want, {static_cast<int64_t>(want.size() / 3), 3})))
+          << "max " << max_per_class << " iou " << iou;
+    }
+  }
 }
 
 TEST(UniqueKernel, StringsUnsortedAndAxis) {
