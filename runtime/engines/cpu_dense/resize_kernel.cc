@@ -22,6 +22,7 @@
 
 #include "runtime/engines/cpu_dense/kernel_registry.h"
 #include "runtime/engines/sdk/kernel_util.h"
+#include "runtime/engines/sdk/resize_coordinates.h"
 
 namespace ge::engine::cpu_dense {
 namespace {
@@ -117,16 +118,8 @@ class ResizeKernel final : public DenseKernel {
     return absl::OkStatus();
   }
 
-  // ONNX's source coordinate of output index `o` (`length` is the scaled
-  // length, not the rounded output size), as host_cpu computes it.
   double SourceCoordinate(int64_t o, int64_t in, double scale) const {
-    const double x = static_cast<double>(o);
-    const double length = scale * static_cast<double>(in);
-    if (transform_ == "align_corners") return length == 1 ? 0.0 : x * static_cast<double>(in - 1) / (length - 1);
-    if (transform_ == "asymmetric") return x / scale;
-    if (transform_ == "pytorch_half_pixel") return length == 1 ? -0.5 : (x + 0.5) / scale - 0.5;
-    if (transform_ == "tf_half_pixel_for_nn") return (x + 0.5) / scale;
-    return (x + 0.5) / scale - 0.5;  // half_pixel
+    return sdk::ResizeSourceCoordinate(transform_, o, in, scale);
   }
 
   Taps TapsOf(int64_t o, int64_t in, double scale) const {

@@ -15,6 +15,7 @@
 #include "runtime/engines/sdk/elementwise.h"
 #include "runtime/engines/host_cpu/kernel_registry.h"
 #include "runtime/engines/sdk/kernel_util.h"
+#include "runtime/engines/sdk/resize_coordinates.h"
 
 namespace ge::engine::host_cpu {
 namespace {
@@ -131,22 +132,8 @@ class ResizeKernel final : public Kernel {
     return sum;
   }
 
-  // Source coordinate of output index `o` (ONNX's formulas; `length` is the
-  // scaled length, not the rounded output size).
   double SourceCoordinate(int64_t o, int64_t in, double scale, double roi_start, double roi_end) const {
-    const double x = static_cast<double>(o);
-    const double length = scale * static_cast<double>(in);
-    if (transform_ == "align_corners") return length == 1 ? 0.0 : x * static_cast<double>(in - 1) / (length - 1);
-    if (transform_ == "asymmetric") return x / scale;
-    if (transform_ == "pytorch_half_pixel") return length == 1 ? -0.5 : (x + 0.5) / scale - 0.5;
-    if (transform_ == "tf_half_pixel_for_nn") return (x + 0.5) / scale;
-    if (transform_ == "tf_crop_and_resize") {
-      const double span = static_cast<double>(in - 1);
-      const double base = roi_start * span;
-      return length == 1 ? base + (roi_end - roi_start) * span / 2
-                         : base + x * (roi_end - roi_start) * span / (length - 1);
-    }
-    return (x + 0.5) / scale - 0.5;  // half_pixel
+    return sdk::ResizeSourceCoordinate(transform_, o, in, scale, roi_start, roi_end);
   }
 
   Taps TapsOf(int64_t o, int64_t in, double scale, double roi_start, double roi_end) const {
