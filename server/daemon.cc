@@ -101,6 +101,9 @@ absl::Status Daemon::StartRuntime() {
   for (const DeviceConfig& c : config_.devices) {
     options.devices.push_back(session::DeviceConfig{c.name, c.threads, c.memory_bytes});
   }
+  // Every compile the daemon's sessions make is bounded, whoever asks for it.
+  options.compile_timeout_seconds = config_.compile_timeout_seconds;
+  options.compile_timeout_setting = "compile_timeout_seconds";
   GE_ASSIGN_OR_RETURN(runtime_, session::Runtime::Create(options));
   if (runtime_->cache() != nullptr) Logger("server").info("compiled-model cache at {}", runtime_->cache()->dir());
   return absl::OkStatus();

@@ -108,6 +108,10 @@ JitGraph::~JitGraph() = default;
 
 void JitGraph::set_compute_budget(ComputeBudget* budget) { slices_->set_compute_budget(budget); }
 
+void JitGraph::set_compile_timeout(double seconds, std::string setting) {
+  slices_->set_compile_timeout(seconds, std::move(setting));
+}
+
 void JitGraph::set_memory_quota(std::shared_ptr<device::MemoryQuota> quota, int64_t max_tensor_bytes) {
   slices_->set_memory_quota(std::move(quota), max_tensor_bytes);
 }
@@ -285,10 +289,10 @@ JitGraph::Step* JitGraph::FindOrPlan(Stage& stage, const std::vector<Value>& inp
   return *planned;
 }
 
-absl::StatusOr<std::optional<std::vector<Value>>> JitGraph::Run(std::vector<Value> inputs,
+absl::StatusOr<std::optional<std::vector<Value>>> JitGraph::Run(const std::vector<Value>& graph_inputs,
                                                                 const runtime::RunControl* control) {
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    if (!inputs[i].is_tensor()) return InvalidArgument("input ", i, ": JIT compilation takes tensor inputs only");
+  for (size_t i = 0; i < graph_inputs.size(); ++i) {
+    if (!graph_inputs[i].is_tensor()) return InvalidArgument("input ", i, ": JIT compilation takes tensor inputs only");
   }
   auto fall_back = [&]() -> std::optional<std::vector<Value>> {
     std::lock_guard<std::mutex> lock(mu_);
@@ -296,8 +300,12 @@ absl::StatusOr<std::optional<std::vector<Value>>> JitGraph::Run(std::vector<Valu
     return std::nullopt;
   };
   Stage* stage = root_.get();
+  // A later stage's inputs are values of the stage before: owned here.
+  const std::vector<Value>* inputs_ptr = &graph_inputs;
+  std::vector<Value> stage_inputs;
   int64_t slices = 0;
   for (;;) {
+    const std::vector<Value>& inputs = *inputs_ptr;
     Step* step = nullptr;
     {
       std::lock_guard<std::mutex> lock(mu_);
@@ -327,7 +335,8 @@ absl::StatusOr<std::optional<std::vector<Value>>> JitGraph::Run(std::vector<Valu
     std::vector<Value> next;
     next.reserve(step->next_inputs.size());
     for (const ValueSource& s : step->next_inputs) next.push_back(pick(s));
-    inputs = std::move(next);
+    stage_inputs = std::move(next);
+    inputs_ptr = &stage_inputs;
     stage = step->next.get();
   }
 }

@@ -84,7 +84,8 @@ class JitGraph {
   // The outputs; std::nullopt when the inputs get no plan (the bound is
   // reached, or planning failed): the caller runs its dynamic form with
   // the same inputs. Slices that ran before that are simply discarded.
-  absl::StatusOr<std::optional<std::vector<Value>>> Run(std::vector<Value> inputs, const runtime::RunControl* control);
+  absl::StatusOr<std::optional<std::vector<Value>>> Run(const std::vector<Value>& inputs,
+                                                        const runtime::RunControl* control);
   JitStats stats() const;
   // A copy of the graph as given (to compile it as a whole).
   std::unique_ptr<ir::Graph> CloneGraph() const;
@@ -92,6 +93,9 @@ class JitGraph {
   size_t TrimIdleCaches();
   // The slices run under the owning session's compute-thread budget.
   void set_compute_budget(ComputeBudget* budget);
+  // Bounds each plan's compile (Session::set_compile_timeout): a plan that
+  // takes longer fails planning, so the graph falls back to its dynamic form.
+  void set_compile_timeout(double seconds, std::string setting);
   // The slices' host memory counts against `quota` (Session::set_memory_quota).
   void set_memory_quota(std::shared_ptr<device::MemoryQuota> quota, int64_t max_tensor_bytes);
 

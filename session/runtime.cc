@@ -166,6 +166,8 @@ absl::StatusOr<std::unique_ptr<Runtime>> Runtime::Create(const RuntimeOptions& o
     }
   }
   for (const DeviceConfig& d : options.devices) rt->devices_.push_back(std::make_unique<RuntimeDevice>(d));
+  rt->compile_timeout_seconds_ = options.compile_timeout_seconds;
+  rt->compile_timeout_setting_ = options.compile_timeout_setting;
   return rt;
 }
 
@@ -188,6 +190,7 @@ std::unique_ptr<Session> Runtime::NewSession(const OptionMap& options, int devic
   }
   session->set_cache_scope(scope);
   session->set_compute_budget(d.compute_budget());
+  session->set_compile_timeout(compile_timeout_seconds_, compile_timeout_setting_);
   return session;
 }
 

@@ -70,6 +70,12 @@ struct RuntimeOptions {
   // then working without one (false).
   bool cache_required = false;
   std::vector<DeviceConfig> devices = {DeviceConfig{}};
+  // Every session's default compile bound (Session::set_compile_timeout):
+  // > 0 bounds the compilations no caller gave a timeout of its own (a
+  // RunGraph before CompileGraph, a JIT graph's per-shape plans and its
+  // dynamic form), named by `compile_timeout_setting` in the error.
+  double compile_timeout_seconds = 0;
+  std::string compile_timeout_setting;
 };
 
 // Checks a remote tier's settings (address syntax, a readable key file).
@@ -185,6 +191,8 @@ class Runtime {
   std::unique_ptr<cache::ModelCache> cache_;
   mutable std::atomic<int64_t> imports_{0};
   std::vector<std::unique_ptr<RuntimeDevice>> devices_;
+  double compile_timeout_seconds_ = 0;
+  std::string compile_timeout_setting_;
 };
 
 }  // namespace ge::session

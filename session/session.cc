@@ -300,6 +300,10 @@ absl::StatusOr<std::shared_ptr<Session::GraphEntry>> Session::Find(uint32_t grap
 
 absl::Status Session::CompileGraph(uint32_t graph_id, double timeout_seconds, std::string_view timeout_setting) {
   std::optional<compiler::ScopedCompileDeadline> deadline;
+  if (timeout_seconds <= 0) {
+    timeout_seconds = compile_timeout_seconds_;
+    timeout_setting = compile_timeout_setting_;
+  }
   if (timeout_seconds > 0) {
     deadline.emplace(
         std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(timeout_seconds)),
@@ -389,6 +393,7 @@ absl::StatusOr<bool> Session::StartJit(uint32_t graph_id, GraphEntry& entry) {
   entry.jit = std::make_unique<JitGraph>(graph_id, std::move(entry.graph), std::move(options), max_recompiles,
                                          engines_, pool_, device);
   entry.jit->set_compute_budget(budget_);
+  entry.jit->set_compile_timeout(compile_timeout_seconds_, compile_timeout_setting_);
   const device::CachingAllocatorOptions& cache = output_cache_->options();
   entry.jit->set_memory_quota(cache.quota, cache.max_allocation_bytes);
   return true;
@@ -401,14 +406,18 @@ absl::StatusOr<JitStats> Session::GetJitStats(uint32_t graph_id) const {
   return entry->jit->stats();
 }
 
-absl::Status Session::DynamicForm(uint32_t graph_id, GraphEntry& entry) const {
+absl::Status Session::DynamicForm(uint32_t graph_id, GraphEntry& entry) {
   if (entry.compiled) return absl::OkStatus();
   if (!entry.jit) return FailedPrecondition("graph ", graph_id, " is not compiled");
-  // Compiling a JIT graph's single form on first ask is logically const:
-  // what it touches is guarded by mu_ or the entry's compile_mu (held).
   GE_LOG_INFO("session", "graph {}: compiling its dynamic form", graph_id);
   if (entry.graph == nullptr) entry.graph = entry.jit->CloneGraph();
-  absl::Status compiled = const_cast<Session*>(this)->CompileDynamic(graph_id, entry);
+  std::optional<compiler::ScopedCompileDeadline> deadline;
+  if (compile_timeout_seconds_ > 0) {
+    deadline.emplace(std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                         std::chrono::duration<double>(compile_timeout_seconds_)),
+                     compile_timeout_setting_);
+  }
+  absl::Status compiled = CompileDynamic(graph_id, entry);
   return Annotate(compiled, StrCat("graph ", graph_id, "'s dynamic form"));
 }
 
@@ -435,7 +444,7 @@ absl::Status Session::InstallCompiledModel(GraphEntry& entry, runtime::CompiledM
   return LoadExecutor(entry, std::move(model.program));
 }
 
-absl::StatusOr<std::string> Session::ExportCompiledModel(uint32_t graph_id) const {
+absl::StatusOr<std::string> Session::ExportCompiledModel(uint32_t graph_id) {
   GE_ASSIGN_OR_RETURN(std::shared_ptr<GraphEntry> entry, Find(graph_id));
   std::lock_guard<std::mutex> lock(entry->compile_mu);
   GE_RETURN_IF_ERROR(DynamicForm(graph_id, *entry));
@@ -455,7 +464,7 @@ absl::StatusOr<std::string> Session::ExportCompiledModel(uint32_t graph_id) cons
   return std::move(bytes.gem);
 }
 
-absl::StatusOr<CacheUse> Session::GetCacheUse(uint32_t graph_id) const {
+absl::StatusOr<CacheUse> Session::GetCacheUse(uint32_t graph_id) {
   GE_ASSIGN_OR_RETURN(std::shared_ptr<GraphEntry> entry, Find(graph_id));
   std::lock_guard<std::mutex> lock(entry->compile_mu);
   GE_RETURN_IF_ERROR(DynamicForm(graph_id, *entry));
@@ -545,7 +554,7 @@ bool Session::LoadMixed(GraphEntry& entry, runtime::ExecutorOptions options) {
   return true;
 }
 
-absl::StatusOr<int> Session::NumStaticSubgraphs(uint32_t graph_id) const {
+absl::StatusOr<int> Session::NumStaticSubgraphs(uint32_t graph_id) {
   GE_ASSIGN_OR_RETURN(std::shared_ptr<GraphEntry> entry, Find(graph_id));
   std::lock_guard<std::mutex> lock(entry->compile_mu);
   GE_RETURN_IF_ERROR(DynamicForm(graph_id, *entry));
@@ -576,7 +585,7 @@ absl::Status Session::AddCompiledModel(uint32_t graph_id, runtime::CompiledModel
   return absl::OkStatus();
 }
 
-absl::StatusOr<bool> Session::RunsStatically(uint32_t graph_id) const {
+absl::StatusOr<bool> Session::RunsStatically(uint32_t graph_id) {
   GE_ASSIGN_OR_RETURN(std::shared_ptr<GraphEntry> entry, Find(graph_id));
   std::lock_guard<std::mutex> lock(entry->compile_mu);
   GE_RETURN_IF_ERROR(DynamicForm(graph_id, *entry));
@@ -628,7 +637,7 @@ absl::Status Session::CountGearRun(uint32_t graph_id, GraphEntry& entry, const s
   return absl::OkStatus();
 }
 
-absl::StatusOr<GearRunCounts> Session::GetGearRunCounts(uint32_t graph_id) const {
+absl::StatusOr<GearRunCounts> Session::GetGearRunCounts(uint32_t graph_id) {
   GE_ASSIGN_OR_RETURN(std::shared_ptr<GraphEntry> entry, Find(graph_id));
   std::lock_guard<std::mutex> lock(entry->compile_mu);
   GE_RETURN_IF_ERROR(DynamicForm(graph_id, *entry));
@@ -649,7 +658,7 @@ absl::StatusOr<GraphInfo> Session::GetGraphInfo(uint32_t graph_id) const {
   return entry->info;
 }
 
-absl::StatusOr<const compiler::CompiledGraph*> Session::GetCompiledGraph(uint32_t graph_id) const {
+absl::StatusOr<const compiler::CompiledGraph*> Session::GetCompiledGraph(uint32_t graph_id) {
   GE_ASSIGN_OR_RETURN(std::shared_ptr<GraphEntry> entry, Find(graph_id));
   std::lock_guard<std::mutex> lock(entry->compile_mu);
   GE_RETURN_IF_ERROR(DynamicForm(graph_id, *entry));

@@ -166,17 +166,17 @@ class Session {
   // Inputs and outputs with their types (inferred ones once compiled).
   absl::StatusOr<GraphInfo> GetGraphInfo(uint32_t graph_id) const;
   // The compiled form, for reports; FailedPrecondition before compilation.
-  absl::StatusOr<const compiler::CompiledGraph*> GetCompiledGraph(uint32_t graph_id) const;
+  absl::StatusOr<const compiler::CompiledGraph*> GetCompiledGraph(uint32_t graph_id);
   // Whether the compiled graph runs on the StaticExecutor; FailedPrecondition
   // before compilation.
-  absl::StatusOr<bool> RunsStatically(uint32_t graph_id) const;
+  absl::StatusOr<bool> RunsStatically(uint32_t graph_id);
   // How many (sub)graphs of the compiled graph run on a StaticExecutor: 1
   // for a static graph, the static units of a mixed root, else 0.
-  absl::StatusOr<int> NumStaticSubgraphs(uint32_t graph_id) const;
+  absl::StatusOr<int> NumStaticSubgraphs(uint32_t graph_id);
 
   // Runs by path of a multi-batch graph (zeros for other graphs);
   // FailedPrecondition before compilation.
-  absl::StatusOr<GearRunCounts> GetGearRunCounts(uint32_t graph_id) const;
+  absl::StatusOr<GearRunCounts> GetGearRunCounts(uint32_t graph_id);
   // Called once per run of a multi-batch graph with the path it takes
   // (the daemon's ged_gear_runs_total). Set before runs start.
   void set_run_path_observer(std::function<void(RunPath)> observer) { run_path_observer_ = std::move(observer); }
@@ -193,7 +193,7 @@ class Session {
   // The same in the operator's namespace (gectl, tests).
   void set_model_cache(cache::ModelCache* cache) { cache_scope_ = CacheScope{cache}; }
   // How CompileGraph used the cache; FailedPrecondition before compilation.
-  absl::StatusOr<CacheUse> GetCacheUse(uint32_t graph_id) const;
+  absl::StatusOr<CacheUse> GetCacheUse(uint32_t graph_id);
   // Adds the cached model of `key` as an already compiled graph (LoadModel
   // by key), from the session's namespace or the operator's. NotFound when
   // there is no such entry the session may read (the same message whether
@@ -204,7 +204,7 @@ class Session {
   // SaveGem would write it: its static program (rebuilt from the compiled
   // graph), its partitioned form when it runs mixed, and its variables.
   // FailedPrecondition before compilation.
-  absl::StatusOr<std::string> ExportCompiledModel(uint32_t graph_id) const;
+  absl::StatusOr<std::string> ExportCompiledModel(uint32_t graph_id);
 
   // Adds a graph that is already compiled (a loaded .gem): its program,
   // when set, runs on the StaticExecutor, else its graph on the
@@ -224,6 +224,16 @@ class Session {
   // own, of its thread count.
   void set_compute_budget(ComputeBudget* budget) { budget_ = budget; }
   ComputeBudget* compute_budget() const { return budget_; }
+  // Bounds the compilations of this session's graphs that are not given a
+  // timeout of their own (CompileGraph without one, so RunGraph's implicit
+  // compile; a JIT graph's per-shape plans, compiled at run time, and its
+  // dynamic form, compiled on first ask): past `seconds` (> 0; 0 leaves
+  // them unbounded) they fail ResourceExhausted naming `setting`. Call
+  // before adding graphs.
+  void set_compile_timeout(double seconds, std::string setting) {
+    compile_timeout_seconds_ = seconds;
+    compile_timeout_setting_ = std::move(setting);
+  }
 
   // The cache kernel outputs of dynamic runs come from
   // (ExecutorOptions::output_allocator).
@@ -264,7 +274,7 @@ class Session {
   // The compiled form: a JIT graph's is compiled on first ask (call with
   // the entry's compile_mu held); FailedPrecondition for a graph not
   // compiled yet.
-  absl::Status DynamicForm(uint32_t graph_id, GraphEntry& entry) const;
+  absl::Status DynamicForm(uint32_t graph_id, GraphEntry& entry);
   absl::Status CountGearRun(uint32_t graph_id, GraphEntry& entry, const std::vector<Value>& inputs);
 
   const engine::EngineRegistry& engines_;
@@ -272,6 +282,8 @@ class Session {
   ThreadPool* pool_;
   std::unique_ptr<ComputeBudget> owned_budget_;
   ComputeBudget* budget_ = nullptr;
+  double compile_timeout_seconds_ = 0;
+  std::string compile_timeout_setting_;
   const uint64_t id_;
   mutable std::mutex mu_;
   // Created on first use unless given; declared before graphs_ so that it

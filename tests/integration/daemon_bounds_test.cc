@@ -153,23 +153,38 @@ TEST_F(DaemonBoundsTest, CompileDeadlineStopsALongCompileAndTheDaemonGoesOn) {
   client::Client c = MakeClient(d->grpc_address());
   std::string session;
   ASSERT_TRUE(c.CreateSession({}, &session).ok());
-  std::string chain = "graph chain {\n x = Data() {index = 0} -> (f32[1,3])\n";
-  std::string prev = "x";
-  for (int i = 0; i < 4000; ++i) {
-    chain += " r" + std::to_string(i) + " = " + (i % 2 ? "Relu" : "Neg") + "(" + prev + ":0) -> (f32[1,3])\n";
-    prev = "r" + std::to_string(i);
-  }
-  chain += " out = NetOutput(" + prev + ":0)\n}\n";
-  ASSERT_TRUE(Add(c, session, 1, Def(chain)).ok());
+  auto chain = [](const std::string& rows) {
+    std::string text = "graph chain {\n x = Data() {index = 0} -> (f32[" + rows + ",3])\n";
+    std::string prev = "x";
+    for (int i = 0; i < 4000; ++i) {
+      text +=
+          " r" + std::to_string(i) + " = " + (i % 2 ? "Relu" : "Neg") + "(" + prev + ":0) -> (f32[" + rows + ",3])\n";
+      prev = "r" + std::to_string(i);
+    }
+    return text + " out = NetOutput(" + prev + ":0)\n}\n";
+  };
+  ASSERT_TRUE(Add(c, session, 1, Def(chain("1"))).ok());
   v1::CompileGraphResponse compiled;
   ExpectBound(c.CompileGraph(session, 1, &compiled), "compile_timeout_seconds");
-  // The worker is free again and other calls go on.
-  v1::ExecuteOpRequest op;
-  op.set_op_type("Relu");
-  ASSERT_TRUE(rpc::ValueToProto(Value(Tensor::FromVector<float>({-1, 2}, {2})), op.add_inputs()).ok());
-  v1::ExecuteOpResponse op_out;
-  grpc::Status s = c.ExecuteOp(op, &op_out);
-  EXPECT_TRUE(s.ok()) << s.error_message();
+  // The compiles a run makes are bounded as well: a graph run without
+  // CompileGraph first, and a dynamic-dim graph, whose per-shape plan (and
+  // the dynamic form it falls back to) compile at its first run.
+  ASSERT_TRUE(Add(c, session, 2, Def(chain("1"))).ok());
+  ASSERT_TRUE(Add(c, session, 3, Def(chain("-1"))).ok());
+  for (int graph : {2, 3}) {
+    v1::RunGraphRequest run;
+    run.set_session_id(session);
+    run.set_graph_id(graph);
+    ASSERT_TRUE(rpc::ValueToProto(Value(Tensor::FromVector<float>({-1, 0, 2}, {1, 3})), run.add_inputs()).ok());
+    v1::RunGraphResponse out;
+    ExpectBound(c.RunGraph(run, &out), "compile_timeout_seconds");
+  }
+  ExpectBound(c.CompileGraph(session, 3, &compiled), "compile_timeout_seconds");
+  // The worker is free again and other calls go on (not ExecuteOp: its
+  // one-op compile is bounded too, and a millisecond is tight for it).
+  std::string other;
+  EXPECT_TRUE(c.CreateSession({}, &other).ok());
+  EXPECT_TRUE(c.RemoveGraph(session, 3).ok());
   v1::GetStatusResponse status;
   EXPECT_TRUE(c.GetStatus(&status).ok());
   d->Signal(SIGTERM);

@@ -4,7 +4,8 @@
 // ge.jitMaxRecompiles inputs that fit no plan run on the dynamic form
 // instead of failing, and the plans stay bounded; runs of different shapes
 // run at once; the single compiled form (GetCompiledGraph, the .gem export)
-// is the dynamic graph, compiled on first ask.
+// is the dynamic graph, compiled on first ask; the session's compile
+// bound covers the plans and the dynamic form, compiled after CompileGraph.
 #include <atomic>
 #include <thread>
 #include <vector>
@@ -197,6 +198,43 @@ TEST_F(JitPlanTest, OptionZeroRunsTheDynamicExecutor) {
   ASSERT_TRUE(session.RunGraph(1, {Rows(2, 0)}).ok());
   EXPECT_EQ(session.GetJitStats(1).status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_TRUE(session.GetCompiledGraph(1).ok());
+}
+
+TEST_F(JitPlanTest, TheSessionsCompileBoundCoversPlansAndTheDynamicForm) {
+  // A bound nothing can meet: every compile the session makes stops at its
+  // first check, the run-time ones included.
+  Session bounded(*engines_, {}, &pool_);
+  bounded.set_compile_timeout(1e-9, "test_compile_limit");
+  ASSERT_TRUE(bounded.AddGraph(1, MlpGraph()).ok());
+  ASSERT_TRUE(bounded.CompileGraph(1).ok()) << "a JIT graph compiles nothing before its first run";
+  auto run = bounded.RunGraph(1, {Rows(2, 0)});
+  ASSERT_EQ(run.status().code(), absl::StatusCode::kResourceExhausted) << run.status();
+  EXPECT_NE(run.status().message().find("test_compile_limit"), std::string::npos) << run.status();
+  // The plan's compile failed first (the graph then stopped planning), and
+  // the dynamic form it fell back to was bounded the same way.
+  const JitStats stats = *bounded.GetJitStats(1);
+  EXPECT_NE(stats.fallback_reason.find("test_compile_limit"), std::string::npos) << stats.fallback_reason;
+  auto compiled = bounded.GetCompiledGraph(1);
+  EXPECT_EQ(compiled.status().code(), absl::StatusCode::kResourceExhausted) << compiled.status();
+  // A caller's own timeout replaces the session's: CompileGraph's bound
+  // is the one given.
+  auto dense = ir::ParseGraph(R"(graph g {
+      x = Data() {index = 0} -> (f32[2,4] as "x")
+      r = Relu(x:0) -> (f32[2,4])
+      out = NetOutput(r:0)
+    })");
+  ASSERT_TRUE(dense.ok()) << dense.status();
+  ASSERT_TRUE(bounded.AddGraph(2, *std::move(dense)).ok());
+  EXPECT_TRUE(bounded.CompileGraph(2, 600, "generous").ok());
+
+  // A reachable bound changes nothing.
+  Session roomy(*engines_, {}, &pool_);
+  roomy.set_compile_timeout(600, "test_compile_limit");
+  ASSERT_TRUE(roomy.AddGraph(1, MlpGraph()).ok());
+  auto ok = roomy.RunGraph(1, {Rows(3, 0)});
+  ASSERT_TRUE(ok.ok()) << ok.status();
+  EXPECT_EQ(roomy.GetJitStats(1)->planned_runs, 1);
+  EXPECT_TRUE(roomy.GetCompiledGraph(1).ok());
 }
 
 }  // namespace

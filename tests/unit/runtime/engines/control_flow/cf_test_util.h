@@ -57,7 +57,7 @@ inline absl::StatusOr<std::vector<Value>> CompileAndRun(const std::string& text,
 }
 
 // The engine a compiled graph placed node `name` on ("" when absent).
-inline std::string EngineOf(const session::Session& session, const std::string& name) {
+inline std::string EngineOf(session::Session& session, const std::string& name) {
   auto compiled = session.GetCompiledGraph(0);
   if (!compiled.ok()) return "";
   const ir::Graph& root = *(*compiled)->graph;
