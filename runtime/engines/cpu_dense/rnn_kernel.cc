@@ -11,8 +11,9 @@
 // columns) and applies the gates row by row in place: clip, activations
 // (sigmoid and tanh vectorized, the others as ONNX defines them),
 // peepholes, input_forget; with ONNX's default activations the cell is one
-// fused loop of rnn_loops (RnnLoops::lstm_row and the others). Rows past their sequence_lens keep their state
-// and leave Y zero; reverse directions start at each row's last step.
+// fused loop of rnn_loops (RnnLoops::lstm_row and the others). Rows past
+// their sequence_lens keep their state and leave Y zero; reverse
+// directions start at each row's last step.
 // W and R are packed once into column panels (rnn_loops.h) while their
 // storage is the same constant; non-constant weights are packed per run.
 // With several threads the directions and blocks of batch rows run
