@@ -120,9 +120,11 @@ void BlockedGemm(const RnnGemmArgs& g) {
   constexpr int64_t kRows = 96, kDepth = 256;
   for (int64_t r0 = 0; r0 < g.rows; r0 += kRows) {
     const int64_t r1 = std::min(g.rows, r0 + kRows);
-    const int64_t tiles = (r1 - r0 + 5) / 6;                   // near-equal tiles of four to six rows
-    for (int64_t k0 = 0; k0 == 0 || k0 < g.k; k0 += kDepth) {  // k = 0 still writes the initial values
-      const int64_t k1 = std::min(g.k, k0 + kDepth);
+    const int64_t tiles = (r1 - r0 + 5) / 6;  // near-equal tiles of four to six rows
+    // One tile (a step of four to six rows) uses each panel once: no blocks.
+    const int64_t depth = tiles > 1 ? kDepth : std::max<int64_t>(g.k, 1);
+    for (int64_t k0 = 0; k0 == 0 || k0 < g.k; k0 += depth) {  // k = 0 still writes the initial values
+      const int64_t k1 = std::min(g.k, k0 + depth);
       const Init init = k0 == 0 ? FirstInit(g) : Init::kC;
       for (int64_t panel = 0; panel < g.panels; ++panel) {
         for (int64_t t = 0; t < tiles; ++t) {
