@@ -10,8 +10,10 @@
 // the update and reset columns first, then (r * h) by the candidate's
 // columns) and applies the gates row by row in place: clip, activations
 // (sigmoid and tanh vectorized, the others as ONNX defines them),
-// peepholes, input_forget. Rows past their sequence_lens keep their state
-// and leave Y zero; reverse directions start at each row's last step.
+// peepholes, input_forget; with ONNX's default activations the cell is one
+// fused loop of rnn_loops (RnnLoops::lstm_row and the others). Rows past
+// their sequence_lens keep their state and leave Y zero; reverse
+// directions start at each row's last step.
 // W and R are packed once into column panels (rnn_loops.h) while their
 // storage is the same constant; non-constant weights are packed per run.
 // With several threads the directions and blocks of batch rows run
@@ -492,6 +494,19 @@ class RecurrentKernel final : public DenseKernel {
     }
   }
 
+  // Direction `dir` runs ONNX's default activations in the cells of
+  // RnnLoops (LSTM without input_forget, GRU with linear_before_reset).
+  bool DefaultCell(int64_t dir) const {
+    const Act* act = spec_.acts.data() + dir * ActivationCount(spec_.cell);
+    switch (spec_.cell) {
+      case Cell::kRnn: return act[0].fn == Fn::kTanh;
+      case Cell::kGru: return spec_.linear_before_reset && act[0].fn == Fn::kSigmoid && act[1].fn == Fn::kTanh;
+      case Cell::kLstm:
+        return !spec_.input_forget && act[0].fn == Fn::kSigmoid && act[1].fn == Fn::kTanh && act[2].fn == Fn::kTanh;
+    }
+    return false;
+  }
+
   void Clip(float* x, int64_t n) const {
     if (spec_.clip <= 0) return;
     for (int64_t i = 0; i < n; ++i) x[i] = std::clamp(x[i], -spec_.clip, spec_.clip);
@@ -503,6 +518,7 @@ class RecurrentKernel final : public DenseKernel {
     const int64_t H = d.hidden, rows = n1 - n0;
     const bool backwards = dir == 1 || spec_.reverse;
     const Act* act = spec_.acts.data() + dir * ActivationCount(spec_.cell);
+    const bool fused = DefaultCell(dir);
     const float* peep = packed_.peephole.empty() ? nullptr : packed_.peephole.data() + dir * 3 * H;
     float* h = buf.h + (dir * d.batch + n0) * H;
     float* c = buf.c + (dir * d.batch + n0) * H;
@@ -561,6 +577,13 @@ class RecurrentKernel final : public DenseKernel {
         float* g = hr + n * d.rcols;
         float* hn = h + n * H;
         float* cn = c + n * H;
+        if (fused) {
+          const RnnCellArgs cell{g, xw, peep, spec_.clip, hn, cn, H};
+          const RnnLoops& loops = Loops();
+          (spec_.cell == Cell::kLstm ? loops.lstm_row : spec_.cell == Cell::kGru ? loops.gru_row : loops.rnn_row)(cell);
+          if (y != nullptr) std::copy_n(hn, H, y_row(n, t));
+          continue;
+        }
         switch (spec_.cell) {
           case Cell::kRnn:
             for (int64_t j = 0; j < H; ++j) g[j] += xw[j];

@@ -1,13 +1,18 @@
 // cpu_dense's recurrent inner loops, compiled once per ISA (rnn_loops.h).
 //
-// The product is "a few rows times packed panels": a register tile of
-// R rows x C panels of accumulators walks the reduction dimension, loading
-// each packed weight once per block of rows (R * C * kRnnPanel floats stay
-// in registers: 12 AVX2 vectors at most). One row (batch 1, a recurrent
-// step) takes four panels at once so that enough independent FMAs are in
-// flight. The loops are written in GCC's vector extension (eight floats);
-// exp is a polynomial on an exactly representable range reduction, so
-// sigmoid and tanh run eight lanes at a time (relative error a few ulps).
+// The product is "rows times packed panels" with a register tile of R rows
+// x C panels of accumulators walking the reduction (R * C * kRnnPanel
+// floats in registers: 12 AVX2 vectors at most). One to three rows (a
+// recurrent step at a small batch) take several panels at once so that
+// enough independent FMAs are in flight, and pass over the weights once.
+// Four rows or more (the input projection of every step, a step of a larger
+// batch) go panel by panel over tiles of four to six rows, blocked so that
+// one panel's block of the reduction stays in L1 while every tile of a
+// block of rows uses it. The loops are written in GCC's vector extension
+// (eight floats); exp is a polynomial on an exactly representable range
+// reduction, so sigmoid and tanh run eight lanes at a time (relative error a
+// few ulps), and the cells with ONNX's default activations (LSTM, GRU with
+// linear_before_reset, RNN) run fused, eight hidden units at a time.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -36,26 +41,31 @@ inline V8 Load(const float* p) {
 }
 inline void Store(float* p, V8 v) { std::memcpy(p, &v, sizeof(v)); }
 
+// Initial value of the accumulators of one call: c itself, the bias row or
+// zero (the first k block of a product); later k blocks always add to c.
+enum class Init { kC, kBias, kZero };
+
+// c[row + r, panel + c] for r < R, c < C over the reduction [k0, k1).
 template <int R, int C>
-void Tile(const RnnGemmArgs& g, int64_t row, int64_t panel) {
+void Tile(const RnnGemmArgs& g, int64_t row, int64_t panel, int64_t k0, int64_t k1, Init init) {
   V8 acc[R][C][kHalves];
-#pragma GCC unroll 4
+#pragma GCC unroll 6
   for (int r = 0; r < R; ++r) {
 #pragma GCC unroll 4
     for (int c = 0; c < C; ++c) {
       const int64_t col = (panel + c) * P;
 #pragma GCC unroll 2
       for (int h = 0; h < kHalves; ++h) {
-        acc[r][c][h] = g.accumulate        ? Load(g.c + (row + r) * g.ldc + col + h * 8)
-                       : g.bias != nullptr ? Load(g.bias + col + h * 8)
-                                           : V8{};
+        acc[r][c][h] = init == Init::kC      ? Load(g.c + (row + r) * g.ldc + col + h * 8)
+                       : init == Init::kBias ? Load(g.bias + col + h * 8)
+                                             : V8{};
       }
     }
   }
   const float* a = g.a + row * g.lda;
   const float* b = g.packed + panel * g.k * P;
-  for (int64_t p = 0; p < g.k; ++p) {
-#pragma GCC unroll 4
+  for (int64_t p = k0; p < k1; ++p) {
+#pragma GCC unroll 6
     for (int r = 0; r < R; ++r) {
       const float ar = a[r * g.lda + p];
 #pragma GCC unroll 4
@@ -66,7 +76,7 @@ void Tile(const RnnGemmArgs& g, int64_t row, int64_t panel) {
       }
     }
   }
-#pragma GCC unroll 4
+#pragma GCC unroll 6
   for (int r = 0; r < R; ++r) {
 #pragma GCC unroll 4
     for (int c = 0; c < C; ++c) {
@@ -76,26 +86,64 @@ void Tile(const RnnGemmArgs& g, int64_t row, int64_t panel) {
   }
 }
 
-// Every panel for rows [row, row + R), C panels at a time, then the rest.
+Init FirstInit(const RnnGemmArgs& g) { return g.accumulate ? Init::kC : g.bias != nullptr ? Init::kBias : Init::kZero; }
+
+// Every panel for rows [row, row + R), C panels at a time, then the rest:
+// one pass over the weights for the R rows (a recurrent step of 1 to 3 rows).
 template <int R, int C>
 void RowBlock(const RnnGemmArgs& g, int64_t row) {
+  const Init init = FirstInit(g);
   int64_t panel = 0;
-  for (; panel + C <= g.panels; panel += C) Tile<R, C>(g, row, panel);
-  for (; panel < g.panels; ++panel) Tile<R, 1>(g, row, panel);
+  for (; panel + C <= g.panels; panel += C) Tile<R, C>(g, row, panel, 0, g.k, init);
+  for (; panel < g.panels; ++panel) Tile<R, 1>(g, row, panel, 0, g.k, init);
+}
+
+// One panel (sixteen columns) of `rows` rows (1 to 6; four or more but
+// where a block of rows ends).
+void PanelTile(const RnnGemmArgs& g, int64_t row, int64_t rows, int64_t panel, int64_t k0, int64_t k1, Init init) {
+  switch (rows) {
+    case 1: return Tile<1, 1>(g, row, panel, k0, k1, init);
+    case 2: return Tile<2, 1>(g, row, panel, k0, k1, init);
+    case 3: return Tile<3, 1>(g, row, panel, k0, k1, init);
+    case 4: return Tile<4, 1>(g, row, panel, k0, k1, init);
+    case 5: return Tile<5, 1>(g, row, panel, k0, k1, init);
+    default: return Tile<6, 1>(g, row, panel, k0, k1, init);
+  }
+}
+
+// Four rows or more: blocks of kRows rows (A's block stays in L2), of kDepth
+// along the reduction (a panel's block, kDepth x 16 floats, stays in L1),
+// and within them panel by panel over tiles of four to six rows, so that a
+// panel loaded once serves every tile of the block (the weights pass through
+// L2 once per block of rows instead of once per tile).
+void BlockedGemm(const RnnGemmArgs& g) {
+  constexpr int64_t kRows = 96, kDepth = 256;
+  for (int64_t r0 = 0; r0 < g.rows; r0 += kRows) {
+    const int64_t r1 = std::min(g.rows, r0 + kRows);
+    const int64_t tiles = (r1 - r0 + 5) / 6;  // near-equal tiles of four to six rows
+    // One tile (a step of four to six rows) uses each panel once: no blocks.
+    const int64_t depth = tiles > 1 ? kDepth : std::max<int64_t>(g.k, 1);
+    for (int64_t k0 = 0; k0 == 0 || k0 < g.k; k0 += depth) {  // k = 0 still writes the initial values
+      const int64_t k1 = std::min(g.k, k0 + depth);
+      const Init init = k0 == 0 ? FirstInit(g) : Init::kC;
+      for (int64_t panel = 0; panel < g.panels; ++panel) {
+        for (int64_t t = 0; t < tiles; ++t) {
+          const int64_t a = r0 + (r1 - r0) * t / tiles, b = r0 + (r1 - r0) * (t + 1) / tiles;
+          PanelTile(g, a, b - a, panel, k0, k1, init);
+        }
+      }
+    }
+  }
 }
 
 void Gemm(const RnnGemmArgs& g) {
-  int64_t row = 0;
-  while (g.rows - row >= 3) {
-    if (g.rows - row == 4) {  // one pass over the weights for four rows (batch 4)
-      RowBlock<4, 1>(g, row);
-      return;
-    }
-    RowBlock<3, 2>(g, row);
-    row += 3;
+  switch (g.rows) {
+    case 0: return;
+    case 1: return RowBlock<1, 4>(g, 0);
+    case 2: return RowBlock<2, 3>(g, 0);
+    case 3: return RowBlock<3, 2>(g, 0);
+    default: return BlockedGemm(g);
   }
-  if (g.rows - row == 2) RowBlock<2, 3>(g, row);
-  if (g.rows - row == 1) RowBlock<1, 4>(g, row);
 }
 
 typedef int32_t V8i __attribute__((vector_size(32)));
@@ -155,10 +203,85 @@ void Map(float* x, int64_t n) {
 void Sigmoid(float* x, int64_t n) { Map<SigmoidV>(x, n); }
 void Tanh(float* x, int64_t n) { Map<TanhV>(x, n); }
 
+// The cells of RnnLoops, eight hidden units a time; the last (fewer than
+// eight) through padded copies of the rows they read and write.
+inline V8 Clamp(V8 x, float clip) {
+  if (clip <= 0) return x;
+  x = x < Splat(-clip) ? Splat(-clip) : x;
+  return x > Splat(clip) ? Splat(clip) : x;
+}
+
+// Eight units of the cells at offset j of their rows (FullLanes), or the
+// rows' last n < 8 (TailLanes, through padded copies).
+struct FullLanes {
+  static V8 In(const float* p) { return Load(p); }
+  static void Out(float* p, V8 v) { Store(p, v); }
+};
+struct TailLanes {
+  int64_t n;
+  V8 In(const float* p) const {
+    float t[8] = {};
+    std::memcpy(t, p, n * sizeof(float));
+    return Load(t);
+  }
+  void Out(float* p, V8 v) const {
+    float t[8];
+    Store(t, v);
+    std::memcpy(p, t, n * sizeof(float));
+  }
+};
+
+// fn(j, lanes) over the units of a row: a generic lambda, instantiated for
+// both kinds of lanes so that the full ones inline to plain vector code.
+template <typename Fn>
+void ForUnits(int64_t hidden, Fn fn) {
+  int64_t j = 0;
+  for (; j + 8 <= hidden; j += 8) fn(j, FullLanes{});
+  if (j < hidden) fn(j, TailLanes{hidden - j});
+}
+
+void LstmRow(const RnnCellArgs& a) {
+  const int64_t H = a.hidden;
+  ForUnits(H, [&](int64_t j, auto l) {
+    V8 c = l.In(a.c + j);
+    V8 gi = l.In(a.g + j) + l.In(a.xw + j);
+    V8 go = l.In(a.g + H + j) + l.In(a.xw + H + j);
+    V8 gf = l.In(a.g + 2 * H + j) + l.In(a.xw + 2 * H + j);
+    V8 gc = l.In(a.g + 3 * H + j) + l.In(a.xw + 3 * H + j);
+    if (a.peephole != nullptr) {
+      gi += l.In(a.peephole + j) * c;
+      gf += l.In(a.peephole + 2 * H + j) * c;
+    }
+    gi = SigmoidV(Clamp(gi, a.clip));
+    gf = SigmoidV(Clamp(gf, a.clip));
+    gc = TanhV(Clamp(gc, a.clip));
+    c = gf * c + gi * gc;
+    if (a.peephole != nullptr) go += l.In(a.peephole + H + j) * c;
+    go = SigmoidV(Clamp(go, a.clip));
+    l.Out(a.c + j, c);
+    l.Out(a.h + j, go * TanhV(c));
+  });
+}
+
+// GRU with linear_before_reset: g holds h R^T + Rb_h on the candidate.
+void GruRow(const RnnCellArgs& a) {
+  const int64_t H = a.hidden;
+  ForUnits(H, [&](int64_t j, auto l) {
+    const V8 z = SigmoidV(Clamp(l.In(a.g + j) + l.In(a.xw + j), a.clip));
+    const V8 r = SigmoidV(Clamp(l.In(a.g + H + j) + l.In(a.xw + H + j), a.clip));
+    const V8 n = TanhV(Clamp(l.In(a.xw + 2 * H + j) + r * l.In(a.g + 2 * H + j), a.clip));
+    l.Out(a.h + j, (1.0f - z) * n + z * l.In(a.h + j));
+  });
+}
+
+void RnnRow(const RnnCellArgs& a) {
+  ForUnits(a.hidden, [&](int64_t j, auto l) { l.Out(a.h + j, TanhV(Clamp(l.In(a.g + j) + l.In(a.xw + j), a.clip))); });
+}
+
 }  // namespace
 
 const RnnLoops& Loops() {
-  static const RnnLoops loops{GE_RNN_NAME, Gemm, Sigmoid, Tanh};
+  static const RnnLoops loops{GE_RNN_NAME, Gemm, Sigmoid, Tanh, LstmRow, GruRow, RnnRow};
   return loops;
 }
 

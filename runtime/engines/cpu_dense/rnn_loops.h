@@ -41,12 +41,30 @@ struct RnnGemmArgs {
   bool accumulate;
 };
 
+// One batch row of a cell with ONNX's default activations (sigmoid for the
+// gates, tanh otherwise), clip applied to every pre-activation when
+// positive: g is the row of the recurrent product (gates in ONNX's order:
+// LSTM i o f c, GRU z r h, RNN one), xw the row of the input projection
+// (biases included), both read only; h (and LSTM's c) are updated in place.
+struct RnnCellArgs {
+  const float* g;
+  const float* xw;
+  const float* peephole;  // LSTM: p_i, p_o, p_f (3 * hidden), or null
+  float clip;             // 0: none
+  float* h;
+  float* c;  // LSTM only
+  int64_t hidden;
+};
+
 struct RnnLoops {
   const char* name;
   void (*gemm)(const RnnGemmArgs& args);
   // In place over n floats: x = 1 / (1 + exp(-x)), and x = tanh(x).
   void (*sigmoid)(float* x, int64_t n);
   void (*tanh)(float* x, int64_t n);
+  void (*lstm_row)(const RnnCellArgs& args);  // input_forget off
+  void (*gru_row)(const RnnCellArgs& args);   // linear_before_reset on
+  void (*rnn_row)(const RnnCellArgs& args);   // tanh
 };
 
 namespace base {

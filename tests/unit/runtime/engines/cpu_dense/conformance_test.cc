@@ -108,6 +108,53 @@ TEST(CpuDenseThreads, ResultsDoNotDependOnTheThreadBudget) {
   EXPECT_TRUE(test::MatchesReference(Dense(), Host(), c.op, c.inputs, c.tolerance, options));
 }
 
+// RNN, GRU and LSTM with two threads: the directions of a bidirectional op
+// run on their own threads, batches of eight rows or more split into
+// blocks of rows (rnn_kernel.cc), a smaller batch of one direction runs on
+// one thread. Forward, reverse and both, both layouts, sequence_lens with
+// finished and empty rows, initial states, clip and peepholes, constant and
+// computed weights, and one step.
+TEST(CpuDenseThreads, RecurrentKernelsMatchTheReferenceOnTwoThreads) {
+  Rng rng(11);
+  test::RunOptions options;
+  options.thread_pool = test::TestThreadPool();
+  int trial = 0;
+  for (const std::string type : {"RNN", "GRU", "LSTM"}) {
+    const int64_t gates = type == "RNN" ? 1 : type == "GRU" ? 3 : 4;
+    for (const auto& [seq, batch, hidden, dirs] : std::vector<std::tuple<int64_t, int64_t, int64_t, int64_t>>{
+             {5, 1, 64, 2}, {4, 9, 48, 1}, {1, 8, 32, 2}, {6, 11, 33, 1}, {3, 3, 16, 2}, {2, 4, 40, 1}}) {
+      ++trial;
+      const bool batch_major = trial % 2 == 0, reverse = trial % 3 == 0;
+      const std::string direction = dirs == 2 ? "bidirectional" : reverse ? "reverse" : "forward";
+      const int64_t input = rng.Int(1, 20);
+      const double scale = 1.0 / std::sqrt(static_cast<double>(hidden + input));
+      ir::AttrMap attrs = {{"hidden_size", ir::AttrValue(hidden)}, {"direction", ir::AttrValue(direction)}};
+      if (batch_major) attrs["layout"] = ir::AttrValue(int64_t{1});
+      if (trial % 4 == 1) attrs["clip"] = ir::AttrValue(1.5f);
+      if (type == "GRU") attrs["linear_before_reset"] = ir::AttrValue(int64_t{trial % 2});
+      const Shape x = batch_major ? Shape{batch, seq, input} : Shape{seq, batch, input};
+      const Shape state = batch_major ? Shape{batch, dirs, hidden} : Shape{dirs, batch, hidden};
+      Tensor lens = Tensor::Allocate(DataType::kInt32, Shape{batch}).value();
+      for (int64_t b = 0; b < batch; ++b) lens.data<int32_t>()[b] = static_cast<int32_t>(rng.Int(0, seq));
+      std::vector<Value> inputs = {
+          rng.Random(DataType::kFloat, x, -2, 2),
+          rng.Random(DataType::kFloat, Shape{dirs, gates * hidden, input}, -2 * scale, 2 * scale),
+          rng.Random(DataType::kFloat, Shape{dirs, gates * hidden, hidden}, -2 * scale, 2 * scale),
+          rng.Random(DataType::kFloat, Shape{dirs, 2 * gates * hidden}, -0.5, 0.5),
+          trial % 2 == 1 ? Value(lens) : Value(),
+          rng.Random(DataType::kFloat, state)};
+      if (type == "LSTM") {
+        inputs.push_back(rng.Random(DataType::kFloat, state));
+        inputs.push_back(rng.Random(DataType::kFloat, Shape{dirs, 3 * hidden}, -0.5, 0.5));
+      }
+      const Case c = MakeCase(type, std::move(inputs), std::move(attrs), std::nullopt, type == "LSTM" ? 3 : 2);
+      options.const_inputs = trial % 2 == 0 ? std::vector<int>{1, 2, 3} : std::vector<int>{};
+      EXPECT_TRUE(test::MatchesReference(Dense(), Host(), c.op, c.inputs, c.tolerance, options))
+          << type << " seq " << seq << " batch " << batch << " hidden " << hidden << " " << direction;
+    }
+  }
+}
+
 // ---- Global pooling of laid-out inputs ----
 
 // `t` ([N, C, H, W] f32) with its bytes channels-last (block 0) or in
