@@ -15,8 +15,8 @@ them a zoo model:
   average pool, growth rates 12 and 24, a stem MaxPool with padding.
 
 Each model runs through `gectl run` (default options) and ONNX Runtime (bench/ort_run.js)
-on the same inputs at batch 1 and 3; prints the max |ged - ORT| per model (relative to
-the largest |ORT| value when that exceeds 1). With --threads T the CPU time per run of
+on the same inputs at batch 1 and 3; prints the max |ged - ORT| per model, checked
+against the tolerance times the largest |ORT| value (the outputs are logits of about 0.1). With --threads T the CPU time per run of
 both (bench/zoo/cpu_time.py's method: task-clock of two process lengths) is printed too.
 
     bench/zoo/concat_heldout.py [--gectl build/bin/gectl] [--out build/concat_heldout]
@@ -213,7 +213,7 @@ def main():
             if len(outs) != 2:
                 continue
             err = max(max_error(outs["ged"].get(f, np.zeros(0)), outs["ort"][f]) for f in outs["ort"])
-            scale = max(1.0, max(float(np.max(np.abs(v))) if v.size else 0.0 for v in outs["ort"].values()))
+            scale = max(1e-6, max(float(np.max(np.abs(v))) if v.size else 0.0 for v in outs["ort"].values()))
             ok = err <= args.tolerance * scale
             failed += 0 if ok else 1
             row = {"model": name, "batch": batch, "max_err": err, "max_abs": scale, "ok": ok}
