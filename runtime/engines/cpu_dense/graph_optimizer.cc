@@ -10,6 +10,7 @@
 #include "runtime/engines/cpu_dense/conv_bn_fold.h"
 #include "runtime/engines/cpu_dense/dense_kernel.h"
 #include "runtime/engines/cpu_dense/layout_pass.h"
+#include "runtime/engines/cpu_dense/norm_relu_fusion.h"
 #include "runtime/engines/cpu_dense/pad_fold.h"
 #include "runtime/engines/cpu_dense/post_op_fusion.h"
 #include "runtime/engines/cpu_dense/post_ops.h"
@@ -107,8 +108,14 @@ absl::StatusOr<bool> CpuDenseGraphOptimizer::OptimizeOne(ir::Graph& graph, const
     changed = changed || conv_fused;
   }
   GE_ASSIGN_OR_RETURN(bool fused, FusePostOps(graph, can_rewrite, supported_, /*residual_adds=*/!fold));
+  // After placement only: a BatchNormalization's Relu becomes its attribute
+  // (norm_relu_fusion.h), which no other engine may see.
+  bool norm_relu = false;
+  if (!fold) {
+    GE_ASSIGN_OR_RETURN(norm_relu, FuseNormRelu(graph, can_rewrite));
+  }
   GE_ASSIGN_OR_RETURN(bool marked, MarkConstInputs(graph, can_rewrite));
-  return changed || fused || marked;
+  return changed || fused || norm_relu || marked;
 }
 
 absl::StatusOr<bool> CpuDenseGraphOptimizer::OptimizeOriginalGraph(ir::Graph& graph) {

@@ -17,6 +17,7 @@
 
 #include "base/ops/shape_utils.h"
 #include "runtime/engines/cpu_dense/kernel_registry.h"
+#include "runtime/engines/cpu_dense/norm_relu_fusion.h"
 #include "runtime/engines/sdk/elementwise.h"
 #include "runtime/engines/sdk/kernel_util.h"
 
@@ -49,7 +50,9 @@ dnnl::memory ScratchpadMemory(const dnnl::memory::desc& md, const dnnl::engine& 
 class BatchNormKernel final : public DenseKernel {
  public:
   BatchNormKernel(const ir::OpDesc& op, const DenseContext& ctx)
-      : DenseKernel(op, ctx), epsilon_(sdk::FloatAttr(op, "epsilon", 1e-5f)) {}
+      : DenseKernel(op, ctx),
+        epsilon_(sdk::FloatAttr(op, "epsilon", 1e-5f)),
+        relu_(op.GetAttrOr<int64_t>(kAttrFusedRelu, 0) != 0) {}
 
  private:
   struct BnPlan final : Plan {
@@ -58,7 +61,21 @@ class BatchNormKernel final : public DenseKernel {
     Shape channels;
   };
 
+  // A node with a fused ReLU must not fall back to the reference kernel
+  // (which would drop the ReLU; norm_relu_fusion.h): its refusals are
+  // errors.
+  absl::Status Refuse(absl::Status s) const {
+    if (!relu_ || !absl::IsUnimplemented(s)) return s;
+    return NodeError(op(), "with a fused ReLU: ", s.message());
+  }
+
   absl::StatusOr<std::unique_ptr<Plan>> Build(const PlanRequest& r) override {
+    auto plan = BuildPlan(r);
+    if (!plan.ok()) return Refuse(plan.status());
+    return plan;
+  }
+
+  absl::StatusOr<std::unique_ptr<Plan>> BuildPlan(const PlanRequest& r) {
     const Shape& x = r.shape(0);
     if (x.rank() < 2 || x.rank() > 5) return NodeUnimplemented(op(), "input rank ", x.rank());
     auto plan = std::make_unique<BnPlan>();
@@ -74,12 +91,17 @@ class BatchNormKernel final : public DenseKernel {
     if (plan->src_md != plan->dst_md) return NodeUnimplemented(op(), "input and output layouts differ");
     dnnl::primitive_attr attr;
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-    const auto flags = dnnl::normalization_flags::use_global_stats | dnnl::normalization_flags::use_scale |
-                       dnnl::normalization_flags::use_shift;
+    auto flags = dnnl::normalization_flags::use_global_stats | dnnl::normalization_flags::use_scale |
+                 dnnl::normalization_flags::use_shift;
+    if (relu_) flags |= dnnl::normalization_flags::fuse_norm_relu;
     using fwd = dnnl::batch_normalization_forward;
-    fwd::primitive_desc pd(fwd::desc(dnnl::prop_kind::forward_inference, plan->src_md, epsilon_, flags), attr, eng());
-    plan->scratchpad_md = pd.scratchpad_desc();
-    plan->bn = fwd(pd);
+    auto pd = DnnlTry(op(), kCreation, [&]() -> absl::StatusOr<fwd::primitive_desc> {
+      return fwd::primitive_desc(fwd::desc(dnnl::prop_kind::forward_inference, plan->src_md, epsilon_, flags), attr,
+                                 eng());
+    });
+    if (!pd.ok()) return pd.status();
+    plan->scratchpad_md = pd->scratchpad_desc();
+    plan->bn = fwd(*pd);
     plan->workspace_bytes = Scratch::Padded(plan->scratchpad_md.get_size()) +
                             4 * Scratch::Padded(x.dim(1) * sizeof(float)) + Scratch::kAlign;
     return plan;
@@ -103,6 +125,7 @@ class BatchNormKernel final : public DenseKernel {
   }
 
   float epsilon_;
+  bool relu_;  // norm_relu_fusion.h's `_fused_relu`
 };
 
 // ---- LayerNormalization ----

@@ -50,16 +50,21 @@ absl::StatusOr<bool> Bypass(ir::Graph& graph, ir::Node* pad) {
   return true;
 }
 
-// The Conv (or fused Conv) whose input 0 is the Pad's only use, when its
-// pads can take the Pad's.
-ir::Node* PaddableConv(const ir::Node& pad, const std::vector<int64_t>& pads, const NodeFilter& can_rewrite) {
+// The node whose pads can take the Pad's: a Conv (or fused Conv), or an
+// AveragePool that counts its pads (count_include_pad, or no pads of its
+// own: it then starts counting them), whose input 0 is the Pad's only use.
+// The padded zeros are then the window's own pads: a convolution multiplies
+// them, a counting average adds them and divides by the whole window. A
+// MaxPool's pads are not zeros, so it never folds.
+ir::Node* PaddableWindow(const ir::Node& pad, const std::vector<int64_t>& pads, const NodeFilter& can_rewrite) {
   const ir::InPort* use = SingleConsumer(pad, 0);
   if (use == nullptr || use->index != 0) return nullptr;
-  ir::Node* conv = use->node;
-  const ir::OpDesc& op = conv->op_desc();
+  ir::Node* node = use->node;
+  const ir::OpDesc& op = node->op_desc();
   const bool is_conv =
-      conv->type() == "Conv" || (conv->type() == kDenseFusedOp && op.GetAttrOr<std::string>("base", "") == "Conv");
-  if (!is_conv || !can_rewrite(*conv)) return nullptr;
+      node->type() == "Conv" || (node->type() == kDenseFusedOp && op.GetAttrOr<std::string>("base", "") == "Conv");
+  const bool is_average = node->type() == "AveragePool";
+  if ((!is_conv && !is_average) || !can_rewrite(*node)) return nullptr;
   if (sdk::StringAttr(op, "auto_pad", "NOTSET") != "NOTSET") return nullptr;
   const auto rank = static_cast<int64_t>(pads.size() / 2);
   if (rank < 3) return nullptr;
@@ -69,23 +74,45 @@ ir::Node* PaddableConv(const ir::Node& pad, const std::vector<int64_t>& pads, co
   if (pads[0] != 0 || pads[1] != 0 || pads[rank] != 0 || pads[rank + 1] != 0) return nullptr;
   const std::vector<int64_t> own = op.GetAttrOr<std::vector<int64_t>>("pads", {});
   if (!own.empty() && own.size() != static_cast<size_t>(2 * (rank - 2))) return nullptr;
-  return conv;
+  if (is_average) {
+    if (sdk::IntAttr(op, "count_include_pad", 0) == 0) {
+      for (int64_t p : own) {
+        if (p != 0) return nullptr;
+      }
+    }
+    // Every folded pad below the window, no ceil_mode, no dilation: then
+    // every window still covers an input element (a window of pads only
+    // has no agreed value across implementations, where the Pad's zeros
+    // averaged to 0).
+    const std::vector<int64_t> kernel = op.GetAttrOr<std::vector<int64_t>>("kernel_shape", {});
+    if (sdk::IntAttr(op, "ceil_mode", 0) != 0 || kernel.size() != static_cast<size_t>(rank - 2)) return nullptr;
+    for (int64_t d : op.GetAttrOr<std::vector<int64_t>>("dilations", {})) {
+      if (d != 1) return nullptr;
+    }
+    for (int64_t i = 0; i < rank - 2; ++i) {
+      const int64_t begin = pads[2 + i] + (own.empty() ? 0 : own[i]);
+      const int64_t end = pads[rank + 2 + i] + (own.empty() ? 0 : own[rank - 2 + i]);
+      if (begin >= kernel[i] || end >= kernel[i]) return nullptr;
+    }
+  }
+  return node;
 }
 
-absl::Status AddToConv(ir::Graph& graph, ir::Node* pad, const std::vector<int64_t>& pads, ir::Node* conv) {
+absl::Status AddToWindow(ir::Graph& graph, ir::Node* pad, const std::vector<int64_t>& pads, ir::Node* node) {
   const auto rank = static_cast<int64_t>(pads.size() / 2);
   const int64_t spatial = rank - 2;
-  std::vector<int64_t> own = conv->op_desc().GetAttrOr<std::vector<int64_t>>("pads", {});
+  std::vector<int64_t> own = node->op_desc().GetAttrOr<std::vector<int64_t>>("pads", {});
   if (own.empty()) own.assign(static_cast<size_t>(2 * spatial), 0);
   for (int64_t i = 0; i < spatial; ++i) {
     own[i] += pads[2 + i];
     own[spatial + i] += pads[rank + 2 + i];
   }
-  ir::OpDesc& op = conv->mutable_op_desc();
+  ir::OpDesc& op = node->mutable_op_desc();
   op.SetAttr("pads", ir::AttrValue(std::move(own)));
+  if (node->type() == "AveragePool") op.SetAttr("count_include_pad", ir::AttrValue(int64_t{1}));
   const ir::OutPort src = pad->input(0);
-  graph.RemoveInputEdge(conv, 0);
-  GE_RETURN_IF_ERROR(graph.AddEdge(src.node, src.index, conv, 0));
+  graph.RemoveInputEdge(node, 0);
+  GE_RETURN_IF_ERROR(graph.AddEdge(src.node, src.index, node, 0));
   op.mutable_input(0).type = pad->op_desc().input(0).type;
   return absl::OkStatus();
 }
@@ -107,8 +134,8 @@ absl::StatusOr<bool> FoldPads(ir::Graph& graph, const NodeFilter& can_rewrite) {
     bool folded = false;
     if (AllZero(*pads)) {
       GE_ASSIGN_OR_RETURN(folded, Bypass(graph, pad));
-    } else if (ir::Node* conv = PaddableConv(*pad, *pads, can_rewrite)) {
-      GE_RETURN_IF_ERROR(AddToConv(graph, pad, *pads, conv));
+    } else if (ir::Node* node = PaddableWindow(*pad, *pads, can_rewrite)) {
+      GE_RETURN_IF_ERROR(AddToWindow(graph, pad, *pads, node));
       folded = true;
     }
     if (!folded) continue;

@@ -11,9 +11,16 @@
 //    (unless a consumer is the graph's NetOutput, whose output name it gives);
 //  * its only consumer is a Conv (or `_DenseFused` on a Conv) with explicit
 //    pads (auto_pad NOTSET), the pads are non-negative and zero on the batch
-//    and channel dims: they add to the Conv's own pads, which pad with zeros.
+//    and channel dims: they add to the Conv's own pads, which pad with zeros;
+//  * the same with an AveragePool that counts its pads (count_include_pad =
+//    1, or no pads of its own; it is set to 1), without ceil_mode or
+//    dilations, every resulting pad below the window: torch exports
+//    AvgPool2d(count_include_pad=True) with padding as Pad + AveragePool
+//    (Inception's pool branches), and the Pad ran on host_cpu between two
+//    layout conversions.
 //
-// Engine-neutral rewrites (a plain Conv, or no node), like ConvBatchNormFold.
+// Engine-neutral rewrites (a plain Conv or AveragePool, or no node), like
+// ConvBatchNormFold.
 #pragma once
 
 #include "absl/status/statusor.h"

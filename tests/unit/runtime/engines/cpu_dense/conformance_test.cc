@@ -194,6 +194,48 @@ TEST(CpuDenseGlobalPool, ChannelsLastAndBlockedInputsGiveThePlainResult) {
   }
 }
 
+// MaxPool and AveragePool with the blocked layout on both ports (as the
+// layout pass hands them after a convolution) against host_cpu's plain
+// result laid out alike: strides, pads, dilations, ceil_mode, both pad
+// rules, one thread and a team. 2-D f32 max and exclude-pad pools run the
+// engine's own loop on AVX2 CPUs, the rest oneDNN's; neither falls back.
+TEST(CpuDensePool, ChannelBlockedLayoutsGiveTheLaidOutPlainResult) {
+  Rng rng(21);
+  for (int trial = 0; trial < 32; ++trial) {
+    const bool max = trial % 3 != 2;
+    const int64_t block = trial % 2 == 0 ? 8 : 16;
+    const ir::Format format = block == 8 ? ir::Format::kNChw8c : ir::Format::kNChw16c;
+    const Shape x{rng.Int(1, 3), block * rng.Int(1, 2), rng.Int(3, 40), rng.Int(3, 40)};
+    const int64_t kh = rng.Int(1, 3), kw = rng.Int(1, 3);
+    const int64_t ph = rng.Int(0, kh - 1), pw = rng.Int(0, kw - 1);
+    ir::AttrMap attrs = {{"kernel_shape", ir::AttrValue(std::vector<int64_t>{kh, kw})},
+                         {"strides", ir::AttrValue(std::vector<int64_t>{rng.Int(1, 2), rng.Int(1, 3)})},
+                         {"pads", ir::AttrValue(std::vector<int64_t>{ph, pw, ph, pw})},
+                         {"ceil_mode", ir::AttrValue(int64_t{rng.Bool()})}};
+    if (max) attrs["dilations"] = ir::AttrValue(std::vector<int64_t>{rng.Int(1, 2), 1});
+    if (!max) attrs["count_include_pad"] = ir::AttrValue(int64_t{trial % 4 == 3});
+    Case plain = MakeCase(max ? "MaxPool" : "AveragePool", {rng.Random(DataType::kFloat, x, -50, 50)}, attrs);
+    if (!Rejection(plain).ok()) continue;
+    auto want = test::RunKernel(Host(), plain.op, plain.inputs);
+    ASSERT_TRUE(want.ok()) << want.status();
+    ir::OpDesc laid = plain.op;
+    laid.mutable_input(0).type.mutable_tensor().format = format;
+    test::RunOptions options;
+    auto types = test::InferOutputTypes(plain.op, plain.inputs);
+    ASSERT_TRUE(types.ok()) << types.status();
+    options.output_types = *types;
+    options.output_types[0].mutable_tensor().format = format;
+    laid.mutable_output(0).type = options.output_types[0];
+    if (trial % 4 < 2) options.thread_pool = test::TestThreadPool();
+    const int64_t fallbacks = ReferenceRuns().load();
+    auto got = test::RunKernel(Dense(), laid, {LaidOut(plain.inputs[0].tensor(), block)}, options);
+    ASSERT_TRUE(got.ok()) << got.status() << " trial " << trial;
+    EXPECT_EQ(ReferenceRuns().load(), fallbacks);
+    EXPECT_TRUE(test::TensorNear((*got)[0].tensor(), LaidOut((*want)[0].tensor(), block), test::Tolerance{1e-5, 1e-5}))
+        << "trial " << trial << " " << plain.op.type() << " " << x.ToString() << " " << ir::FormatName(format);
+  }
+}
+
 // ---- Resize of channel-blocked tensors ----
 
 // `t` (f32 [N, C, spatial...], C a multiple of `block`) in channel blocks.
