@@ -95,7 +95,7 @@ TEST_F(PackedMatMulTest, RowsAboveTheBoundRunOnOneDnnAlike) {
   ASSERT_NE(kernel, nullptr);
   const Tensor w = test::RandomTensor(DataType::kFloat, Shape{kK, kN}, 8);
   const int64_t before = WeightPacks().load();
-  ExpectMatMul(*kernel, test::RandomTensor(DataType::kFloat, Shape{kPackedGemmMaxRows + 1, kK}, 9), w);
+  ExpectMatMul(*kernel, test::RandomTensor(DataType::kFloat, Shape{kPackedGemmMaxWideRows + 1, kK}, 9), w);
   EXPECT_EQ(WeightPacks().load(), before) << "oneDNN's plain f32 weights need no packing here";
   SetPackedGemmMaxRows(0);  // off: every row count on oneDNN
   auto onednn = MatMulKernel(/*constant_b=*/true);
