@@ -11,7 +11,10 @@
 // row block of the caller's panels walking one block before the next.
 // Up to 3 rows take 2 or 4 panels at a time, so that at least 8
 // accumulators are in flight (a row block's 4-row tail takes one 4-row
-// tile, not two of 2). The
+// tile, not two of 2). Inside a tile the depth runs in pieces of 256
+// steps, each summed from zero and added to the running total in an L1
+// buffer, so rounding grows with 256 and the number of pieces, not with
+// the depth (as when the blocks' partial sums went through C). The
 // last block adds the bias and runs the post-op steps on the tile in
 // registers, then stores it (masked past n). exp is a polynomial on an
 // exactly representable range reduction (a few ulps); erf is Abramowitz
@@ -27,6 +30,8 @@ namespace ge::engine::cpu_dense::avx2 {
 namespace {
 
 constexpr int kMaxRows = 6;
+// Reduction steps summed from zero before they join the tile's total.
+constexpr int64_t kSumRun = 256;
 
 inline __m256 Splat(float v) { return _mm256_set1_ps(v); }
 
@@ -179,22 +184,50 @@ void Tile(const GemmArgs& g, int64_t row, int64_t panel, int64_t k0, int64_t kn,
   const float* a = g.a + row * g.lda + k0;
   const float* b = g.packed + (panel * g.k + k0) * kGemmPanel;
   const int64_t lda = g.lda, panel_stride = g.k * kGemmPanel;
-#pragma GCC unroll 2
-  for (int64_t p = 0; p < kn; ++p) {
-    __m256 b0[C], b1[C];
-#pragma GCC unroll 4
-    for (int j = 0; j < C; ++j) {
-      _mm_prefetch(reinterpret_cast<const char*>(b + j * panel_stride + (p + 64) * kGemmPanel), _MM_HINT_T0);
-      b0[j] = _mm256_loadu_ps(b + j * panel_stride + p * kGemmPanel);
-      b1[j] = _mm256_loadu_ps(b + j * panel_stride + p * kGemmPanel + 8);
-    }
+  // The depth in runs of kSumRun steps, each from zero, their sums added
+  // in order in an L1 buffer: rounding grows with the run, not the depth.
+  alignas(32) float part[R][C][kGemmPanel];
+  for (int64_t p0 = 0; p0 < kn; p0 += kSumRun) {
+    const int64_t p1 = std::min(kn, p0 + kSumRun);
+    if (p0 > 0) {
 #pragma GCC unroll 8
-    for (int r = 0; r < R; ++r) {
-      const __m256 av = _mm256_broadcast_ss(a + r * lda + p);
+      for (int r = 0; r < R; ++r) {
+#pragma GCC unroll 4
+        for (int j = 0; j < C; ++j) acc[r][j][0] = acc[r][j][1] = _mm256_setzero_ps();
+      }
+    }
+#pragma GCC unroll 2
+    for (int64_t p = p0; p < p1; ++p) {
+      __m256 b0[C], b1[C];
 #pragma GCC unroll 4
       for (int j = 0; j < C; ++j) {
-        acc[r][j][0] = _mm256_fmadd_ps(av, b0[j], acc[r][j][0]);
-        acc[r][j][1] = _mm256_fmadd_ps(av, b1[j], acc[r][j][1]);
+        _mm_prefetch(reinterpret_cast<const char*>(b + j * panel_stride + (p + 64) * kGemmPanel), _MM_HINT_T0);
+        b0[j] = _mm256_loadu_ps(b + j * panel_stride + p * kGemmPanel);
+        b1[j] = _mm256_loadu_ps(b + j * panel_stride + p * kGemmPanel + 8);
+      }
+#pragma GCC unroll 8
+      for (int r = 0; r < R; ++r) {
+        const __m256 av = _mm256_broadcast_ss(a + r * lda + p);
+#pragma GCC unroll 4
+        for (int j = 0; j < C; ++j) {
+          acc[r][j][0] = _mm256_fmadd_ps(av, b0[j], acc[r][j][0]);
+          acc[r][j][1] = _mm256_fmadd_ps(av, b1[j], acc[r][j][1]);
+        }
+      }
+    }
+    if (p0 == 0 && p1 == kn) break;  // one run: the sum is in acc
+#pragma GCC unroll 8
+    for (int r = 0; r < R; ++r) {
+#pragma GCC unroll 4
+      for (int j = 0; j < C; ++j) {
+        if (p0 > 0) {
+          acc[r][j][0] = _mm256_add_ps(_mm256_load_ps(part[r][j]), acc[r][j][0]);
+          acc[r][j][1] = _mm256_add_ps(_mm256_load_ps(part[r][j] + 8), acc[r][j][1]);
+        }
+        if (p1 < kn) {
+          _mm256_store_ps(part[r][j], acc[r][j][0]);
+          _mm256_store_ps(part[r][j] + 8, acc[r][j][1]);
+        }
       }
     }
   }
