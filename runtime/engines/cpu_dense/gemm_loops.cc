@@ -288,8 +288,7 @@ void PackedGemm(const GemmArgs& g) {
   // panel streams from memory in one piece.
   constexpr int64_t kRowGroup = 144;
   const int64_t blocks = (g.k + kGemmDepthBlock - 1) / kGemmDepthBlock;
-  const int64_t depth =
-      g.rows <= 2 * kMaxRows || blocks <= 1 ? std::max<int64_t>(g.k, 1) : (g.k + blocks - 1) / blocks;
+  const int64_t depth = g.rows <= 2 * kMaxRows || blocks <= 1 ? std::max<int64_t>(g.k, 1) : (g.k + blocks - 1) / blocks;
   for (int64_t k0 = 0; k0 < g.k || k0 == 0; k0 += depth) {
     const int64_t kn = std::min(depth, g.k - k0);
     const bool first = k0 == 0, last = k0 + depth >= g.k;

@@ -34,10 +34,10 @@ int64_t PackedGemmMaxRows() { return MaxRows().load(std::memory_order_relaxed); 
 
 void SetPackedGemmMaxRows(int64_t rows) { MaxRows().store(Avx2() ? rows : 0, std::memory_order_relaxed); }
 
-bool PackedGemmFits(int64_t m, int64_t /*k*/, int64_t /*n*/) {
+bool PackedGemmFits(int64_t m, int64_t k, int64_t n) {
   const int64_t bound = PackedGemmMaxRows();
   if (m <= bound) return true;
-  return bound == kPackedGemmMaxRows && m <= kPackedGemmMaxWideRows;
+  return bound == kPackedGemmMaxRows && m <= kPackedGemmMaxWideRows && (n >= 2 * k || n >= kPackedGemmMinCols);
 }
 
 std::vector<GemmStep> ToGemmSteps(const PostOpChain& chain) {

@@ -28,14 +28,17 @@
 namespace ge::engine::cpu_dense {
 
 inline constexpr int64_t kPackedGemmMaxRows = 64;
-// Up to this many rows every product takes the path while the bound is the
-// default one: with whole-depth tiles (gemm_loops.cc) the packed loop is as
-// fast as oneDNN's or faster on a transformer's projections, FFN up and
-// FFN down at 128-256 rows (bench/ops_bench, DenseMatMulPath), and oneDNN
-// re-reads and repacks B on every call, which a model streaming its
-// weights from memory pays in full. Above it oneDNN's driver wins (deit_tiny
-// at batch 4: 788 rows).
+// Up to this many rows a product whose B is at least twice as wide as
+// deep (a transformer's QKV projection or FFN up) or at least
+// kPackedGemmMinCols wide takes the path too. With whole-depth tiles
+// (gemm_loops.cc) the packed loop beats oneDNN's sgemm, which re-reads and
+// repacks B on every call, on BERT-base's 768-wide projections and FFN
+// down (128 rows: 12 % of the model's CPU time at 1 thread); on deit_tiny's
+// 192-wide ones (197 rows) it lost 8 %, and at 788 rows (deit_tiny at
+// batch 4) oneDNN's driver wins whatever the shape (docs/perf.md, "BERT-base
+// and the transformer class").
 inline constexpr int64_t kPackedGemmMaxWideRows = 256;
+inline constexpr int64_t kPackedGemmMinCols = 512;
 
 // The most rows a product on the packed path may have: kPackedGemmMaxRows,
 // or 0 (off) without AVX2 and FMA or with GED_CPU_DENSE_GEMM=onednn.
@@ -45,7 +48,8 @@ int64_t PackedGemmMaxRows();
 void SetPackedGemmMaxRows(int64_t rows);
 // Whether an [m, k] x [k, n] product takes the packed path (given the
 // other conditions): m <= PackedGemmMaxRows(), or m <=
-// kPackedGemmMaxWideRows while the path is on with its default bound.
+// kPackedGemmMaxWideRows and n >= min(2 k, kPackedGemmMinCols) while the
+// path is on with its default bound.
 bool PackedGemmFits(int64_t m, int64_t k, int64_t n);
 
 // The chain as GemmSteps (every PostOpKind has one).

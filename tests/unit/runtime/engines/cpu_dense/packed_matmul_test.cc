@@ -132,6 +132,16 @@ TEST_F(PackedMatMulTest, ResultsDoNotDependOnTheThreads) {
   }
 }
 
+TEST_F(PackedMatMulTest, RowBoundsFollowTheWidth) {
+  EXPECT_TRUE(PackedGemmFits(kPackedGemmMaxRows, 4096, 16));   // few rows: any shape
+  EXPECT_TRUE(PackedGemmFits(128, 768, 2304));                 // QKV: twice as wide as deep
+  EXPECT_TRUE(PackedGemmFits(128, 3072, kPackedGemmMinCols));  // FFN down, 512 wide
+  EXPECT_FALSE(PackedGemmFits(197, 768, 192));                 // narrow: oneDNN
+  EXPECT_FALSE(PackedGemmFits(kPackedGemmMaxWideRows + 1, 768, 3072));
+  SetPackedGemmMaxRows(0);
+  EXPECT_FALSE(PackedGemmFits(1, 768, 3072));
+}
+
 TEST_F(PackedMatMulTest, DepthPastOneBlockMatchesReference) {
   // 3 blocks of the depth; 13 and 20 rows (more than two row blocks, so
   // the depth is blocked; tiles of 6 + 4 + 3 and 6 + 6 + 4 + 4 rows), 33
