@@ -33,11 +33,11 @@ inline constexpr int64_t kPackedGemmMaxRows = 64;
 // kPackedGemmMinCols wide takes the path too. With whole-depth tiles
 // (gemm_loops.cc) the packed loop beats oneDNN's sgemm, which re-reads and
 // repacks B on every call, on BERT-base's 768-wide projections and FFN
-// down (128 rows: 12 % of the model's CPU time at 1 thread); on deit_tiny's
-// 192-wide ones (197 rows) it lost 8 %, and at 788 rows (deit_tiny at
-// batch 4) oneDNN's driver wins whatever the shape (docs/perf.md, "BERT-base
-// and the transformer class").
-inline constexpr int64_t kPackedGemmMaxWideRows = 256;
+// down (128 rows: 12 % of the model's CPU time at 1 thread) and on
+// encoders at 308 and 384 rows (16-20 %); on deit_tiny's 192-wide ones (197
+// rows) it lost 8 %, and at 788 rows (a ViT at batch 4) it lost 5 %
+// (docs/perf.md, "BERT-base and the transformer class").
+inline constexpr int64_t kPackedGemmMaxWideRows = 512;
 inline constexpr int64_t kPackedGemmMinCols = 512;
 
 // The most rows a product on the packed path may have: kPackedGemmMaxRows,
