@@ -8,9 +8,10 @@
 // kGemmPanel columns: a [k, n] matrix becomes ceil(n / kGemmPanel) panels,
 // each [k][kGemmPanel] row-major and zero-padded past n, so a product
 // walks each panel contiguously while a register tile of up to 6 rows x
-// kGemmPanel columns of C stays in registers. The reduction is blocked
-// (kGemmDepthBlock) so that a panel's slice stays in L1 across the row
-// blocks; the post-ops (post_ops.h) run on the tile before it is stored.
+// kGemmPanel columns of C stays in registers. A tile walks the whole
+// depth up to kGemmDepthBlock (deeper products in equal blocks), so C is
+// written once; the post-ops (post_ops.h) run on the tile before it is
+// stored.
 //
 // gemm_loops.cc is compiled with AVX2+FMA only; this header (POD, constants
 // and one function) is the whole interface, so no inline function of a
@@ -22,7 +23,7 @@
 namespace ge::engine::cpu_dense {
 
 inline constexpr int64_t kGemmPanel = 16;
-inline constexpr int64_t kGemmDepthBlock = 256;
+inline constexpr int64_t kGemmDepthBlock = 4096;
 
 inline constexpr int64_t GemmPanels(int64_t n) { return (n + kGemmPanel - 1) / kGemmPanel; }
 

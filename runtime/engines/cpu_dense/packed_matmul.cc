@@ -37,7 +37,7 @@ void SetPackedGemmMaxRows(int64_t rows) { MaxRows().store(Avx2() ? rows : 0, std
 bool PackedGemmFits(int64_t m, int64_t k, int64_t n) {
   const int64_t bound = PackedGemmMaxRows();
   if (m <= bound) return true;
-  return bound == kPackedGemmMaxRows && m <= kPackedGemmMaxWideRows && n >= 2 * k;
+  return bound == kPackedGemmMaxRows && m <= kPackedGemmMaxWideRows && (n >= 2 * k || n >= kPackedGemmMinCols);
 }
 
 std::vector<GemmStep> ToGemmSteps(const PostOpChain& chain) {

@@ -28,11 +28,17 @@
 namespace ge::engine::cpu_dense {
 
 inline constexpr int64_t kPackedGemmMaxRows = 64;
-// Up to this many rows a product whose B is at least twice as wide as deep
-// (a transformer's QKV projection or FFN up) takes the path too: there the
-// per-call repacking of the wide B still costs oneDNN more than the rows
-// amortize (bench/ops_bench, DenseMatMulPath).
-inline constexpr int64_t kPackedGemmMaxWideRows = 256;
+// Up to this many rows a product whose B is at least twice as wide as
+// deep (a transformer's QKV projection or FFN up) or at least
+// kPackedGemmMinCols wide takes the path too. With whole-depth tiles
+// (gemm_loops.cc) the packed loop beats oneDNN's sgemm, which re-reads and
+// repacks B on every call, on BERT-base's 768-wide projections and FFN
+// down (128 rows: 12 % of the model's CPU time at 1 thread) and on
+// encoders at 308 and 384 rows (16-20 %); on deit_tiny's 192-wide ones (197
+// rows) it lost 8 %, and at 788 rows (a ViT at batch 4) it lost 5 %
+// (docs/perf.md, "BERT-base and the transformer class").
+inline constexpr int64_t kPackedGemmMaxWideRows = 512;
+inline constexpr int64_t kPackedGemmMinCols = 512;
 
 // The most rows a product on the packed path may have: kPackedGemmMaxRows,
 // or 0 (off) without AVX2 and FMA or with GED_CPU_DENSE_GEMM=onednn.
@@ -41,8 +47,9 @@ int64_t PackedGemmMaxRows();
 // running at the same time.
 void SetPackedGemmMaxRows(int64_t rows);
 // Whether an [m, k] x [k, n] product takes the packed path (given the
-// other conditions): m <= PackedGemmMaxRows(), or a wide B (n >= 2 k) and
-// m <= kPackedGemmMaxWideRows while the path is on with its default bound.
+// other conditions): m <= PackedGemmMaxRows(), or m <=
+// kPackedGemmMaxWideRows and n >= min(2 k, kPackedGemmMinCols) while the
+// path is on with its default bound.
 bool PackedGemmFits(int64_t m, int64_t k, int64_t n);
 
 // The chain as GemmSteps (every PostOpKind has one).

@@ -261,8 +261,8 @@ Case FusedCase(const std::string& base, std::vector<Value> inputs, ir::AttrMap a
 PostOpChain RandomChain(Rng& rng, bool with_add);
 
 // Products with a constant B: the packed-weights path (packed_matmul.h) up
-// to kPackedGemmMaxRows rows (every row-tile size, panel tails, depths past
-// one depth block, transposed B, a bias, post-ops and both kinds of add),
+// to kPackedGemmMaxWideRows rows (every row-tile size, panel tails, depths past
+// 256, transposed B, a bias, post-ops and both kinds of add),
 // oneDNN's above. Appended after the older cases so that their draws stay.
 void AppendPackedCases(const std::string& type, Rng& rng, std::vector<Case>& cases) {
   const DataType dt = DataType::kFloat;

@@ -3,11 +3,16 @@
 // dynamic batch does not repack per batch size), new storage repacks, B
 // computed at run time is never packed, products above the row bound run
 // on oneDNN with the same results, and the result does not depend on the
-// number of threads. The kernel paths themselves are checked against
+// number of threads; a product deeper than one depth block (in equal
+// blocks, partial sums through C) matches a double-precision reference
+// with its bias and an added operand. The kernel paths themselves are checked against
 // host_cpu by engine_conformance_test (cases with a constant B).
 #include "runtime/engines/cpu_dense/packed_matmul.h"
 
 #include <omp.h>
+
+#include <algorithm>
+#include <cmath>
 
 #include "runtime/engines/cpu_dense/cpu_dense_engine.h"
 #include "runtime/engines/cpu_dense/dense_kernel.h"
@@ -90,7 +95,7 @@ TEST_F(PackedMatMulTest, RowsAboveTheBoundRunOnOneDnnAlike) {
   ASSERT_NE(kernel, nullptr);
   const Tensor w = test::RandomTensor(DataType::kFloat, Shape{kK, kN}, 8);
   const int64_t before = WeightPacks().load();
-  ExpectMatMul(*kernel, test::RandomTensor(DataType::kFloat, Shape{kPackedGemmMaxRows + 1, kK}, 9), w);
+  ExpectMatMul(*kernel, test::RandomTensor(DataType::kFloat, Shape{kPackedGemmMaxWideRows + 1, kK}, 9), w);
   EXPECT_EQ(WeightPacks().load(), before) << "oneDNN's plain f32 weights need no packing here";
   SetPackedGemmMaxRows(0);  // off: every row count on oneDNN
   auto onednn = MatMulKernel(/*constant_b=*/true);
@@ -124,6 +129,58 @@ TEST_F(PackedMatMulTest, ResultsDoNotDependOnTheThreads) {
   EXPECT_EQ(one, two);
   for (int64_t r = 0; r < kRows; ++r) {
     for (int64_t j = 0; j < 16; ++j) EXPECT_EQ(rows[r * 16 + j], one[r * 70 + j]) << r << "," << j;
+  }
+}
+
+TEST_F(PackedMatMulTest, RowBoundsFollowTheWidth) {
+  EXPECT_TRUE(PackedGemmFits(kPackedGemmMaxRows, 4096, 16));   // few rows: any shape
+  EXPECT_TRUE(PackedGemmFits(128, 768, 2304));                 // QKV: twice as wide as deep
+  EXPECT_TRUE(PackedGemmFits(128, 3072, kPackedGemmMinCols));  // FFN down, 512 wide
+  EXPECT_FALSE(PackedGemmFits(197, 768, 192));                 // narrow: oneDNN
+  EXPECT_FALSE(PackedGemmFits(kPackedGemmMaxWideRows + 1, 768, 3072));
+  SetPackedGemmMaxRows(0);
+  EXPECT_FALSE(PackedGemmFits(1, 768, 3072));
+}
+
+TEST_F(PackedMatMulTest, DepthPastOneBlockMatchesReference) {
+  // 3 blocks of the depth; 13 and 20 rows (more than two row blocks, so
+  // the depth is blocked; tiles of 6 + 4 + 3 and 6 + 6 + 4 + 4 rows), 33
+  // columns (a panel tail).
+  constexpr int64_t kDepth = 2 * kGemmDepthBlock + 37, kCols = 33;
+  for (int64_t rows : {13, 20}) {
+    const Tensor x = test::RandomTensor(DataType::kFloat, Shape{rows, kDepth}, 20 + rows);
+    const Tensor w = test::RandomTensor(DataType::kFloat, Shape{kDepth, kCols}, 21);
+    const Tensor bias = test::RandomTensor(DataType::kFloat, Shape{kCols}, 22);
+    const Tensor add = test::RandomTensor(DataType::kFloat, Shape{rows, kCols}, 23);
+    PanelWeights panels;
+    panels.Pack(w, kDepth, kCols, /*transposed=*/false);
+    const std::vector<GemmStep> steps = {{0, 0.0f, 0.0f}, {1, 0.0f, 0.0f}};  // add, relu
+    std::vector<float> out(rows * kCols);
+    GemmArgs g{};
+    g.a = x.data<float>();
+    g.lda = kDepth;
+    g.rows = rows;
+    g.k = kDepth;
+    g.packed = panels.data();
+    g.n = kCols;
+    g.c = out.data();
+    g.ldc = kCols;
+    g.bias = bias.data<float>();
+    g.add = add.data<float>();
+    g.add_ld = kCols;
+    g.steps = steps.data();
+    g.num_steps = static_cast<int32_t>(steps.size());
+    RunPackedGemm(g, 1);
+    for (int64_t r = 0; r < rows; ++r) {
+      for (int64_t j = 0; j < kCols; ++j) {
+        double sum = bias.data<float>()[j];
+        for (int64_t p = 0; p < kDepth; ++p) {
+          sum += static_cast<double>(x.data<float>()[r * kDepth + p]) * w.data<float>()[p * kCols + j];
+        }
+        const double expected = std::max(0.0, sum + add.data<float>()[r * kCols + j]);
+        EXPECT_NEAR(out[r * kCols + j], expected, 1e-3 * (1.0 + std::abs(expected))) << rows << ": " << r << "," << j;
+      }
+    }
   }
 }
 
