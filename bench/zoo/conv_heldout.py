@@ -13,7 +13,10 @@ is relative to it when it exceeds 1):
   half_pixel, pytorch_half_pixel, align_corners, asymmetric; 1-D, 2-D, 3-D, after and
   before convolutions;
 - dilated and causal Conv1d (dilations 1 to 16, pads as wide as the dilation) with
-  GELU, residual Adds and LogSoftmax over the channels.
+  GELU, residual Adds and LogSoftmax over the channels;
+- residual blocks whose convolution may accumulate in its shortcut's buffer: channels
+  that fill blocks of 8 and that do not, the shortcut on either side of the Add, read
+  again after it, a graph input, a strided projection, 1-D.
 
     bench/zoo/conv_heldout.py [--gectl build/bin/gectl] [--out build/conv_heldout]
                               [--tolerance 1e-4]
@@ -145,6 +148,38 @@ def models(out_dir):
 
     add("tcn_dilated", [1, 24, 120], lambda b: tcn(b, False))
     add("tcn_causal", [1, 24, 77], lambda b: tcn(b, True))
+
+    # Residual blocks: a convolution's sum post-op may write into its shortcut's buffer
+    # when the shortcut dies there (channel counts that fill blocks of 8 and that do not;
+    # the shortcut on either side of the Add; read again after; a graph input; strided
+    # projections; 1-D).
+    def basic(b, c, nd, shortcut_first=True, blocks=2):
+        pads = [1] * (2 * nd)
+        y = b.node("Relu", [b.conv("x", b.dims[1], c, 3, nd, pads=pads)])
+        for _ in range(blocks):
+            r = b.conv(b.node("Relu", [b.conv(y, c, c, 3, nd, pads=pads)]), c, c, 3, nd, pads=pads)
+            y = b.node("Relu", [b.node("Add", [y, r] if shortcut_first else [r, y])])
+        return y
+
+    def reused(b):
+        y = b.node("Relu", [b.conv("x", 16, 16, 3, 2, pads=[1] * 4)])
+        z = b.node("Relu", [b.node("Add", [y, b.conv(y, 16, 16, 3, 2, pads=[1] * 4)])])
+        return b.node("Add", [b.conv(z, 16, 16, 1, 2), y])  # y is read after the first Add
+
+    def projection(b):
+        y = b.node("Relu", [b.conv("x", 16, 32, 3, 2, pads=[1] * 4)])
+        main = b.conv(b.node("Relu", [b.conv(y, 32, 64, 3, 2, strides=[2, 2], pads=[1] * 4)]), 64, 64, 3, 2,
+                      pads=[1] * 4)
+        return b.node("Relu", [b.node("Add", [b.conv(y, 32, 64, 1, 2, strides=[2, 2]), main])])
+
+    add("residual_c16", [1, 16, 14, 14], lambda b: basic(b, 16, 2))
+    add("residual_c12_add_swapped", [1, 8, 11, 9], lambda b: basic(b, 12, 2, shortcut_first=False))
+    add("residual_c64", [1, 3, 28, 28], lambda b: basic(b, 64, 2, blocks=3))
+    add("residual_shortcut_read_again", [1, 16, 10, 10], reused)
+    add("residual_of_the_input", [1, 16, 9, 9], lambda b: b.node("Relu", [b.node("Add", [
+        "x", b.conv(b.node("Relu", [b.conv("x", 16, 16, 3, 2, pads=[1] * 4)]), 16, 16, 3, 2, pads=[1] * 4)])]))
+    add("residual_projection_s2", [1, 16, 15, 15], projection)
+    add("residual_1d", [1, 24, 40], lambda b: basic(b, 24, 1))
     return made
 
 

@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "absl/strings/str_format.h"
+#include "base/ir/inplace_attr.h"
 #include "base/ir/op_types.h"
 #include "base/ops/op_registry.h"
 #include "base/status.h"
@@ -115,8 +116,12 @@ class Planner {
         return buffer;
       }
     }
-    for (const auto& [out, in] : schema.inplace) {
-      if (out != o || in >= node.num_inputs() || !node.input(in)) continue;
+    std::vector<std::pair<int, int>> inplace = schema.inplace;
+    for (int64_t in : node.op_desc().GetAttrOr<std::vector<int64_t>>(ir::kAttrInplaceInputs, {})) {
+      inplace.emplace_back(0, static_cast<int>(in));
+    }
+    for (const auto& [out, in] : inplace) {
+      if (out != o || in < 0 || in >= node.num_inputs() || !node.input(in)) continue;
       ir::OutPort src = node.input(in);
       int buffer = BufferOf(src);
       if (buffer < 0 || plan_.buffers[buffer].size != bytes || !DiesAt(buffer, node) || claimed_[buffer]) continue;

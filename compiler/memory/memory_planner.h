@@ -8,11 +8,13 @@
 // and an op's output may take over an input's buffer in place
 // (OpSchema::inplace) when that input's buffer dies at the op (no value in
 // it, the input nor any view of it, is read later or is a graph output), has
-// the same byte size, and is not a graph input or a weight. A buffer lives
-// from its first producer to its last consumer, and to the end for graph
-// outputs, so nothing outliving a graph output shares its memory. Offsets
-// are chosen greedily, largest buffer first, at the lowest offset that does
-// not overlap any buffer whose lifetime intersects.
+// the same byte size, and is not a graph input or a weight. A node's
+// `_inplace_inputs` attribute (base/ir/inplace_attr.h) adds such offers for
+// that node alone. A buffer lives from its first producer to its last
+// consumer, and to the end for graph outputs, so nothing outliving a graph
+// output shares its memory. Offsets are chosen greedily, largest buffer
+// first, at the lowest offset that does not overlap any buffer whose
+// lifetime intersects.
 #pragma once
 
 #include <cstdint>

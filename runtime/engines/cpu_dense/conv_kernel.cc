@@ -213,6 +213,9 @@ absl::StatusOr<std::unique_ptr<DenseKernel::Plan>> ConvKernel::Build(const PlanR
       bytes += Scratch::Padded(plan->add_one_plain.get_size()) + Scratch::Padded(plan->add_full_plain.get_size());
     } else {
       plan->add_reorder = MakeReorder(eng(), plan->add_user, plan->dst_md);
+      // The planner may put Y in R's buffer (`_inplace_inputs`); when their
+      // layouts differ, R is set aside before it is converted into Y.
+      if (plan->add_user != plan->dst_md) bytes += Scratch::Padded(plan->add_user.get_size());
     }
   }
   const dnnl::memory::desc wei_plain = PlainDesc(pd.weights_desc().dims(), pd.weights_desc().data_type());
@@ -244,7 +247,17 @@ absl::Status ConvKernel::Run(Plan& base_plan, ExecuteContext& ctx, Scratch& scra
   dnnl::memory dst_user = WrapTensor(plan.dst_user, eng(), y);
   dnnl::memory dst = dst_user;
   if (plan.dst_reorder) dst = dnnl::memory(plan.dst_md, eng(), scratch.Take(plan.dst_md.get_size()));
-  if (plan.add_reorder) {
+  // Y in R's buffer (the planner took the node's `_inplace_inputs` offer):
+  // the operand is in place already when the layouts agree.
+  const bool in_place = plan.add_reorder && !plan.add_to_plain && ctx.input(kFusedAddInput).raw_data() == y.raw_data();
+  if (in_place && !plan.dst_reorder) {
+    if (plan.add_user != plan.dst_md) {
+      void* copy = scratch.Take(plan.add_user.get_size());
+      std::memcpy(copy, y.raw_data(), plan.add_user.get_size());
+      dnnl::memory addend(plan.add_user, eng(), copy);
+      plan.add_reorder->execute(stream, addend, dst);
+    }
+  } else if (plan.add_reorder) {
     dnnl::memory addend = WrapTensor(plan.add_user, eng(), ctx.input(kFusedAddInput));
     if (plan.add_to_plain) {
       dnnl::memory one(plan.add_one_plain, eng(), scratch.Take(plan.add_one_plain.get_size()));

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "base/ir/inplace_attr.h"
 #include "base/ops/shape_utils.h"
 #include "base/status.h"
 #include "runtime/engines/cpu_dense/post_ops.h"
@@ -14,8 +15,8 @@ namespace {
 using Kind = ir::AttrValue::Kind;
 
 bool IsFusedAttr(std::string_view name) {
-  return name == kAttrFusedBase || name == kAttrPostOps || name == kAttrPostAlpha ||
-         name == kAttrPostBeta;
+  return name == kAttrFusedBase || name == kAttrPostOps || name == kAttrPostAlpha || name == kAttrPostBeta ||
+         name == ir::kAttrInplaceInputs;
 }
 
 absl::Status InferDenseFused(ops::InferenceContext& ctx) {

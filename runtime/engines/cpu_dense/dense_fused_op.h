@@ -11,6 +11,13 @@
 // R is the operand of the `add` step. The output type is the base op's,
 // inferred by the base op's own schema, so inference of the fused node can
 // never disagree with the nodes it replaced.
+//
+// A Conv with an `add` step carries `_inplace_inputs = [3]`
+// (base/ir/inplace_attr.h): oneDNN's sum post-op accumulates onto the
+// destination, so the static memory planner may give Y the buffer of a
+// residual R that dies at the node, and the kernel then skips copying R into
+// Y. MatMul and Gemm do not (their packed GEMM keeps partial sums in Y before
+// it reads R).
 #pragma once
 
 #include "absl/status/statusor.h"

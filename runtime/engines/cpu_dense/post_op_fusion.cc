@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "base/ir/inplace_attr.h"
 #include "base/ops/shape_utils.h"
 #include "base/status.h"
 #include "runtime/engines/cpu_dense/dnnl_util.h"
@@ -203,6 +204,10 @@ ir::OpDesc FusedOpDesc(const Match& m, std::string name) {
   while (f.num_inputs() < wanted) f.AddInput(ir::IoDesc{});
   if (m.bias) f.mutable_input(kFusedBiasInput) = m.bias_desc;
   if (m.addend) f.mutable_input(kFusedAddInput) = m.addend_desc;
+  // The sum post-op accumulates onto the destination: Y may live in R's buffer.
+  if (m.addend && base.type() == "Conv") {
+    f.SetAttr(ir::kAttrInplaceInputs, ir::AttrValue(std::vector<int64_t>{kFusedAddInput}));
+  }
   f.AddOutput(m.result.node->op_desc().output(m.result.index));
   return f;
 }

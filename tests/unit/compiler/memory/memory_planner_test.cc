@@ -134,6 +134,61 @@ TEST(MemoryPlannerTest, NoInPlaceOverABroadcastOperandOfTheSameAlignedSize) {
   ExpectValid(p.plan);
 }
 
+// `_inplace_inputs` offers one node's input buffers to its output 0 (an
+// engine knows its kernel accumulates there, as cpu_dense's fused
+// convolution does with its residual), under the schema pairs' rules.
+TEST(MemoryPlannerTest, ANodesInplaceInputsOfferItsInputsBuffer) {
+  Planned p = Plan(R"(graph g {
+    x = Data() {index = 0} -> (f32[4,4])
+    w = Data() {index = 1} -> (f32[4,4])
+    a = Relu(x) -> (f32[4,4])
+    b = Relu(w) -> (f32[4,4])
+    m = MatMul(a, b) {_inplace_inputs = [1]} -> (f32[4,4])
+    out = NetOutput(m)
+  })");
+  EXPECT_EQ(p.BufferOf("m"), p.BufferOf("b"));
+  EXPECT_NE(p.BufferOf("m"), p.BufferOf("a"));
+  EXPECT_EQ(p.plan.inplace_reuses, 1);
+  ExpectValid(p.plan);
+}
+
+TEST(MemoryPlannerTest, InplaceInputsFollowTheSchemasRules) {
+  // Without the attribute MatMul (no schema pairs) never reuses an input.
+  Planned none = Plan(R"(graph g {
+    x = Data() {index = 0} -> (f32[4,4])
+    a = Relu(x) -> (f32[4,4])
+    m = MatMul(a, a) -> (f32[4,4])
+    out = NetOutput(m)
+  })");
+  EXPECT_NE(none.BufferOf("m"), none.BufferOf("a"));
+  // The offered input is read later, is read by another input port too, has
+  // another size, or is out of range: no reuse.
+  for (const char* text : {R"(graph g {
+    x = Data() {index = 0} -> (f32[4,4])
+    a = Relu(x) -> (f32[4,4])
+    m = MatMul(x, a) {_inplace_inputs = [1]} -> (f32[4,4])
+    s = Add(m, a) -> (f32[4,4])
+    out = NetOutput(s)
+  })",
+                           R"(graph g {
+    x = Data() {index = 0} -> (f32[4,4])
+    a = Relu(x) -> (f32[4,4])
+    m = MatMul(a, a) {_inplace_inputs = [1]} -> (f32[4,4])
+    out = NetOutput(m)
+  })",
+                           R"(graph g {
+    x = Data() {index = 0} -> (f32[4,8])
+    w = Data() {index = 1} -> (f32[8,4])
+    a = Relu(x) -> (f32[4,8])
+    m = MatMul(a, w) {_inplace_inputs = [0, 7, -1]} -> (f32[4,4])
+    out = NetOutput(m)
+  })"}) {
+    Planned p = Plan(text);
+    EXPECT_NE(p.BufferOf("m"), p.BufferOf("a")) << text;
+    ExpectValid(p.plan);
+  }
+}
+
 TEST(MemoryPlannerTest, ViewsShareTheirInputsBuffer) {
   Planned p = Plan(R"(graph g {
     x = Data() {index = 0} -> (f32[2,8])

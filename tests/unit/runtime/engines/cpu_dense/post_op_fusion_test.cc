@@ -33,8 +33,8 @@ TEST(PostOpFusionTest, ConvResidualAddRelu) {
     w = Const() {value = tensor<f32[4,3,3,3]>splat(0.5)} -> (f32[4,3,3,3])
     b = Const() {value = tensor<f32[4]>splat(0.25)} -> (f32[4])
     out = NetOutput(conv)
-    conv = _DenseFused(x, w, b, r) {base = "Conv", pads = [1, 1, 1, 1], post_alpha = [0.0, 0.0],
-                                    post_beta = [0.0, 0.0], post_ops = ["add", "relu"]}
+    conv = _DenseFused(x, w, b, r) {_inplace_inputs = [3], base = "Conv", pads = [1, 1, 1, 1],
+                                    post_alpha = [0.0, 0.0], post_beta = [0.0, 0.0], post_ops = ["add", "relu"]}
            -> (f32[1,4,8,8] as "y")
   })"));
 }
@@ -326,8 +326,9 @@ TEST(PostOpFusionTest, ConvWithADynamicBatch) {
     x = Data() {index = 0} -> (f32[-1,4,8,8])
     w = Const() {value = tensor<f32[4,4,3,3]>splat(0.5)} -> (f32[4,4,3,3])
     out = NetOutput(conv)
-    conv = _DenseFused(x, w, _, x) {base = "Conv", pads = [1, 1, 1, 1], post_alpha = [0.0, 0.0],
-                                         post_beta = [0.0, 0.0], post_ops = ["add", "relu"]} -> (f32[-1,4,8,8])
+    conv = _DenseFused(x, w, _, x) {_inplace_inputs = [3], base = "Conv", pads = [1, 1, 1, 1],
+                                    post_alpha = [0.0, 0.0], post_beta = [0.0, 0.0], post_ops = ["add", "relu"]}
+           -> (f32[-1,4,8,8])
   })"));
   const std::string unknown = R"(graph main {
     x = Data() {index = 0} -> (f32[-1,4,-1,8])
