@@ -65,6 +65,12 @@ class MappedFile {
     if (size_ > 0) munmap(data_, size_);
   }
   std::string_view bytes() const { return {static_cast<const char*>(data_), size_}; }
+  // Takes the pages out of the process's resident set (they stay in the
+  // page cache; a later read faults them back in). Read-only and private:
+  // nothing is lost.
+  void DropPages() const {
+    if (size_ > 0) madvise(data_, size_, MADV_DONTNEED);
+  }
 
  private:
   void* data_;
@@ -201,6 +207,7 @@ ModelSource ModelSource::File(std::string path) {
 absl::StatusOr<std::unique_ptr<ir::Graph>> Runtime::ImportOnnx(const ModelSource& source, const IngestOptions& options,
                                                                std::vector<std::string>* files) const {
   frontend::OnnxImportOptions import = frontend::OnnxImportOptionsFromMap(options.options);
+  import.after_parse = options.after_parse;
   if (options.provenance == Provenance::kClient) {
     // The model as the client sent it, before the importer adds anything.
     import.check_model = [](const onnx::ModelProto& model) { return CheckClientOnnx(model);
@@ -257,6 +264,7 @@ absl::StatusOr<GraphSource> Runtime::DirectSource(const ModelSource& source, con
   out.direct.provenance = options.provenance == Provenance::kClient ? "client" : "operator";
   out.direct.checks = std::move(checks);
   ModelSource imported = source;
+  std::shared_ptr<const MappedFile> mapped_file;  // the path's bytes, when read here
   if (source.kind == ModelSource::Kind::kOnnxPath) {
     if (options.provenance == Provenance::kClient) {
       return InvalidArgument("a client's model comes as bytes, not as a path on the daemon's host");
@@ -272,10 +280,10 @@ absl::StatusOr<GraphSource> Runtime::DirectSource(const ModelSource& source, con
     if (!out.digest) {
       // Mapped, not read: hashing and (on a miss) importing read the page
       // cache's pages in place.
-      GE_ASSIGN_OR_RETURN(std::shared_ptr<const MappedFile> mapped, MapModelFile(source.path));
-      imported.bytes = mapped->bytes();
-      out.bytes = mapped->bytes();
-      out.keep_alive = mapped;
+      GE_ASSIGN_OR_RETURN(mapped_file, MapModelFile(source.path));
+      imported.bytes = mapped_file->bytes();
+      out.bytes = mapped_file->bytes();
+      out.keep_alive = mapped_file;
     }
   } else {
     out.bytes = source.bytes;
@@ -291,8 +299,15 @@ absl::StatusOr<GraphSource> Runtime::DirectSource(const ModelSource& source, con
     out.direct.origin = StrCat("model_dir ", dir.string(), "\nweights_root ", real_root.string());
   }
   out.import = [this, imported, options, after_import = std::move(after_import),
-                keep_alive = out.keep_alive]() -> absl::StatusOr<ImportedGraph> {
-    GE_ASSIGN_OR_RETURN(IngestedModel model, AddModel(imported, options));
+                mapped_file]() -> absl::StatusOr<ImportedGraph> {
+    IngestOptions ingest = options;
+    if (mapped_file != nullptr) {
+      // The mapped file is hashed and parsed: its pages need not stay
+      // resident while the graph's tensors are made (a model's weights
+      // would otherwise be in memory three times at the import's peak).
+      ingest.after_parse = [mapped = mapped_file.get()] { mapped->DropPages(); };
+    }
+    GE_ASSIGN_OR_RETURN(IngestedModel model, AddModel(imported, ingest));
     if (after_import != nullptr) GE_RETURN_IF_ERROR(after_import(*model.graph));
     return ImportedGraph{std::move(model.graph), std::move(model.files)};
   };

@@ -133,6 +133,8 @@ struct IngestOptions {
   OptionMap options;
   // Prefixes errors ("session 3 graph 1").
   std::string label;
+  // ONNX bytes: called once they are parsed (OnnxImportOptions::after_parse).
+  std::function<void()> after_parse;
 };
 
 // What AddModel returns: a source graph to compile, or a compiled model.

@@ -342,6 +342,7 @@ absl::StatusOr<std::unique_ptr<ir::Graph>> ImportOnnxBytes(std::string_view byte
   google::protobuf::Arena arena(ModelArenaOptions());
   auto* model = google::protobuf::Arena::CreateMessage<onnx::ModelProto>(&arena);
   GE_RETURN_IF_ERROR(ParseOnnxModelInto(bytes, "<bytes>", *model));
+  if (options.after_parse) options.after_parse();
   return ImportOwnedModel(*model, model_dir, options);
 }
 

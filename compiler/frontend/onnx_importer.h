@@ -108,6 +108,11 @@ struct OnnxImportOptions {
   // Runs on the model as parsed, before any other step (the daemon's checks
   // of a client's model, session/ingest.h); its error fails the import.
   std::function<absl::Status(const onnx::ModelProto&)> check_model;
+  // Called by ImportOnnxBytes once the bytes are parsed, when the importer
+  // reads them no more: a caller whose bytes are a file mapping drops its
+  // pages there, so that the parsed model and the graph's tensors are not
+  // resident on top of them.
+  std::function<void()> after_parse;
 };
 
 // The import options the option map sets (ge.onnx_shape_inference; other

@@ -2,6 +2,8 @@
 // node naming, input defaults, subgraphs with captures, and the summary.
 #include "compiler/frontend/onnx_importer.h"
 
+#include <algorithm>
+
 #include "base/ir/op_types.h"
 #include "compiler/frontend/onnx_external_data.h"
 #include "compiler/frontend/onnx_inspect.h"
@@ -95,6 +97,25 @@ TEST(OnnxImporterTest, FileAndBytesEntryPoints) {
   auto from_bytes = ImportOnnxBytes(Serialize(ConvNet()), dir.path().string());
   ASSERT_TRUE(from_bytes.ok()) << from_bytes.status();
   EXPECT_EQ(NodeNames(**from_file), NodeNames(**from_bytes));
+}
+
+TEST(OnnxImporterTest, AfterParseRunsOnceWhenTheBytesAreParsedAndNotForBytesThatDoNotParse) {
+  // The hook poisons the bytes: the import must not read them after it.
+  std::string bytes = Serialize(ConvNet());
+  int calls = 0;
+  OnnxImportOptions options;
+  options.after_parse = [&] {
+    ++calls;
+    std::fill(bytes.begin(), bytes.end(), '\xff');
+  };
+  auto graph = ImportOnnxBytes(bytes, "", options);
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  EXPECT_EQ(calls, 1);
+  EXPECT_NE((*graph)->FindNode("conv1"), nullptr);
+  calls = 0;
+  options.after_parse = [&] { ++calls; };
+  EXPECT_FALSE(ImportOnnxBytes("not an onnx model", "", options).ok());
+  EXPECT_EQ(calls, 0);
 }
 
 TEST(OnnxImporterTest, WithoutOnnxShapeInferenceOnlyDeclaredTypesAreSet) {
