@@ -34,6 +34,9 @@ import numpy as np
 import torch
 from torch import nn
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from heldout_common import compare_with_ort  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
@@ -164,12 +167,6 @@ def export(name, build, dims, out_dir, seed):
     return path
 
 
-def max_error(a, b):
-    if a.shape != b.shape:
-        return float("inf")
-    return float(np.max(np.abs(a.astype(np.float64) - b.astype(np.float64)))) if a.size else 0.0
-
-
 def task_clock_ms(cmd, env):
     r = subprocess.run(["perf", "stat", "-x,", "-e", "task-clock"] + cmd, capture_output=True, text=True, env=env)
     if r.returncode != 0:
@@ -193,30 +190,15 @@ def main():
     for seed, (name, build, dims) in enumerate(MODELS, start=1):
         path = export(name, build, dims, args.out, seed)
         for batch in (1, 3):
-            data = os.path.join(args.out, "%s_b%d" % (name, batch))
-            os.makedirs(data, exist_ok=True)
             x = np.random.default_rng(batch).uniform(-1, 1, [batch] + dims[1:]).astype(np.float32)
-            np.save(os.path.join(data, "x.npy"), x)
-            feed = ["--input", "x=" + os.path.join(data, "x.npy")]
-            runs = {"ged": [args.gectl, "--no-cache", "run", path] + feed + ["--output-dir", os.path.join(data, "ged")],
-                    "ort": ["node", os.path.join(ROOT, "bench", "ort_run.js"), path] + feed +
-                           ["--iterations", "1", "--warmup", "0", "--output-dir", os.path.join(data, "ort")]}
-            outs = {}
-            for who, cmd in runs.items():
-                r = subprocess.run(cmd, capture_output=True, text=True, env=env)
-                if r.returncode != 0:
-                    print(json.dumps({"model": name, "batch": batch, "error": "%s: %s" % (who, r.stderr[-400:])}))
-                    failed += 1
-                    break
-                d = os.path.join(data, who)
-                outs[who] = {f: np.load(os.path.join(d, f)) for f in sorted(os.listdir(d))}
-            if len(outs) != 2:
+            data = os.path.join(args.out, "%s_b%d" % (name, batch))
+            row = dict({"model": name, "batch": batch},
+                       **compare_with_ort(args.gectl, path, x, data, env, args.tolerance, scale_floor=1e-6))
+            failed += 0 if row.get("ok") else 1
+            if "error" in row:
+                print(json.dumps(row), flush=True)
                 continue
-            err = max(max_error(outs["ged"].get(f, np.zeros(0)), outs["ort"][f]) for f in outs["ort"])
-            scale = max(1e-6, max(float(np.max(np.abs(v))) if v.size else 0.0 for v in outs["ort"].values()))
-            ok = err <= args.tolerance * scale
-            failed += 0 if ok else 1
-            row = {"model": name, "batch": batch, "max_err": err, "max_abs": scale, "ok": ok}
+            feed = ["--input", "x=" + os.path.join(data, "x.npy")]
             if args.threads > 0 and batch == 1:
                 common = feed + ["--threads", str(args.threads), "--warmup", "1"]
                 ms = {}

@@ -26,12 +26,14 @@ Exits non-zero when a model fails to run or differs by more than the tolerance.
 import argparse
 import json
 import os
-import subprocess
 import sys
 
 import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from heldout_common import compare_with_ort  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -183,12 +185,6 @@ def models(out_dir):
     return made
 
 
-def max_error(a, b):
-    if a.shape != b.shape:
-        return float("inf")
-    return float(np.max(np.abs(a.astype(np.float64) - b.astype(np.float64)))) if a.size else 0.0
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--gectl", default=os.path.join(ROOT, "build", "bin", "gectl"))
@@ -202,30 +198,11 @@ def main():
     for path, dims, batches in models(args.out):
         name = os.path.splitext(os.path.basename(path))[0]
         for batch in batches:
-            data = os.path.join(args.out, "%s_b%d" % (name, batch))
-            os.makedirs(data, exist_ok=True)
             x = np.random.default_rng(batch).uniform(-1, 1, [batch] + dims[1:]).astype(np.float32)
-            np.save(os.path.join(data, "x.npy"), x)
-            feed = ["--input", "x=" + os.path.join(data, "x.npy")]
-            runs = {"ged": [args.gectl, "--no-cache", "run", path] + feed + ["--output-dir", os.path.join(data, "ged")],
-                    "ort": ["node", os.path.join(ROOT, "bench", "ort_run.js"), path] + feed +
-                           ["--iterations", "1", "--warmup", "0", "--output-dir", os.path.join(data, "ort")]}
-            outs = {}
-            for who, cmd in runs.items():
-                r = subprocess.run(cmd, capture_output=True, text=True, env=env)
-                if r.returncode != 0:
-                    print(json.dumps({"model": name, "batch": batch, "error": "%s: %s" % (who, r.stderr[-400:])}))
-                    failed += 1
-                    break
-                d = os.path.join(data, who)
-                outs[who] = {f: np.load(os.path.join(d, f)) for f in sorted(os.listdir(d))}
-            if len(outs) != 2:
-                continue
-            err = max(max_error(outs["ged"].get(f, np.zeros(0)), outs["ort"][f]) for f in outs["ort"])
-            scale = max(1.0, max(float(np.max(np.abs(v))) if v.size else 0.0 for v in outs["ort"].values()))
-            ok = err <= args.tolerance * scale
-            failed += 0 if ok else 1
-            print(json.dumps({"model": name, "batch": batch, "max_err": err, "max_abs": scale, "ok": ok}), flush=True)
+            data = os.path.join(args.out, "%s_b%d" % (name, batch))
+            row = compare_with_ort(args.gectl, path, x, data, env, args.tolerance, scale_floor=1.0)
+            failed += 0 if row.get("ok") else 1
+            print(json.dumps(dict({"model": name, "batch": batch}, **row)), flush=True)
     sys.exit(1 if failed else 0)
 
 
