@@ -55,8 +55,8 @@ def model(name, ci=False):
 # Every model returns its input specs [(name, dtype, dims, gen)] (see
 # zoo_inputs.py) and a reference function (input arrays -> output arrays) or None.
 
-def inputs_for(specs, batch):
-    return [make_input(dtype, dims, gen, 1000 + i, batch) for i, (_, dtype, dims, gen) in enumerate(specs)]
+def inputs_for(specs, batch, dim_values=None):
+    return [make_input(dtype, dims, gen, 1000 + i, batch, dim_values) for i, (_, dtype, dims, gen) in enumerate(specs)]
 
 
 def export_torch(net, specs, path):
@@ -535,33 +535,22 @@ def detect_nms(path):
 
 # --------------------------------------------------------------------------
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("out")
-    parser.add_argument("--only", default="", help="comma-separated model names (default: all)")
-    parser.add_argument("--subset", choices=["all", "ci"], default="all")
-    args = parser.parse_args()
-    torch.set_num_threads(max(1, min(2, os.cpu_count() or 1)))
-    os.makedirs(os.path.join(args.out, "data"), exist_ok=True)
-    names = [n for n in MODELS if args.subset == "all" or MODELS[n][1]]
-    if args.only:
-        wanted = args.only.split(",")
-        unknown = [n for n in wanted if n not in MODELS]
-        if unknown:
-            sys.exit("unknown model(s): %s; known: %s" % (", ".join(unknown), ", ".join(MODELS)))
-        names = [n for n in names if n in wanted]
-    manifest_path = os.path.join(args.out, "manifest.json")
-    manifest = {"opset": OPSET, "dim_values": DIM_VALUES, "models": {}}
+def write_zoo(out, names, models, dim_values):
+    """Builds `names` of `models` ({name: (fn, ci)}) into OUT with their batch-1 inputs and
+    references, and adds them to OUT/manifest.json (whose other models stay)."""
+    os.makedirs(os.path.join(out, "data"), exist_ok=True)
+    manifest_path = os.path.join(out, "manifest.json")
+    manifest = {"opset": OPSET, "dim_values": dim_values, "models": {}}
     if os.path.exists(manifest_path):
         with open(manifest_path) as f:
             manifest["models"] = json.load(f).get("models", {})
     for name in names:
         start = time.time()
-        path = os.path.join(args.out, name + ".onnx")
-        specs, reference = MODELS[name][0](path)
-        data = os.path.join(args.out, "data", name + "_b1")
+        path = os.path.join(out, name + ".onnx")
+        specs, reference = models[name][0](path)
+        data = os.path.join(out, "data", name + "_b1")
         os.makedirs(data, exist_ok=True)
-        arrays = inputs_for(specs, 1)
+        arrays = inputs_for(specs, 1, dim_values)
         for i, a in enumerate(arrays):
             np.save(os.path.join(data, "in_%d.npy" % i), a)
         refs = reference(arrays) if reference else []
@@ -569,7 +558,7 @@ def main():
             np.save(os.path.join(data, "ref_%d.npy" % i), r)
         manifest["models"][name] = {
             "file": name + ".onnx",
-            "ci": MODELS[name][1],
+            "ci": models[name][1],
             "batched": any("batch" in s[2] for s in specs),
             "inputs": [{"name": n, "dtype": d, "dims": dims, "seed": 1000 + i, "gen": g,
                         "dynamic": [j for j, x in enumerate(dims) if isinstance(x, str)]}
@@ -579,6 +568,23 @@ def main():
         print("%-20s %6.1f MB %5.1f s" % (name, os.path.getsize(path) / 1e6, time.time() - start), flush=True)
     with open(manifest_path, "w") as f:
         json.dump(manifest, f, indent=1, sort_keys=True)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("out")
+    parser.add_argument("--only", default="", help="comma-separated model names (default: all)")
+    parser.add_argument("--subset", choices=["all", "ci"], default="all")
+    args = parser.parse_args()
+    torch.set_num_threads(max(1, min(2, os.cpu_count() or 1)))
+    names = [n for n in MODELS if args.subset == "all" or MODELS[n][1]]
+    if args.only:
+        wanted = args.only.split(",")
+        unknown = [n for n in wanted if n not in MODELS]
+        if unknown:
+            sys.exit("unknown model(s): %s; known: %s" % (", ".join(unknown), ", ".join(MODELS)))
+        names = [n for n in names if n in wanted]
+    write_zoo(args.out, names, MODELS, DIM_VALUES)
 
 
 if __name__ == "__main__":

@@ -16,7 +16,6 @@ linear_before_reset=0 (ONNX Runtime takes layout 0 only). Weights are seeded per
 default_rng). Opset 17; Debian's torch 1.13 and onnx 1.12.
 """
 import argparse
-import json
 import os
 import sys
 
@@ -27,7 +26,7 @@ import torch.nn as nn
 from onnx import TensorProto, helper, numpy_helper
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from zoo_inputs import make_input  # noqa: E402
+from make_models import inputs_for as zoo_inputs_for, write_zoo  # noqa: E402
 
 OPSET = 17
 DIM_VALUES = {"batch": 1, "s1": 1, "s8": 8, "s16": 16, "s24": 24, "s30": 30, "s40": 40, "s48": 48, "s64": 64,
@@ -43,7 +42,7 @@ def model(name):
 
 
 def inputs_for(specs, batch):
-    return [make_input(d, dims, gen, 1000 + i, batch, DIM_VALUES) for i, (_, d, dims, gen) in enumerate(specs)]
+    return zoo_inputs_for(specs, batch, DIM_VALUES)
 
 
 class Seq(nn.Module):
@@ -162,28 +161,8 @@ def main():
     parser.add_argument("--only", default="")
     args = parser.parse_args()
     torch.set_num_threads(1)
-    os.makedirs(os.path.join(args.out, "data"), exist_ok=True)
     names = args.only.split(",") if args.only else list(MODELS)
-    manifest = {"opset": OPSET, "dim_values": DIM_VALUES, "models": {}}
-    for name in names:
-        path = os.path.join(args.out, name + ".onnx")
-        specs, reference = MODELS[name](path)
-        data = os.path.join(args.out, "data", name + "_b1")
-        os.makedirs(data, exist_ok=True)
-        arrays = inputs_for(specs, 1)
-        for i, a in enumerate(arrays):
-            np.save(os.path.join(data, "in_%d.npy" % i), a)
-        refs = reference(arrays) if reference else []
-        for i, r in enumerate(refs):
-            np.save(os.path.join(data, "ref_%d.npy" % i), r)
-        manifest["models"][name] = {
-            "file": name + ".onnx", "ci": False, "batched": True, "references": len(refs),
-            "inputs": [{"name": n, "dtype": d, "dims": dims, "seed": 1000 + i, "gen": g,
-                        "dynamic": [j for j, x in enumerate(dims) if isinstance(x, str)]}
-                       for i, (n, d, dims, g) in enumerate(specs)]}
-        print(name, flush=True)
-    with open(os.path.join(args.out, "manifest.json"), "w") as f:
-        json.dump(manifest, f, indent=1, sort_keys=True)
+    write_zoo(args.out, names, {name: (fn, False) for name, fn in MODELS.items()}, DIM_VALUES)
 
 
 if __name__ == "__main__":
