@@ -112,6 +112,14 @@ absl::Status CheckInputs(const GraphInfo& info, const std::vector<Value>& inputs
 
 namespace {
 std::atomic<uint64_t> next_session_id{1};
+
+// Starts `deadline` for a compile bounded by `seconds` (> 0; else none).
+void BoundCompile(std::optional<compiler::ScopedCompileDeadline>& deadline, double seconds, std::string_view setting) {
+  if (seconds <= 0) return;
+  deadline.emplace(
+      std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(seconds)),
+      std::string(setting));
+}
 }  // namespace
 
 Session::Session(const engine::EngineRegistry& engines, OptionMap options, ThreadPool* pool,
@@ -300,14 +308,10 @@ absl::StatusOr<std::shared_ptr<Session::GraphEntry>> Session::Find(uint32_t grap
 
 absl::Status Session::CompileGraph(uint32_t graph_id, double timeout_seconds, std::string_view timeout_setting) {
   std::optional<compiler::ScopedCompileDeadline> deadline;
-  if (timeout_seconds <= 0) {
-    timeout_seconds = compile_timeout_seconds_;
-    timeout_setting = compile_timeout_setting_;
-  }
   if (timeout_seconds > 0) {
-    deadline.emplace(
-        std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(timeout_seconds)),
-        std::string(timeout_setting));
+    BoundCompile(deadline, timeout_seconds, timeout_setting);
+  } else {
+    BoundCompile(deadline, compile_timeout_seconds_, compile_timeout_setting_);
   }
   GE_ASSIGN_OR_RETURN(std::shared_ptr<GraphEntry> entry, Find(graph_id));
   std::lock_guard<std::mutex> lock(entry->compile_mu);
@@ -412,11 +416,7 @@ absl::Status Session::DynamicForm(uint32_t graph_id, GraphEntry& entry) {
   GE_LOG_INFO("session", "graph {}: compiling its dynamic form", graph_id);
   if (entry.graph == nullptr) entry.graph = entry.jit->CloneGraph();
   std::optional<compiler::ScopedCompileDeadline> deadline;
-  if (compile_timeout_seconds_ > 0) {
-    deadline.emplace(std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                         std::chrono::duration<double>(compile_timeout_seconds_)),
-                     compile_timeout_setting_);
-  }
+  BoundCompile(deadline, compile_timeout_seconds_, compile_timeout_setting_);
   absl::Status compiled = CompileDynamic(graph_id, entry);
   return Annotate(compiled, StrCat("graph ", graph_id, "'s dynamic form"));
 }
