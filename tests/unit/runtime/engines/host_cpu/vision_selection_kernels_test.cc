@@ -4,7 +4,9 @@
 // cropping, NonMaxSuppression's defaults and thresholds and its visiting
 // order (a stable sort's), Unique on strings and without sorting,
 // Compress with a short condition, Einsum on integers with broadcast
-// ellipses, Det of singular matrices, MaxUnpool's index checks.
+// ellipses, Det of singular matrices, MaxUnpool's index checks; a detection
+// head's many boxes through NonMaxSuppression's grid, RoiAlign against its
+// definition in float and double.
 #include <algorithm>
 #include <cmath>
 #include <random>
@@ -159,6 +161,142 @@ TEST(NonMaxSuppressionKernel, VisitsBoxesByScoreThenIndexLikeAStableSort) {
       const Tensor got = Host("NonMaxSuppression", {tb, ts, I64s({max_per_class}), F32({iou}, {1})});
       EXPECT_TRUE(TensorEq(got, I64(want, {static_cast<int64_t>(want.size() / 3), 3})))
           << "max " << max_per_class << " iou " << iou;
+    }
+  }
+}
+
+TEST(NonMaxSuppressionKernel, ManyBoxesAsBatchedDetectionHeadsSendThem) {
+  // torchvision's batched NMS: one class, every box offset into a region of
+  // its own class; plus boxes of every size, degenerate and non-finite
+  // boxes, in center-point form too. Enough boxes for the kernel's grid.
+  std::mt19937 rng(9);
+  std::uniform_real_distribution<float> unit(0.0f, 1.0f);
+  const int64_t n = 1500;
+  std::vector<float> boxes(n * 4), scores(n);
+  for (int64_t i = 0; i < n; ++i) {
+    const float region = static_cast<float>(i % 12) * 101.0f;
+    const float size = i % 50 == 0 ? 90.0f : 4.0f + 20.0f * unit(rng);
+    const float y = region + 70.0f * unit(rng), x = region + 70.0f * unit(rng);
+    float* b = &boxes[i * 4];
+    b[0] = y;
+    b[1] = x;
+    b[2] = i % 97 == 0 ? y : y + size;  // a few without area
+    b[3] = x + size * (0.5f + unit(rng));
+    if (i % 13 == 0) std::swap(b[0], b[2]);  // the other diagonal
+    scores[i] = static_cast<float>(static_cast<int>(unit(rng) * 40)) / 40.0f;
+  }
+  boxes[7 * 4 + 2] = NAN;
+  boxes[11 * 4 + 3] = INFINITY;
+  boxes[19 * 4 + 0] = -INFINITY;
+  const Tensor tb = F32(boxes, {1, n, 4});
+  const Tensor ts = F32(scores, {1, 1, n});
+  for (float iou : {0.0f, 0.2f, 0.5f, 0.9f}) {
+    const std::vector<int64_t> want = NaiveNms(boxes, scores, 1, 1, n, n, iou);
+    const Tensor got = Host("NonMaxSuppression", {tb, ts, I64s({n}), F32({iou}, {1})});
+    EXPECT_TRUE(TensorEq(got, I64(want, {static_cast<int64_t>(want.size() / 3), 3}))) << "iou " << iou;
+  }
+  // Center-point boxes: the same boxes as corners.
+  std::vector<float> centers(n * 4);
+  for (int64_t i = 0; i < n; ++i) {
+    const float* b = &boxes[i * 4];
+    float* c = &centers[i * 4];
+    c[0] = (b[1] + b[3]) / 2;
+    c[1] = (b[0] + b[2]) / 2;
+    c[2] = std::abs(b[3] - b[1]);
+    c[3] = std::abs(b[2] - b[0]);
+  }
+  const Tensor got = Host("NonMaxSuppression", {F32(centers, {1, n, 4}), ts, I64s({n}), F32({0.5f}, {1})},
+                          {{"center_point_box", int64_t{1}}});
+  const Tensor corners = Host("NonMaxSuppression", {tb, ts, I64s({n}), F32({0.5f}, {1})});
+  EXPECT_GT(got.shape().dim(0), 100);
+  EXPECT_LT(std::abs(got.shape().dim(0) - corners.shape().dim(0)), 10);  // rounding of the centers only
+}
+
+// RoiAlign's definition in double: bilinear samples, averaged or the
+// largest weighted corner, per bin.
+std::vector<double> NaiveRoiAlign(const std::vector<float>& x, int64_t c, int64_t h, int64_t w,
+                                  const std::vector<float>& rois, const std::vector<int64_t>& batch, int64_t oh,
+                                  int64_t ow, int64_t ratio, double scale, bool half_pixel, bool max_mode) {
+  std::vector<double> y;
+  const auto sample = [&](const float* plane, double sy, double sx) {
+    if (sy < -1.0 || sy > static_cast<double>(h) || sx < -1.0 || sx > static_cast<double>(w)) return 0.0;
+    sy = std::max(sy, 0.0);
+    sx = std::max(sx, 0.0);
+    int64_t y0 = static_cast<int64_t>(sy), x0 = static_cast<int64_t>(sx), y1 = y0 + 1, x1 = x0 + 1;
+    if (y0 >= h - 1) y0 = y1 = h - 1, sy = static_cast<double>(y0);
+    if (x0 >= w - 1) x0 = x1 = w - 1, sx = static_cast<double>(x0);
+    const double ly = sy - static_cast<double>(y0), lx = sx - static_cast<double>(x0);
+    const double v[4] = {(1 - ly) * (1 - lx) * plane[y0 * w + x0], (1 - ly) * lx * plane[y0 * w + x1],
+                         ly * (1 - lx) * plane[y1 * w + x0], ly * lx * plane[y1 * w + x1]};
+    return max_mode ? *std::max_element(v, v + 4) : v[0] + v[1] + v[2] + v[3];
+  };
+  for (size_t r = 0; r < batch.size(); ++r) {
+    const double off = half_pixel ? 0.5 : 0.0;
+    const double x0 = rois[r * 4] * scale - off, y0 = rois[r * 4 + 1] * scale - off;
+    double rw = rois[r * 4 + 2] * scale - off - x0, rh = rois[r * 4 + 3] * scale - off - y0;
+    if (!half_pixel) rw = std::max(rw, 1.0), rh = std::max(rh, 1.0);
+    const double bh = rh / static_cast<double>(oh), bw = rw / static_cast<double>(ow);
+    const int64_t gh = ratio > 0 ? ratio : static_cast<int64_t>(std::ceil(bh));
+    const int64_t gw = ratio > 0 ? ratio : static_cast<int64_t>(std::ceil(bw));
+    for (int64_t ch = 0; ch < c; ++ch) {
+      const float* plane = &x[(batch[r] * c + ch) * h * w];
+      for (int64_t ph = 0; ph < oh; ++ph) {
+        for (int64_t pw = 0; pw < ow; ++pw) {
+          double acc = 0;
+          for (int64_t iy = 0; iy < gh; ++iy) {
+            for (int64_t ix = 0; ix < gw; ++ix) {
+              const double v = sample(plane, y0 + ph * bh + (iy + 0.5) * bh / gh, x0 + pw * bw + (ix + 0.5) * bw / gw);
+              acc = max_mode ? (iy + ix == 0 ? v : std::max(acc, v)) : acc + v;
+            }
+          }
+          y.push_back(max_mode ? acc : acc / static_cast<double>(std::max<int64_t>(gh * gw, 1)));
+        }
+      }
+    }
+  }
+  return y;
+}
+
+TEST(RoiAlignKernel, MatchesTheDefinitionInFloatAndDouble) {
+  std::mt19937 rng(10);
+  std::uniform_real_distribution<float> unit(0.0f, 1.0f);
+  const int64_t n = 2, c = 5, h = 13, w = 17, r = 40;
+  std::vector<float> x(n * c * h * w), rois(r * 4);
+  for (float& v : x) v = unit(rng) * 4 - 2;
+  std::vector<int64_t> batch(r);
+  for (int64_t i = 0; i < r; ++i) {
+    // Regions inside, across and outside the image (scale 0.5), some tiny.
+    const float x1 = unit(rng) * 40 - 6, y1 = unit(rng) * 32 - 6;
+    const float size = i % 7 == 0 ? 0.3f : 2.0f + unit(rng) * 20;
+    rois[i * 4] = x1;
+    rois[i * 4 + 1] = y1;
+    rois[i * 4 + 2] = x1 + size;
+    rois[i * 4 + 3] = y1 + size * (0.5f + unit(rng));
+    batch[i] = i % n;
+  }
+  for (const char* mode : {"avg", "max"}) {
+    for (const char* transform : {"half_pixel", "output_half_pixel"}) {
+      for (int64_t ratio : {0, 2}) {
+        const ir::AttrMap attrs = {
+            {"mode", std::string(mode)},   {"coordinate_transformation_mode", std::string(transform)},
+            {"output_height", int64_t{3}}, {"output_width", int64_t{4}},
+            {"sampling_ratio", ratio},     {"spatial_scale", 0.5f}};
+        const std::vector<double> want =
+            NaiveRoiAlign(x, c, h, w, rois, batch, 3, 4, ratio, 0.5, std::string(transform) == "half_pixel",
+                          std::string(mode) == "max");
+        const Shape out{r, c, 3, 4};
+        const Tensor got = Host("RoiAlign", {F32(x, {n, c, h, w}), F32(rois, {r, 4}), I64(batch, {r})}, attrs);
+        EXPECT_TRUE(TensorNear(got, test::MakeTensor(DataType::kFloat, want, out), test::Tolerance{1e-5, 1e-5}))
+            << mode << " " << transform << " ratio " << ratio;
+        // Doubles take the other path: the same values to double precision.
+        std::vector<double> xd(x.begin(), x.end()), rd(rois.begin(), rois.end());
+        const Tensor got_d = Host("RoiAlign",
+                                  {test::MakeTensor(DataType::kDouble, xd, Shape{n, c, h, w}),
+                                   test::MakeTensor(DataType::kDouble, rd, Shape{r, 4}), I64(batch, {r})},
+                                  attrs);
+        EXPECT_TRUE(TensorNear(got_d, test::MakeTensor(DataType::kDouble, want, out), test::Tolerance{1e-12, 1e-12}))
+            << mode << " " << transform << " ratio " << ratio << " (double)";
+      }
     }
   }
 }
