@@ -11,7 +11,10 @@
 // operands are swapped when only the first one broadcasts; other shapes
 // (both broadcasting, or Sub / Div with a broadcast first operand) are
 // rejected by CheckSupported when shapes are known, and run on the
-// reference kernel when they were not.
+// reference kernel when they were not. Plain operands whose broadcast
+// oneDNN has only a reference kernel for are described in fewer dims
+// (CanonicalBroadcast); when that does not help either, the op is rejected
+// too (another engine runs it faster).
 #include <limits>
 #include <map>
 #include <utility>
@@ -151,6 +154,71 @@ int FirstOperand(const Shape& a, const Shape& b, const Shape& out, bool commutat
   return -1;
 }
 
+// oneDNN 2.6 has jit binary kernels for a second operand that broadcasts
+// over everything but dim 1 (per channel), or nothing, or everything; any
+// other pattern runs its reference kernel, a hundred times slower (300 ns an
+// element: torchvision detection models normalize a [3, H, W] image by a
+// [3, 1, 1] mean, 100 ms at 320x320). For plain tensors the same
+// computation can be described in fewer dims: size-1 dims dropped,
+// neighbours that both broadcast or both do not merged, and a leading 1
+// when the first group does not broadcast ([3, H, W] - [3, 1, 1] becomes
+// [1, 3, H*W] - [1, 3, 1], per channel).
+struct BroadcastDims {
+  dnnl::memory::dims out, second;
+};
+
+BroadcastDims CanonicalBroadcast(const dnnl::memory::dims& out, const dnnl::memory::dims& second) {
+  BroadcastDims r;
+  int last = -1;  // 1: the last group broadcasts, 0: it does not
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (out[i] == 1) continue;
+    const int bcast = second[i] == 1 ? 1 : 0;
+    if (bcast == last) {
+      r.out.back() *= out[i];
+      r.second.back() *= second[i];
+    } else {
+      r.out.push_back(out[i]);
+      r.second.push_back(second[i]);
+      last = bcast;
+    }
+  }
+  if (r.out.empty() || r.second.front() != 1) {
+    r.out.insert(r.out.begin(), 1);
+    r.second.insert(r.second.begin(), 1);
+  }
+  return r;
+}
+
+bool IsReference(const dnnl::primitive_desc_base& pd) {
+  return std::string_view(pd.impl_info_str()).substr(0, 3) == "ref";
+}
+
+// The binary primitive for plain operands of `out`'s shape (src0) and
+// `second`'s (aligned to out's rank), in the canonical dims when the plain
+// ones land on the reference kernel.
+struct PlainBinary {
+  dnnl::memory::desc src0_md, src1_md, dst_md;
+  dnnl::binary::primitive_desc pd;
+};
+
+PlainBinary MakePlainBinary(const dnnl::engine& eng, alg algorithm, const dnnl::memory::dims& out,
+                            const dnnl::memory::dims& second, dnnl::memory::data_type type,
+                            const dnnl::primitive_attr& attr) {
+  PlainBinary b;
+  b.src0_md = b.dst_md = PlainDesc(out, type);
+  b.src1_md = PlainDesc(second, type);
+  b.pd = dnnl::binary::primitive_desc(dnnl::binary::desc(algorithm, b.src0_md, b.src1_md, b.dst_md), attr, eng);
+  if (!IsReference(b.pd)) return b;
+  const BroadcastDims c = CanonicalBroadcast(out, second);
+  if (c.out.size() > static_cast<size_t>(DNNL_MAX_NDIMS)) return b;
+  PlainBinary canonical;
+  canonical.src0_md = canonical.dst_md = PlainDesc(c.out, type);
+  canonical.src1_md = PlainDesc(c.second, type);
+  canonical.pd = dnnl::binary::primitive_desc(
+      dnnl::binary::desc(algorithm, canonical.src0_md, canonical.src1_md, canonical.dst_md), attr, eng);
+  return IsReference(canonical.pd) ? b : canonical;
+}
+
 class BinaryKernel final : public DenseKernel {
  public:
   BinaryKernel(const ir::OpDesc& op, const DenseContext& ctx, const BinarySpec& spec)
@@ -177,6 +245,9 @@ class BinaryKernel final : public DenseKernel {
     }
     const auto type = ToDnnlType(r.dtype(0));
     const ir::Format format = op().output(0).type.tensor().format;
+    dnnl::primitive_attr attr;
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    dnnl::binary::primitive_desc pd;
     if (format != ir::Format::kND && r.shape(0).rank() == out->rank() && r.shape(1).rank() == out->rank()) {
       // The engine's own layout (the layout pass): each operand in the
       // layout its port names; a plain per-channel operand [N, C, 1...]
@@ -190,15 +261,16 @@ class BinaryKernel final : public DenseKernel {
       }
       plan->src0_md = md[plan->first];
       plan->src1_md = md[1 - plan->first];
+      pd = dnnl::binary::primitive_desc(dnnl::binary::desc(spec_.algorithm, plan->src0_md, plan->src1_md, plan->dst_md),
+                                        attr, eng());
     } else {
-      plan->dst_md = PlainDesc(AlignedDims(*out, rank), type);
-      plan->src0_md = PlainDesc(AlignedDims(r.shape(plan->first), rank), type);
-      plan->src1_md = PlainDesc(AlignedDims(r.shape(1 - plan->first), rank), type);
+      PlainBinary b = MakePlainBinary(eng(), spec_.algorithm, AlignedDims(*out, rank),
+                                      AlignedDims(r.shape(1 - plan->first), rank), type, attr);
+      plan->src0_md = b.src0_md;
+      plan->src1_md = b.src1_md;
+      plan->dst_md = b.dst_md;
+      pd = b.pd;
     }
-    dnnl::primitive_attr attr;
-    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-    dnnl::binary::primitive_desc pd(
-        dnnl::binary::desc(spec_.algorithm, plan->src0_md, plan->src1_md, plan->dst_md), attr, eng());
     plan->scratchpad_md = pd.scratchpad_desc();
     plan->binary = dnnl::binary(pd);
     plan->workspace_bytes = Scratch::Padded(plan->scratchpad_md.get_size()) + Scratch::kAlign;
@@ -221,7 +293,7 @@ class BinaryKernel final : public DenseKernel {
   BinarySpec spec_;
 };
 
-absl::Status CheckBinary(const ir::OpDesc& op, const DenseContext& ctx, bool commutative) {
+absl::Status CheckBinary(const ir::OpDesc& op, const DenseContext& ctx, alg algorithm, bool commutative) {
   if (op.num_inputs() != 2) return Unsupported(op, op.num_inputs(), " inputs (two only)");
   GE_RETURN_IF_ERROR(CheckFloatInput(op, 1, ctx));
   if (InputDtype(op, 1) != DataType::kUndefined && InputDtype(op, 1) != InputDtype(op, 0)) {
@@ -232,9 +304,26 @@ absl::Status CheckBinary(const ir::OpDesc& op, const DenseContext& ctx, bool com
   if (a.IsFullyKnown() && b.IsFullyKnown()) {
     auto out = ops::BroadcastShapes(a, b);
     if (!out.ok()) return Unsupported(op, out.status().message());
-    if (FirstOperand(a, b, *out, commutative) < 0) {
+    const int first = FirstOperand(a, b, *out, commutative);
+    if (first < 0) {
       return Unsupported(op, "operands ", a.ToString(), " and ", b.ToString(),
                          " (oneDNN broadcasts the second operand only)");
+    }
+    if (InputDtype(op, 0) != DataType::kUndefined && out->NumElementsUnchecked() > 0) {
+      const size_t rank = std::max<size_t>(out->dims().size(), 1);
+      bool reference = false;
+      try {
+        reference = IsReference(MakePlainBinary(ctx.engine, algorithm, AlignedDims(*out, rank),
+                                                AlignedDims(first == 0 ? b : a, rank), ToDnnlType(InputDtype(op, 0)),
+                                                dnnl::primitive_attr())
+                                    .pd);
+      } catch (const dnnl::error&) {
+        // No primitive at all: Build reports it with the node's name.
+      }
+      if (reference) {
+        return Unsupported(op, "operands ", a.ToString(), " and ", b.ToString(),
+                           " (oneDNN has only its reference kernel for this broadcast)");
+      }
     }
   }
   return absl::OkStatus();
@@ -259,7 +348,9 @@ void RegisterBinaryKernels(DenseKernelTable& table) {
   const sdk::DataTypeSet floats{DataType::kFloat, DataType::kBFloat16};
   for (const BinarySpec& spec : kBinary) {
     table.Add({std::string(spec.op), floats,
-               [&spec](const ir::OpDesc& op, const DenseContext& ctx) { return CheckBinary(op, ctx, spec.commutative); },
+               [&spec](const ir::OpDesc& op, const DenseContext& ctx) {
+                 return CheckBinary(op, ctx, spec.algorithm, spec.commutative);
+               },
                [&spec](const ir::OpDesc& op, const DenseContext& ctx) -> absl::StatusOr<std::unique_ptr<Kernel>> {
                  return std::unique_ptr<Kernel>(new BinaryKernel(op, ctx, spec));
                }});

@@ -81,6 +81,33 @@ TEST(CpuDenseRejects, UnknownOpType) {
   EXPECT_NE(std::string(s.message()).find("no kernel for op type Erf"), std::string::npos) << s;
 }
 
+// Broadcasts that oneDNN's jit kernels take only in fewer dims (a [3, H, W]
+// image normalized by a [3, 1, 1] mean: its reference kernel took 100 ms at
+// 320x320) are accepted and compute; those it cannot take at all go to
+// another engine.
+TEST(CpuDenseBinary, BroadcastsDescribedInFewerDims) {
+  Rng rng(8);
+  const std::vector<std::pair<Shape, Shape>> accepted = {
+      {Shape{3, 20, 24}, Shape{3, 1, 1}},     {Shape{2, 3, 5, 7}, Shape{2, 3, 1, 1}},
+      {Shape{6, 1, 5, 7}, Shape{6, 1, 1, 1}}, {Shape{4, 9}, Shape{4, 1}},
+      {Shape{4, 5, 6}, Shape{4, 1, 6}},       {Shape{3, 4, 5}, Shape{3, 4, 1}},
+      {Shape{2, 3, 4, 5}, Shape{2, 1, 1, 1}}, {Shape{5, 8, 16}, Shape{1, 8, 1}},
+  };
+  for (const char* type : {"Sub", "Div", "Add", "Mul"}) {
+    for (const auto& [a, b] : accepted) {
+      Case c = MakeCase(type, {rng.Random(DataType::kFloat, a, -2, 2), rng.Random(DataType::kFloat, b, 0.5, 2)});
+      const absl::Status s = Rejection(c);
+      EXPECT_TRUE(s.ok()) << type << " " << a.ToString() << " " << b.ToString() << ": " << s;
+      if (s.ok()) {
+        EXPECT_TRUE(test::MatchesReference(Dense(), Host(), c.op, c.inputs)) << type << " " << a.ToString();
+      }
+    }
+  }
+  ExpectRejected(MakeCase("Sub", {rng.Random(DataType::kFloat, Shape{2, 3, 4, 5}),
+                                  rng.Random(DataType::kFloat, Shape{2, 1, 4, 1})}),
+                 "reference kernel");
+}
+
 // Shapes unknown at placement that oneDNN cannot run still compute: the
 // kernel runs host_cpu's for them.
 TEST(CpuDenseFallback, RunsReferenceForShapesItCannotPlan) {
