@@ -13,10 +13,11 @@
 // rejected by CheckSupported when shapes are known, and run on the
 // reference kernel when they were not. Plain operands whose broadcast
 // oneDNN has only a reference kernel for are described in fewer dims
-// (CanonicalBroadcast); when that does not help either, the op is rejected
+// (MakePlainBinary); when that does not help either, the op is rejected
 // too (another engine runs it faster).
 #include <limits>
 #include <map>
+#include <string_view>
 #include <utility>
 
 #include "base/ops/shape_utils.h"
@@ -154,20 +155,22 @@ int FirstOperand(const Shape& a, const Shape& b, const Shape& out, bool commutat
   return -1;
 }
 
-// oneDNN 2.6 has jit binary kernels for a second operand that broadcasts
-// over everything but dim 1 (per channel), or nothing, or everything; any
-// other pattern runs its reference kernel, a hundred times slower (300 ns an
+// oneDNN 2.6 has jit binary kernels for only some broadcast patterns of the
+// second operand (per channel, per batch and spatial, none, everything);
+// any other runs its reference kernel, a hundred times slower (300 ns an
 // element: torchvision detection models normalize a [3, H, W] image by a
-// [3, 1, 1] mean, 100 ms at 320x320). For plain tensors the same
-// computation can be described in fewer dims: size-1 dims dropped,
-// neighbours that both broadcast or both do not merged, and a leading 1
-// when the first group does not broadcast ([3, H, W] - [3, 1, 1] becomes
-// [1, 3, H*W] - [1, 3, 1], per channel).
+// [3, 1, 1] mean, 100 ms at 320x320; Swin's shifted-window mask [1, 64, 3,
+// 49, 49] + [1, 64, 1, 49, 49] took 171 ms). For plain tensors the same
+// computation can be described in fewer dims: size-1 dims dropped and
+// neighbours that both broadcast or both do not merged ([64, 3, 2401] +
+// [64, 1, 2401]), or that with a leading 1 ([3, H, W] - [3, 1, 1] becomes
+// [1, 3, H*W] - [1, 3, 1], per channel). The first form oneDNN has a jit
+// kernel for is taken.
 struct BroadcastDims {
   dnnl::memory::dims out, second;
 };
 
-BroadcastDims CanonicalBroadcast(const dnnl::memory::dims& out, const dnnl::memory::dims& second) {
+BroadcastDims MergeBroadcastDims(const dnnl::memory::dims& out, const dnnl::memory::dims& second) {
   BroadcastDims r;
   int last = -1;  // 1: the last group broadcasts, 0: it does not
   for (size_t i = 0; i < out.size(); ++i) {
@@ -182,9 +185,9 @@ BroadcastDims CanonicalBroadcast(const dnnl::memory::dims& out, const dnnl::memo
       last = bcast;
     }
   }
-  if (r.out.empty() || r.second.front() != 1) {
-    r.out.insert(r.out.begin(), 1);
-    r.second.insert(r.second.begin(), 1);
+  if (r.out.empty()) {
+    r.out.push_back(1);
+    r.second.push_back(1);
   }
   return r;
 }
@@ -194,8 +197,8 @@ bool IsReference(const dnnl::primitive_desc_base& pd) {
 }
 
 // The binary primitive for plain operands of `out`'s shape (src0) and
-// `second`'s (aligned to out's rank), in the canonical dims when the plain
-// ones land on the reference kernel.
+// `second`'s (aligned to out's rank): the plain dims, else the first of the
+// merged forms above oneDNN has a jit kernel for (the plain one when none).
 struct PlainBinary {
   dnnl::memory::desc src0_md, src1_md, dst_md;
   dnnl::binary::primitive_desc pd;
@@ -204,19 +207,25 @@ struct PlainBinary {
 PlainBinary MakePlainBinary(const dnnl::engine& eng, alg algorithm, const dnnl::memory::dims& out,
                             const dnnl::memory::dims& second, dnnl::memory::data_type type,
                             const dnnl::primitive_attr& attr) {
-  PlainBinary b;
-  b.src0_md = b.dst_md = PlainDesc(out, type);
-  b.src1_md = PlainDesc(second, type);
-  b.pd = dnnl::binary::primitive_desc(dnnl::binary::desc(algorithm, b.src0_md, b.src1_md, b.dst_md), attr, eng);
-  if (!IsReference(b.pd)) return b;
-  const BroadcastDims c = CanonicalBroadcast(out, second);
-  if (c.out.size() > static_cast<size_t>(DNNL_MAX_NDIMS)) return b;
-  PlainBinary canonical;
-  canonical.src0_md = canonical.dst_md = PlainDesc(c.out, type);
-  canonical.src1_md = PlainDesc(c.second, type);
-  canonical.pd = dnnl::binary::primitive_desc(
-      dnnl::binary::desc(algorithm, canonical.src0_md, canonical.src1_md, canonical.dst_md), attr, eng);
-  return IsReference(canonical.pd) ? b : canonical;
+  const auto make = [&](const dnnl::memory::dims& o, const dnnl::memory::dims& s) {
+    PlainBinary b;
+    b.src0_md = b.dst_md = PlainDesc(o, type);
+    b.src1_md = PlainDesc(s, type);
+    b.pd = dnnl::binary::primitive_desc(dnnl::binary::desc(algorithm, b.src0_md, b.src1_md, b.dst_md), attr, eng);
+    return b;
+  };
+  PlainBinary plain = make(out, second);
+  if (!IsReference(plain.pd)) return plain;
+  BroadcastDims merged = MergeBroadcastDims(out, second);
+  PlainBinary candidate = make(merged.out, merged.second);
+  if (!IsReference(candidate.pd)) return candidate;
+  if (merged.out.size() < static_cast<size_t>(DNNL_MAX_NDIMS)) {
+    merged.out.insert(merged.out.begin(), 1);
+    merged.second.insert(merged.second.begin(), 1);
+    candidate = make(merged.out, merged.second);
+    if (!IsReference(candidate.pd)) return candidate;
+  }
+  return plain;
 }
 
 class BinaryKernel final : public DenseKernel {

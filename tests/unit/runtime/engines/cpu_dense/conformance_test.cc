@@ -83,15 +83,20 @@ TEST(CpuDenseRejects, UnknownOpType) {
 
 // Broadcasts that oneDNN's jit kernels take only in fewer dims (a [3, H, W]
 // image normalized by a [3, 1, 1] mean: its reference kernel took 100 ms at
-// 320x320) are accepted and compute; those it cannot take at all go to
+// 320x320; Swin's window masks) are accepted and compute; those it cannot take at all go to
 // another engine.
 TEST(CpuDenseBinary, BroadcastsDescribedInFewerDims) {
   Rng rng(8);
   const std::vector<std::pair<Shape, Shape>> accepted = {
-      {Shape{3, 20, 24}, Shape{3, 1, 1}},     {Shape{2, 3, 5, 7}, Shape{2, 3, 1, 1}},
-      {Shape{6, 1, 5, 7}, Shape{6, 1, 1, 1}}, {Shape{4, 9}, Shape{4, 1}},
-      {Shape{4, 5, 6}, Shape{4, 1, 6}},       {Shape{3, 4, 5}, Shape{3, 4, 1}},
-      {Shape{2, 3, 4, 5}, Shape{2, 1, 1, 1}}, {Shape{5, 8, 16}, Shape{1, 8, 1}},
+      {Shape{3, 20, 24}, Shape{3, 1, 1}},
+      {Shape{2, 3, 5, 7}, Shape{2, 3, 1, 1}},
+      {Shape{6, 1, 5, 7}, Shape{6, 1, 1, 1}},
+      {Shape{4, 9}, Shape{4, 1}},
+      {Shape{4, 5, 6}, Shape{4, 1, 6}},
+      {Shape{3, 4, 5}, Shape{3, 4, 1}},
+      {Shape{1, 6, 3, 7, 7}, Shape{1, 6, 1, 7, 7}},  // Swin's shifted-window mask
+      {Shape{2, 3, 4, 5}, Shape{2, 1, 1, 1}},
+      {Shape{5, 8, 16}, Shape{1, 8, 1}},
   };
   for (const char* type : {"Sub", "Div", "Add", "Mul"}) {
     for (const auto& [a, b] : accepted) {
