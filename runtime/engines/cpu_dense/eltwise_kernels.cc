@@ -11,9 +11,14 @@
 // operands are swapped when only the first one broadcasts; other shapes
 // (both broadcasting, or Sub / Div with a broadcast first operand) are
 // rejected by CheckSupported when shapes are known, and run on the
-// reference kernel when they were not.
+// reference kernel when they were not. In plain layouts, when oneDNN 2.6
+// offers only its reference kernel for a broadcast (Swin's shifted-window
+// mask: [1, 64, 3, 49, 49] + [1, 64, 1, 49, 49] took 171 ms there), the
+// dims are merged where both operands broadcast alike ([64, 3, 2401] +
+// [64, 1, 2401], a per-batch spatial operand its JIT kernel takes).
 #include <limits>
 #include <map>
+#include <string_view>
 #include <utility>
 
 #include "base/ops/shape_utils.h"
@@ -140,6 +145,32 @@ dnnl::memory::dims AlignedDims(const Shape& s, size_t rank) {
   return d;
 }
 
+// `out` and `b` (aligned, b broadcasting to out) with adjacent dims merged
+// where b either matches out or is 1 in both, and dims of size 1 dropped;
+// the merged form keeps at least one dim.
+void MergeBroadcastDims(const dnnl::memory::dims& out, const dnnl::memory::dims& b, dnnl::memory::dims& merged_out,
+                        dnnl::memory::dims& merged_b) {
+  merged_out.clear();
+  merged_b.clear();
+  int last = -1;  // 1: the previous kept dim is b's own, 0: broadcast
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (out[i] == 1) continue;
+    const int full = b[i] == out[i] ? 1 : 0;
+    if (full == last) {
+      merged_out.back() *= out[i];
+      merged_b.back() *= b[i];
+    } else {
+      merged_out.push_back(out[i]);
+      merged_b.push_back(b[i]);
+      last = full;
+    }
+  }
+  if (merged_out.empty()) {
+    merged_out.push_back(1);
+    merged_b.push_back(1);
+  }
+}
+
 // Which operand oneDNN reads as src0 (the one of the output's shape): 0 or
 // 1, or -1 when neither can be (both broadcast, or a non-commutative op
 // whose first operand broadcasts).
@@ -199,6 +230,17 @@ class BinaryKernel final : public DenseKernel {
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
     dnnl::binary::primitive_desc pd(
         dnnl::binary::desc(spec_.algorithm, plan->src0_md, plan->src1_md, plan->dst_md), attr, eng());
+    if (format == ir::Format::kND && std::string_view(pd.impl_info_str()).substr(0, 3) == "ref") {
+      dnnl::memory::dims out_dims, b_dims;
+      MergeBroadcastDims(plan->dst_md.dims(), plan->src1_md.dims(), out_dims, b_dims);
+      const dnnl::memory::desc dst_md = PlainDesc(out_dims, type), src1_md = PlainDesc(b_dims, type);
+      dnnl::binary::primitive_desc merged(dnnl::binary::desc(spec_.algorithm, dst_md, src1_md, dst_md), attr, eng());
+      if (std::string_view(merged.impl_info_str()).substr(0, 3) != "ref") {
+        pd = merged;
+        plan->dst_md = plan->src0_md = dst_md;
+        plan->src1_md = src1_md;
+      }
+    }
     plan->scratchpad_md = pd.scratchpad_desc();
     plan->binary = dnnl::binary(pd);
     plan->workspace_bytes = Scratch::Padded(plan->scratchpad_md.get_size()) + Scratch::kAlign;
