@@ -8,6 +8,7 @@
 #include "base/ir/op_types.h"
 #include "base/status.h"
 #include "runtime/engines/cpu_dense/conv_bn_fold.h"
+#include "runtime/engines/cpu_dense/conv_tap_trim.h"
 #include "runtime/engines/cpu_dense/dense_kernel.h"
 #include "runtime/engines/cpu_dense/layout_pass.h"
 #include "runtime/engines/cpu_dense/norm_relu_fusion.h"
@@ -87,8 +88,9 @@ absl::StatusOr<bool> CpuDenseGraphOptimizer::OptimizeOne(ir::Graph& graph, const
   bool changed = false;
   if (fold) {
     GE_ASSIGN_OR_RETURN(bool pads, FoldPads(graph, can_rewrite));
+    GE_ASSIGN_OR_RETURN(bool trimmed, TrimConvTaps(graph, can_rewrite));
     GE_ASSIGN_OR_RETURN(bool folded, FoldConvBatchNorm(graph, can_rewrite));
-    changed = pads || folded;
+    changed = pads || trimmed || folded;
   }
   // Before placement a convolution's chain (GELU's arithmetic, a residual
   // Add) fuses first, except an Add feeding a LayerNormalization

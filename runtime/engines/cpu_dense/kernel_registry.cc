@@ -70,6 +70,8 @@ void RegisterDenseKernels(DenseKernelTable& table) {
   RegisterMatMulKernels(table);
   RegisterFusedKernels(table);
   RegisterPoolKernels(table);
+  RegisterPadKernels(table);
+  RegisterInstanceNormKernels(table);
   RegisterNormKernels(table);
   RegisterEltwiseKernels(table);
   RegisterBinaryKernels(table);

@@ -53,6 +53,8 @@ void RegisterConvTransposeKernels(DenseKernelTable& table);
 void RegisterResizeKernels(DenseKernelTable& table);
 void RegisterMatMulKernels(DenseKernelTable& table);
 void RegisterPoolKernels(DenseKernelTable& table);
+void RegisterPadKernels(DenseKernelTable& table);
+void RegisterInstanceNormKernels(DenseKernelTable& table);
 void RegisterNormKernels(DenseKernelTable& table);
 void RegisterEltwiseKernels(DenseKernelTable& table);
 void RegisterBinaryKernels(DenseKernelTable& table);

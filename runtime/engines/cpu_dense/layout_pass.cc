@@ -19,8 +19,10 @@ enum class Role { kNone, kConv, kDeconv, kInt8Conv, kFollow, kBinary, kInt8Binar
 
 // cpu_dense's QuantizeLinear / DequantizeLinear are per tensor only, so
 // element-wise: they keep the layout while changing the dtype.
-// Resize follows when it keeps the channels (ResizeKeepsChannels).
-constexpr std::array<std::string_view, 21> kFollowers = {"Relu",
+// Resize and Pad follow when they keep the batch and channels
+// (KeepsChannels); InstanceNormalization always (per-channel parameters,
+// like BatchNormalization).
+constexpr std::array<std::string_view, 23> kFollowers = {"Relu",
                                                          "LeakyRelu",
                                                          "Sigmoid",
                                                          "Tanh",
@@ -40,7 +42,9 @@ constexpr std::array<std::string_view, 21> kFollowers = {"Relu",
                                                          "BatchNormalization",
                                                          "QuantizeLinear",
                                                          "DequantizeLinear",
-                                                         "Resize"};
+                                                         "Resize",
+                                                         "Pad",
+                                                         "InstanceNormalization"};
 constexpr std::array<std::string_view, 6> kBinaries = {"Add", "Sub", "Mul", "Div", "Max", "Min"};
 
 template <size_t N>
@@ -109,10 +113,10 @@ bool Commutative(const ir::Node& n) {
 ir::Format FormatOf(const ir::OutPort& p) { return p.node->op_desc().output(p.index).type.tensor().format; }
 const ir::ValueType& TypeOf(const ir::OutPort& p) { return p.node->op_desc().output(p.index).type; }
 
-// A Resize whose output has its input's batch and channels (a spatial
-// resize): only then does a channel block of the output read the same
-// block of the input.
-bool ResizeKeepsChannels(const ir::Node& n) {
+// A Resize or Pad whose output has its input's batch and channels (a
+// spatial resize or pad): only then does a channel block of the output read
+// the same block of the input.
+bool KeepsChannels(const ir::Node& n) {
   if (!n.input(0)) return false;
   const Shape& in = TypeOf(n.input(0)).shape();
   const Shape& out = n.op_desc().output(0).type.shape();
@@ -174,7 +178,7 @@ class LayoutPass {
     }
     if (IsPlain(f) || !Fits(out, f)) return absl::OkStatus();
     if (RoleOf(n) == Role::kFollow && !Fits(TypeOf(n.input(0)), f)) return absl::OkStatus();
-    if (n.type() == "Resize" && !ResizeKeepsChannels(n)) return absl::OkStatus();
+    if ((n.type() == "Resize" || n.type() == "Pad") && !KeepsChannels(n)) return absl::OkStatus();
     ir::Format& format = n.mutable_op_desc().mutable_output(0).type.mutable_tensor().format;
     changed_ = changed_ || format != f;
     format = f;

@@ -12,14 +12,17 @@
 namespace ge::engine::cpu_dense {
 namespace {
 
-// The Relu a BatchNormalization can absorb, or null.
+bool IsNorm(const ir::Node& n) { return n.type() == "BatchNormalization" || n.type() == "InstanceNormalization"; }
+
+// The Relu a BatchNormalization (InstanceNormalization) can absorb, or null.
 ir::Node* FusableRelu(const ir::Node& bn, const NodeFilter& can_rewrite) {
-  if (bn.type() != "BatchNormalization" || !can_rewrite(bn) || bn.num_outputs() != 1) return nullptr;
+  if (!IsNorm(bn) || !can_rewrite(bn) || bn.num_outputs() != 1) return nullptr;
   if (bn.op_desc().GetAttrOr<int64_t>(kAttrFusedRelu, 0) != 0) return nullptr;
   if (sdk::IntAttr(bn.op_desc(), "training_mode", 0) != 0) return nullptr;
   if (!bn.control_inputs().empty() || !bn.control_outputs().empty()) return nullptr;
   const ir::ValueType& x = bn.op_desc().input(0).type;
   if (!x.is_tensor() || x.shape().unknown_rank() || x.shape().rank() < 2 || x.shape().rank() > 5) return nullptr;
+  if (bn.type() == "InstanceNormalization" && x.shape().rank() < 3) return nullptr;
   const ir::InPort* use = SingleConsumer(bn, 0);
   if (use == nullptr) return nullptr;
   ir::Node* relu = use->node;
@@ -37,7 +40,7 @@ ir::Node* FusableRelu(const ir::Node& bn, const NodeFilter& can_rewrite) {
 absl::StatusOr<bool> FuseNormRelu(ir::Graph& graph, const NodeFilter& can_rewrite) {
   std::vector<std::string> names;
   graph.ForEachNode([&](ir::Node* n) {
-    if (n->type() == "BatchNormalization") names.push_back(n->name());
+    if (IsNorm(*n)) names.push_back(n->name());
   });
   bool changed = false;
   for (const std::string& name : names) {

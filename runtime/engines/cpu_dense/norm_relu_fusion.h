@@ -13,6 +13,9 @@
 // cpu_dense runs (2-5), the Relu's output is not a graph output, and
 // neither node has control edges. The kernel never hands a fused node to
 // the reference engine (which would drop the ReLU): it reports an error.
+// An InstanceNormalization (rank 3-5; cpu_dense's own kernel applies the
+// ReLU in its last pass) fuses its Relu the same way: a style-transfer
+// network follows each one with a ReLU.
 #pragma once
 
 #include <string_view>

@@ -465,6 +465,14 @@ std::vector<Case> FusedCases(Rng& rng) {
     Value addend = chain.has_add() ? Value(rng.Random(dt, add_shape)) : Value();
     cases.push_back(FusedCase("MatMul", std::move(inputs), {}, chain, addend, 2));
   }
+  for (int trial = 0; trial < 8; ++trial) {  // attention scores plus a bias broadcast over the batch
+    const int64_t b = rng.Int(1, 5), h = rng.Int(1, 4), m = rng.Int(1, 9), n = rng.Int(1, 9), k = rng.Int(1, 20);
+    std::vector<Value> inputs = {rng.Random(dt, Shape{b, h, m, k}), rng.Random(dt, Shape{b, h, k, n})};
+    PostOpChain chain = RandomChain(rng, true);
+    if (trial % 2 == 0) chain.ops = {{PostOpKind::kAdd, 0, 0}};
+    const Shape add_shape = rng.Pick<Shape>({Shape{1, h, m, n}, Shape{h, m, n}, Shape{b, 1, m, n}});
+    cases.push_back(FusedCase("MatMul", std::move(inputs), {}, chain, Value(rng.Random(dt, add_shape)), 2));
+  }
   for (int trial = 0; trial < 12; ++trial) {  // Gemm with C
     const int64_t m = rng.Int(1, 9), n = rng.Int(1, 9), k = rng.Int(1, 20);
     ir::AttrMap attrs = {{"transB", ir::AttrValue(int64_t{1})}};

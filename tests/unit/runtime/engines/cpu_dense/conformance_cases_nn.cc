@@ -1,6 +1,7 @@
 // Conformance cases of cpu_dense's normalization, softmax and element-wise
 // kernels: random ranks, axes, parameter broadcasts, operand broadcasting
 // (the forms the engine accepts), scalars and zero-sized tensors.
+#include <algorithm>
 #include <cstring>
 
 #include "base/ops/shape_utils.h"
@@ -30,6 +31,51 @@ std::vector<Case> BatchNormCases(Rng& rng) {
                                 rng.Random(dt, c, 0.1, 2.0)},
                                std::move(attrs)));
     }
+  }
+  return cases;
+}
+
+std::vector<Case> InstanceNormCases(Rng& rng) {
+  std::vector<Case> cases;
+  for (int trial = 0; trial < 16; ++trial) {
+    Shape x = RandomShape(rng, 3, 5, 7);
+    if (trial == 0) x.set_dim(0, 0);
+    if (trial == 1) x = Shape{2, 3, 300};  // planes longer than the kernel's vector of sums
+    const Shape c{x.dim(1)};
+    ir::AttrMap attrs;
+    if (rng.Bool()) attrs["epsilon"] = ir::AttrValue(rng.Pick<float>({1e-5f, 1e-3f, 0.1f}));
+    // An offset keeps the mean away from 0, as activations after a ReLU.
+    cases.push_back(MakeCase("InstanceNormalization",
+                             {rng.Random(DataType::kFloat, x, trial % 2 == 0 ? -3 : 2, 5),
+                              rng.Random(DataType::kFloat, c), rng.Random(DataType::kFloat, c)},
+                             std::move(attrs)));
+  }
+  return cases;
+}
+
+// Pads of every sign (negative ones crop) in each mode; reflect pads stay
+// below the dim (ONNX's range) except in a few periodic cases host_cpu
+// defines.
+std::vector<Case> PadCases(Rng& rng) {
+  std::vector<Case> cases;
+  const std::vector<std::string> modes = {"constant", "reflect", "edge"};
+  for (int trial = 0; trial < 48; ++trial) {
+    const std::string mode = modes[trial % 3];
+    const Shape x = RandomShape(rng, trial < 3 ? 0 : 1, 5, 6);
+    const int64_t rank = x.rank();
+    Tensor pads = *Tensor::Allocate(DataType::kInt64, Shape{2 * rank});
+    for (int64_t i = 0; i < 2 * rank; ++i) {
+      const int64_t n = x.dim(i % rank);
+      int64_t p = rng.Int(0, 3);
+      if (mode == "reflect" && trial % 8 != 1) p = std::min(p, n - 1);
+      if (mode == "constant" && trial % 5 == 4) p = -std::min<int64_t>(rng.Int(0, 2), n / 2);
+      pads.data<int64_t>()[i] = p;
+    }
+    ir::AttrMap attrs = {{"mode", ir::AttrValue(mode)}};
+    std::vector<Value> inputs = {rng.Random(DataType::kFloat, x), Value(pads)};
+    if (mode == "constant" && trial % 2 == 0)
+      inputs.push_back(Value(test::MakeTensor(DataType::kFloat, {1.5}, Shape{})));
+    cases.push_back(MakeCase("Pad", std::move(inputs), std::move(attrs)));
   }
   return cases;
 }
@@ -132,6 +178,15 @@ std::vector<Case> BinaryCases(Rng& rng, const std::string& type) {
       cases.push_back(std::move(c));
     }
     cases.push_back(MakeCase(type, {rng.Random(dt, Shape{0, 3}), rng.Random(dt, Shape{3})}));
+    // Broadcasts oneDNN's JIT kernel takes only with dims merged (a Swin
+    // window mask; a middle dim; two broadcast runs).
+    const double lo = type == "Div" ? 0.5 : -2.0;
+    for (const auto& [a, b] : std::vector<std::pair<Shape, Shape>>{{Shape{1, 4, 3, 5, 6}, Shape{1, 4, 1, 5, 6}},
+                                                                   {Shape{2, 3, 7}, Shape{2, 1, 7}},
+                                                                   {Shape{3, 2, 4, 5}, Shape{3, 1, 1, 5}},
+                                                                   {Shape{2, 3, 4, 5}, Shape{1, 3, 1, 5}}}) {
+      cases.push_back(MakeCase(type, {rng.Random(dt, a, -2, 2), rng.Random(dt, b, lo, 2)}));
+    }
   }
   return cases;
 }
@@ -210,6 +265,8 @@ void AddNnCases(CaseTable& table) {
   table["TransData"] = TransDataCases;
   table["Concat"] = ConcatCases;
   table["BatchNormalization"] = BatchNormCases;
+  table["InstanceNormalization"] = InstanceNormCases;
+  table["Pad"] = PadCases;
   table["LayerNormalization"] = LayerNormCases;
   for (const char* type : {"Softmax", "LogSoftmax"}) {
     table[type] = [type](Rng& rng) { return SoftmaxCases(rng, type); };

@@ -344,6 +344,56 @@ TEST(CpuDenseResize, ChannelBlockedLayoutsGiveTheLaidOutPlainResult) {
   }
 }
 
+// ---- Pad and InstanceNormalization in channel-blocked layouts ----
+
+// Both follow their input's layout (the layout pass): the blocked kernel
+// against host_cpu's plain result, laid out, without the reference path.
+TEST(CpuDensePadNorm, ChannelBlockedLayoutsGiveTheLaidOutPlainResult) {
+  Rng rng(17);
+  const std::vector<std::string> modes = {"constant", "reflect", "edge"};
+  for (int trial = 0; trial < 24; ++trial) {
+    const int64_t block = trial % 2 == 0 ? 8 : 16;
+    const ir::Format format = block == 8 ? ir::Format::kNChw8c : ir::Format::kNChw16c;
+    const int64_t rank = trial % 3 == 0 ? 5 : 4;
+    Shape x{rng.Int(1, 3), block * rng.Int(1, 2)};
+    for (int64_t d = 2; d < rank; ++d) x.push_back(rng.Int(2, 9));
+    std::vector<Value> inputs = {rng.Random(DataType::kFloat, x, -1, 3)};
+    Case plain;
+    if (trial % 2 == 0) {
+      Tensor pads = *Tensor::Allocate(DataType::kInt64, Shape{2 * rank});
+      for (int64_t i = 0; i < 2 * rank; ++i) {
+        const int64_t d = i % rank;
+        pads.data<int64_t>()[i] = d < 2 ? 0 : std::min(rng.Int(0, 3), x.dim(d) - 1);
+      }
+      inputs.push_back(Value(pads));
+      plain = MakeCase("Pad", inputs, {{"mode", ir::AttrValue(modes[(trial / 2) % 3])}});
+    } else {
+      inputs.push_back(rng.Random(DataType::kFloat, Shape{x.dim(1)}));
+      inputs.push_back(rng.Random(DataType::kFloat, Shape{x.dim(1)}));
+      plain = MakeCase("InstanceNormalization", inputs, {{"epsilon", ir::AttrValue(1e-3f)}});
+    }
+    auto want = test::RunKernel(Host(), plain.op, plain.inputs);
+    ASSERT_TRUE(want.ok()) << want.status();
+    ir::OpDesc laid = plain.op;
+    laid.mutable_input(0).type.mutable_tensor().format = format;
+    test::RunOptions options;
+    auto types = test::InferOutputTypes(plain.op, plain.inputs);
+    ASSERT_TRUE(types.ok()) << types.status();
+    options.output_types = *types;
+    options.output_types[0].mutable_tensor().format = format;
+    laid.mutable_output(0).type = options.output_types[0];
+    std::vector<Value> laid_inputs = inputs;
+    laid_inputs[0] = Value(ChannelBlocked(inputs[0].tensor(), block));
+    const int64_t fallbacks = ReferenceRuns().load();
+    auto got = test::RunKernel(Dense(), laid, laid_inputs, options);
+    ASSERT_TRUE(got.ok()) << got.status() << " trial " << trial;
+    EXPECT_EQ(ReferenceRuns().load(), fallbacks);
+    EXPECT_TRUE(
+        test::TensorNear((*got)[0].tensor(), ChannelBlocked((*want)[0].tensor(), block), test::Tolerance{1e-5, 1e-5}))
+        << "trial " << trial << " " << plain.op.type() << " " << x.ToString() << " " << ir::FormatName(format);
+  }
+}
+
 // ---- Concat as contiguous copies ----
 
 // A channel Concat of plain inputs, and of channel-blocked inputs with the

@@ -126,5 +126,46 @@ TEST(NormReluFusionTest, TheFusedKernelComputesReluOfTheNorm) {
   }
 }
 
+// An InstanceNormalization takes its Relu too, and cpu_dense's kernel
+// computes Relu(InstanceNormalization(x)), ranks 3 to 5.
+TEST(NormReluFusionTest, InstanceNormTakesItsReluAndComputesIt) {
+  auto g = Parse(Graph(R"(
+    x = Data() {index = 0} -> (f32[-1,4,5,5])
+    in = InstanceNormalization(x, s, b) {epsilon = 0.001} -> (f32[-1,4,5,5])
+    r = Relu(in) -> (f32[-1,4,5,5])
+    w = Const() {value = tensor<f32[2,4,1,1]>splat(0.5)} -> (f32[2,4,1,1])
+    conv = Conv(r, w) {kernel_shape = [1, 1]} -> (f32[-1,2,5,5])
+    out = NetOutput(conv)
+  )"));
+  auto changed = FuseNormRelu(*g, AnyNode);
+  ASSERT_TRUE(changed.ok()) << changed.status();
+  EXPECT_TRUE(*changed);
+  const ir::Node* in = g->FindNode("in");
+  ASSERT_NE(in, nullptr);
+  EXPECT_EQ(in->op_desc().GetAttrOr<int64_t>(kAttrFusedRelu, 0), 1);
+  EXPECT_EQ(g->FindNode("r"), nullptr);
+
+  HostCpuEngine host;
+  for (const Shape& shape : {Shape{2, 16, 7}, Shape{2, 16, 5, 6}, Shape{1, 16, 3, 4, 5}}) {
+    const Tensor x = test::RandomTensor(DataType::kFloat, shape, 1, -2, 2);
+    std::vector<Value> inputs = {x};
+    for (uint64_t seed = 2; seed <= 3; ++seed)
+      inputs.push_back(test::RandomTensor(DataType::kFloat, Shape{16}, seed, -1, 1.5));
+    const ir::AttrMap attrs = {{"epsilon", ir::AttrValue(1e-3f)}};
+    auto norm = test::RunOp1(host, "InstanceNormalization", inputs, attrs);
+    ASSERT_TRUE(norm.ok()) << norm.status();
+    auto want = test::RunOp1(host, "Relu", {*norm});
+    ASSERT_TRUE(want.ok()) << want.status();
+    test::OpBuilder builder("InstanceNormalization", "in");
+    builder.Inputs(inputs)
+        .Outputs(1)
+        .Attr("epsilon", ir::AttrValue(1e-3f))
+        .Attr(kAttrFusedRelu, ir::AttrValue(int64_t{1}));
+    auto got = test::RunKernel(PassTestEngine(), builder.Build(), inputs);
+    ASSERT_TRUE(got.ok()) << got.status();
+    EXPECT_TRUE(test::TensorNear((*got)[0].tensor(), *want, {1e-5, 1e-5})) << shape.ToString();
+  }
+}
+
 }  // namespace
 }  // namespace ge::engine::cpu_dense
