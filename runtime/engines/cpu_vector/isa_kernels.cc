@@ -11,7 +11,8 @@
 // reductions (which must not be reassociated otherwise), and a vectorizable
 // exp for f32 (Cephes' polynomial, about 1 ulp) under Exp, Sigmoid, Tanh,
 // Elu and Softplus. Functions libm has no vector form for here (Erf, Sin,
-// Cos, Log, Pow, fmod, f64 exp) call libm per element.
+// Cos, Log, Pow, fmod, f64 exp) call libm per element, except Pow by a
+// scalar 2 or 3 (products).
 #include <immintrin.h>
 #include <math.h>
 #include <stdint.h>
@@ -393,6 +394,18 @@ void Binary(const void* av, int64_t sa, const void* bv, int64_t sb, void* ov, in
     for (int64_t i = 0; i < n; ++i) o[i] = static_cast<O>(Op::F(x, b[i]));
   } else if (sa == 1 && sb == 0) {
     const T y = b[0];
+    if constexpr (Same<Op, PowF>::value && kFloat<T>) {
+      // A constant square or cube (RMSNorm's and a variance's x^2, GELU's
+      // tanh form x^3): products the vectorizer takes, not libm per element.
+      if (y == T(2)) {
+        for (int64_t i = 0; i < n; ++i) o[i] = static_cast<O>(a[i] * a[i]);
+        return;
+      }
+      if (y == T(3)) {
+        for (int64_t i = 0; i < n; ++i) o[i] = static_cast<O>(a[i] * a[i] * a[i]);
+        return;
+      }
+    }
     for (int64_t i = 0; i < n; ++i) o[i] = static_cast<O>(Op::F(a[i], y));
   } else {
     for (int64_t i = 0; i < n; ++i) o[i] = static_cast<O>(Op::F(a[i * sa], b[i * sb]));
