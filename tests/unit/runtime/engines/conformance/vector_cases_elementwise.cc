@@ -124,8 +124,8 @@ void AddElementwiseCases(VectorCaseTable& t) {
     if (rng.Int(0, 2) == 0) {
       const Shape out = RandomShape(rng, 0, 4, 9);
       const Shape e = rng.Bool() ? Shape{} : Shape{1};
-      return cpu_dense::MakeCase("Pow", {Values(rng, dtype, out, -3.0, 3.0),
-                                         test::MakeTensor(dtype, {rng.Bool() ? 2.0 : 3.0}, e)});
+      return cpu_dense::MakeCase(
+          "Pow", {Values(rng, dtype, out, -3.0, 3.0), test::MakeTensor(dtype, {rng.Bool() ? 2.0 : 3.0}, e)});
     }
     return Binary("Pow", false, 0.1, 3.0)(rng, dtype);
   };
