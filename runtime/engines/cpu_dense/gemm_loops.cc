@@ -18,7 +18,8 @@
 // last block adds the bias and runs the post-op steps on the tile in
 // registers, then stores it (masked past n). exp is a polynomial on an
 // exactly representable range reduction (a few ulps); erf is Abramowitz
-// and Stegun's 7.1.26 (absolute error below 1.5e-7), used by GELU only.
+// and Stegun's 7.1.26 (absolute error below 1.5e-7), used by GELU only
+// (the tanh form runs through Tanh).
 #include <immintrin.h>
 
 #include <algorithm>
@@ -107,6 +108,11 @@ inline __m256 Step(const GemmStep& s, __m256 y, const float* add, __m256i mask) 
     }
     case 8: return _mm256_mul_ps(y, Sigmoid(_mm256_mul_ps(Splat(s.alpha), y)));
     case 9: return _mm256_fmadd_ps(Splat(s.alpha), y, Splat(s.beta));
+    case 10: {  // 0.5 y (1 + tanh(sqrt(2 / pi) (y + 0.044715 y^3)))
+      const __m256 y3 = _mm256_mul_ps(_mm256_mul_ps(y, y), y);
+      const __m256 inner = _mm256_mul_ps(Splat(0.79788456080286536f), _mm256_fmadd_ps(Splat(0.044715f), y3, y));
+      return _mm256_mul_ps(_mm256_mul_ps(Splat(0.5f), y), _mm256_add_ps(Splat(1.0f), Tanh(inner)));
+    }
     default: return y;
   }
 }

@@ -29,7 +29,8 @@ inline constexpr int64_t GemmPanels(int64_t n) { return (n + kGemmPanel - 1) / k
 
 // One post-op step on the product (the codes follow PostOpKind's order).
 struct GemmStep {
-  int32_t kind;  // 0 add, 1 relu, 2 clip, 3 sigmoid, 4 tanh, 5 elu, 6 gelu_erf, 7 hardswish, 8 swish, 9 linear
+  int32_t kind;  // 0 add, 1 relu, 2 clip, 3 sigmoid, 4 tanh, 5 elu, 6 gelu_erf, 7 hardswish, 8 swish, 9 linear,
+                 // 10 gelu_tanh
   float alpha, beta;
 };
 

@@ -1,4 +1,4 @@
-// Post-op fusion: chain matching, the GELU pattern and the rewrite.
+// Post-op fusion: chain matching, the GELU patterns and the rewrite.
 #include "runtime/engines/cpu_dense/post_op_fusion.h"
 
 #include <cmath>
@@ -12,6 +12,7 @@
 #include "base/ops/shape_utils.h"
 #include "base/status.h"
 #include "runtime/engines/cpu_dense/dnnl_util.h"
+#include "runtime/engines/cpu_dense/gelu_tanh_match.h"
 #include "runtime/engines/cpu_dense/post_ops.h"
 #include "runtime/engines/sdk/kernel_util.h"
 
@@ -172,6 +173,12 @@ void ExtendChain(Match& m, const NodeFilter& can_rewrite) {
     if (auto gelu = MatchGelu(m.result, can_rewrite)) {
       m.absorbed.insert(m.absorbed.end(), gelu->begin(), gelu->end());
       m.chain.ops.push_back({PostOpKind::kGeluErf, 0.0f, 0.0f});
+      m.result = {gelu->back(), 0};
+      continue;
+    }
+    if (auto gelu = MatchGeluTanh(m.result, can_rewrite)) {
+      m.absorbed.insert(m.absorbed.end(), gelu->begin(), gelu->end());
+      m.chain.ops.push_back({PostOpKind::kGeluTanh, 0.0f, 0.0f});
       m.result = {gelu->back(), 0};
       continue;
     }

@@ -11,7 +11,8 @@
 //     operand is the `add` step's input, at most one per chain; a Conv's
 //     operand must have the output's shape);
 //   GELU as exported by PyTorch and Hugging Face: x * 0.5 * (1 + Erf(x / sqrt 2))
-//     in either multiplication order (Div, Erf, Add, Mul, Mul).
+//     in either multiplication order (Div, Erf, Add, Mul, Mul);
+//   GELU's tanh form in any arrangement of its arithmetic (gelu_tanh_match.h).
 // Every absorbed node must pass the filter, have no control edges and keep
 // the dtype. The fused node keeps the base node's name and attributes and
 // takes over the last absorbed node's output; it is created only when

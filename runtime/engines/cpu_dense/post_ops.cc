@@ -11,7 +11,7 @@
 namespace ge::engine::cpu_dense {
 namespace {
 
-constexpr std::array<std::pair<PostOpKind, std::string_view>, 10> kNames = {{
+constexpr std::array<std::pair<PostOpKind, std::string_view>, 11> kNames = {{
     {PostOpKind::kAdd, "add"},
     {PostOpKind::kRelu, "relu"},
     {PostOpKind::kClip, "clip"},
@@ -22,6 +22,7 @@ constexpr std::array<std::pair<PostOpKind, std::string_view>, 10> kNames = {{
     {PostOpKind::kHardSwish, "hardswish"},
     {PostOpKind::kSwish, "swish"},
     {PostOpKind::kLinear, "linear"},
+    {PostOpKind::kGeluTanh, "gelu_tanh"},
 }};
 
 dnnl::algorithm EltwiseAlgorithm(PostOpKind kind) {
@@ -32,6 +33,7 @@ dnnl::algorithm EltwiseAlgorithm(PostOpKind kind) {
     case PostOpKind::kTanh: return dnnl::algorithm::eltwise_tanh;
     case PostOpKind::kElu: return dnnl::algorithm::eltwise_elu;
     case PostOpKind::kGeluErf: return dnnl::algorithm::eltwise_gelu_erf;
+    case PostOpKind::kGeluTanh: return dnnl::algorithm::eltwise_gelu_tanh;
     case PostOpKind::kHardSwish: return dnnl::algorithm::eltwise_hardswish;
     case PostOpKind::kSwish: return dnnl::algorithm::eltwise_swish;
     case PostOpKind::kLinear: return dnnl::algorithm::eltwise_linear;

@@ -7,7 +7,8 @@
 //   add       y + R, R the node's input 3 (a residual, numpy-broadcast to y)
 //   relu      max(y, 0) + alpha * min(y, 0)  (alpha 0: Relu; LeakyRelu's slope)
 //   clip      min(max(y, alpha), beta)
-//   sigmoid, tanh, elu (alpha), gelu_erf (0.5 y (1 + erf(y / sqrt 2)))
+//   sigmoid, tanh, elu (alpha), gelu_erf (0.5 y (1 + erf(y / sqrt 2))),
+//   gelu_tanh (0.5 y (1 + tanh(sqrt(2 / pi) (y + 0.044715 y^3))))
 //   hardswish (y relu6(y + 3) / 6), swish (y sigmoid(alpha y))
 //   linear    alpha y + beta (with clip 0..1: HardSigmoid)
 // oneDNN applies them inside the primitive (post-ops), so the intermediate
@@ -34,7 +35,7 @@ inline constexpr std::string_view kAttrPostBeta = "post_beta";
 inline constexpr int kFusedBiasInput = 2;  // Conv's B, Gemm's C, MatMul's bias ([N])
 inline constexpr int kFusedAddInput = 3;   // the `add` step's operand
 
-enum class PostOpKind { kAdd, kRelu, kClip, kSigmoid, kTanh, kElu, kGeluErf, kHardSwish, kSwish, kLinear };
+enum class PostOpKind { kAdd, kRelu, kClip, kSigmoid, kTanh, kElu, kGeluErf, kHardSwish, kSwish, kLinear, kGeluTanh };
 
 struct PostOp {
   PostOpKind kind = PostOpKind::kRelu;

@@ -367,6 +367,18 @@ absl::StatusOr<Tensor> ApplyChainOnHost(Tensor y, const PostOpChain& chain, cons
         next = HostOp("Mul", {m, scalar(0.5)});
         break;
       }
+      case PostOpKind::kGeluTanh: {  // torch's export: x * 0.5 * (1 + tanh(c (x + 0.044715 x x x)))
+        GE_ASSIGN_OR_RETURN(Tensor x2, HostOp("Mul", {y, y}));
+        GE_ASSIGN_OR_RETURN(Tensor x3, HostOp("Mul", {x2, y}));
+        GE_ASSIGN_OR_RETURN(Tensor c3, HostOp("Mul", {x3, scalar(0.044715)}));
+        GE_ASSIGN_OR_RETURN(Tensor in, HostOp("Add", {y, c3}));
+        GE_ASSIGN_OR_RETURN(Tensor sc, HostOp("Mul", {in, scalar(std::sqrt(2.0 / 3.14159265358979323846))}));
+        GE_ASSIGN_OR_RETURN(Tensor t, HostOp("Tanh", {sc}));
+        GE_ASSIGN_OR_RETURN(Tensor a, HostOp("Add", {t, scalar(1.0)}));
+        GE_ASSIGN_OR_RETURN(Tensor m, HostOp("Mul", {y, a}));
+        next = HostOp("Mul", {m, scalar(0.5)});
+        break;
+      }
       case PostOpKind::kHardSwish: next = HostOp("HardSwish", {y}); break;
       case PostOpKind::kSwish: {
         GE_ASSIGN_OR_RETURN(Tensor s, HostOp("Mul", {y, scalar(p.alpha)}));
@@ -392,7 +404,7 @@ PostOpChain RandomChain(Rng& rng, bool with_add) {
   for (int i = 0; i <= steps; ++i) {
     if (i == add_at) chain.ops.push_back({PostOpKind::kAdd, 0, 0});
     if (i == steps) break;
-    switch (rng.Int(0, 8)) {
+    switch (rng.Int(0, 9)) {
       case 0: chain.ops.push_back({PostOpKind::kRelu, rng.Pick<float>({0.0f, 0.1f}), 0}); break;
       case 1: chain.ops.push_back({PostOpKind::kClip, -0.5f, rng.Pick<float>({0.5f, 6.0f})}); break;
       case 2: chain.ops.push_back({PostOpKind::kSigmoid, 0, 0}); break;
@@ -401,6 +413,7 @@ PostOpChain RandomChain(Rng& rng, bool with_add) {
       case 5: chain.ops.push_back({PostOpKind::kHardSwish, 0, 0}); break;
       case 6: chain.ops.push_back({PostOpKind::kSwish, 1.0f, 0}); break;
       case 7: chain.ops.push_back({PostOpKind::kLinear, 0.2f, 0.5f}); break;
+      case 8: chain.ops.push_back({PostOpKind::kGeluTanh, 0, 0}); break;
       default: chain.ops.push_back({PostOpKind::kGeluErf, 0, 0}); break;
     }
   }
