@@ -179,12 +179,12 @@ std::vector<Case> BinaryCases(Rng& rng, const std::string& type) {
     }
     cases.push_back(MakeCase(type, {rng.Random(dt, Shape{0, 3}), rng.Random(dt, Shape{3})}));
     // Broadcasts oneDNN's JIT kernel takes only with dims merged (a Swin
-    // window mask; a middle dim; two broadcast runs).
+    // window mask; a middle dim; two broadcast dims in a row). Those no
+    // merge helps ([2, 3, 4, 5] + [1, 3, 1, 5]) are rejected: CpuDenseBinary.
     const double lo = type == "Div" ? 0.5 : -2.0;
     for (const auto& [a, b] : std::vector<std::pair<Shape, Shape>>{{Shape{1, 4, 3, 5, 6}, Shape{1, 4, 1, 5, 6}},
                                                                    {Shape{2, 3, 7}, Shape{2, 1, 7}},
-                                                                   {Shape{3, 2, 4, 5}, Shape{3, 1, 1, 5}},
-                                                                   {Shape{2, 3, 4, 5}, Shape{1, 3, 1, 5}}}) {
+                                                                   {Shape{3, 2, 4, 5}, Shape{3, 1, 1, 5}}}) {
       cases.push_back(MakeCase(type, {rng.Random(dt, a, -2, 2), rng.Random(dt, b, lo, 2)}));
     }
   }
