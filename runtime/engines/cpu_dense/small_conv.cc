@@ -32,6 +32,11 @@ constexpr int64_t kSingleThreadWork = int64_t{1} << 18;
 
 bool SmallConvEnabled() { return Enabled().load(std::memory_order_relaxed); }
 
+std::atomic<int64_t>& SmallConvRuns() {
+  static std::atomic<int64_t> runs{0};
+  return runs;
+}
+
 void SetSmallConvEnabled(bool on) { Enabled().store(on && Avx2(), std::memory_order_relaxed); }
 
 bool SmallConvFits(const SmallConvGeometry& g) {
@@ -90,6 +95,7 @@ SmallConvPlan::SmallConvPlan(const SmallConvGeometry& g) : g_(g) {
 
 void SmallConvPlan::Run(const float* src, const float* packed, const float* bias, const float* add, float* dst,
                         const std::vector<GemmStep>& steps, float* padded, float* partial, int threads) const {
+  SmallConvRuns().fetch_add(1, std::memory_order_relaxed);
   const int64_t blocks = g_.batch * (g_.in_channels / kConvLanes);
   const int64_t plane = padded_h_ * padded_w_ * kConvLanes;
   const int64_t row = padded_w_ * kConvLanes, in_row = g_.in_w * kConvLanes;

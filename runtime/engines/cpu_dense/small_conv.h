@@ -17,6 +17,7 @@
 // off, for comparisons; SetSmallConvEnabled does the same for tests.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -42,6 +43,9 @@ bool SmallConvEnabled();
 // Turns the path on or off (on only with AVX2 and FMA). Not for kernels
 // running at the same time.
 void SetSmallConvEnabled(bool on);
+// Convolutions run on the path in this process (for tests: that a case
+// really took it).
+std::atomic<int64_t>& SmallConvRuns();
 // Whether the path runs this geometry (the enable switch included; layouts,
 // groups, dtype and post-ops are the caller's to check).
 bool SmallConvFits(const SmallConvGeometry& g);
