@@ -1,9 +1,12 @@
 // cpu_dense's small-output convolution loops, AVX2 + FMA (conv_loops.h).
 //
 // A register tile is R output pixels (1..6) x C panels of 16 output
-// channels: 2 R C accumulators, at least 8 of them in flight (up to 3
-// pixels take 2 or 4 panels at once). Each depth step loads the panels'
-// 16 weights (two vectors each) and broadcasts one source value per pixel;
+// channels (C = 1 here: 2 R accumulators); pixels go in tiles of 6, a
+// remainder of 7 to 11 in two near halves, so that a 7x7 output is 7 tiles
+// of 6, one of 4 and one of 3, all over the same panel while its weights
+// are in cache (a 1-pixel tail over every panel afterwards read the whole
+// pass's weights from L3 again). Each depth step loads the panel's
+// 16 weights (two vectors) and broadcasts one source value per pixel;
 // a pixel's source pointer is the tap's offset plus the pixel's own, so a
 // tap costs one add per pixel and the 8 lanes of a channel block run with
 // constant displacements.
@@ -54,8 +57,8 @@ struct Pass {
 };
 
 template <int R, int C>
-void Tile(const SmallConvArgs& g, const Pass& pass, int64_t image, int64_t pix0, int64_t panel, const char* prefetch,
-          int64_t prefetch_step) {
+__attribute__((noinline)) void Tile(const SmallConvArgs& g, const Pass& pass, int64_t image, int64_t pix0,
+                                    int64_t panel, const char* prefetch, int64_t prefetch_step) {
   const int64_t plane = g.num_pixels * kConvLanes;  // floats per output channel block
   const int64_t out = image * (g.oc / kConvLanes) * plane + pix0 * kConvLanes;
   __m256 acc[R][C][2];
@@ -105,30 +108,46 @@ void Tile(const SmallConvArgs& g, const Pass& pass, int64_t image, int64_t pix0,
         }
       }
       w += kConvLanes * kConvPanel;
-      if (prefetch != nullptr) {
-        for (int64_t q = 0; q < prefetch_step; q += 64) _mm_prefetch(prefetch + q, _MM_HINT_T1);
-        prefetch += prefetch_step;
-      }
+    }
+    if (prefetch != nullptr) {
+      const int64_t bytes = prefetch_step * g.num_taps;
+      for (int64_t q = 0; q < bytes; q += 64) _mm_prefetch(prefetch + q, _MM_HINT_T1);
+      prefetch += bytes;
     }
   }
+  if (!pass.last) {
 #pragma GCC unroll 4
-  for (int j = 0; j < C; ++j) {
-    const int64_t offset = out + (panel + j) * 2 * plane;
-    if (!pass.last) {
+    for (int j = 0; j < C; ++j) {
+      float* part = g.partial + out + (panel + j) * 2 * plane;
 #pragma GCC unroll 8
       for (int r = 0; r < R; ++r) {
-        _mm256_storeu_ps(g.partial + offset + r * kConvLanes, acc[r][j][0]);
-        _mm256_storeu_ps(g.partial + offset + plane + r * kConvLanes, acc[r][j][1]);
+        _mm256_storeu_ps(part + r * kConvLanes, acc[r][j][0]);
+        _mm256_storeu_ps(part + plane + r * kConvLanes, acc[r][j][1]);
       }
-      continue;
     }
+    return;
+  }
+  // The sums leave the registers through a buffer (indexing the
+  // accumulators with the epilogue's run-time loops would keep them in
+  // memory through the depth loop).
+  alignas(32) float sums[C][R][2][kConvLanes];
+#pragma GCC unroll 4
+  for (int j = 0; j < C; ++j) {
+#pragma GCC unroll 8
+    for (int r = 0; r < R; ++r) {
+      _mm256_store_ps(sums[j][r][0], acc[r][j][0]);
+      _mm256_store_ps(sums[j][r][1], acc[r][j][1]);
+    }
+  }
+  for (int j = 0; j < C; ++j) {
+    const int64_t offset = out + (panel + j) * 2 * plane;
     const int64_t oc0 = (panel + j) * kConvPanel;
     const __m256 bias0 = g.bias != nullptr ? _mm256_loadu_ps(g.bias + oc0) : _mm256_setzero_ps();
     const __m256 bias1 = g.bias != nullptr ? _mm256_loadu_ps(g.bias + oc0 + 8) : _mm256_setzero_ps();
     for (int r = 0; r < R; ++r) {
       const int64_t at0 = offset + r * kConvLanes, at1 = at0 + plane;
-      __m256 v0 = _mm256_add_ps(acc[r][j][0], bias0);
-      __m256 v1 = _mm256_add_ps(acc[r][j][1], bias1);
+      __m256 v0 = _mm256_add_ps(_mm256_load_ps(sums[j][r][0]), bias0);
+      __m256 v1 = _mm256_add_ps(_mm256_load_ps(sums[j][r][1]), bias1);
       for (int32_t s = 0; s < g.num_steps; ++s) {
         v0 = Step(g.steps[s], v0, g.add == nullptr ? nullptr : g.add + at0);
         v1 = Step(g.steps[s], v1, g.add == nullptr ? nullptr : g.add + at1);
@@ -139,38 +158,22 @@ void Tile(const SmallConvArgs& g, const Pass& pass, int64_t image, int64_t pix0,
   }
 }
 
-// Pixels [pix0, pix0 + rows) over panels [begin, end).
-template <int R, int C>
-void Panels(const SmallConvArgs& g, const Pass& pass, int64_t image, int64_t pix0, int64_t begin, int64_t end,
-            const char* prefetch, int64_t prefetch_step) {
-  int64_t panel = begin;
-  for (; panel + C <= end; panel += C) Tile<R, C>(g, pass, image, pix0, panel, prefetch, prefetch_step);
-  for (; panel < end; ++panel) Tile<R, 1>(g, pass, image, pix0, panel, prefetch, prefetch_step);
-}
-
+// Pixels [pix0, pix0 + rows) of one panel.
 void RowTile(const SmallConvArgs& g, const Pass& pass, int64_t image, int64_t pix0, int64_t rows, int64_t panel,
              const char* prefetch, int64_t prefetch_step) {
-  const int64_t end = panel + 1;
   switch (rows) {
-    case 6: return Panels<6, 1>(g, pass, image, pix0, panel, end, prefetch, prefetch_step);
-    case 5: return Panels<5, 1>(g, pass, image, pix0, panel, end, prefetch, prefetch_step);
-    case 4: return Panels<4, 1>(g, pass, image, pix0, panel, end, prefetch, prefetch_step);
-    case 3: return Panels<3, 1>(g, pass, image, pix0, panel, end, prefetch, prefetch_step);
-    case 2: return Panels<2, 1>(g, pass, image, pix0, panel, end, prefetch, prefetch_step);
-    default: return Panels<1, 1>(g, pass, image, pix0, panel, end, prefetch, prefetch_step);
+    case 6: return Tile<6, 1>(g, pass, image, pix0, panel, prefetch, prefetch_step);
+    case 5: return Tile<5, 1>(g, pass, image, pix0, panel, prefetch, prefetch_step);
+    case 4: return Tile<4, 1>(g, pass, image, pix0, panel, prefetch, prefetch_step);
+    case 3: return Tile<3, 1>(g, pass, image, pix0, panel, prefetch, prefetch_step);
+    case 2: return Tile<2, 1>(g, pass, image, pix0, panel, prefetch, prefetch_step);
+    default: return Tile<1, 1>(g, pass, image, pix0, panel, prefetch, prefetch_step);
   }
 }
 
-// A tail of up to 3 pixels over several panels at once (enough
-// accumulators in flight).
-void TailTile(const SmallConvArgs& g, const Pass& pass, int64_t image, int64_t pix0, int64_t rows, int64_t begin,
-              int64_t end) {
-  switch (rows) {
-    case 3: return Panels<3, 2>(g, pass, image, pix0, begin, end, nullptr, 0);
-    case 2: return Panels<2, 2>(g, pass, image, pix0, begin, end, nullptr, 0);
-    default: return Panels<1, 4>(g, pass, image, pix0, begin, end, nullptr, 0);
-  }
-}
+// Rows of the next tile when `left` pixels remain: 6, but a remainder of
+// 7 to 11 in two near halves (49 = 7 x 6 + 4 + 3, not 8 x 6 + 1).
+int64_t TileRows(int64_t left) { return left <= kMaxRows ? left : left < 2 * kMaxRows ? (left + 1) / 2 : kMaxRows; }
 
 }  // namespace
 
@@ -178,37 +181,29 @@ void SmallConv(const SmallConvArgs& g) {
   const int64_t depth = g.in_blocks * g.num_taps * kConvLanes;
   const int64_t passes = std::max<int64_t>(1, (depth + kConvDepth - 1) / kConvDepth);
   const int64_t blocks_per_pass = (g.in_blocks + passes - 1) / passes;
-  // Pixel tiles of 6; a remainder of 4 or 5 is one tile, of up to 3 it is
-  // run over all the call's panels at once after them (TailTile).
-  const int64_t tail = g.num_pixels % kMaxRows <= 3 ? g.num_pixels % kMaxRows : 0;
-  const int64_t tiled = g.num_pixels - tail;
-  const int64_t tiles_per_image = (tiled + kMaxRows - 1) / kMaxRows;
-  const int64_t images = g.image_end - g.image_begin;
+  int64_t tiles_per_image = 0;
+  for (int64_t pix = 0; pix < g.num_pixels; pix += TileRows(g.num_pixels - pix)) ++tiles_per_image;
+  const int64_t tiles = tiles_per_image * (g.image_end - g.image_begin);
   for (int64_t b0 = 0; b0 < g.in_blocks; b0 += blocks_per_pass) {
-    Pass pass{b0, std::min(g.in_blocks, b0 + blocks_per_pass), b0 == 0, b0 + blocks_per_pass >= g.in_blocks};
+    const Pass pass{b0, std::min(g.in_blocks, b0 + blocks_per_pass), b0 == 0, b0 + blocks_per_pass >= g.in_blocks};
     const int64_t steps = (pass.block_end - pass.block_begin) * g.num_taps;  // prefetch points per tile
     const int64_t slice_bytes = steps * kConvLanes * kConvPanel * static_cast<int64_t>(sizeof(float));
-    const int64_t tiles = tiles_per_image * images;
-    const int64_t step_bytes = tiles > 0 ? (slice_bytes / tiles / steps + 63) / 64 * 64 : 0;
+    const int64_t step_bytes = (slice_bytes / tiles / steps + 63) / 64 * 64;
     for (int64_t panel = g.panel_begin; panel < g.panel_end; ++panel) {
+      // The next panel's slice of this pass, a part per tile.
       const char* next = nullptr;
-      if (panel + 1 < g.panel_end && step_bytes > 0) {
+      if (panel + 1 < g.panel_end) {
         next = reinterpret_cast<const char*>(g.packed + (panel + 1) * depth * kConvPanel +
                                              pass.block_begin * g.num_taps * kConvLanes * kConvPanel);
       }
       const char* end = next == nullptr ? nullptr : next + slice_bytes;
       for (int64_t image = g.image_begin; image < g.image_end; ++image) {
-        for (int64_t pix = 0; pix < tiled; pix += kMaxRows) {
-          const int64_t rows = std::min<int64_t>(kMaxRows, tiled - pix);
-          const char* prefetch = next != nullptr && next < end ? next : nullptr;
-          RowTile(g, pass, image, pix, rows, panel, prefetch, step_bytes);
+        for (int64_t pix = 0; pix < g.num_pixels;) {
+          const int64_t rows = TileRows(g.num_pixels - pix);
+          RowTile(g, pass, image, pix, rows, panel, next != nullptr && next < end ? next : nullptr, step_bytes);
           if (next != nullptr) next += steps * step_bytes;
+          pix += rows;
         }
-      }
-    }
-    if (tail > 0) {
-      for (int64_t image = g.image_begin; image < g.image_end; ++image) {
-        TailTile(g, pass, image, tiled, tail, g.panel_begin, g.panel_end);
       }
     }
   }

@@ -133,8 +133,12 @@ void SmallConvPlan::Run(const float* src, const float* packed, const float* bias
   const int64_t panels = g_.out_channels / kConvPanel;
   const int64_t work = g_.batch * args.num_pixels * g_.out_channels * g_.in_channels * args.num_taps;
   const int team = work < kSingleThreadWork || omp_in_parallel() != 0 ? 1 : std::max(1, threads);
+  // The padded copy is a small part of the work (one pass over the
+  // source): on the calling thread, so that the team meets no barrier
+  // before its convolution (a descheduled thread at a barrier costs a time
+  // slice on a busy host).
+  for (int64_t b = 0; b < blocks; ++b) pad_block(b);
   if (team == 1) {
-    for (int64_t b = 0; b < blocks; ++b) pad_block(b);
     args.panel_begin = 0;
     args.panel_end = panels;
     args.image_begin = 0;
@@ -147,8 +151,6 @@ void SmallConvPlan::Run(const float* src, const float* packed, const float* bias
   const bool by_panels = panels >= 2 * team || g_.batch < team;
 #pragma omp parallel num_threads(team)
   {
-#pragma omp for schedule(static)
-    for (int64_t b = 0; b < blocks; ++b) pad_block(b);
     const int64_t i = omp_get_thread_num(), nt = omp_get_num_threads();
     SmallConvArgs mine = args;
     if (by_panels) {
