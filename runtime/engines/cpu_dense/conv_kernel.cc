@@ -19,7 +19,7 @@
 // for an unpadded convolution over it (ExplicitPad).
 //
 // Small outputs with wide channels in channel-blocked layouts run the
-// engine's own loop instead (small_conv.h: ResNet's 14x14 and 7x7 stages).
+// engine's own loop instead (small_conv.h: ResNet's 7x7 stage).
 #include <omp.h>
 
 #include <cstring>

@@ -2,7 +2,7 @@
 // (small_conv.h says which ones), AVX2 + FMA: the inner loops.
 //
 // oneDNN 2.6's `jit:avx2` convolution blocks its registers over the output
-// width, which a 7x7 or 14x14 output fills poorly, and at 2 threads it
+// width, which a 7x7 output fills poorly, and at 2 threads it
 // splits a stride-2 14x14 -> 7x7 layer unevenly (ResNet's 256 -> 512 ran
 // at one thread's speed). Here the convolution is a GEMM whose rows are
 // output pixels, whose columns are output channels in 16-wide panels of

@@ -9,7 +9,7 @@
 // channels x taps) is at least kSmallConvMinDepth, with input channels a
 // multiple of 8, output channels a multiple of 16, and post-op steps of the
 // kinds the loop applies (add of the output's shape, relu, clip, linear):
-// ResNet's and VGG's 14x14 and 7x7 stages, the bottom of a UNet. oneDNN 2.6
+// ResNet's and VGG's 7x7 stages and their stride-2 entries. oneDNN 2.6
 // keeps 1x1 convolutions (its 1x1 kernel is as fast), larger outputs (its
 // width blocking fills), groups and every other case.
 //
@@ -27,7 +27,10 @@
 
 namespace ge::engine::cpu_dense {
 
-inline constexpr int64_t kSmallConvMaxPixels = 196;
+// 8x8: at 14x14 oneDNN's width blocking fills and the path only tied it at
+// 1 thread and lost 15-25 % at 2 (docs/perf.md, "Small outputs with wide
+// channels").
+inline constexpr int64_t kSmallConvMaxPixels = 64;
 inline constexpr int64_t kSmallConvMinDepth = 512;
 
 // A 2-D convolution's geometry (ONNX's dilations: 1 = dense).
