@@ -185,6 +185,7 @@ absl::StatusOr<std::unique_ptr<DenseKernel::Plan>> ConvKernel::Build(const PlanR
         Scratch::Padded(plan->small->padded_bytes()) + Scratch::Padded(plan->small->partial_bytes()) + Scratch::kAlign;
     if (const Tensor* w = request.const_input(1); w != nullptr && !small_weights_.PackedFrom(*w)) {
       small_weights_.Pack(*w, *small);
+      WeightPacks().fetch_add(1, std::memory_order_relaxed);
     }
     return plan;
   }
@@ -310,6 +311,7 @@ absl::Status ConvKernel::RunSmall(ConvPlan& plan, ExecuteContext& ctx, Scratch& 
     g.kernel_h = ws.dim(2);
     g.kernel_w = ws.dim(3);
     small_weights_.Pack(w, g);
+    WeightPacks().fetch_add(1, std::memory_order_relaxed);
   }
   auto* padded = static_cast<float*>(scratch.Take(plan.small->padded_bytes()));
   auto* partial = static_cast<float*>(scratch.Take(plan.small->partial_bytes()));
