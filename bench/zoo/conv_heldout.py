@@ -211,7 +211,7 @@ def models(out_dir):
     add("vgg_stack_14_7", [1, 256, 14, 14], lambda b: wide(b, wide(b, b.node("MaxPool", [
         wide(b, wide(b, "x", 256, 256, pads=[1] * 4), 256, 256, pads=[1] * 4)], kernel_shape=[2, 2], strides=[2, 2]),
         256, 512, pads=[1] * 4), 512, 512, pads=[1] * 4))
-    add("wide_relu6_dilated_asym", [1, 64, 9, 11], lambda b: b.node("Clip", [
+    add("wide_relu6_dilated_asym", [1, 64, 7, 8], lambda b: b.node("Clip", [
         wide(b, "x", 64, 64, relu=False, dilations=[2, 2], pads=[2, 1, 2, 1]), b.const(0.0), b.const(6.0)]))
     add("wide_5x5_and_1x3", [1, 32, 7, 7], lambda b: wide(b, wide(b, "x", 32, 192, 5, pads=[2] * 4), 192, 64,
                                                           [1, 3], pads=[0, 1, 0, 1]))
