@@ -16,7 +16,11 @@ is relative to it when it exceeds 1):
   GELU, residual Adds and LogSoftmax over the channels;
 - residual blocks whose convolution may accumulate in its shortcut's buffer: channels
   that fill blocks of 8 and that do not, the shortcut on either side of the Add, read
-  again after it, a graph input, a strided projection, 1-D.
+  again after it, a graph input, a strided projection, 1-D;
+- small outputs with wide channels (cpu_dense's own small-output convolution: the 14x14 and
+  7x7 stages of ResNet-34 and VGG-like stacks (14x14 ones on oneDNN), stride-2 entries,
+  residual adds, ReLU6, a dilated and asymmetrically padded 3x3, a 5x5, a 1x3, and
+  output channels not in 16s that stay on oneDNN).
 
     bench/zoo/conv_heldout.py [--gectl build/bin/gectl] [--out build/conv_heldout]
                               [--tolerance 1e-4]
@@ -61,10 +65,11 @@ class Builder:
         self.nodes.append(helper.make_node(op, inputs, [out], **attrs))
         return out
 
-    def conv(self, x, cin, cout, k, nd, **attrs):
-        w = self.const(self.rng.normal(0, 0.3, [cout, cin // attrs.get("group", 1)] + [k] * nd))
+    def conv(self, x, cin, cout, k, nd, std=0.3, **attrs):
+        kernel = list(k) if isinstance(k, (list, tuple)) else [k] * nd
+        w = self.const(self.rng.normal(0, std, [cout, cin // attrs.get("group", 1)] + kernel))
         b = self.const(self.rng.normal(0, 0.1, [cout]))
-        return self.node("Conv", [x, w, b], kernel_shape=[k] * nd, **attrs)
+        return self.node("Conv", [x, w, b], kernel_shape=kernel, **attrs)
 
     def deconv(self, x, cin, cout, k, nd, group=1, bias=True, **attrs):
         w = self.const(self.rng.normal(0, 0.3, [cin, cout // group] + [k] * nd))
@@ -182,6 +187,36 @@ def models(out_dir):
         "x", b.conv(b.node("Relu", [b.conv("x", 16, 16, 3, 2, pads=[1] * 4)]), 16, 16, 3, 2, pads=[1] * 4)])]))
     add("residual_projection_s2", [1, 16, 15, 15], projection)
     add("residual_1d", [1, 24, 40], lambda b: basic(b, 24, 1))
+
+    # Small outputs with wide channels (weights scaled by 1/sqrt(fan-in), as trained
+    # networks keep activations in range).
+    def wide(b, x, cin, cout, k=3, relu=True, **attrs):
+        kernel = k if isinstance(k, (list, tuple)) else [k, k]
+        y = b.conv(x, cin, cout, kernel, 2, std=1.0 / np.sqrt(cin * kernel[0] * kernel[1]), **attrs)
+        return b.node("Relu", [y]) if relu else y
+
+    def resnet_stage(b, x, cin, cout, blocks):
+        y = x
+        for i in range(blocks):
+            stride = 2 if i == 0 and cin != cout else 1
+            c = cin if i == 0 else cout
+            main = wide(b, wide(b, y, c, cout, strides=[stride] * 2, pads=[1] * 4), cout, cout, relu=False,
+                        pads=[1] * 4)
+            short = wide(b, y, c, cout, 1, relu=False, strides=[stride] * 2) if stride == 2 else y
+            y = b.node("Relu", [b.node("Add", [main, short])])
+        return y
+
+    add("resnet34_stages_14_7", [1, 128, 28, 28], lambda b: resnet_stage(b, resnet_stage(b, "x", 128, 256, 3),
+                                                                         256, 512, 2))
+    add("vgg_stack_14_7", [1, 256, 14, 14], lambda b: wide(b, wide(b, b.node("MaxPool", [
+        wide(b, wide(b, "x", 256, 256, pads=[1] * 4), 256, 256, pads=[1] * 4)], kernel_shape=[2, 2], strides=[2, 2]),
+        256, 512, pads=[1] * 4), 512, 512, pads=[1] * 4))
+    add("wide_relu6_dilated_asym", [1, 64, 7, 8], lambda b: b.node("Clip", [
+        wide(b, "x", 64, 64, relu=False, dilations=[2, 2], pads=[2, 1, 2, 1]), b.const(0.0), b.const(6.0)]))
+    add("wide_5x5_and_1x3", [1, 32, 7, 7], lambda b: wide(b, wide(b, "x", 32, 192, 5, pads=[2] * 4), 192, 64,
+                                                          [1, 3], pads=[0, 1, 0, 1]))
+    add("wide_outputs_not_in_16s", [1, 64, 7, 7], lambda b: wide(b, wide(b, "x", 64, 40, pads=[1] * 4), 40, 64,
+                                                                 pads=[1] * 4))
     return made
 
 

@@ -17,6 +17,11 @@
 // plain layouts. The kernel then pads explicitly: the source is reordered
 // into the interior of a zeroed, padded buffer in the layout oneDNN picks
 // for an unpadded convolution over it (ExplicitPad).
+//
+// Small outputs with wide channels in channel-blocked layouts run the
+// engine's own loop instead (small_conv.h: ResNet's 7x7 stage).
+#include <omp.h>
+
 #include <cstring>
 #include <optional>
 #include <string>
@@ -26,6 +31,8 @@
 #include "runtime/engines/cpu_dense/dense_fused_op.h"
 #include "runtime/engines/cpu_dense/dense_ops.h"
 #include "runtime/engines/cpu_dense/kernel_registry.h"
+#include "runtime/engines/cpu_dense/packed_matmul.h"
+#include "runtime/engines/cpu_dense/small_conv.h"
 
 namespace ge::engine::cpu_dense {
 namespace {
@@ -52,15 +59,22 @@ class ConvKernel final : public DenseKernel {
     // Explicit padding: the padded source (src_md) and its interior.
     bool pad_source = false;
     dnnl::memory::desc src_interior;
+    // The own small-output path (no oneDNN primitive then).
+    std::unique_ptr<SmallConvPlan> small;
+    std::vector<GemmStep> steps;
   };
 
   absl::StatusOr<std::unique_ptr<Plan>> Build(const PlanRequest& request) override;
   absl::Status Run(Plan& plan, ExecuteContext& ctx, Scratch& scratch) override;
   absl::StatusOr<dnnl::convolution_forward::primitive_desc> MakePrimitiveDesc(
       const PlanRequest& request, const ops::WindowGeometry& g, bool has_bias) const;
+  // The own path's geometry when it takes this convolution.
+  std::optional<SmallConvGeometry> SmallConvFor(const PlanRequest& request, const ops::WindowGeometry& g) const;
+  absl::Status RunSmall(ConvPlan& plan, ExecuteContext& ctx, Scratch& scratch);
 
   ops::WindowAttrs attrs_;
   PostOpChain chain_;
+  SmallConvWeights small_weights_;  // the own path's panels, shared by every plan
 };
 
 dnnl::memory::dims Dims(const std::vector<int64_t>& v) { return dnnl::memory::dims(v.begin(), v.end()); }
@@ -162,9 +176,20 @@ absl::StatusOr<std::unique_ptr<DenseKernel::Plan>> ConvKernel::Build(const PlanR
   if (has_bias && (request.shape(2).rank() != 1 || request.shape(2).dim(0) != request.shape(1).dim(0))) {
     return NodeError(op(), "bias ", request.shape(2).ToString(), " must be [", request.shape(1).dim(0), "]");
   }
-  GE_ASSIGN_OR_RETURN(auto pd, MakePrimitiveDesc(request, *g, has_bias));
   auto plan = std::make_unique<ConvPlan>();
   plan->has_bias = has_bias;
+  if (auto small = SmallConvFor(request, *g)) {
+    plan->small = std::make_unique<SmallConvPlan>(*small);
+    plan->steps = ToGemmSteps(chain_);
+    plan->workspace_bytes =
+        Scratch::Padded(plan->small->padded_bytes()) + Scratch::Padded(plan->small->partial_bytes()) + Scratch::kAlign;
+    if (const Tensor* w = request.const_input(1); w != nullptr && !small_weights_.PackedFrom(*w)) {
+      small_weights_.Pack(*w, *small);
+      WeightPacks().fetch_add(1, std::memory_order_relaxed);
+    }
+    return plan;
+  }
+  GE_ASSIGN_OR_RETURN(auto pd, MakePrimitiveDesc(request, *g, has_bias));
   Shape padded;
   std::optional<dnnl::memory::desc> bias;
   if (has_bias) bias = PlainDesc(request.shape(2), request.dtype(2));
@@ -227,8 +252,79 @@ absl::StatusOr<std::unique_ptr<DenseKernel::Plan>> ConvKernel::Build(const PlanR
   return plan;
 }
 
+std::optional<SmallConvGeometry> ConvKernel::SmallConvFor(const PlanRequest& request,
+                                                          const ops::WindowGeometry& g) const {
+  const Shape& x = request.shape(0);
+  const Shape& w = request.shape(1);
+  if (request.dtype(0) != DataType::kFloat || x.rank() != 4 || attrs_.group != 1 || !IsConstInput(1, request)) {
+    return std::nullopt;
+  }
+  if (op().input(0).type.tensor().format != ir::Format::kNChw8c ||
+      op().output(0).type.tensor().format != ir::Format::kNChw8c) {
+    return std::nullopt;
+  }
+  for (const PostOp& step : chain_.ops) {
+    if (step.kind != PostOpKind::kAdd && step.kind != PostOpKind::kRelu && step.kind != PostOpKind::kClip &&
+        step.kind != PostOpKind::kLinear) {
+      return std::nullopt;
+    }
+  }
+  if (chain_.has_add()) {
+    if (!request.has_input(kFusedAddInput) || request.shape(kFusedAddInput) != g.output ||
+        request.dtype(kFusedAddInput) != DataType::kFloat ||
+        op().input(kFusedAddInput).type.tensor().format != ir::Format::kNChw8c) {
+      return std::nullopt;
+    }
+  }
+  SmallConvGeometry s;
+  s.batch = x.dim(0);
+  s.in_channels = x.dim(1);
+  s.in_h = x.dim(2);
+  s.in_w = x.dim(3);
+  s.out_channels = w.dim(0);
+  s.out_h = g.output.dim(2);
+  s.out_w = g.output.dim(3);
+  s.kernel_h = w.dim(2);
+  s.kernel_w = w.dim(3);
+  s.stride_h = g.strides[0];
+  s.stride_w = g.strides[1];
+  s.dilation_h = g.dilations[0];
+  s.dilation_w = g.dilations[1];
+  s.pad_top = g.pads_begin[0];
+  s.pad_left = g.pads_begin[1];
+  s.pad_bottom = g.pads_end[0];
+  s.pad_right = g.pads_end[1];
+  if (w.dim(1) != s.in_channels || !SmallConvFits(s)) return std::nullopt;
+  return s;
+}
+
+absl::Status ConvKernel::RunSmall(ConvPlan& plan, ExecuteContext& ctx, Scratch& scratch) {
+  GE_ASSIGN_OR_RETURN(Tensor y, ctx.Output(0));
+  const Tensor& w = ctx.input(1);
+  if (!small_weights_.PackedFrom(w)) {
+    // A Prepare without the value, or new storage: pack now (constant
+    // storage is packed once).
+    const Shape& ws = w.shape();
+    SmallConvGeometry g;
+    g.in_channels = ws.dim(1);
+    g.out_channels = ws.dim(0);
+    g.kernel_h = ws.dim(2);
+    g.kernel_w = ws.dim(3);
+    small_weights_.Pack(w, g);
+    WeightPacks().fetch_add(1, std::memory_order_relaxed);
+  }
+  auto* padded = static_cast<float*>(scratch.Take(plan.small->padded_bytes()));
+  auto* partial = static_cast<float*>(scratch.Take(plan.small->partial_bytes()));
+  const float* add = chain_.has_add() ? ctx.input(kFusedAddInput).data<float>() : nullptr;
+  const float* bias = plan.has_bias ? ctx.input(2).data<float>() : nullptr;
+  plan.small->Run(ctx.input(0).data<float>(), small_weights_.data(), bias, add, y.data<float>(), plan.steps, padded,
+                  partial, omp_in_parallel() != 0 ? 1 : omp_get_max_threads());
+  return absl::OkStatus();
+}
+
 absl::Status ConvKernel::Run(Plan& base_plan, ExecuteContext& ctx, Scratch& scratch) {
   auto& plan = static_cast<ConvPlan&>(base_plan);
+  if (plan.small) return RunSmall(plan, ctx, scratch);
   GE_ASSIGN_OR_RETURN(Tensor y, ctx.Output(0));
   dnnl::stream stream(eng());
   dnnl::memory src = WrapTensor(plan.src_user, eng(), ctx.input(0));

@@ -1,0 +1,92 @@
+// Which convolutions take cpu_dense's own small-output path (conv_loops.h)
+// and everything around its loops: the weights packed into panels, the
+// zero-padded source, the offsets of taps and pixels, the team split.
+//
+// ConvKernel (conv_kernel.cc) takes the path for a 2-D f32 convolution
+// without groups whose source and destination are channel-blocked by 8 (as
+// the layout pass hands them between AVX2 convolutions), whose output has
+// at most kSmallConvMaxPixels pixels per image and whose depth (input
+// channels x taps) is at least kSmallConvMinDepth, with input channels a
+// multiple of 8, output channels a multiple of 16, and post-op steps of the
+// kinds the loop applies (add of the output's shape, relu, clip, linear):
+// ResNet's and VGG's 7x7 stages and their stride-2 entries. oneDNN 2.6
+// keeps 1x1 convolutions (its 1x1 kernel is as fast), larger outputs (its
+// width blocking fills), groups and every other case.
+//
+// GED_CPU_DENSE_CONV=onednn in the environment (read once) turns the path
+// off, for comparisons; SetSmallConvEnabled does the same for tests.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "base/tensor.h"
+#include "runtime/engines/cpu_dense/conv_loops.h"
+
+namespace ge::engine::cpu_dense {
+
+// 8x8: at 14x14 oneDNN's width blocking fills and the path only tied it at
+// 1 thread and lost 15-25 % at 2 (docs/perf.md, "Small outputs with wide
+// channels").
+inline constexpr int64_t kSmallConvMaxPixels = 64;
+inline constexpr int64_t kSmallConvMinDepth = 512;
+
+// A 2-D convolution's geometry (ONNX's dilations: 1 = dense).
+struct SmallConvGeometry {
+  int64_t batch = 0, in_channels = 0, in_h = 0, in_w = 0;
+  int64_t out_channels = 0, out_h = 0, out_w = 0;
+  int64_t kernel_h = 1, kernel_w = 1, stride_h = 1, stride_w = 1, dilation_h = 1, dilation_w = 1;
+  int64_t pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
+};
+
+// Whether the path is on: AVX2 and FMA, and not turned off.
+bool SmallConvEnabled();
+// Turns the path on or off (on only with AVX2 and FMA). Not for kernels
+// running at the same time.
+void SetSmallConvEnabled(bool on);
+// Convolutions run on the path in this process (for tests: that a case
+// really took it).
+std::atomic<int64_t>& SmallConvRuns();
+// Whether the path runs this geometry (the enable switch included; layouts,
+// groups, dtype and post-ops are the caller's to check).
+bool SmallConvFits(const SmallConvGeometry& g);
+
+// W ([oc, ic, kh, kw], plain) packed into conv_loops.h's panels.
+class SmallConvWeights {
+ public:
+  // Whether the panels were packed from `w`'s storage.
+  bool PackedFrom(const Tensor& w) const;
+  void Pack(const Tensor& w, const SmallConvGeometry& g);
+  const float* data() const { return panels_.data(); }
+
+ private:
+  std::vector<float> panels_;
+  std::shared_ptr<Buffer> source_;  // kept alive: its address identifies the packed values
+  size_t offset_ = 0;
+};
+
+// One geometry's offsets and buffers; Run computes the convolution.
+class SmallConvPlan {
+ public:
+  explicit SmallConvPlan(const SmallConvGeometry& g);
+  // Scratch bytes Run needs: the padded source and, for deep convolutions,
+  // the running sums.
+  size_t padded_bytes() const { return padded_floats_ * sizeof(float); }
+  size_t partial_bytes() const { return partial_floats_ * sizeof(float); }
+  // dst = steps(bias + conv(src)); src and dst channel-blocked by 8, `add`
+  // (may be dst) in dst's layout or null, `padded` and `partial` scratch of
+  // the sizes above. Splits output channels (or images) over up to
+  // `threads` threads of an OpenMP team.
+  void Run(const float* src, const float* packed, const float* bias, const float* add, float* dst,
+           const std::vector<GemmStep>& steps, float* padded, float* partial, int threads) const;
+
+ private:
+  SmallConvGeometry g_;
+  int64_t padded_h_ = 0, padded_w_ = 0;
+  size_t padded_floats_ = 0, partial_floats_ = 0;
+  std::vector<int32_t> taps_, pixels_;
+};
+
+}  // namespace ge::engine::cpu_dense
