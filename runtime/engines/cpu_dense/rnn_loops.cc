@@ -118,9 +118,9 @@ void PanelTile(const RnnGemmArgs& g, int64_t row, int64_t rows, int64_t panel, i
 // tile of four to six rows (its rows' slice of A stays in L1) across the
 // stride's panels. The weights pass through L2 once per block of rows, as
 // when a panel went by every tile in turn, but L1 holds only one tile's
-// rows and the panel streaming past them: with every tile's rows beside
-// one 16 KB panel block, a step of batch 16 (16 KB of A at hidden 256)
-// filled L1 and lost 8-10 % of the LSTM's CPU time at batch 16 (docs/perf.md,
+// rows and the panel streaming past them, not every tile's rows beside one
+// 16 KB panel block (32 KB at batch 16, hidden 256). Same sums in the same
+// order; 0-10 % faster, within the noise of a loaded host (docs/perf.md,
 // "The larger batch").
 void BlockedGemm(const RnnGemmArgs& g) {
   constexpr int64_t kRows = 96, kDepth = 256, kStride = 8;
