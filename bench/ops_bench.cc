@@ -115,6 +115,13 @@ BENCHMARK(BM_DenseMatMulPath)
     ->ArgsProduct({{128}, {768}, {768}, {0, 1}})             // BERT-base projections
     ->ArgsProduct({{128}, {768}, {3072}, {0, 1}})            // BERT-base FFN up
     ->ArgsProduct({{128}, {3072}, {768}, {0, 1}})            // BERT-base FFN down
+    // The larger batch: rows past the packed path's bounds.
+    ->ArgsProduct({{256}, {64}, {64, 192, 256}, {0, 1}})     // encoder_tiny at b8
+    ->ArgsProduct({{256}, {256}, {64}, {0, 1}})              // encoder_tiny's FFN down at b8
+    ->ArgsProduct({{1576}, {192}, {192, 576, 768}, {0, 1}})  // deit_tiny at b8
+    ->ArgsProduct({{1576}, {768}, {192}, {0, 1}})            // deit_tiny's FFN down at b8
+    ->ArgsProduct({{1024}, {768}, {768, 3072}, {0, 1}})      // BERT-base at b8
+    ->ArgsProduct({{1024}, {3072}, {768}, {0, 1}})           // BERT-base's FFN down at b8
     ->Unit(benchmark::kMicrosecond)
     ->UseRealTime();
 

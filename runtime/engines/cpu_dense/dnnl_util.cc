@@ -91,6 +91,17 @@ void SetDnnlThreads(int num_threads) {
 
 int DnnlMaxProcessors() { return std::max(1, omp_get_num_procs()); }
 
+SerialScope::SerialScope(bool serial) {
+  if (serial && omp_get_max_threads() != 1) {
+    restore_ = omp_get_max_threads();
+    omp_set_num_threads(1);
+  }
+}
+
+SerialScope::~SerialScope() {
+  if (restore_ > 0) omp_set_num_threads(restore_);
+}
+
 Scratch::Scratch(void* base, size_t size) {
   const auto addr = reinterpret_cast<uintptr_t>(base);
   const uintptr_t aligned = (addr + kAlign - 1) / kAlign * kAlign;

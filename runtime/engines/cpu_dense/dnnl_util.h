@@ -63,6 +63,21 @@ void SetDnnlThreads(int num_threads);
 // The OpenMP runtime's processor count.
 int DnnlMaxProcessors();
 
+// Sets the calling thread's OpenMP team to one thread for its lifetime
+// (when `serial`), then back. oneDNN fixes a convolution's team when the
+// primitive is created and other primitives' when they run, so both
+// creation and execution of a serial plan's primitives go inside one.
+class SerialScope {
+ public:
+  explicit SerialScope(bool serial);
+  ~SerialScope();
+  SerialScope(const SerialScope&) = delete;
+  SerialScope& operator=(const SerialScope&) = delete;
+
+ private:
+  int restore_ = 0;  // the team size to set back, 0 when unchanged
+};
+
 // ---- Scratch memory ----
 
 // Bump allocation of 64-byte aligned chunks from one buffer. Plans size the

@@ -176,17 +176,6 @@ absl::Status NodeLevelCheck(const ir::Node& node) {
   return absl::OkStatus();
 }
 
-SerialScope::SerialScope(bool serial) {
-  if (serial && omp_get_max_threads() != 1) {
-    restore_ = omp_get_max_threads();
-    omp_set_num_threads(1);
-  }
-}
-
-SerialScope::~SerialScope() {
-  if (restore_ > 0) omp_set_num_threads(restore_);
-}
-
 void FlipSign(const void* src, void* dst, int64_t n) {
   const auto* s = static_cast<const uint8_t*>(src);
   auto* d = static_cast<uint8_t*>(dst);

@@ -46,20 +46,7 @@ inline constexpr int kMaxUnsplitWeight = 64;
 // base/openmp_env.h), which costs more than it saves on a busy machine.
 inline constexpr int64_t kSerialMacs = int64_t{16} << 20;
 
-// Sets the calling thread's OpenMP team to one thread for its lifetime
-// (when `serial`), then back. oneDNN fixes a convolution's team when the
-// primitive is created and other primitives' when they run, so both
-// creation and execution of a serial plan's primitives go inside one.
-class SerialScope {
- public:
-  explicit SerialScope(bool serial);
-  ~SerialScope();
-  SerialScope(const SerialScope&) = delete;
-  SerialScope& operator=(const SerialScope&) = delete;
-
- private:
-  int restore_ = 0;  // the team size to set back, 0 when unchanged
-};
+// SerialScope (dnnl_util.h) runs such a plan's primitives on one thread.
 
 // Input indices of each int8 op.
 struct Int8Ports {

@@ -1,13 +1,17 @@
 // What cpu_dense must refuse, its fallback to the reference kernel for
-// shapes it could not see at placement, and thread-budget independence. The
+// shapes it could not see at placement, thread-budget independence (and
+// small LayerNorms on one thread, SerialScope). The
 // per-kernel conformance against host_cpu (the case tables of
 // conformance_cases_*.cc) runs in tests/unit/runtime/engines/conformance
 // beside cpu_vector's.
+#include <omp.h>
+
 #include <functional>
 #include <string>
 #include <tuple>
 #include <vector>
 
+#include "runtime/engines/cpu_dense/dnnl_util.h"
 #include "tests/unit/runtime/engines/cpu_dense/conformance_util.h"
 
 namespace ge::engine::cpu_dense {
@@ -138,6 +142,40 @@ TEST(CpuDenseThreads, ResultsDoNotDependOnTheThreadBudget) {
   test::RunOptions options;
   options.thread_pool = test::TestThreadPool();
   EXPECT_TRUE(test::MatchesReference(Dense(), Host(), c.op, c.inputs, c.tolerance, options));
+}
+
+// SerialScope: one thread inside when asked, the team size back after;
+// nothing changes when not asked.
+TEST(CpuDenseThreads, SerialScopeSetsOneThreadAndRestores) {
+  const int saved = omp_get_max_threads();
+  omp_set_num_threads(2);
+  {
+    const SerialScope serial(true);
+    EXPECT_EQ(omp_get_max_threads(), 1);
+  }
+  EXPECT_EQ(omp_get_max_threads(), 2);
+  {
+    const SerialScope serial(false);
+    EXPECT_EQ(omp_get_max_threads(), 2);
+  }
+  omp_set_num_threads(saved);
+}
+
+// LayerNormalization below the serial bound (norm_kernels.cc: 8 rows of
+// 64, a tabular MLP at batch 8) and above it (300 rows of 64), each with
+// the device's team: both match the reference.
+TEST(CpuDenseThreads, LayerNormOnBothSidesOfTheSerialBound) {
+  Rng rng(9);
+  test::RunOptions options;
+  options.thread_pool = test::TestThreadPool();
+  for (int64_t rows : {1, 8, 255, 256, 300}) {
+    Case c = MakeCase("LayerNormalization",
+                      {rng.Random(DataType::kFloat, Shape{rows, 64}, -3, 3), rng.Random(DataType::kFloat, Shape{64}),
+                       rng.Random(DataType::kFloat, Shape{64})},
+                      {{"axis", ir::AttrValue(int64_t{-1})}, {"epsilon", ir::AttrValue(1e-5f)}},
+                      test::Tolerance{2e-5, 2e-5});
+    EXPECT_TRUE(test::MatchesReference(Dense(), Host(), c.op, c.inputs, c.tolerance, options)) << rows << " rows";
+  }
 }
 
 // RNN, GRU and LSTM with two threads: the directions of a bidirectional op

@@ -3,7 +3,8 @@
 // loop over the unpacked matrix: every row count the kernel dispatches
 // differently (0 to 7, one block of rows and the next, row counts that leave
 // one to three rows at a block's end), depths of zero, one, one below, at and
-// past the reduction block, any panel count, each initial value (zero, bias,
+// past the reduction block, any panel count (within one stride of eight
+// panels, exactly two, and one and a part), each initial value (zero, bias,
 // accumulate into c), and a row stride of c wider than its panels.
 #include <cmath>
 #include <cstdint>
@@ -75,6 +76,12 @@ void CheckAll(const RnnLoops& loops) {
   for (Init init : {Init::kZero, Init::kBias, Init::kAccumulate}) {
     for (int64_t rows : {1, 3, 4, 9, 100}) {
       for (int64_t k : {0, 256, 257, 600}) Check(loops, rows, k, 48, init, gen);
+    }
+  }
+  // Wider than a stride of panels: an LSTM's 4 x hidden columns.
+  for (int64_t rows : {4, 16, 97}) {
+    for (int64_t k : {0, 100, 300}) {
+      for (int64_t cols : {256, 200}) Check(loops, rows, k, cols, Init((rows + k) % 3), gen);
     }
   }
 }
