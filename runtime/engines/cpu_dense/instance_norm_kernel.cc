@@ -17,6 +17,7 @@
 // each InstanceNormalization also cost two layout conversions.
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 #include <vector>
 
 #include "runtime/engines/cpu_dense/kernel_registry.h"
@@ -83,11 +84,33 @@ void NormalizePlanes(const float* x, float* y, int64_t size, const float* scale,
     a[l] = static_cast<float>(scale[l] * inv);
     b[l] = shift[l];
   }
-  for (int64_t s = 0; s < size; ++s) {
-    for (int l = 0; l < kLanes; ++l) {
-      const float v = (x[s * kLanes + l] - m[l]) * a[l] + b[l];
-      y[s * kLanes + l] = relu ? std::max(v, 0.0f) : v;
+  // The write pass in kVector-wide steps with per-step constants and the
+  // ReLU decided outside the loop, so that it vectorizes (per element a
+  // loop over the lanes stayed scalar: 17 % of RAFT's run).
+  float mv[kVector], av[kVector], bv[kVector];
+  for (int v = 0; v < kVector; ++v) {
+    mv[v] = m[v % kLanes];
+    av[v] = a[v % kLanes];
+    bv[v] = b[v % kLanes];
+  }
+  const int64_t whole = count - count % kVector;
+  const auto write = [&](auto relu_tag) {
+    constexpr bool kRelu = decltype(relu_tag)::value;
+    for (int64_t i = 0; i < whole; i += kVector) {
+      for (int v = 0; v < kVector; ++v) {
+        const float r = (x[i + v] - mv[v]) * av[v] + bv[v];
+        y[i + v] = kRelu ? std::max(r, 0.0f) : r;
+      }
     }
+    for (int64_t i = whole; i < count; ++i) {
+      const float r = (x[i] - mv[i % kVector]) * av[i % kVector] + bv[i % kVector];
+      y[i] = kRelu ? std::max(r, 0.0f) : r;
+    }
+  };
+  if (relu) {
+    write(std::true_type{});
+  } else {
+    write(std::false_type{});
   }
 }
 
