@@ -6,6 +6,8 @@
 // (ExecuteContext::SetOutputValue) instead of copying: the op schemas
 // declare them as views, so the memory planner never expects a copy.
 #include <algorithm>
+#include <cstdint>
+#include <cstring>
 #include <memory>
 #include <vector>
 
@@ -189,8 +191,34 @@ class ConstantOfShapeKernel final : public Kernel {
       return NodeError(op_, "output dtype ", DataTypeName(y.dtype()), " differs from value's ",
                        DataTypeName(value_.dtype()));
     }
-    for (int64_t i = 0; i < y.NumElements(); ++i) {
-      CopyElements(y.dtype(), value_.raw_data(), 0, y.raw_data(), i, 1);
+    const int64_t n = y.NumElements();
+    if (n == 0) return absl::OkStatus();
+    if (y.dtype() == DataType::kString) {
+      for (int64_t i = 0; i < n; ++i) CopyElements(y.dtype(), value_.raw_data(), 0, y.raw_data(), i, 1);
+      return absl::OkStatus();
+    }
+    // The value's bytes repeated, by element size (detection models build
+    // tens of megabytes of zeros per run here).
+    const size_t size = DataTypeSize(y.dtype());
+    const auto* v = static_cast<const unsigned char*>(value_.raw_data());
+    const auto fill = [&](auto tag) {
+      using T = decltype(tag);
+      T bits;
+      std::memcpy(&bits, v, sizeof(T));
+      std::fill_n(static_cast<T*>(y.raw_data()), n, bits);
+    };
+    if (std::all_of(v, v + size, [](unsigned char c) { return c == 0; })) {
+      std::memset(y.raw_data(), 0, static_cast<size_t>(n) * size);
+    } else if (size == 1) {
+      fill(uint8_t{});
+    } else if (size == 2) {
+      fill(uint16_t{});
+    } else if (size == 4) {
+      fill(uint32_t{});
+    } else if (size == 8) {
+      fill(uint64_t{});
+    } else {
+      for (int64_t i = 0; i < n; ++i) CopyElements(y.dtype(), value_.raw_data(), 0, y.raw_data(), i, 1);
     }
     return absl::OkStatus();
   }

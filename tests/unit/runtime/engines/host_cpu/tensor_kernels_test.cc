@@ -1,6 +1,8 @@
 // Data-movement and shape kernels of host_cpu: Transpose, Concat, Split,
 // Slice, Gather, Expand, the view ops, Identity, Shape, Size and
 // ConstantOfShape, over numeric and string dtypes and zero-sized tensors.
+#include <cmath>
+
 #include "tests/unit/runtime/engines/host_cpu/host_cpu_test_util.h"
 
 namespace ge::engine::host_cpu {
@@ -173,6 +175,20 @@ TEST(ShapeKernels, ShapeSizeAndConstantOfShape) {
   EXPECT_TRUE(TensorEq(Host("ConstantOfShape", {I64s({})}, {{"value", T1<bool>({true}, {1})}}),
                        Tensor::Scalar<bool>(true)));
   EXPECT_EQ(Host("ConstantOfShape", {I64s({0, 5})}).shape(), (Shape{0, 5}));
+  // Every element size, zero and not, negative zero kept bit for bit.
+  EXPECT_TRUE(TensorEq(Host("ConstantOfShape", {I64s({2, 3})}, {{"value", F32({-2.5f}, {1})}}),
+                       F32({-2.5f, -2.5f, -2.5f, -2.5f, -2.5f, -2.5f}, {2, 3})));
+  EXPECT_TRUE(TensorEq(Host("ConstantOfShape", {I64s({3})}, {{"value", T1<int64_t>({-1}, {1})}}),
+                       T1<int64_t>({-1, -1, -1}, {3})));
+  EXPECT_TRUE(TensorEq(Host("ConstantOfShape", {I64s({5})}, {{"value", T1<int8_t>({-3}, {1})}}),
+                       T1<int8_t>({-3, -3, -3, -3, -3}, {5})));
+  EXPECT_TRUE(
+      TensorEq(Host("ConstantOfShape", {I64s({2})}, {{"value", test::MakeTensor(DataType::kFloat16, {1.5}, {1})}}),
+               test::MakeTensor(DataType::kFloat16, {1.5, 1.5}, {2})));
+  EXPECT_TRUE(
+      TensorEq(Host("ConstantOfShape", {I64s({2})}, {{"value", T1<double>({0.0}, {1})}}), T1<double>({0.0, 0.0}, {2})));
+  const Tensor negative_zero = Host("ConstantOfShape", {I64s({4})}, {{"value", F32({-0.0f}, {1})}});
+  for (int i = 0; i < 4; ++i) EXPECT_TRUE(std::signbit(negative_zero.data<float>()[i])) << i;
 }
 
 }  // namespace
