@@ -116,7 +116,11 @@ class KeptBoxes {
   void Add(int64_t i, const Box& b) {
     const auto k = static_cast<int32_t>(i);
     kept_.push_back(k);
-    const Span s = Finite(b) ? Cells(b) : Span{0, kMaxSide, 0, kMaxSide};
+    if (!Finite(b)) {
+      wide_.push_back(k);
+      return;
+    }
+    const Span s = Cells(b);
     if (s.Count() > kMaxCells) {
       wide_.push_back(k);
       return;

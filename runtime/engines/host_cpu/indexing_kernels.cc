@@ -76,13 +76,20 @@ void ForEachElementOf(const ElementMap& m, const Index* idx, const Fn& fn) {
   }
 }
 
+// Calls fn(idx) with the indices as a typed array: in place for int32 and
+// int64, else as a converted copy. One dispatch per tensor, not per element.
 template <typename Fn>
-void ForEachElement(const ElementMap& m, const Tensor& indices, const Fn& fn) {
-  if (indices.dtype() == DataType::kInt32) return ForEachElementOf(m, indices.data<int32_t>(), fn);
-  if (indices.dtype() == DataType::kInt64) return ForEachElementOf(m, indices.data<int64_t>(), fn);
+void WithIndices(const Tensor& indices, const Fn& fn) {
+  if (indices.dtype() == DataType::kInt32) return fn(indices.data<int32_t>());
+  if (indices.dtype() == DataType::kInt64) return fn(indices.data<int64_t>());
   std::vector<int64_t> idx(static_cast<size_t>(indices.NumElements()));
   for (size_t j = 0; j < idx.size(); ++j) idx[j] = indices.GetAsInt64(static_cast<int64_t>(j));
-  ForEachElementOf(m, idx.data(), fn);
+  fn(static_cast<const int64_t*>(idx.data()));
+}
+
+template <typename Fn>
+void ForEachElement(const ElementMap& m, const Tensor& indices, const Fn& fn) {
+  WithIndices(indices, [&](const auto* idx) { ForEachElementOf(m, idx, fn); });
 }
 
 // Checks the shapes and every index (within [-dim, dim) along the axis).
@@ -95,13 +102,16 @@ absl::StatusOr<ElementMap> MapElements(const ir::OpDesc& op, const Shape& data, 
   ElementMap m;
   m.dim = data.dim(axis);
   const int64_t n = indices.NumElements();
-  for (int64_t j = 0; j < n; ++j) {
-    const int64_t v = indices.dtype() == DataType::kInt64   ? indices.data<int64_t>()[j]
-                      : indices.dtype() == DataType::kInt32 ? indices.data<int32_t>()[j]
-                                                            : indices.GetAsInt64(j);
-    if (v < -m.dim || v >= m.dim) {
-      return NodeError(op, "index ", v, " at flat position ", j, " is out of range [", -m.dim, ", ", m.dim, ")");
+  int64_t bad = -1, bad_value = 0;  // the first index out of range
+  WithIndices(indices, [&](const auto* idx) {
+    for (int64_t j = 0; j < n && bad < 0; ++j) {
+      const auto v = static_cast<int64_t>(idx[j]);
+      if (v < -m.dim || v >= m.dim) bad = j, bad_value = v;
     }
+  });
+  if (bad >= 0) {
+    return NodeError(op, "index ", bad_value, " at flat position ", bad, " is out of range [", -m.dim, ", ", m.dim,
+                     ")");
   }
   if (n == 0) return m;  // no element: outer and inner stay empty
   const auto dims = indices.shape().span();

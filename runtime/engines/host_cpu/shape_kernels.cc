@@ -193,13 +193,9 @@ class ConstantOfShapeKernel final : public Kernel {
     }
     const int64_t n = y.NumElements();
     if (n == 0) return absl::OkStatus();
-    if (y.dtype() == DataType::kString) {
-      for (int64_t i = 0; i < n; ++i) CopyElements(y.dtype(), value_.raw_data(), 0, y.raw_data(), i, 1);
-      return absl::OkStatus();
-    }
     // The value's bytes repeated, by element size (detection models build
-    // tens of megabytes of zeros per run here).
-    const size_t size = DataTypeSize(y.dtype());
+    // tens of megabytes of zeros per run here); strings element by element.
+    const size_t size = y.dtype() == DataType::kString ? 0 : DataTypeSize(y.dtype());
     const auto* v = static_cast<const unsigned char*>(value_.raw_data());
     const auto fill = [&](auto tag) {
       using T = decltype(tag);
@@ -207,7 +203,7 @@ class ConstantOfShapeKernel final : public Kernel {
       std::memcpy(&bits, v, sizeof(T));
       std::fill_n(static_cast<T*>(y.raw_data()), n, bits);
     };
-    if (std::all_of(v, v + size, [](unsigned char c) { return c == 0; })) {
+    if (size > 0 && std::all_of(v, v + size, [](unsigned char c) { return c == 0; })) {
       std::memset(y.raw_data(), 0, static_cast<size_t>(n) * size);
     } else if (size == 1) {
       fill(uint8_t{});
