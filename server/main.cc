@@ -50,7 +50,7 @@ int Fail(const absl::Status& status) {
 
 int main(int argc, char** argv) {
   // Before any engine plugin loads libgomp (base/openmp_env.h).
-  ge::ConfigureOpenMpWaiting();
+  const ge::OpenMpWaiting omp_waiting = ge::ConfigureOpenMpWaiting();
   CLI::App app{"ged: the graph engine daemon"};
   app.set_version_flag("--version", std::string("ged ") + GED_VERSION_STRING);
   std::string config_path, listen, metrics_listen, ready_file, cache_dir, plugin_dir, devices, log_level, unix_socket;
@@ -121,6 +121,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (absl::Status s = ge::SetLogLevel(config.log_level); !s.ok()) return Fail(s);
+  ge::LogOpenMpWaiting(omp_waiting);
 
   // Block the stop signals in every thread (threads inherit the mask), and
   // take them synchronously below.

@@ -12,8 +12,6 @@
 #include "client/gectl/local_runtime.h"
 
 int main(int argc, char** argv) {
-  // Before any engine plugin loads libgomp (base/openmp_env.h).
-  ge::ConfigureOpenMpWaiting();
   CLI::App app{"gectl: compile, run and inspect models with ged"};
   app.set_version_flag("--version", std::string("gectl ") + GED_VERSION_STRING);
   app.require_subcommand(1);
@@ -208,8 +206,20 @@ int main(int argc, char** argv) {
     std::cerr << "gectl: error: " << e.what() << " (see gectl --help)" << std::endl;
     return 1;
   }
+  // Before any engine plugin loads libgomp (base/openmp_env.h). Commands
+  // that run kernels here choose by the host's load for their team size;
+  // the others (remote, cache, inspection) take the default unmeasured.
+  ge::OpenMpWaiting omp_waiting;
+  {
+    const bool local_run = run_cmd->parsed() && run_remote.remote.empty();
+    const bool local_compile = compile_cmd->parsed() && compile_remote.remote.empty();
+    const int threads = bench_cmd->parsed() ? bench.threads : local_compile ? compile.threads : 0;
+    const bool computes = local_run || local_compile || bench_cmd->parsed();
+    omp_waiting = ge::ConfigureOpenMpWaiting(threads, computes ? ge::DefaultHostLoadProbe() : ge::HostLoadProbe());
+  }
   try {
     if (absl::Status s = ge::SetLogLevel(log_level); !s.ok()) return ge::gectl::ReportError(s);
+    ge::LogOpenMpWaiting(omp_waiting);
     if (absl::Status s = ge::gectl::SetPluginDirectories(plugin_dirs); !s.ok()) return ge::gectl::ReportError(s);
     if (!cache_max_size.empty()) {
       absl::StatusOr<int64_t> bytes = ge::gectl::ParseByteSize(cache_max_size);
