@@ -52,13 +52,6 @@ int64_t ParentIndexOffset(const ir::Graph& graph) {
   return parent->type() == ir::kIf || parent->type() == ir::kCase ? 1 : 0;
 }
 
-// Prefixes `s` with the node, unless a kernel or inference already did.
-absl::Status WithNodePrefix(const absl::Status& s, const ir::Node& node) {
-  const std::string prefix = StrCat("node '", node.name(), "'");
-  if (StdView(s.message()).substr(0, prefix.size()) == prefix) return s;
-  return absl::Status(s.code(), StrCat(prefix, " (", node.type(), "): ", StdView(s.message())));
-}
-
 // The engine whose own stream `node` runs on: its engine when that engine
 // is independent (EngineAttributes::independent_stream); for a
 // PartitionedCall on another engine, the one independent engine every
@@ -472,7 +465,7 @@ absl::StatusOr<std::vector<Value>> DynamicExecutor::Execute(std::vector<Value>& 
     if (step.is_data || step.is_net_output) continue;
     if (control_ != nullptr) GE_RETURN_IF_ERROR(control_->Check(step.node->name()));
     absl::Status s = RunStep(step, slots);
-    if (!s.ok()) return WithNodePrefix(s, *step.node);
+    if (!s.ok()) return WithNodePrefix(s, step.node->name(), step.node->type());
     for (int slot : step.release) slots[slot] = Value();
   }
   return CollectOutputs(slots);
@@ -617,7 +610,7 @@ absl::Status DynamicExecutor::RunOne(ParallelRun& r, int s) {
     const ComputeScope compute(exec.options_.compute_budget);
     status = exec.RunStep(step, *r.slots);
   }
-  if (!status.ok()) return WithNodePrefix(status, *step.node);
+  if (!status.ok()) return WithNodePrefix(status, step.node->name(), step.node->type());
   for (int slot : step.inputs) {
     if (slot >= 0 && r.uses[slot].fetch_sub(1, std::memory_order_acq_rel) == 1) (*r.slots)[slot] = Value();
   }

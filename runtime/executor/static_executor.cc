@@ -462,7 +462,7 @@ absl::Status StaticExecutor::RunWithOutputs(const std::vector<Value>& inputs, st
     absl::Status s = CallKernel([&] { return task.kernel()->Compute(task); });
     if (!s.ok()) {
       const ir::OpDesc& op = task.cold().op;
-      return absl::Status(s.code(), StrCat("node '", op.name(), "' (", op.type(), "): ", StdView(s.message())));
+      return WithNodePrefix(s, op.name(), op.type());
     }
   }
   return CopyOutputs(outputs);
@@ -475,6 +475,12 @@ absl::StatusOr<std::vector<Value>> StaticExecutor::Run(std::vector<Value> inputs
   values.reserve(outputs.size());
   for (Tensor& t : outputs) values.emplace_back(std::move(t));
   return values;
+}
+
+absl::Status WithNodePrefix(const absl::Status& s, std::string_view name, std::string_view type) {
+  const std::string prefix = StrCat("node '", name, "'");
+  if (StdView(s.message()).substr(0, prefix.size()) == prefix) return s;
+  return absl::Status(s.code(), StrCat(prefix, " (", type, "): ", StdView(s.message())));
 }
 
 }  // namespace ge::runtime

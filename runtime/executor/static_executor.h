@@ -34,6 +34,7 @@
 
 #include <memory>
 #include <mutex>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -139,5 +140,9 @@ class StaticExecutor {
   StaticRunStats stats_;
   std::mutex run_mu_;
 };
+
+// `s` with "node 'NAME' (TYPE): " in front, unless a kernel or shape
+// inference already named the node (both executors report kernel errors so).
+absl::Status WithNodePrefix(const absl::Status& s, std::string_view name, std::string_view type);
 
 }  // namespace ge::runtime

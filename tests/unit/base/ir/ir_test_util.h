@@ -1,8 +1,11 @@
 // Small builders shared by the base/ir unit tests.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
+#include <ctime>
 #include <initializer_list>
 #include <limits>
 #include <memory>
@@ -15,6 +18,23 @@
 #include "gtest/gtest.h"
 
 namespace ge::ir::testing {
+
+// This thread's CPU time for fn(), in nanoseconds, the least of `rounds`
+// calls: CPU time and the minimum keep a loaded machine's waiting out, so
+// tests compare the growth of work (linear against quadratic), never a bound
+// in seconds.
+template <typename Fn>
+int64_t LeastThreadCpuNanos(int rounds, const Fn& fn) {
+  int64_t best = INT64_MAX;
+  for (int round = 0; round < rounds; ++round) {
+    timespec a{}, b{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
+    fn();
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
+    best = std::min<int64_t>(best, (b.tv_sec - a.tv_sec) * 1000000000LL + (b.tv_nsec - a.tv_nsec));
+  }
+  return best;
+}
 
 inline ValueType F32(std::initializer_list<int64_t> dims) {
   return ValueType::Tensor(DataType::kFloat, Shape(dims));

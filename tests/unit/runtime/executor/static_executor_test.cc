@@ -61,6 +61,17 @@ class StaticExecutorTest : public ge::testing::EnginesTest {
   device::CpuDevice device_{device::DeviceSpec{"cpu:0", 0, 1}};
 };
 
+TEST(WithNodePrefixTest, NamesTheNodeOnce) {
+  const absl::Status bare = WithNodePrefix(absl::InvalidArgumentError("index 7 is out of range"), "g", "Gather");
+  EXPECT_EQ(bare.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(bare.message(), "node 'g' (Gather): index 7 is out of range");
+  // A kernel's own NodeError already starts with the node: left as it is.
+  EXPECT_EQ(WithNodePrefix(bare, "g", "Gather"), bare);
+  // Another node's name is not this node's prefix.
+  const absl::Status other = WithNodePrefix(bare, "gg", "Gather");
+  EXPECT_EQ(other.message(), "node 'gg' (Gather): node 'g' (Gather): index 7 is out of range");
+}
+
 TEST_F(StaticExecutorTest, SameResultsAsDynamicExecutor) {
   auto exec = Load(kChain, device_);
   ASSERT_TRUE(exec.ok()) << exec.status();
