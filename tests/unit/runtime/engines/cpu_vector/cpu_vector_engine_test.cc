@@ -2,6 +2,7 @@
 // its KernelBuilder, the threaded paths and the f32 exp's accuracy.
 #include "runtime/engines/cpu_vector/cpu_vector_engine.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 
@@ -119,6 +120,73 @@ TEST(CpuVectorEngineTest, LargeTensorsSplitAcrossThreads) {
   const ir::AttrMap axes0 = {{"axes", ir::AttrValue(std::vector<int64_t>{1})}};
   EXPECT_TRUE(test::MatchesReference(Vector(), Host(), Typed("ReduceMean", {a}, axes0), {a}, std::nullopt, options));
   EXPECT_TRUE(test::MatchesReference(Vector(), Host(), Typed("Transpose", {a}), {a}, std::nullopt, options));
+}
+
+// An execute context whose workspace is exactly what Prepare asked for, followed by
+// guard bytes that must stay untouched; everything else is the test context's.
+class GuardedWorkspaceContext final : public ExecuteContext {
+ public:
+  GuardedWorkspaceContext(std::vector<Value> inputs, std::vector<ir::ValueType> types, size_t bytes)
+      : inner_(std::move(inputs), std::move(types), nullptr, 0), bytes_(bytes), buffer_(bytes + 4096, 0x5a) {}
+  int num_inputs() const override { return inner_.num_inputs(); }
+  int num_outputs() const override { return inner_.num_outputs(); }
+  const Value& input_value(int i) const override { return inner_.input_value(i); }
+  const ir::ValueType& output_type(int i) const override { return inner_.output_type(i); }
+  using ExecuteContext::Output;
+  absl::StatusOr<Tensor> Output(int i, const Shape& shape) override { return inner_.Output(i, shape); }
+  absl::Status SetOutputValue(int i, Value value) override { return inner_.SetOutputValue(i, std::move(value)); }
+  void* workspace() override { return buffer_.data(); }
+  ThreadPool* thread_pool() override { return inner_.thread_pool(); }
+  int num_threads() const override { return inner_.num_threads(); }
+  bool GuardIntact() const {
+    return std::all_of(buffer_.begin() + static_cast<std::ptrdiff_t>(bytes_), buffer_.end(),
+                       [](unsigned char c) { return c == 0x5a; });
+  }
+  const std::vector<Value>& outputs() const { return inner_.outputs(); }
+
+ private:
+  test::TestExecuteContext inner_;
+  size_t bytes_;
+  std::vector<unsigned char> buffer_;
+};
+
+// A reduction prepared for one shape (or for an unknown one, as in a Loop body) and
+// run on a larger one keeps to the workspace Prepare asked for: the larger
+// accumulator goes to a buffer of its own (EmbeddingBag's Loop crashed here).
+TEST(CpuVectorEngineTest, ReductionOnALargerShapeThanPreparedStaysInItsWorkspace) {
+  const Tensor x = test::RandomTensor(DataType::kFloat, Shape{20, 512}, 3);
+  const Tensor axes = test::MakeTensor(DataType::kInt64, {0}, Shape{1});
+  for (const char* type : {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceLogSumExp"}) {
+    for (const ir::ValueType& prepared : {ir::ValueType::Tensor(DataType::kFloat, Shape{4, 2}),
+                                          ir::ValueType::Tensor(DataType::kFloat, Shape{-1, 512})}) {
+      // ReduceSum takes its axes as an input (opset 13), the others as an attribute.
+      const bool axes_input = std::string(type) == "ReduceSum";
+      ir::AttrMap attrs = {{"keepdims", ir::AttrValue(int64_t{0})}};
+      if (!axes_input) attrs["axes"] = ir::AttrValue(std::vector<int64_t>{0});
+      const std::vector<Value> inputs = axes_input ? std::vector<Value>{x, axes} : std::vector<Value>{x};
+      ir::OpDesc op = Typed(type, inputs, attrs);
+      auto kernel = Vector().kernel_factory().CreateKernel(op);
+      ASSERT_TRUE(kernel.ok()) << kernel.status();
+      PrepareContext prepare;
+      prepare.op = &op;
+      prepare.input_types = {prepared};
+      prepare.const_inputs = {nullptr};
+      if (axes_input) {
+        prepare.input_types.push_back(ir::ValueType::Tensor(DataType::kInt64, Shape{1}));
+        prepare.const_inputs.push_back(&axes);
+      }
+      prepare.output_types = {op.output(0).type};
+      prepare.num_threads = 1;
+      ASSERT_TRUE((*kernel)->Prepare(prepare).ok());
+      GuardedWorkspaceContext ctx(inputs, {op.output(0).type}, prepare.workspace_bytes);
+      const absl::Status computed = (*kernel)->Compute(ctx);
+      ASSERT_TRUE(computed.ok()) << type << ": " << computed;
+      EXPECT_TRUE(ctx.GuardIntact()) << type << " wrote past its workspace of " << prepare.workspace_bytes;
+      auto expected = test::RunKernel(Host(), op, inputs);
+      ASSERT_TRUE(expected.ok()) << expected.status();
+      EXPECT_TRUE(test::TensorNear(ctx.outputs()[0].tensor(), (*expected)[0].tensor())) << type;
+    }
+  }
 }
 
 // The vectorized f32 exp against libm over the whole range, both ISAs.
