@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 
 #include "runtime/engines/host_cpu/host_cpu_engine.h"
 #include "runtime/engines/plugin_loader.h"
@@ -186,6 +187,35 @@ TEST(CpuVectorEngineTest, ReductionOnALargerShapeThanPreparedStaysInItsWorkspace
       ASSERT_TRUE(expected.ok()) << expected.status();
       EXPECT_TRUE(test::TensorNear(ctx.outputs()[0].tensor(), (*expected)[0].tensor())) << type;
     }
+  }
+}
+
+// ReduceMax / ReduceMin over a float row run in float lanes with a NaN flag:
+// every row length around the 16-lane block, a NaN at every position of a
+// row, infinities, and rows reduced into one output (axes 0 and 2), against
+// host_cpu.
+TEST(CpuVectorEngineTest, FloatMaxAndMinOverRowsMatchHostCpu) {
+  for (const char* type : {"ReduceMax", "ReduceMin"}) {
+    for (int64_t n : {1, 2, 7, 15, 16, 17, 31, 32, 33, 100}) {
+      Tensor x = test::RandomTensor(DataType::kFloat, Shape{3, n}, 5 + n, -100.0, 100.0);
+      float* px = x.data<float>();
+      px[n - 1] = std::numeric_limits<float>::infinity();            // row 0
+      if (n > 1) px[n] = -std::numeric_limits<float>::infinity();    // row 1
+      const ir::AttrMap last = {{"axes", ir::AttrValue(std::vector<int64_t>{1})}};
+      EXPECT_TRUE(test::MatchesReference(Vector(), Host(), Typed(type, {x}, last), {x})) << type << " n=" << n;
+      for (int64_t at = 0; at < n; ++at) {
+        Tensor y = test::RandomTensor(DataType::kFloat, Shape{2, n}, 7 + at);
+        y.data<float>()[n + at] = std::numeric_limits<float>::quiet_NaN();  // row 1 only
+        auto out = test::RunKernel(Vector(), Typed(type, {y}, last), {y});
+        ASSERT_TRUE(out.ok()) << out.status();
+        const float* po = (*out)[0].tensor().data<float>();
+        EXPECT_FALSE(std::isnan(po[0])) << type << " n=" << n << " at=" << at;
+        EXPECT_TRUE(std::isnan(po[1])) << type << " n=" << n << " at=" << at;
+      }
+    }
+    const Tensor z = test::RandomTensor(DataType::kFloat, Shape{3, 4, 21}, 9);
+    const ir::AttrMap outer = {{"axes", ir::AttrValue(std::vector<int64_t>{0, 2})}};
+    EXPECT_TRUE(test::MatchesReference(Vector(), Host(), Typed(type, {z}, outer), {z})) << type;
   }
 }
 
