@@ -199,8 +199,8 @@ TEST(CpuVectorEngineTest, FloatMaxAndMinOverRowsMatchHostCpu) {
     for (int64_t n : {1, 2, 7, 15, 16, 17, 31, 32, 33, 100}) {
       Tensor x = test::RandomTensor(DataType::kFloat, Shape{3, n}, 5 + n, -100.0, 100.0);
       float* px = x.data<float>();
-      px[n - 1] = std::numeric_limits<float>::infinity();            // row 0
-      if (n > 1) px[n] = -std::numeric_limits<float>::infinity();    // row 1
+      px[n - 1] = std::numeric_limits<float>::infinity();          // row 0
+      if (n > 1) px[n] = -std::numeric_limits<float>::infinity();  // row 1
       const ir::AttrMap last = {{"axes", ir::AttrValue(std::vector<int64_t>{1})}};
       EXPECT_TRUE(test::MatchesReference(Vector(), Host(), Typed(type, {x}, last), {x})) << type << " n=" << n;
       for (int64_t at = 0; at < n; ++at) {
