@@ -644,20 +644,37 @@ class TopKKernel final : public Kernel {
       const T* in = x.data<T>();
       T* pv = values.data<T>();
       int64_t* pi = indices.data<int64_t>();
-      std::vector<int64_t> order(static_cast<size_t>(n));
+      // partial_sort's selection on (value, index) pairs held together: the
+      // k best so far form a heap with the worst on top, and an element
+      // enters only when it beats that (a tie never does: it comes later,
+      // so its index is larger). The order and the tie rule are
+      // partial_sort's over indices; most elements cost one compare.
+      using W = decltype(Widen(T{}));
+      using P = std::pair<W, int64_t>;
+      const bool largest = largest_;
+      const auto before = [largest](const P& a, const P& b) {
+        if (a.first != b.first) return largest ? a.first > b.first : a.first < b.first;
+        return a.second < b.second;
+      };
+      std::vector<P> best(static_cast<size_t>(k));
       for (int64_t o = 0; o < outer; ++o) {
         for (int64_t i = 0; i < inner; ++i) {
-          const auto at = [&](int64_t j) { return Widen(in[(o * n + j) * inner + i]); };
-          for (int64_t j = 0; j < n; ++j) order[j] = j;
-          const auto before = [&](int64_t a, int64_t b) {
-            const auto va = at(a), vb = at(b);
-            if (va != vb) return largest_ ? va > vb : va < vb;
-            return a < b;
-          };
-          std::partial_sort(order.begin(), order.begin() + k, order.end(), before);
+          const T* row = in + o * n * inner + i;
+          if (k == 0) continue;
+          for (int64_t j = 0; j < k; ++j) best[j] = {Widen(row[j * inner]), j};
+          std::make_heap(best.begin(), best.end(), before);
+          for (int64_t j = k; j < n; ++j) {
+            const W v = Widen(row[j * inner]);
+            const W worst = best.front().first;
+            if (largest ? !(v > worst) : !(v < worst)) continue;
+            std::pop_heap(best.begin(), best.end(), before);
+            best.back() = {v, j};
+            std::push_heap(best.begin(), best.end(), before);
+          }
+          std::sort_heap(best.begin(), best.end(), before);
           for (int64_t j = 0; j < k; ++j) {
-            pv[(o * k + j) * inner + i] = in[(o * n + order[j]) * inner + i];
-            pi[(o * k + j) * inner + i] = order[j];
+            pv[(o * k + j) * inner + i] = row[best[j].second * inner];
+            pi[(o * k + j) * inner + i] = best[j].second;
           }
         }
       }
