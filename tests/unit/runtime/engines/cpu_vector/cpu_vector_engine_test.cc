@@ -219,6 +219,36 @@ TEST(CpuVectorEngineTest, FloatMaxAndMinOverRowsMatchHostCpu) {
   }
 }
 
+// Transposes of the two innermost merged dims copy tiles: sizes off the
+// 16-wide tile, a batch dim in front, 2-, 4- and 8-byte elements, and
+// permutations whose dims merge first (DGCNN's [B, N, K, C] -> [B, C, N, K]),
+// on one thread and on the pool, against host_cpu.
+TEST(CpuVectorEngineTest, TiledTransposesMatchHostCpu) {
+  struct Case {
+    Shape shape;
+    std::vector<int64_t> perm;
+  };
+  const std::vector<Case> cases = {
+      {{17, 33}, {1, 0}},
+      {{16, 16}, {1, 0}},
+      {{100, 20}, {1, 0}},
+      {{3, 40, 17}, {0, 2, 1}},
+      {{2, 5, 17, 33}, {0, 3, 1, 2}},
+      {{1, 64, 16, 40}, {0, 3, 1, 2}},
+      {{33, 2, 18}, {2, 1, 0}},
+  };
+  test::RunOptions pooled;
+  pooled.thread_pool = test::TestThreadPool();
+  for (const Case& c : cases) {
+    for (DataType dtype : {DataType::kFloat, DataType::kFloat16, DataType::kInt64}) {
+      const Tensor x = test::RandomTensor(dtype, c.shape, 11);
+      const ir::OpDesc op = Typed("Transpose", {x}, {{"perm", ir::AttrValue(c.perm)}});
+      EXPECT_TRUE(test::MatchesReference(Vector(), Host(), op, {x})) << c.shape.ToString();
+      EXPECT_TRUE(test::MatchesReference(Vector(), Host(), op, {x}, std::nullopt, pooled)) << c.shape.ToString();
+    }
+  }
+}
+
 // The vectorized f32 exp against libm over the whole range, both ISAs.
 TEST(CpuVectorEngineTest, ExpIsWithinTwoUlpsEverywhere) {
   std::vector<float> xs;
