@@ -663,14 +663,32 @@ class TopKKernel final : public Kernel {
           if (k == 0) continue;
           for (int64_t j = 0; j < k; ++j) best[j] = {Widen(row[j * inner]), j};
           std::make_heap(best.begin(), best.end(), before);
-          for (int64_t j = k; j < n; ++j) {
+          const auto offer = [&](int64_t j) {
             const W v = Widen(row[j * inner]);
             const W worst = best.front().first;
-            if (largest ? !(v > worst) : !(v < worst)) continue;
+            if (largest ? !(v > worst) : !(v < worst)) return;
             std::pop_heap(best.begin(), best.end(), before);
             best.back() = {v, j};
             std::push_heap(best.begin(), best.end(), before);
+          };
+          int64_t j = k;
+          if (inner == 1) {
+            // Contiguous rows: a block of 8 is looked at element by element
+            // only when one of them beats the worst kept (a branch-free test
+            // the compiler vectorizes); after the first few blocks most skip.
+            constexpr int64_t kBlock = 8;
+            for (; j + kBlock <= n; j += kBlock) {
+              const W worst = best.front().first;
+              bool any = false;
+              for (int64_t b = 0; b < kBlock; ++b) {
+                const W v = Widen(row[j + b]);
+                any |= largest ? v > worst : v < worst;
+              }
+              if (!any) continue;
+              for (int64_t b = 0; b < kBlock; ++b) offer(j + b);
+            }
           }
+          for (; j < n; ++j) offer(j);
           std::sort_heap(best.begin(), best.end(), before);
           for (int64_t j = 0; j < k; ++j) {
             pv[(o * k + j) * inner + i] = row[best[j].second * inner];
