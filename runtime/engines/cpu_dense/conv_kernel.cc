@@ -95,24 +95,27 @@ bool IsPlainFormat(ir::Format f) { return f == ir::Format::kND || f == ir::Forma
 // A 2-D convolution's geometry for the own paths.
 SmallConvGeometry GeometryOf(const Shape& x, const Shape& w, const ops::WindowGeometry& g);
 
-// `chain` with each tanh as 2 sigmoid(2 x) - 1: oneDNN 2.6's AVX2 tanh
-// post-op gathers its polynomial's coefficients per lane and took 3.4 ns
-// an element on this AMD host (2 ms of ESPCN's 1 -> 64 5x5 convolution,
-// which computes in 0.37 ms), the three steps 0.6 (docs/perf.md,
-// "Image heads"). Absolute error about 1e-7 (one rounding of sigmoid near
-// 1/2, doubled).
-PostOpChain TanhAsSigmoid(const PostOpChain& chain) {
-  PostOpChain out;
+// Appends `chain` for oneDNN, each tanh as 2 sigmoid(2 x) - 1 (pow(x, 1)
+// scaled by 2, logistic, linear 2 y - 1): oneDNN 2.6's AVX2 tanh post-op took 3.4 ns an
+// element on this AMD host (2 ms of ESPCN's 1 -> 64 5x5 convolution, which
+// computes in 0.37 ms), the three steps 0.6 (docs/perf.md, "Image heads").
+// Absolute error about 1e-7. oneDNN 2.6 applies the first parameters of an
+// eltwise algorithm to every post-op of that algorithm, so a chain with a
+// linear step of its own (HardSigmoid) keeps oneDNN's tanh.
+void AppendConvPostOps(const PostOpChain& chain, dnnl::post_ops& ops) {
+  bool own_linear = false;
+  for (const PostOp& step : chain.ops) own_linear = own_linear || step.kind == PostOpKind::kLinear;
   for (const PostOp& step : chain.ops) {
-    if (step.kind != PostOpKind::kTanh) {
-      out.ops.push_back(step);
+    if (step.kind == PostOpKind::kTanh && !own_linear) {
+      ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_pow, 2.0f, 1.0f);
+      ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_logistic, 0.0f, 0.0f);
+      ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_linear, 2.0f, -1.0f);
       continue;
     }
-    out.ops.push_back({PostOpKind::kLinear, 2.0f, 0.0f});
-    out.ops.push_back({PostOpKind::kSigmoid, 0.0f, 0.0f});
-    out.ops.push_back({PostOpKind::kLinear, 2.0f, -1.0f});
+    PostOpChain one;
+    one.ops.push_back(step);
+    AppendPostOps(one, AddMode::kSum, {}, ops);
   }
-  return out;
 }
 
 // The primitive descriptor of a convolution with layouts left to oneDNN.
@@ -135,7 +138,7 @@ dnnl::convolution_forward::primitive_desc ConvPrimitiveDesc(const dnnl::engine& 
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   dnnl::post_ops ops;
-  AppendPostOps(TanhAsSigmoid(chain), AddMode::kSum, {}, ops);
+  AppendConvPostOps(chain, ops);
   attr.set_post_ops(ops);
   using fwd = dnnl::convolution_forward;
   const auto prop = dnnl::prop_kind::forward_inference;

@@ -529,6 +529,23 @@ std::vector<Case> FusedCases(Rng& rng) {
     cc.const_inputs = {1, 2};
     cases.push_back(std::move(cc));
   }
+  // Tanh steps, which oneDNN runs as 2 sigmoid(2 x) - 1 unless the chain
+  // has a linear step of its own (oneDNN 2.6 gives all linear steps the
+  // first one's parameters): with a sigmoid, twice, after a linear step.
+  const std::vector<std::vector<PostOp>> tanh_chains = {
+      {{PostOpKind::kTanh, 0.0f, 0.0f}},
+      {{PostOpKind::kSigmoid, 0.0f, 0.0f}, {PostOpKind::kTanh, 0.0f, 0.0f}, {PostOpKind::kTanh, 0.0f, 0.0f}},
+      {{PostOpKind::kLinear, 0.5f, 0.25f}, {PostOpKind::kTanh, 0.0f, 0.0f}},
+      {{PostOpKind::kAdd, 0.0f, 0.0f}, {PostOpKind::kTanh, 0.0f, 0.0f}, {PostOpKind::kLinear, 3.0f, -1.0f}},
+  };
+  for (const auto& steps : tanh_chains) {
+    PostOpChain chain;
+    chain.ops = steps;
+    const Shape x{1, 8, 12, 13};
+    std::vector<Value> inputs = {rng.Random(dt, x), rng.Random(dt, Shape{16, 8, 3, 3}), rng.Random(dt, Shape{16})};
+    Value addend = chain.has_add() ? Value(rng.Random(dt, Shape{1, 16, 12, 13})) : Value();
+    cases.push_back(FusedCase("Conv", std::move(inputs), {{"pads", IntsAttr({1, 1, 1, 1})}}, chain, addend, 3));
+  }
   return cases;
 }
 
