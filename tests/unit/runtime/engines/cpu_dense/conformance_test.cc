@@ -6,6 +6,7 @@
 // beside cpu_vector's.
 #include <omp.h>
 
+#include <cmath>
 #include <functional>
 #include <string>
 #include <tuple>
@@ -221,6 +222,36 @@ TEST(CpuDenseThreads, RecurrentKernelsMatchTheReferenceOnTwoThreads) {
       options.const_inputs = trial % 2 == 0 ? std::vector<int>{1, 2, 3} : std::vector<int>{};
       EXPECT_TRUE(test::MatchesReference(Dense(), Host(), c.op, c.inputs, c.tolerance, options))
           << type << " seq " << seq << " batch " << batch << " hidden " << hidden << " " << direction;
+    }
+  }
+}
+
+// One direction of fewer than eight rows runs its steps on one thread; its
+// input projection stays there below 2^23 multiply-adds and splits over the
+// team above (rnn_kernel.cc, kSerialStepsSplitWork): both sides, forward and
+// reverse, with the two-thread pool.
+TEST(CpuDenseThreads, RecurrentProjectionOfSerialStepsMatchesTheReference) {
+  Rng rng(12);
+  test::RunOptions options;
+  options.thread_pool = test::TestThreadPool();
+  for (const std::string type : {"GRU", "LSTM"}) {
+    const int64_t gates = type == "GRU" ? 3 : 4;
+    // 24 x 4 x 64 x (4 x 128) = 3.1M (lstm_2layer at batch 4) and 48 x 5 x 300 x (4 x 130) = 37M.
+    for (const auto& [seq, batch, input, hidden] :
+         std::vector<std::tuple<int64_t, int64_t, int64_t, int64_t>>{{24, 4, 64, 128}, {48, 5, 300, 130}}) {
+      const std::string direction = batch == 4 ? "forward" : "reverse";
+      const double scale = 1.0 / std::sqrt(static_cast<double>(hidden + input));
+      ir::AttrMap attrs = {{"hidden_size", ir::AttrValue(hidden)}, {"direction", ir::AttrValue(direction)}};
+      if (type == "GRU") attrs["linear_before_reset"] = ir::AttrValue(int64_t{1});
+      const Case c = MakeCase(type,
+                              {rng.Random(DataType::kFloat, Shape{seq, batch, input}, -2, 2),
+                               rng.Random(DataType::kFloat, Shape{1, gates * hidden, input}, -2 * scale, 2 * scale),
+                               rng.Random(DataType::kFloat, Shape{1, gates * hidden, hidden}, -2 * scale, 2 * scale),
+                               rng.Random(DataType::kFloat, Shape{1, 2 * gates * hidden}, -0.5, 0.5)},
+                              std::move(attrs), std::nullopt, 2);
+      options.const_inputs = {1, 2, 3};
+      EXPECT_TRUE(test::MatchesReference(Dense(), Host(), c.op, c.inputs, c.tolerance, options))
+          << type << " seq " << seq << " batch " << batch << " input " << input << " hidden " << hidden;
     }
   }
 }
