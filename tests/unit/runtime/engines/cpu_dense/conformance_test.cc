@@ -182,9 +182,8 @@ TEST(CpuDenseThreads, LayerNormOnBothSidesOfTheSerialBound) {
 // RNN, GRU and LSTM with two threads: the directions of a bidirectional op
 // run on their own threads, batches of eight rows or more split into
 // blocks of rows (rnn_kernel.cc), a smaller batch of one direction runs on
-// one thread. Forward, reverse and both, both layouts, sequence_lens with
-// finished and empty rows, initial states, clip and peepholes, constant and
-// computed weights, and one step.
+// one thread, as do recurrent products below 2^20 multiply-adds. Forward, reverse and both, both layouts, sequence_lens
+// with finished and empty rows, initial states, clip and peepholes, constant and computed weights, and one step.
 TEST(CpuDenseThreads, RecurrentKernelsMatchTheReferenceOnTwoThreads) {
   Rng rng(11);
   test::RunOptions options;
@@ -193,7 +192,16 @@ TEST(CpuDenseThreads, RecurrentKernelsMatchTheReferenceOnTwoThreads) {
   for (const std::string type : {"RNN", "GRU", "LSTM"}) {
     const int64_t gates = type == "RNN" ? 1 : type == "GRU" ? 3 : 4;
     for (const auto& [seq, batch, hidden, dirs] : std::vector<std::tuple<int64_t, int64_t, int64_t, int64_t>>{
-             {5, 1, 64, 2}, {4, 9, 48, 1}, {1, 8, 32, 2}, {6, 11, 33, 1}, {3, 3, 16, 2}, {2, 4, 40, 1}}) {
+             {5, 1, 64, 2},
+             {4, 9, 48, 1},
+             {1, 8, 32, 2},
+             {6, 11, 33, 1},
+             {3, 3, 16, 2},
+             {2, 4, 40, 1},
+             // Recurrent products past 2^20 multiply-adds, which do split over the threads.
+             {16, 12, 100, 1},
+             {20, 3, 100, 2},
+             {3, 9, 256, 2}}) {
       ++trial;
       const bool batch_major = trial % 2 == 0, reverse = trial % 3 == 0;
       const std::string direction = dirs == 2 ? "bidirectional" : reverse ? "reverse" : "forward";
