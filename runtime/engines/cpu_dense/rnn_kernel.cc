@@ -18,7 +18,10 @@
 // storage is the same constant; non-constant weights are packed per run.
 // With several threads the directions and blocks of batch rows run
 // independently (no barrier per step), and the input projection splits by
-// rows. f32 only; anything else stays on the reference engine.
+// rows; small recurrent products keep their steps on one thread, and steps
+// on one thread keep a small projection there too (a parallel region costs
+// a wake-up and a join). f32 only; anything else stays on the reference
+// engine.
 #include <omp.h>
 
 #include <algorithm>
@@ -421,7 +424,7 @@ class RecurrentKernel final : public DenseKernel {
     // too: a parallel region of its own costs a thread's wake-up and join,
     // 50-100 us on a 2-core virtual machine, about what halving such a
     // projection saves (lstm_2layer at batch 4 ran slower at 2 threads
-    // than at 1; docs/perf.md, "The recurrent rows, session 13").
+    // than at 1; docs/perf.md, "The recurrent rows", session 13).
     const int64_t work = d.seq * d.batch * d.input * d.gh * d.dirs;
     Project(d, ctx.input(kX).data<float>(), buf.xw, team > 1 || work >= kSerialStepsSplitWork ? threads : 1);
     InitState(d, ctx, kH0, buf.h);
