@@ -8,8 +8,8 @@
 // Four rows or more (the input projection of every step, a step of a larger
 // batch) go tile by tile of four to six rows across a stride of eight
 // panels, blocked so that the stride's block of the weights stays in L2
-// while every tile of a block of rows uses it. In a recurrent step (up to
-// 32 rows), weights past 256 KB (a large hidden size's R, 1-4 MB at hidden
+// while every tile of a block of rows uses it. In a recurrent step of 4 to
+// 32 rows, weights past 256 KB (a large hidden size's R, 1-4 MB at hidden
 // 256-512, streamed from L3 at every step) are prefetched 4 KB ahead along
 // each panel by the tiles that read them from L3 first. The loops are written in
 // GCC's vector extension (eight floats); exp is a polynomial on an exactly
@@ -106,12 +106,12 @@ Init FirstInit(const RnnGemmArgs& g) { return g.accumulate ? Init::kC : g.bias !
 
 // Every panel for rows [row, row + R), C panels at a time, then the rest:
 // one pass over the weights for the R rows (a recurrent step of 1 to 3 rows).
-template <int R, int C, bool kFar>
+template <int R, int C>
 void RowBlock(const RnnGemmArgs& g, int64_t row) {
   const Init init = FirstInit(g);
   int64_t panel = 0;
-  for (; panel + C <= g.panels; panel += C) Tile<R, C, kFar>(g, row, panel, 0, g.k, init);
-  for (; panel < g.panels; ++panel) Tile<R, 1, kFar>(g, row, panel, 0, g.k, init);
+  for (; panel + C <= g.panels; panel += C) Tile<R, C, false>(g, row, panel, 0, g.k, init);
+  for (; panel < g.panels; ++panel) Tile<R, 1, false>(g, row, panel, 0, g.k, init);
 }
 
 // One panel (sixteen columns) of `rows` rows (1 to 6; four or more but
@@ -168,29 +168,26 @@ void BlockedGemm(const RnnGemmArgs& g) {
   }
 }
 
-template <bool kFar>
-void GemmOf(const RnnGemmArgs& g) {
-  switch (g.rows) {
-    case 0: return;
-    case 1: return RowBlock<1, 4, kFar>(g, 0);
-    case 2: return RowBlock<2, 3, kFar>(g, 0);
-    case 3: return RowBlock<3, 2, kFar>(g, 0);
-    default: return BlockedGemm<kFar>(g);
-  }
-}
-
-// Weights past kNearBytes (half of a 512 KB L2) stream from L3 at every
-// call of a recurrent step (up to kStepRows rows), and their panels are
-// prefetched; nearer ones are not, since a prefetch per panel and step
-// costs a load slot (a step of one row loads four panels for eight FMAs),
-// nor are an input projection's (many rows: each stride of the weights
-// serves 16 tiles from L2, and the prefetching first tile measured 3-12 %
-// slower on 1024 x 128 x 1024).
+// A recurrent step of 4 to kStepRows rows whose weights exceed kNearBytes
+// (half of a 512 KB L2) streams them from L3 at every call, and the first
+// tile over each stride prefetches their panels. Nothing else does: one to
+// three rows load two to four panels per step of the reduction for 8 to 12
+// FMAs, and a prefetch per panel made them 20-60 % slower (1 x 256 x
+// 1024, 1 x 512 x 2048); an input projection's stride of the weights
+// serves 16 tiles from L2, and its prefetching first tile measured 3-12 %
+// slower (1024 x 128 x 1024).
 void Gemm(const RnnGemmArgs& g) {
   constexpr int64_t kNearBytes = 256 << 10, kStepRows = 32;
+  switch (g.rows) {
+    case 0: return;
+    case 1: return RowBlock<1, 4>(g, 0);
+    case 2: return RowBlock<2, 3>(g, 0);
+    case 3: return RowBlock<3, 2>(g, 0);
+    default: break;
+  }
   const int64_t bytes = g.panels * g.k * P * static_cast<int64_t>(sizeof(float));
-  if (bytes > kNearBytes && g.rows <= kStepRows) return GemmOf<true>(g);
-  GemmOf<false>(g);
+  if (bytes > kNearBytes && g.rows <= kStepRows) return BlockedGemm<true>(g);
+  BlockedGemm<false>(g);
 }
 
 typedef int32_t V8i __attribute__((vector_size(32)));
