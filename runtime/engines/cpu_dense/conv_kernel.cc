@@ -19,7 +19,9 @@
 // for an unpadded convolution over it (ExplicitPad).
 //
 // Small outputs with wide channels in channel-blocked layouts run the
-// engine's own loop instead (small_conv.h: ResNet's 7x7 stage).
+// engine's own loop instead (small_conv.h: ResNet's 7x7 stage), and so
+// do few output channels at high resolution into a plain destination
+// (narrow_conv.h: image heads).
 #include <omp.h>
 
 #include <cstring>
@@ -32,6 +34,7 @@
 #include "runtime/engines/cpu_dense/dense_ops.h"
 #include "runtime/engines/cpu_dense/kernel_registry.h"
 #include "runtime/engines/cpu_dense/packed_matmul.h"
+#include "runtime/engines/cpu_dense/narrow_conv.h"
 #include "runtime/engines/cpu_dense/small_conv.h"
 
 namespace ge::engine::cpu_dense {
@@ -61,6 +64,8 @@ class ConvKernel final : public DenseKernel {
     dnnl::memory::desc src_interior;
     // The own small-output path (no oneDNN primitive then).
     std::unique_ptr<SmallConvPlan> small;
+    // The own few-output-channel path.
+    std::unique_ptr<NarrowConvPlan> narrow;
     std::vector<GemmStep> steps;
   };
 
@@ -71,13 +76,47 @@ class ConvKernel final : public DenseKernel {
   // The own path's geometry when it takes this convolution.
   std::optional<SmallConvGeometry> SmallConvFor(const PlanRequest& request, const ops::WindowGeometry& g) const;
   absl::Status RunSmall(ConvPlan& plan, ExecuteContext& ctx, Scratch& scratch);
+  // The few-output-channel path's geometry and source layout (blocked or
+  // plain) when it takes this convolution.
+  std::optional<std::pair<SmallConvGeometry, bool>> NarrowConvFor(const PlanRequest& request,
+                                                                  const ops::WindowGeometry& g) const;
+  absl::Status RunNarrow(ConvPlan& plan, ExecuteContext& ctx, Scratch& scratch);
 
   ops::WindowAttrs attrs_;
   PostOpChain chain_;
-  SmallConvWeights small_weights_;  // the own path's panels, shared by every plan
+  SmallConvWeights small_weights_;    // the own path's panels, shared by every plan
+  NarrowConvWeights narrow_weights_;  // the few-output-channel path's, likewise
 };
 
 dnnl::memory::dims Dims(const std::vector<int64_t>& v) { return dnnl::memory::dims(v.begin(), v.end()); }
+
+bool IsPlainFormat(ir::Format f) { return f == ir::Format::kND || f == ir::Format::kNCHW; }
+
+// A 2-D convolution's geometry for the own paths.
+SmallConvGeometry GeometryOf(const Shape& x, const Shape& w, const ops::WindowGeometry& g);
+
+// Appends `chain` for oneDNN, each tanh as 2 sigmoid(2 x) - 1 (pow(x, 1)
+// scaled by 2, logistic, linear 2 y - 1): oneDNN 2.6's AVX2 tanh post-op took 3.4 ns an
+// element on this AMD host (2 ms of ESPCN's 1 -> 64 5x5 convolution, which
+// computes in 0.37 ms), the three steps 0.6 (docs/perf.md, "Image heads").
+// Absolute error about 1e-7. oneDNN 2.6 applies the first parameters of an
+// eltwise algorithm to every post-op of that algorithm, so a chain with a
+// linear step of its own (HardSigmoid) keeps oneDNN's tanh.
+void AppendConvPostOps(const PostOpChain& chain, dnnl::post_ops& ops) {
+  bool own_linear = false;
+  for (const PostOp& step : chain.ops) own_linear = own_linear || step.kind == PostOpKind::kLinear;
+  for (const PostOp& step : chain.ops) {
+    if (step.kind == PostOpKind::kTanh && !own_linear) {
+      ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_pow, 2.0f, 1.0f);
+      ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_logistic, 0.0f, 0.0f);
+      ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_linear, 2.0f, -1.0f);
+      continue;
+    }
+    PostOpChain one;
+    one.ops.push_back(step);
+    AppendPostOps(one, AddMode::kSum, {}, ops);
+  }
+}
 
 // The primitive descriptor of a convolution with layouts left to oneDNN.
 dnnl::convolution_forward::primitive_desc ConvPrimitiveDesc(const dnnl::engine& eng, int64_t group,
@@ -99,7 +138,7 @@ dnnl::convolution_forward::primitive_desc ConvPrimitiveDesc(const dnnl::engine& 
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   dnnl::post_ops ops;
-  AppendPostOps(chain, AddMode::kSum, {}, ops);
+  AppendConvPostOps(chain, ops);
   attr.set_post_ops(ops);
   using fwd = dnnl::convolution_forward;
   const auto prop = dnnl::prop_kind::forward_inference;
@@ -185,6 +224,16 @@ absl::StatusOr<std::unique_ptr<DenseKernel::Plan>> ConvKernel::Build(const PlanR
         Scratch::Padded(plan->small->padded_bytes()) + Scratch::Padded(plan->small->partial_bytes()) + Scratch::kAlign;
     if (const Tensor* w = request.const_input(1); w != nullptr && !small_weights_.PackedFrom(*w)) {
       small_weights_.Pack(*w, *small);
+      WeightPacks().fetch_add(1, std::memory_order_relaxed);
+    }
+    return plan;
+  }
+  if (auto narrow = NarrowConvFor(request, *g)) {
+    plan->narrow = std::make_unique<NarrowConvPlan>(narrow->first, narrow->second);
+    plan->steps = ToGemmSteps(chain_);
+    plan->workspace_bytes = Scratch::Padded(plan->narrow->scratch_bytes()) + Scratch::kAlign;
+    if (const Tensor* w = request.const_input(1); w != nullptr && !narrow_weights_.PackedFrom(*w)) {
+      narrow_weights_.Pack(*w);
       WeightPacks().fetch_add(1, std::memory_order_relaxed);
     }
     return plan;
@@ -276,6 +325,38 @@ std::optional<SmallConvGeometry> ConvKernel::SmallConvFor(const PlanRequest& req
       return std::nullopt;
     }
   }
+  SmallConvGeometry s = GeometryOf(x, w, g);
+  if (w.dim(1) != s.in_channels || !SmallConvFits(s)) return std::nullopt;
+  return s;
+}
+
+std::optional<std::pair<SmallConvGeometry, bool>> ConvKernel::NarrowConvFor(const PlanRequest& request,
+                                                                            const ops::WindowGeometry& g) const {
+  const Shape& x = request.shape(0);
+  const Shape& w = request.shape(1);
+  if (request.dtype(0) != DataType::kFloat || x.rank() != 4 || attrs_.group != 1 || !IsConstInput(1, request)) {
+    return std::nullopt;
+  }
+  const ir::Format in = op().input(0).type.tensor().format, out = op().output(0).type.tensor().format;
+  const bool blocked = in == ir::Format::kNChw8c;
+  if ((!blocked && !IsPlainFormat(in)) || !IsPlainFormat(out)) return std::nullopt;
+  if (blocked && x.dim(1) % kNarrowLanes != 0) return std::nullopt;
+  for (const PostOp& step : chain_.ops) {
+    if (!NarrowConvStep(static_cast<int32_t>(step.kind))) return std::nullopt;
+  }
+  if (chain_.has_add()) {
+    if (!request.has_input(kFusedAddInput) || request.shape(kFusedAddInput) != g.output ||
+        request.dtype(kFusedAddInput) != DataType::kFloat ||
+        !IsPlainFormat(op().input(kFusedAddInput).type.tensor().format)) {
+      return std::nullopt;
+    }
+  }
+  const SmallConvGeometry s = GeometryOf(x, w, g);
+  if (w.dim(1) != s.in_channels || !NarrowConvFits(s)) return std::nullopt;
+  return std::make_pair(s, blocked);
+}
+
+SmallConvGeometry GeometryOf(const Shape& x, const Shape& w, const ops::WindowGeometry& g) {
   SmallConvGeometry s;
   s.batch = x.dim(0);
   s.in_channels = x.dim(1);
@@ -294,7 +375,6 @@ std::optional<SmallConvGeometry> ConvKernel::SmallConvFor(const PlanRequest& req
   s.pad_left = g.pads_begin[1];
   s.pad_bottom = g.pads_end[0];
   s.pad_right = g.pads_end[1];
-  if (w.dim(1) != s.in_channels || !SmallConvFits(s)) return std::nullopt;
   return s;
 }
 
@@ -322,9 +402,25 @@ absl::Status ConvKernel::RunSmall(ConvPlan& plan, ExecuteContext& ctx, Scratch& 
   return absl::OkStatus();
 }
 
+absl::Status ConvKernel::RunNarrow(ConvPlan& plan, ExecuteContext& ctx, Scratch& scratch) {
+  GE_ASSIGN_OR_RETURN(Tensor y, ctx.Output(0));
+  const Tensor& w = ctx.input(1);
+  if (!narrow_weights_.PackedFrom(w)) {  // a Prepare without the value, or new storage
+    narrow_weights_.Pack(w);
+    WeightPacks().fetch_add(1, std::memory_order_relaxed);
+  }
+  auto* blocks = static_cast<float*>(scratch.Take(plan.narrow->scratch_bytes()));
+  const float* add = chain_.has_add() ? ctx.input(kFusedAddInput).data<float>() : nullptr;
+  const float* bias = plan.has_bias ? ctx.input(2).data<float>() : nullptr;
+  plan.narrow->Run(ctx.input(0).data<float>(), narrow_weights_.data(), bias, add, y.data<float>(), plan.steps, blocks,
+                   omp_in_parallel() != 0 ? 1 : omp_get_max_threads());
+  return absl::OkStatus();
+}
+
 absl::Status ConvKernel::Run(Plan& base_plan, ExecuteContext& ctx, Scratch& scratch) {
   auto& plan = static_cast<ConvPlan&>(base_plan);
   if (plan.small) return RunSmall(plan, ctx, scratch);
+  if (plan.narrow) return RunNarrow(plan, ctx, scratch);
   GE_ASSIGN_OR_RETURN(Tensor y, ctx.Output(0));
   dnnl::stream stream(eng());
   dnnl::memory src = WrapTensor(plan.src_user, eng(), ctx.input(0));

@@ -10,6 +10,7 @@
 #include "runtime/engines/cpu_dense/conv_bn_fold.h"
 #include "runtime/engines/cpu_dense/conv_tap_trim.h"
 #include "runtime/engines/cpu_dense/dense_kernel.h"
+#include "runtime/engines/cpu_dense/einsum_lowering.h"
 #include "runtime/engines/cpu_dense/layout_pass.h"
 #include "runtime/engines/cpu_dense/norm_relu_fusion.h"
 #include "runtime/engines/cpu_dense/pad_fold.h"
@@ -87,10 +88,12 @@ absl::StatusOr<bool> CpuDenseGraphOptimizer::OptimizeOne(ir::Graph& graph, const
                                                          bool fold) {
   bool changed = false;
   if (fold) {
+    // Einsum products first: their MatMuls then fuse like any other.
+    GE_ASSIGN_OR_RETURN(bool einsums, LowerEinsums(graph, can_rewrite));
     GE_ASSIGN_OR_RETURN(bool pads, FoldPads(graph, can_rewrite));
     GE_ASSIGN_OR_RETURN(bool trimmed, TrimConvTaps(graph, can_rewrite));
     GE_ASSIGN_OR_RETURN(bool folded, FoldConvBatchNorm(graph, can_rewrite));
-    changed = pads || trimmed || folded;
+    changed = einsums || pads || trimmed || folded;
   }
   // Before placement a convolution's chain (GELU's arithmetic, a residual
   // Add) fuses first, except an Add feeding a LayerNormalization

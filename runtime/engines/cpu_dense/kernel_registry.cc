@@ -71,6 +71,7 @@ void RegisterDenseKernels(DenseKernelTable& table) {
   RegisterFusedKernels(table);
   RegisterPoolKernels(table);
   RegisterPadKernels(table);
+  RegisterDepthSpaceKernels(table);
   RegisterInstanceNormKernels(table);
   RegisterNormKernels(table);
   RegisterEltwiseKernels(table);

@@ -54,6 +54,7 @@ void RegisterResizeKernels(DenseKernelTable& table);
 void RegisterMatMulKernels(DenseKernelTable& table);
 void RegisterPoolKernels(DenseKernelTable& table);
 void RegisterPadKernels(DenseKernelTable& table);
+void RegisterDepthSpaceKernels(DenseKernelTable& table);
 void RegisterInstanceNormKernels(DenseKernelTable& table);
 void RegisterNormKernels(DenseKernelTable& table);
 void RegisterEltwiseKernels(DenseKernelTable& table);

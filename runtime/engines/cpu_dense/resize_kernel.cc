@@ -11,7 +11,9 @@
 // change. The work is split by output rows (all dims but the last; in a
 // blocked layout a row holds one channel block): each row sums at most 16
 // source rows (two taps in each of the four outer dims) weighted by their
-// products, each gathered at the last dim's taps. With the batch and
+// products into one row of the input's width, then reads that row at the
+// last dim's taps (a plain row; a blocked row gathers each source row at
+// the taps). With the batch and
 // channel dims unscaled, a blocked row computes a whole channel block per
 // position (contiguous lanes the compiler vectorizes).
 #include <algorithm>
@@ -243,6 +245,9 @@ class ResizeKernel final : public DenseKernel {
     }
   }
 
+  // Widest input row blended on the stack (wider ones take the per-tap loop).
+  static constexpr int64_t kMaxBlendWidth = 2048;
+
   static void Compute(const ResizePlan& plan, const std::array<int64_t, kRank>& pin,
                       const std::array<int64_t, kRank>& pout, int64_t block, const float* src, float* dst) {
     const auto& taps = plan.taps;
@@ -287,6 +292,21 @@ class ResizeKernel final : public DenseKernel {
         BlockRow<8>(srows.data(), weights.data(), nrows, taps[4], out_row);
       } else if (vector_rows && block == 16) {
         BlockRow<16>(srows.data(), weights.data(), nrows, taps[4], out_row);
+      } else if (!(nrows == 1 && weights[0] == 1) && pin[4] <= kMaxBlendWidth) {
+        // Separable: the source rows blended once into one row of the
+        // input's width, then two taps per output (a segmentation head's
+        // 16x upsampling read 2 rows x 2 taps per output before).
+        std::array<float, kMaxBlendWidth> blend;
+        const int64_t iw = pin[4];
+        for (int64_t i = 0; i < iw; ++i) blend[i] = weights[0] * srows[0][i * wstride];
+        for (int k = 1; k < nrows; ++k) {
+          for (int64_t i = 0; i < iw; ++i) blend[i] += weights[k] * srows[k][i * wstride];
+        }
+        const std::vector<Taps>& tw = taps[4];
+        for (int64_t o = 0; o < ow; ++o) {
+          const Taps& t = tw[o];
+          out_row[o * wstride] = t.n == 2 ? t.w0 * blend[t.i0] + t.w1 * blend[t.i1] : t.w0 * blend[t.i0];
+        }
       } else {
         const std::vector<Taps>& tw = taps[4];
         for (int64_t o = 0; o < ow; ++o) {

@@ -18,7 +18,10 @@
 // storage is the same constant; non-constant weights are packed per run.
 // With several threads the directions and blocks of batch rows run
 // independently (no barrier per step), and the input projection splits by
-// rows. f32 only; anything else stays on the reference engine.
+// rows; small recurrent products keep their steps on one thread, and steps
+// on one thread keep a small projection there too (a parallel region costs
+// a wake-up and a join). f32 only; anything else stays on the reference
+// engine.
 #include <omp.h>
 
 #include <algorithm>
@@ -38,6 +41,16 @@ namespace ge::engine::cpu_dense {
 namespace {
 
 enum class Cell { kRnn, kGru, kLstm };
+
+// The least input projection (multiply-adds) split over threads before
+// steps that run on one thread (about 200 us on one).
+constexpr int64_t kSerialStepsSplitWork = int64_t{1} << 23;
+// The least recurrent product (multiply-adds over every step and
+// direction) whose directions or blocks of rows run on threads of their
+// own (about 25 us on one): below, waking a thread costs more than it
+// saves (two steps of 16 rows at hidden 36 took 2.6 ms at 2 threads under
+// load, against 0.05 at 1).
+constexpr int64_t kParallelStepsWork = int64_t{1} << 20;
 
 int64_t GateCount(Cell cell) { return cell == Cell::kRnn ? 1 : cell == Cell::kGru ? 3 : 4; }
 int64_t ActivationCount(Cell cell) { return cell == Cell::kRnn ? 1 : cell == Cell::kGru ? 2 : 3; }
@@ -398,7 +411,22 @@ class RecurrentKernel final : public DenseKernel {
     }
     const Buffers buf = TakeBuffers(d, scratch);
     const int threads = omp_in_parallel() != 0 ? 1 : std::max(1, omp_get_max_threads());
-    Project(d, ctx.input(kX).data<float>(), buf.xw, threads);
+    // Tasks: a direction and a block of its batch rows each; blocks of rows
+    // only when there are enough rows to keep a thread's tiles full.
+    // Steps of less than kParallelStepsWork multiply-adds in all stay on
+    // one thread.
+    const bool split = threads > 1 && d.seq * d.batch * d.hidden * d.gh * d.dirs >= kParallelStepsWork;
+    const int64_t blocks = split && d.batch >= 8 ? std::min<int64_t>(d.batch, (threads + d.dirs - 1) / d.dirs) : 1;
+    const int64_t tasks = d.dirs * blocks;
+    const int team = split ? static_cast<int>(std::min<int64_t>(threads, tasks)) : 1;
+    // The projection first, split by rows; steps on one thread keep a
+    // projection of less than kSerialStepsSplitWork multiply-adds there
+    // too: a parallel region of its own costs a thread's wake-up and join,
+    // 50-100 us on a 2-core virtual machine, about what halving such a
+    // projection saves (lstm_2layer at batch 4 ran slower at 2 threads
+    // than at 1; docs/perf.md, "The recurrent rows", session 13).
+    const int64_t work = d.seq * d.batch * d.input * d.gh * d.dirs;
+    Project(d, ctx.input(kX).data<float>(), buf.xw, team > 1 || work >= kSerialStepsSplitWork ? threads : 1);
     InitState(d, ctx, kH0, buf.h);
     InitState(d, ctx, kC0, buf.c);
 
@@ -411,17 +439,11 @@ class RecurrentKernel final : public DenseKernel {
       y = out.data<float>();
       if (partial) std::memset(y, 0, out.NumElements() * sizeof(float));
     }
-    // Tasks: a direction and a block of its batch rows each; blocks of rows
-    // only when there are enough rows to keep a thread's tiles full.
-    const int64_t blocks =
-        threads > 1 && d.batch >= 8 ? std::min<int64_t>(d.batch, (threads + d.dirs - 1) / d.dirs) : 1;
-    const int64_t tasks = d.dirs * blocks;
     auto task = [&](int64_t t) {
       const int64_t dir = t / blocks, blk = t % blocks;
       const int64_t n0 = d.batch * blk / blocks, n1 = d.batch * (blk + 1) / blocks;
       RunDirection(d, dir, n0, n1, lengths, buf, y);
     };
-    const int team = static_cast<int>(std::min<int64_t>(threads, tasks));
     if (team > 1) {
 #pragma omp parallel for num_threads(team) schedule(static)
       for (int64_t t = 0; t < tasks; ++t) task(t);
@@ -445,19 +467,7 @@ class RecurrentKernel final : public DenseKernel {
     const int64_t blocks = work >= (int64_t{1} << 18) ? std::min<int64_t>(threads, (rows + 2) / 3) : 1;
     auto block = [&](int64_t blk) {
       const int64_t r0 = rows * blk / blocks, r1 = rows * (blk + 1) / blocks;
-      for (int64_t dir = 0; dir < d.dirs; ++dir) {
-        RnnGemmArgs g{x + r0 * d.input,
-                      d.input,
-                      r1 - r0,
-                      d.input,
-                      packed_.w.data() + dir * d.xcols * d.input,
-                      d.xcols / kRnnPanel,
-                      xw + r0 * d.dirs * d.xcols + dir * d.xcols,
-                      d.dirs * d.xcols,
-                      packed_.bias_x.data() + dir * d.xcols,
-                      false};
-        Loops().gemm(g);
-      }
+      for (int64_t dir = 0; dir < d.dirs; ++dir) ProjectRows(d, dir, r0, r1, x, xw);
     };
     if (blocks > 1) {
 #pragma omp parallel for num_threads(static_cast <int>(blocks)) schedule(static)
@@ -465,6 +475,21 @@ class RecurrentKernel final : public DenseKernel {
     } else {
       block(0);
     }
+  }
+
+  // xw[row, dir, :] = X[row] W[dir]^T + bias for rows [r0, r1) of X.
+  void ProjectRows(const Dims& d, int64_t dir, int64_t r0, int64_t r1, const float* x, float* xw) const {
+    const RnnGemmArgs g{x + r0 * d.input,
+                        d.input,
+                        r1 - r0,
+                        d.input,
+                        packed_.w.data() + dir * d.xcols * d.input,
+                        d.xcols / kRnnPanel,
+                        xw + r0 * d.dirs * d.xcols + dir * d.xcols,
+                        d.dirs * d.xcols,
+                        packed_.bias_x.data() + dir * d.xcols,
+                        false};
+    Loops().gemm(g);
   }
 
   // The state buffer ([dirs, batch, hidden]) from initial_h / initial_c

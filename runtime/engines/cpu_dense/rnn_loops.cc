@@ -8,7 +8,10 @@
 // Four rows or more (the input projection of every step, a step of a larger
 // batch) go tile by tile of four to six rows across a stride of eight
 // panels, blocked so that the stride's block of the weights stays in L2
-// while every tile of a block of rows uses it. The loops are written in
+// while every tile of a block of rows uses it. In a recurrent step of 4 to
+// 32 rows, weights past 256 KB (a large hidden size's R, 1-4 MB at hidden
+// 256-512, streamed from L3 at every step) are prefetched 4 KB ahead along
+// each panel by the tiles that read them from L3 first. The loops are written in
 // GCC's vector extension (eight floats); exp is a polynomial on an exactly
 // representable range reduction, so sigmoid and tanh run eight lanes at a
 // time (relative error a few ulps), and the cells with ONNX's default
@@ -42,12 +45,17 @@ inline V8 Load(const float* p) {
 }
 inline void Store(float* p, V8 v) { std::memcpy(p, &v, sizeof(v)); }
 
+// Steps of the reduction between a panel's load and its prefetch (64 rows
+// of 16 floats: 4 KB ahead, as the packed GEMM of gemm_loops.cc).
+constexpr int64_t kPrefetch = 64;
+
 // Initial value of the accumulators of one call: c itself, the bias row or
 // zero (the first k block of a product); later k blocks always add to c.
 enum class Init { kC, kBias, kZero };
 
-// c[row + r, panel + c] for r < R, c < C over the reduction [k0, k1).
-template <int R, int C>
+// c[row + r, panel + c] for r < R, c < C over the reduction [k0, k1);
+// with kFar, prefetching the panels ahead.
+template <int R, int C, bool kFar>
 void Tile(const RnnGemmArgs& g, int64_t row, int64_t panel, int64_t k0, int64_t k1, Init init) {
   V8 acc[R][C][kHalves];
 #pragma GCC unroll 6
@@ -66,6 +74,13 @@ void Tile(const RnnGemmArgs& g, int64_t row, int64_t panel, int64_t k0, int64_t 
   const float* a = g.a + row * g.lda;
   const float* b = g.packed + panel * g.k * P;
   for (int64_t p = k0; p < k1; ++p) {
+    // A panel's next cache lines, kPrefetch steps ahead: a recurrent step
+    // streams R from L3 (1-4 MB at hidden 256-512), faster than the
+    // hardware prefetcher ramps up over a panel of one tile.
+    if constexpr (kFar) {
+#pragma GCC unroll 4
+      for (int c = 0; c < C; ++c) __builtin_prefetch(b + (c * g.k + p + kPrefetch) * P);
+    }
 #pragma GCC unroll 6
     for (int r = 0; r < R; ++r) {
       const float ar = a[r * g.lda + p];
@@ -95,20 +110,21 @@ template <int R, int C>
 void RowBlock(const RnnGemmArgs& g, int64_t row) {
   const Init init = FirstInit(g);
   int64_t panel = 0;
-  for (; panel + C <= g.panels; panel += C) Tile<R, C>(g, row, panel, 0, g.k, init);
-  for (; panel < g.panels; ++panel) Tile<R, 1>(g, row, panel, 0, g.k, init);
+  for (; panel + C <= g.panels; panel += C) Tile<R, C, false>(g, row, panel, 0, g.k, init);
+  for (; panel < g.panels; ++panel) Tile<R, 1, false>(g, row, panel, 0, g.k, init);
 }
 
 // One panel (sixteen columns) of `rows` rows (1 to 6; four or more but
 // where a block of rows ends).
+template <bool kFar>
 void PanelTile(const RnnGemmArgs& g, int64_t row, int64_t rows, int64_t panel, int64_t k0, int64_t k1, Init init) {
   switch (rows) {
-    case 1: return Tile<1, 1>(g, row, panel, k0, k1, init);
-    case 2: return Tile<2, 1>(g, row, panel, k0, k1, init);
-    case 3: return Tile<3, 1>(g, row, panel, k0, k1, init);
-    case 4: return Tile<4, 1>(g, row, panel, k0, k1, init);
-    case 5: return Tile<5, 1>(g, row, panel, k0, k1, init);
-    default: return Tile<6, 1>(g, row, panel, k0, k1, init);
+    case 1: return Tile<1, 1, kFar>(g, row, panel, k0, k1, init);
+    case 2: return Tile<2, 1, kFar>(g, row, panel, k0, k1, init);
+    case 3: return Tile<3, 1, kFar>(g, row, panel, k0, k1, init);
+    case 4: return Tile<4, 1, kFar>(g, row, panel, k0, k1, init);
+    case 5: return Tile<5, 1, kFar>(g, row, panel, k0, k1, init);
+    default: return Tile<6, 1, kFar>(g, row, panel, k0, k1, init);
   }
 }
 
@@ -122,6 +138,7 @@ void PanelTile(const RnnGemmArgs& g, int64_t row, int64_t rows, int64_t panel, i
 // 16 KB panel block (32 KB at batch 16, hidden 256). Same sums in the same
 // order; 0-10 % faster, within the noise of a loaded host (docs/perf.md,
 // "The larger batch").
+template <bool kFar>
 void BlockedGemm(const RnnGemmArgs& g) {
   constexpr int64_t kRows = 96, kDepth = 256, kStride = 8;
   for (int64_t r0 = 0; r0 < g.rows; r0 += kRows) {
@@ -136,21 +153,41 @@ void BlockedGemm(const RnnGemmArgs& g) {
         const Init init = k0 == 0 ? FirstInit(g) : Init::kC;
         for (int64_t t = 0; t < tiles; ++t) {
           const int64_t a = r0 + (r1 - r0) * t / tiles, b = r0 + (r1 - r0) * (t + 1) / tiles;
-          for (int64_t panel = s0; panel < s1; ++panel) PanelTile(g, a, b - a, panel, k0, k1, init);
+          // The first tile brings the stride's weights into L2 (prefetching
+          // when they come from L3); the others find them there.
+          for (int64_t panel = s0; panel < s1; ++panel) {
+            if (t == 0) {
+              PanelTile<kFar>(g, a, b - a, panel, k0, k1, init);
+            } else {
+              PanelTile<false>(g, a, b - a, panel, k0, k1, init);
+            }
+          }
         }
       }
     }
   }
 }
 
+// A recurrent step of 4 to kStepRows rows whose weights exceed kNearBytes
+// (half of a 512 KB L2) streams them from L3 at every call, and the first
+// tile over each stride prefetches their panels. Nothing else does: one to
+// three rows load two to four panels per step of the reduction for 8 to 12
+// FMAs, and a prefetch per panel made them 20-60 % slower (1 x 256 x
+// 1024, 1 x 512 x 2048); an input projection's stride of the weights
+// serves 16 tiles from L2, and its prefetching first tile measured 3-12 %
+// slower (1024 x 128 x 1024).
 void Gemm(const RnnGemmArgs& g) {
+  constexpr int64_t kNearBytes = 256 << 10, kStepRows = 32;
   switch (g.rows) {
     case 0: return;
     case 1: return RowBlock<1, 4>(g, 0);
     case 2: return RowBlock<2, 3>(g, 0);
     case 3: return RowBlock<3, 2>(g, 0);
-    default: return BlockedGemm(g);
+    default: break;
   }
+  const int64_t bytes = g.panels * g.k * P * static_cast<int64_t>(sizeof(float));
+  if (bytes > kNearBytes && g.rows <= kStepRows) return BlockedGemm<true>(g);
+  BlockedGemm<false>(g);
 }
 
 typedef int32_t V8i __attribute__((vector_size(32)));

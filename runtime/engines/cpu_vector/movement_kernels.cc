@@ -4,10 +4,12 @@
 // Transpose, Slice and Expand are one strided copy: the output walked in
 // order, each output dim reading the input with a stride (permuted,
 // stepped, or 0 where broadcast), dims merged where the input stays
-// linear, and the innermost run copied with memcpy when contiguous. Concat,
+// linear, and the innermost run copied with memcpy when contiguous; a
+// transpose of the two innermost merged dims copies 16 x 16 tiles. Concat,
 // Split and Gather copy whole inner blocks. Reshape, Squeeze, Unsqueeze,
 // Flatten and Identity stay on ge_local, which forwards storage instead of
 // copying.
+#include <algorithm>
 #include <cstring>
 #include <numeric>
 
@@ -31,6 +33,35 @@ void StridedRun(const char* src, int64_t stride, char* dst, int64_t n) {
   const T* s = reinterpret_cast<const T*>(src);
   T* d = reinterpret_cast<T*>(dst);
   for (int64_t i = 0; i < n; ++i) d[i] = s[i * stride];
+}
+
+// The tiled transpose: `count` matrices, matrix m reading src[m * mstride +
+// i + j * istride] (i < cols, j < inner) into dst[(m * cols + i) * inner + j].
+// Walking the output row by row read the input a stride apart, a cache line
+// per element; a kTile x kTile tile uses each line it loads whole.
+template <typename T>
+void TiledTranspose(const char* src, char* dst, int64_t count, int64_t mstride, int64_t cols, int64_t inner,
+                    int64_t istride, int threads) {
+  constexpr int64_t kTile = 16;
+  const int64_t col_tiles = (cols + kTile - 1) / kTile;
+  const T* s = reinterpret_cast<const T*>(src);
+  T* d = reinterpret_cast<T*>(dst);
+  Split(threads, count * col_tiles, kTile * inner, [&](int64_t begin, int64_t end) {
+    for (int64_t t = begin; t < end; ++t) {
+      const int64_t m = t / col_tiles, i0 = (t % col_tiles) * kTile;
+      const int64_t i1 = std::min(cols, i0 + kTile);
+      const T* sm = s + m * mstride;
+      T* dm = d + m * cols * inner;
+      for (int64_t j0 = 0; j0 < inner; j0 += kTile) {
+        const int64_t j1 = std::min(inner, j0 + kTile);
+        for (int64_t i = i0; i < i1; ++i) {
+          const T* in = sm + i;
+          T* out = dm + i * inner;
+          for (int64_t j = j0; j < j1; ++j) out[j] = in[j * istride];
+        }
+      }
+    }
+  });
 }
 
 // dst (contiguous, `dims`) = src[base + sum(index[d] * strides[d])].
@@ -58,6 +89,22 @@ void StridedCopy(std::vector<int64_t> dims, std::vector<int64_t> strides, int64_
   int64_t rows = 1;
   for (size_t d = 0; d < outer; ++d) rows *= d2[d];
   const int64_t esz = static_cast<int64_t>(es);
+  // A transpose of the last two merged dims (the input contiguous along the
+  // outer one, strided along the inner one), under at most one more dim
+  // walked linearly: tiles (Transpose's usual case, e.g. [N, K, C] ->
+  // [C, N, K] or a batch of matrices).
+  const size_t batch_dims = outer >= 1 ? outer - 1 : 0;
+  if (outer >= 1 && outer <= 2 && s2[outer - 1] == 1 && istride >= d2[outer - 1] && inner >= 16 &&
+      d2[outer - 1] >= 16 && (es == 4 || es == 2 || es == 8)) {
+    const int64_t count = batch_dims == 1 ? d2[0] : 1, mstride = batch_dims == 1 ? s2[0] : 0;
+    const char* s0 = src + base * esz;
+    switch (es) {
+      case 2: TiledTranspose<uint16_t>(s0, dst, count, mstride, d2[outer - 1], inner, istride, threads); break;
+      case 4: TiledTranspose<uint32_t>(s0, dst, count, mstride, d2[outer - 1], inner, istride, threads); break;
+      default: TiledTranspose<uint64_t>(s0, dst, count, mstride, d2[outer - 1], inner, istride, threads); break;
+    }
+    return;
+  }
   Split(threads, rows, inner, [&](int64_t begin, int64_t end) {
     int64_t index[16] = {0};
     int64_t off = base;

@@ -125,6 +125,7 @@ class ReduceKernel final : public Kernel {
     }
     GE_RETURN_IF_ERROR(Plan(ctx.input_types[0].shape(), axes));
     ctx.workspace_bytes = static_cast<size_t>(plan_.out_n) * 8 * (kind_ == ReduceOp::kLogSumExp ? 2 : 1);
+    workspace_bytes_ = ctx.workspace_bytes;
     return absl::OkStatus();
   }
 
@@ -146,7 +147,9 @@ class ReduceKernel final : public Kernel {
     const bool lse = kind_ == ReduceOp::kLogSumExp;
     std::vector<uint64_t> local;
     char* acc = static_cast<char*>(ctx.workspace());
-    if (acc == nullptr || prepared_bytes_ < bytes * (lse ? 2 : 1)) {
+    // The workspace is what Prepare asked for (nothing when the shape was unknown
+    // then); a larger shape now accumulates into a local buffer.
+    if (acc == nullptr || workspace_bytes_ < bytes * (lse ? 2 : 1)) {
       local.resize(static_cast<size_t>(plan_.out_n) * (lse ? 2 : 1));
       acc = reinterpret_cast<char*>(local.data());
     }
@@ -182,7 +185,6 @@ class ReduceKernel final : public Kernel {
       }
     }
     plan_ = MakePlan(x, reduce);
-    prepared_bytes_ = static_cast<size_t>(plan_.out_n) * 8 * (kind_ == ReduceOp::kLogSumExp ? 2 : 1);
     planned_ = true;
     return absl::OkStatus();
   }
@@ -196,7 +198,7 @@ class ReduceKernel final : public Kernel {
   std::vector<int64_t> axes_;
   Shape shape_, out_shape_;
   ReducePlan plan_;
-  size_t prepared_bytes_ = 0;
+  size_t workspace_bytes_ = 0;  // what Prepare asked for: the size of ctx.workspace()
 };
 
 void AddReduce(VectorKernelTable& table, std::string type, ReduceOp kind) {

@@ -644,20 +644,55 @@ class TopKKernel final : public Kernel {
       const T* in = x.data<T>();
       T* pv = values.data<T>();
       int64_t* pi = indices.data<int64_t>();
-      std::vector<int64_t> order(static_cast<size_t>(n));
+      // partial_sort's selection on (value, index) pairs held together: the
+      // k best so far form a heap with the worst on top, and an element
+      // enters only when it beats that (a tie never does: it comes later,
+      // so its index is larger). The order and the tie rule are
+      // partial_sort's over indices; most elements cost one compare.
+      using W = decltype(Widen(T{}));
+      using P = std::pair<W, int64_t>;
+      const bool largest = largest_;
+      const auto before = [largest](const P& a, const P& b) {
+        if (a.first != b.first) return largest ? a.first > b.first : a.first < b.first;
+        return a.second < b.second;
+      };
+      std::vector<P> best(static_cast<size_t>(k));
       for (int64_t o = 0; o < outer; ++o) {
         for (int64_t i = 0; i < inner; ++i) {
-          const auto at = [&](int64_t j) { return Widen(in[(o * n + j) * inner + i]); };
-          for (int64_t j = 0; j < n; ++j) order[j] = j;
-          const auto before = [&](int64_t a, int64_t b) {
-            const auto va = at(a), vb = at(b);
-            if (va != vb) return largest_ ? va > vb : va < vb;
-            return a < b;
+          const T* row = in + o * n * inner + i;
+          if (k == 0) continue;
+          for (int64_t j = 0; j < k; ++j) best[j] = {Widen(row[j * inner]), j};
+          std::make_heap(best.begin(), best.end(), before);
+          const auto offer = [&](int64_t j) {
+            const W v = Widen(row[j * inner]);
+            const W worst = best.front().first;
+            if (largest ? !(v > worst) : !(v < worst)) return;
+            std::pop_heap(best.begin(), best.end(), before);
+            best.back() = {v, j};
+            std::push_heap(best.begin(), best.end(), before);
           };
-          std::partial_sort(order.begin(), order.begin() + k, order.end(), before);
+          int64_t j = k;
+          if (inner == 1) {
+            // Contiguous rows: a block of 8 is looked at element by element
+            // only when one of them beats the worst kept (a branch-free test
+            // the compiler vectorizes); after the first few blocks most skip.
+            constexpr int64_t kBlock = 8;
+            for (; j + kBlock <= n; j += kBlock) {
+              const W worst = best.front().first;
+              bool any = false;
+              for (int64_t b = 0; b < kBlock; ++b) {
+                const W v = Widen(row[j + b]);
+                any |= largest ? v > worst : v < worst;
+              }
+              if (!any) continue;
+              for (int64_t b = 0; b < kBlock; ++b) offer(j + b);
+            }
+          }
+          for (; j < n; ++j) offer(j);
+          std::sort_heap(best.begin(), best.end(), before);
           for (int64_t j = 0; j < k; ++j) {
-            pv[(o * k + j) * inner + i] = in[(o * n + order[j]) * inner + i];
-            pi[(o * k + j) * inner + i] = order[j];
+            pv[(o * k + j) * inner + i] = row[best[j].second * inner];
+            pi[(o * k + j) * inner + i] = best[j].second;
           }
         }
       }

@@ -109,6 +109,28 @@ std::vector<Case> ConvCases(Rng& rng) {
       cases.push_back(MakeCase("Conv", std::move(inputs), std::move(attrs)));
     }
   }
+  // Image heads: few output channels (1, 2, 3, 5, 9, 11) over 256+ output
+  // pixels with constant weights (the own few-output-channel path for
+  // f32): odd widths, strides, dilations 2/4/6, pads wider than the
+  // kernel reaches (windows all in padding), 1x1 to 9x9 and non-square
+  // kernels, input channels 1 to 16 (plain source: blocked in scratch).
+  // After the other cases, so that their draws stay.
+  const DataType dt = DataType::kFloat;
+  for (int trial = 0; trial < 12; ++trial) {
+    const int64_t m = std::vector<int64_t>{1, 3, 9, 2, 5, 11}[trial % 6];
+    const int64_t c = rng.Pick<int64_t>({1, 3, 8, 12, 16});
+    const int64_t kh = rng.Pick<int64_t>({1, 3, 5}), kw = trial == 5 ? 9 : rng.Pick<int64_t>({1, 3, 5});
+    const int64_t d = trial % 4 == 1 ? rng.Pick<int64_t>({2, 4, 6}) : 1, s = trial % 4 == 2 ? 2 : 1;
+    const Shape x{rng.Int(1, 2), c, rng.Int(16, 40) * s, rng.Int(16, 41) * s};
+    Ints pads = {rng.Int(0, 2) * d, rng.Int(0, 2) * d, rng.Int(0, 2) * d, rng.Int(0, 2) * d};
+    if (trial == 7) pads = {kh + 1, kw + 1, kh + 1, kw + 1};
+    ir::AttrMap attrs = {{"dilations", IntsAttr({d, d})}, {"pads", IntsAttr(pads)}, {"strides", IntsAttr({s, s})}};
+    std::vector<Value> inputs = {rng.Random(dt, x), rng.Random(dt, Shape{m, c, kh, kw})};
+    if (trial % 3 != 2) inputs.push_back(rng.Random(dt, Shape{m}));
+    Case cc = MakeCase("Conv", std::move(inputs), std::move(attrs));
+    cc.const_inputs = {1, 2};
+    if (HasPositiveSpatialOutput(cc)) cases.push_back(std::move(cc));
+  }
   return cases;
 }
 
@@ -496,6 +518,34 @@ std::vector<Case> FusedCases(Rng& rng) {
     cases.push_back(FusedCase("Gemm", std::move(inputs), std::move(attrs), chain, addend, 3));
   }
   AppendPackedCases(std::string(kDenseFusedOp), rng, cases);
+  for (int trial = 0; trial < 8; ++trial) {  // Conv with few outputs at 256+ pixels, constant weights
+    const int64_t c = rng.Pick<int64_t>({3, 8, 16}), m = rng.Pick<int64_t>({1, 3, 9});
+    const Shape x{1, c, rng.Int(16, 24), rng.Int(16, 25)};
+    ir::AttrMap attrs = {{"pads", IntsAttr({1, 1, 1, 1})}};
+    std::vector<Value> inputs = {rng.Random(dt, x), rng.Random(dt, Shape{m, c, 3, 3}), rng.Random(dt, Shape{m})};
+    const PostOpChain chain = RandomChain(rng, trial % 2 == 0);
+    Value addend = chain.has_add() ? Value(rng.Random(dt, Shape{1, m, x.dim(2), x.dim(3)})) : Value();
+    Case cc = FusedCase("Conv", std::move(inputs), std::move(attrs), chain, addend, 3);
+    cc.const_inputs = {1, 2};
+    cases.push_back(std::move(cc));
+  }
+  // Tanh steps, which oneDNN runs as 2 sigmoid(2 x) - 1 unless the chain
+  // has a linear step of its own (oneDNN 2.6 gives all linear steps the
+  // first one's parameters): with a sigmoid, twice, after a linear step.
+  const std::vector<std::vector<PostOp>> tanh_chains = {
+      {{PostOpKind::kTanh, 0.0f, 0.0f}},
+      {{PostOpKind::kSigmoid, 0.0f, 0.0f}, {PostOpKind::kTanh, 0.0f, 0.0f}, {PostOpKind::kTanh, 0.0f, 0.0f}},
+      {{PostOpKind::kLinear, 0.5f, 0.25f}, {PostOpKind::kTanh, 0.0f, 0.0f}},
+      {{PostOpKind::kAdd, 0.0f, 0.0f}, {PostOpKind::kTanh, 0.0f, 0.0f}, {PostOpKind::kLinear, 3.0f, -1.0f}},
+  };
+  for (const auto& steps : tanh_chains) {
+    PostOpChain chain;
+    chain.ops = steps;
+    const Shape x{1, 8, 12, 13};
+    std::vector<Value> inputs = {rng.Random(dt, x), rng.Random(dt, Shape{16, 8, 3, 3}), rng.Random(dt, Shape{16})};
+    Value addend = chain.has_add() ? Value(rng.Random(dt, Shape{1, 16, 12, 13})) : Value();
+    cases.push_back(FusedCase("Conv", std::move(inputs), {{"pads", IntsAttr({1, 1, 1, 1})}}, chain, addend, 3));
+  }
   return cases;
 }
 

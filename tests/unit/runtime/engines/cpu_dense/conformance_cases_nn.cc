@@ -53,6 +53,23 @@ std::vector<Case> InstanceNormCases(Rng& rng) {
   return cases;
 }
 
+// DepthToSpace in both modes and SpaceToDepth: block sizes 1 to 4, batches,
+// odd sizes, ESPCN's 9 channels at 96x96 into one at 288x288.
+std::vector<Case> DepthSpaceCases(Rng& rng, const std::string& type) {
+  std::vector<Case> cases;
+  const bool to_space = type == "DepthToSpace";
+  for (int trial = 0; trial < 16; ++trial) {
+    const int64_t b = trial == 15 ? 3 : rng.Int(1, 4), c = rng.Int(1, 5), n = rng.Int(1, 2);
+    Shape x = to_space ? Shape{n, c * b * b, rng.Int(1, 9), rng.Int(1, 11)}
+                       : Shape{n, c, b * rng.Int(1, 6), b * rng.Int(1, 7)};
+    if (trial == 15) x = to_space ? Shape{1, 9, 96, 96} : Shape{1, 1, 288, 288};
+    ir::AttrMap attrs = {{"blocksize", ir::AttrValue(b)}};
+    if (to_space && trial % 2 == 1) attrs["mode"] = ir::AttrValue(std::string("CRD"));
+    cases.push_back(MakeCase(type, {rng.Random(DataType::kFloat, x)}, std::move(attrs)));
+  }
+  return cases;
+}
+
 // Pads of every sign (negative ones crop) in each mode; reflect pads stay
 // below the dim (ONNX's range) except in a few periodic cases host_cpu
 // defines.
@@ -267,6 +284,9 @@ void AddNnCases(CaseTable& table) {
   table["BatchNormalization"] = BatchNormCases;
   table["InstanceNormalization"] = InstanceNormCases;
   table["Pad"] = PadCases;
+  for (const char* type : {"DepthToSpace", "SpaceToDepth"}) {
+    table[type] = [type](Rng& rng) { return DepthSpaceCases(rng, type); };
+  }
   table["LayerNormalization"] = LayerNormCases;
   for (const char* type : {"Softmax", "LogSoftmax"}) {
     table[type] = [type](Rng& rng) { return SoftmaxCases(rng, type); };

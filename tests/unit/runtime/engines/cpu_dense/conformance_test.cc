@@ -6,6 +6,7 @@
 // beside cpu_vector's.
 #include <omp.h>
 
+#include <cmath>
 #include <functional>
 #include <string>
 #include <tuple>
@@ -181,9 +182,8 @@ TEST(CpuDenseThreads, LayerNormOnBothSidesOfTheSerialBound) {
 // RNN, GRU and LSTM with two threads: the directions of a bidirectional op
 // run on their own threads, batches of eight rows or more split into
 // blocks of rows (rnn_kernel.cc), a smaller batch of one direction runs on
-// one thread. Forward, reverse and both, both layouts, sequence_lens with
-// finished and empty rows, initial states, clip and peepholes, constant and
-// computed weights, and one step.
+// one thread, as do recurrent products below 2^20 multiply-adds. Forward, reverse and both, both layouts, sequence_lens
+// with finished and empty rows, initial states, clip and peepholes, constant and computed weights, and one step.
 TEST(CpuDenseThreads, RecurrentKernelsMatchTheReferenceOnTwoThreads) {
   Rng rng(11);
   test::RunOptions options;
@@ -192,7 +192,16 @@ TEST(CpuDenseThreads, RecurrentKernelsMatchTheReferenceOnTwoThreads) {
   for (const std::string type : {"RNN", "GRU", "LSTM"}) {
     const int64_t gates = type == "RNN" ? 1 : type == "GRU" ? 3 : 4;
     for (const auto& [seq, batch, hidden, dirs] : std::vector<std::tuple<int64_t, int64_t, int64_t, int64_t>>{
-             {5, 1, 64, 2}, {4, 9, 48, 1}, {1, 8, 32, 2}, {6, 11, 33, 1}, {3, 3, 16, 2}, {2, 4, 40, 1}}) {
+             {5, 1, 64, 2},
+             {4, 9, 48, 1},
+             {1, 8, 32, 2},
+             {6, 11, 33, 1},
+             {3, 3, 16, 2},
+             {2, 4, 40, 1},
+             // Recurrent products past 2^20 multiply-adds, which do split over the threads.
+             {16, 12, 100, 1},
+             {20, 3, 100, 2},
+             {3, 9, 256, 2}}) {
       ++trial;
       const bool batch_major = trial % 2 == 0, reverse = trial % 3 == 0;
       const std::string direction = dirs == 2 ? "bidirectional" : reverse ? "reverse" : "forward";
@@ -221,6 +230,36 @@ TEST(CpuDenseThreads, RecurrentKernelsMatchTheReferenceOnTwoThreads) {
       options.const_inputs = trial % 2 == 0 ? std::vector<int>{1, 2, 3} : std::vector<int>{};
       EXPECT_TRUE(test::MatchesReference(Dense(), Host(), c.op, c.inputs, c.tolerance, options))
           << type << " seq " << seq << " batch " << batch << " hidden " << hidden << " " << direction;
+    }
+  }
+}
+
+// One direction of fewer than eight rows runs its steps on one thread; its
+// input projection stays there below 2^23 multiply-adds and splits over the
+// team above (rnn_kernel.cc, kSerialStepsSplitWork): both sides, forward and
+// reverse, with the two-thread pool.
+TEST(CpuDenseThreads, RecurrentProjectionOfSerialStepsMatchesTheReference) {
+  Rng rng(12);
+  test::RunOptions options;
+  options.thread_pool = test::TestThreadPool();
+  for (const std::string type : {"GRU", "LSTM"}) {
+    const int64_t gates = type == "GRU" ? 3 : 4;
+    // 24 x 4 x 64 x (4 x 128) = 3.1M (lstm_2layer at batch 4) and 48 x 5 x 300 x (4 x 130) = 37M.
+    for (const auto& [seq, batch, input, hidden] :
+         std::vector<std::tuple<int64_t, int64_t, int64_t, int64_t>>{{24, 4, 64, 128}, {48, 5, 300, 130}}) {
+      const std::string direction = batch == 4 ? "forward" : "reverse";
+      const double scale = 1.0 / std::sqrt(static_cast<double>(hidden + input));
+      ir::AttrMap attrs = {{"hidden_size", ir::AttrValue(hidden)}, {"direction", ir::AttrValue(direction)}};
+      if (type == "GRU") attrs["linear_before_reset"] = ir::AttrValue(int64_t{1});
+      const Case c = MakeCase(type,
+                              {rng.Random(DataType::kFloat, Shape{seq, batch, input}, -2, 2),
+                               rng.Random(DataType::kFloat, Shape{1, gates * hidden, input}, -2 * scale, 2 * scale),
+                               rng.Random(DataType::kFloat, Shape{1, gates * hidden, hidden}, -2 * scale, 2 * scale),
+                               rng.Random(DataType::kFloat, Shape{1, 2 * gates * hidden}, -0.5, 0.5)},
+                              std::move(attrs), std::nullopt, 2);
+      options.const_inputs = {1, 2, 3};
+      EXPECT_TRUE(test::MatchesReference(Dense(), Host(), c.op, c.inputs, c.tolerance, options))
+          << type << " seq " << seq << " batch " << batch << " input " << input << " hidden " << hidden;
     }
   }
 }

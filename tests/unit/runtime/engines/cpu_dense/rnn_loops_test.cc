@@ -4,11 +4,13 @@
 // differently (0 to 7, one block of rows and the next, row counts that leave
 // one to three rows at a block's end), depths of zero, one, one below, at and
 // past the reduction block, any panel count (within one stride of eight
-// panels, exactly two, and one and a part), each initial value (zero, bias,
-// accumulate into c), and a row stride of c wider than its panels.
+// panels, exactly two, and one and a part), weights small enough for L2 and
+// large enough to be prefetched, each initial value (zero, bias, accumulate
+// into c), and a row stride of c wider than its panels.
 #include <cmath>
 #include <cstdint>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -82,6 +84,14 @@ void CheckAll(const RnnLoops& loops) {
   for (int64_t rows : {4, 16, 97}) {
     for (int64_t k : {0, 100, 300}) {
       for (int64_t cols : {256, 200}) Check(loops, rows, k, cols, Init((rows + k) % 3), gen);
+    }
+  }
+  // Weights past 256 KB, whose panels the loops prefetch: a large hidden
+  // size's R at a step's row counts and a projection's, columns off the
+  // panels, depths past the reduction block.
+  for (int64_t rows : {1, 2, 3, 5, 8, 13, 100}) {
+    for (const auto& [k, cols] : {std::pair<int64_t, int64_t>{256, 1024}, {300, 250}, {512, 130}}) {
+      Check(loops, rows, k, cols, Init((rows + cols) % 3), gen);
     }
   }
 }

@@ -2,8 +2,10 @@
 // its KernelBuilder, the threaded paths and the f32 exp's accuracy.
 #include "runtime/engines/cpu_vector/cpu_vector_engine.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 
 #include "runtime/engines/host_cpu/host_cpu_engine.h"
 #include "runtime/engines/plugin_loader.h"
@@ -119,6 +121,132 @@ TEST(CpuVectorEngineTest, LargeTensorsSplitAcrossThreads) {
   const ir::AttrMap axes0 = {{"axes", ir::AttrValue(std::vector<int64_t>{1})}};
   EXPECT_TRUE(test::MatchesReference(Vector(), Host(), Typed("ReduceMean", {a}, axes0), {a}, std::nullopt, options));
   EXPECT_TRUE(test::MatchesReference(Vector(), Host(), Typed("Transpose", {a}), {a}, std::nullopt, options));
+}
+
+// An execute context whose workspace is exactly what Prepare asked for, followed by
+// guard bytes that must stay untouched; everything else is the test context's.
+class GuardedWorkspaceContext final : public ExecuteContext {
+ public:
+  GuardedWorkspaceContext(std::vector<Value> inputs, std::vector<ir::ValueType> types, size_t bytes)
+      : inner_(std::move(inputs), std::move(types), nullptr, 0), bytes_(bytes), buffer_(bytes + 4096, 0x5a) {}
+  int num_inputs() const override { return inner_.num_inputs(); }
+  int num_outputs() const override { return inner_.num_outputs(); }
+  const Value& input_value(int i) const override { return inner_.input_value(i); }
+  const ir::ValueType& output_type(int i) const override { return inner_.output_type(i); }
+  using ExecuteContext::Output;
+  absl::StatusOr<Tensor> Output(int i, const Shape& shape) override { return inner_.Output(i, shape); }
+  absl::Status SetOutputValue(int i, Value value) override { return inner_.SetOutputValue(i, std::move(value)); }
+  void* workspace() override { return buffer_.data(); }
+  ThreadPool* thread_pool() override { return inner_.thread_pool(); }
+  int num_threads() const override { return inner_.num_threads(); }
+  bool GuardIntact() const {
+    return std::all_of(buffer_.begin() + static_cast<std::ptrdiff_t>(bytes_), buffer_.end(),
+                       [](unsigned char c) { return c == 0x5a; });
+  }
+  const std::vector<Value>& outputs() const { return inner_.outputs(); }
+
+ private:
+  test::TestExecuteContext inner_;
+  size_t bytes_;
+  std::vector<unsigned char> buffer_;
+};
+
+// A reduction prepared for one shape (or for an unknown one, as in a Loop body) and
+// run on a larger one keeps to the workspace Prepare asked for: the larger
+// accumulator goes to a buffer of its own (EmbeddingBag's Loop crashed here).
+TEST(CpuVectorEngineTest, ReductionOnALargerShapeThanPreparedStaysInItsWorkspace) {
+  const Tensor x = test::RandomTensor(DataType::kFloat, Shape{20, 512}, 3);
+  const Tensor axes = test::MakeTensor(DataType::kInt64, {0}, Shape{1});
+  for (const char* type : {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceLogSumExp"}) {
+    for (const ir::ValueType& prepared : {ir::ValueType::Tensor(DataType::kFloat, Shape{4, 2}),
+                                          ir::ValueType::Tensor(DataType::kFloat, Shape{-1, 512})}) {
+      // ReduceSum takes its axes as an input (opset 13), the others as an attribute.
+      const bool axes_input = std::string(type) == "ReduceSum";
+      ir::AttrMap attrs = {{"keepdims", ir::AttrValue(int64_t{0})}};
+      if (!axes_input) attrs["axes"] = ir::AttrValue(std::vector<int64_t>{0});
+      const std::vector<Value> inputs = axes_input ? std::vector<Value>{x, axes} : std::vector<Value>{x};
+      ir::OpDesc op = Typed(type, inputs, attrs);
+      auto kernel = Vector().kernel_factory().CreateKernel(op);
+      ASSERT_TRUE(kernel.ok()) << kernel.status();
+      PrepareContext prepare;
+      prepare.op = &op;
+      prepare.input_types = {prepared};
+      prepare.const_inputs = {nullptr};
+      if (axes_input) {
+        prepare.input_types.push_back(ir::ValueType::Tensor(DataType::kInt64, Shape{1}));
+        prepare.const_inputs.push_back(&axes);
+      }
+      prepare.output_types = {op.output(0).type};
+      prepare.num_threads = 1;
+      ASSERT_TRUE((*kernel)->Prepare(prepare).ok());
+      GuardedWorkspaceContext ctx(inputs, {op.output(0).type}, prepare.workspace_bytes);
+      const absl::Status computed = (*kernel)->Compute(ctx);
+      ASSERT_TRUE(computed.ok()) << type << ": " << computed;
+      EXPECT_TRUE(ctx.GuardIntact()) << type << " wrote past its workspace of " << prepare.workspace_bytes;
+      auto expected = test::RunKernel(Host(), op, inputs);
+      ASSERT_TRUE(expected.ok()) << expected.status();
+      EXPECT_TRUE(test::TensorNear(ctx.outputs()[0].tensor(), (*expected)[0].tensor())) << type;
+    }
+  }
+}
+
+// ReduceMax / ReduceMin over a float row run in float lanes with a NaN flag:
+// every row length around the 16-lane block, a NaN at every position of a
+// row, infinities, and rows reduced into one output (axes 0 and 2), against
+// host_cpu.
+TEST(CpuVectorEngineTest, FloatMaxAndMinOverRowsMatchHostCpu) {
+  for (const char* type : {"ReduceMax", "ReduceMin"}) {
+    for (int64_t n : {1, 2, 7, 15, 16, 17, 31, 32, 33, 100}) {
+      Tensor x = test::RandomTensor(DataType::kFloat, Shape{3, n}, 5 + n, -100.0, 100.0);
+      float* px = x.data<float>();
+      px[n - 1] = std::numeric_limits<float>::infinity();          // row 0
+      if (n > 1) px[n] = -std::numeric_limits<float>::infinity();  // row 1
+      const ir::AttrMap last = {{"axes", ir::AttrValue(std::vector<int64_t>{1})}};
+      EXPECT_TRUE(test::MatchesReference(Vector(), Host(), Typed(type, {x}, last), {x})) << type << " n=" << n;
+      for (int64_t at = 0; at < n; ++at) {
+        Tensor y = test::RandomTensor(DataType::kFloat, Shape{2, n}, 7 + at);
+        y.data<float>()[n + at] = std::numeric_limits<float>::quiet_NaN();  // row 1 only
+        auto out = test::RunKernel(Vector(), Typed(type, {y}, last), {y});
+        ASSERT_TRUE(out.ok()) << out.status();
+        const float* po = (*out)[0].tensor().data<float>();
+        EXPECT_FALSE(std::isnan(po[0])) << type << " n=" << n << " at=" << at;
+        EXPECT_TRUE(std::isnan(po[1])) << type << " n=" << n << " at=" << at;
+      }
+    }
+    const Tensor z = test::RandomTensor(DataType::kFloat, Shape{3, 4, 21}, 9);
+    const ir::AttrMap outer = {{"axes", ir::AttrValue(std::vector<int64_t>{0, 2})}};
+    EXPECT_TRUE(test::MatchesReference(Vector(), Host(), Typed(type, {z}, outer), {z})) << type;
+  }
+}
+
+// Transposes of the two innermost merged dims copy tiles: sizes off the
+// 16-wide tile, a batch dim in front, 2-, 4- and 8-byte elements, and
+// permutations whose dims merge first (DGCNN's [B, N, K, C] -> [B, C, N, K]),
+// on one thread and on the pool, against host_cpu.
+TEST(CpuVectorEngineTest, TiledTransposesMatchHostCpu) {
+  struct Case {
+    Shape shape;
+    std::vector<int64_t> perm;
+  };
+  const std::vector<Case> cases = {
+      {{17, 33}, {1, 0}},
+      {{16, 16}, {1, 0}},
+      {{100, 20}, {1, 0}},
+      {{3, 40, 17}, {0, 2, 1}},
+      {{2, 5, 17, 33}, {0, 3, 1, 2}},
+      {{1, 64, 16, 40}, {0, 3, 1, 2}},
+      {{33, 2, 18}, {2, 1, 0}},
+  };
+  test::RunOptions pooled;
+  pooled.thread_pool = test::TestThreadPool();
+  for (const Case& c : cases) {
+    for (DataType dtype : {DataType::kFloat, DataType::kFloat16, DataType::kInt64}) {
+      const Tensor x = test::RandomTensor(dtype, c.shape, 11);
+      const ir::OpDesc op = Typed("Transpose", {x}, {{"perm", ir::AttrValue(c.perm)}});
+      EXPECT_TRUE(test::MatchesReference(Vector(), Host(), op, {x})) << c.shape.ToString();
+      EXPECT_TRUE(test::MatchesReference(Vector(), Host(), op, {x}, std::nullopt, pooled)) << c.shape.ToString();
+    }
+  }
 }
 
 // The vectorized f32 exp against libm over the whole range, both ISAs.
