@@ -1,6 +1,8 @@
 // The loop accumulators: the scan outputs of a lowered ONNX Loop or Scan
 // gather one tensor per iteration into a sequence (a loop-carried value of
-// the While) and are stacked into one tensor after the loop.
+// the While) and are stacked into one tensor after the loop; a loop-carried
+// value the body grew by Concat is kept as its pieces and joined once after
+// the loop (onnx_control_flow.h).
 #include <cstring>
 #include <optional>
 #include <string>
@@ -119,6 +121,62 @@ class StackKernel final : public Kernel {
   std::optional<Shape> element_shape_;
 };
 
+// Joins the pieces along an existing axis: per outer index (the dims
+// before the axis) each piece's contiguous run goes after the previous
+// piece's, one copy per piece and outer index.
+class ConcatKernel final : public Kernel {
+ public:
+  ConcatKernel(int64_t axis, bool reverse) : axis_(axis), reverse_(reverse) {}
+
+  absl::Status Compute(ExecuteContext& ctx) override {
+    const Value& seq = ctx.input_value(0);
+    if (!seq.is_sequence()) return InvalidArgument("expects a sequence");
+    const std::vector<Tensor>& items = seq.sequence();
+    if (items.empty()) return InvalidArgument("has no piece to join (the loop's initial value is one)");
+    const int64_t n = static_cast<int64_t>(items.size());
+    const Tensor& first = items[reverse_ ? n - 1 : 0];
+    const int64_t rank = first.shape().rank();
+    if (rank == 0) return InvalidArgument("cannot join scalars");
+    if (axis_ < -rank || axis_ >= rank) {
+      return InvalidArgument("axis ", axis_, " is outside [", -rank, ", ", rank - 1, "] for pieces of rank ", rank);
+    }
+    const int64_t axis = axis_ < 0 ? axis_ + rank : axis_;
+    Shape shape = first.shape();
+    int64_t length = 0;
+    for (int64_t k = 0; k < n; ++k) {
+      const Shape& s = items[k].shape();
+      bool fits = s.rank() == rank;
+      for (int64_t d = 0; fits && d < rank; ++d) fits = d == axis || s.dim(d) == shape.dim(d);
+      if (!fits) {
+        return InvalidArgument("piece ", k, " has shape ", s.ToString(), ", piece ", reverse_ ? n - 1 : 0, " has ",
+                               shape.ToString(), "; pieces may differ on axis ", axis, " only");
+      }
+      length += s.dim(axis);
+    }
+    shape.set_dim(axis, length);
+    const DataType dtype = seq.element_dtype();
+    GE_ASSIGN_OR_RETURN(Tensor out, Tensor::Allocate(dtype, shape));
+    int64_t outer = 1, inner = 1;
+    for (int64_t d = 0; d < rank; ++d) {
+      if (d < axis) outer *= shape.dim(d);
+      if (d > axis) inner *= shape.dim(d);
+    }
+    const int64_t row = length * inner;  // elements of out per outer index
+    int64_t at = 0;
+    for (int64_t k = 0; k < n; ++k) {
+      const Tensor& item = items[reverse_ ? n - 1 - k : k];
+      const int64_t run = item.shape().dim(axis) * inner;
+      for (int64_t o = 0; o < outer && run > 0; ++o) CopyElements(dtype, item, o * run, out, o * row + at, run);
+      at += run;
+    }
+    return ctx.SetOutputValue(0, Value(std::move(out)));
+  }
+
+ private:
+  int64_t axis_;
+  bool reverse_;
+};
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Kernel>> CreateAccumulatorInitKernel(const ir::OpDesc& op, const KernelOptions&) {
@@ -142,6 +200,15 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateAccumulatorStackKernel(const ir::O
   }
   return std::unique_ptr<Kernel>(
       new StackKernel(op.GetAttrOr<int64_t>("axis", 0), reverse == 1, op.GetAttr<Shape>("element_shape")));
+}
+
+absl::StatusOr<std::unique_ptr<Kernel>> CreateAccumulatorConcatKernel(const ir::OpDesc& op, const KernelOptions&) {
+  const int64_t reverse = op.GetAttrOr<int64_t>("reverse", 0);
+  if (reverse != 0 && reverse != 1) {
+    return InvalidArgument("node '", op.name(), "' (", op.type(), "): attribute 'reverse' is ", reverse,
+                           "; expected 0 or 1");
+  }
+  return std::unique_ptr<Kernel>(new ConcatKernel(op.GetAttrOr<int64_t>("axis", 0), reverse == 1));
 }
 
 }  // namespace ge::engine::control_flow

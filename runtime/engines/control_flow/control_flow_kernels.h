@@ -51,6 +51,8 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateAccumulatorAppendKernel(const ir::
                                                                       const KernelOptions& options);
 absl::StatusOr<std::unique_ptr<Kernel>> CreateAccumulatorStackKernel(const ir::OpDesc& op,
                                                                      const KernelOptions& options);
+absl::StatusOr<std::unique_ptr<Kernel>> CreateAccumulatorConcatKernel(const ir::OpDesc& op,
+                                                                      const KernelOptions& options);
 // gear_index_kernel.cc
 absl::StatusOr<std::unique_ptr<Kernel>> CreateGearIndexKernel(const ir::OpDesc& op, const KernelOptions& options);
 // sequence_map_kernel.cc
