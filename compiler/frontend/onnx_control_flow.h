@@ -39,6 +39,10 @@
 //                      (in reverse order when v is the last input)
 //     after the loop:  LoopAccumulatorConcat(v, axis, reverse) is v_final.
 //
+// Both Whiles carry `_cond_reads` (3 for a Loop, 2 for a Scan): the cond
+// reads only those leading values, so an iteration does not copy the
+// accumulators into the cond's inputs.
+//
 // The While takes the Loop's (Scan's) node name; the values the ONNX node
 // produced are read from the While (or from the Stack nodes) under their
 // ONNX tensor names. Errors name the node and what cannot be lowered.

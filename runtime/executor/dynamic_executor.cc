@@ -311,6 +311,12 @@ absl::Status DynamicExecutor::Build(const ir::Graph& graph, const engine::Engine
     if (IsOutputNode(type)) {
       step.is_net_output = true;
       output_slots_ = step.inputs;
+      output_moves_.assign(output_slots_.size(), true);
+      for (size_t k = 0; k < output_slots_.size(); ++k) {
+        for (size_t later = k + 1; later < output_slots_.size() && output_moves_[k]; ++later) {
+          output_moves_[k] = output_slots_[later] != output_slots_[k];
+        }
+      }
       continue;
     }
     step.schema = ops::OpRegistry::Global().Find(type);
@@ -478,10 +484,17 @@ absl::StatusOr<std::vector<Value>> DynamicExecutor::Execute(std::vector<Value>& 
   return CollectOutputs(slots);
 }
 
-std::vector<Value> DynamicExecutor::CollectOutputs(const std::vector<Value>& slots) const {
+std::vector<Value> DynamicExecutor::CollectOutputs(std::vector<Value>& slots) const {
   std::vector<Value> outputs;
   outputs.reserve(output_slots_.size());
-  for (int slot : output_slots_) outputs.push_back(slot >= 0 ? slots[slot] : Value());
+  for (size_t k = 0; k < output_slots_.size(); ++k) {
+    const int slot = output_slots_[k];
+    if (slot < 0) {
+      outputs.emplace_back();
+    } else {
+      outputs.push_back(output_moves_[k] ? std::move(slots[slot]) : slots[slot]);
+    }
+  }
   return outputs;
 }
 
