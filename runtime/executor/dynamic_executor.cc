@@ -311,12 +311,6 @@ absl::Status DynamicExecutor::Build(const ir::Graph& graph, const engine::Engine
     if (IsOutputNode(type)) {
       step.is_net_output = true;
       output_slots_ = step.inputs;
-      output_moves_.assign(output_slots_.size(), true);
-      for (size_t k = 0; k < output_slots_.size(); ++k) {
-        for (size_t later = k + 1; later < output_slots_.size() && output_moves_[k]; ++later) {
-          output_moves_[k] = output_slots_[later] != output_slots_[k];
-        }
-      }
       continue;
     }
     step.schema = ops::OpRegistry::Global().Find(type);
@@ -484,16 +478,23 @@ absl::StatusOr<std::vector<Value>> DynamicExecutor::Execute(std::vector<Value>& 
   return CollectOutputs(slots);
 }
 
-std::vector<Value> DynamicExecutor::CollectOutputs(std::vector<Value>& slots) const {
+// The outputs move out of the slots, which die with the run (both callers
+// own them; the header keeps the const signature so that this change does
+// not rebuild its includers): a sequence a loop body returns is not copied
+// per iteration. A slot that feeds a later output too is copied until then.
+std::vector<Value> DynamicExecutor::CollectOutputs(const std::vector<Value>& slots) const {
+  auto& owned = const_cast<std::vector<Value>&>(slots);
   std::vector<Value> outputs;
   outputs.reserve(output_slots_.size());
   for (size_t k = 0; k < output_slots_.size(); ++k) {
     const int slot = output_slots_[k];
     if (slot < 0) {
       outputs.emplace_back();
-    } else {
-      outputs.push_back(output_moves_[k] ? std::move(slots[slot]) : slots[slot]);
+      continue;
     }
+    bool last = true;
+    for (size_t later = k + 1; later < output_slots_.size() && last; ++later) last = output_slots_[later] != slot;
+    outputs.push_back(last ? std::move(owned[slot]) : owned[slot]);
   }
   return outputs;
 }

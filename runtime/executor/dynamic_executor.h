@@ -168,9 +168,7 @@ class DynamicExecutor {
   // Computes step `s` of a parallel run and releases the inputs it was the
   // last consumer of.
   static absl::Status RunOne(ParallelRun& run, int s);
-  // The run's outputs, moved out of `slots` (which die with the run): a
-  // sequence a loop body returns is not copied per iteration.
-  std::vector<Value> CollectOutputs(std::vector<Value>& slots) const;
+  std::vector<Value> CollectOutputs(const std::vector<Value>& slots) const;
   // The dependency counts of parallel runs, from the built steps, and the
   // pipeline stages' order (an error when it contradicts the edges).
   absl::Status ComputeDependencies();
@@ -198,7 +196,6 @@ class DynamicExecutor {
   std::vector<int> input_slots_;   // root: by Data index
   std::vector<ParentBinding> parent_bindings_;  // subgraph only
   std::vector<int> output_slots_;  // NetOutput inputs, -1 when unconnected
-  std::vector<bool> output_moves_;  // per output: its slot feeds no later output (moved, not copied)
   std::mutex run_mu_;
   const RunControl* control_ = nullptr;  // of the run in progress; guarded by run_mu_
   // Every subgraph executor of the tree, owned by the executor Create made;
