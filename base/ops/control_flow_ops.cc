@@ -156,12 +156,17 @@ void RegisterAccumulators(OpRegistry& r) {
                       .ValueDependentOutputShape()  // element shapes come at run time
                       .Infer(InferAccumulatorInit));
   MustRegister(r, OpSchemaBuilder("LoopAccumulatorAppend", 1)
-                      .Doc("`sequence` with `value` appended (one loop iteration's scan output).")
+                      .Doc("`sequence` with `value` appended (one loop iteration's scan output). "
+                           "With `merge_axis` (a value grown by Concat, joined by "
+                           "LoopAccumulatorConcat) a small value may instead be joined to the last "
+                           "element along that axis (before it when `merge_reverse` is 1).")
                       .Input("sequence", "S")
                       .Input("value", "T")
                       .Output("appended", "S")
                       .TypeConstraint(AnySequence())
                       .TypeConstraint("T", AllTensorTypes())
+                      .OptionalAttr("merge_axis", Kind::kInt)
+                      .Attr("merge_reverse", Kind::kInt, int64_t{0})
                       .ValueDependentOutputShape()  // elements of several shapes have none
                       .Infer(InferAccumulatorAppend));
   MustRegister(r, OpSchemaBuilder("LoopAccumulatorStack", 1)

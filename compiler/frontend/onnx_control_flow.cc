@@ -367,7 +367,8 @@ absl::StatusOr<OutPort> RewriteGrownCarry(Graph& g, const Node& loop, Body& body
   b.RemoveNode(grown.concat);
   OutPort acc{data, 0};
   for (const OutPort& piece : pieces) {
-    GE_ASSIGN_OR_RETURN(acc, Emit1(b, StrCat(name, "/append"), "LoopAccumulatorAppend", {acc, piece}, seq));
+    GE_ASSIGN_OR_RETURN(acc, Emit1(b, StrCat(name, "/append"), "LoopAccumulatorAppend", {acc, piece}, seq,
+                                   {{"merge_axis", grown.axis}, {"merge_reverse", int64_t{grown.prepend ? 1 : 0}}}));
   }
   body.results[1 + grown.j] = acc;
   return entered;

@@ -142,5 +142,42 @@ TEST(LoopAccumulators, ConcatErrors) {
               HasSubstr("'reverse' is 2"));
 }
 
+TEST(LoopAccumulators, AppendWithAMergeAxisJoinsSmallPiecesAsTheyCome) {
+  auto init = RunOp(ControlFlow(), "LoopAccumulatorInit", {}, {{"dtype", static_cast<int64_t>(DataType::kFloat)}});
+  ASSERT_TRUE(init.ok()) << init.status();
+  const ir::AttrMap append = {{"merge_axis", int64_t{-1}}};
+  const ir::AttrMap prepend = {{"merge_axis", int64_t{1}}, {"merge_reverse", int64_t{1}}};
+  Value forward = (*init)[0], backward = (*init)[0];
+  for (float k : {1.0f, 2.0f, 3.0f}) {
+    const Tensor piece = Tensor::FromVector<float>({k, 10 * k}, Shape{2, 1});
+    auto f = RunOp(ControlFlow(), "LoopAccumulatorAppend", {forward, piece}, append);
+    auto b = RunOp(ControlFlow(), "LoopAccumulatorAppend", {backward, piece}, prepend);
+    ASSERT_TRUE(f.ok() && b.ok()) << f.status() << b.status();
+    forward = (*f)[0];
+    backward = (*b)[0];
+  }
+  ASSERT_EQ(forward.sequence().size(), 1u);
+  EXPECT_TRUE(TensorEq(forward.sequence()[0], Tensor::FromVector<float>({1, 2, 3, 10, 20, 30}, Shape{2, 3})));
+  ASSERT_EQ(backward.sequence().size(), 1u);
+  EXPECT_TRUE(TensorEq(backward.sequence()[0], Tensor::FromVector<float>({3, 2, 1, 30, 20, 10}, Shape{2, 3})));
+  auto joined = Join(backward, {{"axis", int64_t{1}}, {"reverse", int64_t{1}}});
+  ASSERT_TRUE(joined.ok()) << joined.status();
+  EXPECT_TRUE(TensorEq(*joined, backward.sequence()[0]));
+  // Pieces of 64 KiB or more stay pieces; so do pieces that differ off the axis.
+  const Tensor big = Tensor::FromVector<float>(std::vector<float>(16384, 1.0f), Shape{1, 16384});
+  auto two_big = RunOp(ControlFlow(), "LoopAccumulatorAppend", {forward, big}, append);
+  ASSERT_TRUE(two_big.ok()) << two_big.status();
+  EXPECT_EQ((*two_big)[0].sequence().size(), 2u);
+  auto odd = RunOp(ControlFlow(), "LoopAccumulatorAppend", {forward, Tensor::FromVector<float>({1, 2, 3}, Shape{3, 1})},
+                   append);
+  ASSERT_TRUE(odd.ok()) << odd.status();
+  EXPECT_EQ((*odd)[0].sequence().size(), 2u);
+  // Without the attribute (scan outputs) every piece stays an element.
+  auto plain = Accumulate(DataType::kFloat,
+                          {Tensor::FromVector<float>({1}, Shape{1, 1}), Tensor::FromVector<float>({2}, Shape{1, 1})});
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  EXPECT_EQ(plain->sequence().size(), 2u);
+}
+
 }  // namespace
 }  // namespace ge::test
