@@ -36,7 +36,9 @@
 // so n iterations copy O(n) bytes, not O(n^2):
 //     before the loop: LoopAccumulatorAppend(LoopAccumulatorInit, v_initial)
 //     body:            LoopAccumulatorAppend of the Concat's other inputs
-//                      (in reverse order when v is the last input)
+//                      (in reverse order when v is the last input), with
+//                      merge_axis: pieces under 64 KiB are joined as they
+//                      come, so tiny pieces do not pile up as handles
 //     after the loop:  LoopAccumulatorConcat(v, axis, reverse) is v_final.
 //
 // Both Whiles carry `_cond_reads` (3 for a Loop, 2 for a Scan): the cond
