@@ -5,6 +5,7 @@
 //   LoopAccumulatorInit            -> an empty sequence of `dtype`
 //   LoopAccumulatorAppend(seq, x)  -> seq with x appended
 //   LoopAccumulatorStack(seq)      -> the elements stacked along a new axis
+//   LoopAccumulatorConcat(seq)     -> the elements joined along an existing axis
 // Loop and Scan exist so that models using them import; the importer lowers
 // them to While before anything else sees the graph, so no engine runs them
 // and their inference keeps the declared types.
@@ -90,6 +91,31 @@ absl::Status InferAccumulatorStack(InferenceContext& ctx) {
   return absl::OkStatus();
 }
 
+// The elements' rank and dims from the sequence type; the joined axis has
+// unknown length.
+absl::Status InferAccumulatorConcat(InferenceContext& ctx) {
+  const ir::ValueType& seq = ctx.input_type(0);
+  if (seq.kind() != ir::ValueType::Kind::kSequence) {
+    return ctx.Error("expects a sequence, got ", seq.ToString());
+  }
+  const ir::ValueType& element = *seq.element();
+  Shape shape = element.shape();
+  if (shape.unknown_rank()) {
+    ctx.set_output(0, element.dtype(), Shape::UnknownRank());
+    return absl::OkStatus();
+  }
+  const int64_t rank = shape.rank();
+  int64_t axis = ctx.AttrOr<int64_t>("axis", 0);
+  if (axis < -rank || axis >= rank) {
+    return ctx.Error("axis ", axis, " is outside [", -rank, ", ", rank - 1, "] for elements of shape ",
+                     shape.ToString());
+  }
+  if (axis < 0) axis += rank;
+  shape.set_dim(axis, -1);
+  ctx.set_output(0, element.dtype(), std::move(shape));
+  return absl::OkStatus();
+}
+
 TypeConstraint AnySequence() { return TypeConstraint{"S", AllTensorTypes(), false, true, false}; }
 
 void RegisterOnnxControlFlow(OpRegistry& r) {
@@ -130,12 +156,17 @@ void RegisterAccumulators(OpRegistry& r) {
                       .ValueDependentOutputShape()  // element shapes come at run time
                       .Infer(InferAccumulatorInit));
   MustRegister(r, OpSchemaBuilder("LoopAccumulatorAppend", 1)
-                      .Doc("`sequence` with `value` appended (one loop iteration's scan output).")
+                      .Doc("`sequence` with `value` appended (one loop iteration's scan output). "
+                           "With `merge_axis` (a value grown by Concat, joined by "
+                           "LoopAccumulatorConcat) a small value may instead be joined to the last "
+                           "element along that axis (before it when `merge_reverse` is 1).")
                       .Input("sequence", "S")
                       .Input("value", "T")
                       .Output("appended", "S")
                       .TypeConstraint(AnySequence())
                       .TypeConstraint("T", AllTensorTypes())
+                      .OptionalAttr("merge_axis", Kind::kInt)
+                      .Attr("merge_reverse", Kind::kInt, int64_t{0})
                       .ValueDependentOutputShape()  // elements of several shapes have none
                       .Infer(InferAccumulatorAppend));
   MustRegister(r, OpSchemaBuilder("LoopAccumulatorStack", 1)
@@ -152,6 +183,19 @@ void RegisterAccumulators(OpRegistry& r) {
                       .OptionalAttr("element_shape", Kind::kShape)
                       .ValueDependentOutputShape()  // the length is the sequence's
                       .Infer(InferAccumulatorStack));
+  MustRegister(r, OpSchemaBuilder("LoopAccumulatorConcat", 1)
+                      .Doc("Joins the sequence's elements along their existing axis `axis` (in "
+                           "[-r, r - 1] for elements of rank r; every other dim equal), last "
+                           "element first when `reverse` is 1: a loop-carried value the loop grew "
+                           "by Concat, kept as its pieces while the loop ran.")
+                      .Input("sequence", "S")
+                      .Output("joined", "T")
+                      .TypeConstraint(AnySequence())
+                      .TypeConstraint("T", AllTensorTypes())
+                      .Attr("axis", Kind::kInt, int64_t{0})
+                      .Attr("reverse", Kind::kInt, int64_t{0})
+                      .ValueDependentOutputShape()  // the length is the pieces' sum
+                      .Infer(InferAccumulatorConcat));
 }
 
 }  // namespace

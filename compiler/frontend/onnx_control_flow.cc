@@ -6,8 +6,10 @@
 // the While with its loop-carried generalization.
 #include "compiler/frontend/onnx_control_flow.h"
 
+#include <algorithm>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -195,13 +197,20 @@ absl::StatusOr<std::vector<OutPort>> EmitAppends(Body& body, const std::vector<O
   return appended;
 }
 
+// The control_flow engine's While attribute (its kAttrCondReads): the cond
+// subgraph reads only the first N loop-carried values, so an iteration
+// copies no others (an accumulator) into the cond's inputs.
+constexpr std::string_view kAttrCondReads = "_cond_reads";
+
 // Replaces `node` by a While of the same name over `inputs`, owning `cond`
-// and the (edited) ONNX body.
+// (which reads the first `cond_reads` values) and the (edited) ONNX body.
 absl::StatusOr<Node*> EmitWhile(Graph& g, Node* node, const std::vector<OutPort>& inputs, Graph* body,
-                                std::unique_ptr<Graph> cond) {
+                                std::unique_ptr<Graph> cond, int64_t cond_reads) {
   const std::string name = node->name();
   GE_RETURN_IF_ERROR(g.RenameNode(node, g.UniqueNodeName(StrCat(name, "/onnx"))));
-  ir::AttrMap attrs = {{"cond", ir::GraphRef{cond->name()}}, {"body", ir::GraphRef{body->name()}}};
+  ir::AttrMap attrs = {{"cond", ir::GraphRef{cond->name()}},
+                       {"body", ir::GraphRef{body->name()}},
+                       {std::string(kAttrCondReads), cond_reads}};
   for (const auto& [key, value] : node->op_desc().attrs()) {
     if (key.rfind('_', 0) == 0 && key != kAttrOnnxNumCaptures) attrs[key] = value;
   }
@@ -287,6 +296,94 @@ absl::Status RewriteLoopBody(Body& body, int n, int c, const std::vector<OutPort
   return RebuildOutput(body, results, names);
 }
 
+// A loop-carried value the body only grows: its Data node's one use is a
+// Concat that takes it first (appending the other inputs) or last
+// (prepending them), and that Concat's one use is the body result of the
+// same value. `torch.cat([acc, x])` in a scripted loop exports so
+// (torchvision's paste-masks loop): as a tensor every iteration copies all
+// earlier rows into a new buffer, O(n^2) bytes over n iterations.
+struct GrownCarry {
+  int j = -1;              // the loop-carried value's index
+  Node* concat = nullptr;  // the body's Concat
+  bool prepend = false;    // the value is the Concat's last input
+  int64_t axis = 0;
+  DataType dtype = DataType::kUndefined;
+};
+
+std::optional<GrownCarry> FindGrownCarry(const Node& loop, const Body& body, int j) {
+  const Node* data = body.data[2 + j];
+  if (data->consumers(0).size() != 1) return std::nullopt;
+  const ir::InPort use = data->consumers(0)[0];
+  Node* concat = use.node;
+  if (concat->type() != "Concat" || concat->num_inputs() < 2 || !concat->control_inputs().empty() ||
+      !concat->control_outputs().empty()) {
+    return std::nullopt;
+  }
+  const bool first = use.index == 0, last = use.index == concat->num_inputs() - 1;
+  if (!first && !last) return std::nullopt;
+  for (int i = 0; i < concat->num_inputs(); ++i) {
+    if (!concat->input(i)) return std::nullopt;
+  }
+  const OutPort result = body.results[1 + j];
+  if (result.node != concat || result.index != 0 || concat->consumers(0).size() != 1) return std::nullopt;
+  auto axis = concat->op_desc().GetAttr<int64_t>("axis");
+  if (!axis) return std::nullopt;
+  // The value enters and leaves as a tensor of one known dtype.
+  const OutPort initial = loop.input(2 + j);
+  if (!initial) return std::nullopt;
+  const ValueType& entered = initial.node->op_desc().output(initial.index).type;
+  if (!entered.is_tensor() || entered.dtype() == DataType::kUndefined || j >= loop.num_outputs()) {
+    return std::nullopt;
+  }
+  const ValueType& declared = loop.op_desc().output(j).type;
+  if (declared.kind() != ValueType::Kind::kTensor ||
+      (declared.dtype() != DataType::kUndefined && declared.dtype() != entered.dtype())) {
+    return std::nullopt;
+  }
+  return GrownCarry{j, concat, last && !first, *axis, entered.dtype()};
+}
+
+// The carried value becomes a sequence of its pieces: it enters as
+// [initial], the body appends the Concat's other inputs (in reverse order
+// when it prepends) instead of copying, and LoopAccumulatorConcat joins the
+// pieces once after the loop (last piece first when prepending). Returns
+// the While's input for the value; the body result j is the last append.
+absl::StatusOr<OutPort> RewriteGrownCarry(Graph& g, const Node& loop, Body& body, const GrownCarry& grown) {
+  const ValueType seq = SequenceOf(grown.dtype);
+  GE_ASSIGN_OR_RETURN(OutPort init, Emit1(g, StrCat(loop.name(), "/grow_init"), "LoopAccumulatorInit", {}, seq,
+                                          {{"dtype", static_cast<int64_t>(grown.dtype)}}));
+  GE_ASSIGN_OR_RETURN(OutPort entered, Emit1(g, StrCat(loop.name(), "/grow_initial"), "LoopAccumulatorAppend",
+                                             {init, loop.input(2 + grown.j)}, seq));
+  Graph& b = *body.graph;
+  Node* data = body.data[2 + grown.j];
+  data->mutable_op_desc().mutable_output(0).type = seq;
+  std::vector<OutPort> pieces;
+  for (int i = 0; i < grown.concat->num_inputs(); ++i) {
+    const OutPort in = grown.concat->input(i);
+    if (in.node != data) pieces.push_back(in);
+  }
+  if (grown.prepend) std::reverse(pieces.begin(), pieces.end());
+  const std::string name = grown.concat->name();
+  b.RemoveNode(grown.concat);
+  OutPort acc{data, 0};
+  for (const OutPort& piece : pieces) {
+    GE_ASSIGN_OR_RETURN(acc, Emit1(b, StrCat(name, "/append"), "LoopAccumulatorAppend", {acc, piece}, seq,
+                                   {{"merge_axis", grown.axis}, {"merge_reverse", int64_t{grown.prepend ? 1 : 0}}}));
+  }
+  body.results[1 + grown.j] = acc;
+  return entered;
+}
+
+// The loop output of a grown carry: the pieces joined along the Concat's
+// axis, used where the ONNX node's output was.
+absl::Status EmitGrownOutput(Graph& g, Node* loop, Node* w, int port, const GrownCarry& grown) {
+  GE_ASSIGN_OR_RETURN(Node * joined,
+                      Emit(g, StrCat(w->name(), "/grown"), "LoopAccumulatorConcat", {OutPort{w, port}}, {ValueType()},
+                           {{"axis", grown.axis}, {"reverse", int64_t{grown.prepend ? 1 : 0}}}));
+  joined->mutable_op_desc().mutable_output(0).name = loop->op_desc().output(grown.j).name;
+  return g.ReplaceAllUses(loop, grown.j, joined, 0);
+}
+
 absl::Status LowerLoop(Graph& g, Node* loop) {
   const int64_t c = loop->op_desc().GetAttrOr<int64_t>(kAttrOnnxNumCaptures, 0);
   const int p = loop->num_inputs() - static_cast<int>(c);
@@ -317,13 +414,22 @@ absl::Status LowerLoop(Graph& g, Node* loop) {
                                                  j < n ? "a loop-carried value" : "a capture"));
     inputs.push_back(in);
   }
+  std::vector<std::optional<GrownCarry>> grown(n);
+  for (int j = 0; j < n; ++j) {
+    grown[j] = FindGrownCarry(*loop, body, j);
+    if (grown[j]) {
+      GE_ASSIGN_OR_RETURN(inputs[3 + j], RewriteGrownCarry(g, *loop, body, *grown[j]));
+    }
+  }
   GE_ASSIGN_OR_RETURN(std::vector<OutPort> accs, EmitAccumulators(g, *loop, body, 1 + n, n, k));
   inputs.insert(inputs.end(), accs.begin(), accs.end());
   const std::vector<OutPort> scan_results(body.results.begin() + 1 + n, body.results.end());
   GE_RETURN_IF_ERROR(Annotate(RewriteLoopBody(body, n, static_cast<int>(c), accs, has_cond), Label(*loop)));
   GE_ASSIGN_OR_RETURN(std::unique_ptr<Graph> cond_graph, BuildLoopCond(g, name));
-  GE_ASSIGN_OR_RETURN(Node * w, EmitWhile(g, loop, inputs, body.graph, std::move(cond_graph)));
-  for (int j = 0; j < n; ++j) GE_RETURN_IF_ERROR(MoveOutput(g, loop, j, w, 3 + j));
+  GE_ASSIGN_OR_RETURN(Node * w, EmitWhile(g, loop, inputs, body.graph, std::move(cond_graph), 3));
+  for (int j = 0; j < n; ++j) {
+    GE_RETURN_IF_ERROR(grown[j] ? EmitGrownOutput(g, loop, w, 3 + j, *grown[j]) : MoveOutput(g, loop, j, w, 3 + j));
+  }
   for (int s = 0; s < k; ++s) {
     GE_RETURN_IF_ERROR(EmitStack(g, loop, n + s, w, 3 + n + static_cast<int>(c) + s, scan_results[s], {}));
   }
@@ -465,7 +571,7 @@ absl::Status LowerScan(Graph& g, Node* scan) {
   const std::vector<OutPort> scan_results(body.results.begin() + n, body.results.end());
   GE_RETURN_IF_ERROR(Annotate(RewriteScanBody(body, *scan, n, static_cast<int>(c), attrs, accs), Label(*scan)));
   GE_ASSIGN_OR_RETURN(std::unique_ptr<Graph> cond_graph, BuildScanCond(g, name));
-  GE_ASSIGN_OR_RETURN(Node * w, EmitWhile(g, scan, inputs, body.graph, std::move(cond_graph)));
+  GE_ASSIGN_OR_RETURN(Node * w, EmitWhile(g, scan, inputs, body.graph, std::move(cond_graph), 2));
   for (int j = 0; j < n; ++j) GE_RETURN_IF_ERROR(MoveOutput(g, scan, j, w, 2 + j));
   for (int s = 0; s < k; ++s) {
     const int acc_port = 2 + n + m + static_cast<int>(c) + s;

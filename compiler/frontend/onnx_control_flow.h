@@ -1,5 +1,5 @@
 // Lowering of ONNX Loop and Scan to ged's While (the importer's last
-// conversion step; docs/design/control_flow.md has the whole design).
+// conversion step; docs/architecture.md, "Operators", places it).
 //
 // The graph builder imports Loop and Scan as ONNX ops with their bodies as
 // subgraphs and captures as extra inputs (onnx_importer.h). This step
@@ -29,6 +29,21 @@
 //                     scan_inputs..., captures..., Append(acc_k, out_k)...]
 //     after the loop: LoopAccumulatorStack(acc_k, axis, reverse) per the
 //                     scan_output_axes / scan_output_directions.
+//
+// A loop-carried value the Loop body only grows (its one use is a Concat
+// taking it first or last, whose one use is the value's body result:
+// `torch.cat([acc, x])` in a scripted loop) is kept as its pieces instead,
+// so n iterations copy O(n) bytes, not O(n^2):
+//     before the loop: LoopAccumulatorAppend(LoopAccumulatorInit, v_initial)
+//     body:            LoopAccumulatorAppend of the Concat's other inputs
+//                      (in reverse order when v is the last input), with
+//                      merge_axis: pieces under 64 KiB are joined as they
+//                      come, so tiny pieces do not pile up as handles
+//     after the loop:  LoopAccumulatorConcat(v, axis, reverse) is v_final.
+//
+// Both Whiles carry `_cond_reads` (3 for a Loop, 2 for a Scan): the cond
+// reads only those leading values, so an iteration does not copy the
+// accumulators into the cond's inputs.
 //
 // The While takes the Loop's (Scan's) node name; the values the ONNX node
 // produced are read from the While (or from the Stack nodes) under their

@@ -471,10 +471,24 @@ absl::StatusOr<std::vector<Value>> DynamicExecutor::Execute(std::vector<Value>& 
   return CollectOutputs(slots);
 }
 
+// The outputs move out of the slots, which die with the run (both callers
+// own them; the header keeps the const signature so that this change does
+// not rebuild its includers): a sequence a loop body returns is not copied
+// per iteration. A slot that feeds a later output too is copied until then.
 std::vector<Value> DynamicExecutor::CollectOutputs(const std::vector<Value>& slots) const {
+  auto& owned = const_cast<std::vector<Value>&>(slots);
   std::vector<Value> outputs;
   outputs.reserve(output_slots_.size());
-  for (int slot : output_slots_) outputs.push_back(slot >= 0 ? slots[slot] : Value());
+  for (size_t k = 0; k < output_slots_.size(); ++k) {
+    const int slot = output_slots_[k];
+    if (slot < 0) {
+      outputs.emplace_back();
+      continue;
+    }
+    bool last = true;
+    for (size_t later = k + 1; later < output_slots_.size() && last; ++later) last = output_slots_[later] != slot;
+    outputs.push_back(last ? std::move(owned[slot]) : owned[slot]);
+  }
   return outputs;
 }
 

@@ -17,6 +17,7 @@ const std::vector<KernelEntry>& KernelTable() {
       {"GearIndex", CreateGearIndexKernel},
       {"If", CreateIfKernel},
       {"LoopAccumulatorAppend", CreateAccumulatorAppendKernel},
+      {"LoopAccumulatorConcat", CreateAccumulatorConcatKernel},
       {"LoopAccumulatorInit", CreateAccumulatorInitKernel},
       {"LoopAccumulatorStack", CreateAccumulatorStackKernel},
       {"PartitionedCall", CreatePartitionedCallKernel},

@@ -3,6 +3,7 @@
 // executors, binds their inputs and returns their outputs with real shapes.
 #include "runtime/engines/control_flow/control_flow_kernels.h"
 
+#include <algorithm>
 #include <string>
 
 #include "base/status.h"
@@ -130,9 +131,12 @@ class CaseKernel final : public Kernel {
 
 class WhileKernel final : public Kernel {
  public:
-  WhileKernel(std::string cond, std::string body, int64_t max_iterations, std::string cap_source)
-      : cond_(std::move(cond)), body_(std::move(body)), max_iterations_(max_iterations),
-        cap_source_(std::move(cap_source)) {}
+  WhileKernel(std::string cond, std::string body, int64_t max_iterations, std::string cap_source, int64_t cond_reads)
+      : cond_(std::move(cond)),
+        body_(std::move(body)),
+        max_iterations_(max_iterations),
+        cap_source_(std::move(cap_source)),
+        cond_reads_(cond_reads) {}
 
   absl::Status Compute(ExecuteContext& ctx) override {
     std::vector<Value> vars = AllInputs(ctx);
@@ -153,7 +157,15 @@ class WhileKernel final : public Kernel {
  private:
   absl::StatusOr<bool> EvaluateCondition(ExecuteContext& ctx, const std::vector<Value>& vars,
                                          int64_t iteration) const {
-    GE_ASSIGN_OR_RETURN(std::vector<Value> result, ctx.RunSubgraph(cond_, vars));
+    std::vector<Value> inputs;
+    if (cond_reads_ < 0) {
+      inputs = vars;
+    } else {
+      inputs.resize(vars.size());
+      const size_t read = std::min(vars.size(), static_cast<size_t>(cond_reads_));
+      std::copy(vars.begin(), vars.begin() + static_cast<std::ptrdiff_t>(read), inputs.begin());
+    }
+    GE_ASSIGN_OR_RETURN(std::vector<Value> result, ctx.RunSubgraph(cond_, std::move(inputs)));
     if (result.size() != 1) {
       return InvalidArgument("cond subgraph '", cond_, "' returns ", result.size(),
                              " values; it must return one bool");
@@ -184,6 +196,7 @@ class WhileKernel final : public Kernel {
   std::string cond_, body_;
   int64_t max_iterations_;
   std::string cap_source_;
+  int64_t cond_reads_;  // < 0: the cond may read every value
 };
 
 class PartitionedCallKernel final : public Kernel {
@@ -235,7 +248,8 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateWhileKernel(const ir::OpDesc& op, 
       source = StrCat("attribute ", kAttrMaxLoopIterations, "=", cap);
     }
   }
-  return std::unique_ptr<Kernel>(new WhileKernel(std::move(cond), std::move(body), cap, std::move(source)));
+  const int64_t cond_reads = op.GetAttrOr<int64_t>(kAttrCondReads, -1);
+  return std::unique_ptr<Kernel>(new WhileKernel(std::move(cond), std::move(body), cap, std::move(source), cond_reads));
 }
 
 absl::StatusOr<std::unique_ptr<Kernel>> CreatePartitionedCallKernel(const ir::OpDesc& op, const KernelOptions&) {

@@ -19,6 +19,10 @@ namespace ge::engine::control_flow {
 // and applies alone when the option is unset. The source option, when set,
 // is how a refusal names the engine cap (the daemon's config key).
 inline constexpr std::string_view kAttrMaxLoopIterations = "_max_loop_iterations";
+// On a While: the cond subgraph reads only the first N loop-carried values
+// (the importer's lowered Loop and Scan set it), so each iteration hands
+// the cond those and no copy of the others (a growing accumulator).
+inline constexpr std::string_view kAttrCondReads = "_cond_reads";
 inline constexpr std::string_view kOptionMaxLoopIterations = "ge.exec.max_loop_iterations";
 inline constexpr std::string_view kOptionMaxLoopIterationsSource = "ge.exec.max_loop_iterations_source";
 
@@ -51,6 +55,8 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateAccumulatorAppendKernel(const ir::
                                                                       const KernelOptions& options);
 absl::StatusOr<std::unique_ptr<Kernel>> CreateAccumulatorStackKernel(const ir::OpDesc& op,
                                                                      const KernelOptions& options);
+absl::StatusOr<std::unique_ptr<Kernel>> CreateAccumulatorConcatKernel(const ir::OpDesc& op,
+                                                                      const KernelOptions& options);
 // gear_index_kernel.cc
 absl::StatusOr<std::unique_ptr<Kernel>> CreateGearIndexKernel(const ir::OpDesc& op, const KernelOptions& options);
 // sequence_map_kernel.cc

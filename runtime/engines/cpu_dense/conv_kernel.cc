@@ -222,9 +222,10 @@ absl::StatusOr<std::unique_ptr<DenseKernel::Plan>> ConvKernel::Build(const PlanR
     plan->steps = ToGemmSteps(chain_);
     plan->workspace_bytes =
         Scratch::Padded(plan->small->padded_bytes()) + Scratch::Padded(plan->small->partial_bytes()) + Scratch::kAlign;
-    if (const Tensor* w = request.const_input(1); w != nullptr && !small_weights_.PackedFrom(*w)) {
-      small_weights_.Pack(*w, *small);
-      WeightPacks().fetch_add(1, std::memory_order_relaxed);
+    if (const Tensor* w = request.const_input(1)) {
+      bool packed = false;
+      small_weights_.Get(*w, &packed);
+      if (packed) WeightPacks().fetch_add(1, std::memory_order_relaxed);
     }
     return plan;
   }
@@ -380,25 +381,17 @@ SmallConvGeometry GeometryOf(const Shape& x, const Shape& w, const ops::WindowGe
 
 absl::Status ConvKernel::RunSmall(ConvPlan& plan, ExecuteContext& ctx, Scratch& scratch) {
   GE_ASSIGN_OR_RETURN(Tensor y, ctx.Output(0));
-  const Tensor& w = ctx.input(1);
-  if (!small_weights_.PackedFrom(w)) {
-    // A Prepare without the value, or new storage: pack now (constant
-    // storage is packed once).
-    const Shape& ws = w.shape();
-    SmallConvGeometry g;
-    g.in_channels = ws.dim(1);
-    g.out_channels = ws.dim(0);
-    g.kernel_h = ws.dim(2);
-    g.kernel_w = ws.dim(3);
-    small_weights_.Pack(w, g);
-    WeightPacks().fetch_add(1, std::memory_order_relaxed);
-  }
+  // Packed at Prepare when the value was known there; else (or for new
+  // storage) now, once for constant storage, whichever run comes first.
+  bool packed = false;
+  const SmallConvWeights::Panels panels = small_weights_.Get(ctx.input(1), &packed);
+  if (packed) WeightPacks().fetch_add(1, std::memory_order_relaxed);
   auto* padded = static_cast<float*>(scratch.Take(plan.small->padded_bytes()));
   auto* partial = static_cast<float*>(scratch.Take(plan.small->partial_bytes()));
   const float* add = chain_.has_add() ? ctx.input(kFusedAddInput).data<float>() : nullptr;
   const float* bias = plan.has_bias ? ctx.input(2).data<float>() : nullptr;
-  plan.small->Run(ctx.input(0).data<float>(), small_weights_.data(), bias, add, y.data<float>(), plan.steps, padded,
-                  partial, omp_in_parallel() != 0 ? 1 : omp_get_max_threads());
+  plan.small->Run(ctx.input(0).data<float>(), panels->data(), bias, add, y.data<float>(), plan.steps, padded, partial,
+                  omp_in_parallel() != 0 ? 1 : omp_get_max_threads());
   return absl::OkStatus();
 }
 

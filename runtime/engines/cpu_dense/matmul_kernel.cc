@@ -248,9 +248,10 @@ absl::StatusOr<std::unique_ptr<DenseKernel::Plan>> MatMulKernel::Build(const Pla
     plan->steps = ToGemmSteps(chain_);
     plan->add_ld = chain_.has_add() && plan->add_md.dims()[0] != 1 ? plan->n : 0;
     const Tensor* b = r.const_input(1);
-    if (b != nullptr && !panels_.PackedFrom(*b, plan->k, plan->n, attrs_.trans_b)) {
-      panels_.Pack(*b, plan->k, plan->n, attrs_.trans_b);
-      WeightPacks().fetch_add(1, std::memory_order_relaxed);
+    if (b != nullptr) {
+      bool packed = false;
+      panels_.Get(*b, plan->k, plan->n, attrs_.trans_b, &packed);
+      if (packed) WeightPacks().fetch_add(1, std::memory_order_relaxed);
     }
     return plan;
   }
@@ -303,17 +304,15 @@ bool MatMulKernel::Packable(const PlanRequest& r, const MatMulPlan& plan) const 
 
 absl::Status MatMulKernel::RunPacked(MatMulPlan& plan, ExecuteContext& ctx) {
   GE_ASSIGN_OR_RETURN(Tensor y, ctx.Output(0));
-  const Tensor& b = ctx.input(1);
-  if (!panels_.PackedFrom(b, plan.k, plan.n, attrs_.trans_b)) {
-    panels_.Pack(b, plan.k, plan.n, attrs_.trans_b);
-    WeightPacks().fetch_add(1, std::memory_order_relaxed);
-  }
+  bool packed = false;
+  const PanelWeights::Panels panels = panels_.Get(ctx.input(1), plan.k, plan.n, attrs_.trans_b, &packed);
+  if (packed) WeightPacks().fetch_add(1, std::memory_order_relaxed);
   GemmArgs g{};
   g.a = ctx.input(0).data<float>();
   g.lda = plan.k;
   g.rows = plan.m;
   g.k = plan.k;
-  g.packed = panels_.data();
+  g.packed = panels->data();
   g.n = plan.n;
   g.c = y.data<float>();
   g.ldc = plan.n;

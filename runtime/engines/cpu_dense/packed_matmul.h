@@ -19,6 +19,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "base/tensor.h"
@@ -55,16 +56,27 @@ bool PackedGemmFits(int64_t m, int64_t k, int64_t n);
 // The chain as GemmSteps (every PostOpKind has one).
 std::vector<GemmStep> ToGemmSteps(const PostOpChain& chain);
 
-// B ([k, n], or [n, k] when transposed) packed into panels.
+// B ([k, n], or [n, k] when transposed) packed into panels, shared by the
+// plans of one kernel.
 class PanelWeights {
  public:
-  // Whether the panels were packed from `b`'s storage with these dims.
+  using Panels = std::shared_ptr<const std::vector<float>>;
+  // The panels of `b` with these dims: the last packing when it was of the
+  // same storage and dims (constant storage holds the same values), else
+  // packed now (`*packed` set to whether it was). Safe to call from several
+  // threads at once (two first runs of one kernel): one packs while the
+  // others wait and then share its panels; the panels a call returns stay
+  // valid while the caller holds them, even when a later call packs other
+  // storage.
+  Panels Get(const Tensor& b, int64_t k, int64_t n, bool transposed, bool* packed = nullptr);
+  // Whether the last packing was of `b`'s storage with these dims.
   bool PackedFrom(const Tensor& b, int64_t k, int64_t n, bool transposed) const;
-  void Pack(const Tensor& b, int64_t k, int64_t n, bool transposed);
-  const float* data() const { return panels_.data(); }
 
  private:
-  std::vector<float> panels_;
+  bool PackedFromLocked(const Tensor& b, int64_t k, int64_t n, bool transposed) const;
+
+  mutable std::mutex mu_;
+  Panels panels_;
   std::shared_ptr<Buffer> source_;  // kept alive: its address identifies the packed values
   size_t offset_ = 0;
   int64_t k_ = -1, n_ = -1;

@@ -54,16 +54,21 @@ bool SmallConvFits(const SmallConvGeometry& g) {
 }
 
 bool SmallConvWeights::PackedFrom(const Tensor& w) const {
+  std::lock_guard<std::mutex> lock(mu_);
   return source_ != nullptr && w.buffer() == source_ && w.byte_offset() == offset_;
 }
 
-void SmallConvWeights::Pack(const Tensor& w, const SmallConvGeometry& g) {
-  const int64_t taps = g.kernel_h * g.kernel_w, ic = g.in_channels, oc = g.out_channels;
+SmallConvWeights::Panels SmallConvWeights::Get(const Tensor& w, bool* packed) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (packed != nullptr) *packed = false;
+  if (source_ != nullptr && w.buffer() == source_ && w.byte_offset() == offset_) return panels_;
+  const Shape& ws = w.shape();
+  const int64_t oc = ws.dim(0), ic = ws.dim(1), taps = ws.dim(2) * ws.dim(3);
   const int64_t depth = ic * taps;  // (block, tap, lane) order below
-  panels_.assign(static_cast<size_t>(oc * depth), 0.0f);
+  auto out = std::make_shared<std::vector<float>>(static_cast<size_t>(oc * depth), 0.0f);
   const float* src = w.data<float>();
   for (int64_t o = 0; o < oc; ++o) {
-    float* panel = panels_.data() + (o / kConvPanel) * depth * kConvPanel + o % kConvPanel;
+    float* panel = out->data() + (o / kConvPanel) * depth * kConvPanel + o % kConvPanel;
     for (int64_t c = 0; c < ic; ++c) {
       for (int64_t t = 0; t < taps; ++t) {
         const int64_t k = ((c / kConvLanes) * taps + t) * kConvLanes + c % kConvLanes;
@@ -71,8 +76,11 @@ void SmallConvWeights::Pack(const Tensor& w, const SmallConvGeometry& g) {
       }
     }
   }
+  panels_ = std::move(out);
   source_ = w.buffer();
   offset_ = w.byte_offset();
+  if (packed != nullptr) *packed = true;
+  return panels_;
 }
 
 SmallConvPlan::SmallConvPlan(const SmallConvGeometry& g) : g_(g) {

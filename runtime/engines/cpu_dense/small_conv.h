@@ -20,6 +20,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "base/tensor.h"
@@ -53,16 +54,25 @@ std::atomic<int64_t>& SmallConvRuns();
 // groups, dtype and post-ops are the caller's to check).
 bool SmallConvFits(const SmallConvGeometry& g);
 
-// W ([oc, ic, kh, kw], plain) packed into conv_loops.h's panels.
+// W ([oc, ic, kh, kw], plain) packed into conv_loops.h's panels, shared by
+// the plans of one kernel.
 class SmallConvWeights {
  public:
-  // Whether the panels were packed from `w`'s storage.
+  using Panels = std::shared_ptr<const std::vector<float>>;
+  // The panels of `w` (its dims from `w`'s shape): the last packing when it
+  // was of the same storage (constant storage holds the same values), else
+  // packed now (`*packed` set to whether it was). Safe to call from several
+  // threads at once (two first runs of one kernel): one packs while the
+  // others wait and then share its panels; the panels a call returns stay
+  // valid while the caller holds them, even when a later call packs other
+  // storage.
+  Panels Get(const Tensor& w, bool* packed = nullptr);
+  // Whether the last packing was of `w`'s storage.
   bool PackedFrom(const Tensor& w) const;
-  void Pack(const Tensor& w, const SmallConvGeometry& g);
-  const float* data() const { return panels_.data(); }
 
  private:
-  std::vector<float> panels_;
+  mutable std::mutex mu_;
+  Panels panels_;
   std::shared_ptr<Buffer> source_;  // kept alive: its address identifies the packed values
   size_t offset_ = 0;
 };

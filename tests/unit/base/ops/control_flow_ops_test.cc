@@ -43,6 +43,18 @@ void AddAccumulatorCases(std::vector<InferCase>& t) {
   t.push_back({.op = "LoopAccumulatorStack", .inputs = {"seq<f32[2]>"}, .attrs = {{"axis", int64_t{3}}},
                .outputs = {""}, .error = "axis 3 is outside [-2, 1]"});
   t.push_back({.op = "LoopAccumulatorStack", .inputs = {"f32[2]"}, .outputs = {""}, .error = "f32"});
+  t.push_back({.op = "LoopAccumulatorConcat", .inputs = {"seq<f32[1,4,5]>"}, .outputs = {"f32[-1,4,5]"}});
+  t.push_back({.op = "LoopAccumulatorConcat",
+               .inputs = {"seq<f32[2,3]>"},
+               .attrs = {{"axis", int64_t{-1}}},
+               .outputs = {"f32[2,-1]"}});
+  t.push_back({.op = "LoopAccumulatorConcat", .inputs = {"seq<i64[?]>"}, .outputs = {"i64[?]"}});
+  t.push_back({.op = "LoopAccumulatorConcat",
+               .inputs = {"seq<f32[2]>"},
+               .attrs = {{"axis", int64_t{1}}},
+               .outputs = {""},
+               .error = "axis 1 is outside [-1, 0]"});
+  t.push_back({.op = "LoopAccumulatorConcat", .inputs = {"f32[2]"}, .outputs = {""}, .error = "f32"});
 }
 
 }  // namespace

@@ -198,6 +198,36 @@ TEST(ControlFlowEngine, WhileRepeatsTheBodyWhileCondHolds) {
   EXPECT_THAT(Floats((*none)[1]), ::testing::ElementsAre(1, -2));
 }
 
+// `_cond_reads = 1`: the cond gets the loop counter only (what the lowered
+// Loop and Scan set, so that an accumulator is not copied for the cond).
+TEST(ControlFlowEngine, WhileCondReadsOnlyTheValuesItsAttributeNames) {
+  std::string text = kWhileGraph;
+  text.replace(text.find("w = While(i0, x0) "), 18, "w = While(i0, x0) {_cond_reads = 1} ");
+  auto out =
+      CompileAndRun(ParseOrDie(text), {Tensor::Scalar(int64_t{0}), Tensor::FromVector<float>({1, -2}, Shape{2})});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ((*out)[0].tensor().data<int64_t>()[0], 5);
+  EXPECT_THAT(Floats((*out)[1]), ::testing::ElementsAre(32, -64));
+  // A cond that reads a value past the count does not get it: while the
+  // sum of x stays negative (always, here) it runs without the attribute
+  // and fails with it.
+  const std::string bound = "  lt = Less(i, five) -> (bool[])";
+  const std::string by_size =
+      "  below = Less(i, five) -> (bool[])\n  sum = ReduceSum(x) {keepdims = 0} -> (f32[])\n"
+      "  zero = Const() {value = tensor<f32[]>[0]} -> (f32[])\n  negative = Less(sum, zero) -> (bool[])\n"
+      "  lt = And(below, negative) -> (bool[])";
+  std::string reads_x = kWhileGraph;
+  reads_x.replace(reads_x.find(bound), bound.size(), by_size);
+  auto whole =
+      CompileAndRun(ParseOrDie(reads_x), {Tensor::Scalar(int64_t{0}), Tensor::FromVector<float>({1, -2}, Shape{2})});
+  ASSERT_TRUE(whole.ok()) << whole.status();
+  EXPECT_EQ((*whole)[0].tensor().data<int64_t>()[0], 5);
+  reads_x.replace(reads_x.find("w = While(i0, x0) "), 18, "w = While(i0, x0) {_cond_reads = 1} ");
+  auto refused =
+      CompileAndRun(ParseOrDie(reads_x), {Tensor::Scalar(int64_t{0}), Tensor::FromVector<float>({1, -2}, Shape{2})});
+  EXPECT_FALSE(refused.ok());
+}
+
 TEST(ControlFlowEngine, WhileLoopCarriedShapesMayChangeEachIteration) {
   auto out = CompileAndRun(R"(graph main {
       x0 = Data() {index = 0} -> (f32[-1])

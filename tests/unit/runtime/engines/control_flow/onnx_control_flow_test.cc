@@ -282,5 +282,103 @@ TEST(OnnxScan, LoweringCanBeSwitchedOff) {
   EXPECT_EQ(CountOps(**lowered, "Gather"), 3u);  // the length, and one per scan input
 }
 
+// Loop(M, acc0) whose body grows `acc` by Concat: piece k = [k, k] + w
+// appended (or, with `prepend`, [k] and [10 + k] put before it, on axis 1);
+// `read_acc` makes the body also read acc (its row count), which keeps
+// the Concat.
+onnx::ModelProto GrowingLoop(bool prepend, bool read_acc) {
+  onnx::ModelProto model = MakeModel(13);
+  onnx::GraphProto* g = model.mutable_graph();
+  AddInput(g, "M", kI64, {});
+  AddInput(g, "acc0", kF32, {-1, prepend ? 1 : 2});
+  AddInitializer(g, "w", Tensor::FromVector<float>({0.5f, 100}, Shape{1, 2}));
+  AddInitializer(g, "shape11", Tensor::FromVector<int64_t>({1, 1}, Shape{2}));
+  AddInitializer(g, "ten", Tensor::FromVector<float>({10}, Shape{1, 1}));
+  onnx::NodeProto* loop = AddNode(g, "Loop", {"M", "", "acc0"}, {"acc"}, "loop");
+  onnx::GraphProto* body = AttrGraph(loop, "body");
+  body->set_name("body");
+  AddInput(body, "iter", kI64, {});
+  AddInput(body, "cond_in", kBool, {});
+  AddInput(body, "acc_in", kF32, {-1, prepend ? -1 : 2});
+  AddNode(body, "Identity", {"cond_in"}, {"cond_out"});
+  onnx::NodeProto* cast = AddNode(body, "Cast", {"iter"}, {"k"});
+  AttrInt(cast, "to", kF32);
+  AddNode(body, "Reshape", {"k", "shape11"}, {"k11"});
+  std::string last = "k11";
+  if (read_acc) {
+    AddNode(body, "Shape", {"acc_in"}, {"acc_shape"});
+    onnx::NodeProto* rows = AddNode(body, "Gather", {"acc_shape", "zero"}, {"rows"});
+    AttrInt(rows, "axis", 0);
+    AddInitializer(body, "zero", Tensor::Scalar(int64_t{0}));
+    onnx::NodeProto* rows_f = AddNode(body, "Cast", {"rows"}, {"rows_f"});
+    AttrInt(rows_f, "to", kF32);
+    AddNode(body, "Add", {"k11", "rows_f"}, {"k11_rows"});
+    last = "k11_rows";
+  }
+  onnx::NodeProto* concat;
+  if (prepend) {
+    AddNode(body, "Add", {last, "ten"}, {"k_ten"});
+    concat = AddNode(body, "Concat", {last, "k_ten", "acc_in"}, {"acc_out"}, "grow");
+    AttrInt(concat, "axis", 1);
+  } else {
+    AddNode(body, "Add", {last, "w"}, {"piece"});
+    concat = AddNode(body, "Concat", {"acc_in", "piece"}, {"acc_out"}, "grow");
+    AttrInt(concat, "axis", 0);
+  }
+  AddOutput(body, "cond_out", kBool, {});
+  AddOutput(body, "acc_out", kF32, {-1, prepend ? -1 : 2});
+  AddOutput(g, "acc", kF32, {-1, prepend ? -1 : 2});
+  return model;
+}
+
+TEST(OnnxLoop, ACarriedValueGrownByConcatIsKeptAsItsPieces) {
+  auto graph = Import(GrowingLoop(/*prepend=*/false, /*read_acc=*/false));
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  EXPECT_EQ(CountOps(**graph, "Concat"), 0u);
+  EXPECT_EQ(CountOps(**graph, "LoopAccumulatorConcat"), 1u);
+  std::unique_ptr<session::Session> session;
+  auto out =
+      CompileAndRun(std::move(*graph), {Tensor::Scalar(int64_t{3}), Tensor::FromVector<float>({7, 8}, Shape{1, 2})}, {},
+                    nullptr, &session);
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ((*out)[0].tensor().shape(), (Shape{4, 2}));
+  EXPECT_THAT(Floats((*out)[0]), ElementsAre(7, 8, 0.5, 100, 1.5, 101, 2.5, 102));
+  // No iteration: the initial value; an empty initial value.
+  auto zero = session->RunGraph(0, {Tensor::Scalar(int64_t{0}), Tensor::FromVector<float>({7, 8}, Shape{1, 2})});
+  ASSERT_TRUE(zero.ok()) << zero.status();
+  EXPECT_THAT(Floats((*zero)[0]), ElementsAre(7, 8));
+  auto empty = session->RunGraph(0, {Tensor::Scalar(int64_t{2}), Tensor::FromVector<float>({}, Shape{0, 2})});
+  ASSERT_TRUE(empty.ok()) << empty.status();
+  EXPECT_EQ((*empty)[0].tensor().shape(), (Shape{2, 2}));
+  EXPECT_THAT(Floats((*empty)[0]), ElementsAre(0.5, 100, 1.5, 101));
+  // A piece that does not fit fails like the Concat would, naming the loop.
+  auto wide = session->RunGraph(0, {Tensor::Scalar(int64_t{1}), Tensor::FromVector<float>({1, 2, 3}, Shape{1, 3})});
+  EXPECT_FALSE(wide.ok());
+}
+
+TEST(OnnxLoop, ACarriedValueGrownByPrependingJoinsLastPiecesFirst) {
+  auto graph = Import(GrowingLoop(/*prepend=*/true, /*read_acc=*/false));
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  EXPECT_EQ(CountOps(**graph, "Concat"), 0u);
+  // k = 0: [0, 10, 9]; k = 1: [1, 11, 0, 10, 9]; k = 2: [2, 12, 1, 11, 0, 10, 9].
+  auto out =
+      CompileAndRun(std::move(*graph), {Tensor::Scalar(int64_t{3}), Tensor::FromVector<float>({9}, Shape{1, 1})});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ((*out)[0].tensor().shape(), (Shape{1, 7}));
+  EXPECT_THAT(Floats((*out)[0]), ElementsAre(2, 12, 1, 11, 0, 10, 9));
+}
+
+TEST(OnnxLoop, ACarriedValueTheBodyAlsoReadsKeepsItsConcat) {
+  auto graph = Import(GrowingLoop(/*prepend=*/false, /*read_acc=*/true));
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  EXPECT_EQ(CountOps(**graph, "Concat"), 1u);
+  EXPECT_EQ(CountOps(**graph, "LoopAccumulatorConcat"), 0u);
+  // Piece k = [k + rows, k + rows] + w, rows = 1, 2, 3.
+  auto out =
+      CompileAndRun(std::move(*graph), {Tensor::Scalar(int64_t{3}), Tensor::FromVector<float>({7, 8}, Shape{1, 2})});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_THAT(Floats((*out)[0]), ElementsAre(7, 8, 1.5, 101, 3.5, 103, 5.5, 105));
+}
+
 }  // namespace
 }  // namespace ge::test

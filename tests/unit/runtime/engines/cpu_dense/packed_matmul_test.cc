@@ -107,15 +107,15 @@ TEST_F(PackedMatMulTest, ResultsDoNotDependOnTheThreads) {
   constexpr int64_t kRows = 40;  // enough work for a team of two either way
   const Tensor x = test::RandomTensor(DataType::kFloat, Shape{kRows, 300}, 11);
   const Tensor w = test::RandomTensor(DataType::kFloat, Shape{300, 70}, 12);
-  PanelWeights panels;
-  panels.Pack(w, 300, 70, /*transposed=*/false);
+  PanelWeights weights;
+  const PanelWeights::Panels panels = weights.Get(w, 300, 70, /*transposed=*/false);
   std::vector<float> one(kRows * 70), two(kRows * 70), rows(kRows * 16);
   GemmArgs g{};
   g.a = x.data<float>();
   g.lda = 300;
   g.rows = kRows;
   g.k = 300;
-  g.packed = panels.data();
+  g.packed = panels->data();
   g.n = 70;
   g.ldc = 70;
   g.c = one.data();
@@ -152,8 +152,8 @@ TEST_F(PackedMatMulTest, DepthPastOneBlockMatchesReference) {
     const Tensor w = test::RandomTensor(DataType::kFloat, Shape{kDepth, kCols}, 21);
     const Tensor bias = test::RandomTensor(DataType::kFloat, Shape{kCols}, 22);
     const Tensor add = test::RandomTensor(DataType::kFloat, Shape{rows, kCols}, 23);
-    PanelWeights panels;
-    panels.Pack(w, kDepth, kCols, /*transposed=*/false);
+    PanelWeights weights;
+    const PanelWeights::Panels panels = weights.Get(w, kDepth, kCols, /*transposed=*/false);
     const std::vector<GemmStep> steps = {{0, 0.0f, 0.0f}, {1, 0.0f, 0.0f}};  // add, relu
     std::vector<float> out(rows * kCols);
     GemmArgs g{};
@@ -161,7 +161,7 @@ TEST_F(PackedMatMulTest, DepthPastOneBlockMatchesReference) {
     g.lda = kDepth;
     g.rows = rows;
     g.k = kDepth;
-    g.packed = panels.data();
+    g.packed = panels->data();
     g.n = kCols;
     g.c = out.data();
     g.ldc = kCols;

@@ -136,10 +136,14 @@ void Check(const Spec& s, bool with_bias, const std::vector<GemmStep>& steps, bo
 
   Tensor wt = *Tensor::Allocate(DataType::kFloat, Shape{s.oc, s.ic, s.kh, s.kw});
   std::copy(w.begin(), w.end(), wt.data<float>());
-  SmallConvWeights packed;
-  EXPECT_FALSE(packed.PackedFrom(wt));
-  packed.Pack(wt, g);
-  EXPECT_TRUE(packed.PackedFrom(wt));
+  SmallConvWeights weights;
+  EXPECT_FALSE(weights.PackedFrom(wt));
+  bool packed_now = false;
+  const SmallConvWeights::Panels packed = weights.Get(wt, &packed_now);
+  EXPECT_TRUE(packed_now);
+  EXPECT_TRUE(weights.PackedFrom(wt));
+  EXPECT_EQ(weights.Get(wt, &packed_now), packed);
+  EXPECT_FALSE(packed_now);
   const SmallConvPlan plan(g);
   std::vector<float> padded(plan.padded_bytes() / sizeof(float), 7.0f);  // garbage the loop must not read
   std::vector<float> partial(plan.partial_bytes() / sizeof(float), 7.0f);
@@ -152,7 +156,7 @@ void Check(const Spec& s, bool with_bias, const std::vector<GemmStep>& steps, bo
   }
   const int saved = omp_get_max_threads();
   omp_set_num_threads(threads);
-  plan.Run(x.data(), packed.data(), with_bias ? bias.data() : nullptr, add, y.data(), steps, padded.data(),
+  plan.Run(x.data(), packed->data(), with_bias ? bias.data() : nullptr, add, y.data(), steps, padded.data(),
            partial.empty() ? nullptr : partial.data(), threads);
   omp_set_num_threads(saved);
   const double depth = static_cast<double>(s.ic * s.kh * s.kw);

@@ -98,10 +98,29 @@ TEST(HostCpuEngine, CoversTheOpRegistry) {
   // ged's structural ops are run by the executor and ge_local, control flow
   // and the loop accumulators, SequenceMap and GearIndex by the control_flow engine; the importer
   // lowers Loop and Scan to While.
-  const StringSet elsewhere = {"Data", "NetOutput", "Const", "FileConstant", "Variable", "VarIsInitializedOp", "NoOp",
-                               "TransData", "PartitionedCall", "InnerData", "InnerNetOutput",
-                               "PlaceHolder", "End", "If", "Case", "While", "Loop", "Scan",
-                               "LoopAccumulatorInit", "LoopAccumulatorAppend", "LoopAccumulatorStack", "SequenceMap",
+  const StringSet elsewhere = {"Data",
+                               "NetOutput",
+                               "Const",
+                               "FileConstant",
+                               "Variable",
+                               "VarIsInitializedOp",
+                               "NoOp",
+                               "TransData",
+                               "PartitionedCall",
+                               "InnerData",
+                               "InnerNetOutput",
+                               "PlaceHolder",
+                               "End",
+                               "If",
+                               "Case",
+                               "While",
+                               "Loop",
+                               "Scan",
+                               "LoopAccumulatorInit",
+                               "LoopAccumulatorAppend",
+                               "LoopAccumulatorStack",
+                               "LoopAccumulatorConcat",
+                               "SequenceMap",
                                "GearIndex"};
   std::vector<std::string> missing;
   for (const ops::OpSchema* schema : ops::OpRegistry::Global().All()) {

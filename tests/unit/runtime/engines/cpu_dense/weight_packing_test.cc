@@ -1,0 +1,169 @@
+// cpu_dense's first-run weight packing under concurrent calls: the packed
+// MatMul's PanelWeights and the small-output convolution's SmallConvWeights
+// (packed_matmul.h, small_conv.h) called from several threads at once, as
+// two first runs of one kernel would. Every caller must get panels equal to
+// a packing of its own weights, one packing must serve calls that arrive
+// together for the same storage, and panels a caller holds must stay valid
+// while others pack other storage. Small on purpose: it is the target to
+// build with -fsanitize=thread.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <latch>
+#include <thread>
+#include <vector>
+
+#include "runtime/engines/cpu_dense/packed_matmul.h"
+#include "runtime/engines/cpu_dense/small_conv.h"
+#include "tests/testing/kernel_test_util.h"
+
+namespace ge::engine::cpu_dense {
+namespace {
+
+constexpr int kThreads = 8;
+
+// B [k, n] as panels, straight from the layout gemm_loops.h describes.
+std::vector<float> ReferencePanels(const Tensor& b, int64_t k, int64_t n) {
+  std::vector<float> out(GemmPanels(n) * k * kGemmPanel, 0.0f);
+  for (int64_t i = 0; i < k; ++i) {
+    for (int64_t col = 0; col < n; ++col) {
+      out[((col / kGemmPanel) * k + i) * kGemmPanel + col % kGemmPanel] = b.data<float>()[i * n + col];
+    }
+  }
+  return out;
+}
+
+// W [oc, ic, kh, kw] as conv_loops.h's panels.
+std::vector<float> ReferenceConvPanels(const Tensor& w) {
+  const int64_t oc = w.shape().dim(0), ic = w.shape().dim(1), taps = w.shape().dim(2) * w.shape().dim(3);
+  std::vector<float> out(oc * ic * taps, 0.0f);
+  for (int64_t o = 0; o < oc; ++o) {
+    for (int64_t c = 0; c < ic; ++c) {
+      for (int64_t t = 0; t < taps; ++t) {
+        const int64_t depth = ((c / kConvLanes) * taps + t) * kConvLanes + c % kConvLanes;
+        out[(o / kConvPanel) * ic * taps * kConvPanel + depth * kConvPanel + o % kConvPanel] =
+            w.data<float>()[(o * ic + c) * taps + t];
+      }
+    }
+  }
+  return out;
+}
+
+// Runs `body(thread)` on kThreads threads released together.
+template <typename Body>
+void RunTogether(Body body) {
+  std::latch start(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      start.arrive_and_wait();
+      body(t);
+    });
+  }
+  for (std::thread& th : threads) th.join();
+}
+
+TEST(WeightPacking, PanelWeightsFirstCallsAtOncePackOnceAndShare) {
+  constexpr int64_t kK = 300, kN = 70;  // a panel tail
+  const Tensor b = test::RandomTensor(DataType::kFloat, Shape{kK, kN}, 1);
+  PanelWeights weights;
+  std::vector<PanelWeights::Panels> got(kThreads);
+  std::atomic<int> packs{0};
+  RunTogether([&](int t) {
+    bool packed = false;
+    got[t] = weights.Get(b, kK, kN, /*transposed=*/false, &packed);
+    if (packed) packs.fetch_add(1);
+  });
+  EXPECT_EQ(packs.load(), 1);
+  const std::vector<float> want = ReferencePanels(b, kK, kN);
+  for (int t = 0; t < kThreads; ++t) {
+    ASSERT_NE(got[t], nullptr);
+    EXPECT_EQ(got[t], got[0]) << "thread " << t << " has panels of its own";
+    EXPECT_EQ(*got[t], want) << "thread " << t;
+  }
+  EXPECT_TRUE(weights.PackedFrom(b, kK, kN, false));
+  EXPECT_FALSE(weights.PackedFrom(b, kK, kN, true));
+}
+
+TEST(WeightPacking, PanelWeightsHeldPanelsSurviveRepackingForOtherStorage) {
+  // Four weights in turn from every thread: each call repacks (the storage
+  // differs from the last), while other threads still read panels they got.
+  constexpr int64_t kK = 24, kN = 20;
+  std::vector<Tensor> bs;
+  std::vector<std::vector<float>> want;
+  for (int i = 0; i < 4; ++i) {
+    bs.push_back(test::RandomTensor(DataType::kFloat, Shape{kK, kN}, 10 + i));
+    want.push_back(ReferencePanels(bs.back(), kK, kN));
+  }
+  PanelWeights weights;
+  std::atomic<int> wrong{0};
+  RunTogether([&](int t) {
+    for (int it = 0; it < 200; ++it) {
+      const int i = (t + it) % 4;
+      const PanelWeights::Panels panels = weights.Get(bs[i], kK, kN, /*transposed=*/false);
+      if (*panels != want[i]) wrong.fetch_add(1);
+    }
+  });
+  EXPECT_EQ(wrong.load(), 0);
+}
+
+TEST(WeightPacking, PanelWeightsTransposedAndNewDims) {
+  // B stored [n, k] (Gemm's transB): the same panels as its transpose.
+  constexpr int64_t kK = 17, kN = 33;
+  const Tensor b = test::RandomTensor(DataType::kFloat, Shape{kK, kN}, 3);
+  Tensor bt = *Tensor::Allocate(DataType::kFloat, Shape{kN, kK});
+  for (int64_t i = 0; i < kK; ++i) {
+    for (int64_t j = 0; j < kN; ++j) bt.data<float>()[j * kK + i] = b.data<float>()[i * kN + j];
+  }
+  PanelWeights weights;
+  bool packed = false;
+  EXPECT_EQ(*weights.Get(bt, kK, kN, /*transposed=*/true, &packed), ReferencePanels(b, kK, kN));
+  EXPECT_TRUE(packed);
+  weights.Get(bt, kK, kN, /*transposed=*/true, &packed);
+  EXPECT_FALSE(packed);
+  // The same storage read with other dims is another packing.
+  weights.Get(bt, kN, kK, /*transposed=*/false, &packed);
+  EXPECT_TRUE(packed);
+}
+
+TEST(WeightPacking, SmallConvWeightsFirstCallsAtOncePackOnceAndShare) {
+  const Tensor w = test::RandomTensor(DataType::kFloat, Shape{32, 16, 3, 3}, 4);
+  SmallConvWeights weights;
+  std::vector<SmallConvWeights::Panels> got(kThreads);
+  std::atomic<int> packs{0};
+  RunTogether([&](int t) {
+    bool packed = false;
+    got[t] = weights.Get(w, &packed);
+    if (packed) packs.fetch_add(1);
+  });
+  EXPECT_EQ(packs.load(), 1);
+  const std::vector<float> want = ReferenceConvPanels(w);
+  for (int t = 0; t < kThreads; ++t) {
+    ASSERT_NE(got[t], nullptr);
+    EXPECT_EQ(got[t], got[0]) << "thread " << t << " has panels of its own";
+    EXPECT_EQ(*got[t], want) << "thread " << t;
+  }
+  EXPECT_TRUE(weights.PackedFrom(w));
+}
+
+TEST(WeightPacking, SmallConvWeightsHeldPanelsSurviveRepackingForOtherStorage) {
+  std::vector<Tensor> ws;
+  std::vector<std::vector<float>> want;
+  for (int i = 0; i < 3; ++i) {
+    ws.push_back(test::RandomTensor(DataType::kFloat, Shape{16, 8, 2, 2}, 20 + i));
+    want.push_back(ReferenceConvPanels(ws.back()));
+  }
+  SmallConvWeights weights;
+  std::atomic<int> wrong{0};
+  RunTogether([&](int t) {
+    for (int it = 0; it < 200; ++it) {
+      const int i = (t + it) % 3;
+      const SmallConvWeights::Panels panels = weights.Get(ws[i]);
+      if (*panels != want[i]) wrong.fetch_add(1);
+    }
+  });
+  EXPECT_EQ(wrong.load(), 0);
+}
+
+}  // namespace
+}  // namespace ge::engine::cpu_dense
