@@ -233,9 +233,10 @@ absl::StatusOr<std::unique_ptr<DenseKernel::Plan>> ConvKernel::Build(const PlanR
     plan->narrow = std::make_unique<NarrowConvPlan>(narrow->first, narrow->second);
     plan->steps = ToGemmSteps(chain_);
     plan->workspace_bytes = Scratch::Padded(plan->narrow->scratch_bytes()) + Scratch::kAlign;
-    if (const Tensor* w = request.const_input(1); w != nullptr && !narrow_weights_.PackedFrom(*w)) {
-      narrow_weights_.Pack(*w);
-      WeightPacks().fetch_add(1, std::memory_order_relaxed);
+    if (const Tensor* w = request.const_input(1); w != nullptr) {
+      bool packed = false;
+      narrow_weights_.Get(*w, &packed);
+      if (packed) WeightPacks().fetch_add(1, std::memory_order_relaxed);
     }
     return plan;
   }
@@ -397,15 +398,13 @@ absl::Status ConvKernel::RunSmall(ConvPlan& plan, ExecuteContext& ctx, Scratch& 
 
 absl::Status ConvKernel::RunNarrow(ConvPlan& plan, ExecuteContext& ctx, Scratch& scratch) {
   GE_ASSIGN_OR_RETURN(Tensor y, ctx.Output(0));
-  const Tensor& w = ctx.input(1);
-  if (!narrow_weights_.PackedFrom(w)) {  // a Prepare without the value, or new storage
-    narrow_weights_.Pack(w);
-    WeightPacks().fetch_add(1, std::memory_order_relaxed);
-  }
+  bool packed = false;  // packs here after a Prepare without the value, or for new storage
+  const NarrowConvWeights::Packed weights = narrow_weights_.Get(ctx.input(1), &packed);
+  if (packed) WeightPacks().fetch_add(1, std::memory_order_relaxed);
   auto* blocks = static_cast<float*>(scratch.Take(plan.narrow->scratch_bytes()));
   const float* add = chain_.has_add() ? ctx.input(kFusedAddInput).data<float>() : nullptr;
   const float* bias = plan.has_bias ? ctx.input(2).data<float>() : nullptr;
-  plan.narrow->Run(ctx.input(0).data<float>(), narrow_weights_.data(), bias, add, y.data<float>(), plan.steps, blocks,
+  plan.narrow->Run(ctx.input(0).data<float>(), weights->data(), bias, add, y.data<float>(), plan.steps, blocks,
                    omp_in_parallel() != 0 ? 1 : omp_get_max_threads());
   return absl::OkStatus();
 }

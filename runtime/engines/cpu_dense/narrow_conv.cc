@@ -51,25 +51,23 @@ bool NarrowConvFits(const SmallConvGeometry& g) {
   return g.pad_top >= 0 && g.pad_left >= 0 && g.pad_bottom >= 0 && g.pad_right >= 0;
 }
 
-bool NarrowConvWeights::PackedFrom(const Tensor& w) const {
-  return source_ != nullptr && w.buffer() == source_ && w.byte_offset() == offset_;
-}
-
-void NarrowConvWeights::Pack(const Tensor& w) {
-  const Shape& s = w.shape();
-  const int64_t oc = s.dim(0), ic = s.dim(1), taps = s.dim(2) * s.dim(3), blocks = Blocks(ic);
-  packed_.assign(static_cast<size_t>(oc * blocks * taps * kNarrowLanes), 0.0f);
-  const float* src = w.data<float>();
-  for (int64_t o = 0; o < oc; ++o) {
-    for (int64_t c = 0; c < ic; ++c) {
-      for (int64_t t = 0; t < taps; ++t) {
-        const int64_t at = ((o * blocks + c / kNarrowLanes) * taps + t) * kNarrowLanes + c % kNarrowLanes;
-        packed_[static_cast<size_t>(at)] = src[(o * ic + c) * taps + t];
+NarrowConvWeights::Packed NarrowConvWeights::Get(const Tensor& w, bool* packed) {
+  auto pack = [](const Tensor& t) {
+    const Shape& s = t.shape();
+    const int64_t oc = s.dim(0), ic = s.dim(1), taps = s.dim(2) * s.dim(3), blocks = Blocks(ic);
+    std::vector<float> out(static_cast<size_t>(oc * blocks * taps * kNarrowLanes), 0.0f);
+    const float* src = t.data<float>();
+    for (int64_t o = 0; o < oc; ++o) {
+      for (int64_t c = 0; c < ic; ++c) {
+        for (int64_t k = 0; k < taps; ++k) {
+          const int64_t at = ((o * blocks + c / kNarrowLanes) * taps + k) * kNarrowLanes + c % kNarrowLanes;
+          out[static_cast<size_t>(at)] = src[(o * ic + c) * taps + k];
+        }
       }
     }
-  }
-  source_ = w.buffer();
-  offset_ = w.byte_offset();
+    return out;
+  };
+  return packing_.Get(w, {}, pack, packed);
 }
 
 NarrowConvPlan::NarrowConvPlan(const SmallConvGeometry& g, bool blocked_source)

@@ -24,6 +24,7 @@
 
 #include "base/tensor.h"
 #include "runtime/engines/cpu_dense/narrow_conv_loops.h"
+#include "runtime/engines/cpu_dense/packed_weights.h"
 #include "runtime/engines/cpu_dense/small_conv.h"
 
 namespace ge::engine::cpu_dense {
@@ -48,14 +49,15 @@ bool NarrowConvStep(int32_t kind);
 // channels past ic zero.
 class NarrowConvWeights {
  public:
-  bool PackedFrom(const Tensor& w) const;
-  void Pack(const Tensor& w);
-  const float* data() const { return packed_.data(); }
+  using Packed = StoragePackedWeights::Data;
+  // `w` packed (output channel, 8-channel block, tap, lane): the last
+  // packing when it was of the same storage, else packed now (`*packed` set
+  // to whether it was); thread-safe as StoragePackedWeights::Get.
+  Packed Get(const Tensor& w, bool* packed = nullptr);
+  bool PackedFrom(const Tensor& w) const { return packing_.PackedFrom(w, {}); }
 
  private:
-  std::vector<float> packed_;
-  std::shared_ptr<Buffer> source_;  // kept alive: its address identifies the packed values
-  size_t offset_ = 0;
+  StoragePackedWeights packing_;
 };
 
 class NarrowConvPlan {

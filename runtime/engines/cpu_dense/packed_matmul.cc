@@ -46,41 +46,28 @@ std::vector<GemmStep> ToGemmSteps(const PostOpChain& chain) {
   return steps;
 }
 
-bool PanelWeights::PackedFromLocked(const Tensor& b, int64_t k, int64_t n, bool transposed) const {
-  return source_ != nullptr && b.buffer() == source_ && b.byte_offset() == offset_ && k == k_ && n == n_ &&
-         transposed == transposed_;
-}
-
 bool PanelWeights::PackedFrom(const Tensor& b, int64_t k, int64_t n, bool transposed) const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return PackedFromLocked(b, k, n, transposed);
+  return packing_.PackedFrom(b, {k, n, transposed ? 1 : 0});
 }
 
 PanelWeights::Panels PanelWeights::Get(const Tensor& b, int64_t k, int64_t n, bool transposed, bool* packed) {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (packed != nullptr) *packed = false;
-  if (PackedFromLocked(b, k, n, transposed)) return panels_;
-  const int64_t panels = GemmPanels(n);
-  auto out = std::make_shared<std::vector<float>>(panels * k * kGemmPanel, 0.0f);
-  const float* src = b.data<float>();
-  for (int64_t p = 0; p < panels; ++p) {
-    const int64_t cols = std::min(kGemmPanel, n - p * kGemmPanel);
-    for (int64_t i = 0; i < k; ++i) {
-      float* dst = out->data() + (p * k + i) * kGemmPanel;
-      for (int64_t x = 0; x < cols; ++x) {
-        const int64_t col = p * kGemmPanel + x;
-        dst[x] = transposed ? src[col * k + i] : src[i * n + col];
+  auto pack = [&](const Tensor& t) {
+    const int64_t panels = GemmPanels(n);
+    std::vector<float> out(static_cast<size_t>(panels * k * kGemmPanel), 0.0f);
+    const float* src = t.data<float>();
+    for (int64_t p = 0; p < panels; ++p) {
+      const int64_t cols = std::min(kGemmPanel, n - p * kGemmPanel);
+      for (int64_t i = 0; i < k; ++i) {
+        float* dst = out.data() + (p * k + i) * kGemmPanel;
+        for (int64_t x = 0; x < cols; ++x) {
+          const int64_t col = p * kGemmPanel + x;
+          dst[x] = transposed ? src[col * k + i] : src[i * n + col];
+        }
       }
     }
-  }
-  panels_ = std::move(out);
-  source_ = b.buffer();
-  offset_ = b.byte_offset();
-  k_ = k;
-  n_ = n;
-  transposed_ = transposed;
-  if (packed != nullptr) *packed = true;
-  return panels_;
+    return out;
+  };
+  return packing_.Get(b, {k, n, transposed ? 1 : 0}, pack, packed);
 }
 
 void RunPackedGemm(const GemmArgs& args, int threads) {

@@ -19,11 +19,11 @@
 
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <vector>
 
 #include "base/tensor.h"
 #include "runtime/engines/cpu_dense/gemm_loops.h"
+#include "runtime/engines/cpu_dense/packed_weights.h"
 #include "runtime/engines/cpu_dense/post_ops.h"
 
 namespace ge::engine::cpu_dense {
@@ -60,27 +60,16 @@ std::vector<GemmStep> ToGemmSteps(const PostOpChain& chain);
 // plans of one kernel.
 class PanelWeights {
  public:
-  using Panels = std::shared_ptr<const std::vector<float>>;
+  using Panels = StoragePackedWeights::Data;
   // The panels of `b` with these dims: the last packing when it was of the
-  // same storage and dims (constant storage holds the same values), else
-  // packed now (`*packed` set to whether it was). Safe to call from several
-  // threads at once (two first runs of one kernel): one packs while the
-  // others wait and then share its panels; the panels a call returns stay
-  // valid while the caller holds them, even when a later call packs other
-  // storage.
+  // same storage and dims, else packed now (`*packed` set to whether it
+  // was); thread-safe as StoragePackedWeights::Get.
   Panels Get(const Tensor& b, int64_t k, int64_t n, bool transposed, bool* packed = nullptr);
   // Whether the last packing was of `b`'s storage with these dims.
   bool PackedFrom(const Tensor& b, int64_t k, int64_t n, bool transposed) const;
 
  private:
-  bool PackedFromLocked(const Tensor& b, int64_t k, int64_t n, bool transposed) const;
-
-  mutable std::mutex mu_;
-  Panels panels_;
-  std::shared_ptr<Buffer> source_;  // kept alive: its address identifies the packed values
-  size_t offset_ = 0;
-  int64_t k_ = -1, n_ = -1;
-  bool transposed_ = false;
+  StoragePackedWeights packing_;
 };
 
 // Runs `args` (panel range ignored) on up to `threads` threads of an

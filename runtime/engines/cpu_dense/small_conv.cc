@@ -53,34 +53,25 @@ bool SmallConvFits(const SmallConvGeometry& g) {
   return block < std::numeric_limits<int32_t>::max();
 }
 
-bool SmallConvWeights::PackedFrom(const Tensor& w) const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return source_ != nullptr && w.buffer() == source_ && w.byte_offset() == offset_;
-}
-
 SmallConvWeights::Panels SmallConvWeights::Get(const Tensor& w, bool* packed) {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (packed != nullptr) *packed = false;
-  if (source_ != nullptr && w.buffer() == source_ && w.byte_offset() == offset_) return panels_;
-  const Shape& ws = w.shape();
-  const int64_t oc = ws.dim(0), ic = ws.dim(1), taps = ws.dim(2) * ws.dim(3);
-  const int64_t depth = ic * taps;  // (block, tap, lane) order below
-  auto out = std::make_shared<std::vector<float>>(static_cast<size_t>(oc * depth), 0.0f);
-  const float* src = w.data<float>();
-  for (int64_t o = 0; o < oc; ++o) {
-    float* panel = out->data() + (o / kConvPanel) * depth * kConvPanel + o % kConvPanel;
-    for (int64_t c = 0; c < ic; ++c) {
-      for (int64_t t = 0; t < taps; ++t) {
-        const int64_t k = ((c / kConvLanes) * taps + t) * kConvLanes + c % kConvLanes;
-        panel[k * kConvPanel] = src[(o * ic + c) * taps + t];
+  auto pack = [](const Tensor& t) {
+    const Shape& ws = t.shape();
+    const int64_t oc = ws.dim(0), ic = ws.dim(1), taps = ws.dim(2) * ws.dim(3);
+    const int64_t depth = ic * taps;  // (block, tap, lane) order below
+    std::vector<float> out(static_cast<size_t>(oc * depth), 0.0f);
+    const float* src = t.data<float>();
+    for (int64_t o = 0; o < oc; ++o) {
+      float* panel = out.data() + (o / kConvPanel) * depth * kConvPanel + o % kConvPanel;
+      for (int64_t c = 0; c < ic; ++c) {
+        for (int64_t t2 = 0; t2 < taps; ++t2) {
+          const int64_t k = ((c / kConvLanes) * taps + t2) * kConvLanes + c % kConvLanes;
+          panel[k * kConvPanel] = src[(o * ic + c) * taps + t2];
+        }
       }
     }
-  }
-  panels_ = std::move(out);
-  source_ = w.buffer();
-  offset_ = w.byte_offset();
-  if (packed != nullptr) *packed = true;
-  return panels_;
+    return out;
+  };
+  return packing_.Get(w, {}, pack, packed);
 }
 
 SmallConvPlan::SmallConvPlan(const SmallConvGeometry& g) : g_(g) {

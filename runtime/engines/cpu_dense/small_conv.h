@@ -20,11 +20,11 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <vector>
 
 #include "base/tensor.h"
 #include "runtime/engines/cpu_dense/conv_loops.h"
+#include "runtime/engines/cpu_dense/packed_weights.h"
 
 namespace ge::engine::cpu_dense {
 
@@ -58,23 +58,16 @@ bool SmallConvFits(const SmallConvGeometry& g);
 // the plans of one kernel.
 class SmallConvWeights {
  public:
-  using Panels = std::shared_ptr<const std::vector<float>>;
+  using Panels = StoragePackedWeights::Data;
   // The panels of `w` (its dims from `w`'s shape): the last packing when it
-  // was of the same storage (constant storage holds the same values), else
-  // packed now (`*packed` set to whether it was). Safe to call from several
-  // threads at once (two first runs of one kernel): one packs while the
-  // others wait and then share its panels; the panels a call returns stay
-  // valid while the caller holds them, even when a later call packs other
-  // storage.
+  // was of the same storage, else packed now (`*packed` set to whether it
+  // was); thread-safe as StoragePackedWeights::Get.
   Panels Get(const Tensor& w, bool* packed = nullptr);
   // Whether the last packing was of `w`'s storage.
-  bool PackedFrom(const Tensor& w) const;
+  bool PackedFrom(const Tensor& w) const { return packing_.PackedFrom(w, {}); }
 
  private:
-  mutable std::mutex mu_;
-  Panels panels_;
-  std::shared_ptr<Buffer> source_;  // kept alive: its address identifies the packed values
-  size_t offset_ = 0;
+  StoragePackedWeights packing_;
 };
 
 // One geometry's offsets and buffers; Run computes the convolution.

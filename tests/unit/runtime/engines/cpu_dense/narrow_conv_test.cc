@@ -158,10 +158,12 @@ void Check(const Spec& s, const Options& opt, std::mt19937& gen) {
   }
   Tensor wt = *Tensor::Allocate(DataType::kFloat, Shape{s.oc, s.ic, s.kh, s.kw});
   std::copy(w.begin(), w.end(), wt.data<float>());
-  NarrowConvWeights packed;
-  EXPECT_FALSE(packed.PackedFrom(wt));
-  packed.Pack(wt);
-  EXPECT_TRUE(packed.PackedFrom(wt));
+  NarrowConvWeights weights;
+  EXPECT_FALSE(weights.PackedFrom(wt));
+  bool packed_now = false;
+  const NarrowConvWeights::Packed packed = weights.Get(wt, &packed_now);
+  EXPECT_TRUE(packed_now);
+  EXPECT_TRUE(weights.PackedFrom(wt));
   const NarrowConvPlan plan(g, opt.blocked);
   std::vector<float> scratch(plan.scratch_bytes() / sizeof(float), 7.0f);  // garbage the loop must overwrite
   std::vector<float> y(out_size, 9.0f);
@@ -173,7 +175,7 @@ void Check(const Spec& s, const Options& opt, std::mt19937& gen) {
   }
   const int saved = omp_get_max_threads();
   omp_set_num_threads(opt.threads);
-  plan.Run(source.data(), packed.data(), opt.bias ? bias.data() : nullptr, add, y.data(), opt.steps,
+  plan.Run(source.data(), packed->data(), opt.bias ? bias.data() : nullptr, add, y.data(), opt.steps,
            scratch.empty() ? nullptr : scratch.data(), opt.threads);
   omp_set_num_threads(saved);
   const double tolerance = 1e-5 * std::sqrt(static_cast<double>(s.ic * s.kh * s.kw)) + 1e-5;

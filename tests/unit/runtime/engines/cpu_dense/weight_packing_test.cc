@@ -1,6 +1,7 @@
-// cpu_dense's first-run weight packing under concurrent calls: the packed
-// MatMul's PanelWeights and the small-output convolution's SmallConvWeights
-// (packed_matmul.h, small_conv.h) called from several threads at once, as
+// cpu_dense's first-run weight packing under concurrent calls: the packing
+// they share (packed_weights.h), the packed MatMul's PanelWeights, the
+// small-output convolution's SmallConvWeights and the few-output-channel
+// convolution's NarrowConvWeights called from several threads at once, as
 // two first runs of one kernel would. Every caller must get panels equal to
 // a packing of its own weights, one packing must serve calls that arrive
 // together for the same storage, and panels a caller holds must stay valid
@@ -13,7 +14,9 @@
 #include <thread>
 #include <vector>
 
+#include "runtime/engines/cpu_dense/narrow_conv.h"
 #include "runtime/engines/cpu_dense/packed_matmul.h"
+#include "runtime/engines/cpu_dense/packed_weights.h"
 #include "runtime/engines/cpu_dense/small_conv.h"
 #include "tests/testing/kernel_test_util.h"
 
@@ -163,6 +166,60 @@ TEST(WeightPacking, SmallConvWeightsHeldPanelsSurviveRepackingForOtherStorage) {
     }
   });
   EXPECT_EQ(wrong.load(), 0);
+}
+
+TEST(WeightPacking, StoragePackedWeightsKeysOnStorageAndShapeKey) {
+  const Tensor a = test::RandomTensor(DataType::kFloat, Shape{4, 4}, 30);
+  const Tensor b = test::RandomTensor(DataType::kFloat, Shape{4, 4}, 31);
+  StoragePackedWeights packing;
+  int calls = 0;
+  auto pack = [&](const Tensor& t) {
+    ++calls;
+    return std::vector<float>(t.data<float>(), t.data<float>() + t.shape().NumElementsUnchecked());
+  };
+  bool packed = false;
+  const StoragePackedWeights::Data first = packing.Get(a, {4, 4}, pack, &packed);
+  EXPECT_TRUE(packed);
+  EXPECT_EQ(packing.Get(a, {4, 4}, pack, &packed), first);  // same storage and key: no packing
+  EXPECT_FALSE(packed);
+  EXPECT_TRUE(packing.PackedFrom(a, {4, 4}));
+  EXPECT_FALSE(packing.PackedFrom(a, {16, 1}));
+  EXPECT_FALSE(packing.PackedFrom(b, {4, 4}));
+  packing.Get(a, {16, 1}, pack, &packed);  // another key repacks
+  EXPECT_TRUE(packed);
+  const StoragePackedWeights::Data other = packing.Get(b, {16, 1}, pack, &packed);  // other storage too
+  EXPECT_TRUE(packed);
+  EXPECT_EQ(calls, 3);
+  EXPECT_EQ((*other)[5], b.data<float>()[5]);
+  EXPECT_EQ((*first)[5], a.data<float>()[5]);  // a held packing outlives its replacement
+}
+
+TEST(WeightPacking, NarrowConvWeightsFirstCallsAtOncePackOnceAndShare) {
+  const Tensor w = test::RandomTensor(DataType::kFloat, Shape{3, 20, 3, 3}, 40);
+  NarrowConvWeights weights;
+  std::vector<NarrowConvWeights::Packed> got(kThreads);
+  std::atomic<int> packs{0};
+  RunTogether([&](int t) {
+    bool packed = false;
+    got[t] = weights.Get(w, &packed);
+    if (packed) packs.fetch_add(1);
+  });
+  EXPECT_EQ(packs.load(), 1);
+  // (output channel, 8-channel block, tap, lane), the blocks' tails zero.
+  const int64_t blocks = 3, taps = 9;
+  for (int t = 0; t < kThreads; ++t) {
+    ASSERT_NE(got[t], nullptr);
+    EXPECT_EQ(got[t], got[0]) << "thread " << t << " has weights of its own";
+  }
+  ASSERT_EQ(got[0]->size(), static_cast<size_t>(3 * blocks * taps * 8));
+  for (int64_t o = 0; o < 3; ++o) {
+    for (int64_t c = 0; c < 24; ++c) {
+      for (int64_t k = 0; k < taps; ++k) {
+        const float want = c < 20 ? w.data<float>()[(o * 20 + c) * taps + k] : 0.0f;
+        EXPECT_EQ((*got[0])[((o * blocks + c / 8) * taps + k) * 8 + c % 8], want) << o << " " << c << " " << k;
+      }
+    }
+  }
 }
 
 }  // namespace
