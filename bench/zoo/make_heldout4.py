@@ -682,14 +682,7 @@ def vgg16(path):
 
 
 def main():
-    saved = dict(zoo.DIM_VALUES)
-    zoo.DIM_VALUES.clear()
-    zoo.DIM_VALUES.update(DIM_VALUES)
-    try:
-        zoo.main()
-    finally:
-        zoo.DIM_VALUES.clear()
-        zoo.DIM_VALUES.update(saved)
+    zoo.main_with_dim_values(DIM_VALUES)
 
 
 if __name__ == "__main__":

@@ -346,14 +346,7 @@ def gru_seq2seq(path):
 
 
 def main():
-    saved = dict(zoo.DIM_VALUES)
-    zoo.DIM_VALUES.clear()
-    zoo.DIM_VALUES.update(DIM_VALUES)
-    try:
-        zoo.main()
-    finally:
-        zoo.DIM_VALUES.clear()
-        zoo.DIM_VALUES.update(saved)
+    zoo.main_with_dim_values(DIM_VALUES)
 
 
 if __name__ == "__main__":

@@ -587,5 +587,18 @@ def main():
     write_zoo(args.out, names, MODELS, DIM_VALUES)
 
 
+def main_with_dim_values(dim_values):
+    """main() with these concrete dim values in place of the zoo's (the held-out
+    scripts' models name dims of their own), restored afterwards."""
+    saved = dict(DIM_VALUES)
+    DIM_VALUES.clear()
+    DIM_VALUES.update(dim_values)
+    try:
+        main()
+    finally:
+        DIM_VALUES.clear()
+        DIM_VALUES.update(saved)
+
+
 if __name__ == "__main__":
     main()

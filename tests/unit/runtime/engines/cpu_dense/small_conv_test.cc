@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "tests/unit/runtime/engines/cpu_dense/conformance_util.h"
+#include "tests/unit/runtime/engines/cpu_dense/conv_test_util.h"
 
 namespace ge::engine::cpu_dense {
 namespace {
@@ -41,80 +42,17 @@ class SmallConvTest : public ::testing::Test {
   bool saved_ = false;
 };
 
-struct Spec {
-  int64_t n, ic, ih, iw, oc, kh, kw, sh, sw, dh, dw, pt, pl, pb, pr;
-};
+using testing::Blocked;
+using testing::ConvSpec;
+using Spec = ConvSpec;
 
-SmallConvGeometry Geometry(const Spec& s) {
-  SmallConvGeometry g;
-  g.batch = s.n;
-  g.in_channels = s.ic;
-  g.in_h = s.ih;
-  g.in_w = s.iw;
-  g.out_channels = s.oc;
-  g.kernel_h = s.kh;
-  g.kernel_w = s.kw;
-  g.stride_h = s.sh;
-  g.stride_w = s.sw;
-  g.dilation_h = s.dh;
-  g.dilation_w = s.dw;
-  g.pad_top = s.pt;
-  g.pad_left = s.pl;
-  g.pad_bottom = s.pb;
-  g.pad_right = s.pr;
-  g.out_h = (s.ih + s.pt + s.pb - (s.kh - 1) * s.dh - 1) / s.sh + 1;
-  g.out_w = (s.iw + s.pl + s.pr - (s.kw - 1) * s.dw - 1) / s.sw + 1;
-  return g;
-}
+SmallConvGeometry Geometry(const Spec& s) { return testing::GeometryOf(s); }
 
-// Index of (n, c, y, x) in a [N, C, H, W] tensor blocked by 8 channels.
-size_t Blocked(int64_t n, int64_t c, int64_t y, int64_t x, int64_t channels, int64_t h, int64_t w) {
-  return static_cast<size_t>((((n * (channels / 8) + c / 8) * h + y) * w + x) * 8 + c % 8);
-}
+std::vector<float> Random(size_t n, std::mt19937& gen) { return testing::RandomFloats(n, gen); }
 
-// steps(bias + conv) in double, blocked like the loop's output.
 std::vector<float> Reference(const SmallConvGeometry& g, const std::vector<float>& x, const std::vector<float>& w,
                              const float* bias, const std::vector<float>* add, const std::vector<GemmStep>& steps) {
-  std::vector<float> y(static_cast<size_t>(g.batch * g.out_channels * g.out_h * g.out_w));
-  for (int64_t n = 0; n < g.batch; ++n) {
-    for (int64_t o = 0; o < g.out_channels; ++o) {
-      for (int64_t oy = 0; oy < g.out_h; ++oy) {
-        for (int64_t ox = 0; ox < g.out_w; ++ox) {
-          double acc = bias != nullptr ? bias[o] : 0.0;
-          for (int64_t c = 0; c < g.in_channels; ++c) {
-            for (int64_t i = 0; i < g.kernel_h; ++i) {
-              for (int64_t j = 0; j < g.kernel_w; ++j) {
-                const int64_t iy = oy * g.stride_h - g.pad_top + i * g.dilation_h;
-                const int64_t ix = ox * g.stride_w - g.pad_left + j * g.dilation_w;
-                if (iy < 0 || iy >= g.in_h || ix < 0 || ix >= g.in_w) continue;
-                acc += static_cast<double>(x[Blocked(n, c, iy, ix, g.in_channels, g.in_h, g.in_w)]) *
-                       w[static_cast<size_t>(((o * g.in_channels + c) * g.kernel_h + i) * g.kernel_w + j)];
-              }
-            }
-          }
-          const size_t at = Blocked(n, o, oy, ox, g.out_channels, g.out_h, g.out_w);
-          for (const GemmStep& s : steps) {
-            switch (s.kind) {
-              case 0: acc += (*add)[at]; break;
-              case 1: acc = std::max(acc, 0.0) + s.alpha * std::min(acc, 0.0); break;
-              case 2: acc = std::min<double>(std::max<double>(acc, s.alpha), s.beta); break;
-              case 9: acc = s.alpha * acc + s.beta; break;
-              default: break;
-            }
-          }
-          y[at] = static_cast<float>(acc);
-        }
-      }
-    }
-  }
-  return y;
-}
-
-std::vector<float> Random(size_t n, std::mt19937& gen) {
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  std::vector<float> v(n);
-  for (float& f : v) f = dist(gen);
-  return v;
+  return testing::ReferenceConv(g, x, w, bias, add, steps, /*blocked=*/true);
 }
 
 // Runs `s` with the given options and compares with the reference.
