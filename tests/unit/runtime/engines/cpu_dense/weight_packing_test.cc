@@ -11,6 +11,7 @@
 
 #include <atomic>
 #include <latch>
+#include <memory>
 #include <thread>
 #include <vector>
 
@@ -66,24 +67,37 @@ void RunTogether(Body body) {
   for (std::thread& th : threads) th.join();
 }
 
+// Calls get(&packed) from kThreads threads released together; expects one
+// packing shared by all and returns what they got, each checked against `want`.
+template <typename Get>
+std::shared_ptr<const std::vector<float>> ExpectOnePackingShared(const Get& get, const std::vector<float>* want) {
+  std::vector<std::shared_ptr<const std::vector<float>>> got(kThreads);
+  std::atomic<int> packs{0};
+  RunTogether([&](int t) {
+    bool packed = false;
+    got[t] = get(&packed);
+    if (packed) packs.fetch_add(1);
+  });
+  EXPECT_EQ(packs.load(), 1);
+  for (int t = 0; t < kThreads; ++t) {
+    if (got[t] == nullptr) {
+      ADD_FAILURE() << "thread " << t << " got no packing";
+      return nullptr;
+    }
+    EXPECT_EQ(got[t], got[0]) << "thread " << t << " has a packing of its own";
+    if (want != nullptr) {
+      EXPECT_EQ(*got[t], *want) << "thread " << t;
+    }
+  }
+  return got[0];
+}
+
 TEST(WeightPacking, PanelWeightsFirstCallsAtOncePackOnceAndShare) {
   constexpr int64_t kK = 300, kN = 70;  // a panel tail
   const Tensor b = test::RandomTensor(DataType::kFloat, Shape{kK, kN}, 1);
   PanelWeights weights;
-  std::vector<PanelWeights::Panels> got(kThreads);
-  std::atomic<int> packs{0};
-  RunTogether([&](int t) {
-    bool packed = false;
-    got[t] = weights.Get(b, kK, kN, /*transposed=*/false, &packed);
-    if (packed) packs.fetch_add(1);
-  });
-  EXPECT_EQ(packs.load(), 1);
   const std::vector<float> want = ReferencePanels(b, kK, kN);
-  for (int t = 0; t < kThreads; ++t) {
-    ASSERT_NE(got[t], nullptr);
-    EXPECT_EQ(got[t], got[0]) << "thread " << t << " has panels of its own";
-    EXPECT_EQ(*got[t], want) << "thread " << t;
-  }
+  ExpectOnePackingShared([&](bool* packed) { return weights.Get(b, kK, kN, /*transposed=*/false, packed); }, &want);
   EXPECT_TRUE(weights.PackedFrom(b, kK, kN, false));
   EXPECT_FALSE(weights.PackedFrom(b, kK, kN, true));
 }
@@ -132,20 +146,8 @@ TEST(WeightPacking, PanelWeightsTransposedAndNewDims) {
 TEST(WeightPacking, SmallConvWeightsFirstCallsAtOncePackOnceAndShare) {
   const Tensor w = test::RandomTensor(DataType::kFloat, Shape{32, 16, 3, 3}, 4);
   SmallConvWeights weights;
-  std::vector<SmallConvWeights::Panels> got(kThreads);
-  std::atomic<int> packs{0};
-  RunTogether([&](int t) {
-    bool packed = false;
-    got[t] = weights.Get(w, &packed);
-    if (packed) packs.fetch_add(1);
-  });
-  EXPECT_EQ(packs.load(), 1);
   const std::vector<float> want = ReferenceConvPanels(w);
-  for (int t = 0; t < kThreads; ++t) {
-    ASSERT_NE(got[t], nullptr);
-    EXPECT_EQ(got[t], got[0]) << "thread " << t << " has panels of its own";
-    EXPECT_EQ(*got[t], want) << "thread " << t;
-  }
+  ExpectOnePackingShared([&](bool* packed) { return weights.Get(w, packed); }, &want);
   EXPECT_TRUE(weights.PackedFrom(w));
 }
 
@@ -197,26 +199,17 @@ TEST(WeightPacking, StoragePackedWeightsKeysOnStorageAndShapeKey) {
 TEST(WeightPacking, NarrowConvWeightsFirstCallsAtOncePackOnceAndShare) {
   const Tensor w = test::RandomTensor(DataType::kFloat, Shape{3, 20, 3, 3}, 40);
   NarrowConvWeights weights;
-  std::vector<NarrowConvWeights::Packed> got(kThreads);
-  std::atomic<int> packs{0};
-  RunTogether([&](int t) {
-    bool packed = false;
-    got[t] = weights.Get(w, &packed);
-    if (packed) packs.fetch_add(1);
-  });
-  EXPECT_EQ(packs.load(), 1);
+  const NarrowConvWeights::Packed first =
+      ExpectOnePackingShared([&](bool* packed) { return weights.Get(w, packed); }, nullptr);
+  ASSERT_NE(first, nullptr);
   // (output channel, 8-channel block, tap, lane), the blocks' tails zero.
   const int64_t blocks = 3, taps = 9;
-  for (int t = 0; t < kThreads; ++t) {
-    ASSERT_NE(got[t], nullptr);
-    EXPECT_EQ(got[t], got[0]) << "thread " << t << " has weights of its own";
-  }
-  ASSERT_EQ(got[0]->size(), static_cast<size_t>(3 * blocks * taps * 8));
+  ASSERT_EQ(first->size(), static_cast<size_t>(3 * blocks * taps * 8));
   for (int64_t o = 0; o < 3; ++o) {
     for (int64_t c = 0; c < 24; ++c) {
       for (int64_t k = 0; k < taps; ++k) {
         const float want = c < 20 ? w.data<float>()[(o * 20 + c) * taps + k] : 0.0f;
-        EXPECT_EQ((*got[0])[((o * blocks + c / 8) * taps + k) * 8 + c % 8], want) << o << " " << c << " " << k;
+        EXPECT_EQ((*first)[((o * blocks + c / 8) * taps + k) * 8 + c % 8], want) << o << " " << c << " " << k;
       }
     }
   }
