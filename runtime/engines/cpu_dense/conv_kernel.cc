@@ -36,6 +36,7 @@
 #include "runtime/engines/cpu_dense/packed_matmul.h"
 #include "runtime/engines/cpu_dense/narrow_conv.h"
 #include "runtime/engines/cpu_dense/small_conv.h"
+#include "runtime/engines/cpu_dense/window2d.h"
 
 namespace ge::engine::cpu_dense {
 namespace {
@@ -74,12 +75,12 @@ class ConvKernel final : public DenseKernel {
   absl::StatusOr<dnnl::convolution_forward::primitive_desc> MakePrimitiveDesc(
       const PlanRequest& request, const ops::WindowGeometry& g, bool has_bias) const;
   // The own path's geometry when it takes this convolution.
-  std::optional<SmallConvGeometry> SmallConvFor(const PlanRequest& request, const ops::WindowGeometry& g) const;
+  std::optional<Window2d> SmallConvFor(const PlanRequest& request, const ops::WindowGeometry& g) const;
   absl::Status RunSmall(ConvPlan& plan, ExecuteContext& ctx, Scratch& scratch);
   // The few-output-channel path's geometry and source layout (blocked or
   // plain) when it takes this convolution.
-  std::optional<std::pair<SmallConvGeometry, bool>> NarrowConvFor(const PlanRequest& request,
-                                                                  const ops::WindowGeometry& g) const;
+  std::optional<std::pair<Window2d, bool>> NarrowConvFor(const PlanRequest& request,
+                                                         const ops::WindowGeometry& g) const;
   absl::Status RunNarrow(ConvPlan& plan, ExecuteContext& ctx, Scratch& scratch);
 
   ops::WindowAttrs attrs_;
@@ -91,9 +92,6 @@ class ConvKernel final : public DenseKernel {
 dnnl::memory::dims Dims(const std::vector<int64_t>& v) { return dnnl::memory::dims(v.begin(), v.end()); }
 
 bool IsPlainFormat(ir::Format f) { return f == ir::Format::kND || f == ir::Format::kNCHW; }
-
-// A 2-D convolution's geometry for the own paths.
-SmallConvGeometry GeometryOf(const Shape& x, const Shape& w, const ops::WindowGeometry& g);
 
 // Appends `chain` for oneDNN, each tanh as 2 sigmoid(2 x) - 1 (pow(x, 1)
 // scaled by 2, logistic, linear 2 y - 1): oneDNN 2.6's AVX2 tanh post-op took 3.4 ns an
@@ -303,8 +301,7 @@ absl::StatusOr<std::unique_ptr<DenseKernel::Plan>> ConvKernel::Build(const PlanR
   return plan;
 }
 
-std::optional<SmallConvGeometry> ConvKernel::SmallConvFor(const PlanRequest& request,
-                                                          const ops::WindowGeometry& g) const {
+std::optional<Window2d> ConvKernel::SmallConvFor(const PlanRequest& request, const ops::WindowGeometry& g) const {
   const Shape& x = request.shape(0);
   const Shape& w = request.shape(1);
   if (request.dtype(0) != DataType::kFloat || x.rank() != 4 || attrs_.group != 1 || !IsConstInput(1, request)) {
@@ -327,13 +324,13 @@ std::optional<SmallConvGeometry> ConvKernel::SmallConvFor(const PlanRequest& req
       return std::nullopt;
     }
   }
-  SmallConvGeometry s = GeometryOf(x, w, g);
+  Window2d s = Window2dOf(x, g);
   if (w.dim(1) != s.in_channels || !SmallConvFits(s)) return std::nullopt;
   return s;
 }
 
-std::optional<std::pair<SmallConvGeometry, bool>> ConvKernel::NarrowConvFor(const PlanRequest& request,
-                                                                            const ops::WindowGeometry& g) const {
+std::optional<std::pair<Window2d, bool>> ConvKernel::NarrowConvFor(const PlanRequest& request,
+                                                                   const ops::WindowGeometry& g) const {
   const Shape& x = request.shape(0);
   const Shape& w = request.shape(1);
   if (request.dtype(0) != DataType::kFloat || x.rank() != 4 || attrs_.group != 1 || !IsConstInput(1, request)) {
@@ -353,31 +350,9 @@ std::optional<std::pair<SmallConvGeometry, bool>> ConvKernel::NarrowConvFor(cons
       return std::nullopt;
     }
   }
-  const SmallConvGeometry s = GeometryOf(x, w, g);
+  const Window2d s = Window2dOf(x, g);
   if (w.dim(1) != s.in_channels || !NarrowConvFits(s)) return std::nullopt;
   return std::make_pair(s, blocked);
-}
-
-SmallConvGeometry GeometryOf(const Shape& x, const Shape& w, const ops::WindowGeometry& g) {
-  SmallConvGeometry s;
-  s.batch = x.dim(0);
-  s.in_channels = x.dim(1);
-  s.in_h = x.dim(2);
-  s.in_w = x.dim(3);
-  s.out_channels = w.dim(0);
-  s.out_h = g.output.dim(2);
-  s.out_w = g.output.dim(3);
-  s.kernel_h = w.dim(2);
-  s.kernel_w = w.dim(3);
-  s.stride_h = g.strides[0];
-  s.stride_w = g.strides[1];
-  s.dilation_h = g.dilations[0];
-  s.dilation_w = g.dilations[1];
-  s.pad_top = g.pads_begin[0];
-  s.pad_left = g.pads_begin[1];
-  s.pad_bottom = g.pads_end[0];
-  s.pad_right = g.pads_end[1];
-  return s;
 }
 
 absl::Status ConvKernel::RunSmall(ConvPlan& plan, ExecuteContext& ctx, Scratch& scratch) {

@@ -5,6 +5,10 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+#include "runtime/engines/sdk/cpu_features.h"
 
 namespace ge::engine::cpu_dense {
 
@@ -90,6 +94,13 @@ void SetDnnlThreads(int num_threads) {
 }
 
 int DnnlMaxProcessors() { return std::max(1, omp_get_num_procs()); }
+
+bool OwnLoopsSupported() { return sdk::HostVectorIsa() != sdk::VectorIsa::kBase; }
+
+bool OwnPathOnByDefault(const char* switch_name) {
+  const char* env = std::getenv(switch_name);
+  return OwnLoopsSupported() && !(env != nullptr && std::strcmp(env, "onednn") == 0);
+}
 
 SerialScope::SerialScope(bool serial) {
   if (serial && omp_get_max_threads() != 1) {

@@ -78,6 +78,17 @@ class SerialScope {
   int restore_ = 0;  // the team size to set back, 0 when unchanged
 };
 
+// ---- The engine's own loops ----
+
+// Whether the host runs the engine's own AVX2 + FMA loops (the packed GEMM,
+// the own convolutions, blocked pooling; the SDK's detection).
+bool OwnLoopsSupported();
+// Whether an own path starts on: the host runs the own loops and the
+// environment variable `switch_name` (GED_CPU_DENSE_CONV,
+// GED_CPU_DENSE_GEMM; read at the call) is not "onednn", which keeps the
+// path's work on oneDNN for comparisons.
+bool OwnPathOnByDefault(const char* switch_name);
+
 // ---- Scratch memory ----
 
 // Bump allocation of 64-byte aligned chunks from one buffer. Plans size the

@@ -8,13 +8,13 @@
 #include <atomic>
 #include <cstring>
 
-#include "runtime/engines/sdk/cpu_features.h"
+#include "runtime/engines/cpu_dense/dnnl_util.h"
 
 namespace ge::engine::cpu_dense {
 namespace {
 
 std::atomic<bool>& Enabled() {
-  static std::atomic<bool> on{SmallConvEnabled()};  // AVX2 and not GED_CPU_DENSE_CONV=onednn
+  static std::atomic<bool> on{OwnPathOnByDefault("GED_CPU_DENSE_CONV")};
   return on;
 }
 
@@ -27,9 +27,7 @@ int64_t Blocks(int64_t channels) { return (channels + kNarrowLanes - 1) / kNarro
 
 bool NarrowConvEnabled() { return Enabled().load(std::memory_order_relaxed); }
 
-void SetNarrowConvEnabled(bool on) {
-  Enabled().store(on && sdk::HostVectorIsa() != sdk::VectorIsa::kBase, std::memory_order_relaxed);
-}
+void SetNarrowConvEnabled(bool on) { Enabled().store(on && OwnLoopsSupported(), std::memory_order_relaxed); }
 
 std::atomic<int64_t>& NarrowConvRuns() {
   static std::atomic<int64_t> runs{0};
@@ -38,7 +36,7 @@ std::atomic<int64_t>& NarrowConvRuns() {
 
 bool NarrowConvStep(int32_t kind) { return kind == 0 || kind == 1 || kind == 2 || kind == 3 || kind == 4 || kind == 9; }
 
-bool NarrowConvFits(const SmallConvGeometry& g) {
+bool NarrowConvFits(const Window2d& g) {
   if (!NarrowConvEnabled()) return false;
   if (g.batch < 1 || g.in_channels < 1 || g.out_channels < 1 || g.out_channels > kNarrowConvMaxOut ||
       g.out_channels % kNarrowLanes == 0) {
@@ -70,8 +68,7 @@ NarrowConvWeights::Packed NarrowConvWeights::Get(const Tensor& w, bool* packed) 
   return packing_.Get(w, {}, pack, packed);
 }
 
-NarrowConvPlan::NarrowConvPlan(const SmallConvGeometry& g, bool blocked_source)
-    : g_(g), blocked_source_(blocked_source) {
+NarrowConvPlan::NarrowConvPlan(const Window2d& g, bool blocked_source) : g_(g), blocked_source_(blocked_source) {
   if (!blocked_source) {
     scratch_floats_ = static_cast<size_t>(g.batch * Blocks(g.in_channels) * g.in_h * g.in_w * kNarrowLanes);
   }

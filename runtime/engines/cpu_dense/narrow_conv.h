@@ -26,6 +26,7 @@
 #include "runtime/engines/cpu_dense/narrow_conv_loops.h"
 #include "runtime/engines/cpu_dense/packed_weights.h"
 #include "runtime/engines/cpu_dense/small_conv.h"
+#include "runtime/engines/cpu_dense/window2d.h"
 
 namespace ge::engine::cpu_dense {
 
@@ -41,7 +42,7 @@ void SetNarrowConvEnabled(bool on);
 std::atomic<int64_t>& NarrowConvRuns();
 // Whether the path runs this geometry (the switch included; layouts, dtype,
 // groups and post-ops are the caller's to check).
-bool NarrowConvFits(const SmallConvGeometry& g);
+bool NarrowConvFits(const Window2d& g);
 // Whether the loop applies this post-op step kind (GemmStep codes).
 bool NarrowConvStep(int32_t kind);
 
@@ -64,7 +65,7 @@ class NarrowConvPlan {
  public:
   // `blocked_source`: the source is channel-blocked by 8 (else plain, and
   // Run converts it into `scratch` first).
-  NarrowConvPlan(const SmallConvGeometry& g, bool blocked_source);
+  NarrowConvPlan(const Window2d& g, bool blocked_source);
   // Scratch bytes Run needs (the blocked copy of a plain source).
   size_t scratch_bytes() const { return scratch_floats_ * sizeof(float); }
   // dst (plain) = steps(bias + conv(src)); `add` plain like dst (may be
@@ -73,7 +74,7 @@ class NarrowConvPlan {
            const std::vector<GemmStep>& steps, float* scratch, int threads) const;
 
  private:
-  SmallConvGeometry g_;
+  Window2d g_;
   bool blocked_source_;
   size_t scratch_floats_ = 0;
 };

@@ -5,22 +5,14 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cstdlib>
-#include <cstring>
 
-#include "runtime/engines/sdk/cpu_features.h"
+#include "runtime/engines/cpu_dense/dnnl_util.h"
 
 namespace ge::engine::cpu_dense {
 namespace {
 
-bool Avx2() { return sdk::HostVectorIsa() != sdk::VectorIsa::kBase; }
-
 std::atomic<int64_t>& MaxRows() {
-  static std::atomic<int64_t> rows = [] {
-    const char* env = std::getenv("GED_CPU_DENSE_GEMM");
-    const bool off = env != nullptr && std::strcmp(env, "onednn") == 0;
-    return off || !Avx2() ? int64_t{0} : kPackedGemmMaxRows;
-  }();
+  static std::atomic<int64_t> rows{OwnPathOnByDefault("GED_CPU_DENSE_GEMM") ? kPackedGemmMaxRows : 0};
   return rows;
 }
 
@@ -32,7 +24,7 @@ constexpr int64_t kSingleThreadWork = int64_t{1} << 17;
 
 int64_t PackedGemmMaxRows() { return MaxRows().load(std::memory_order_relaxed); }
 
-void SetPackedGemmMaxRows(int64_t rows) { MaxRows().store(Avx2() ? rows : 0, std::memory_order_relaxed); }
+void SetPackedGemmMaxRows(int64_t rows) { MaxRows().store(OwnLoopsSupported() ? rows : 0, std::memory_order_relaxed); }
 
 bool PackedGemmFits(int64_t m, int64_t k, int64_t n) {
   const int64_t bound = PackedGemmMaxRows();

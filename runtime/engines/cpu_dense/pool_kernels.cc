@@ -27,7 +27,7 @@
 #include "base/ops/shape_utils.h"
 #include "runtime/engines/cpu_dense/pool_loops.h"
 #include "runtime/engines/cpu_dense/kernel_registry.h"
-#include "runtime/engines/sdk/cpu_features.h"
+#include "runtime/engines/cpu_dense/window2d.h"
 #include "runtime/engines/sdk/kernel_util.h"
 
 namespace ge::engine::cpu_dense {
@@ -88,34 +88,20 @@ class PoolKernel final : public DenseKernel {
     // Pooling a blocked copy: the layouts the primitive runs on.
     std::optional<dnnl::reorder> src_reorder, dst_reorder;
     dnnl::memory::desc pool_src_md, pool_dst_md;
-    // The own loop's geometry (block 0: oneDNN's primitive runs).
-    BlockedPoolGeometry own;
+    // The own loop's window and channel block (block 0: oneDNN's primitive
+    // runs).
+    Window2d own;
+    int64_t own_block = 0;
   };
 
   // The own loop's geometry when it runs this pool (see the file comment),
   // else nullopt.
-  std::optional<BlockedPoolGeometry> OwnGeometry(const PlanRequest& r, const ops::WindowGeometry& g) const {
+  std::optional<Window2d> OwnGeometry(const PlanRequest& r, const ops::WindowGeometry& g) const {
     const ir::Format fx = op().input(0).type.tensor().format;
     if (include_pad_ || r.dtype(0) != DataType::kFloat || r.shape(0).rank() != 4) return std::nullopt;
     if (fx != op().output(0).type.tensor().format || ChannelBlock(fx) == 1) return std::nullopt;
-    const Shape& x = r.shape(0);
-    BlockedPoolGeometry own;
-    own.batch = x.dim(0);
-    own.channels = x.dim(1);
-    own.block = ChannelBlock(fx);
-    own.in_h = x.dim(2);
-    own.in_w = x.dim(3);
-    own.out_h = g.output.dim(2);
-    own.out_w = g.output.dim(3);
-    own.kernel_h = g.kernel[0];
-    own.kernel_w = g.kernel[1];
-    own.stride_h = g.strides[0];
-    own.stride_w = g.strides[1];
-    own.dilation_h = g.dilations[0];
-    own.dilation_w = g.dilations[1];
-    own.pad_top = g.pads_begin[0];
-    own.pad_left = g.pads_begin[1];
-    if (!BlockedPoolSupported(own)) return std::nullopt;
+    const Window2d own = Window2dOf(r.shape(0), g);
+    if (!BlockedPoolSupported(own, ChannelBlock(fx))) return std::nullopt;
     return own;
   }
 
@@ -144,6 +130,7 @@ class PoolKernel final : public DenseKernel {
     auto plan = std::make_unique<PoolPlan>();
     if (auto own = OwnGeometry(r, *g)) {
       plan->own = *own;
+      plan->own_block = ChannelBlock(op().input(0).type.tensor().format);
       return plan;
     }
     GE_ASSIGN_OR_RETURN(plan->src_md, FormatDesc(x, r.dtype(0), op().input(0).type.tensor().format));
@@ -189,8 +176,8 @@ class PoolKernel final : public DenseKernel {
   absl::Status Run(Plan& base_plan, ExecuteContext& ctx, Scratch& scratch) override {
     auto& plan = static_cast<PoolPlan&>(base_plan);
     GE_ASSIGN_OR_RETURN(Tensor y, ctx.Output(0));
-    if (plan.own.block != 0) {
-      avx2::BlockedPool(plan.own, max_ ? BlockedPoolKind::kMax : BlockedPoolKind::kAverageExcludePad,
+    if (plan.own_block != 0) {
+      avx2::BlockedPool(plan.own, plan.own_block, max_ ? BlockedPoolKind::kMax : BlockedPoolKind::kAverageExcludePad,
                         ctx.input(0).data<float>(), y.data<float>());
       return absl::OkStatus();
     }
@@ -335,10 +322,10 @@ absl::Status CheckPool(const ir::OpDesc& op, const DenseContext&) {
 
 }  // namespace
 
-bool BlockedPoolSupported(const BlockedPoolGeometry& g) {
-  if (sdk::HostVectorIsa() == sdk::VectorIsa::kBase) return false;
-  if (g.block != 8 && g.block != 16) return false;
-  if (g.batch <= 0 || g.channels <= 0 || g.channels % g.block != 0) return false;
+bool BlockedPoolSupported(const Window2d& g, int64_t block) {
+  if (!OwnLoopsSupported()) return false;
+  if (block != 8 && block != 16) return false;
+  if (g.batch <= 0 || g.in_channels <= 0 || g.in_channels % block != 0) return false;
   if (g.in_h <= 0 || g.in_w <= 0 || g.out_h <= 0 || g.out_w <= 0) return false;
   if (g.kernel_h <= 0 || g.kernel_w <= 0 || g.stride_h <= 0 || g.stride_w <= 0) return false;
   if (g.dilation_h <= 0 || g.dilation_w <= 0 || g.pad_top < 0 || g.pad_left < 0) return false;

@@ -54,7 +54,7 @@ void ColumnPass(const float* const* rows, int n, int64_t width, bool accumulate,
 // One output row `oh` of one (batch, channel block) plane: `x` is the
 // plane's first input element, `y` the row's first output element.
 template <int B, BlockedPoolKind K>
-void PoolRow(const BlockedPoolGeometry& g, const float* x, float* y, int64_t oh) {
+void PoolRow(const Window2d& g, const float* x, float* y, int64_t oh) {
   using L = Lanes<B>;
   using Vec = typename L::Vec;
   alignas(64) float buf[kBlockedPoolMaxSpan * B];
@@ -115,8 +115,8 @@ void PoolRow(const BlockedPoolGeometry& g, const float* x, float* y, int64_t oh)
 }
 
 template <int B, BlockedPoolKind K>
-void Pool(const BlockedPoolGeometry& g, const float* x, float* y) {
-  const int64_t planes = g.batch * (g.channels / B);
+void Pool(const Window2d& g, const float* x, float* y) {
+  const int64_t planes = g.batch * (g.in_channels / B);
   const int64_t rows = planes * g.out_h;
   const int64_t in_plane = g.in_h * g.in_w * B;
   const int64_t out_plane = g.out_h * g.out_w * B;
@@ -134,7 +134,7 @@ void Pool(const BlockedPoolGeometry& g, const float* x, float* y) {
 }
 
 template <int B>
-void PoolOf(const BlockedPoolGeometry& g, BlockedPoolKind kind, const float* x, float* y) {
+void PoolOf(const Window2d& g, BlockedPoolKind kind, const float* x, float* y) {
   switch (kind) {
     case BlockedPoolKind::kMax: return Pool<B, BlockedPoolKind::kMax>(g, x, y);
     case BlockedPoolKind::kAverageExcludePad: return Pool<B, BlockedPoolKind::kAverageExcludePad>(g, x, y);
@@ -144,8 +144,8 @@ void PoolOf(const BlockedPoolGeometry& g, BlockedPoolKind kind, const float* x, 
 
 }  // namespace
 
-void BlockedPool(const BlockedPoolGeometry& g, BlockedPoolKind kind, const float* x, float* y) {
-  if (g.block == 16) {
+void BlockedPool(const Window2d& g, int64_t block, BlockedPoolKind kind, const float* x, float* y) {
+  if (block == 16) {
     PoolOf<16>(g, kind, x, y);
   } else {
     PoolOf<8>(g, kind, x, y);

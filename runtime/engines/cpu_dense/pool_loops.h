@@ -20,22 +20,17 @@
 
 #include <cstdint>
 
+#include "runtime/engines/cpu_dense/window2d.h"
+
 namespace ge::engine::cpu_dense {
 
 enum class BlockedPoolKind { kMax, kAverageExcludePad, kAverageIncludePad };
 
-// One 2-D pooling of a [N, C, H, W] tensor stored with C in blocks of
-// `block` lanes (C a multiple of `block`). Pads at the end may exceed the
-// attribute's (ceil_mode's extra window): only the begin pads place the
-// windows, every window is clipped to the input.
-struct BlockedPoolGeometry {
-  int64_t batch = 0, channels = 0, block = 0;
-  int64_t in_h = 0, in_w = 0, out_h = 0, out_w = 0;
-  int64_t kernel_h = 1, kernel_w = 1, stride_h = 1, stride_w = 1;
-  int64_t dilation_h = 1, dilation_w = 1;  // ONNX's (1 = dense)
-  int64_t pad_top = 0, pad_left = 0;
-};
-
+// A pooling's window (window2d.h) over a [N, C, H, W] tensor stored with C
+// in blocks of `block` lanes (C a multiple of `block`; out_channels unused).
+// Pads at the end may exceed the attribute's (ceil_mode's extra end window):
+// only the begin pads place the windows, every window is clipped to the
+// input.
 // The widest window row (in input columns, dilation included) BlockedPool
 // runs.
 inline constexpr int64_t kBlockedPoolMaxSpan = 192;
@@ -44,7 +39,7 @@ inline constexpr int64_t kBlockedPoolMaxSpan = 192;
 // positive sizes, strides and dilations, non-negative begin pads, a window
 // row of at most kBlockedPoolMaxSpan input columns. Windows that cover no
 // input element are the caller's to reject (HasEmptyWindow).
-bool BlockedPoolSupported(const BlockedPoolGeometry& g);
+bool BlockedPoolSupported(const Window2d& g, int64_t block);
 
 // y[n, c, oh, ow] = the max, or the mean, of x over the window. The average
 // divides by the window's input elements (exclude-pad) or by kernel_h *
@@ -53,7 +48,7 @@ bool BlockedPoolSupported(const BlockedPoolGeometry& g);
 // inside a parallel region or the output is small. AVX2 code: call only
 // when BlockedPoolSupported(g).
 namespace avx2 {
-void BlockedPool(const BlockedPoolGeometry& g, BlockedPoolKind kind, const float* x, float* y);
+void BlockedPool(const Window2d& g, int64_t block, BlockedPoolKind kind, const float* x, float* y);
 }  // namespace avx2
 
 }  // namespace ge::engine::cpu_dense

@@ -6,22 +6,16 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cstdlib>
 #include <cstring>
 #include <limits>
 
-#include "runtime/engines/sdk/cpu_features.h"
+#include "runtime/engines/cpu_dense/dnnl_util.h"
 
 namespace ge::engine::cpu_dense {
 namespace {
 
-bool Avx2() { return sdk::HostVectorIsa() != sdk::VectorIsa::kBase; }
-
 std::atomic<bool>& Enabled() {
-  static std::atomic<bool> on = [] {
-    const char* env = std::getenv("GED_CPU_DENSE_CONV");
-    return Avx2() && !(env != nullptr && std::strcmp(env, "onednn") == 0);
-  }();
+  static std::atomic<bool> on{OwnPathOnByDefault("GED_CPU_DENSE_CONV")};
   return on;
 }
 
@@ -37,9 +31,9 @@ std::atomic<int64_t>& SmallConvRuns() {
   return runs;
 }
 
-void SetSmallConvEnabled(bool on) { Enabled().store(on && Avx2(), std::memory_order_relaxed); }
+void SetSmallConvEnabled(bool on) { Enabled().store(on && OwnLoopsSupported(), std::memory_order_relaxed); }
 
-bool SmallConvFits(const SmallConvGeometry& g) {
+bool SmallConvFits(const Window2d& g) {
   if (!SmallConvEnabled()) return false;
   if (g.batch < 1 || g.in_channels < kConvLanes || g.in_channels % kConvLanes != 0) return false;
   if (g.out_channels < kConvPanel || g.out_channels % kConvPanel != 0) return false;
@@ -74,7 +68,7 @@ SmallConvWeights::Panels SmallConvWeights::Get(const Tensor& w, bool* packed) {
   return packing_.Get(w, {}, pack, packed);
 }
 
-SmallConvPlan::SmallConvPlan(const SmallConvGeometry& g) : g_(g) {
+SmallConvPlan::SmallConvPlan(const Window2d& g) : g_(g) {
   padded_h_ = g.in_h + g.pad_top + g.pad_bottom;
   padded_w_ = g.in_w + g.pad_left + g.pad_right;
   padded_floats_ = static_cast<size_t>(g.batch * g.in_channels * padded_h_ * padded_w_);

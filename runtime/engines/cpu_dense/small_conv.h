@@ -25,6 +25,7 @@
 #include "base/tensor.h"
 #include "runtime/engines/cpu_dense/conv_loops.h"
 #include "runtime/engines/cpu_dense/packed_weights.h"
+#include "runtime/engines/cpu_dense/window2d.h"
 
 namespace ge::engine::cpu_dense {
 
@@ -33,14 +34,6 @@ namespace ge::engine::cpu_dense {
 // channels").
 inline constexpr int64_t kSmallConvMaxPixels = 64;
 inline constexpr int64_t kSmallConvMinDepth = 512;
-
-// A 2-D convolution's geometry (ONNX's dilations: 1 = dense).
-struct SmallConvGeometry {
-  int64_t batch = 0, in_channels = 0, in_h = 0, in_w = 0;
-  int64_t out_channels = 0, out_h = 0, out_w = 0;
-  int64_t kernel_h = 1, kernel_w = 1, stride_h = 1, stride_w = 1, dilation_h = 1, dilation_w = 1;
-  int64_t pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
-};
 
 // Whether the path is on: AVX2 and FMA, and not turned off.
 bool SmallConvEnabled();
@@ -52,7 +45,7 @@ void SetSmallConvEnabled(bool on);
 std::atomic<int64_t>& SmallConvRuns();
 // Whether the path runs this geometry (the enable switch included; layouts,
 // groups, dtype and post-ops are the caller's to check).
-bool SmallConvFits(const SmallConvGeometry& g);
+bool SmallConvFits(const Window2d& g);
 
 // W ([oc, ic, kh, kw], plain) packed into conv_loops.h's panels, shared by
 // the plans of one kernel.
@@ -73,7 +66,7 @@ class SmallConvWeights {
 // One geometry's offsets and buffers; Run computes the convolution.
 class SmallConvPlan {
  public:
-  explicit SmallConvPlan(const SmallConvGeometry& g);
+  explicit SmallConvPlan(const Window2d& g);
   // Scratch bytes Run needs: the padded source and, for deep convolutions,
   // the running sums.
   size_t padded_bytes() const { return padded_floats_ * sizeof(float); }
@@ -86,7 +79,7 @@ class SmallConvPlan {
            const std::vector<GemmStep>& steps, float* padded, float* partial, int threads) const;
 
  private:
-  SmallConvGeometry g_;
+  Window2d g_;
   int64_t padded_h_ = 0, padded_w_ = 0;
   size_t padded_floats_ = 0, partial_floats_ = 0;
   std::vector<int32_t> taps_, pixels_;

@@ -11,6 +11,7 @@
 
 #include "runtime/engines/cpu_dense/gemm_loops.h"
 #include "runtime/engines/cpu_dense/small_conv.h"
+#include "runtime/engines/cpu_dense/window2d.h"
 
 namespace ge::engine::cpu_dense::testing {
 
@@ -18,26 +19,22 @@ struct ConvSpec {
   int64_t n, ic, ih, iw, oc, kh, kw, sh, sw, dh, dw, pt, pl, pb, pr;
 };
 
-inline SmallConvGeometry GeometryOf(const ConvSpec& s) {
-  SmallConvGeometry g;
-  g.batch = s.n;
-  g.in_channels = s.ic;
-  g.in_h = s.ih;
-  g.in_w = s.iw;
-  g.out_channels = s.oc;
-  g.kernel_h = s.kh;
-  g.kernel_w = s.kw;
-  g.stride_h = s.sh;
-  g.stride_w = s.sw;
-  g.dilation_h = s.dh;
-  g.dilation_w = s.dw;
-  g.pad_top = s.pt;
-  g.pad_left = s.pl;
-  g.pad_bottom = s.pb;
-  g.pad_right = s.pr;
-  g.out_h = (s.ih + s.pt + s.pb - (s.kh - 1) * s.dh - 1) / s.sh + 1;
-  g.out_w = (s.iw + s.pl + s.pr - (s.kw - 1) * s.dw - 1) / s.sw + 1;
-  return g;
+inline Window2d GeometryOf(const ConvSpec& s) {
+  return WithOutputSize(Window2d{.batch = s.n,
+                                 .in_channels = s.ic,
+                                 .in_h = s.ih,
+                                 .in_w = s.iw,
+                                 .out_channels = s.oc,
+                                 .kernel_h = s.kh,
+                                 .kernel_w = s.kw,
+                                 .stride_h = s.sh,
+                                 .stride_w = s.sw,
+                                 .dilation_h = s.dh,
+                                 .dilation_w = s.dw,
+                                 .pad_top = s.pt,
+                                 .pad_left = s.pl,
+                                 .pad_bottom = s.pb,
+                                 .pad_right = s.pr});
 }
 
 // Index of (n, c, y, x) in a plain [N, C, H, W] tensor.
@@ -53,8 +50,8 @@ inline size_t Blocked(int64_t n, int64_t c, int64_t y, int64_t x, int64_t channe
 // steps(bias + conv(x, w)) in double; x and the result blocked by 8
 // channels (`blocked`) or plain. Steps: 0 the add (`add`, in the result's
 // layout), 1 leaky ReLU, 2 clip, 3 logistic, 4 tanh, 9 linear.
-inline std::vector<float> ReferenceConv(const SmallConvGeometry& g, const std::vector<float>& x,
-                                        const std::vector<float>& w, const float* bias, const std::vector<float>* add,
+inline std::vector<float> ReferenceConv(const Window2d& g, const std::vector<float>& x, const std::vector<float>& w,
+                                        const float* bias, const std::vector<float>* add,
                                         const std::vector<GemmStep>& steps, bool blocked) {
   auto index = blocked ? Blocked : Plain;
   std::vector<float> y(static_cast<size_t>(g.batch * g.out_channels * g.out_h * g.out_w));

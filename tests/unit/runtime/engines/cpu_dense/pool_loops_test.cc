@@ -19,21 +19,11 @@
 namespace ge::engine::cpu_dense {
 namespace {
 
-int64_t OutSize(int64_t in, int64_t k, int64_t s, int64_t d, int64_t pb, int64_t pe, bool ceil) {
-  const int64_t span = (k - 1) * d + 1;
-  const int64_t room = in + pb + pe - span;
-  int64_t out = (ceil ? (room + s - 1) / s : room / s) + 1;
-  // ONNX: the last window must start inside the input or the begin pad.
-  if (ceil && (out - 1) * s >= in + pb) --out;
-  return out;
-}
-
-std::vector<float> Reference(const BlockedPoolGeometry& g, BlockedPoolKind kind, const std::vector<float>& x) {
-  const int64_t b = g.block;
-  std::vector<float> y(static_cast<size_t>(g.batch * g.channels * g.out_h * g.out_w));
+std::vector<float> Reference(const Window2d& g, int64_t b, BlockedPoolKind kind, const std::vector<float>& x) {
+  std::vector<float> y(static_cast<size_t>(g.batch * g.in_channels * g.out_h * g.out_w));
   for (int64_t n = 0; n < g.batch; ++n) {
-    for (int64_t c = 0; c < g.channels; ++c) {
-      const int64_t plane = n * (g.channels / b) + c / b;
+    for (int64_t c = 0; c < g.in_channels; ++c) {
+      const int64_t plane = n * (g.in_channels / b) + c / b;
       for (int64_t oh = 0; oh < g.out_h; ++oh) {
         for (int64_t ow = 0; ow < g.out_w; ++ow) {
           double acc = kind == BlockedPoolKind::kMax ? -std::numeric_limits<double>::infinity() : 0.0;
@@ -64,34 +54,34 @@ struct Spec {
 };
 
 void Check(const Spec& s, std::mt19937& gen) {
-  BlockedPoolGeometry g;
-  g.batch = s.n;
-  g.channels = s.c;
-  g.block = s.block;
-  g.in_h = s.h;
-  g.in_w = s.w;
-  g.kernel_h = s.kh;
-  g.kernel_w = s.kw;
-  g.stride_h = s.sh;
-  g.stride_w = s.sw;
-  g.dilation_h = s.dh;
-  g.dilation_w = s.dw;
-  g.pad_top = s.pt;
-  g.pad_left = s.pl;
-  g.out_h = OutSize(s.h, s.kh, s.sh, s.dh, s.pt, s.pe_h, s.ceil);
-  g.out_w = OutSize(s.w, s.kw, s.sw, s.dw, s.pl, s.pe_w, s.ceil);
-  ASSERT_TRUE(BlockedPoolSupported(g));
+  const Window2d g = WithOutputSize(Window2d{.batch = s.n,
+                                             .in_channels = s.c,
+                                             .in_h = s.h,
+                                             .in_w = s.w,
+                                             .out_channels = s.c,
+                                             .kernel_h = s.kh,
+                                             .kernel_w = s.kw,
+                                             .stride_h = s.sh,
+                                             .stride_w = s.sw,
+                                             .dilation_h = s.dh,
+                                             .dilation_w = s.dw,
+                                             .pad_top = s.pt,
+                                             .pad_left = s.pl,
+                                             .pad_bottom = s.pe_h,
+                                             .pad_right = s.pe_w},
+                                    s.ceil);
+  ASSERT_TRUE(BlockedPoolSupported(g, s.block));
   std::uniform_real_distribution<float> dist(-50.0f, 50.0f);
   std::vector<float> x(static_cast<size_t>(s.n * s.c * s.h * s.w));
   for (float& v : x) v = dist(gen);
   for (BlockedPoolKind kind :
        {BlockedPoolKind::kMax, BlockedPoolKind::kAverageExcludePad, BlockedPoolKind::kAverageIncludePad}) {
-    const std::vector<float> want = Reference(g, kind, x);
+    const std::vector<float> want = Reference(g, s.block, kind, x);
     for (int threads : {1, 2}) {
       std::vector<float> got(want.size(), std::numeric_limits<float>::quiet_NaN());
       const int saved = omp_get_max_threads();
       omp_set_num_threads(threads);
-      avx2::BlockedPool(g, kind, x.data(), got.data());
+      avx2::BlockedPool(g, s.block, kind, x.data(), got.data());
       omp_set_num_threads(saved);
       for (size_t i = 0; i < want.size(); ++i) {
         ASSERT_NEAR(got[i], want[i], 1e-5 * (1.0 + std::fabs(want[i])))
@@ -103,10 +93,8 @@ void Check(const Spec& s, std::mt19937& gen) {
 }
 
 bool Avx2() {
-  BlockedPoolGeometry g;
-  g.batch = g.in_h = g.in_w = g.out_h = g.out_w = 1;
-  g.channels = g.block = 8;
-  return BlockedPoolSupported(g);
+  return BlockedPoolSupported(
+      Window2d{.batch = 1, .in_channels = 8, .in_h = 1, .in_w = 1, .out_channels = 8, .out_h = 1, .out_w = 1}, 8);
 }
 
 TEST(BlockedPool, FixedShapesOfTheZooAndTheEdges) {
@@ -155,20 +143,16 @@ TEST(BlockedPool, RandomGeometries) {
 }
 
 TEST(BlockedPool, RefusesWhatItDoesNotRun) {
-  BlockedPoolGeometry g;
-  g.batch = g.in_h = g.in_w = g.out_h = g.out_w = 1;
-  g.channels = 12;
-  g.block = 4;
-  EXPECT_FALSE(BlockedPoolSupported(g));  // block 4
-  g.block = 8;
-  EXPECT_FALSE(BlockedPoolSupported(g));  // 12 channels in blocks of 8
-  g.channels = 16;
+  Window2d g{.batch = 1, .in_channels = 12, .in_h = 1, .in_w = 1, .out_channels = 12, .out_h = 1, .out_w = 1};
+  EXPECT_FALSE(BlockedPoolSupported(g, 4));  // block 4
+  EXPECT_FALSE(BlockedPoolSupported(g, 8));  // 12 channels in blocks of 8
+  g.in_channels = g.out_channels = 16;
   g.in_w = 400;
   g.kernel_w = 100;
   g.dilation_w = 2;
-  EXPECT_FALSE(BlockedPoolSupported(g));  // a window row of 199 columns
+  EXPECT_FALSE(BlockedPoolSupported(g, 8));  // a window row of 199 columns
   g.dilation_w = 1;
-  EXPECT_EQ(BlockedPoolSupported(g), Avx2());
+  EXPECT_EQ(BlockedPoolSupported(g, 8), Avx2());
 }
 
 }  // namespace

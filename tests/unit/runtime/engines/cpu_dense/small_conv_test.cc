@@ -46,11 +46,11 @@ using testing::Blocked;
 using testing::ConvSpec;
 using Spec = ConvSpec;
 
-SmallConvGeometry Geometry(const Spec& s) { return testing::GeometryOf(s); }
+Window2d Geometry(const Spec& s) { return testing::GeometryOf(s); }
 
 std::vector<float> Random(size_t n, std::mt19937& gen) { return testing::RandomFloats(n, gen); }
 
-std::vector<float> Reference(const SmallConvGeometry& g, const std::vector<float>& x, const std::vector<float>& w,
+std::vector<float> Reference(const Window2d& g, const std::vector<float>& x, const std::vector<float>& w,
                              const float* bias, const std::vector<float>* add, const std::vector<GemmStep>& steps) {
   return testing::ReferenceConv(g, x, w, bias, add, steps, /*blocked=*/true);
 }
@@ -58,7 +58,7 @@ std::vector<float> Reference(const SmallConvGeometry& g, const std::vector<float
 // Runs `s` with the given options and compares with the reference.
 void Check(const Spec& s, bool with_bias, const std::vector<GemmStep>& steps, bool add_in_place, int threads,
            std::mt19937& gen) {
-  const SmallConvGeometry g = Geometry(s);
+  const Window2d g = Geometry(s);
   SCOPED_TRACE(::testing::Message() << "n" << s.n << " ic" << s.ic << " " << s.ih << "x" << s.iw << " oc" << s.oc
                                     << " k" << s.kh << "x" << s.kw << " s" << s.sh << "," << s.sw << " d" << s.dh << ","
                                     << s.dw << " pads " << s.pt << "," << s.pl << "," << s.pb << "," << s.pr << " -> "
