@@ -137,6 +137,10 @@ class InstanceNormKernel final : public DenseKernel {
         return NodeError(op(), "input ", i, " must be an f32 vector of the ", x.dim(1), " channels");
       }
     }
+    if (format_ != ir::Format::kND && format_ != ir::Format::kNCHW && format_ != ir::Format::kNCDHW &&
+        BlockOf(format_) == 1) {
+      return NodeError(op(), "layout ", ir::FormatName(format_), " (plain or channel-blocked only)");
+    }
     if (BlockOf(format_) > 1 && x.dim(1) % BlockOf(format_) != 0) {
       return NodeError(op(), "input ", x.ToString(), " does not fill ", ir::FormatName(format_), " blocks");
     }

@@ -19,9 +19,10 @@ enum class Role { kNone, kConv, kDeconv, kInt8Conv, kFollow, kBinary, kInt8Binar
 
 // cpu_dense's QuantizeLinear / DequantizeLinear are per tensor only, so
 // element-wise: they keep the layout while changing the dtype.
-// Resize and Pad follow when they keep the batch and channels
-// (KeepsChannels); InstanceNormalization always (per-channel parameters,
-// like BatchNormalization).
+// Resize and Pad follow a channel-blocked layout when they keep the batch
+// and channels (KeepsChannels); InstanceNormalization always (per-channel
+// parameters, like BatchNormalization); none of the three a channels-last
+// one (ChannelBlockedOnly).
 constexpr std::array<std::string_view, 23> kFollowers = {"Relu",
                                                          "LeakyRelu",
                                                          "Sigmoid",
@@ -124,6 +125,12 @@ bool KeepsChannels(const ir::Node& n) {
          in.dim(1) > 0;
 }
 
+// Followers whose kernels run plain or channel-blocked layouts, not
+// channels-last (resize_kernel.cc, pad_kernel.cc, instance_norm_kernel.cc).
+bool ChannelBlockedOnly(const ir::Node& n) {
+  return n.type() == "Resize" || n.type() == "Pad" || n.type() == "InstanceNormalization";
+}
+
 class LayoutPass {
  public:
   LayoutPass(ir::Graph& graph, const NodeFilter& on_dense, const DenseContext& context)
@@ -179,6 +186,10 @@ class LayoutPass {
     if (IsPlain(f) || !Fits(out, f)) return absl::OkStatus();
     if (RoleOf(n) == Role::kFollow && !Fits(TypeOf(n.input(0)), f)) return absl::OkStatus();
     if ((n.type() == "Resize" || n.type() == "Pad") && !KeepsChannels(n)) return absl::OkStatus();
+    // Their kernels read plain and channel-blocked tensors only: a
+    // channels-last input (what oneDNN picks for AVX-512 convolutions) is
+    // made plain for them.
+    if (ChannelBlockedOnly(n) && Block(f) == 1) return absl::OkStatus();
     ir::Format& format = n.mutable_op_desc().mutable_output(0).type.mutable_tensor().format;
     changed_ = changed_ || format != f;
     format = f;

@@ -60,6 +60,10 @@ class PadKernel final : public DenseKernel {
   absl::StatusOr<std::unique_ptr<Plan>> Build(const PlanRequest& r) override {
     if (r.dtype(0) != DataType::kFloat) return NodeUnimplemented(op(), "dtype ", DataTypeName(r.dtype(0)));
     const int64_t rank = r.shape(0).rank();
+    if (format_ != ir::Format::kND && format_ != ir::Format::kNCHW && format_ != ir::Format::kNCDHW &&
+        BlockOf(format_) == 1) {
+      return NodeError(op(), "layout ", ir::FormatName(format_), " (plain or channel-blocked only)");
+    }
     if (BlockOf(format_) > 1 && (rank < 3 || r.shape(0).dim(1) % BlockOf(format_) != 0)) {
       return NodeError(op(), "input ", r.shape(0).ToString(), " does not fill ", ir::FormatName(format_), " blocks");
     }

@@ -249,5 +249,36 @@ TEST(LayoutPassTest, ConvTransposeAndSpatialResizeKeepBlockedLayouts) {
   EXPECT_EQ(g->FindNode("wide")->input(0).node->type(), "TransData");
 }
 
+// Resize, Pad and InstanceNormalization follow a channel-blocked input but
+// not a channels-last one (oneDNN's choice for AVX-512 convolutions): their
+// kernels read plain and blocked tensors only, so an NHWC input reaches
+// them through a TransData to plain.
+TEST(LayoutPassTest, ResizePadAndInstanceNormFollowChannelBlocksOnly) {
+  for (const char* layout : {"NHWC", "NChw8c", "NChw16c"}) {
+    SCOPED_TRACE(layout);
+    auto g = Parse(absl::StrReplaceAll(R"(graph main {
+      x = Data() {index = 0} -> (f32[2,16,8,8])
+      s = Const() {value = tensor<f32[4]>[1.0, 1.0, 2.0, 2.0]} -> (f32[4])
+      pads = Const() {value = tensor<i64[8]>[0, 0, 1, 1, 0, 0, 1, 1]} -> (i64[8])
+      scale = Const() {value = tensor<f32[16]>splat(1.0)} -> (f32[16])
+      bias = Const() {value = tensor<f32[16]>splat(0.0)} -> (f32[16])
+      t = TransData(x) {_engine_name = "cpu_dense", dst_format = "LAYOUT", src_format = "ND"} -> (f32[2,16,8,8]@LAYOUT)
+      r = Resize(t, _, s) {_engine_name = "cpu_dense", mode = "linear"} -> (f32[2,16,16,16])
+      p = Pad(t, pads) {_engine_name = "cpu_dense", mode = "reflect"} -> (f32[2,16,10,10])
+      n = InstanceNormalization(t, scale, bias) {_engine_name = "cpu_dense"} -> (f32[2,16,8,8])
+      out = NetOutput(r, p, n)
+    })",
+                                       {{"LAYOUT", layout}}));
+    auto changed = AssignBlockedLayouts(*g, OnDense, PassTestEngine().context());
+    ASSERT_TRUE(changed.ok()) << changed.status();
+    const bool blocked = std::string(layout) != "NHWC";
+    for (const char* name : {"r", "p", "n"}) {
+      const ir::Node* node = g->FindNode(name);
+      EXPECT_EQ(ir::FormatName(node->op_desc().output(0).type.tensor().format), blocked ? layout : "ND") << name;
+      EXPECT_EQ(node->input(0).node->name() == "t", blocked) << name;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace ge::engine::cpu_dense
