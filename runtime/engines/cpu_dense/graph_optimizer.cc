@@ -16,6 +16,7 @@
 #include "runtime/engines/cpu_dense/pad_fold.h"
 #include "runtime/engines/cpu_dense/post_op_fusion.h"
 #include "runtime/engines/cpu_dense/post_ops.h"
+#include "runtime/engines/cpu_dense/reduce_to_pool.h"
 
 namespace ge::engine::cpu_dense {
 namespace {
@@ -93,7 +94,8 @@ absl::StatusOr<bool> CpuDenseGraphOptimizer::OptimizeOne(ir::Graph& graph, const
     GE_ASSIGN_OR_RETURN(bool pads, FoldPads(graph, can_rewrite));
     GE_ASSIGN_OR_RETURN(bool trimmed, TrimConvTaps(graph, can_rewrite));
     GE_ASSIGN_OR_RETURN(bool folded, FoldConvBatchNorm(graph, can_rewrite));
-    changed = einsums || pads || trimmed || folded;
+    GE_ASSIGN_OR_RETURN(bool pools, ReduceToGlobalPool(graph, can_rewrite));
+    changed = einsums || pads || trimmed || folded || pools;
   }
   // Before placement a convolution's chain (GELU's arithmetic, a residual
   // Add) fuses first, except an Add feeding a LayerNormalization

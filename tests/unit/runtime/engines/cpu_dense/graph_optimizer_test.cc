@@ -5,6 +5,8 @@
 #include "runtime/engines/cpu_dense/graph_optimizer.h"
 
 #include <cstdlib>
+#include <string>
+#include <vector>
 
 #include "base/ir/op_types.h"
 #include "runtime/engines/engine_registry.h"
@@ -56,11 +58,12 @@ class GraphOptimizerTest : public ::testing::Test {
   }
   static void TearDownTestSuite() { delete engines_; }
 
-  // Random weights in every Const named w*, positive statistics in v*.
+  // Random weights in every Const but lo, hi and keep_*, positive statistics
+  // in v*.
   static void FillWeights(ir::Graph& g) {
     uint64_t seed = 100;
     g.ForEachNode([&](ir::Node* n) {
-      if (n->type() != ir::kConst || n->name() == "lo" || n->name() == "hi") return;
+      if (n->type() != ir::kConst || n->name() == "lo" || n->name() == "hi" || n->name().starts_with("keep_")) return;
       const Shape shape = n->op_desc().output(0).type.shape();
       const bool variance = n->name()[0] == 'v';
       n->mutable_op_desc().SetAttr(ir::kAttrValue,
@@ -90,6 +93,19 @@ class GraphOptimizerTest : public ::testing::Test {
     auto out = (*exec)->Run({x});
     EXPECT_TRUE(out.ok()) << out.status();
     return out.ok() ? (*out)[0].tensor() : Tensor();
+  }
+
+  static std::vector<Tensor> RunAll(const ir::Graph& g, const Tensor& x) {
+    auto exec = runtime::DynamicExecutor::Create(g, *engines_, {});
+    EXPECT_TRUE(exec.ok()) << exec.status();
+    if (!exec.ok()) return {};
+    auto out = (*exec)->Run({x});
+    EXPECT_TRUE(out.ok()) << out.status();
+    std::vector<Tensor> tensors;
+    if (out.ok()) {
+      for (const auto& v : *out) tensors.push_back(v.tensor());
+    }
+    return tensors;
   }
 
   static int Count(const ir::Graph& g, std::string_view type) {
@@ -274,6 +290,117 @@ TEST_F(GraphOptimizerTest, ConvolutionChainsFuseBeforePlacementMatMulsWait) {
   EXPECT_TRUE(post_ops("mm").empty());
   EXPECT_NE(g->FindNode("mres"), nullptr);  // the residual waits
   EXPECT_EQ(g->FindNode("e"), nullptr);
+}
+
+// Max and mean over every spatial axis of a convolution's output (PointNet's
+// max over points, squeeze-excite's mean, a global max at 1x1) become global
+// pooling on cpu_dense, in the blocked layout where oneDNN blocks the
+// convolution, and compute what the reductions compute on host_cpu: 1-D and
+// 2-D, keepdims either way, channels in 8s and not, a spatial size of 1.
+TEST_F(GraphOptimizerTest, SpatialReductionsOfConvolutionsRunAsGlobalPools) {
+  const char* nets[] = {
+      R"(graph main {
+        x = Data() {index = 0} -> (f32[2,4,9,11])
+        wa = Const() {value = tensor<f32[16,4,3,3]>splat(0.0)} -> (f32[16,4,3,3])
+        wb = Const() {value = tensor<f32[12,4,1,1]>splat(0.0)} -> (f32[12,4,1,1])
+        wc = Const() {value = tensor<f32[8,4,9,11]>splat(0.0)} -> (f32[8,4,9,11])
+        a = Conv(x, wa) {pads = [1, 1, 1, 1]} -> (f32[2,16,9,11])
+        ra = Relu(a) -> (f32[2,16,9,11])
+        se = ReduceMean(ra) {axes = [2, 3]} -> (f32[2,16,1,1])
+        gate = Sigmoid(se) -> (f32[2,16,1,1])
+        scaled = Mul(ra, gate) -> (f32[2,16,9,11])
+        ma = ReduceMax(scaled) {axes = [2, 3], keepdims = 0} -> (f32[2,16])
+        b = Conv(x, wb) -> (f32[2,12,9,11])
+        mb = ReduceMean(b) {axes = [-1, -2], keepdims = 0} -> (f32[2,12])
+        c = Conv(x, wc) -> (f32[2,8,1,1])
+        mc = ReduceMax(c) {axes = [2, 3], keepdims = 0} -> (f32[2,8])
+        out = NetOutput(ma, mb, mc)
+      })",
+      R"(graph main {
+        x = Data() {index = 0} -> (f32[2,4,37])
+        wa = Const() {value = tensor<f32[24,4,1]>splat(0.0)} -> (f32[24,4,1])
+        wb = Const() {value = tensor<f32[5,24,3]>splat(0.0)} -> (f32[5,24,3])
+        a = Conv(x, wa) -> (f32[2,24,37])
+        ra = Relu(a) -> (f32[2,24,37])
+        ma = ReduceMax(ra) {axes = [2], keepdims = 0} -> (f32[2,24])
+        b = Conv(ra, wb) {pads = [1, 1]} -> (f32[2,5,37])
+        mb = ReduceMean(b) {axes = [-1]} -> (f32[2,5,1])
+        out = NetOutput(ma, mb)
+      })",
+  };
+  for (const char* text : nets) {
+    auto original = Parse(text);
+    FillWeights(*original);
+    auto optimized = original->Clone();
+    auto& optimizer = *PassTestEngine().graph_optimizers()[0];
+    ASSERT_TRUE(optimizer.OptimizeOriginalGraph(*optimized).ok());
+    EXPECT_EQ(Count(*optimized, "ReduceMax") + Count(*optimized, "ReduceMean"), 0) << text;
+    Place(*original, /*dense=*/false);
+    Place(*optimized, /*dense=*/true);
+    ASSERT_TRUE(optimizer.OptimizeFusedGraph(*optimized).ok());
+    optimized->ForEachNode([](ir::Node* n) {
+      if (n->type() == "GlobalMaxPool" || n->type() == "GlobalAveragePool") {
+        EXPECT_EQ(n->op_desc().GetAttrOr<std::string>(ir::kAttrEngineName, ""), "cpu_dense") << n->name();
+      }
+    });
+    const Shape shape = original->FindNode("x")->op_desc().output(0).type.shape();
+    for (uint64_t seed : {5, 6}) {
+      const Tensor x = test::RandomTensor(DataType::kFloat, shape, seed);
+      const std::vector<Tensor> want = RunAll(*original, x);
+      const std::vector<Tensor> got = RunAll(*optimized, x);
+      ASSERT_EQ(got.size(), want.size());
+      for (size_t i = 0; i < want.size(); ++i) {
+        EXPECT_EQ(got[i].shape(), want[i].shape()) << "output " << i;
+        EXPECT_TRUE(test::TensorNear(got[i], want[i], {1e-5, 1e-5})) << "output " << i << " of\n" << text;
+      }
+    }
+  }
+}
+
+// A convolution's output in whatever layout oneDNN picks here (channels-last
+// on AVX-512, channel blocks on AVX2) feeding Resize, a reflection Pad and
+// InstanceNormalization, the decoder and style-transfer pattern: the same
+// values as on host_cpu (on AVX-512 the three ran their plain loops over
+// NHWC data, or refused it, before they were kept from following it).
+TEST_F(GraphOptimizerTest, ResizePadAndInstanceNormAfterConvolutions) {
+  auto original = Parse(R"(graph main {
+    x = Data() {index = 0} -> (f32[2,5,9,7])
+    w1 = Const() {value = tensor<f32[16,5,3,3]>splat(0.0)} -> (f32[16,5,3,3])
+    w2 = Const() {value = tensor<f32[8,16,3,3]>splat(0.0)} -> (f32[8,16,3,3])
+    ws = Const() {value = tensor<f32[16]>splat(0.0)} -> (f32[16])
+    wb = Const() {value = tensor<f32[16]>splat(0.0)} -> (f32[16])
+    keep_s = Const() {value = tensor<f32[4]>[1.0, 1.0, 2.0, 2.0]} -> (f32[4])
+    keep_pads = Const() {value = tensor<i64[8]>[0, 0, 1, 1, 0, 0, 1, 1]} -> (i64[8])
+    c1 = Conv(x, w1) {pads = [1, 1, 1, 1]} -> (f32[2,16,9,7])
+    r1 = Relu(c1) -> (f32[2,16,9,7])
+    up = Resize(r1, _, keep_s) {mode = "linear"} -> (f32[2,16,18,14])
+    padded = Pad(r1, keep_pads) {mode = "reflect"} -> (f32[2,16,11,9])
+    c2 = Conv(padded, w2) -> (f32[2,8,9,7])
+    norm = InstanceNormalization(r1, ws, wb) -> (f32[2,16,9,7])
+    r2 = Relu(norm) -> (f32[2,16,9,7])
+    out = NetOutput(up, c2, r2)
+  })");
+  FillWeights(*original);
+  auto optimized = original->Clone();
+  auto& optimizer = *PassTestEngine().graph_optimizers()[0];
+  ASSERT_TRUE(optimizer.OptimizeOriginalGraph(*optimized).ok());
+  Place(*original, /*dense=*/false);
+  Place(*optimized, /*dense=*/true);
+  ASSERT_TRUE(optimizer.OptimizeFusedGraph(*optimized).ok());
+  for (const char* name : {"up", "padded", "norm"}) {
+    const ir::Node* n = optimized->FindNode(name);
+    ASSERT_NE(n, nullptr) << name;
+    EXPECT_EQ(n->op_desc().GetAttrOr<std::string>(ir::kAttrEngineName, ""), "cpu_dense") << name;
+  }
+  for (uint64_t seed : {7, 8}) {
+    const Tensor x = test::RandomTensor(DataType::kFloat, Shape{2, 5, 9, 7}, seed);
+    const std::vector<Tensor> want = RunAll(*original, x);
+    const std::vector<Tensor> got = RunAll(*optimized, x);
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < want.size(); ++i) {
+      EXPECT_TRUE(test::TensorNear(got[i], want[i], {1e-5, 1e-4})) << "output " << i;
+    }
+  }
 }
 
 }  // namespace
