@@ -216,8 +216,9 @@ class LayoutPass {
     return RoleOf(n) == Role::kInt8Binary ? std::array<int, 2>{0, 3} : std::array<int, 2>{0, 1};
   }
 
-  // A Concat along the channels takes the layout of its first blocked input
-  // when every input fills whole blocks in it (the others get a TransData).
+  // A Concat along the channels takes the layout of its first non-plain
+  // input when every input fills it (whole blocks; channels-last fits any
+  // channel count); the others get a TransData.
   static ir::Format ConcatFormat(const ir::Node& n) {
     if (n.num_inputs() < 1) return ir::Format::kND;
     const ir::ValueType& out = n.op_desc().output(0).type;
@@ -228,7 +229,10 @@ class LayoutPass {
     for (int i = 0; i < n.num_inputs() && IsPlain(f); ++i) {
       if (n.input(i)) f = FormatOf(n.input(i));
     }
-    if (IsPlain(f) || Block(f) == 1) return ir::Format::kND;  // channel blocks only
+    // Channel blocks (the kernel copies runs) or channels-last (oneDNN's
+    // concat; what AVX-512 convolutions write): a plain join between them
+    // cost a reorder of every input and of the result.
+    if (IsPlain(f)) return ir::Format::kND;
     for (int i = 0; i < n.num_inputs(); ++i) {
       if (!n.input(i) || !Fits(TypeOf(n.input(i)), f)) return ir::Format::kND;
     }

@@ -358,8 +358,9 @@ TEST_F(GraphOptimizerTest, SpatialReductionsOfConvolutionsRunAsGlobalPools) {
 }
 
 // A convolution's output in whatever layout oneDNN picks here (channels-last
-// on AVX-512, channel blocks on AVX2) feeding Resize, a reflection Pad and
-// InstanceNormalization, the decoder and style-transfer pattern: the same
+// on AVX-512, channel blocks on AVX2) feeding Resize, a reflection Pad,
+// InstanceNormalization and a channel Concat with a plain input (29
+// channels: no whole blocks), the decoder and style-transfer pattern: the same
 // values as on host_cpu (on AVX-512 the three ran their plain loops over
 // NHWC data, or refused it, before they were kept from following it).
 TEST_F(GraphOptimizerTest, ResizePadAndInstanceNormAfterConvolutions) {
@@ -378,7 +379,12 @@ TEST_F(GraphOptimizerTest, ResizePadAndInstanceNormAfterConvolutions) {
     c2 = Conv(padded, w2) -> (f32[2,8,9,7])
     norm = InstanceNormalization(r1, ws, wb) -> (f32[2,16,9,7])
     r2 = Relu(norm) -> (f32[2,16,9,7])
-    out = NetOutput(up, c2, r2)
+    w3 = Const() {value = tensor<f32[8,5,1,1]>splat(0.0)} -> (f32[8,5,1,1])
+    w4 = Const() {value = tensor<f32[4,29,3,3]>splat(0.0)} -> (f32[4,29,3,3])
+    c3 = Conv(x, w3) -> (f32[2,8,9,7])
+    cat = Concat(r1, c3, x) {axis = 1} -> (f32[2,29,9,7])
+    c4 = Conv(cat, w4) {pads = [1, 1, 1, 1]} -> (f32[2,4,9,7])
+    out = NetOutput(up, c2, r2, c4)
   })");
   FillWeights(*original);
   auto optimized = original->Clone();

@@ -280,5 +280,27 @@ TEST(LayoutPassTest, ResizePadAndInstanceNormFollowChannelBlocksOnly) {
   }
 }
 
+// A channel Concat of channels-last inputs (AVX-512 convolutions' layout)
+// stays channels-last, whatever the channel counts; a plain input is
+// converted for it.
+TEST(LayoutPassTest, ChannelsLastConcatKeepsItsLayout) {
+  auto g = Parse(R"(graph main {
+    x = Data() {index = 0} -> (f32[2,16,8,8])
+    y = Data() {index = 1} -> (f32[2,3,8,8])
+    t = TransData(x) {_engine_name = "cpu_dense", dst_format = "NHWC", src_format = "ND"} -> (f32[2,16,8,8]@NHWC)
+    u = TransData(y) {_engine_name = "cpu_dense", dst_format = "NHWC", src_format = "ND"} -> (f32[2,3,8,8]@NHWC)
+    cat = Concat(t, u, y) {_engine_name = "cpu_dense", axis = 1} -> (f32[2,22,8,8])
+    out = NetOutput(cat)
+  })");
+  auto changed = AssignBlockedLayouts(*g, OnDense, PassTestEngine().context());
+  ASSERT_TRUE(changed.ok()) << changed.status();
+  const ir::Node* cat = g->FindNode("cat");
+  EXPECT_EQ(cat->op_desc().output(0).type.tensor().format, ir::Format::kNHWC);
+  EXPECT_EQ(cat->input(0).node->name(), "t");
+  EXPECT_EQ(cat->input(1).node->name(), "u");
+  EXPECT_EQ(cat->input(2).node->type(), "TransData");
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(cat->op_desc().input(i).type.tensor().format, ir::Format::kNHWC) << i;
+}
+
 }  // namespace
 }  // namespace ge::engine::cpu_dense

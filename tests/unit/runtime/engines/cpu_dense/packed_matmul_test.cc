@@ -96,7 +96,9 @@ TEST_F(PackedMatMulTest, RowsAboveTheBoundRunOnOneDnnAlike) {
   const Tensor w = test::RandomTensor(DataType::kFloat, Shape{kK, kN}, 8);
   const int64_t before = WeightPacks().load();
   ExpectMatMul(*kernel, test::RandomTensor(DataType::kFloat, Shape{kPackedGemmMaxWideRows + 1, kK}, 9), w);
-  EXPECT_EQ(WeightPacks().load(), before) << "oneDNN's plain f32 weights need no packing here";
+  // oneDNN's f32 matmul keeps B plain on AVX2; on AVX-512 its brgemm
+  // matmul wants B packed, once for the constant.
+  EXPECT_LE(WeightPacks().load() - before, 1) << "the constant is packed at most once";
   SetPackedGemmMaxRows(0);  // off: every row count on oneDNN
   auto onednn = MatMulKernel(/*constant_b=*/true);
   ASSERT_NE(onednn, nullptr);
