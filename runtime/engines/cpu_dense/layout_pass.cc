@@ -21,8 +21,8 @@ enum class Role { kNone, kConv, kDeconv, kInt8Conv, kFollow, kBinary, kInt8Binar
 // element-wise: they keep the layout while changing the dtype.
 // Resize and Pad follow a channel-blocked layout when they keep the batch
 // and channels (KeepsChannels); InstanceNormalization always (per-channel
-// parameters, like BatchNormalization); none of the three a channels-last
-// one (ChannelBlockedOnly).
+// parameters, like BatchNormalization). Resize follows channels-last as
+// well, Pad and InstanceNormalization do not (ChannelBlockedOnly).
 constexpr std::array<std::string_view, 23> kFollowers = {"Relu",
                                                          "LeakyRelu",
                                                          "Sigmoid",
@@ -126,10 +126,9 @@ bool KeepsChannels(const ir::Node& n) {
 }
 
 // Followers whose kernels run plain or channel-blocked layouts, not
-// channels-last (resize_kernel.cc, pad_kernel.cc, instance_norm_kernel.cc).
-bool ChannelBlockedOnly(const ir::Node& n) {
-  return n.type() == "Resize" || n.type() == "Pad" || n.type() == "InstanceNormalization";
-}
+// channels-last (pad_kernel.cc, instance_norm_kernel.cc; Resize reads
+// channels-last too).
+bool ChannelBlockedOnly(const ir::Node& n) { return n.type() == "Pad" || n.type() == "InstanceNormalization"; }
 
 class LayoutPass {
  public:

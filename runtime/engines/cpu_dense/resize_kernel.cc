@@ -1,7 +1,10 @@
 // Resize on cpu_dense: nearest and linear interpolation of f32 tensors of
 // rank 1 to 5, with every ONNX coordinate transformation mode but
-// tf_crop_and_resize (host_cpu runs that, and cubic), in plain layouts and
-// in the channel-blocked layouts of the layout pass (nChw8c / nChw16c).
+// tf_crop_and_resize (host_cpu runs that, and cubic), in plain layouts, in
+// the channel-blocked layouts of the layout pass (nChw8c / nChw16c) and in
+// channels-last ones (NHWC / NDHWC, what oneDNN's AVX-512 convolutions
+// write) when the channels are not resized: channels-last is one block of
+// all C channels.
 //
 // Interpolation is separable: for each dim and each output index a plan
 // keeps at most two taps (source index and weight), computed in double
@@ -41,8 +44,10 @@ struct Taps {
 bool IsBlocked(ir::Format f) { return f == ir::Format::kNChw8c || f == ir::Format::kNChw16c; }
 int64_t BlockOf(ir::Format f) { return f == ir::Format::kNChw16c ? 16 : f == ir::Format::kNChw8c ? 8 : 1; }
 
-bool PlainOrBlocked(ir::Format f) {
-  return f == ir::Format::kND || f == ir::Format::kNCHW || f == ir::Format::kNCDHW || IsBlocked(f);
+bool ChannelsLast(ir::Format f) { return f == ir::Format::kNHWC || f == ir::Format::kNDHWC; }
+
+bool Readable(ir::Format f) {
+  return f == ir::Format::kND || f == ir::Format::kNCHW || f == ir::Format::kNCDHW || IsBlocked(f) || ChannelsLast(f);
 }
 
 // `s` padded to rank 5: [N, C, 1.., spatial] for rank >= 3, [1.., s] below.
@@ -79,8 +84,11 @@ class ResizeKernel final : public DenseKernel {
   absl::StatusOr<std::unique_ptr<Plan>> Build(const PlanRequest& r) override {
     const Shape& x = r.shape(0);
     if (x.rank() < 1 || x.rank() > kRank) return NodeUnimplemented(op(), "rank ", x.rank(), " is not 1 to 5");
-    if (in_format_ != out_format_ || !PlainOrBlocked(in_format_)) {
+    if (in_format_ != out_format_ || !Readable(in_format_)) {
       return NodeError(op(), "layouts ", ir::FormatName(in_format_), " -> ", ir::FormatName(out_format_));
+    }
+    if (ChannelsLast(in_format_) && x.rank() < 3) {
+      return NodeError(op(), "input ", x.ToString(), " in ", ir::FormatName(in_format_));
     }
     if (IsBlocked(in_format_) && (x.rank() < 3 || x.dim(1) % BlockOf(in_format_) != 0)) {
       return NodeError(op(), "input ", x.ToString(), " does not fill ", ir::FormatName(in_format_), " blocks");
@@ -168,7 +176,12 @@ class ResizeKernel final : public DenseKernel {
     Shape out;
     std::vector<double> scales, key;
     GE_RETURN_IF_ERROR(OutputOf(ctx, xs, &out, &scales, &key));
-    const int64_t block = BlockOf(in_format_);
+    // Channels-last is one block of every channel, the same for the input
+    // and the output only while the channels keep their count.
+    const int64_t block = ChannelsLast(in_format_) ? xs.dim(1) : BlockOf(in_format_);
+    if (ChannelsLast(in_format_) && out.dim(1) != xs.dim(1)) {
+      return NodeError(op(), "resizes the channels of a ", ir::FormatName(in_format_), " tensor");
+    }
     if (block > 1 && out.dim(1) % block != 0) {
       return NodeError(op(), "output ", out.ToString(), " does not fill ", ir::FormatName(out_format_), " blocks");
     }
@@ -245,6 +258,34 @@ class ResizeKernel final : public DenseKernel {
     }
   }
 
+  // BlockRow with a run-time lane count (a channels-last row: every
+  // channel of a position).
+  static void LanesRow(const float* const* rows, const float* weights, int nrows, const std::vector<Taps>& tw,
+                       float* dst, int64_t lanes) {
+    const int64_t ow = static_cast<int64_t>(tw.size());
+    const bool copy = nrows == 1 && weights[0] == 1;
+    for (int64_t o = 0; o < ow; ++o) {
+      const Taps& t = tw[o];
+      float* out = dst + o * lanes;
+      if (copy && t.n == 1) {
+        const float* a = rows[0] + t.i0 * lanes;
+        for (int64_t l = 0; l < lanes; ++l) out[l] = a[l];
+        continue;
+      }
+      for (int64_t l = 0; l < lanes; ++l) out[l] = 0;
+      for (int k = 0; k < nrows; ++k) {
+        const float* a = rows[k] + t.i0 * lanes;
+        const float* b = rows[k] + t.i1 * lanes;
+        const float wa = weights[k] * t.w0, wb = weights[k] * t.w1;
+        if (t.n == 1) {
+          for (int64_t l = 0; l < lanes; ++l) out[l] += wa * a[l];
+        } else {
+          for (int64_t l = 0; l < lanes; ++l) out[l] += wa * a[l] + wb * b[l];
+        }
+      }
+    }
+  }
+
   // Widest input row blended on the stack (wider ones take the per-tap loop).
   static constexpr int64_t kMaxBlendWidth = 2048;
 
@@ -292,6 +333,8 @@ class ResizeKernel final : public DenseKernel {
         BlockRow<8>(srows.data(), weights.data(), nrows, taps[4], out_row);
       } else if (vector_rows && block == 16) {
         BlockRow<16>(srows.data(), weights.data(), nrows, taps[4], out_row);
+      } else if (vector_rows) {
+        LanesRow(srows.data(), weights.data(), nrows, taps[4], out_row, block);
       } else if (!(nrows == 1 && weights[0] == 1) && pin[4] <= kMaxBlendWidth) {
         // Separable: the source rows blended once into one row of the
         // input's width, then two taps per output (a segmentation head's

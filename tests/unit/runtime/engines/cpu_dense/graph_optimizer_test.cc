@@ -375,6 +375,10 @@ TEST_F(GraphOptimizerTest, ResizePadAndInstanceNormAfterConvolutions) {
     c1 = Conv(x, w1) {pads = [1, 1, 1, 1]} -> (f32[2,16,9,7])
     r1 = Relu(c1) -> (f32[2,16,9,7])
     up = Resize(r1, _, keep_s) {mode = "linear"} -> (f32[2,16,18,14])
+    keep_sizes = Const() {value = tensor<i64[4]>[2, 16, 5, 13]} -> (i64[4])
+    near = Resize(r1, _, _, keep_sizes) {mode = "nearest", coordinate_transformation_mode = "asymmetric"} -> (f32[2,16,5,13])
+    w5 = Const() {value = tensor<f32[3,16,1,1]>splat(0.0)} -> (f32[3,16,1,1])
+    c5 = Conv(near, w5) -> (f32[2,3,5,13])
     padded = Pad(r1, keep_pads) {mode = "reflect"} -> (f32[2,16,11,9])
     c2 = Conv(padded, w2) -> (f32[2,8,9,7])
     norm = InstanceNormalization(r1, ws, wb) -> (f32[2,16,9,7])
@@ -384,7 +388,7 @@ TEST_F(GraphOptimizerTest, ResizePadAndInstanceNormAfterConvolutions) {
     c3 = Conv(x, w3) -> (f32[2,8,9,7])
     cat = Concat(r1, c3, x) {axis = 1} -> (f32[2,29,9,7])
     c4 = Conv(cat, w4) {pads = [1, 1, 1, 1]} -> (f32[2,4,9,7])
-    out = NetOutput(up, c2, r2, c4)
+    out = NetOutput(up, c2, r2, c4, c5)
   })");
   FillWeights(*original);
   auto optimized = original->Clone();
@@ -393,7 +397,7 @@ TEST_F(GraphOptimizerTest, ResizePadAndInstanceNormAfterConvolutions) {
   Place(*original, /*dense=*/false);
   Place(*optimized, /*dense=*/true);
   ASSERT_TRUE(optimizer.OptimizeFusedGraph(*optimized).ok());
-  for (const char* name : {"up", "padded", "norm"}) {
+  for (const char* name : {"up", "near", "padded", "norm"}) {
     const ir::Node* n = optimized->FindNode(name);
     ASSERT_NE(n, nullptr) << name;
     EXPECT_EQ(n->op_desc().GetAttrOr<std::string>(ir::kAttrEngineName, ""), "cpu_dense") << name;

@@ -249,11 +249,12 @@ TEST(LayoutPassTest, ConvTransposeAndSpatialResizeKeepBlockedLayouts) {
   EXPECT_EQ(g->FindNode("wide")->input(0).node->type(), "TransData");
 }
 
-// Resize, Pad and InstanceNormalization follow a channel-blocked input but
-// not a channels-last one (oneDNN's choice for AVX-512 convolutions): their
-// kernels read plain and blocked tensors only, so an NHWC input reaches
-// them through a TransData to plain.
-TEST(LayoutPassTest, ResizePadAndInstanceNormFollowChannelBlocksOnly) {
+// Resize, Pad and InstanceNormalization follow a channel-blocked input;
+// of a channels-last one (oneDNN's choice for AVX-512 convolutions) only
+// Resize does: Pad's and InstanceNormalization's kernels read plain and
+// blocked tensors only, so an NHWC input reaches them through a TransData to
+// plain.
+TEST(LayoutPassTest, ResizeFollowsEveryLayoutPadAndInstanceNormChannelBlocksOnly) {
   for (const char* layout : {"NHWC", "NChw8c", "NChw16c"}) {
     SCOPED_TRACE(layout);
     auto g = Parse(absl::StrReplaceAll(R"(graph main {
@@ -271,8 +272,8 @@ TEST(LayoutPassTest, ResizePadAndInstanceNormFollowChannelBlocksOnly) {
                                        {{"LAYOUT", layout}}));
     auto changed = AssignBlockedLayouts(*g, OnDense, PassTestEngine().context());
     ASSERT_TRUE(changed.ok()) << changed.status();
-    const bool blocked = std::string(layout) != "NHWC";
     for (const char* name : {"r", "p", "n"}) {
+      const bool blocked = std::string(layout) != "NHWC" || std::string(name) == "r";
       const ir::Node* node = g->FindNode(name);
       EXPECT_EQ(ir::FormatName(node->op_desc().output(0).type.tensor().format), blocked ? layout : "ND") << name;
       EXPECT_EQ(node->input(0).node->name() == "t", blocked) << name;
