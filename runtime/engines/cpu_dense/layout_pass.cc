@@ -94,10 +94,11 @@ bool Fits(const ir::ValueType& type, ir::Format f) {
 }
 
 // A [N, C, 1...] operand of a binary op whose other operand and output are
-// in channel-blocked layout `f`: stored alike plain and in `f` (C fills
-// whole blocks), so it is read where it is, without a TransData.
+// in channel-blocked or channels-last layout `f`: stored alike plain and in
+// `f` (C fills whole blocks; channels-last of a 1x1 map is plain), so it is
+// read where it is, without a TransData (squeeze-excite's scale).
 bool PerChannelOperand(const ir::ValueType& type, const Shape& out, ir::Format f) {
-  if (!type.is_tensor() || Block(f) == 1) return false;
+  if (!type.is_tensor() || IsPlain(f)) return false;
   const Shape& s = type.shape();
   if (s.rank() != out.rank() || s.rank() < 3 || s.dim(1) != out.dim(1) || s.dim(1) % Block(f) != 0) return false;
   if (s.dim(0) != 1 && s.dim(0) != out.dim(0)) return false;

@@ -359,8 +359,9 @@ TEST_F(GraphOptimizerTest, SpatialReductionsOfConvolutionsRunAsGlobalPools) {
 
 // A convolution's output in whatever layout oneDNN picks here (channels-last
 // on AVX-512, channel blocks on AVX2) feeding Resize, a reflection Pad,
-// InstanceNormalization and a channel Concat with a plain input (29
-// channels: no whole blocks), the decoder and style-transfer pattern: the same
+// InstanceNormalization, a channel Concat with a plain input (29 channels:
+// no whole blocks) and a squeeze-excite Mul, the decoder, style-transfer and
+// mobile-net patterns: the same
 // values as on host_cpu (on AVX-512 the three ran their plain loops over
 // NHWC data, or refused it, before they were kept from following it).
 TEST_F(GraphOptimizerTest, ResizePadAndInstanceNormAfterConvolutions) {
@@ -388,7 +389,14 @@ TEST_F(GraphOptimizerTest, ResizePadAndInstanceNormAfterConvolutions) {
     c3 = Conv(x, w3) -> (f32[2,8,9,7])
     cat = Concat(r1, c3, x) {axis = 1} -> (f32[2,29,9,7])
     c4 = Conv(cat, w4) {pads = [1, 1, 1, 1]} -> (f32[2,4,9,7])
-    out = NetOutput(up, c2, r2, c4, c5)
+    gap = GlobalAveragePool(r1) -> (f32[2,16,1,1])
+    w6 = Const() {value = tensor<f32[16,16,1,1]>splat(0.0)} -> (f32[16,16,1,1])
+    fc = Conv(gap, w6) -> (f32[2,16,1,1])
+    gate = Sigmoid(fc) -> (f32[2,16,1,1])
+    excited = Mul(r1, gate) -> (f32[2,16,9,7])
+    w7 = Const() {value = tensor<f32[8,16,1,1]>splat(0.0)} -> (f32[8,16,1,1])
+    c7 = Conv(excited, w7) -> (f32[2,8,9,7])
+    out = NetOutput(up, c2, r2, c4, c5, c7)
   })");
   FillWeights(*original);
   auto optimized = original->Clone();

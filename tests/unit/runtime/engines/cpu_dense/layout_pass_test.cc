@@ -303,5 +303,28 @@ TEST(LayoutPassTest, ChannelsLastConcatKeepsItsLayout) {
   for (int i = 0; i < 3; ++i) EXPECT_EQ(cat->op_desc().input(i).type.tensor().format, ir::Format::kNHWC) << i;
 }
 
+// Squeeze-excite on channels-last activations (AVX-512): the Mul by a plain
+// per-channel scale keeps NHWC and reads the scale in place; so does one
+// whose scale arrives channels-last.
+TEST(LayoutPassTest, ChannelsLastSqueezeExciteMulKeepsItsLayout) {
+  auto g = Parse(R"(graph main {
+    x = Data() {index = 0} -> (f32[2,24,8,8])
+    s = Data() {index = 1} -> (f32[2,24,1,1])
+    t = TransData(x) {_engine_name = "cpu_dense", dst_format = "NHWC", src_format = "ND"} -> (f32[2,24,8,8]@NHWC)
+    u = TransData(s) {_engine_name = "cpu_dense", dst_format = "NHWC", src_format = "ND"} -> (f32[2,24,1,1]@NHWC)
+    m = Mul(t, s) {_engine_name = "cpu_dense"} -> (f32[2,24,8,8])
+    m2 = Mul(u, m) {_engine_name = "cpu_dense"} -> (f32[2,24,8,8])
+    out = NetOutput(m2)
+  })");
+  auto changed = AssignBlockedLayouts(*g, OnDense, PassTestEngine().context());
+  ASSERT_TRUE(changed.ok()) << changed.status();
+  for (const char* name : {"m", "m2"}) {
+    EXPECT_EQ(g->FindNode(name)->op_desc().output(0).type.tensor().format, ir::Format::kNHWC) << name;
+  }
+  EXPECT_EQ(g->FindNode("m")->input(1).node->name(), "s");  // read in place
+  EXPECT_EQ(g->FindNode("m2")->input(0).node->name(), "u");
+  EXPECT_EQ(g->FindNode("m2")->input(1).node->name(), "m");
+}
+
 }  // namespace
 }  // namespace ge::engine::cpu_dense
