@@ -72,6 +72,7 @@ Role RoleOf(const ir::Node& n) {
 }
 
 bool IsPlain(ir::Format f) { return f == ir::Format::kND || f == ir::Format::kNCHW || f == ir::Format::kNCDHW; }
+bool IsChannelBlocked(ir::Format f) { return f == ir::Format::kNChw8c || f == ir::Format::kNChw16c; }
 
 int64_t Block(ir::Format f) { return f == ir::Format::kNChw16c ? 16 : f == ir::Format::kNChw8c ? 8 : 1; }
 
@@ -178,7 +179,11 @@ class LayoutPass {
     }
     if (IsPlain(f) || !Fits(out, f)) return absl::OkStatus();
     if (RoleOf(n) == Role::kFollow && !Fits(TypeOf(n.input(0)), f)) return absl::OkStatus();
-    if ((n.type() == "Resize" || n.type() == "Pad") && !KeepsChannels(n)) return absl::OkStatus();
+    // Their kernels read plain and channel-blocked layouts only (not NHWC,
+    // which a convolution with few channels may write).
+    if ((n.type() == "Resize" || n.type() == "Pad") && (!KeepsChannels(n) || !IsChannelBlocked(f))) {
+      return absl::OkStatus();
+    }
     ir::Format& format = n.mutable_op_desc().mutable_output(0).type.mutable_tensor().format;
     changed_ = changed_ || format != f;
     format = f;

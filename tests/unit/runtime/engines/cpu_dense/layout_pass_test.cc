@@ -249,5 +249,34 @@ TEST(LayoutPassTest, ConvTransposeAndSpatialResizeKeepBlockedLayouts) {
   EXPECT_EQ(g->FindNode("wide")->input(0).node->type(), "TransData");
 }
 
+// A segmentation head's last convolution (64 -> 12 channels, 1x1) may
+// write channels-last (NHWC): element-wise ops follow it, but Resize and Pad,
+// whose kernels read plain and channel-blocked layouts only, stay plain
+// behind a TransData (before, they were given NHWC and a static plan failed
+// to build the Resize, "layouts NHWC -> NHWC").
+TEST(LayoutPassTest, ResizeAndPadDoNotFollowChannelsLast) {
+  auto g = Parse(R"(graph main {
+    x = Data() {index = 0} -> (f32[1,64,40,56])
+    w = Const() {value = tensor<f32[12,64,1,1]>splat(0.5)} -> (f32[12,64,1,1])
+    s = Const() {value = tensor<f32[4]>[1.0, 1.0, 4.0, 4.0]} -> (f32[4])
+    p = Const() {value = tensor<i64[8]>[0, 0, 1, 1, 0, 0, 1, 1]} -> (i64[8])
+    c = Conv(x, w) {_engine_name = "cpu_dense"} -> (f32[1,12,40,56])
+    r = Relu(c) {_engine_name = "cpu_dense"} -> (f32[1,12,40,56])
+    up = Resize(r, _, s) {_engine_name = "cpu_dense", mode = "linear"} -> (f32[1,12,160,224])
+    pad = Pad(r, p) {_engine_name = "cpu_dense"} -> (f32[1,12,42,58])
+    out = NetOutput(up, pad)
+  })");
+  auto conv = ConvPreferredFormat(g->FindNode("c")->op_desc(), PassTestEngine().context());
+  ASSERT_TRUE(conv.ok()) << conv.status();
+  if (*conv != ir::Format::kNHWC) GTEST_SKIP() << "oneDNN prefers " << ir::FormatName(*conv) << " here";
+  auto changed = AssignBlockedLayouts(*g, OnDense, PassTestEngine().context());
+  ASSERT_TRUE(changed.ok()) << changed.status();
+  EXPECT_EQ(g->FindNode("r")->op_desc().output(0).type.tensor().format, ir::Format::kNHWC);
+  for (const char* name : {"up", "pad"}) {
+    EXPECT_EQ(g->FindNode(name)->op_desc().output(0).type.tensor().format, ir::Format::kND) << name;
+    EXPECT_EQ(g->FindNode(name)->input(0).node->type(), "TransData") << name;
+  }
+}
+
 }  // namespace
 }  // namespace ge::engine::cpu_dense
