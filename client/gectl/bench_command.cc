@@ -61,7 +61,7 @@ absl::Status Bench(const BenchFlags& flags) {
     InputSpec probe;
     GE_RETURN_IF_ERROR(parse(f, probe));
     while (k < specs.size() && has(specs[k], probe)) ++k;
-    if (k == specs.size()) specs.push_back(specs.back());
+    if (k == specs.size()) specs.emplace_back().seed = flags.seed;  // filled in from the set before below
     return parse(f, specs[k]);
   };
   for (const std::string& f : flags.inputs) {

@@ -89,31 +89,24 @@ TEST_F(GectlErrorsTest, BenchPrintsOneJsonLine) {
 }
 
 // A model with a dynamic batch, compiled to a .gem: bench runs input sets
-// in turn (a name given twice) and reports each; the .gem plans per shape
-// (one plan per set, logged), as the .onnx does.
+// in turn (each name given three times, interleaved) and reports each; the
+// .gem plans per shape (one plan per set, logged), as the .onnx does.
 TEST_F(GectlErrorsTest, BenchRunsInputSetsOnADynamicGem) {
-  onnx::ModelProto model = ReluModel();
-  model.mutable_graph()
-      ->mutable_input(0)
-      ->mutable_type()
-      ->mutable_tensor_type()
-      ->mutable_shape()
-      ->mutable_dim(0)
-      ->set_dim_param("batch");
-  model.mutable_graph()
-      ->mutable_output(0)
-      ->mutable_type()
-      ->mutable_tensor_type()
-      ->mutable_shape()
-      ->mutable_dim(0)
-      ->set_dim_param("batch");
+  onnx::ModelProto model = onnx_builder::MakeModel(17);
+  onnx::GraphProto* g = model.mutable_graph();
+  g->set_name("add");
+  onnx_builder::AddInput(g, "X", onnx_builder::kF32, {-1, 3}, {"batch", ""});
+  onnx_builder::AddInput(g, "Y", onnx_builder::kF32, {-1, 3}, {"batch", ""});
+  onnx_builder::AddOutput(g, "Z", onnx_builder::kF32, {-1, 3}, {"batch", ""});
+  onnx_builder::AddNode(g, "Add", {"X", "Y"}, {"Z"}, "add");
   WriteModel("dyn.onnx", model);
   auto compiled = Gectl({"compile", Path("dyn.onnx"), "-o", Path("dyn.gem"), "--no-cache"});
   ASSERT_EQ(compiled.exit_code, 0) << compiled.err;
   EXPECT_NE(compiled.out.find("dynamic"), std::string::npos) << compiled.out;
   for (const std::string m : {"dyn.onnx", "dyn.gem"}) {
-    auto r = Gectl({"--log-level", "info", "bench", Path(m), "--no-cache", "--iterations", "6", "--warmup", "3",
-                    "--threads", "1", "--shape", "X=1,3", "--shape", "X=4,3", "--shape", "X=7,3"});
+    auto r = Gectl({"--log-level", "info",      "bench", Path(m),   "--no-cache", "--iterations", "6",     "--warmup",
+                    "3",           "--threads", "1",     "--shape", "X=1,3",      "--shape",      "Y=1,3", "--shape",
+                    "X=4,3",       "--shape",   "Y=4,3", "--shape", "X=7,3",      "--shape",      "Y=7,3"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_NE(r.out.find("\"sets\":[{\"runs\":2,\"p50_ms\":"), std::string::npos) << r.out;
     size_t plans = 0;
