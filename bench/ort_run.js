@@ -9,7 +9,10 @@
 // uint8, bool, little-endian, C order), as `gectl bench --input` does. Prints one JSON line
 // shaped like `gectl bench`'s: {"model", "iterations", "p50_ms", "p90_ms",
 // "p99_ms", "mean_ms", "peak_rss_mb", "compile_ms"} where compile_ms is the
-// session creation. --output-dir saves the outputs of the last run as
+// session creation. An --input given several times for one name makes input
+// sets (set k: the k-th file of each name, a name given fewer times keeping its
+// last), run in turn as gectl bench does; the JSON line then adds "sets", the
+// p50 / p90 of each. --output-dir saves the outputs of the last run as
 // DIR/<output name>.npy (characters other than letters, digits, '.', '_' and
 // '-' replaced by '_', as gectl does). NODE_PATH must reach the
 // onnxruntime-node package (bench/ort_compare.py and bench/zoo/run.py set it).
@@ -61,7 +64,7 @@ function writeNpy(file, tensor) {
 }
 
 function parseArgs(argv) {
-  const args = {model: null, shapes: {}, inputs: {}, iterations: 100, warmup: 10, threads: 0, outputDir: null};
+  const args = {model: null, shapes: {}, inputs: {}, inputSets: [{}], iterations: 100, warmup: 10, threads: 0, outputDir: null};
   for (let i = 0; i < argv.length; ++i) {
     const a = argv[i];
     const next = () => {
@@ -74,7 +77,13 @@ function parseArgs(argv) {
     } else if (a === '--input') {
       const v = next();
       const eq = v.lastIndexOf('=');
-      args.inputs[v.slice(0, eq)] = v.slice(eq + 1);
+      const name = v.slice(0, eq);
+      let k = 0;
+      while (k < args.inputSets.length && args.inputSets[k][name] !== undefined &&
+             args.inputSets[k][name] !== v.slice(eq + 1)) ++k;
+      if (k === args.inputSets.length) args.inputSets.push({});
+      args.inputSets[k][name] = v.slice(eq + 1);
+      if (k === 0) args.inputs[name] = v.slice(eq + 1);
     } else if (a === '--output-dir') {
       args.outputDir = next();
     } else if (a === '--iterations') {
@@ -147,13 +156,23 @@ async function main() {
     feeds[name] = new ort.Tensor('float32', data, dims);
   }
 
-  for (let i = 0; i < args.warmup; ++i) await session.run(feeds);
+  // Input sets: set k takes the k-th file of each name, else the set before's.
+  const sets = [feeds];
+  for (let k = 1; k < args.inputSets.length; ++k) {
+    const f = Object.assign({}, sets[k - 1]);
+    for (const [name, file] of Object.entries(args.inputSets[k])) f[name] = readNpy(file);
+    sets.push(f);
+  }
+  for (let i = 0; i < args.warmup; ++i) await session.run(sets[i % sets.length]);
   const times = [];
+  const setTimes = sets.map(() => []);
   let results = null;
   for (let i = 0; i < args.iterations; ++i) {
     const start = process.hrtime.bigint();
-    results = await session.run(feeds);
-    times.push(Number(process.hrtime.bigint() - start) / 1e6);
+    results = await session.run(sets[i % sets.length]);
+    const ms = Number(process.hrtime.bigint() - start) / 1e6;
+    times.push(ms);
+    setTimes[i % sets.length].push(ms);
   }
   if (args.outputDir) {
     fs.mkdirSync(args.outputDir, {recursive: true});
@@ -163,6 +182,13 @@ async function main() {
   }
   times.sort((a, b) => a - b);
   const mean = times.reduce((a, b) => a + b, 0) / times.length;
+  const extra = {};
+  if (sets.length > 1) {
+    extra.sets = setTimes.map((t) => {
+      t.sort((a, b) => a - b);
+      return t.length ? {runs: t.length, p50_ms: percentile(t, 0.5), p90_ms: percentile(t, 0.9)} : {runs: 0};
+    });
+  }
   console.log(JSON.stringify({
     model: args.model,
     iterations: args.iterations,
@@ -172,6 +198,7 @@ async function main() {
     mean_ms: mean,
     peak_rss_mb: peakRssMb(),
     compile_ms: compileMs,
+    ...extra,
   }));
 }
 

@@ -264,8 +264,10 @@ absl::Status Session::AddGraph(uint32_t graph_id, const GraphSource& source, con
           if (imported.ok()) {
             entry->graph = std::move(imported->graph);
           } else {
-            GE_LOG_INFO("session", "graph {} runs its cached dynamic form without per-shape plans: {}", graph_id,
+            // It plans from the compiled graph instead (StartJitFromCompiled).
+            GE_LOG_INFO("session", "graph {} plans from its cached compiled form: {}", graph_id,
                         imported.status().message());
+            GE_RETURN_IF_ERROR(StartJitFromCompiled(graph_id, *entry));
           }
         }
         std::lock_guard<std::mutex> lock(mu_);
@@ -403,6 +405,23 @@ absl::StatusOr<bool> Session::StartJit(uint32_t graph_id, GraphEntry& entry) {
   return true;
 }
 
+absl::Status Session::StartJitFromCompiled(uint32_t graph_id, GraphEntry& entry) {
+  // A static program, gears or no compiled graph: nothing to plan.
+  if (entry.jit || entry.compiled == nullptr || entry.static_executor || entry.gears) return absl::OkStatus();
+  // The JitGraph owns what it plans from: a clone (tensors are shared with
+  // the compiled graph, which stays the dynamic form).
+  entry.graph = entry.compiled->graph->Clone();
+  // Flattening left the dynamic partitioner's verdict for unknown dims on
+  // the nodes; each slice's compile decides again for its shapes.
+  entry.graph->mutable_attrs().erase(std::string(ir::kAttrIsUnknownShape));
+  entry.graph->ForEachNode([](ir::Node* n) { n->mutable_op_desc().RemoveAttr(ir::kAttrIsUnknownShape); });
+  absl::StatusOr<bool> started = StartJit(graph_id, entry);
+  entry.graph.reset();
+  if (!started.ok()) return started.status();
+  if (*started) GE_LOG_INFO("session", "graph {}: per-shape plans from the compiled model", graph_id);
+  return absl::OkStatus();
+}
+
 absl::StatusOr<JitStats> Session::GetJitStats(uint32_t graph_id) const {
   GE_ASSIGN_OR_RETURN(std::shared_ptr<GraphEntry> entry, Find(graph_id));
   std::lock_guard<std::mutex> lock(entry->compile_mu);
@@ -481,6 +500,7 @@ absl::Status Session::AddCachedModel(uint32_t graph_id, const std::string& key) 
   GE_RETURN_IF_ERROR(InstallCompiledModel(*entry, std::move(model)));
   entry->cache_use.key = key;
   entry->cache_use.hit = true;
+  GE_RETURN_IF_ERROR(StartJitFromCompiled(graph_id, *entry));
   std::lock_guard<std::mutex> lock(mu_);
   if (graphs_.contains(graph_id)) return AlreadyExists("graph ", graph_id, " already exists in this session");
   graphs_.emplace(graph_id, std::move(entry));
@@ -579,6 +599,7 @@ absl::Status Session::AddCompiledModel(uint32_t graph_id, runtime::CompiledModel
   auto entry = std::make_shared<GraphEntry>();
   entry->options = options_;
   GE_RETURN_IF_ERROR(InstallCompiledModel(*entry, std::move(model)));
+  GE_RETURN_IF_ERROR(StartJitFromCompiled(graph_id, *entry));
   std::lock_guard<std::mutex> lock(mu_);
   if (graphs_.contains(graph_id)) return AlreadyExists("graph ", graph_id, " already exists in this session");
   graphs_.emplace(graph_id, std::move(entry));

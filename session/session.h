@@ -36,7 +36,10 @@
 // the single compiled form, compiled on first ask (that fallback,
 // GetCompiledGraph, GetCacheUse, ExportCompiledModel, ...), so a .gem
 // export or the daemon's CompileGraph return the dynamic model as before.
-// Runs of different shapes run at once on their own plans.
+// Runs of different shapes run at once on their own plans. A compiled
+// model with unknown input dims (AddCompiledModel: a .gem; AddCachedModel)
+// plans the same way from a clone of its compiled graph; the model as
+// loaded is its dynamic form (StartJitFromCompiled).
 //
 // Variables: every session has a unique id and its own VarManager in the
 // VarManagerPool (runtime/variables), so graphs of one session share their
@@ -269,6 +272,13 @@ class Session {
   // sliced (no control flow, no variables); false to compile as usual.
   absl::StatusOr<bool> WantsJit(uint32_t graph_id, const GraphEntry& entry);
   absl::StatusOr<bool> StartJit(uint32_t graph_id, GraphEntry& entry);
+  // The same for an entry installed from a compiled model (a .gem, a cache
+  // entry loaded by key, a direct-mode hit without its source's bytes):
+  // with unknown input dims, no static program and no gears, it plans from
+  // a clone of the compiled graph (the slices recompile its placed,
+  // optimized nodes for the actual shapes), and the model as loaded is its
+  // dynamic form.
+  absl::Status StartJitFromCompiled(uint32_t graph_id, GraphEntry& entry);
   // Compiles `entry`'s graph as a whole (through the cache) and loads it.
   absl::Status CompileDynamic(uint32_t graph_id, GraphEntry& entry);
   // The compiled form: a JIT graph's is compiled on first ask (call with

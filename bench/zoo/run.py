@@ -22,6 +22,12 @@ after, replaces the block between `<!-- zoo:begin -->` and `<!-- zoo:end -->`
 in docs/perf.md (--no-docs leaves it); all numbers also go to OUT/results.json
 (or --results FILE). `--render A.json,B.json [--note TEXT]` runs nothing and
 rewrites the block from saved runs (e.g. a 2-thread and a 1-thread run).
+
+`--dim NAME=VALUE` (repeated) feeds a dynamic dim another value than the manifest's (inputs
+then go to OUT/data/<model>_b<batch>_<NAME><VALUE>..., and there is no torch reference to
+compare with); `--gem` times ged on a compiled model: `gectl --no-cache compile MODEL.onnx -o
+OUT/gem_t<threads>/MODEL.gem --threads T` once, then `gectl bench MODEL.gem` (compile_ms is
+then the loading).
 """
 import argparse
 import datetime
@@ -59,8 +65,8 @@ def run_json(cmd, env=None, timeout=900):
     return json.loads(r.stdout.strip().splitlines()[-1]), None
 
 
-def write_inputs(zoo, name, entry, batch, dim_values):
-    data = os.path.join(zoo, "data", "%s_b%d" % (name, batch))
+def write_inputs(zoo, name, entry, batch, dim_values, suffix=""):
+    data = os.path.join(zoo, "data", "%s_b%d%s" % (name, batch, suffix))
     os.makedirs(data, exist_ok=True)
     files = []
     for i, spec in enumerate(entry["inputs"]):
@@ -146,7 +152,18 @@ def machine():
 
 def bench_one(args, env, name, entry, batch, threads, dim_values):
     onnx_path = os.path.join(args.zoo, entry["file"])
-    data, files = write_inputs(args.zoo, name, entry, batch, dim_values)
+    suffix = "".join("_%s%s" % kv for kv in sorted(args.dim_overrides.items()))
+    data, files = write_inputs(args.zoo, name, entry, batch, dim_values, suffix)
+    ged_model = onnx_path
+    if args.gem:
+        gem_dir = os.path.join(args.zoo, "gem_t%d" % threads)
+        os.makedirs(gem_dir, exist_ok=True)
+        ged_model = os.path.join(gem_dir, name + ".gem")
+        r = subprocess.run([args.gectl, "--no-cache", "compile", onnx_path, "-o", ged_model, "--threads",
+                            str(threads)], capture_output=True, text=True)
+        if r.returncode != 0:
+            return {"model": name, "batch": batch, "threads": threads,
+                    "error": "ged compile: " + (r.stderr.strip().splitlines() or ["exit %d" % r.returncode])[-1]}
     feeds = []
     for input_name, path in files:
         feeds += ["--input", "%s=%s" % (input_name, path)]
@@ -156,7 +173,7 @@ def bench_one(args, env, name, entry, batch, threads, dim_values):
     iterations = 10
     for r in range(args.rounds):
         common = ["--threads", str(threads), "--warmup", "3", "--iterations", str(iterations)] + feeds
-        ged_cmd = [args.gectl, "--no-cache", "bench", onnx_path] + common
+        ged_cmd = [args.gectl, "--no-cache", "bench", ged_model] + common
         ort_cmd = ["node", os.path.join(ROOT, "bench", "ort_run.js"), onnx_path] + common
         if r == 0:
             ged_cmd += ["--output-dir", out_ged]
@@ -189,7 +206,7 @@ def bench_one(args, env, name, entry, batch, threads, dim_values):
     row["iterations"] = iterations
     names = output_names(onnx_path)
     row["max_err"] = max_error(names, out_ged, out_ort)
-    if batch == 1:
+    if batch == 1 and not args.dim_overrides:
         row["torch_err"] = torch_error(names, args.zoo, name, out_ged, entry.get("references", 0))
     if name.startswith("chain_"):
         row["ged_ns_per_op"] = row["ged_p50_ms"] * 1e6 / CHAIN_OPS
@@ -285,12 +302,22 @@ def main():
     parser.add_argument("--results", default="", help="write this run's rows here (default: ZOO/results.json)")
     parser.add_argument("--render", default="",
                         help="run nothing: rewrite the docs block from these comma-separated results files")
+    parser.add_argument("--dim", action="append", default=[], metavar="NAME=VALUE",
+                        help="feed dynamic dim NAME this value instead of the manifest's (repeatable)")
+    parser.add_argument("--gem", action="store_true", help="time ged on a .gem compiled from each model")
     parser.add_argument("--command", default="", help=argparse.SUPPRESS)
     args = parser.parse_args()
 
     with open(os.path.join(args.zoo, "manifest.json")) as f:
         manifest = json.load(f)
-    dim_values = manifest.get("dim_values") or {}
+    dim_values = dict(manifest.get("dim_values") or {})
+    args.dim_overrides = {}
+    for d in args.dim:
+        k, _, v = d.partition("=")
+        if not v.isdigit():
+            sys.exit("--dim %s: expected NAME=VALUE with an integer value" % d)
+        args.dim_overrides[k] = int(v)
+    dim_values.update(args.dim_overrides)
     if args.render:
         runs = []
         for path in args.render.split(","):

@@ -108,6 +108,19 @@ NodePlacement EnginePlacer::Select(ir::Node& node, const std::vector<engine::Eng
     }
     return placement;
   }
+  // A node a composite engine made in an earlier compile (its own fused op,
+  // placed on it by its optimizer; a compiled model planned again for known
+  // shapes, docs/design/jit.md) stays on that engine while it runs the node:
+  // no atomic engine does, and placement takes atomic engines only.
+  if (auto placed = node.op_desc().GetAttr<std::string>(ir::kAttrEngineName)) {
+    const engine::EngineAttributes* attrs = engines_.FindAttributes(*placed);
+    engine::Engine* e = engines_.Find(*placed);
+    if (attrs != nullptr && !attrs->atomic && e != nullptr && !Contains(options_.exclude_engines, *placed) &&
+        e->info_store().CheckSupported(node).ok()) {
+      placement.engine = *placed;
+      return placement;
+    }
+  }
   for (size_t i = 0; i < candidates.size(); ++i) {
     const std::string& name = candidates[i]->attributes().name;
     absl::Status s = candidates[i]->info_store().CheckSupported(node);

@@ -412,6 +412,81 @@ TEST_F(DaemonTest, LoadedModelsRunLikeTheirGraph) {
   EXPECT_EQ(c.ExecuteModel(exec, &by_model).error_code(), grpc::StatusCode::NOT_FOUND);
 }
 
+// A model with a dynamic dim, compiled by the daemon (its .gem is the
+// dynamic form) and loaded back, by bytes and by cache key: each runs a
+// static plan per input shape (logged), with the graph's own results for
+// every shape, several shapes in turn as a server sees them.
+TEST_F(DaemonTest, LoadedDynamicModelsPlanPerShape) {
+  dir_ = ge::testing::MakeTempDir("ged-dyn-models");
+  auto d = DaemonProcess::Start({"--cache-dir", dir_ + "/cache"});
+  ASSERT_NE(d, nullptr);
+  client::Client c = MakeClient(*d);
+  const std::string session = SessionWithGraph(c, ReluAdd(), 1);
+  v1::CompileGraphRequest compile;
+  compile.set_session_id(session);
+  compile.set_graph_id(1);
+  compile.set_return_model(true);
+  v1::CompileGraphResponse compiled;
+  grpc::Status s = c.CompileGraph(compile, &compiled);
+  ASSERT_TRUE(s.ok()) << s.error_message();
+  ASSERT_FALSE(compiled.model().empty());
+  ASSERT_FALSE(compiled.cache_key().empty());
+
+  std::vector<uint32_t> models;
+  for (bool by_key : {false, true}) {
+    v1::LoadModelRequest load;
+    load.set_session_id(session);
+    if (by_key) {
+      load.set_cache_key(compiled.cache_key());
+    } else {
+      load.set_gem(compiled.model());
+    }
+    v1::LoadModelResponse loaded;
+    s = c.LoadModel(load, &loaded);
+    ASSERT_TRUE(s.ok()) << s.error_message();
+    ASSERT_EQ(loaded.inputs_size(), 1);
+    EXPECT_EQ(loaded.inputs(0).type().tensor().shape().dims(0), -1) << "the model keeps its dynamic dim";
+    models.push_back(loaded.model_id());
+  }
+  for (int64_t rows : {1, 5, 2, 5, 1}) {
+    std::vector<float> data(static_cast<size_t>(rows * 3));
+    for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<float>(i % 7) - 3.0f;
+    const Tensor input = Tensor::FromVector<float>(data, Shape{rows, 3});
+    v1::RunGraphResponse by_graph;
+    s = c.RunGraph(RunRequest(session, 1, {input}), &by_graph);
+    ASSERT_TRUE(s.ok()) << s.error_message();
+    for (uint32_t model : models) {
+      v1::ExecuteModelRequest exec;
+      exec.set_session_id(session);
+      exec.set_model_id(model);
+      ASSERT_TRUE(rpc::ValueToProto(Value(input), exec.add_inputs()).ok());
+      v1::ExecuteModelResponse by_model;
+      s = c.ExecuteModel(exec, &by_model);
+      ASSERT_TRUE(s.ok()) << s.error_message();
+      ASSERT_EQ(by_model.outputs_size(), 1);
+      EXPECT_EQ(by_model.outputs(0).tensor().raw_data(), by_graph.outputs(0).tensor().raw_data())
+          << "model " << model << " rows " << rows;
+    }
+  }
+  d->Signal(SIGTERM);
+  EXPECT_EQ(d->Wait(30), 0) << d->log();
+  const std::string log = d->log();
+  size_t from_compiled = 0;
+  for (size_t at = log.find("per-shape plans from the compiled model"); at != std::string::npos;
+       at = log.find("per-shape plans from the compiled model", at + 1)) {
+    ++from_compiled;
+  }
+  EXPECT_EQ(from_compiled, 2u) << log;
+  // Three shapes per model (1, 5, 2) and for the graph: nine plans, each
+  // compiled once however often its shape came back.
+  size_t plans = 0;
+  for (size_t at = log.find("JIT stage 0 compiled a slice"); at != std::string::npos;
+       at = log.find("JIT stage 0 compiled a slice", at + 1)) {
+    ++plans;
+  }
+  EXPECT_EQ(plans, 9u) << log;
+}
+
 // Remote compilation: `gectl compile --remote` has the daemon compile
 // (through its cache) and writes the .gem it sends back; that .gem runs
 // locally to what the ONNX model gives, and a second compile is a hit.

@@ -88,6 +88,35 @@ TEST_F(GectlErrorsTest, BenchPrintsOneJsonLine) {
   ExpectUserError(Gectl({"bench", SampleModel(), "--iterations", "0"}), "--iterations");
 }
 
+// A model with a dynamic batch, compiled to a .gem: bench runs input sets
+// in turn (each name given three times, interleaved) and reports each; the
+// .gem plans per shape (one plan per set, logged), as the .onnx does.
+TEST_F(GectlErrorsTest, BenchRunsInputSetsOnADynamicGem) {
+  onnx::ModelProto model = onnx_builder::MakeModel(17);
+  onnx::GraphProto* g = model.mutable_graph();
+  g->set_name("add");
+  onnx_builder::AddInput(g, "X", onnx_builder::kF32, {-1, 3}, {"batch", ""});
+  onnx_builder::AddInput(g, "Y", onnx_builder::kF32, {-1, 3}, {"batch", ""});
+  onnx_builder::AddOutput(g, "Z", onnx_builder::kF32, {-1, 3}, {"batch", ""});
+  onnx_builder::AddNode(g, "Add", {"X", "Y"}, {"Z"}, "add");
+  WriteModel("dyn.onnx", model);
+  auto compiled = Gectl({"compile", Path("dyn.onnx"), "-o", Path("dyn.gem"), "--no-cache"});
+  ASSERT_EQ(compiled.exit_code, 0) << compiled.err;
+  EXPECT_NE(compiled.out.find("dynamic"), std::string::npos) << compiled.out;
+  for (const std::string m : {"dyn.onnx", "dyn.gem"}) {
+    auto r = Gectl({"--log-level", "info",      "bench", Path(m),   "--no-cache", "--iterations", "6",     "--warmup",
+                    "3",           "--threads", "1",     "--shape", "X=1,3",      "--shape",      "Y=1,3", "--shape",
+                    "X=4,3",       "--shape",   "Y=4,3", "--shape", "X=7,3",      "--shape",      "Y=7,3"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("\"sets\":[{\"runs\":2,\"p50_ms\":"), std::string::npos) << r.out;
+    size_t plans = 0;
+    for (size_t at = r.err.find("compiled a slice"); at != std::string::npos;
+         at = r.err.find("compiled a slice", at + 1))
+      ++plans;
+    EXPECT_EQ(plans, 3u) << m << ": " << r.err;
+  }
+}
+
 TEST_F(GectlErrorsTest, MissingModelFile) { ExpectUserError(Gectl({"run", Path("nope.onnx")}), "does not exist"); }
 
 TEST_F(GectlErrorsTest, TruncatedModel) {

@@ -86,19 +86,27 @@ namespace {
 
 constexpr size_t kMaxCachedPlans = 32;
 
-ir::ValueType TypeOfInput(const ExecuteContext& ctx, int i) {
-  if (!ctx.has_input(i) || !ctx.input_value(i).is_tensor()) return ir::ValueType();
-  const Tensor& t = ctx.input(i);
-  return ir::ValueType::Tensor(t.dtype(), t.shape());
-}
+// Whether an empty tensor at `input` of `op` means the input is absent, so
+// the kernel computes the node: Resize's roi, scales and sizes (exporters
+// pass f32[0] for "not given"; the kernel reads the non-empty one of scales
+// and sizes, and ignores roi). Any other empty input runs the reference
+// kernel, which computes what such shapes leave behind (a bias, say).
+bool EmptyMeansAbsent(const ir::OpDesc& op, int input) { return op.type() == "Resize" && input >= 1; }
 
-bool AnyEmptyInput(const PlanRequest& r) {
+bool AnyEmptyInput(const ir::OpDesc& op, const PlanRequest& r) {
   for (size_t i = 0; i < r.input_types.size(); ++i) {
-    if (r.has_input(static_cast<int>(i)) && r.input_types[i].shape().NumElementsUnchecked() == 0) {
+    const int input = static_cast<int>(i);
+    if (r.has_input(input) && r.input_types[i].shape().NumElementsUnchecked() == 0 && !EmptyMeansAbsent(op, input)) {
       return true;
     }
   }
   return false;
+}
+
+ir::ValueType TypeOfInput(const ExecuteContext& ctx, int i) {
+  if (!ctx.has_input(i) || !ctx.input_value(i).is_tensor()) return ir::ValueType();
+  const Tensor& t = ctx.input(i);
+  return ir::ValueType::Tensor(t.dtype(), t.shape());
 }
 
 bool AllOutputsEmpty(const PlanRequest& r) {
@@ -176,7 +184,7 @@ absl::Status DenseKernel::Prepare(PrepareContext& ctx) {
   }
   request.output_types = ctx.output_types;
   request.const_inputs = ctx.const_inputs;
-  if (AllOutputsEmpty(request) || AnyEmptyInput(request)) return absl::OkStatus();
+  if (AllOutputsEmpty(request) || AnyEmptyInput(op_, request)) return absl::OkStatus();
   // Packing weights runs oneDNN reorders: the team's tokens first (a
   // dynamic run prepares inside the executor's ComputeScope).
   const ComputeTeam team(omp_in_parallel() != 0 ? 1 : ctx.num_threads, ComputeTeam::Mode::kWhole);
@@ -244,7 +252,7 @@ absl::Status DenseKernel::Compute(ExecuteContext& ctx) {
   for (int i = 0; i < ctx.num_inputs(); ++i) request.input_types.push_back(TypeOfInput(ctx, i));
   for (int i = 0; i < ctx.num_outputs(); ++i) request.output_types.push_back(ctx.output_type(i));
   if (AllOutputsEmpty(request)) return ProduceEmptyOutputs(ctx);
-  if (AnyEmptyInput(request)) return RunReference(ctx, request);
+  if (AnyEmptyInput(op_, request)) return RunReference(ctx, request);
   // oneDNN fixes a primitive's team size when it creates it (for
   // `threads`), so the kernel waits for the whole team from the device's
   // budget (sdk/parallel.h, rule 3). Inside another kernel's OpenMP region

@@ -192,6 +192,65 @@ TEST_F(JitPlanTest, TheExportIsTheDynamicForm) {
   EXPECT_EQ(session.GetJitStats(1)->planned_runs, 2);
 }
 
+// A compiled model with unknown input dims (a .gem, LoadModel's bytes, a
+// cache entry loaded by key) gets per-shape plans too: they are planned
+// from its compiled graph (placed and fused: MatMul + Add + Relu are one
+// node there), whose slices compile again for the actual shapes; the model
+// as loaded is the fallback. Its outputs equal the dynamic executor's.
+TEST_F(JitPlanTest, ACompiledDynamicModelPlansPerShape) {
+  Session source(*engines_, {}, &pool_);
+  ASSERT_TRUE(source.AddGraph(1, MlpGraph()).ok());
+  ASSERT_TRUE(source.CompileGraph(1).ok());
+  auto gem = source.ExportCompiledModel(1);
+  ASSERT_TRUE(gem.ok()) << gem.status();
+  auto model = runtime::LoadGemFromBytes(*gem, "export", *engines_);
+  ASSERT_TRUE(model.ok()) << model.status();
+  size_t compiled_nodes = 0;
+  model->graph->ForEachNode([&](const ir::Node*) { ++compiled_nodes; });
+  Session loaded(*engines_, {}, &pool_);
+  Session dynamic(*engines_, {}, &pool_);
+  ASSERT_TRUE(loaded.AddCompiledModel(7, *std::move(model)).ok());
+  ASSERT_TRUE(dynamic.AddGraph(1, MlpGraph(), {{"ge.jitCompile", "0"}}).ok());
+  for (int64_t rows : {1, 4, 3, 4, 1, 2}) {
+    auto got = loaded.RunGraph(7, {Rows(rows, 0.5f)});
+    ASSERT_TRUE(got.ok()) << got.status();
+    auto want = dynamic.RunGraph(1, {Rows(rows, 0.5f)});
+    ASSERT_TRUE(want.ok()) << want.status();
+    ExpectSame(*got, *want, StrCat("rows ", rows));
+  }
+  auto stats = loaded.GetJitStats(7);
+  ASSERT_TRUE(stats.ok()) << stats.status();
+  EXPECT_EQ(stats->planned_runs, 6);
+  EXPECT_EQ(stats->fallback_runs, 0) << stats->fallback_reason;
+  EXPECT_EQ(stats->last_run_slices, 1) << "one static plan per shape, as from the source graph";
+  EXPECT_EQ(stats->compilations, 4);
+  // The graph's description and compiled form stay the loaded model's.
+  auto info = loaded.GetGraphInfo(7);
+  ASSERT_TRUE(info.ok()) << info.status();
+  EXPECT_EQ(info->inputs[0].type.shape().dim(0), -1);
+  auto compiled = loaded.GetCompiledGraph(7);
+  ASSERT_TRUE(compiled.ok()) << compiled.status();
+  size_t nodes = 0;
+  (*compiled)->graph->ForEachNode([&](const ir::Node*) { ++nodes; });
+  EXPECT_EQ(nodes, compiled_nodes);
+  EXPECT_FALSE(*loaded.RunsStatically(7)) << "the loaded model is the dynamic form";
+  auto again = loaded.ExportCompiledModel(7);
+  ASSERT_TRUE(again.ok()) << again.status();
+
+  // A model compiled with ge.jitCompile=0 keeps it: the dynamic executor.
+  Session off(*engines_, {}, &pool_);
+  ASSERT_TRUE(off.AddGraph(1, MlpGraph(), {{"ge.jitCompile", "0"}}).ok());
+  ASSERT_TRUE(off.CompileGraph(1).ok());
+  auto off_gem = off.ExportCompiledModel(1);
+  ASSERT_TRUE(off_gem.ok()) << off_gem.status();
+  auto off_model = runtime::LoadGemFromBytes(*off_gem, "export", *engines_);
+  ASSERT_TRUE(off_model.ok()) << off_model.status();
+  Session off_loaded(*engines_, {}, &pool_);
+  ASSERT_TRUE(off_loaded.AddCompiledModel(1, *std::move(off_model)).ok());
+  ASSERT_TRUE(off_loaded.RunGraph(1, {Rows(2, 0)}).ok());
+  EXPECT_EQ(off_loaded.GetJitStats(1).status().code(), absl::StatusCode::kFailedPrecondition);
+}
+
 TEST_F(JitPlanTest, OptionZeroRunsTheDynamicExecutor) {
   Session session(*engines_, {}, &pool_);
   ASSERT_TRUE(session.AddGraph(1, MlpGraph(), {{"ge.jitCompile", "0"}}).ok());

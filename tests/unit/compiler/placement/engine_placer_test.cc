@@ -153,6 +153,25 @@ TEST_F(EnginePlacerTest, CompositeEnginesAreNotPlacedOn) {
   EXPECT_EQ(EngineOf(*g, "n0"), "host_cpu");
 }
 
+// A compiled graph placed again (a compiled model planned for known shapes):
+// a node its composite engine made and placed stays there while that engine
+// runs it and is not excluded; otherwise placement proceeds as usual.
+TEST_F(EnginePlacerTest, NodesOfACompositeEngineStayOnIt) {
+  Add("fused", 0, Types({"_Fused"}), /*atomic=*/false);
+  auto g = Chain({"_Fused", "_Fused", "Relu"});
+  g->FindNode("n0")->mutable_op_desc().SetAttr(ir::kAttrEngineName, std::string("fused"));
+  g->FindNode("n1")->mutable_op_desc().SetAttr(ir::kAttrEngineName, std::string("host_cpu"));
+  g->FindNode("n2")->mutable_op_desc().SetAttr(ir::kAttrEngineName, std::string("fused"));
+  auto report = Place(*g);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_EQ(EngineOf(*g, "n0"), "fused");
+  EXPECT_EQ(EngineOf(*g, "n1"), "host_cpu") << "placed on an atomic engine before: placed again";
+  EXPECT_EQ(EngineOf(*g, "n2"), "host_cpu") << "the composite engine does not run it";
+  options_.exclude_engines = {"fused"};
+  g->FindNode("n0")->mutable_op_desc().SetAttr(ir::kAttrEngineName, std::string("fused"));
+  ASSERT_TRUE(Place(*g).ok());
+  EXPECT_EQ(EngineOf(*g, "n0"), "host_cpu") << "an excluded composite engine keeps nothing";
+}
 TEST_F(EnginePlacerTest, ForcedEngineWinsAndIsChecked) {
   Add("fast", 1, Types({"Relu"}));
   auto g = Chain({"Relu", "Relu"});

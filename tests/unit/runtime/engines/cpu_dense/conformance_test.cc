@@ -421,6 +421,54 @@ TEST(CpuDenseResize, ChannelBlockedLayoutsGiveTheLaidOutPlainResult) {
   }
 }
 
+// Exporters pass an empty roi (and empty scales beside sizes) for "not
+// given": cpu_dense computes such a Resize itself (it ran on the reference
+// kernel before), with the same result as host_cpu, in every combination
+// of absent and empty, nearest and linear, upsampling and down, odd sizes.
+TEST(CpuDenseResize, EmptyRoiAndScalesMeanAbsent) {
+  Rng rng(29);
+  const Tensor empty_f32 = *Tensor::Allocate(DataType::kFloat, Shape{0});
+  for (int trial = 0; trial < 16; ++trial) {
+    const Shape x{rng.Int(1, 2), rng.Int(1, 5), rng.Int(1, 7), rng.Int(1, 9)};
+    const bool linear = trial % 2 == 0;
+    ir::AttrMap attrs = {{"mode", ir::AttrValue(std::string(linear ? "linear" : "nearest"))}};
+    const bool empty_roi = trial % 4 < 2;
+    std::vector<Value> inputs = {rng.Random(DataType::kFloat, x), empty_roi ? Value(empty_f32) : Value()};
+    if (trial % 8 < 4) {  // by sizes, scales empty
+      Tensor sizes = *Tensor::Allocate(DataType::kInt64, Shape{4});
+      for (int64_t d = 0; d < 4; ++d) sizes.data<int64_t>()[d] = d < 2 ? x.dim(d) : rng.Int(1, 17);
+      inputs.push_back(Value(empty_f32));
+      inputs.push_back(Value(sizes));
+    } else {  // by scales, sizes empty or absent
+      Tensor scales = *Tensor::Allocate(DataType::kFloat, Shape{4});
+      for (int64_t d = 0; d < 4; ++d)
+        scales.data<float>()[d] = d < 2 ? 1.0f : rng.Pick<float>({0.5f, 2.0f, 3.0f, 16.0f});
+      inputs.push_back(Value(scales));
+      if (trial % 3 == 0) inputs.push_back(Value(*Tensor::Allocate(DataType::kInt64, Shape{0})));
+    }
+    Case c = MakeCase("Resize", inputs, attrs);
+    auto want = test::RunKernel(Host(), c.op, c.inputs);
+    ASSERT_TRUE(want.ok()) << want.status();
+    ASSERT_TRUE(Rejection(c).ok()) << Rejection(c);
+    const int64_t fallbacks = ReferenceRuns().load();
+    auto got = test::RunKernel(Dense(), c.op, c.inputs);
+    ASSERT_TRUE(got.ok()) << got.status() << " trial " << trial;
+    EXPECT_EQ(ReferenceRuns().load(), fallbacks) << "trial " << trial << ": ran on the reference kernel";
+    EXPECT_TRUE(test::TensorNear((*got)[0].tensor(), (*want)[0].tensor(), test::Tolerance{1e-5, 1e-5}))
+        << "trial " << trial << " " << x.ToString();
+  }
+  // An empty data input still runs the reference (it computes the empty result).
+  Tensor sizes = *Tensor::Allocate(DataType::kInt64, Shape{4});
+  for (int64_t d = 0; d < 4; ++d) sizes.data<int64_t>()[d] = d == 0 ? 0 : 3;
+  Case empty = MakeCase(
+      "Resize",
+      {Value(*Tensor::Allocate(DataType::kFloat, Shape{0, 3, 2, 2})), Value(empty_f32), Value(empty_f32), Value(sizes)},
+      {{"mode", ir::AttrValue(std::string("linear"))}});
+  auto got = test::RunKernel(Dense(), empty.op, empty.inputs);
+  ASSERT_TRUE(got.ok()) << got.status();
+  EXPECT_EQ((*got)[0].tensor().shape(), (Shape{0, 3, 3, 3}));
+}
+
 // ---- Pad and InstanceNormalization in channel-blocked layouts ----
 
 // Both follow their input's layout (the layout pass): the blocked kernel
