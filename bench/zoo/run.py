@@ -136,15 +136,24 @@ def fmt_err(e):
 
 
 def machine():
+    """The CPU's model name with its widest vector ISA (oneDNN, ged's own kernels and ORT all
+    pick their code paths by it, so figures from an AVX2 and an AVX-512 host differ), the
+    number of CPUs and the commit."""
     cpu = "unknown CPU"
+    flags = set()
     try:
         with open("/proc/cpuinfo") as f:
             for line in f:
-                if line.startswith("model name"):
+                if line.startswith("model name") and cpu == "unknown CPU":
                     cpu = line.split(":", 1)[1].strip()
+                elif line.startswith("flags"):
+                    flags = set(line.split(":", 1)[1].split())
                     break
     except OSError:
         pass
+    isa = "AVX-512" if "avx512f" in flags else "AVX2" if "avx2" in flags else None
+    if isa:
+        cpu += " (" + isa + ")"
     commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True,
                             text=True).stdout.strip()
     return cpu, os.cpu_count(), commit
