@@ -36,7 +36,6 @@ import math
 import os
 import subprocess
 import sys
-import tempfile
 
 import numpy as np
 import onnx
