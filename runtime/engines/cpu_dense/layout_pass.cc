@@ -10,6 +10,7 @@
 #include "base/ir/op_types.h"
 #include "base/status.h"
 #include "runtime/engines/cpu_dense/dense_ops.h"
+#include "runtime/engines/cpu_dense/channel_block.h"
 #include "runtime/engines/cpu_dense/post_ops.h"
 
 namespace ge::engine::cpu_dense {
@@ -179,6 +180,8 @@ class LayoutPass {
     if (IsPlain(f) || !Fits(out, f)) return absl::OkStatus();
     if (RoleOf(n) == Role::kFollow && !Fits(TypeOf(n.input(0)), f)) return absl::OkStatus();
     if ((n.type() == "Resize" || n.type() == "Pad") && !KeepsChannels(n)) return absl::OkStatus();
+    // InstanceNormalization's kernel reads plain and channel-blocked tensors only.
+    if (n.type() == "InstanceNormalization" && IsChannelsLast(f)) return absl::OkStatus();
     ir::Format& format = n.mutable_op_desc().mutable_output(0).type.mutable_tensor().format;
     changed_ = changed_ || format != f;
     format = f;

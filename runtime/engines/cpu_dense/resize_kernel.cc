@@ -1,7 +1,9 @@
 // Resize on cpu_dense: nearest and linear interpolation of f32 tensors of
 // rank 1 to 5, with every ONNX coordinate transformation mode but
 // tf_crop_and_resize (host_cpu runs that, and cubic), in plain layouts and
-// in the channel-blocked layouts of the layout pass (nChw8c / nChw16c).
+// in the channel-blocked layouts of the layout pass (nChw8c / nChw16c) and
+// channels-last (NHWC / NDHWC: one block of all C channels per position,
+// as the layout pass leaves after a convolution oneDNN runs channels-last).
 //
 // Interpolation is separable: for each dim and each output index a plan
 // keeps at most two taps (source index and weight), computed in double
@@ -15,13 +17,15 @@
 // last dim's taps (a plain row; a blocked row gathers each source row at
 // the taps). With the batch and
 // channel dims unscaled, a blocked row computes a whole channel block per
-// position (contiguous lanes the compiler vectorizes).
+// position (contiguous lanes the compiler vectorizes; any width
+// channels-last).
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <string>
 #include <vector>
 
+#include "runtime/engines/cpu_dense/channel_block.h"
 #include "runtime/engines/cpu_dense/kernel_registry.h"
 #include "runtime/engines/sdk/kernel_util.h"
 #include "runtime/engines/sdk/resize_coordinates.h"
@@ -39,10 +43,9 @@ struct Taps {
 };
 
 bool IsBlocked(ir::Format f) { return f == ir::Format::kNChw8c || f == ir::Format::kNChw16c; }
-int64_t BlockOf(ir::Format f) { return f == ir::Format::kNChw16c ? 16 : f == ir::Format::kNChw8c ? 8 : 1; }
 
-bool PlainOrBlocked(ir::Format f) {
-  return f == ir::Format::kND || f == ir::Format::kNCHW || f == ir::Format::kNCDHW || IsBlocked(f);
+bool KnownLayout(ir::Format f) {
+  return f == ir::Format::kND || f == ir::Format::kNCHW || f == ir::Format::kNCDHW || IsBlocked(f) || IsChannelsLast(f);
 }
 
 // `s` padded to rank 5: [N, C, 1.., spatial] for rank >= 3, [1.., s] below.
@@ -79,10 +82,11 @@ class ResizeKernel final : public DenseKernel {
   absl::StatusOr<std::unique_ptr<Plan>> Build(const PlanRequest& r) override {
     const Shape& x = r.shape(0);
     if (x.rank() < 1 || x.rank() > kRank) return NodeUnimplemented(op(), "rank ", x.rank(), " is not 1 to 5");
-    if (in_format_ != out_format_ || !PlainOrBlocked(in_format_)) {
+    if (in_format_ != out_format_ || !KnownLayout(in_format_)) {
       return NodeError(op(), "layouts ", ir::FormatName(in_format_), " -> ", ir::FormatName(out_format_));
     }
-    if (IsBlocked(in_format_) && (x.rank() < 3 || x.dim(1) % BlockOf(in_format_) != 0)) {
+    const bool spatial_layout = IsBlocked(in_format_) || IsChannelsLast(in_format_);
+    if (spatial_layout && (x.rank() < 3 || x.dim(1) % LayoutChannelBlock(in_format_, x.dim(1)) != 0)) {
       return NodeError(op(), "input ", x.ToString(), " does not fill ", ir::FormatName(in_format_), " blocks");
     }
     return std::unique_ptr<Plan>(new ResizePlan());
@@ -168,8 +172,9 @@ class ResizeKernel final : public DenseKernel {
     Shape out;
     std::vector<double> scales, key;
     GE_RETURN_IF_ERROR(OutputOf(ctx, xs, &out, &scales, &key));
-    const int64_t block = BlockOf(in_format_);
-    if (block > 1 && out.dim(1) % block != 0) {
+    const int64_t block = xs.rank() >= 3 ? LayoutChannelBlock(in_format_, xs.dim(1)) : 1;
+    // Channels-last, input and output are one block of C lanes each.
+    if ((block > 1 && out.dim(1) % block != 0) || (IsChannelsLast(in_format_) && out.dim(1) != xs.dim(1))) {
       return NodeError(op(), "output ", out.ToString(), " does not fill ", ir::FormatName(out_format_), " blocks");
     }
     if (x.NumElements() == 0 || out.NumElementsUnchecked() == 0) {
@@ -245,6 +250,33 @@ class ResizeKernel final : public DenseKernel {
     }
   }
 
+  // BlockRow for a block width known only at run time (channels-last: all
+  // C channels), summed in BlockRow's order.
+  static void WideBlockRow(const float* const* rows, const float* weights, int nrows, const std::vector<Taps>& tw,
+                           int64_t block, float* dst) {
+    const int64_t ow = static_cast<int64_t>(tw.size());
+    const bool copy = nrows == 1 && weights[0] == 1;
+    for (int64_t o = 0; o < ow; ++o) {
+      const Taps& t = tw[o];
+      float* out = dst + o * block;
+      if (copy && t.n == 1) {
+        std::copy(rows[0] + t.i0 * block, rows[0] + (t.i0 + 1) * block, out);
+        continue;
+      }
+      std::fill(out, out + block, 0.0f);
+      for (int k = 0; k < nrows; ++k) {
+        const float* a = rows[k] + t.i0 * block;
+        const float* b = rows[k] + t.i1 * block;
+        const float wa = weights[k] * t.w0, wb = weights[k] * t.w1;
+        if (t.n == 1) {
+          for (int64_t l = 0; l < block; ++l) out[l] += wa * a[l];
+        } else {
+          for (int64_t l = 0; l < block; ++l) out[l] += wa * a[l] + wb * b[l];
+        }
+      }
+    }
+  }
+
   // Widest input row blended on the stack (wider ones take the per-tap loop).
   static constexpr int64_t kMaxBlendWidth = 2048;
 
@@ -292,6 +324,8 @@ class ResizeKernel final : public DenseKernel {
         BlockRow<8>(srows.data(), weights.data(), nrows, taps[4], out_row);
       } else if (vector_rows && block == 16) {
         BlockRow<16>(srows.data(), weights.data(), nrows, taps[4], out_row);
+      } else if (vector_rows) {
+        WideBlockRow(srows.data(), weights.data(), nrows, taps[4], block, out_row);
       } else if (!(nrows == 1 && weights[0] == 1) && pin[4] <= kMaxBlendWidth) {
         // Separable: the source rows blended once into one row of the
         // input's width, then two taps per output (a segmentation head's

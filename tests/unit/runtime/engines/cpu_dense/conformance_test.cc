@@ -367,16 +367,23 @@ Tensor ChannelBlocked(const Tensor& t, int64_t block) {
 // blocked layout on both ports: every mode and coordinate transformation,
 // 2-D and 3-D, up and down, by scales and by sizes, equals host_cpu's plain
 // result laid out alike. A Resize of the channels in a blocked layout (which
-// the layout pass never asks for) still computes.
+// the layout pass never asks for) still computes. Trials 24 on are
+// channels-last (NHWC / NDHWC, as after a convolution oneDNN runs
+// channels-last: one block of all C lanes, any C).
 TEST(CpuDenseResize, ChannelBlockedLayoutsGiveTheLaidOutPlainResult) {
   Rng rng(13);
   const std::vector<std::string> transforms = {"half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric",
                                                "tf_half_pixel_for_nn"};
-  for (int trial = 0; trial < 24; ++trial) {
-    const int64_t block = trial % 2 == 0 ? 8 : 16;
-    const ir::Format format = block == 8 ? ir::Format::kNChw8c : ir::Format::kNChw16c;
+  for (int trial = 0; trial < 40; ++trial) {
+    const bool channels_last = trial >= 24;
     const int64_t rank = trial % 3 == 0 ? 5 : 4;
-    Shape x{rng.Int(1, 3), block * rng.Int(1, 2)};
+    int64_t block = trial % 2 == 0 ? 8 : 16;
+    ir::Format format = block == 8 ? ir::Format::kNChw8c : ir::Format::kNChw16c;
+    if (channels_last) {
+      block = rng.Pick<int64_t>({1, 3, 13, 32, 40});
+      format = rank == 5 ? ir::Format::kNDHWC : ir::Format::kNHWC;
+    }
+    Shape x{rng.Int(1, 3), channels_last ? block : block * rng.Int(1, 2)};
     for (int64_t d = 2; d < rank; ++d) x.push_back(rng.Int(1, 9));
     const bool linear = trial % 4 < 2;
     ir::AttrMap attrs = {{"mode", ir::AttrValue(std::string(linear ? "linear" : "nearest"))},
@@ -425,18 +432,25 @@ TEST(CpuDenseResize, ChannelBlockedLayoutsGiveTheLaidOutPlainResult) {
 
 // Both follow their input's layout (the layout pass): the blocked kernel
 // against host_cpu's plain result, laid out, without the reference path.
+// Trials 24 on: Pad of channels-last tensors (NHWC / NDHWC, any C; the
+// layout pass gives InstanceNormalization a plain copy of those).
 TEST(CpuDensePadNorm, ChannelBlockedLayoutsGiveTheLaidOutPlainResult) {
   Rng rng(17);
   const std::vector<std::string> modes = {"constant", "reflect", "edge"};
-  for (int trial = 0; trial < 24; ++trial) {
-    const int64_t block = trial % 2 == 0 ? 8 : 16;
-    const ir::Format format = block == 8 ? ir::Format::kNChw8c : ir::Format::kNChw16c;
+  for (int trial = 0; trial < 36; ++trial) {
+    const bool channels_last = trial >= 24;
     const int64_t rank = trial % 3 == 0 ? 5 : 4;
-    Shape x{rng.Int(1, 3), block * rng.Int(1, 2)};
+    int64_t block = trial % 2 == 0 ? 8 : 16;
+    ir::Format format = block == 8 ? ir::Format::kNChw8c : ir::Format::kNChw16c;
+    if (channels_last) {
+      block = rng.Pick<int64_t>({1, 5, 24, 33});
+      format = rank == 5 ? ir::Format::kNDHWC : ir::Format::kNHWC;
+    }
+    Shape x{rng.Int(1, 3), channels_last ? block : block * rng.Int(1, 2)};
     for (int64_t d = 2; d < rank; ++d) x.push_back(rng.Int(2, 9));
     std::vector<Value> inputs = {rng.Random(DataType::kFloat, x, -1, 3)};
     Case plain;
-    if (trial % 2 == 0) {
+    if (trial % 2 == 0 || channels_last) {
       Tensor pads = *Tensor::Allocate(DataType::kInt64, Shape{2 * rank});
       for (int64_t i = 0; i < 2 * rank; ++i) {
         const int64_t d = i % rank;

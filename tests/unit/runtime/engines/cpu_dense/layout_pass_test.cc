@@ -140,6 +140,41 @@ TEST(LayoutPassTest, KeepsInt8ActivationsChannelsLast) {
   EXPECT_EQ(g->OutputNode()->input(0).node->type(), "TransData");
 }
 
+// A channels-last f32 tensor (here the DequantizeLinear of a QLinearConv's
+// NHWC output; on AVX-512 oneDNN also runs some f32 convolutions
+// channels-last): a spatial Resize and Pad keep it (their kernels read it),
+// InstanceNormalization, whose kernel reads plain and channel-blocked
+// tensors only, gets a plain copy.
+TEST(LayoutPassTest, ChannelsLastReachesOnlyFollowersThatReadIt) {
+  auto g = Parse(R"(graph main {
+    x = Data() {index = 0} -> (u8[1,16,8,8])
+    s = Const() {value = tensor<f32[]>[0.1]} -> (f32[])
+    z = Const() {value = tensor<u8[]>[0]} -> (u8[])
+    w = Const() {value = tensor<i8[16,16,3,3]>splat(1)} -> (i8[16,16,3,3])
+    sw = Const() {value = tensor<f32[]>[0.01]} -> (f32[])
+    zw = Const() {value = tensor<i8[]>[0]} -> (i8[])
+    sc = Const() {value = tensor<f32[4]>[1.0, 1.0, 2.0, 2.0]} -> (f32[4])
+    pads = Const() {value = tensor<i64[8]>[0, 0, 1, 1, 0, 0, 1, 1]} -> (i64[8])
+    g1 = Const() {value = tensor<f32[16]>splat(1.0)} -> (f32[16])
+    b1 = Const() {value = tensor<f32[16]>splat(0.0)} -> (f32[16])
+    c1 = QLinearConv(x, s, z, w, sw, zw, s, z) {_engine_name = "cpu_dense", pads = [1, 1, 1, 1]} -> (u8[1,16,8,8])
+    dq = DequantizeLinear(c1, s, z) {_engine_name = "cpu_dense"} -> (f32[1,16,8,8])
+    up = Resize(dq, _, sc) {_engine_name = "cpu_dense", mode = "linear"} -> (f32[1,16,16,16])
+    pad = Pad(up, pads) {_engine_name = "cpu_dense", mode = "reflect"} -> (f32[1,16,18,18])
+    norm = InstanceNormalization(pad, g1, b1) {_engine_name = "cpu_dense"} -> (f32[1,16,18,18])
+    out = NetOutput(norm)
+  })");
+  auto changed = AssignBlockedLayouts(*g, OnDense, PassTestEngine().context());
+  ASSERT_TRUE(changed.ok()) << changed.status();
+  for (const char* name : {"dq", "up", "pad"}) {
+    EXPECT_EQ(g->FindNode(name)->op_desc().output(0).type.tensor().format, ir::Format::kNHWC) << name;
+  }
+  const ir::Node* norm = g->FindNode("norm");
+  EXPECT_EQ(norm->op_desc().output(0).type.tensor().format, ir::Format::kND);
+  ASSERT_EQ(norm->input(0).node->type(), "TransData");
+  EXPECT_EQ(norm->input(0).node->input(0).node->name(), "pad");
+}
+
 // int8 tensors take channels-last only: a blocked layout would change
 // their byte size rules on other ISAs, so a u8 operand of an f32 layout
 // chain is never given one.
