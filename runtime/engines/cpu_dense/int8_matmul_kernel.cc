@@ -6,7 +6,8 @@
 // point (per tensor) and the output's are run-time arguments, as are the
 // output scales a_scale * b_scale / y_scale (per tensor or per column of
 // B), so DynamicQuantizeLinear's parameters never rebuild the primitive.
-// A constant B within [-64, 64] runs one primitive; any other B runs two
+// On AVX-512 VNNI every B runs one primitive (exact at full range). Else a
+// constant B within [-64, 64] runs one primitive; any other B runs two
 // over A's halves (each exact), summed in int32 by a sum post-op and
 // requantized here. A constant B is packed once; B's zero point must be
 // zero (CheckSupported places other nodes on host_cpu). A product of fewer
@@ -98,7 +99,7 @@ absl::StatusOr<std::unique_ptr<DenseKernel::Plan>> Int8MatMulKernel::Build(const
   const SerialScope serial(plan->serial);
   const Tensor* w = r.const_input(ports_.w);
   const bool constant_b = IsConstInput(ports_.w, r);
-  plan->split = !(constant_b && w != nullptr && FitsSevenBits(*w));
+  plan->split = !Int8Vnni() && !(constant_b && w != nullptr && FitsSevenBits(*w));
   const dnnl::memory::desc b_md = PlainDesc(bd, dt::s8);
   const dnnl::memory::desc b_request =
       constant_b ? dnnl::memory::desc(bd, dt::s8, dnnl::memory::format_tag::any) : b_md;
