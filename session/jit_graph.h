@@ -116,6 +116,7 @@ class JitGraph {
   const int64_t max_recompiles_;
   const engine::EngineRegistry& engines_;
   const bool fold_constants_;        // ge.oo.constantFolding: fold what planning made constant
+  const bool fuse_qdq_;              // QdqFusionPass not in ge.disable_passes: fuse before folding
   std::unique_ptr<Session> slices_;  // compiles and runs the slices
   std::unique_ptr<Stage> root_;
   uint32_t next_slice_id_ = 1;
