@@ -94,10 +94,12 @@ bool Fits(const ir::ValueType& type, ir::Format f) {
 }
 
 // A [N, C, 1...] operand of a binary op whose other operand and output are
-// in channel-blocked layout `f`: stored alike plain and in `f` (C fills
-// whole blocks), so it is read where it is, without a TransData.
+// in channel-blocked layout `f` (C fills whole blocks) or channels-last:
+// stored alike plain and in `f`, so it is read where it is, without a
+// TransData (squeeze-excite's scale after a convolution oneDNN runs
+// channels-last).
 bool PerChannelOperand(const ir::ValueType& type, const Shape& out, ir::Format f) {
-  if (!type.is_tensor() || Block(f) == 1) return false;
+  if (!type.is_tensor() || IsPlain(f)) return false;
   const Shape& s = type.shape();
   if (s.rank() != out.rank() || s.rank() < 3 || s.dim(1) != out.dim(1) || s.dim(1) % Block(f) != 0) return false;
   if (s.dim(0) != 1 && s.dim(0) != out.dim(0)) return false;
@@ -105,6 +107,16 @@ bool PerChannelOperand(const ir::ValueType& type, const Shape& out, ir::Format f
     if (s.dim(i) != 1) return false;
   }
   return true;
+}
+
+// A one-element operand of a binary op (a scalar, [1], [1, 1, 1, 1]: a
+// learned or computed weight times an activation) has the same value at
+// every position: it is read where it is, plain, beside an operand in any
+// layout (BinaryKernel), without a TransData.
+bool OneElement(const ir::ValueType& type, const Shape& out) {
+  if (!type.is_tensor()) return false;
+  const Shape& s = type.shape();
+  return s.IsFullyKnown() && s.NumElementsUnchecked() == 1 && s.rank() <= out.rank();
 }
 
 bool Commutative(const ir::Node& n) {
@@ -194,7 +206,7 @@ class LayoutPass {
       for (int i : DataPorts(n)) {
         if (FormatOf(n.input(i)) == f) continue;
         if (RoleOf(n) == Role::kBinary && IsPlain(FormatOf(n.input(i))) &&
-            PerChannelOperand(TypeOf(n.input(i)), out.shape(), f)) {
+            (PerChannelOperand(TypeOf(n.input(i)), out.shape(), f) || OneElement(TypeOf(n.input(i)), out.shape()))) {
           continue;  // the kernel reads it in place (BinaryKernel)
         }
         GE_RETURN_IF_ERROR(Convert(&n, i, f));
@@ -238,11 +250,15 @@ class LayoutPass {
     const ir::Format a = FormatOf(n.input(i)), b = FormatOf(n.input(j));
     // With a dynamic batch the operands may still broadcast along it at run
     // time: the kernel swaps operands then, which only commutative ops allow.
-    if (!y.IsFullyKnown() && !Commutative(n)) return ir::Format::kND;
+    // A one-element second operand never swaps.
+    if (!y.IsFullyKnown() && !Commutative(n) && !OneElement(TypeOf(n.input(j)), y)) return ir::Format::kND;
     if (sa == y && sb == y) return !IsPlain(a) ? a : b;
     // A per-channel operand (a squeeze-excite scale) beside a blocked one.
     if (RoleOf(n) == Role::kBinary && sa == y && !IsPlain(a) && PerChannelOperand(TypeOf(n.input(j)), y, a)) return a;
     if (RoleOf(n) == Role::kBinary && sb == y && !IsPlain(b) && PerChannelOperand(TypeOf(n.input(i)), y, b)) return b;
+    // A one-element operand beside a laid-out one.
+    if (RoleOf(n) == Role::kBinary && sa == y && !IsPlain(a) && OneElement(TypeOf(n.input(j)), y)) return a;
+    if (RoleOf(n) == Role::kBinary && sb == y && !IsPlain(b) && OneElement(TypeOf(n.input(i)), y)) return b;
     return ir::Format::kND;
   }
 

@@ -303,6 +303,76 @@ TEST(CpuDenseGlobalPool, ChannelsLastAndBlockedInputsGiveThePlainResult) {
   }
 }
 
+// A binary op of a laid-out operand (blocked or channels-last) and a plain
+// one-element operand of rank 0, 1 or 4, either side when the op commutes,
+// as the layout pass hands it: host_cpu's plain result laid out alike.
+TEST(CpuDenseBinary, OneElementOperandBesideALaidOutOne) {
+  Rng rng(31);
+  for (const char* type : {"Add", "Sub", "Mul", "Div", "Max", "Min"}) {
+    for (int trial = 0; trial < 6; ++trial) {
+      const int64_t block = trial % 3 == 0 ? 8 : trial % 3 == 1 ? 16 : 0;
+      const ir::Format format = block == 8    ? ir::Format::kNChw8c
+                                : block == 16 ? ir::Format::kNChw16c
+                                              : ir::Format::kNHWC;
+      const int64_t c = block == 0 ? rng.Int(1, 20) : block * rng.Int(1, 2);
+      const Shape xs{rng.Int(1, 3), c, rng.Int(1, 7), rng.Int(1, 9)};
+      const Shape ss = trial < 2 ? Shape{} : trial < 4 ? Shape{1} : Shape{1, 1, 1, 1};
+      const Tensor x = rng.Random(DataType::kFloat, xs);
+      const Tensor s = rng.Random(DataType::kFloat, ss, 0.5, 2.0);
+      const bool scalar_first = trial % 2 == 1 && std::string(type) != "Sub" && std::string(type) != "Div";
+      std::vector<Value> inputs = scalar_first ? std::vector<Value>{s, x} : std::vector<Value>{x, s};
+      Case plain = MakeCase(type, inputs);
+      auto want = test::RunKernel(Host(), plain.op, plain.inputs);
+      ASSERT_TRUE(want.ok()) << want.status();
+      ir::OpDesc laid = plain.op;
+      laid.mutable_input(scalar_first ? 1 : 0).type.mutable_tensor().format = format;
+      test::RunOptions options;
+      auto types = test::InferOutputTypes(plain.op, plain.inputs);
+      ASSERT_TRUE(types.ok()) << types.status();
+      options.output_types = *types;
+      options.output_types[0].mutable_tensor().format = format;
+      laid.mutable_output(0).type = options.output_types[0];
+      std::vector<Value> laid_inputs = inputs;
+      laid_inputs[scalar_first ? 1 : 0] = Value(LaidOut(x, block));
+      auto got = test::RunKernel(Dense(), laid, laid_inputs, options);
+      ASSERT_TRUE(got.ok()) << got.status() << " " << type << " trial " << trial;
+      EXPECT_TRUE(
+          test::TensorNear((*got)[0].tensor(), LaidOut((*want)[0].tensor(), block), test::Tolerance{1e-6, 1e-6}))
+          << type << " trial " << trial << " " << xs.ToString() << " " << ss.ToString() << " "
+          << ir::FormatName(format);
+    }
+  }
+}
+
+// A per-channel operand [N or 1, C, 1, 1] (squeeze-excite's scale) is
+// stored alike plain and channels-last: read in place beside an NHWC one.
+TEST(CpuDenseBinary, PerChannelOperandBesideAChannelsLastOne) {
+  Rng rng(37);
+  for (const char* type : {"Mul", "Add", "Sub"}) {
+    for (int trial = 0; trial < 4; ++trial) {
+      const Shape xs{rng.Int(1, 3), rng.Int(1, 40), rng.Int(1, 7), rng.Int(1, 9)};
+      const Shape cs{trial % 2 == 0 ? 1 : xs.dim(0), xs.dim(1), 1, 1};
+      const Tensor x = rng.Random(DataType::kFloat, xs);
+      const Tensor s = rng.Random(DataType::kFloat, cs);
+      Case plain = MakeCase(type, {x, s});
+      auto want = test::RunKernel(Host(), plain.op, plain.inputs);
+      ASSERT_TRUE(want.ok()) << want.status();
+      ir::OpDesc laid = plain.op;
+      laid.mutable_input(0).type.mutable_tensor().format = ir::Format::kNHWC;
+      test::RunOptions options;
+      auto types = test::InferOutputTypes(plain.op, plain.inputs);
+      ASSERT_TRUE(types.ok()) << types.status();
+      options.output_types = *types;
+      options.output_types[0].mutable_tensor().format = ir::Format::kNHWC;
+      laid.mutable_output(0).type = options.output_types[0];
+      auto got = test::RunKernel(Dense(), laid, {Value(LaidOut(x, 0)), Value(s)}, options);
+      ASSERT_TRUE(got.ok()) << got.status() << " " << type << " trial " << trial;
+      EXPECT_TRUE(test::TensorNear((*got)[0].tensor(), LaidOut((*want)[0].tensor(), 0), test::Tolerance{1e-6, 1e-6}))
+          << type << " trial " << trial << " " << xs.ToString() << " " << cs.ToString();
+    }
+  }
+}
+
 // MaxPool and AveragePool with the blocked layout on both ports (as the
 // layout pass hands them after a convolution) against host_cpu's plain
 // result laid out alike: strides, pads, dilations, ceil_mode, both pad

@@ -86,6 +86,33 @@ TEST(LayoutPassTest, ConvertsThePlainOperandOfABinaryOp) {
   EXPECT_EQ(g->OutputNode()->input(0).node->type(), "TransData");
 }
 
+// A one-element operand (EfficientDet's fusion weights, a residual scale)
+// beside a convolution's laid-out output: the product keeps the layout and
+// reads the scalar where it is, so no TransData goes either way.
+TEST(LayoutPassTest, OneElementOperandsStayPlainBesideALaidOutOne) {
+  const std::string f = Preferred();
+  if (f == "ND") GTEST_SKIP() << "oneDNN prefers plain layouts on this CPU";
+  auto g = Parse(R"(graph main {
+    x = Data() {index = 0} -> (f32[-1,16,8,8])
+    w = Const() {value = tensor<f32[16,16,1,1]>splat(0.5)} -> (f32[16,16,1,1])
+    s = Const() {value = tensor<f32[]>[0.5]} -> (f32[])
+    s4 = Const() {value = tensor<f32[1,1,1,1]>[2.0]} -> (f32[1,1,1,1])
+    c = Conv(x, w) {_engine_name = "cpu_dense"} -> (f32[-1,16,8,8])
+    m = Mul(s, c) {_engine_name = "cpu_dense"} -> (f32[-1,16,8,8])
+    d = Div(m, s4) {_engine_name = "cpu_dense"} -> (f32[-1,16,8,8])
+    c2 = Conv(d, w) {_engine_name = "cpu_dense"} -> (f32[-1,16,8,8])
+    out = NetOutput(c2)
+  })");
+  ASSERT_TRUE(AssignBlockedLayouts(*g, OnDense, PassTestEngine().context()).ok());
+  for (const char* name : {"m", "d"}) {
+    EXPECT_EQ(ir::FormatName(g->FindNode(name)->op_desc().output(0).type.tensor().format), f) << name;
+  }
+  EXPECT_EQ(g->FindNode("m")->input(0).node->name(), "s");
+  EXPECT_EQ(g->FindNode("m")->input(1).node->name(), "c");
+  EXPECT_EQ(g->FindNode("d")->input(1).node->name(), "s4");
+  EXPECT_EQ(g->FindNode("c2")->input(0).node->name(), "d");
+}
+
 TEST(LayoutPassTest, LeavesShapesThatDoNotFillBlocks) {
   const std::string text = R"(graph main {
     x = Data() {index = 0} -> (f32[1,3,8,8])
@@ -142,7 +169,8 @@ TEST(LayoutPassTest, KeepsInt8ActivationsChannelsLast) {
 
 // A channels-last f32 tensor (here the DequantizeLinear of a QLinearConv's
 // NHWC output; on AVX-512 oneDNN also runs some f32 convolutions
-// channels-last): a spatial Resize and Pad keep it (their kernels read it),
+// channels-last): a product with a per-channel operand, a spatial Resize
+// and Pad keep it (their kernels read it),
 // InstanceNormalization, whose kernel reads plain and channel-blocked
 // tensors only, gets a plain copy.
 TEST(LayoutPassTest, ChannelsLastReachesOnlyFollowersThatReadIt) {
@@ -159,16 +187,19 @@ TEST(LayoutPassTest, ChannelsLastReachesOnlyFollowersThatReadIt) {
     b1 = Const() {value = tensor<f32[16]>splat(0.0)} -> (f32[16])
     c1 = QLinearConv(x, s, z, w, sw, zw, s, z) {_engine_name = "cpu_dense", pads = [1, 1, 1, 1]} -> (u8[1,16,8,8])
     dq = DequantizeLinear(c1, s, z) {_engine_name = "cpu_dense"} -> (f32[1,16,8,8])
-    up = Resize(dq, _, sc) {_engine_name = "cpu_dense", mode = "linear"} -> (f32[1,16,16,16])
+    se = Const() {value = tensor<f32[1,16,1,1]>splat(0.5)} -> (f32[1,16,1,1])
+    scaled = Mul(dq, se) {_engine_name = "cpu_dense"} -> (f32[1,16,8,8])
+    up = Resize(scaled, _, sc) {_engine_name = "cpu_dense", mode = "linear"} -> (f32[1,16,16,16])
     pad = Pad(up, pads) {_engine_name = "cpu_dense", mode = "reflect"} -> (f32[1,16,18,18])
     norm = InstanceNormalization(pad, g1, b1) {_engine_name = "cpu_dense"} -> (f32[1,16,18,18])
     out = NetOutput(norm)
   })");
   auto changed = AssignBlockedLayouts(*g, OnDense, PassTestEngine().context());
   ASSERT_TRUE(changed.ok()) << changed.status();
-  for (const char* name : {"dq", "up", "pad"}) {
+  for (const char* name : {"dq", "scaled", "up", "pad"}) {
     EXPECT_EQ(g->FindNode(name)->op_desc().output(0).type.tensor().format, ir::Format::kNHWC) << name;
   }
+  EXPECT_EQ(g->FindNode("scaled")->input(1).node->name(), "se");  // a per-channel operand, read in place
   const ir::Node* norm = g->FindNode("norm");
   EXPECT_EQ(norm->op_desc().output(0).type.tensor().format, ir::Format::kND);
   ASSERT_EQ(norm->input(0).node->type(), "TransData");
