@@ -68,13 +68,25 @@ absl::StatusOr<std::unique_ptr<DenseKernel::Plan>> Int8MatMulKernel::Build(const
   if (!out.ok()) return NodeError(op(), out.status().message());
   if (a.rank() == 1) a = Shape{1, a.dim(0)};
   if (b.rank() == 1) b = Shape{b.dim(0), 1};
-  const size_t rank = std::max(a.dims().size(), b.dims().size());
+  size_t rank = std::max(a.dims().size(), b.dims().size());
   if (rank > static_cast<size_t>(DNNL_MAX_NDIMS)) return NodeUnimplemented(op(), "rank ", rank, " is too high");
-  const dims ad = AlignedDims(a, rank), bd = AlignedDims(b, rank);
+  dims ad = AlignedDims(a, rank), bd = AlignedDims(b, rank);
   dims dd(rank);
   for (size_t i = 0; i + 2 < rank; ++i) dd[i] = std::max(ad[i], bd[i]);
   dd[rank - 2] = ad[rank - 2];
   dd[rank - 1] = bd[rank - 1];
+  // A batch of rows times one matrix ([S, B, K] x [K, N]: a dynamically
+  // quantized transformer's projections) is one [S*B, K] x [K, N] product,
+  // whose B oneDNN packs once; as a batched product it reads B plain and
+  // repacks it on every run.
+  if (rank > 2 && std::all_of(bd.begin(), bd.end() - 2, [](int64_t d) { return d == 1; })) {
+    int64_t rows = 1;
+    for (size_t i = 0; i + 1 < rank; ++i) rows *= dd[i];
+    ad = dims{rows, ad[rank - 1]};
+    bd = dims{bd[rank - 2], bd[rank - 1]};
+    dd = dims{rows, dd[rank - 1]};
+    rank = 2;
+  }
   auto plan = std::make_unique<MatMulPlan>();
   plan->n = dd[rank - 1];
   plan->flip = r.dtype(ports_.x) == DataType::kInt8;

@@ -159,11 +159,13 @@ std::vector<Case> ConvIntegerCases(Rng& rng) {
 }
 
 // A [.., M, K] and B [.., K, N] with broadcast batches, or 1-D operands.
+// Batches of A times one B (cases 1 and 3) run as one [rows, K] product.
 std::pair<Shape, Shape> RandomProduct(Rng& rng) {
   const int64_t m = rng.Int(1, 9), k = rng.Int(1, 40), n = rng.Int(1, 12);
   switch (rng.Int(0, 4)) {
     case 0: return {Shape{k}, Shape{k, n}};
     case 1: return {Shape{rng.Int(2, 3), m, k}, Shape{k, n}};
+    case 3: return {Shape{2, rng.Int(1, 3), m, k}, Shape{1, 1, k, n}};
     case 2: {
       const int64_t b = rng.Int(2, 3);
       return {Shape{b, m, k}, Shape{b, k, n}};
