@@ -1,13 +1,16 @@
 // JitGraph: stages, guards, planning a slice, and runs.
 #include "session/jit_graph.h"
 
+#include "absl/algorithm/container.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_join.h"
 #include "base/ir/op_types.h"
 #include "base/logging.h"
 #include "base/ops/op_registry.h"
 #include "base/status.h"
+#include "base/options.h"
 #include "compiler/passes/constant_folding_pass.h"
+#include "compiler/passes/qdq_fusion_pass.h"
 #include "session/session.h"
 
 namespace ge::session {
@@ -101,6 +104,8 @@ JitGraph::JitGraph(uint32_t graph_id, std::unique_ptr<ir::Graph> graph, OptionMa
       max_recompiles_(max_recompiles),
       engines_(engines),
       fold_constants_(OptionOrDefault(options_, "ge.oo.constantFolding") != "0"),
+      fuse_qdq_(
+          !absl::c_linear_search(ParseListOption(OptionOrDefault(options_, "ge.disable_passes")), "QdqFusionPass")),
       slices_(std::make_unique<Session>(engines, OptionMap(), pool, device)),
       root_(std::make_unique<Stage>(0, std::move(graph))) {}
 
@@ -181,6 +186,13 @@ absl::StatusOr<JitGraph::Step*> JitGraph::Plan(Stage& stage, std::vector<GuardEn
     plan_inputs.push_back(static_cast<int>(d->op_desc().GetAttrOr<int64_t>(ir::kAttrIndex, 0)));
   }
   GE_RETURN_IF_ERROR(Annotate(ops::InferShapes(*plan), StrCat("JIT stage ", stage.depth)));
+  // QDQ chains into int8 nodes before folding, as the compile pipeline
+  // orders them: folding turns DQ(constant weights) into float weights, and
+  // the slice would then run the chain in float (a QDQ model at float speed).
+  if (fuse_qdq_) {
+    compiler::QdqFusionPass fuse;
+    GE_RETURN_IF_ERROR(Annotate(fuse.Run(*plan).status(), StrCat("JIT stage ", stage.depth)));
+  }
   // Shapes are known now: Shape of a known tensor, and what is computed
   // from it (Gather, Concat, ...), fold, so a Reshape fed that way is known
   // in this stage instead of ending it.

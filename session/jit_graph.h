@@ -7,7 +7,9 @@
 // the stage is planned: its Data nodes take the inputs' types; small
 // integer inputs that a node reads as a value (a Reshape's shape, a Slice's
 // starts, ...) become Consts holding the actual value; shape inference
-// runs, then constant folding (Shape of a now known tensor and what is
+// runs, then QdqFusionPass (before folding, as in the compile pipeline:
+// folding would turn DQ(weights) into floats), then constant folding
+// (Shape of a now known tensor and what is
 // computed from it); the nodes whose output types are all known (and whose
 // producers are) form the slice. When none is, the slice is the frontier: the nodes
 // that read only inputs and constants, run to learn their outputs (NonZero
@@ -116,6 +118,7 @@ class JitGraph {
   const int64_t max_recompiles_;
   const engine::EngineRegistry& engines_;
   const bool fold_constants_;        // ge.oo.constantFolding: fold what planning made constant
+  const bool fuse_qdq_;              // QdqFusionPass not in ge.disable_passes: fuse before folding
   std::unique_ptr<Session> slices_;  // compiles and runs the slices
   std::unique_ptr<Stage> root_;
   uint32_t next_slice_id_ = 1;

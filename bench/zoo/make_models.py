@@ -59,7 +59,9 @@ def inputs_for(specs, batch, dim_values=None):
     return [make_input(dtype, dims, gen, 1000 + i, batch, dim_values) for i, (_, dtype, dims, gen) in enumerate(specs)]
 
 
-def export_torch(net, specs, path):
+def export_torch(net, specs, path, opset=None, fold=True):
+    """Exports `net` at `opset` (default OPSET), with torch's constant folding unless `fold`
+    is false; returns the torch reference function."""
     net.eval()
     args = tuple(torch.from_numpy(a) for a in inputs_for(specs, 2 if any("batch" in s[2] for s in specs) else 1))
     dynamic_axes = {}
@@ -74,8 +76,8 @@ def export_torch(net, specs, path):
     for o in out_names:
         if dynamic_axes and any("batch" in s[2] for s in specs):
             dynamic_axes[o] = {0: "batch"}
-    torch.onnx.export(net, args, path, opset_version=OPSET, input_names=[s[0] for s in specs],
-                      output_names=out_names, dynamic_axes=dynamic_axes or None, do_constant_folding=True)
+    torch.onnx.export(net, args, path, opset_version=opset or OPSET, input_names=[s[0] for s in specs],
+                      output_names=out_names, dynamic_axes=dynamic_axes or None, do_constant_folding=fold)
 
     def reference(arrays):
         with torch.no_grad():

@@ -158,6 +158,7 @@ class Folder {
     }
     if (kernels_ == nullptr || !MayEvaluate(node)) return std::nullopt;
     size_t in_bytes = 0, out_bytes = 0;
+    int64_t in_elements = 0;  // of the largest input
     std::vector<Value> inputs;
     for (int i = 0; i < node.num_inputs(); ++i) {
       if (!node.input(i)) {
@@ -167,14 +168,19 @@ class Folder {
       std::optional<Tensor> value = node.input(i).node->op_desc().GetAttr<Tensor>(ir::kAttrValue);
       if (!value) return std::nullopt;
       in_bytes += value->SizeInBytes();
+      in_elements = std::max(in_elements, value->NumElements());
       inputs.emplace_back(std::move(*value));
     }
     std::vector<ir::ValueType> output_types;
+    bool no_more_elements = true;  // every output has at most the largest input's elements
     for (const ir::IoDesc& out : node.op_desc().outputs()) {
       out_bytes += TensorBytes(out.type);
       output_types.push_back(out.type);
+      no_more_elements = no_more_elements && out.type.is_tensor() && out.type.shape().IsFullyKnown() &&
+                         out.type.shape().NumElementsUnchecked() <= in_elements;
     }
-    if (out_bytes > in_bytes + ConstantFoldingPass::kMaxGrowthBytes) return std::nullopt;
+    auto too_large = [&] { return !no_more_elements && out_bytes > in_bytes + ConstantFoldingPass::kMaxGrowthBytes; };
+    if (too_large()) return std::nullopt;
 
     absl::StatusOr<std::vector<Tensor>> outputs = Run(node, std::move(inputs), std::move(output_types));
     if (!outputs.ok()) {
@@ -183,8 +189,12 @@ class Folder {
       return std::nullopt;
     }
     out_bytes = 0;
-    for (const Tensor& t : *outputs) out_bytes += t.SizeInBytes();
-    if (out_bytes > in_bytes + ConstantFoldingPass::kMaxGrowthBytes) return std::nullopt;
+    no_more_elements = true;
+    for (const Tensor& t : *outputs) {
+      out_bytes += t.SizeInBytes();
+      no_more_elements = no_more_elements && t.NumElements() <= in_elements;
+    }
+    if (too_large()) return std::nullopt;
     return std::optional<std::vector<Tensor>>(std::move(*outputs));
   }
 

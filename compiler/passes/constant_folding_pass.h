@@ -13,7 +13,10 @@
 // A node whose results would be much larger than its inputs is left alone
 // (Expand, Tile, ConstantOfShape of a big shape would only bloat the model):
 // folding is allowed when the outputs take at most the inputs' bytes plus
-// kMaxGrowthBytes. A kernel that fails at compile time leaves its node as it
+// kMaxGrowthBytes, or when no output has more elements than the largest
+// input (bytes then grow only by a wider dtype: a DequantizeLinear of
+// constant s8 weights that no int8 node took, folded once instead of
+// dequantized on every run). A kernel that fails at compile time leaves its node as it
 // is: the error, if it is one, belongs to run time (the node may sit in a
 // branch that never runs).
 //

@@ -112,20 +112,44 @@ int64_t MinOf(DataType d) { return d == DataType::kInt8 ? -128 : 0; }
 // What one rewrite builds.
 struct Chain {
   ir::Node* core = nullptr;  // Conv / MatMul / Gemm
-  ir::Node* relu = nullptr;  // absorbed, or null
+  ir::Node* relu = nullptr;  // the absorbed Relu or Clip, or null
   QParams x, w, y;
   ir::OutPort bias;  // Conv's, or empty
 };
 
-// Finds core [-> Relu] -> Q upstream of `q`.
+// Whether Clip `n` (constant bounds, either may be absent) changes nothing
+// that `q`'s saturation does not: its lower bound quantizes to the type's
+// minimum or below and its upper bound to the maximum or above, so
+// Q(Clip(v)) == Q(v) for every v (Q is monotone). A ReLU6 (Clip 0, 6)
+// before a u8 Q of zero point 0 calibrated on values within [0, 6] is one.
+bool ClipAbsorbedBy(const ir::Node& n, const QParams& q) {
+  const float scale = q.ScaleAt(0);
+  const auto zero = static_cast<float>(q.ZeroAt(0));
+  const auto lo = static_cast<float>(MinOf(q.dtype)), hi = lo + 255.0f;
+  for (int i : {1, 2}) {
+    const ir::OutPort p = InputOf(n, i);
+    if (!p) continue;
+    const Tensor* t = ConstOf(p);
+    if (t == nullptr || t->NumElements() != 1) return false;
+    // As QuantizeLinear computes it: the f32 quotient, rounded half to even.
+    const float v = std::nearbyint(static_cast<float>(t->GetAsDouble(0)) / scale) + zero;
+    if (std::isnan(v) || (i == 1 ? v > lo : v < hi)) return false;
+  }
+  return true;
+}
+
+// Finds core [-> Relu | Clip] -> Q upstream of `q`: a Relu when Q's zero
+// point is its type's minimum, a Clip when Q saturates alike
+// (ClipAbsorbedBy).
 std::optional<Chain> MatchOutput(ir::Node* q_node) {
   auto y = ReadParams(q_node, kQ);
   if (!y || y->count() != 1 || !IsInt8(y->dtype) || y->data.index != 0) return std::nullopt;
   Chain c;
   c.y = *y;
   ir::Node* up = y->data.node;
-  if (up->type() == "Relu") {
-    if (OnlyConsumer(*up) != q_node || y->ZeroAt(0) != MinOf(y->dtype) || !up->input(0) || up->input(0).index != 0) {
+  if (up->type() == "Relu" || up->type() == "Clip") {
+    const bool absorbed = up->type() == "Relu" ? y->ZeroAt(0) == MinOf(y->dtype) : ClipAbsorbedBy(*up, *y);
+    if (OnlyConsumer(*up) != q_node || !absorbed || !up->input(0) || up->input(0).index != 0) {
       return std::nullopt;
     }
     c.relu = up;

@@ -257,13 +257,24 @@ class BinaryKernel final : public DenseKernel {
     dnnl::primitive_attr attr;
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
     dnnl::binary::primitive_desc pd;
-    if (format != ir::Format::kND && r.shape(0).rank() == out->rank() && r.shape(1).rank() == out->rank()) {
+    // A one-element operand (of any rank up to the output's) has its value
+    // at every position of any layout.
+    auto one_element = [&](int k) {
+      return r.shape(k).rank() <= out->rank() && r.shape(k).NumElementsUnchecked() == 1 && r.shape(k) != *out;
+    };
+    auto laid_out = [&](int k) { return r.shape(k).rank() == out->rank() || one_element(k); };
+    if (format != ir::Format::kND && laid_out(0) && laid_out(1)) {
       // The engine's own layout (the layout pass): each operand in the
       // layout its port names; a plain per-channel operand [N, C, 1...]
-      // (a squeeze-excite scale) is stored alike in the output's layout.
+      // (a squeeze-excite scale) is stored alike in the output's layout; a
+      // plain one-element operand is read as [1, 1, ...].
       GE_ASSIGN_OR_RETURN(plan->dst_md, FormatDesc(*out, r.dtype(0), format));
       dnnl::memory::desc md[2];
       for (int k = 0; k < 2; ++k) {
+        if (one_element(k) && op().input(k).type.tensor().format == ir::Format::kND) {
+          md[k] = PlainDesc(dnnl::memory::dims(out->dims().size(), 1), type);
+          continue;
+        }
         ir::Format f = op().input(k).type.tensor().format;
         if (f == ir::Format::kND && r.shape(k) != *out) f = format;
         GE_ASSIGN_OR_RETURN(md[k], FormatDesc(r.shape(k), r.dtype(k), f));

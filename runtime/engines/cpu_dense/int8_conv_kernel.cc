@@ -9,7 +9,8 @@
 // never do). Constant weights are packed once (PackedWeights), with
 // oneDNN's zero-point compensation computed by that reorder.
 //
-// Constant weights within [-64, 64] run one primitive. Others (full-range,
+// On AVX-512 VNNI every convolution runs one primitive (exact at full
+// range). Else constant weights within [-64, 64] run one primitive. Others (full-range,
 // or computed at run time) run two over the source's halves, each exact,
 // summed in int32 by a sum post-op and requantized here. Constant weights
 // whose values Prepare did not see (a `_const_inputs` attribute only) are
@@ -212,8 +213,8 @@ absl::StatusOr<std::unique_ptr<DenseKernel::Plan>> Int8ConvKernel::Build(const P
   }
   plan->bias_md = PlainDesc(dnnl::memory::dims{plan->m}, dt::s32);
   const Tensor* w = r.const_input(ports_.w);
-  plan->split = !(IsConstInput(ports_.w, r) && w != nullptr && FitsUnsplit(*w));
-  plan->decide_at_run = IsConstInput(ports_.w, r) && w == nullptr;
+  plan->split = !Int8Vnni() && !(IsConstInput(ports_.w, r) && w != nullptr && FitsUnsplit(*w));
+  plan->decide_at_run = plan->split && IsConstInput(ports_.w, r) && w == nullptr;
   // The stored layouts; a channels-last one is handed to the primitive as it is.
   const ir::Format x_format = op().input(ports_.x).type.tensor().format;
   const ir::Format y_format = op().output(0).type.tensor().format;

@@ -6,7 +6,8 @@
 // point (per tensor) and the output's are run-time arguments, as are the
 // output scales a_scale * b_scale / y_scale (per tensor or per column of
 // B), so DynamicQuantizeLinear's parameters never rebuild the primitive.
-// A constant B within [-64, 64] runs one primitive; any other B runs two
+// On AVX-512 VNNI every B runs one primitive (exact at full range). Else a
+// constant B within [-64, 64] runs one primitive; any other B runs two
 // over A's halves (each exact), summed in int32 by a sum post-op and
 // requantized here. A constant B is packed once; B's zero point must be
 // zero (CheckSupported places other nodes on host_cpu). A product of fewer
@@ -67,13 +68,25 @@ absl::StatusOr<std::unique_ptr<DenseKernel::Plan>> Int8MatMulKernel::Build(const
   if (!out.ok()) return NodeError(op(), out.status().message());
   if (a.rank() == 1) a = Shape{1, a.dim(0)};
   if (b.rank() == 1) b = Shape{b.dim(0), 1};
-  const size_t rank = std::max(a.dims().size(), b.dims().size());
+  size_t rank = std::max(a.dims().size(), b.dims().size());
   if (rank > static_cast<size_t>(DNNL_MAX_NDIMS)) return NodeUnimplemented(op(), "rank ", rank, " is too high");
-  const dims ad = AlignedDims(a, rank), bd = AlignedDims(b, rank);
+  dims ad = AlignedDims(a, rank), bd = AlignedDims(b, rank);
   dims dd(rank);
   for (size_t i = 0; i + 2 < rank; ++i) dd[i] = std::max(ad[i], bd[i]);
   dd[rank - 2] = ad[rank - 2];
   dd[rank - 1] = bd[rank - 1];
+  // A batch of rows times one matrix ([S, B, K] x [K, N]: a dynamically
+  // quantized transformer's projections) is one [S*B, K] x [K, N] product,
+  // whose B oneDNN packs once; as a batched product it reads B plain and
+  // repacks it on every run.
+  if (rank > 2 && std::all_of(bd.begin(), bd.end() - 2, [](int64_t d) { return d == 1; })) {
+    int64_t rows = 1;
+    for (size_t i = 0; i + 1 < rank; ++i) rows *= dd[i];
+    ad = dims{rows, ad[rank - 1]};
+    bd = dims{bd[rank - 2], bd[rank - 1]};
+    dd = dims{rows, dd[rank - 1]};
+    rank = 2;
+  }
   auto plan = std::make_unique<MatMulPlan>();
   plan->n = dd[rank - 1];
   plan->flip = r.dtype(ports_.x) == DataType::kInt8;
@@ -98,7 +111,7 @@ absl::StatusOr<std::unique_ptr<DenseKernel::Plan>> Int8MatMulKernel::Build(const
   const SerialScope serial(plan->serial);
   const Tensor* w = r.const_input(ports_.w);
   const bool constant_b = IsConstInput(ports_.w, r);
-  plan->split = !(constant_b && w != nullptr && FitsSevenBits(*w));
+  plan->split = !Int8Vnni() && !(constant_b && w != nullptr && FitsSevenBits(*w));
   const dnnl::memory::desc b_md = PlainDesc(bd, dt::s8);
   const dnnl::memory::desc b_request =
       constant_b ? dnnl::memory::desc(bd, dt::s8, dnnl::memory::format_tag::any) : b_md;

@@ -183,6 +183,15 @@ void FlipSign(const void* src, void* dst, int64_t n) {
   for (int64_t i = 0; i < n; ++i) d[i] = static_cast<uint8_t>(s[i] ^ 0x80u);
 }
 
+bool Int8Vnni() {
+  static const bool vnni = [] {
+    const auto isa = static_cast<unsigned>(dnnl::get_effective_cpu_isa());
+    const auto avx512_vnni = static_cast<unsigned>(dnnl::cpu_isa::avx512_core_vnni);
+    return (isa & avx512_vnni) == avx512_vnni;
+  }();
+  return vnni;
+}
+
 void SplitHalves(const void* x, bool flip, uint8_t* lo, uint8_t* hi, int64_t n) {
   const auto* s = static_cast<const uint8_t*>(x);
   const uint8_t mask = flip ? 0x80u : 0u;

@@ -3,7 +3,9 @@
 // of their quantization parameters, and the element loops around oneDNN.
 //
 // What oneDNN 2.6 computes exactly on an AVX2 CPU without VNNI (measured;
-// the unit tests hold it to host_cpu's reference at full range):
+// the unit tests hold it to host_cpu's reference at full range; with
+// AVX-512 VNNI, Int8Vnni(), every u8 x s8 product is exact and nothing
+// below splits):
 // - convolution, u8 source x s8 weights: vpmaddubsw adds two u8 x s8
 //   products into a saturating int16, so a pair can overflow once both
 //   operands are large (255 * 127 * 2 > 32767). Exact when every weight is
@@ -35,6 +37,11 @@
 #include "runtime/engines/cpu_dense/dense_kernel.h"
 
 namespace ge::engine::cpu_dense {
+
+// Whether oneDNN's int8 kernels use AVX-512 VNNI here: vpdpbusd adds four
+// u8 x s8 products into int32 with no int16 step, so every product is
+// exact at full range and the kernels never split their source.
+bool Int8Vnni();
 
 // The largest |weight| for which a u8 x s8 convolution cannot saturate.
 inline constexpr int kMaxUnsplitWeight = 64;

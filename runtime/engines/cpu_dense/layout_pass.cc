@@ -10,6 +10,7 @@
 #include "base/ir/op_types.h"
 #include "base/status.h"
 #include "runtime/engines/cpu_dense/dense_ops.h"
+#include "runtime/engines/cpu_dense/channel_block.h"
 #include "runtime/engines/cpu_dense/post_ops.h"
 
 namespace ge::engine::cpu_dense {
@@ -21,8 +22,9 @@ enum class Role { kNone, kConv, kDeconv, kInt8Conv, kFollow, kBinary, kInt8Binar
 // element-wise: they keep the layout while changing the dtype.
 // Resize and Pad follow a channel-blocked layout when they keep the batch
 // and channels (KeepsChannels); InstanceNormalization always (per-channel
-// parameters, like BatchNormalization). Resize follows channels-last as
-// well, Pad and InstanceNormalization do not (ChannelBlockedOnly).
+// parameters, like BatchNormalization). Resize and Pad follow channels-last
+// as well (one block of all C channels); InstanceNormalization does not, its
+// kernel reads plain and channel-blocked tensors only.
 constexpr std::array<std::string_view, 23> kFollowers = {"Relu",
                                                          "LeakyRelu",
                                                          "Sigmoid",
@@ -94,9 +96,10 @@ bool Fits(const ir::ValueType& type, ir::Format f) {
 }
 
 // A [N, C, 1...] operand of a binary op whose other operand and output are
-// in channel-blocked or channels-last layout `f`: stored alike plain and in
-// `f` (C fills whole blocks; channels-last of a 1x1 map is plain), so it is
-// read where it is, without a TransData (squeeze-excite's scale).
+// in channel-blocked layout `f` (C fills whole blocks) or channels-last:
+// stored alike plain and in `f`, so it is read where it is, without a
+// TransData (squeeze-excite's scale after a convolution oneDNN runs
+// channels-last).
 bool PerChannelOperand(const ir::ValueType& type, const Shape& out, ir::Format f) {
   if (!type.is_tensor() || IsPlain(f)) return false;
   const Shape& s = type.shape();
@@ -106,6 +109,16 @@ bool PerChannelOperand(const ir::ValueType& type, const Shape& out, ir::Format f
     if (s.dim(i) != 1) return false;
   }
   return true;
+}
+
+// A one-element operand of a binary op (a scalar, [1], [1, 1, 1, 1]: a
+// learned or computed weight times an activation) has the same value at
+// every position: it is read where it is, plain, beside an operand in any
+// layout (BinaryKernel), without a TransData.
+bool OneElement(const ir::ValueType& type, const Shape& out) {
+  if (!type.is_tensor()) return false;
+  const Shape& s = type.shape();
+  return s.IsFullyKnown() && s.NumElementsUnchecked() == 1 && s.rank() <= out.rank();
 }
 
 bool Commutative(const ir::Node& n) {
@@ -125,11 +138,6 @@ bool KeepsChannels(const ir::Node& n) {
   return in.rank() >= 3 && in.rank() == out.rank() && in.dim(0) == out.dim(0) && in.dim(1) == out.dim(1) &&
          in.dim(1) > 0;
 }
-
-// Followers whose kernels run plain or channel-blocked layouts, not
-// channels-last (pad_kernel.cc, instance_norm_kernel.cc; Resize reads
-// channels-last too).
-bool ChannelBlockedOnly(const ir::Node& n) { return n.type() == "Pad" || n.type() == "InstanceNormalization"; }
 
 class LayoutPass {
  public:
@@ -186,10 +194,8 @@ class LayoutPass {
     if (IsPlain(f) || !Fits(out, f)) return absl::OkStatus();
     if (RoleOf(n) == Role::kFollow && !Fits(TypeOf(n.input(0)), f)) return absl::OkStatus();
     if ((n.type() == "Resize" || n.type() == "Pad") && !KeepsChannels(n)) return absl::OkStatus();
-    // Their kernels read plain and channel-blocked tensors only: a
-    // channels-last input (what oneDNN picks for AVX-512 convolutions) is
-    // made plain for them.
-    if (ChannelBlockedOnly(n) && Block(f) == 1) return absl::OkStatus();
+    // InstanceNormalization's kernel reads plain and channel-blocked tensors only.
+    if (n.type() == "InstanceNormalization" && IsChannelsLast(f)) return absl::OkStatus();
     ir::Format& format = n.mutable_op_desc().mutable_output(0).type.mutable_tensor().format;
     changed_ = changed_ || format != f;
     format = f;
@@ -202,7 +208,7 @@ class LayoutPass {
       for (int i : DataPorts(n)) {
         if (FormatOf(n.input(i)) == f) continue;
         if (RoleOf(n) == Role::kBinary && IsPlain(FormatOf(n.input(i))) &&
-            PerChannelOperand(TypeOf(n.input(i)), out.shape(), f)) {
+            (PerChannelOperand(TypeOf(n.input(i)), out.shape(), f) || OneElement(TypeOf(n.input(i)), out.shape()))) {
           continue;  // the kernel reads it in place (BinaryKernel)
         }
         GE_RETURN_IF_ERROR(Convert(&n, i, f));
@@ -250,11 +256,15 @@ class LayoutPass {
     const ir::Format a = FormatOf(n.input(i)), b = FormatOf(n.input(j));
     // With a dynamic batch the operands may still broadcast along it at run
     // time: the kernel swaps operands then, which only commutative ops allow.
-    if (!y.IsFullyKnown() && !Commutative(n)) return ir::Format::kND;
+    // A one-element second operand never swaps.
+    if (!y.IsFullyKnown() && !Commutative(n) && !OneElement(TypeOf(n.input(j)), y)) return ir::Format::kND;
     if (sa == y && sb == y) return !IsPlain(a) ? a : b;
     // A per-channel operand (a squeeze-excite scale) beside a blocked one.
     if (RoleOf(n) == Role::kBinary && sa == y && !IsPlain(a) && PerChannelOperand(TypeOf(n.input(j)), y, a)) return a;
     if (RoleOf(n) == Role::kBinary && sb == y && !IsPlain(b) && PerChannelOperand(TypeOf(n.input(i)), y, b)) return b;
+    // A one-element operand beside a laid-out one.
+    if (RoleOf(n) == Role::kBinary && sa == y && !IsPlain(a) && OneElement(TypeOf(n.input(j)), y)) return a;
+    if (RoleOf(n) == Role::kBinary && sb == y && !IsPlain(b) && OneElement(TypeOf(n.input(i)), y)) return b;
     return ir::Format::kND;
   }
 

@@ -1,11 +1,13 @@
 // Pad on cpu_dense: constant, reflect and edge modes for f32 tensors of any
 // rank, in plain layouts and in the channel-blocked layouts of the layout
-// pass (nChw8c / nChw16c, when the channels are not padded).
+// pass (nChw8c / nChw16c) and channels-last (NHWC / NDHWC), when the
+// channels are not padded.
 //
 // The pads (and the constant value) are read on every run: they are tiny
 // value inputs, constants in every exported model, computed in some (Swin's
 // window padding). A blocked tensor is padded as the plain tensor
-// [N, C / B, spatial...] of B-float elements: a channel block moves as one.
+// [N, C / B, spatial...] of B-float elements: a channel block moves as one
+// (channels-last, B = C: the tensor [N, 1, spatial...] of C-float elements).
 // Each output row (all dims but the last) maps to one source row (reflect
 // and edge fold the index back into the input, reflect periodically past
 // the input's size as host_cpu does; constant mode fills a row
@@ -20,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/engines/cpu_dense/channel_block.h"
 #include "runtime/engines/cpu_dense/kernel_registry.h"
 #include "runtime/engines/sdk/kernel_util.h"
 
@@ -27,8 +30,6 @@ namespace ge::engine::cpu_dense {
 namespace {
 
 enum class PadMode { kConstant, kReflect, kEdge };
-
-int64_t BlockOf(ir::Format f) { return f == ir::Format::kNChw16c ? 16 : f == ir::Format::kNChw8c ? 8 : 1; }
 
 // The source index of output index `o` along a dim of `n` elements padded
 // by `begin` in front; -1 when it reads the constant.
@@ -60,11 +61,8 @@ class PadKernel final : public DenseKernel {
   absl::StatusOr<std::unique_ptr<Plan>> Build(const PlanRequest& r) override {
     if (r.dtype(0) != DataType::kFloat) return NodeUnimplemented(op(), "dtype ", DataTypeName(r.dtype(0)));
     const int64_t rank = r.shape(0).rank();
-    if (format_ != ir::Format::kND && format_ != ir::Format::kNCHW && format_ != ir::Format::kNCDHW &&
-        BlockOf(format_) == 1) {
-      return NodeError(op(), "layout ", ir::FormatName(format_), " (plain or channel-blocked only)");
-    }
-    if (BlockOf(format_) > 1 && (rank < 3 || r.shape(0).dim(1) % BlockOf(format_) != 0)) {
+    const bool spatial_layout = LayoutChannelBlock(format_, 2) > 1;  // blocked or channels-last
+    if (spatial_layout && (rank < 3 || r.shape(0).dim(1) % LayoutChannelBlock(format_, r.shape(0).dim(1)) != 0)) {
       return NodeError(op(), "input ", r.shape(0).ToString(), " does not fill ", ir::FormatName(format_), " blocks");
     }
     return std::make_unique<Plan>();
@@ -92,8 +90,8 @@ class PadKernel final : public DenseKernel {
       }
       out.set_dim(d, size);
     }
-    const int64_t block = BlockOf(format_);
-    if (block > 1 && (pads[1] != 0 || pads[rank + 1] != 0)) {
+    const int64_t block = rank >= 3 ? LayoutChannelBlock(format_, xs.dim(1)) : 1;
+    if ((block > 1 || IsChannelsLast(format_)) && (pads[1] != 0 || pads[rank + 1] != 0)) {
       return NodeError(op(), "pads the channels of a ", ir::FormatName(format_), " tensor");
     }
     GE_ASSIGN_OR_RETURN(Tensor y, ctx.Output(0, out));

@@ -5,6 +5,12 @@
 // (and host_cpu) defines: y = saturate(round_half_even(x / scale) + zp),
 // x = (q - zp) * scale (QuantizeLinear 8 elements a step with AVX2, the
 // same bits). Per-axis scales run on host_cpu.
+//
+// DynamicQuantizeLinear too (ONNX Runtime's dynamic quantization puts one
+// before every MatMulInteger / ConvInteger, whose kernels are here): the
+// range [min(x, 0), max(x, 0)] (AVX2, 8 lanes), scale = range / 255 and
+// zero point = round(-min / scale) as ONNX defines them in f32, then the
+// QuantizeLinear loop above; the same bits as host_cpu's reference.
 #include <immintrin.h>
 
 #include <algorithm>
@@ -115,6 +121,90 @@ void Dequantize(const T* x, float* y, int64_t n, float scale, int32_t zero) {
   for (int64_t i = 0; i < n; ++i) y[i] = static_cast<float>(static_cast<int32_t>(x[i]) - zero) * scale;
 }
 
+// The range of x[0, n) widened to include 0; false when x has a NaN.
+__attribute__((target("avx2"))) bool RangeAvx2(const float* x, int64_t n, float* lo, float* hi) {
+  __m256 vlo = _mm256_setzero_ps(), vhi = _mm256_setzero_ps(), nan = _mm256_setzero_ps();
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256 v = _mm256_loadu_ps(x + i);
+    nan = _mm256_or_ps(nan, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+    vlo = _mm256_min_ps(vlo, v);
+    vhi = _mm256_max_ps(vhi, v);
+  }
+  if (_mm256_movemask_ps(nan) != 0) return false;
+  alignas(32) float l[8], h[8];
+  _mm256_store_ps(l, vlo);
+  _mm256_store_ps(h, vhi);
+  float a = 0, b = 0;
+  for (int k = 0; k < 8; ++k) {
+    a = std::min(a, l[k]);
+    b = std::max(b, h[k]);
+  }
+  for (; i < n; ++i) {
+    if (std::isnan(x[i])) return false;
+    a = std::min(a, x[i]);
+    b = std::max(b, x[i]);
+  }
+  *lo = a;
+  *hi = b;
+  return true;
+}
+
+bool Range(const float* x, int64_t n, float* lo, float* hi) {
+  static const bool avx2 = sdk::HostCpuFeatures().avx2;
+  if (avx2) return RangeAvx2(x, n, lo, hi);
+  float a = 0, b = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    if (std::isnan(x[i])) return false;
+    a = std::min(a, x[i]);
+    b = std::max(b, x[i]);
+  }
+  *lo = a;
+  *hi = b;
+  return true;
+}
+
+class DynamicQuantizeKernel final : public Kernel {
+ public:
+  explicit DynamicQuantizeKernel(const ir::OpDesc& op) : op_(op) {}
+
+  absl::Status Compute(ExecuteContext& ctx) override {
+    const Tensor& x = ctx.input(0);
+    const int64_t n = x.NumElements();
+    float lo = 0, hi = 0;
+    if (!Range(x.data<float>(), n, &lo, &hi)) return NodeError(op_, "x has a NaN");
+    if (std::isinf(lo) || std::isinf(hi)) return NodeError(op_, "x has an infinite value");
+    const float scale = (hi - lo) / 255.0f;
+    const float zero = scale > 0 ? std::clamp(std::nearbyint((0.0f - lo) / scale), 0.0f, 255.0f) : 0.0f;
+    GE_ASSIGN_OR_RETURN(Tensor y, ctx.Output(0, x.shape()));
+    SetDnnlThreads(ctx.num_threads());
+    if (scale > 0) {
+      Quantize(x.data<float>(), y.data<uint8_t>(), n, scale, static_cast<int32_t>(zero));
+    } else if (n > 0) {
+      std::fill(y.data<uint8_t>(), y.data<uint8_t>() + n, uint8_t{0});
+    }
+    if (ctx.num_outputs() > 1) {
+      GE_ASSIGN_OR_RETURN(Tensor s, ctx.Output(1, Shape{}));
+      s.data<float>()[0] = scale;
+    }
+    if (ctx.num_outputs() > 2) {
+      GE_ASSIGN_OR_RETURN(Tensor z, ctx.Output(2, Shape{}));
+      z.data<uint8_t>()[0] = static_cast<uint8_t>(zero);
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  ir::OpDesc op_;
+};
+
+absl::Status CheckDynamicQuantize(const ir::OpDesc& op, const DenseContext& /*ctx*/) {
+  if (InputDtype(op, 0) != DataType::kUndefined && InputDtype(op, 0) != DataType::kFloat) {
+    return Unsupported(op, "input dtype ", DataTypeName(InputDtype(op, 0)));
+  }
+  return absl::OkStatus();
+}
+
 class QuantizeKernel final : public Kernel {
  public:
   QuantizeKernel(const ir::OpDesc& op, bool quantize) : op_(op), quantize_(quantize) {}
@@ -157,6 +247,10 @@ void RegisterQuantizeKernels(DenseKernelTable& table) {
                  return std::unique_ptr<Kernel>(new QuantizeKernel(op, op.type() == "QuantizeLinear"));
                }});
   }
+  table.Add({"DynamicQuantizeLinear", sdk::DataTypeSet{DataType::kFloat, DataType::kUint8}, CheckDynamicQuantize,
+             [](const ir::OpDesc& op, const DenseContext&) -> absl::StatusOr<std::unique_ptr<Kernel>> {
+               return std::unique_ptr<Kernel>(new DynamicQuantizeKernel(op));
+             }});
 }
 
 }  // namespace ge::engine::cpu_dense

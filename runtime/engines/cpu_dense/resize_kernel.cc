@@ -1,10 +1,9 @@
 // Resize on cpu_dense: nearest and linear interpolation of f32 tensors of
 // rank 1 to 5, with every ONNX coordinate transformation mode but
-// tf_crop_and_resize (host_cpu runs that, and cubic), in plain layouts, in
-// the channel-blocked layouts of the layout pass (nChw8c / nChw16c) and in
-// channels-last ones (NHWC / NDHWC, what oneDNN's AVX-512 convolutions
-// write) when the channels are not resized: channels-last is one block of
-// all C channels.
+// tf_crop_and_resize (host_cpu runs that, and cubic), in plain layouts and
+// in the channel-blocked layouts of the layout pass (nChw8c / nChw16c) and
+// channels-last (NHWC / NDHWC: one block of all C channels per position,
+// as the layout pass leaves after a convolution oneDNN runs channels-last).
 //
 // Interpolation is separable: for each dim and each output index a plan
 // keeps at most two taps (source index and weight), computed in double
@@ -18,13 +17,15 @@
 // last dim's taps (a plain row; a blocked row gathers each source row at
 // the taps). With the batch and
 // channel dims unscaled, a blocked row computes a whole channel block per
-// position (contiguous lanes the compiler vectorizes).
+// position (contiguous lanes the compiler vectorizes; any width
+// channels-last).
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <string>
 #include <vector>
 
+#include "runtime/engines/cpu_dense/channel_block.h"
 #include "runtime/engines/cpu_dense/kernel_registry.h"
 #include "runtime/engines/sdk/kernel_util.h"
 #include "runtime/engines/sdk/resize_coordinates.h"
@@ -42,12 +43,9 @@ struct Taps {
 };
 
 bool IsBlocked(ir::Format f) { return f == ir::Format::kNChw8c || f == ir::Format::kNChw16c; }
-int64_t BlockOf(ir::Format f) { return f == ir::Format::kNChw16c ? 16 : f == ir::Format::kNChw8c ? 8 : 1; }
 
-bool ChannelsLast(ir::Format f) { return f == ir::Format::kNHWC || f == ir::Format::kNDHWC; }
-
-bool Readable(ir::Format f) {
-  return f == ir::Format::kND || f == ir::Format::kNCHW || f == ir::Format::kNCDHW || IsBlocked(f) || ChannelsLast(f);
+bool KnownLayout(ir::Format f) {
+  return f == ir::Format::kND || f == ir::Format::kNCHW || f == ir::Format::kNCDHW || IsBlocked(f) || IsChannelsLast(f);
 }
 
 // `s` padded to rank 5: [N, C, 1.., spatial] for rank >= 3, [1.., s] below.
@@ -84,13 +82,11 @@ class ResizeKernel final : public DenseKernel {
   absl::StatusOr<std::unique_ptr<Plan>> Build(const PlanRequest& r) override {
     const Shape& x = r.shape(0);
     if (x.rank() < 1 || x.rank() > kRank) return NodeUnimplemented(op(), "rank ", x.rank(), " is not 1 to 5");
-    if (in_format_ != out_format_ || !Readable(in_format_)) {
+    if (in_format_ != out_format_ || !KnownLayout(in_format_)) {
       return NodeError(op(), "layouts ", ir::FormatName(in_format_), " -> ", ir::FormatName(out_format_));
     }
-    if (ChannelsLast(in_format_) && x.rank() < 3) {
-      return NodeError(op(), "input ", x.ToString(), " in ", ir::FormatName(in_format_));
-    }
-    if (IsBlocked(in_format_) && (x.rank() < 3 || x.dim(1) % BlockOf(in_format_) != 0)) {
+    const bool spatial_layout = IsBlocked(in_format_) || IsChannelsLast(in_format_);
+    if (spatial_layout && (x.rank() < 3 || x.dim(1) % LayoutChannelBlock(in_format_, x.dim(1)) != 0)) {
       return NodeError(op(), "input ", x.ToString(), " does not fill ", ir::FormatName(in_format_), " blocks");
     }
     return std::unique_ptr<Plan>(new ResizePlan());
@@ -176,13 +172,9 @@ class ResizeKernel final : public DenseKernel {
     Shape out;
     std::vector<double> scales, key;
     GE_RETURN_IF_ERROR(OutputOf(ctx, xs, &out, &scales, &key));
-    // Channels-last is one block of every channel, the same for the input
-    // and the output only while the channels keep their count.
-    const int64_t block = ChannelsLast(in_format_) ? xs.dim(1) : BlockOf(in_format_);
-    if (ChannelsLast(in_format_) && out.dim(1) != xs.dim(1)) {
-      return NodeError(op(), "resizes the channels of a ", ir::FormatName(in_format_), " tensor");
-    }
-    if (block > 1 && out.dim(1) % block != 0) {
+    const int64_t block = xs.rank() >= 3 ? LayoutChannelBlock(in_format_, xs.dim(1)) : 1;
+    // Channels-last, input and output are one block of C lanes each.
+    if ((block > 1 && out.dim(1) % block != 0) || (IsChannelsLast(in_format_) && out.dim(1) != xs.dim(1))) {
       return NodeError(op(), "output ", out.ToString(), " does not fill ", ir::FormatName(out_format_), " blocks");
     }
     if (x.NumElements() == 0 || out.NumElementsUnchecked() == 0) {
@@ -258,29 +250,28 @@ class ResizeKernel final : public DenseKernel {
     }
   }
 
-  // BlockRow with a run-time lane count (a channels-last row: every
-  // channel of a position).
-  static void LanesRow(const float* const* rows, const float* weights, int nrows, const std::vector<Taps>& tw,
-                       float* dst, int64_t lanes) {
+  // BlockRow for a block width known only at run time (channels-last: all
+  // C channels), summed in BlockRow's order.
+  static void WideBlockRow(const float* const* rows, const float* weights, int nrows, const std::vector<Taps>& tw,
+                           int64_t block, float* dst) {
     const int64_t ow = static_cast<int64_t>(tw.size());
     const bool copy = nrows == 1 && weights[0] == 1;
     for (int64_t o = 0; o < ow; ++o) {
       const Taps& t = tw[o];
-      float* out = dst + o * lanes;
+      float* out = dst + o * block;
       if (copy && t.n == 1) {
-        const float* a = rows[0] + t.i0 * lanes;
-        for (int64_t l = 0; l < lanes; ++l) out[l] = a[l];
+        std::copy(rows[0] + t.i0 * block, rows[0] + (t.i0 + 1) * block, out);
         continue;
       }
-      for (int64_t l = 0; l < lanes; ++l) out[l] = 0;
+      std::fill(out, out + block, 0.0f);
       for (int k = 0; k < nrows; ++k) {
-        const float* a = rows[k] + t.i0 * lanes;
-        const float* b = rows[k] + t.i1 * lanes;
+        const float* a = rows[k] + t.i0 * block;
+        const float* b = rows[k] + t.i1 * block;
         const float wa = weights[k] * t.w0, wb = weights[k] * t.w1;
         if (t.n == 1) {
-          for (int64_t l = 0; l < lanes; ++l) out[l] += wa * a[l];
+          for (int64_t l = 0; l < block; ++l) out[l] += wa * a[l];
         } else {
-          for (int64_t l = 0; l < lanes; ++l) out[l] += wa * a[l] + wb * b[l];
+          for (int64_t l = 0; l < block; ++l) out[l] += wa * a[l] + wb * b[l];
         }
       }
     }
@@ -334,7 +325,7 @@ class ResizeKernel final : public DenseKernel {
       } else if (vector_rows && block == 16) {
         BlockRow<16>(srows.data(), weights.data(), nrows, taps[4], out_row);
       } else if (vector_rows) {
-        LanesRow(srows.data(), weights.data(), nrows, taps[4], out_row, block);
+        WideBlockRow(srows.data(), weights.data(), nrows, taps[4], block, out_row);
       } else if (!(nrows == 1 && weights[0] == 1) && pin[4] <= kMaxBlendWidth) {
         // Separable: the source rows blended once into one row of the
         // input's width, then two taps per output (a segmentation head's

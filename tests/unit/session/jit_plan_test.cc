@@ -10,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/str_replace.h"
 #include "base/ir/text_format.h"
 #include "gtest/gtest.h"
 #include "runtime/model/gem.h"
@@ -249,6 +250,54 @@ TEST_F(JitPlanTest, ACompiledDynamicModelPlansPerShape) {
   ASSERT_TRUE(off_loaded.AddCompiledModel(1, *std::move(off_model)).ok());
   ASSERT_TRUE(off_loaded.RunGraph(1, {Rows(2, 0)}).ok());
   EXPECT_EQ(off_loaded.GetJitStats(1).status().code(), absl::StatusCode::kFailedPrecondition);
+}
+
+// A QDQ model with a dynamic batch: each plan fuses DQ -> Conv -> Q into
+// its int8 node before folding (which would turn DQ(weights) into float
+// weights and leave the chain in float, as the plans once did), so a plan
+// computes what the static compile does. The float bias 0.6 is 1 at the
+// int32 scale: on integers y = round((x + 1) / 2), in float round((x +
+// 0.6) / 2), which differ at x = 2 and 6.
+TEST_F(JitPlanTest, PlansOfQdqModelsComputeOnIntegers) {
+  const std::string text = R"(graph q {
+    x = Data() {index = 0} -> (u8[BATCH,1,1,8] as "x")
+    sx = Const() {value = tensor<f32[]>[1.0]} -> (f32[])
+    zx = Const() {value = tensor<u8[]>[0]} -> (u8[])
+    xd = DequantizeLinear(x:0, sx:0, zx:0) -> (f32[BATCH,1,1,8])
+    w = Const() {value = tensor<i8[1,1,1,1]>[1]} -> (i8[1,1,1,1])
+    sw = Const() {value = tensor<f32[]>[1.0]} -> (f32[])
+    zw = Const() {value = tensor<i8[]>[0]} -> (i8[])
+    wd = DequantizeLinear(w:0, sw:0, zw:0) -> (f32[1,1,1,1])
+    b = Const() {value = tensor<f32[1]>[0.6]} -> (f32[1])
+    conv = Conv(xd:0, wd:0, b:0) -> (f32[BATCH,1,1,8])
+    sy = Const() {value = tensor<f32[]>[2.0]} -> (f32[])
+    zy = Const() {value = tensor<u8[]>[0]} -> (u8[])
+    y = QuantizeLinear(conv:0, sy:0, zy:0) -> (u8[BATCH,1,1,8] as "y")
+    out = NetOutput(y:0)
+  })";
+  auto graph = [&](const std::string& batch) {
+    auto g = ir::ParseGraph(absl::StrReplaceAll(text, {{"BATCH", batch}}));
+    EXPECT_TRUE(g.ok()) << g.status();
+    return g.ok() ? std::move(*g) : nullptr;
+  };
+  Session planned(*engines_, {}, &pool_);
+  Session fixed(*engines_, {}, &pool_);
+  ASSERT_TRUE(planned.AddGraph(1, graph("-1")).ok());
+  ASSERT_TRUE(fixed.AddGraph(1, graph("2")).ok());
+  Tensor x = *Tensor::Allocate(DataType::kUint8, Shape{2, 1, 1, 8});
+  for (int64_t i = 0; i < 16; ++i) x.data<uint8_t>()[i] = static_cast<uint8_t>(i % 8);
+  auto got = planned.RunGraph(1, {x});
+  ASSERT_TRUE(got.ok()) << got.status();
+  auto want = fixed.RunGraph(1, {x});
+  ASSERT_TRUE(want.ok()) << want.status();
+  auto stats = planned.GetJitStats(1);
+  ASSERT_TRUE(stats.ok()) << stats.status();
+  EXPECT_EQ(stats->planned_runs, 1);
+  const std::vector<uint8_t> integers = {0, 1, 2, 2, 2, 3, 4, 4};
+  for (int64_t i = 0; i < 16; ++i) {
+    EXPECT_EQ((*got)[0].tensor().data<uint8_t>()[i], integers[i % 8]) << i;
+    EXPECT_EQ((*want)[0].tensor().data<uint8_t>()[i], integers[i % 8]) << i;
+  }
 }
 
 TEST_F(JitPlanTest, OptionZeroRunsTheDynamicExecutor) {

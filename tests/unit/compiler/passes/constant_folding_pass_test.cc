@@ -148,6 +148,23 @@ TEST_F(ConstantFoldingPassTest, ResultsMuchLargerThanTheirInputsStay) {
   EXPECT_EQ(graph->FindNode("e")->type(), "Expand");
 }
 
+// Widening without new elements folds however large: per-channel s8
+// weights (2 MiB) dequantized to f32 (8 MiB), as a QDQ model's weights that
+// no int8 node took are; the values are the dequantized ones.
+TEST_F(ConstantFoldingPassTest, DequantizedWeightsFoldWhateverTheirSize) {
+  auto graph = Fold(R"(graph g {
+    w = Const() {value = tensor<i8[512,4096]>splat(-3)} -> (i8[512,4096])
+    s = Const() {value = tensor<f32[512]>splat(0.5)} -> (f32[512])
+    z = Const() {value = tensor<i8[512]>splat(1)} -> (i8[512])
+    d = DequantizeLinear(w:0, s:0, z:0) {axis = 0} -> (f32[512,4096])
+    out = NetOutput(d:0)
+  })");
+  const Tensor d = ConstValue(*graph, "d");
+  ASSERT_EQ(d.shape(), (Shape{512, 4096}));
+  EXPECT_EQ(d.data<float>()[0], -2.0f);
+  EXPECT_EQ(d.data<float>()[d.NumElements() - 1], -2.0f);
+}
+
 TEST_F(ConstantFoldingPassTest, ControlInputsAndStatefulOpsStay) {
   const std::string text = R"(graph g {
     x = Data() {index = 0} -> (f32[1])

@@ -4,6 +4,7 @@
 #include "compiler/passes/qdq_fusion_pass.h"
 
 #include <functional>
+#include <limits>
 #include <memory>
 #include <string>
 
@@ -341,6 +342,83 @@ TEST(QdqFusionPassTest, FloatResultProductThatCouldOverflowInt32StaysInFloat) {
   // With 64 the largest weight the sum fits: fused.
   g = Fuse(Replaced(text, "[127, 1", "[64, 1"), true);
   EXPECT_EQ(Count(*g, "MatMulInteger"), 1);
+}
+
+// kConvChain with Clip(conv, lo, hi) in place of its Relu ("_" for an
+// absent bound). Q's range is [0, 63.75] (scale 0.25, zero point 0).
+std::string ClipChain(const std::string& lo, const std::string& hi) {
+  std::string consts;
+  std::string args = "conv";
+  for (const auto& [name, v] : {std::pair{std::string("lo"), lo}, std::pair{std::string("hi"), hi}}) {
+    if (v == "_") {
+      args += ", _";
+      continue;
+    }
+    consts += "  " + name + " = Const() {value = tensor<f32[]>[" + v + "]} -> (f32[])\n";
+    args += ", " + name;
+  }
+  return Replaced(kConvChain, "  relu = Relu(conv) -> (f32[1,2,3,3])\n",
+                  consts + "  relu = Clip(" + args + ") -> (f32[1,2,3,3])\n");
+}
+
+// A Clip whose bounds quantize to Q's limits or beyond (ReLU6 before a Q
+// calibrated within [0, 6]) changes nothing Q's saturation does not: it is
+// absorbed, and the fused node computes what the chain with the Clip did.
+// Bounds inside Q's range keep the chain in float.
+TEST(QdqFusionPassTest, ClipThatTheSaturationHidesIsAbsorbed) {
+  for (auto [lo, hi] :
+       {std::pair{"-1.0", "100.0"}, std::pair{"0.0", "63.75"}, std::pair{"_", "64.0"}, std::pair{"-0.1", "_"}}) {
+    const std::string text = ClipChain(lo, hi);
+    auto g = Fuse(text, true);
+    EXPECT_EQ(Count(*g, "QLinearConv"), 1) << lo << " " << hi;
+    EXPECT_EQ(Count(*g, "Clip"), 0) << lo << " " << hi;
+    // The chain op by op on host_cpu against the fused node.
+    engine::HostCpuEngine host;
+    Tensor x = *Tensor::Allocate(DataType::kUint8, Shape{1, 2, 3, 3});
+    for (int64_t i = 0; i < x.NumElements(); ++i) x.data<uint8_t>()[i] = static_cast<uint8_t>((i * 53 + 7) % 256);
+    auto chain = ir::ParseGraph(text);
+    ASSERT_TRUE(chain.ok());
+    auto value = [&](const std::string& name) {
+      return (*chain)->FindNode(name)->op_desc().GetAttr<Tensor>(ir::kAttrValue).value();
+    };
+    auto xd = test::RunOp1(host, "DequantizeLinear", {x, value("sx"), value("zx")});
+    auto wd = test::RunOp1(host, "DequantizeLinear", {value("w"), value("sw"), value("zw")},
+                           {{"axis", ir::AttrValue(int64_t{0})}});
+    auto bd = test::RunOp1(host, "DequantizeLinear", {value("b"), value("sb")}, {{"axis", ir::AttrValue(int64_t{0})}});
+    ASSERT_TRUE(xd.ok() && wd.ok() && bd.ok());
+    auto conv = test::RunOp1(host, "Conv", {*xd, *wd, *bd});
+    ASSERT_TRUE(conv.ok()) << conv.status();
+    // An absent bound clips nothing: the reference takes the float range's end.
+    auto bound = [&](const std::string& v, const std::string& name, float none) {
+      if (v != "_") return value(name);
+      Tensor t = *Tensor::Allocate(DataType::kFloat, Shape{});
+      t.data<float>()[0] = none;
+      return t;
+    };
+    auto clipped = test::RunOp1(host, "Clip",
+                                {*conv, bound(lo, "lo", -std::numeric_limits<float>::max()),
+                                 bound(hi, "hi", std::numeric_limits<float>::max())});
+    ASSERT_TRUE(clipped.ok()) << clipped.status();
+    auto want = test::RunOp1(host, "QuantizeLinear", {*clipped, value("sy"), value("zy")});
+    ASSERT_TRUE(want.ok()) << want.status();
+    const ir::Node* q = nullptr;
+    g->ForEachNode([&](const ir::Node* n) {
+      if (n->type() == "QLinearConv") q = n;
+    });
+    ASSERT_NE(q, nullptr);
+    std::vector<Value> inputs = {x};
+    for (int i = 1; i < q->num_inputs(); ++i) {
+      inputs.push_back(q->input(i).node->op_desc().GetAttr<Tensor>(ir::kAttrValue).value());
+    }
+    auto got = test::RunKernel(host, q->op_desc(), inputs);
+    ASSERT_TRUE(got.ok()) << got.status();
+    EXPECT_TRUE(test::TensorNear((*got)[0].tensor(), *want, test::Tolerance{1, 0})) << lo << " " << hi;
+  }
+  for (auto [lo, hi] : {std::pair{"0.0", "6.0"}, std::pair{"0.25", "100.0"}, std::pair{"_", "63.5"}}) {
+    auto g = Fuse(ClipChain(lo, hi), false);
+    EXPECT_EQ(Count(*g, "Clip"), 1) << lo << " " << hi;
+    EXPECT_EQ(Count(*g, "QLinearConv"), 0) << lo << " " << hi;
+  }
 }
 
 TEST(QdqFusionPassTest, LeavesWhatIsNotAFusableChain) {

@@ -9,6 +9,7 @@
 // (the float rounding of the requantization); int32 outputs are exact.
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "tests/unit/runtime/engines/cpu_dense/conformance_util.h"
 
@@ -158,11 +159,13 @@ std::vector<Case> ConvIntegerCases(Rng& rng) {
 }
 
 // A [.., M, K] and B [.., K, N] with broadcast batches, or 1-D operands.
+// Batches of A times one B (cases 1 and 3) run as one [rows, K] product.
 std::pair<Shape, Shape> RandomProduct(Rng& rng) {
   const int64_t m = rng.Int(1, 9), k = rng.Int(1, 40), n = rng.Int(1, 12);
   switch (rng.Int(0, 4)) {
     case 0: return {Shape{k}, Shape{k, n}};
     case 1: return {Shape{rng.Int(2, 3), m, k}, Shape{k, n}};
+    case 3: return {Shape{2, rng.Int(1, 3), m, k}, Shape{1, 1, k, n}};
     case 2: {
       const int64_t b = rng.Int(2, 3);
       return {Shape{b, m, k}, Shape{b, k, n}};
@@ -239,6 +242,31 @@ std::vector<Case> QuantizeCases(Rng& rng, bool quantize) {
   return cases;
 }
 
+// DynamicQuantizeLinear (its three outputs): ranges across zero, all
+// positive and all negative (the range is widened to 0), all zeros (scale
+// 0), one element, none, and a tensor of several parallel chunks with a
+// tail of the 8-lane loops.
+std::vector<Case> DynamicQuantizeCases(Rng& rng) {
+  std::vector<Case> cases;
+  const std::vector<std::pair<double, double>> ranges = {{-40.0, 40.0}, {0.5, 3.0}, {-7.0, -0.25}, {-1.0, 1.0}};
+  for (int i = 0; i < 8; ++i) {
+    const auto [lo, hi] = ranges[i % ranges.size()];
+    const Shape shape{rng.Int(1, 3), rng.Int(1, 40)};
+    cases.push_back(
+        MakeCase("DynamicQuantizeLinear", {rng.Random(DataType::kFloat, shape, lo, hi)}, {}, std::nullopt, 3));
+  }
+  for (const Shape& shape : {Shape{2, 5}, Shape{1}, Shape{0, 4}}) {
+    Tensor zeros = *Tensor::Allocate(DataType::kFloat, shape);
+    std::fill(zeros.data<float>(), zeros.data<float>() + zeros.NumElements(), 0.0f);
+    cases.push_back(MakeCase("DynamicQuantizeLinear", {zeros}, {}, std::nullopt, 3));
+  }
+  cases.push_back(
+      MakeCase("DynamicQuantizeLinear", {rng.Random(DataType::kFloat, Shape{1}, 0.1, 2.0)}, {}, std::nullopt, 3));
+  cases.push_back(MakeCase("DynamicQuantizeLinear", {rng.Random(DataType::kFloat, Shape{3, 20001}, -5.0, 9.0)}, {},
+                           std::nullopt, 3));
+  return cases;
+}
+
 // ged's int8 residual Add: two same-shape tensors of one int8 type,
 // per-tensor scales and zero points, with and without saturation.
 std::vector<Case> QLinearAddCases(Rng& rng) {
@@ -265,6 +293,7 @@ std::vector<Case> QLinearAddCases(Rng& rng) {
 void AddInt8Cases(CaseTable& table) {
   table["QuantizeLinear"] = [](Rng& rng) { return QuantizeCases(rng, true); };
   table["DequantizeLinear"] = [](Rng& rng) { return QuantizeCases(rng, false); };
+  table["DynamicQuantizeLinear"] = DynamicQuantizeCases;
   table["QLinearConv"] = QLinearConvCases;
   table["ConvInteger"] = ConvIntegerCases;
   table["QLinearMatMul"] = QLinearMatMulCases;

@@ -303,6 +303,76 @@ TEST(CpuDenseGlobalPool, ChannelsLastAndBlockedInputsGiveThePlainResult) {
   }
 }
 
+// A binary op of a laid-out operand (blocked or channels-last) and a plain
+// one-element operand of rank 0, 1 or 4, either side when the op commutes,
+// as the layout pass hands it: host_cpu's plain result laid out alike.
+TEST(CpuDenseBinary, OneElementOperandBesideALaidOutOne) {
+  Rng rng(31);
+  for (const char* type : {"Add", "Sub", "Mul", "Div", "Max", "Min"}) {
+    for (int trial = 0; trial < 6; ++trial) {
+      const int64_t block = trial % 3 == 0 ? 8 : trial % 3 == 1 ? 16 : 0;
+      const ir::Format format = block == 8    ? ir::Format::kNChw8c
+                                : block == 16 ? ir::Format::kNChw16c
+                                              : ir::Format::kNHWC;
+      const int64_t c = block == 0 ? rng.Int(1, 20) : block * rng.Int(1, 2);
+      const Shape xs{rng.Int(1, 3), c, rng.Int(1, 7), rng.Int(1, 9)};
+      const Shape ss = trial < 2 ? Shape{} : trial < 4 ? Shape{1} : Shape{1, 1, 1, 1};
+      const Tensor x = rng.Random(DataType::kFloat, xs);
+      const Tensor s = rng.Random(DataType::kFloat, ss, 0.5, 2.0);
+      const bool scalar_first = trial % 2 == 1 && std::string(type) != "Sub" && std::string(type) != "Div";
+      std::vector<Value> inputs = scalar_first ? std::vector<Value>{s, x} : std::vector<Value>{x, s};
+      Case plain = MakeCase(type, inputs);
+      auto want = test::RunKernel(Host(), plain.op, plain.inputs);
+      ASSERT_TRUE(want.ok()) << want.status();
+      ir::OpDesc laid = plain.op;
+      laid.mutable_input(scalar_first ? 1 : 0).type.mutable_tensor().format = format;
+      test::RunOptions options;
+      auto types = test::InferOutputTypes(plain.op, plain.inputs);
+      ASSERT_TRUE(types.ok()) << types.status();
+      options.output_types = *types;
+      options.output_types[0].mutable_tensor().format = format;
+      laid.mutable_output(0).type = options.output_types[0];
+      std::vector<Value> laid_inputs = inputs;
+      laid_inputs[scalar_first ? 1 : 0] = Value(LaidOut(x, block));
+      auto got = test::RunKernel(Dense(), laid, laid_inputs, options);
+      ASSERT_TRUE(got.ok()) << got.status() << " " << type << " trial " << trial;
+      EXPECT_TRUE(
+          test::TensorNear((*got)[0].tensor(), LaidOut((*want)[0].tensor(), block), test::Tolerance{1e-6, 1e-6}))
+          << type << " trial " << trial << " " << xs.ToString() << " " << ss.ToString() << " "
+          << ir::FormatName(format);
+    }
+  }
+}
+
+// A per-channel operand [N or 1, C, 1, 1] (squeeze-excite's scale) is
+// stored alike plain and channels-last: read in place beside an NHWC one.
+TEST(CpuDenseBinary, PerChannelOperandBesideAChannelsLastOne) {
+  Rng rng(37);
+  for (const char* type : {"Mul", "Add", "Sub"}) {
+    for (int trial = 0; trial < 4; ++trial) {
+      const Shape xs{rng.Int(1, 3), rng.Int(1, 40), rng.Int(1, 7), rng.Int(1, 9)};
+      const Shape cs{trial % 2 == 0 ? 1 : xs.dim(0), xs.dim(1), 1, 1};
+      const Tensor x = rng.Random(DataType::kFloat, xs);
+      const Tensor s = rng.Random(DataType::kFloat, cs);
+      Case plain = MakeCase(type, {x, s});
+      auto want = test::RunKernel(Host(), plain.op, plain.inputs);
+      ASSERT_TRUE(want.ok()) << want.status();
+      ir::OpDesc laid = plain.op;
+      laid.mutable_input(0).type.mutable_tensor().format = ir::Format::kNHWC;
+      test::RunOptions options;
+      auto types = test::InferOutputTypes(plain.op, plain.inputs);
+      ASSERT_TRUE(types.ok()) << types.status();
+      options.output_types = *types;
+      options.output_types[0].mutable_tensor().format = ir::Format::kNHWC;
+      laid.mutable_output(0).type = options.output_types[0];
+      auto got = test::RunKernel(Dense(), laid, {Value(LaidOut(x, 0)), Value(s)}, options);
+      ASSERT_TRUE(got.ok()) << got.status() << " " << type << " trial " << trial;
+      EXPECT_TRUE(test::TensorNear((*got)[0].tensor(), LaidOut((*want)[0].tensor(), 0), test::Tolerance{1e-6, 1e-6}))
+          << type << " trial " << trial << " " << xs.ToString() << " " << cs.ToString();
+    }
+  }
+}
+
 // MaxPool and AveragePool with the blocked layout on both ports (as the
 // layout pass hands them after a convolution) against host_cpu's plain
 // result laid out alike: strides, pads, dilations, ceil_mode, both pad
@@ -367,16 +437,23 @@ Tensor ChannelBlocked(const Tensor& t, int64_t block) {
 // blocked layout on both ports: every mode and coordinate transformation,
 // 2-D and 3-D, up and down, by scales and by sizes, equals host_cpu's plain
 // result laid out alike. A Resize of the channels in a blocked layout (which
-// the layout pass never asks for) still computes.
+// the layout pass never asks for) still computes. Trials 24 on are
+// channels-last (NHWC / NDHWC, as after a convolution oneDNN runs
+// channels-last: one block of all C lanes, any C).
 TEST(CpuDenseResize, ChannelBlockedLayoutsGiveTheLaidOutPlainResult) {
   Rng rng(13);
   const std::vector<std::string> transforms = {"half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric",
                                                "tf_half_pixel_for_nn"};
-  for (int trial = 0; trial < 24; ++trial) {
-    const int64_t block = trial % 2 == 0 ? 8 : 16;
-    const ir::Format format = block == 8 ? ir::Format::kNChw8c : ir::Format::kNChw16c;
+  for (int trial = 0; trial < 40; ++trial) {
+    const bool channels_last = trial >= 24;
     const int64_t rank = trial % 3 == 0 ? 5 : 4;
-    Shape x{rng.Int(1, 3), block * rng.Int(1, 2)};
+    int64_t block = trial % 2 == 0 ? 8 : 16;
+    ir::Format format = block == 8 ? ir::Format::kNChw8c : ir::Format::kNChw16c;
+    if (channels_last) {
+      block = rng.Pick<int64_t>({1, 3, 13, 32, 40});
+      format = rank == 5 ? ir::Format::kNDHWC : ir::Format::kNHWC;
+    }
+    Shape x{rng.Int(1, 3), channels_last ? block : block * rng.Int(1, 2)};
     for (int64_t d = 2; d < rank; ++d) x.push_back(rng.Int(1, 9));
     const bool linear = trial % 4 < 2;
     ir::AttrMap attrs = {{"mode", ir::AttrValue(std::string(linear ? "linear" : "nearest"))},
@@ -473,18 +550,25 @@ TEST(CpuDenseResize, EmptyRoiAndScalesMeanAbsent) {
 
 // Both follow their input's layout (the layout pass): the blocked kernel
 // against host_cpu's plain result, laid out, without the reference path.
+// Trials 24 on: Pad of channels-last tensors (NHWC / NDHWC, any C; the
+// layout pass gives InstanceNormalization a plain copy of those).
 TEST(CpuDensePadNorm, ChannelBlockedLayoutsGiveTheLaidOutPlainResult) {
   Rng rng(17);
   const std::vector<std::string> modes = {"constant", "reflect", "edge"};
-  for (int trial = 0; trial < 24; ++trial) {
-    const int64_t block = trial % 2 == 0 ? 8 : 16;
-    const ir::Format format = block == 8 ? ir::Format::kNChw8c : ir::Format::kNChw16c;
+  for (int trial = 0; trial < 36; ++trial) {
+    const bool channels_last = trial >= 24;
     const int64_t rank = trial % 3 == 0 ? 5 : 4;
-    Shape x{rng.Int(1, 3), block * rng.Int(1, 2)};
+    int64_t block = trial % 2 == 0 ? 8 : 16;
+    ir::Format format = block == 8 ? ir::Format::kNChw8c : ir::Format::kNChw16c;
+    if (channels_last) {
+      block = rng.Pick<int64_t>({1, 5, 24, 33});
+      format = rank == 5 ? ir::Format::kNDHWC : ir::Format::kNHWC;
+    }
+    Shape x{rng.Int(1, 3), channels_last ? block : block * rng.Int(1, 2)};
     for (int64_t d = 2; d < rank; ++d) x.push_back(rng.Int(2, 9));
     std::vector<Value> inputs = {rng.Random(DataType::kFloat, x, -1, 3)};
     Case plain;
-    if (trial % 2 == 0) {
+    if (trial % 2 == 0 || channels_last) {
       Tensor pads = *Tensor::Allocate(DataType::kInt64, Shape{2 * rank});
       for (int64_t i = 0; i < 2 * rank; ++i) {
         const int64_t d = i % rank;

@@ -86,6 +86,33 @@ TEST(LayoutPassTest, ConvertsThePlainOperandOfABinaryOp) {
   EXPECT_EQ(g->OutputNode()->input(0).node->type(), "TransData");
 }
 
+// A one-element operand (EfficientDet's fusion weights, a residual scale)
+// beside a convolution's laid-out output: the product keeps the layout and
+// reads the scalar where it is, so no TransData goes either way.
+TEST(LayoutPassTest, OneElementOperandsStayPlainBesideALaidOutOne) {
+  const std::string f = Preferred();
+  if (f == "ND") GTEST_SKIP() << "oneDNN prefers plain layouts on this CPU";
+  auto g = Parse(R"(graph main {
+    x = Data() {index = 0} -> (f32[-1,16,8,8])
+    w = Const() {value = tensor<f32[16,16,1,1]>splat(0.5)} -> (f32[16,16,1,1])
+    s = Const() {value = tensor<f32[]>[0.5]} -> (f32[])
+    s4 = Const() {value = tensor<f32[1,1,1,1]>[2.0]} -> (f32[1,1,1,1])
+    c = Conv(x, w) {_engine_name = "cpu_dense"} -> (f32[-1,16,8,8])
+    m = Mul(s, c) {_engine_name = "cpu_dense"} -> (f32[-1,16,8,8])
+    d = Div(m, s4) {_engine_name = "cpu_dense"} -> (f32[-1,16,8,8])
+    c2 = Conv(d, w) {_engine_name = "cpu_dense"} -> (f32[-1,16,8,8])
+    out = NetOutput(c2)
+  })");
+  ASSERT_TRUE(AssignBlockedLayouts(*g, OnDense, PassTestEngine().context()).ok());
+  for (const char* name : {"m", "d"}) {
+    EXPECT_EQ(ir::FormatName(g->FindNode(name)->op_desc().output(0).type.tensor().format), f) << name;
+  }
+  EXPECT_EQ(g->FindNode("m")->input(0).node->name(), "s");
+  EXPECT_EQ(g->FindNode("m")->input(1).node->name(), "c");
+  EXPECT_EQ(g->FindNode("d")->input(1).node->name(), "s4");
+  EXPECT_EQ(g->FindNode("c2")->input(0).node->name(), "d");
+}
+
 TEST(LayoutPassTest, LeavesShapesThatDoNotFillBlocks) {
   const std::string text = R"(graph main {
     x = Data() {index = 0} -> (f32[1,3,8,8])
@@ -138,6 +165,45 @@ TEST(LayoutPassTest, KeepsInt8ActivationsChannelsLast) {
   g->ForEachNode([&](const ir::Node* n) { trans += n->type() == "TransData" ? 1 : 0; });
   EXPECT_EQ(trans, 1);
   EXPECT_EQ(g->OutputNode()->input(0).node->type(), "TransData");
+}
+
+// A channels-last f32 tensor (here the DequantizeLinear of a QLinearConv's
+// NHWC output; on AVX-512 oneDNN also runs some f32 convolutions
+// channels-last): a product with a per-channel operand, a spatial Resize
+// and Pad keep it (their kernels read it),
+// InstanceNormalization, whose kernel reads plain and channel-blocked
+// tensors only, gets a plain copy.
+TEST(LayoutPassTest, ChannelsLastReachesOnlyFollowersThatReadIt) {
+  auto g = Parse(R"(graph main {
+    x = Data() {index = 0} -> (u8[1,16,8,8])
+    s = Const() {value = tensor<f32[]>[0.1]} -> (f32[])
+    z = Const() {value = tensor<u8[]>[0]} -> (u8[])
+    w = Const() {value = tensor<i8[16,16,3,3]>splat(1)} -> (i8[16,16,3,3])
+    sw = Const() {value = tensor<f32[]>[0.01]} -> (f32[])
+    zw = Const() {value = tensor<i8[]>[0]} -> (i8[])
+    sc = Const() {value = tensor<f32[4]>[1.0, 1.0, 2.0, 2.0]} -> (f32[4])
+    pads = Const() {value = tensor<i64[8]>[0, 0, 1, 1, 0, 0, 1, 1]} -> (i64[8])
+    g1 = Const() {value = tensor<f32[16]>splat(1.0)} -> (f32[16])
+    b1 = Const() {value = tensor<f32[16]>splat(0.0)} -> (f32[16])
+    c1 = QLinearConv(x, s, z, w, sw, zw, s, z) {_engine_name = "cpu_dense", pads = [1, 1, 1, 1]} -> (u8[1,16,8,8])
+    dq = DequantizeLinear(c1, s, z) {_engine_name = "cpu_dense"} -> (f32[1,16,8,8])
+    se = Const() {value = tensor<f32[1,16,1,1]>splat(0.5)} -> (f32[1,16,1,1])
+    scaled = Mul(dq, se) {_engine_name = "cpu_dense"} -> (f32[1,16,8,8])
+    up = Resize(scaled, _, sc) {_engine_name = "cpu_dense", mode = "linear"} -> (f32[1,16,16,16])
+    pad = Pad(up, pads) {_engine_name = "cpu_dense", mode = "reflect"} -> (f32[1,16,18,18])
+    norm = InstanceNormalization(pad, g1, b1) {_engine_name = "cpu_dense"} -> (f32[1,16,18,18])
+    out = NetOutput(norm)
+  })");
+  auto changed = AssignBlockedLayouts(*g, OnDense, PassTestEngine().context());
+  ASSERT_TRUE(changed.ok()) << changed.status();
+  for (const char* name : {"dq", "scaled", "up", "pad"}) {
+    EXPECT_EQ(g->FindNode(name)->op_desc().output(0).type.tensor().format, ir::Format::kNHWC) << name;
+  }
+  EXPECT_EQ(g->FindNode("scaled")->input(1).node->name(), "se");  // a per-channel operand, read in place
+  const ir::Node* norm = g->FindNode("norm");
+  EXPECT_EQ(norm->op_desc().output(0).type.tensor().format, ir::Format::kND);
+  ASSERT_EQ(norm->input(0).node->type(), "TransData");
+  EXPECT_EQ(norm->input(0).node->input(0).node->name(), "pad");
 }
 
 // int8 tensors take channels-last only: a blocked layout would change
@@ -250,11 +316,10 @@ TEST(LayoutPassTest, ConvTransposeAndSpatialResizeKeepBlockedLayouts) {
 }
 
 // Resize, Pad and InstanceNormalization follow a channel-blocked input;
-// of a channels-last one (oneDNN's choice for AVX-512 convolutions) only
-// Resize does: Pad's and InstanceNormalization's kernels read plain and
-// blocked tensors only, so an NHWC input reaches them through a TransData to
-// plain.
-TEST(LayoutPassTest, ResizeFollowsEveryLayoutPadAndInstanceNormChannelBlocksOnly) {
+// of a channels-last one (oneDNN's choice for AVX-512 convolutions) Resize
+// and Pad do: InstanceNormalization's kernel reads plain and blocked tensors
+// only, so an NHWC input reaches it through a TransData to plain.
+TEST(LayoutPassTest, ResizeAndPadFollowEveryLayoutInstanceNormChannelBlocksOnly) {
   for (const char* layout : {"NHWC", "NChw8c", "NChw16c"}) {
     SCOPED_TRACE(layout);
     auto g = Parse(absl::StrReplaceAll(R"(graph main {
@@ -273,7 +338,7 @@ TEST(LayoutPassTest, ResizeFollowsEveryLayoutPadAndInstanceNormChannelBlocksOnly
     auto changed = AssignBlockedLayouts(*g, OnDense, PassTestEngine().context());
     ASSERT_TRUE(changed.ok()) << changed.status();
     for (const char* name : {"r", "p", "n"}) {
-      const bool blocked = std::string(layout) != "NHWC" || std::string(name) == "r";
+      const bool blocked = std::string(layout) != "NHWC" || std::string(name) != "n";
       const ir::Node* node = g->FindNode(name);
       EXPECT_EQ(ir::FormatName(node->op_desc().output(0).type.tensor().format), blocked ? layout : "ND") << name;
       EXPECT_EQ(node->input(0).node->name() == "t", blocked) << name;
