@@ -182,5 +182,43 @@ TEST(LoopIteration, ALaterIterationsErrorStillNamesTheNode) {
   ASSERT_TRUE(again.ok()) << again.status();
 }
 
+// Loop(M) whose body adds a captured initializer `w` to the carried y: the
+// compiled body reads its own Const of w (SplitConstIntoSubgraphPass), and
+// the result is the same.
+TEST(LoopIteration, ASmallCapturedConstantBecomesTheBodysOwn) {
+  onnx::ModelProto model = MakeModel(13);
+  onnx::GraphProto* g = model.mutable_graph();
+  AddInput(g, "M", kI64, {});
+  AddInput(g, "y0", onnx_builder::kF32, {2});
+  AddInitializer(g, "w", Tensor::FromVector<float>({1, 10}, Shape{2}));
+  onnx::NodeProto* loop = AddNode(g, "Loop", {"M", "", "y0"}, {"y"}, "loop");
+  onnx::GraphProto* body = AttrGraph(loop, "body");
+  body->set_name("body");
+  AddInput(body, "iter", kI64, {});
+  AddInput(body, "cond_in", kBool, {});
+  AddInput(body, "y_in", onnx_builder::kF32, {2});
+  AddNode(body, "Identity", {"cond_in"}, {"cond_out"});
+  AddNode(body, "Add", {"y_in", "w"}, {"y_out"}, "add");
+  AddOutput(body, "cond_out", kBool, {});
+  AddOutput(body, "y_out", onnx_builder::kF32, {2});
+  AddOutput(g, "y", onnx_builder::kF32, {2});
+  std::unique_ptr<session::Session> session = Compile(model);
+  ASSERT_NE(session, nullptr);
+  auto out = session->RunGraph(0, {Tensor::Scalar(int64_t{3}), Tensor::FromVector<float>({0, 1}, Shape{2})});
+  ASSERT_TRUE(out.ok()) << out.status();
+  const Tensor& y = (*out)[0].tensor();
+  EXPECT_THAT(std::vector<float>(y.data<float>(), y.data<float>() + 2), ElementsAre(3, 31));
+  auto compiled = session->GetCompiledGraph(0);
+  ASSERT_TRUE(compiled.ok()) << compiled.status();
+  const ir::Node* add = nullptr;
+  for (const ir::Graph* sub : (*compiled)->graph->subgraphs()) {
+    if (add == nullptr) add = sub->FindNode("add");
+  }
+  ASSERT_NE(add, nullptr);
+  const ir::Node* operand = add->input(1).node;
+  ASSERT_NE(operand, nullptr);
+  EXPECT_EQ(operand->type(), "Const") << operand->name();
+}
+
 }  // namespace
 }  // namespace ge::test
