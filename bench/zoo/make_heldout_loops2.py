@@ -153,14 +153,14 @@ def loop_seq_out(path):
         [vi("i", I64, []), vi("cond_in", BOOL, []), vi("x_in", F32, [1, width]), seq_vi("seq_in", F32, [None])],
         [vi("cond_out", BOOL, []), vi("x_out", F32, [1, width]), seq_vi("seq_out", F32, [None]),
          vi("count", I64, [1])],
-        [const("flat", np.array([-1], np.int64)), const("thr", np.float32(0.2))])
+        [const("flat", np.array([-1], np.int64)), const("thr", np.float32(0.05))])
     graph = helper.make_graph(
         [helper.make_node("SequenceEmpty", [], ["seq0"], dtype=F32),
          helper.make_node("Loop", ["M", "", "x", "seq0"], ["x_final", "seq", "counts"], body=body),
          helper.make_node("ConcatFromSequence", ["seq"], ["kept"], axis=0)],
         "loop_seq_out", [vi("x", F32, [1, width])],
         [vi("x_final", F32, [1, width]), vi("kept", F32, [None]), vi("counts", I64, [steps, 1])],
-        [const("M", np.array(steps, np.int64)), weights("W", [width, width], 0.25)])
+        [const("M", np.array(steps, np.int64)), weights("W", [width, width], 0.1)])
     save(graph, path)
     return [("x", "float32", [1, width], {"kind": "uniform"})], None
 
