@@ -218,8 +218,8 @@ def aside_scan_loop(path):
 def aside_seq_window(path):
     window, width, steps = 8, 16, 150
     body = helper.make_graph(
-        [helper.make_node("ConcatFromSequence", ["win_in"], ["rows"], axis=0),
-         helper.make_node("ReduceMean", ["rows"], ["mean"], axes=[0], keepdims=1),
+        [helper.make_node("ConcatFromSequence", ["win_in"], ["win_rows"], axis=0),
+         helper.make_node("ReduceMean", ["win_rows"], ["mean"], axes=[0], keepdims=1),
          helper.make_node("MatMul", ["mean", "W"], ["mw"]),
          helper.make_node("Tanh", ["mw"], ["row"]),
          helper.make_node("SequenceInsert", ["win_in", "row"], ["grown"]),
