@@ -15,6 +15,7 @@
 #include "compiler/passes/multi_batch_clone_pass.h"
 #include "compiler/passes/qdq_fusion_pass.h"
 #include "compiler/passes/random_seed_pass.h"
+#include "compiler/passes/split_const_into_subgraph_pass.h"
 #include "compiler/passes/split_variable_into_subgraph_pass.h"
 #include "compiler/passes/var_is_initialized_op_pass.h"
 #include "compiler/passes/variable_format_pass.h"
@@ -151,6 +152,10 @@ absl::StatusOr<std::unique_ptr<PassPipeline>> BuildCompilePipeline(CompileState&
       Optional("evaluate what does not depend on the inputs (ge.oo.constantFolding)",
                [&options] { return options.constant_folding; }),
       state.engines);
+  // After folding (the constants it made), before the optimizers: a loop
+  // body's small weights become its own Consts, which engines prepare once.
+  pipeline->AddPassWithTraits<SplitConstIntoSubgraphPass>(
+      Optional("subgraphs hold the small constants their owners pass in"));
   // After folding: the optimizers see the constants it made.
   AddOriginalGraphOptimizers(*pipeline, state);
   AddPartitionPasses(*pipeline, state);

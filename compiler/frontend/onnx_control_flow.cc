@@ -197,20 +197,25 @@ absl::StatusOr<std::vector<OutPort>> EmitAppends(Body& body, const std::vector<O
   return appended;
 }
 
-// The control_flow engine's While attribute (its kAttrCondReads): the cond
-// subgraph reads only the first N loop-carried values, so an iteration
-// copies no others (an accumulator) into the cond's inputs.
+// The control_flow engine's While attributes (its kAttrCondReads and
+// kAttrCondCounter): the cond subgraph reads only the first N loop-carried
+// values, so an iteration copies no others (an accumulator) into the cond's
+// inputs; and it computes `value[a] < value[b]` (and `value[c]` when c >= 0)
+// for [a, b, c], which the kernel then evaluates without running it.
 constexpr std::string_view kAttrCondReads = "_cond_reads";
+constexpr std::string_view kAttrCondCounter = "_cond_counter";
 
 // Replaces `node` by a While of the same name over `inputs`, owning `cond`
-// (which reads the first `cond_reads` values) and the (edited) ONNX body.
+// (which reads the first `cond_reads` values and computes `cond_counter`)
+// and the (edited) ONNX body.
 absl::StatusOr<Node*> EmitWhile(Graph& g, Node* node, const std::vector<OutPort>& inputs, Graph* body,
-                                std::unique_ptr<Graph> cond, int64_t cond_reads) {
+                                std::unique_ptr<Graph> cond, int64_t cond_reads, std::vector<int64_t> cond_counter) {
   const std::string name = node->name();
   GE_RETURN_IF_ERROR(g.RenameNode(node, g.UniqueNodeName(StrCat(name, "/onnx"))));
   ir::AttrMap attrs = {{"cond", ir::GraphRef{cond->name()}},
                        {"body", ir::GraphRef{body->name()}},
-                       {std::string(kAttrCondReads), cond_reads}};
+                       {std::string(kAttrCondReads), cond_reads},
+                       {std::string(kAttrCondCounter), std::move(cond_counter)}};
   for (const auto& [key, value] : node->op_desc().attrs()) {
     if (key.rfind('_', 0) == 0 && key != kAttrOnnxNumCaptures) attrs[key] = value;
   }
@@ -426,7 +431,8 @@ absl::Status LowerLoop(Graph& g, Node* loop) {
   const std::vector<OutPort> scan_results(body.results.begin() + 1 + n, body.results.end());
   GE_RETURN_IF_ERROR(Annotate(RewriteLoopBody(body, n, static_cast<int>(c), accs, has_cond), Label(*loop)));
   GE_ASSIGN_OR_RETURN(std::unique_ptr<Graph> cond_graph, BuildLoopCond(g, name));
-  GE_ASSIGN_OR_RETURN(Node * w, EmitWhile(g, loop, inputs, body.graph, std::move(cond_graph), 3));
+  // BuildLoopCond: iter < trip_count && cond.
+  GE_ASSIGN_OR_RETURN(Node * w, EmitWhile(g, loop, inputs, body.graph, std::move(cond_graph), 3, {0, 2, 1}));
   for (int j = 0; j < n; ++j) {
     GE_RETURN_IF_ERROR(grown[j] ? EmitGrownOutput(g, loop, w, 3 + j, *grown[j]) : MoveOutput(g, loop, j, w, 3 + j));
   }
@@ -571,7 +577,8 @@ absl::Status LowerScan(Graph& g, Node* scan) {
   const std::vector<OutPort> scan_results(body.results.begin() + n, body.results.end());
   GE_RETURN_IF_ERROR(Annotate(RewriteScanBody(body, *scan, n, static_cast<int>(c), attrs, accs), Label(*scan)));
   GE_ASSIGN_OR_RETURN(std::unique_ptr<Graph> cond_graph, BuildScanCond(g, name));
-  GE_ASSIGN_OR_RETURN(Node * w, EmitWhile(g, scan, inputs, body.graph, std::move(cond_graph), 2));
+  // BuildScanCond: i < length.
+  GE_ASSIGN_OR_RETURN(Node * w, EmitWhile(g, scan, inputs, body.graph, std::move(cond_graph), 2, {0, 1, -1}));
   for (int j = 0; j < n; ++j) GE_RETURN_IF_ERROR(MoveOutput(g, scan, j, w, 2 + j));
   for (int s = 0; s < k; ++s) {
     const int acc_port = 2 + n + m + static_cast<int>(c) + s;

@@ -5,7 +5,10 @@
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
+#include <cstring>
 #include <limits>
+#include <string>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
@@ -25,12 +28,10 @@ ir::ValueType TypeOfValue(const Value& v, const ir::ValueType& declared) {
       return ir::ValueType::Tensor(v.tensor().dtype(), v.tensor().shape());
     case Value::Kind::kSequence: {
       // Element shapes may differ; keep the declared element shape's rank only if all agree.
+      // (Remembered by the sequence: O(1) per step for a growing one.)
       ir::ValueType element = ir::ValueType::Tensor(v.element_dtype(), Shape::UnknownRank());
-      if (!v.sequence().empty()) {
-        Shape s = v.sequence()[0].shape();
-        bool same = std::all_of(v.sequence().begin(), v.sequence().end(),
-                                [&](const Tensor& t) { return t.shape() == s; });
-        if (same) element = ir::ValueType::Tensor(v.element_dtype(), s);
+      if (!v.sequence().empty() && v.sequence_shapes_uniform()) {
+        element = ir::ValueType::Tensor(v.element_dtype(), v.sequence()[0].shape());
       }
       ir::ValueType seq = ir::ValueType::Sequence(element);
       return declared.kind() == ir::ValueType::Kind::kOptional ? ir::ValueType::Optional(seq) : seq;
@@ -97,19 +98,75 @@ struct DynamicExecutor::Step {
   int stage = -1;   // its pipeline stage (PipelineStages::stage_of), or -1
   size_t workspace_bytes = 0;
   std::shared_ptr<Buffer> workspace;
+  // Per input: the slot dies with this step and no other input of it reads
+  // the slot (sequential runs hand it to the kernel: owned_input); whether
+  // it is read by this input only and is no graph output (parallel runs,
+  // which also check the slot's remaining consumers).
+  std::vector<bool> takeable;
+  std::vector<bool> takeable_if_last;
+  // The inference cache: the output types inferred (or compiled) for the
+  // input types `prepared_inputs` and, for the inputs whose values the
+  // schema's inference reads (`value_inputs`), those values' bytes. An op's
+  // inference is a function of these alone, so equal inputs give equal
+  // outputs (errors included: a failed inference is never cached): a loop
+  // body whose shapes repeat infers each node once.
+  std::vector<int> value_inputs;
+  std::vector<std::string> inferred_values;
+  bool inferred = false;
+  std::vector<ir::ValueType> output_types;
+  // The executors of the subgraphs the node owns, by subgraph_names() index
+  // (resolved once the tree is built).
+  std::vector<DynamicExecutor*> subgraphs;
+  // Scratch kept between runs (runs of one executor are serialized, and a
+  // run computes each step once).
+  std::vector<const Value*> input_values;
+  std::vector<ir::ValueType> input_types;
+  std::vector<Value> outputs;
 };
+
+namespace {
+
+// Into `out`, the bytes of value input `v` that inference read (none for
+// an absent or non-tensor input); false when they are not worth remembering
+// (strings, large tensors): the node is then inferred on every run. Its
+// dtype and shape are in the input types the cache is keyed by too.
+constexpr size_t kMaxCachedValueBytes = 4096;
+bool ValueBytes(const Value* v, std::string& out) {
+  out.clear();
+  if (v == nullptr || !v->is_tensor()) return true;
+  const Tensor& t = v->tensor();
+  if (t.dtype() == DataType::kString) return false;
+  const size_t bytes = static_cast<size_t>(t.NumElements()) * DataTypeSize(t.dtype());
+  if (bytes > kMaxCachedValueBytes) return false;
+  if (bytes > 0) out.assign(static_cast<const char*>(t.raw_data()), bytes);
+  return true;
+}
+
+// Whether value input `v` has the bytes ValueBytes remembered.
+bool SameValueBytes(const Value* v, const std::string& remembered) {
+  if (v == nullptr || !v->is_tensor()) return remembered.empty();
+  const Tensor& t = v->tensor();
+  if (t.dtype() == DataType::kString) return false;
+  const size_t bytes = static_cast<size_t>(t.NumElements()) * DataTypeSize(t.dtype());
+  return bytes == remembered.size() && (bytes == 0 || std::memcmp(t.raw_data(), remembered.data(), bytes) == 0);
+}
+
+}  // namespace
 
 class DynamicExecutor::StepContext final : public engine::ExecuteContext {
  public:
   StepContext(DynamicExecutor& exec, const Step& step, const std::vector<const Value*>& inputs,
-              const std::vector<ir::ValueType>& output_types, std::vector<Value>& outputs, void* workspace, int threads)
+              const std::vector<ir::ValueType>& output_types, std::vector<Value>& outputs, void* workspace, int threads,
+              std::vector<Value>& slots, const std::atomic<int>* uses)
       : exec_(exec),
         step_(step),
         inputs_(inputs),
         output_types_(output_types),
         outputs_(outputs),
         workspace_(workspace),
-        threads_(threads) {}
+        threads_(threads),
+        slots_(slots),
+        uses_(uses) {}
 
   int num_inputs() const override { return static_cast<int>(inputs_.size()); }
   int num_outputs() const override { return static_cast<int>(outputs_.size()); }
@@ -149,6 +206,14 @@ class DynamicExecutor::StepContext final : public engine::ExecuteContext {
     return exec_.RunSubgraphOf(step_, name, std::move(inputs));
   }
   engine::VariableStore* variables() override { return exec_.options_.variables; }
+  Value* owned_input(int i) override {
+    if (i < 0 || i >= static_cast<int>(inputs_.size()) || inputs_[i] == nullptr) return nullptr;
+    const int slot = step_.inputs[i];
+    if (uses_ == nullptr) return step_.takeable[i] ? &slots_[slot] : nullptr;
+    // A parallel run: the other consumers decrement the count once done.
+    if (!step_.takeable_if_last[i] || uses_[slot].load(std::memory_order_acquire) != 1) return nullptr;
+    return &slots_[slot];
+  }
 
  private:
   static ThreadPool* SerialPool() {
@@ -162,6 +227,8 @@ class DynamicExecutor::StepContext final : public engine::ExecuteContext {
   std::vector<Value>& outputs_;
   void* workspace_;
   int threads_;
+  std::vector<Value>& slots_;
+  const std::atomic<int>* uses_;
 };
 
 DynamicExecutor::~DynamicExecutor() {
@@ -186,7 +253,11 @@ absl::StatusOr<std::unique_ptr<DynamicExecutor>> DynamicExecutor::Create(
   exec->owned_subgraphs_ = std::make_unique<SubgraphTable>();
   GE_RETURN_IF_ERROR(BuildSubgraphs(graph, engines, options, *exec->owned_subgraphs_));
   exec->subgraphs_ = exec->owned_subgraphs_.get();
-  for (auto& [name, child] : *exec->owned_subgraphs_) child->subgraphs_ = exec->subgraphs_;
+  exec->ResolveSubgraphs();
+  for (auto& [name, child] : *exec->owned_subgraphs_) {
+    child->subgraphs_ = exec->subgraphs_;
+    child->ResolveSubgraphs();
+  }
   return exec;
 }
 
@@ -215,6 +286,17 @@ absl::Status DynamicExecutor::BuildSubgraphs(const ir::Graph& graph, const engin
     }
   }
   return absl::OkStatus();
+}
+
+void DynamicExecutor::ResolveSubgraphs() {
+  for (Step& step : steps_) {
+    if (step.node == nullptr) continue;
+    step.subgraphs.clear();
+    for (const std::string& name : step.node->op_desc().subgraph_names()) {
+      auto it = subgraphs_->find(name);
+      step.subgraphs.push_back(it == subgraphs_->end() ? nullptr : it->second.get());
+    }
+  }
 }
 
 int DynamicExecutor::num_static_subgraphs() const {
@@ -323,6 +405,7 @@ absl::Status DynamicExecutor::Build(const ir::Graph& graph, const engine::Engine
         streams_.push_back(std::make_unique<device::Stream>(StrCat(graph.name(), "/", independent)));
       }
     }
+    step.value_inputs = step.schema->value_inputs;
     step.static_types = true;
     for (const ir::IoDesc& io : node->op_desc().inputs()) {
       step.static_types = step.static_types && io.type.is_tensor() && io.type.shape().IsFullyKnown();
@@ -336,6 +419,23 @@ absl::Status DynamicExecutor::Build(const ir::Graph& graph, const engine::Engine
   }
   num_inputs_ = static_cast<int>(input_slots_.size());
   ComputeReleases({last_use.begin(), last_use.end()});
+  absl::flat_hash_set<int> outputs(output_slots_.begin(), output_slots_.end());
+  for (Step& step : steps_) {
+    step.takeable.assign(step.inputs.size(), false);
+    step.takeable_if_last.assign(step.inputs.size(), false);
+    for (size_t i = 0; i < step.inputs.size(); ++i) {
+      const int slot = step.inputs[i];
+      if (slot < 0 || outputs.contains(slot) || std::count(step.inputs.begin(), step.inputs.end(), slot) != 1) continue;
+      step.takeable_if_last[i] = true;
+      step.takeable[i] = std::find(step.release.begin(), step.release.end(), slot) != step.release.end();
+    }
+  }
+  absl::flat_hash_map<int64_t, int> parent_uses;
+  for (const ParentBinding& b : parent_bindings_) ++parent_uses[b.index];
+  for (ParentBinding& b : parent_bindings_) {
+    b.move = parent_uses[b.index] == 1;
+    max_parent_index_ = std::max(max_parent_index_, b.index);
+  }
   std::vector<int64_t> levels(steps_.size(), -1);
   for (size_t s = 0; s < steps_.size(); ++s) {
     if (steps_[s].is_data || steps_[s].is_net_output) continue;
@@ -393,40 +493,66 @@ void DynamicExecutor::ComputeReleases(const std::vector<std::pair<int, size_t>>&
   }
 }
 
-absl::Status DynamicExecutor::RunStep(Step& step, std::vector<Value>& slots) {
+absl::Status DynamicExecutor::RunStep(Step& step, std::vector<Value>& slots, const std::atomic<int>* uses) {
   const ir::Node& node = *step.node;
   const ir::OpDesc& op = node.op_desc();
-  std::vector<const Value*> inputs(step.inputs.size(), nullptr);
-  std::vector<ir::ValueType> input_types(step.inputs.size());
-  bool matches_static = step.static_types;
-  for (size_t i = 0; i < step.inputs.size(); ++i) {
+  const size_t n = step.inputs.size();
+  std::vector<const Value*>& inputs = step.input_values;
+  std::vector<ir::ValueType>& input_types = step.input_types;
+  inputs.assign(n, nullptr);
+  input_types.resize(n);
+  for (size_t i = 0; i < n; ++i) {
+    input_types[i] = ir::ValueType();
     if (step.inputs[i] < 0) continue;
     const Value& v = slots[step.inputs[i]];
     if (v.is_none() && op.input(static_cast<int>(i)).type.kind() != ir::ValueType::Kind::kOptional) continue;
     inputs[i] = &v;
     input_types[i] = TypeOfValue(v, op.input(static_cast<int>(i)).type);
-    matches_static = matches_static && input_types[i] == op.input(static_cast<int>(i)).type;
   }
-  std::vector<ir::ValueType> output_types;
-  if (matches_static) {
-    for (const ir::IoDesc& io : op.outputs()) output_types.push_back(io.type);
-  } else {
-    std::vector<const ir::ValueType*> type_ptrs(inputs.size(), nullptr);
-    std::vector<const Tensor*> values(inputs.size(), nullptr);
-    for (size_t i = 0; i < inputs.size(); ++i) {
-      if (inputs[i] == nullptr) continue;
-      type_ptrs[i] = &input_types[i];
-      if (inputs[i]->is_tensor()) values[i] = &inputs[i]->tensor();
+  const bool same_types = step.prepared && step.prepared_inputs == input_types;
+  // The cached inference holds when the types and the values it read are
+  // the ones it was made for.
+  bool cached = same_types && step.inferred;
+  for (size_t k = 0; cached && k < step.value_inputs.size(); ++k) {
+    const size_t i = static_cast<size_t>(step.value_inputs[k]);
+    cached = i < n && SameValueBytes(inputs[i], step.inferred_values[k]);
+  }
+  if (!cached) {
+    step.inferred = false;
+    bool matches_static = step.static_types;
+    for (size_t i = 0; i < n && matches_static; ++i) {
+      matches_static = inputs[i] == nullptr || input_types[i] == op.input(static_cast<int>(i)).type;
     }
-    GE_ASSIGN_OR_RETURN(output_types, ops::InferOutputTypes(op, type_ptrs, values, graph_));
+    if (matches_static) {
+      step.output_types.clear();
+      for (const ir::IoDesc& io : op.outputs()) step.output_types.push_back(io.type);
+    } else {
+      std::vector<const ir::ValueType*> type_ptrs(n, nullptr);
+      std::vector<const Tensor*> values(n, nullptr);
+      for (size_t i = 0; i < n; ++i) {
+        if (inputs[i] == nullptr) continue;
+        type_ptrs[i] = &input_types[i];
+        if (inputs[i]->is_tensor()) values[i] = &inputs[i]->tensor();
+      }
+      GE_ASSIGN_OR_RETURN(step.output_types, ops::InferOutputTypes(op, type_ptrs, values, graph_));
+    }
+    step.inferred_values.resize(step.value_inputs.size());
+    bool cacheable = true;
+    for (size_t k = 0; k < step.value_inputs.size(); ++k) {
+      const size_t i = static_cast<size_t>(step.value_inputs[k]);
+      cacheable = cacheable && i < n && ValueBytes(inputs[i], step.inferred_values[k]);
+    }
+    step.inferred = cacheable;
   }
-  if (!step.prepared || step.prepared_inputs != input_types) {
+  const std::vector<ir::ValueType>& output_types = step.output_types;
+  if (!same_types) {
     engine::PrepareContext pctx;
     pctx.op = &op;
     pctx.input_types = input_types;
     pctx.output_types = output_types;
     pctx.num_threads = std::max(1, options_.intra_op_threads);
-    pctx.const_inputs.assign(inputs.size(), nullptr);
+    pctx.const_inputs.assign(n, nullptr);
+    step.prepared = false;
     GE_RETURN_IF_ERROR(CallKernel([&] { return step.kernel->Prepare(pctx); }));
     if (pctx.workspace_bytes > step.workspace_bytes || !step.workspace) {
       // Charged like the outputs (the session's memory quota); an empty one
@@ -441,17 +567,25 @@ absl::Status DynamicExecutor::RunStep(Step& step, std::vector<Value>& slots) {
     step.prepared_inputs = input_types;
     step.prepared = true;
   }
-  std::vector<Value> outputs(step.num_outputs);
+  std::vector<Value>& outputs = step.outputs;
+  outputs.clear();
+  outputs.resize(step.num_outputs);
   StepContext ctx(*this, step, inputs, output_types, outputs, step.workspace->data(),
-                  std::max(1, options_.intra_op_threads));
-  GE_RETURN_IF_ERROR(CallKernel([&] { return step.kernel->Compute(ctx); }));
+                  std::max(1, options_.intra_op_threads), slots, uses);
+  absl::Status computed = CallKernel([&] { return step.kernel->Compute(ctx); });
+  if (!computed.ok()) {
+    outputs.clear();
+    return computed;
+  }
   for (int o = 0; o < step.num_outputs; ++o) {
     if (outputs[o].is_none() && !node.consumers(o).empty() &&
         output_types[o].kind() != ir::ValueType::Kind::kOptional) {
+      outputs.clear();
       return Internal("kernel did not produce output ", o);
     }
     slots[step.output_base + o] = std::move(outputs[o]);
   }
+  outputs.clear();
   return absl::OkStatus();
 }
 
@@ -472,11 +606,9 @@ absl::StatusOr<std::vector<Value>> DynamicExecutor::Execute(std::vector<Value>& 
 }
 
 // The outputs move out of the slots, which die with the run (both callers
-// own them; the header keeps the const signature so that this change does
-// not rebuild its includers): a sequence a loop body returns is not copied
-// per iteration. A slot that feeds a later output too is copied until then.
-std::vector<Value> DynamicExecutor::CollectOutputs(const std::vector<Value>& slots) const {
-  auto& owned = const_cast<std::vector<Value>&>(slots);
+// own them): a sequence a loop body returns is not copied per iteration. A
+// slot that feeds a later output too is copied until then.
+std::vector<Value> DynamicExecutor::CollectOutputs(std::vector<Value>& slots) const {
   std::vector<Value> outputs;
   outputs.reserve(output_slots_.size());
   for (size_t k = 0; k < output_slots_.size(); ++k) {
@@ -487,7 +619,7 @@ std::vector<Value> DynamicExecutor::CollectOutputs(const std::vector<Value>& slo
     }
     bool last = true;
     for (size_t later = k + 1; later < output_slots_.size() && last; ++later) last = output_slots_[later] != slot;
-    outputs.push_back(last ? std::move(owned[slot]) : owned[slot]);
+    outputs.push_back(last ? std::move(slots[slot]) : slots[slot]);
   }
   return outputs;
 }
@@ -622,7 +754,7 @@ absl::Status DynamicExecutor::RunOne(ParallelRun& r, int s) {
   absl::Status status;
   {
     const ComputeScope compute(exec.options_.compute_budget);
-    status = exec.RunStep(step, *r.slots);
+    status = exec.RunStep(step, *r.slots, r.uses.get());
   }
   if (!status.ok()) return WithNodePrefix(status, step.node->name(), step.node->type());
   for (int slot : step.inputs) {
@@ -709,31 +841,39 @@ absl::StatusOr<std::vector<Value>> DynamicExecutor::RunAsSubgraph(std::vector<Va
     }
     return static_->Run(std::move(inputs), control);
   }
-  // A parent input bound to one input node only is moved, so that it dies
-  // with its last consumer inside the subgraph rather than after the run.
-  absl::flat_hash_map<int64_t, int> uses;
-  for (const ParentBinding& b : parent_bindings_) ++uses[b.index];
-  std::vector<Value> slots(num_slots_);
-  for (const ParentBinding& b : parent_bindings_) {
-    if (b.index >= static_cast<int64_t>(parent_inputs.size())) {
+  if (max_parent_index_ >= static_cast<int64_t>(parent_inputs.size())) {
+    for (const ParentBinding& b : parent_bindings_) {
+      if (b.index < static_cast<int64_t>(parent_inputs.size())) continue;
       return InvalidArgument("input node '", b.node->name(), "' takes parent input ", b.index, " but only ",
                              parent_inputs.size(), " value(s) were passed");
     }
-    Value& v = parent_inputs[b.index];
-    slots[b.slot] = uses[b.index] == 1 ? std::move(v) : v;
   }
-  return Execute(slots);
+  // A parent input bound to one input node only is moved, so that it dies
+  // with its last consumer inside the subgraph rather than after the run.
+  std::vector<Value>& slots = subgraph_slots_;
+  slots.resize(num_slots_);
+  for (const ParentBinding& b : parent_bindings_) {
+    Value& v = parent_inputs[b.index];
+    slots[b.slot] = b.move ? std::move(v) : v;
+  }
+  absl::StatusOr<std::vector<Value>> outputs = Execute(slots);
+  // Empty between runs: what the run left (inputs nothing read, values of
+  // a failed run) dies now, as it did with the run's own slots.
+  for (Value& v : slots) {
+    if (!v.is_none()) v = Value();
+  }
+  return outputs;
 }
 
 absl::StatusOr<std::vector<Value>> DynamicExecutor::RunSubgraphOf(const Step& step, std::string_view name,
                                                                   std::vector<Value> inputs) {
   const std::vector<std::string>& owned = step.node->op_desc().subgraph_names();
-  if (std::find(owned.begin(), owned.end(), name) == owned.end()) {
-    return InvalidArgument("asked to run subgraph '", name, "', which the node does not own");
-  }
-  auto it = subgraphs_->find(name);
-  if (it == subgraphs_->end()) return Internal("no executor was built for subgraph '", name, "'");
-  absl::StatusOr<std::vector<Value>> outputs = it->second->RunAsSubgraph(std::move(inputs), control_);
+  size_t k = 0;
+  while (k < owned.size() && owned[k] != name) ++k;
+  if (k == owned.size()) return InvalidArgument("asked to run subgraph '", name, "', which the node does not own");
+  DynamicExecutor* sub = k < step.subgraphs.size() ? step.subgraphs[k] : nullptr;
+  if (sub == nullptr) return Internal("no executor was built for subgraph '", name, "'");
+  absl::StatusOr<std::vector<Value>> outputs = sub->RunAsSubgraph(std::move(inputs), control_);
   if (!outputs.ok()) return Annotate(outputs.status(), StrCat("subgraph '", name, "'"));
   return outputs;
 }

@@ -6,8 +6,11 @@
 // point where each value dies are computed once. A run binds the inputs to
 // the Data nodes, then for each node: infers output types from the actual
 // inputs (skipped when the compiled types are concrete and the inputs match
-// them), re-prepares the kernel when its input shapes changed, computes, and
-// drops every value whose last consumer has run. Runs of one executor are
+// them, or when the input types and the values the op's inference reads
+// are those of the node's previous run: a loop body's iterations infer once),
+// re-prepares the kernel when its input shapes changed, computes (handing
+// the kernel the values it is the last consumer of, owned_input), and drops
+// every value whose last consumer has run. Runs of one executor are
 // serialized (kernels keep prepared state); create one executor per
 // concurrent stream of runs.
 //
@@ -51,6 +54,7 @@
 // one kernel's threads) gets an error instead of a deadlock.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -139,6 +143,7 @@ class DynamicExecutor {
     int slot;
     int64_t index;
     const ir::Node* node;
+    bool move = false;  // the only input node taking `index`: the value moves in
   };
   using SubgraphTable = StringMap<std::unique_ptr<DynamicExecutor>>;
 
@@ -149,11 +154,15 @@ class DynamicExecutor {
   // PartitionedCall and the options' loader accepts `sub`.
   absl::StatusOr<bool> TryLoadStatic(const ir::Node& owner, const ir::Graph& sub);
   void ComputeReleases(const std::vector<std::pair<int, size_t>>& last_use);
+  // Points each step at the executors of the subgraphs its node owns.
+  void ResolveSubgraphs();
   // Creates the executors of the subgraphs `graph`'s nodes own, recursively,
   // into `table`.
   static absl::Status BuildSubgraphs(const ir::Graph& graph, const engine::EngineRegistry& engines,
                                      const ExecutorOptions& options, SubgraphTable& table);
-  absl::Status RunStep(Step& step, std::vector<Value>& slots);
+  // `uses` (parallel runs: the remaining consumers per slot; null for
+  // sequential runs) tells which inputs the kernel may take (owned_input).
+  absl::Status RunStep(Step& step, std::vector<Value>& slots, const std::atomic<int>* uses = nullptr);
   // Runs every step over `slots` (inputs already bound) and collects the outputs.
   absl::StatusOr<std::vector<Value>> Execute(std::vector<Value>& slots);
   // Execute with inter-op parallelism, and the loop every thread of such a
@@ -168,7 +177,8 @@ class DynamicExecutor {
   // Computes step `s` of a parallel run and releases the inputs it was the
   // last consumer of.
   static absl::Status RunOne(ParallelRun& run, int s);
-  std::vector<Value> CollectOutputs(const std::vector<Value>& slots) const;
+  // The NetOutput's inputs, moved out of `slots` (which die with the run).
+  std::vector<Value> CollectOutputs(std::vector<Value>& slots) const;
   // The dependency counts of parallel runs, from the built steps, and the
   // pipeline stages' order (an error when it contradicts the edges).
   absl::Status ComputeDependencies();
@@ -195,6 +205,10 @@ class DynamicExecutor {
   int num_inputs_ = 0;
   std::vector<int> input_slots_;   // root: by Data index
   std::vector<ParentBinding> parent_bindings_;  // subgraph only
+  int64_t max_parent_index_ = -1;               // subgraph only
+  // A subgraph run's slots, kept between runs (guarded by run_mu_): every
+  // slot is empty between runs, so a loop body's iterations allocate none.
+  std::vector<Value> subgraph_slots_;
   std::vector<int> output_slots_;  // NetOutput inputs, -1 when unconnected
   std::mutex run_mu_;
   const RunControl* control_ = nullptr;  // of the run in progress; guarded by run_mu_

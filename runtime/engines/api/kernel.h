@@ -100,6 +100,16 @@ class ExecuteContext {
     (void)i;
     return nullptr;
   }
+  // Input `i` for the kernel to take (move from, or change in place) rather
+  // than copy: non-null only when the executor holds the run's last
+  // reference to it (this node is its last consumer, reads it through no
+  // other input, and it is no graph output). A sequence taken so and
+  // appended to grows in place (base/value.h). What the kernel leaves in it
+  // is dropped after Compute. Appended last, like planned_output.
+  virtual Value* owned_input(int i) {
+    (void)i;
+    return nullptr;
+  }
 
  protected:
   // An executor whose inputs are `count` Values at `values` (input_value(i)

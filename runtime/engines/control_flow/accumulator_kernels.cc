@@ -73,39 +73,42 @@ std::optional<Tensor> Merge(const Tensor& first, const Tensor& second, int64_t a
   return *std::move(out);
 }
 
-// Appending copies the sequence's tensor handles (not their data): a loop
-// of n iterations costs O(n^2) handle copies, small next to the body's work
-// for scan outputs. With `merge_axis` (a value grown by Concat, joined by
-// LoopAccumulatorConcat after the loop) a small piece is merged into the
-// small piece before it, so tiny pieces do not pile up as handles.
+// Appending takes the sequence from the executor when this node is its
+// last reader (ExecuteContext::owned_input: a loop body's accumulator) and
+// grows it in place: amortized O(1) per iteration. Otherwise it copies the
+// sequence's tensor handles (not their data) once. With `merge_axis` (a
+// value grown by Concat, joined by LoopAccumulatorConcat after the loop) a
+// small piece is merged into the small piece before it, so tiny pieces do
+// not pile up as handles.
 class AppendKernel final : public Kernel {
  public:
   AppendKernel(std::optional<int64_t> merge_axis, bool merge_reverse)
       : merge_axis_(merge_axis), merge_reverse_(merge_reverse) {}
 
   absl::Status Compute(ExecuteContext& ctx) override {
-    const Value& seq = ctx.input_value(0);
     const Value& value = ctx.input_value(1);
-    if (!seq.is_sequence() || !value.is_tensor()) {
+    if (!ctx.input_value(0).is_sequence() || !value.is_tensor()) {
       return InvalidArgument("expects a sequence and a tensor");
     }
-    if (value.tensor().dtype() != seq.element_dtype()) {
+    if (value.tensor().dtype() != ctx.input_value(0).element_dtype()) {
       return InvalidArgument("appends a ", DataTypeName(value.tensor().dtype()), " tensor to a sequence of ",
-                             DataTypeName(seq.element_dtype()));
+                             DataTypeName(ctx.input_value(0).element_dtype()));
     }
-    std::vector<Tensor> items = seq.sequence();
+    Value* owned = ctx.owned_input(0);
+    Value seq = owned != nullptr ? std::move(*owned) : ctx.input_value(0);
+    const std::vector<Tensor>& items = seq.sequence();
     if (merge_axis_ && !items.empty()) {
       // Reversed: the pieces are joined last first, so the new one goes before.
       const Tensor& last = items.back();
       std::optional<Tensor> merged = merge_reverse_ ? Merge(value.tensor(), last, *merge_axis_, seq.element_dtype())
                                                     : Merge(last, value.tensor(), *merge_axis_, seq.element_dtype());
       if (merged) {
-        items.back() = *std::move(merged);
-        return ctx.SetOutputValue(0, Value::Sequence(std::move(items), seq.element_dtype()));
+        seq.SetSequenceItem(items.size() - 1, *std::move(merged));
+        return ctx.SetOutputValue(0, std::move(seq));
       }
     }
-    items.push_back(value.tensor());
-    return ctx.SetOutputValue(0, Value::Sequence(std::move(items), seq.element_dtype()));
+    seq.AppendToSequence(value.tensor());
+    return ctx.SetOutputValue(0, std::move(seq));
   }
 
  private:

@@ -4,7 +4,9 @@
 #include "runtime/engines/control_flow/control_flow_kernels.h"
 
 #include <algorithm>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "base/status.h"
 
@@ -71,10 +73,17 @@ bool KindFits(const Value& v, const ir::ValueType& declared) {
   return false;
 }
 
-std::vector<Value> AllInputs(const ExecuteContext& ctx) {
+// The node's inputs for a subgraph: taken from the executor where the node
+// is their last reader (ExecuteContext::owned_input), else copied (O(1):
+// tensors and sequences share their storage). The caller reads no input
+// after this.
+std::vector<Value> AllInputs(ExecuteContext& ctx) {
   std::vector<Value> inputs;
   inputs.reserve(ctx.num_inputs());
-  for (int i = 0; i < ctx.num_inputs(); ++i) inputs.push_back(ctx.input_value(i));
+  for (int i = 0; i < ctx.num_inputs(); ++i) {
+    Value* owned = ctx.owned_input(i);
+    inputs.push_back(owned != nullptr ? std::move(*owned) : ctx.input_value(i));
+  }
   return inputs;
 }
 
@@ -129,17 +138,48 @@ class CaseKernel final : public Kernel {
   std::vector<std::string> branches_;
 };
 
+// What a loop-carried value entered a loop as (Describe's form).
+struct Entered {
+  Value::Kind kind;
+  DataType dtype;
+  Shape shape;    // of a tensor
+  size_t length;  // of a sequence
+  std::string Describe() const {
+    switch (kind) {
+      case Value::Kind::kTensor: return StrCat(DataTypeName(dtype), shape.ToString());
+      case Value::Kind::kSequence: return StrCat("seq<", DataTypeName(dtype), "> of ", length);
+      case Value::Kind::kNone: return "none";
+    }
+    return "?";
+  }
+};
+
 class WhileKernel final : public Kernel {
  public:
-  WhileKernel(std::string cond, std::string body, int64_t max_iterations, std::string cap_source, int64_t cond_reads)
+  WhileKernel(std::string cond, std::string body, int64_t max_iterations, std::string cap_source, int64_t cond_reads,
+              std::vector<int64_t> cond_counter)
       : cond_(std::move(cond)),
         body_(std::move(body)),
         max_iterations_(max_iterations),
         cap_source_(std::move(cap_source)),
-        cond_reads_(cond_reads) {}
+        cond_reads_(cond_reads),
+        cond_counter_(std::move(cond_counter)) {}
 
   absl::Status Compute(ExecuteContext& ctx) override {
-    std::vector<Value> vars = AllInputs(ctx);
+    // The loop-carried values, taken from the executor when the loop is
+    // their last reader (a sequence the body appends to then grows in
+    // place from the first iteration on); what they entered as, for the
+    // body's checks.
+    std::vector<Value> vars;
+    std::vector<Entered> entered;
+    vars.reserve(ctx.num_inputs());
+    entered.reserve(ctx.num_inputs());
+    for (int i = 0; i < ctx.num_inputs(); ++i) {
+      const Value& v = ctx.input_value(i);
+      entered.push_back({v.kind(), DtypeOf(v), v.is_tensor() ? v.tensor().shape() : Shape(), v.sequence().size()});
+      Value* owned = ctx.owned_input(i);
+      vars.push_back(owned != nullptr ? std::move(*owned) : v);
+    }
     for (int64_t iteration = 0;; ++iteration) {
       GE_ASSIGN_OR_RETURN(bool go, EvaluateCondition(ctx, vars, iteration));
       if (!go) break;
@@ -148,15 +188,37 @@ class WhileKernel final : public Kernel {
                                  cap_source_, ")");
       }
       GE_ASSIGN_OR_RETURN(std::vector<Value> next, ctx.RunSubgraph(body_, std::move(vars)));
-      GE_RETURN_IF_ERROR(CheckNext(ctx, next, iteration));
+      GE_RETURN_IF_ERROR(CheckNext(entered, next, iteration));
       vars = std::move(next);
     }
     return SetOutputs(ctx, std::move(vars), body_);
   }
 
  private:
+  // The counter condition of kAttrCondCounter, or nullopt when the values
+  // are not the scalars it needs.
+  std::optional<bool> CounterCondition(const std::vector<Value>& vars) const {
+    if (cond_counter_.size() != 3) return std::nullopt;
+    auto scalar = [&](int64_t index, DataType dtype) -> const Tensor* {
+      if (index < 0 || index >= static_cast<int64_t>(vars.size()) || !vars[index].is_tensor()) return nullptr;
+      const Tensor& t = vars[index].tensor();
+      return t.dtype() == dtype && t.shape().rank() == 0 ? &t : nullptr;
+    };
+    const Tensor* counter = scalar(cond_counter_[0], DataType::kInt64);
+    const Tensor* limit = scalar(cond_counter_[1], DataType::kInt64);
+    if (counter == nullptr || limit == nullptr) return std::nullopt;
+    bool go = counter->data<int64_t>()[0] < limit->data<int64_t>()[0];
+    if (cond_counter_[2] >= 0) {
+      const Tensor* flag = scalar(cond_counter_[2], DataType::kBool);
+      if (flag == nullptr) return std::nullopt;
+      go = go && flag->data<bool>()[0];
+    }
+    return go;
+  }
+
   absl::StatusOr<bool> EvaluateCondition(ExecuteContext& ctx, const std::vector<Value>& vars,
                                          int64_t iteration) const {
+    if (std::optional<bool> go = CounterCondition(vars)) return *go;
     std::vector<Value> inputs;
     if (cond_reads_ < 0) {
       inputs = vars;
@@ -176,18 +238,16 @@ class WhileKernel final : public Kernel {
 
   // The body keeps the number, kinds and dtypes of the loop-carried values
   // (an optional value may come and go: none matches anything).
-  absl::Status CheckNext(const ExecuteContext& ctx, const std::vector<Value>& next, int64_t iteration) const {
-    if (static_cast<int>(next.size()) != ctx.num_inputs()) {
-      return InvalidArgument("body subgraph '", body_, "' returns ", next.size(), " values for ",
-                             ctx.num_inputs(), " loop-carried values");
+  absl::Status CheckNext(const std::vector<Entered>& entered, const std::vector<Value>& next, int64_t iteration) const {
+    if (next.size() != entered.size()) {
+      return InvalidArgument("body subgraph '", body_, "' returns ", next.size(), " values for ", entered.size(),
+                             " loop-carried values");
     }
-    for (int i = 0; i < ctx.num_inputs(); ++i) {
-      const Value& entered = ctx.input_value(i);
-      if (entered.is_none() || next[i].is_none()) continue;
-      if (next[i].kind() != entered.kind() || DtypeOf(next[i]) != DtypeOf(entered)) {
-        return InvalidArgument("iteration ", iteration, ": body subgraph '", body_,
-                               "' returns loop-carried value ", i, " as ", Describe(next[i]),
-                               "; it entered as ", Describe(entered));
+    for (size_t i = 0; i < entered.size(); ++i) {
+      if (entered[i].kind == Value::Kind::kNone || next[i].is_none()) continue;
+      if (next[i].kind() != entered[i].kind || DtypeOf(next[i]) != entered[i].dtype) {
+        return InvalidArgument("iteration ", iteration, ": body subgraph '", body_, "' returns loop-carried value ", i,
+                               " as ", Describe(next[i]), "; it entered as ", entered[i].Describe());
       }
     }
     return absl::OkStatus();
@@ -197,6 +257,7 @@ class WhileKernel final : public Kernel {
   int64_t max_iterations_;
   std::string cap_source_;
   int64_t cond_reads_;  // < 0: the cond may read every value
+  std::vector<int64_t> cond_counter_;  // kAttrCondCounter, or empty
 };
 
 class PartitionedCallKernel final : public Kernel {
@@ -249,7 +310,13 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateWhileKernel(const ir::OpDesc& op, 
     }
   }
   const int64_t cond_reads = op.GetAttrOr<int64_t>(kAttrCondReads, -1);
-  return std::unique_ptr<Kernel>(new WhileKernel(std::move(cond), std::move(body), cap, std::move(source), cond_reads));
+  std::vector<int64_t> cond_counter = op.GetAttrOr<std::vector<int64_t>>(kAttrCondCounter, {});
+  if (!cond_counter.empty() && cond_counter.size() != 3) {
+    return InvalidArgument("node '", op.name(), "' (While): attribute ", kAttrCondCounter, " has ", cond_counter.size(),
+                           " values; expected [counter, limit, flag or -1]");
+  }
+  return std::unique_ptr<Kernel>(
+      new WhileKernel(std::move(cond), std::move(body), cap, std::move(source), cond_reads, std::move(cond_counter)));
 }
 
 absl::StatusOr<std::unique_ptr<Kernel>> CreatePartitionedCallKernel(const ir::OpDesc& op, const KernelOptions&) {

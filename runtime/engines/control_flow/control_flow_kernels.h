@@ -23,6 +23,12 @@ inline constexpr std::string_view kAttrMaxLoopIterations = "_max_loop_iterations
 // (the importer's lowered Loop and Scan set it), so each iteration hands
 // the cond those and no copy of the others (a growing accumulator).
 inline constexpr std::string_view kAttrCondReads = "_cond_reads";
+// On a While: [a, b, c] says the cond subgraph computes `value[a] <
+// value[b]` of two i64 scalars, and with it `value[c]` of a bool scalar when
+// c >= 0 (the importer's lowered Loop: [0, 2, 1]; Scan: [0, 1, -1]); the
+// kernel evaluates that itself instead of running the cond per iteration
+// (and runs the cond when the values are not of those kinds).
+inline constexpr std::string_view kAttrCondCounter = "_cond_counter";
 inline constexpr std::string_view kOptionMaxLoopIterations = "ge.exec.max_loop_iterations";
 inline constexpr std::string_view kOptionMaxLoopIterationsSource = "ge.exec.max_loop_iterations_source";
 

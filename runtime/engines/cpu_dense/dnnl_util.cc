@@ -93,7 +93,13 @@ void SetDnnlThreads(int num_threads) {
   if (omp_get_max_threads() != n) omp_set_num_threads(n);
 }
 
-int DnnlMaxProcessors() { return std::max(1, omp_get_num_procs()); }
+// Asked once: libgomp reads the affinity mask (a system call) on every
+// omp_get_num_procs, and SetDnnlThreads runs before every kernel call (a
+// loop body's small products pay it per iteration).
+int DnnlMaxProcessors() {
+  static const int processors = std::max(1, omp_get_num_procs());
+  return processors;
+}
 
 bool OwnLoopsSupported() { return sdk::HostVectorIsa() != sdk::VectorIsa::kBase; }
 

@@ -60,7 +60,7 @@ Shape LayoutProbeShape(const Shape& s);
 // Sets the calling thread's OpenMP team size to `num_threads`, capped at
 // the processors OpenMP sees; a no-op when already set.
 void SetDnnlThreads(int num_threads);
-// The OpenMP runtime's processor count.
+// The OpenMP runtime's processor count (at the first call).
 int DnnlMaxProcessors();
 
 // Sets the calling thread's OpenMP team to one thread for its lifetime

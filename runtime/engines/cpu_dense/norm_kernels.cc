@@ -220,6 +220,9 @@ class SoftmaxKernel final : public DenseKernel {
     // (Strided) runs it instead, as [outer, axis, inner].
     bool strided = false;
     int64_t outer = 0, length = 0, inner = 0;
+    // Fewer than kSerialLayerNormElements: one thread (a beam's [4, 256]
+    // LogSoftmax per decoder step woke a team for microseconds of work).
+    bool serial = false;
   };
 
   absl::StatusOr<std::unique_ptr<Plan>> Build(const PlanRequest& r) override {
@@ -227,6 +230,8 @@ class SoftmaxKernel final : public DenseKernel {
     if (x.rank() > DNNL_MAX_NDIMS) return NodeUnimplemented(op(), "rank ", x.rank());
     GE_ASSIGN_OR_RETURN(int64_t axis, sdk::NormalizeAxisFor(op(), axis_, x.rank()));
     auto plan = std::make_unique<SoftmaxPlan>();
+    plan->serial = x.NumElementsUnchecked() < kSerialLayerNormElements;
+    const SerialScope serial(plan->serial);
     GE_ASSIGN_OR_RETURN(plan->src_md, FormatDesc(x, r.dtype(0), op().input(0).type.tensor().format));
     GE_ASSIGN_OR_RETURN(plan->dst_md, FormatDesc(x, r.dtype(0), op().output(0).type.tensor().format));
     dnnl::primitive_attr attr;
@@ -298,6 +303,7 @@ class SoftmaxKernel final : public DenseKernel {
       return absl::OkStatus();
     }
     dnnl::stream stream(eng());
+    const SerialScope serial(plan.serial);
     plan.softmax.execute(stream, {{DNNL_ARG_SRC, WrapTensor(plan.src_md, eng(), ctx.input(0))},
                                   {DNNL_ARG_DST, WrapTensor(plan.dst_md, eng(), y)},
                                   {DNNL_ARG_SCRATCHPAD, ScratchpadMemory(plan.scratchpad_md, eng(), scratch)}});

@@ -77,13 +77,16 @@ class SequenceInsertKernel final : public Kernel {
       return NodeError(op_, "inserts a ", DataTypeName(tensor.dtype()), " tensor into a sequence of ",
                        DataTypeName(seq->element_dtype()));
     }
-    std::vector<Tensor> items = seq->sequence();
-    size_t at = items.size();
+    size_t at = seq->sequence().size();
     if (ctx.has_input(2)) {
-      GE_ASSIGN_OR_RETURN(at, Position(op_, ctx.input(2), items.size(), true));
+      GE_ASSIGN_OR_RETURN(at, Position(op_, ctx.input(2), seq->sequence().size(), true));
     }
-    items.insert(items.begin() + static_cast<std::ptrdiff_t>(at), tensor);
-    return ctx.SetOutputValue(0, Value::Sequence(std::move(items), seq->element_dtype()));
+    // Taken from the executor when this node is the sequence's last reader:
+    // an insert at the end is then amortized O(1) (base/value.h).
+    Value* owned = ctx.owned_input(0);
+    Value out = owned != nullptr ? std::move(*owned) : *seq;
+    out.InsertIntoSequence(at, tensor);
+    return ctx.SetOutputValue(0, std::move(out));
   }
 
  private:
@@ -108,14 +111,16 @@ class SequenceEraseKernel final : public Kernel {
   explicit SequenceEraseKernel(const ir::OpDesc& op) : op_(op) {}
   absl::Status Compute(ExecuteContext& ctx) override {
     GE_ASSIGN_OR_RETURN(const Value* seq, SequenceInput(op_, ctx, 0));
-    std::vector<Tensor> items = seq->sequence();
-    if (items.empty()) return NodeError(op_, "erases from an empty sequence");
-    size_t at = items.size() - 1;
+    const size_t size = seq->sequence().size();
+    if (size == 0) return NodeError(op_, "erases from an empty sequence");
+    size_t at = size - 1;
     if (ctx.has_input(1)) {
-      GE_ASSIGN_OR_RETURN(at, Position(op_, ctx.input(1), items.size(), false));
+      GE_ASSIGN_OR_RETURN(at, Position(op_, ctx.input(1), size, false));
     }
-    items.erase(items.begin() + static_cast<std::ptrdiff_t>(at));
-    return ctx.SetOutputValue(0, Value::Sequence(std::move(items), seq->element_dtype()));
+    Value* owned = ctx.owned_input(0);
+    Value out = owned != nullptr ? std::move(*owned) : *seq;
+    out.EraseFromSequence(at);
+    return ctx.SetOutputValue(0, std::move(out));
   }
 
  private:

@@ -80,6 +80,7 @@ TEST_F(CompilePipelineTest, ListsEveryStepInOrder) {
                                              "VarIsInitializedOpPass",
                                              "VariableRefDeleteOpPass",
                                              "ConstantFoldingPass",
+                                             "SplitConstIntoSubgraphPass",
                                              "StagePartition",
                                              "EnginePlacer",
                                              "SubgraphBackends",
@@ -110,8 +111,8 @@ TEST_F(CompilePipelineTest, ListsEveryStepInOrder) {
   }
   for (const PassListing& p : *list) {
     const bool optional = p.name == "ConstantFoldingPass" || p.name == "QdqFusionPass" ||
-                          p.name.find(".Optimize") != std::string::npos || p.name == "CompositeEnginePartition" ||
-                          p.name == "AtomicEnginePartition";
+                          p.name == "SplitConstIntoSubgraphPass" || p.name.find(".Optimize") != std::string::npos ||
+                          p.name == "CompositeEnginePartition" || p.name == "AtomicEnginePartition";
     EXPECT_EQ(p.required, !optional) << p.name;
   }
 }

@@ -6,6 +6,8 @@
 
 #include <atomic>
 #include <future>
+#include <map>
+#include <string>
 #include <thread>
 
 #include "base/ir/text_format.h"
@@ -67,6 +69,22 @@ class CallKernel final : public engine::Kernel {
   bool twice_;
 };
 
+// Whether each probed node (by name) was handed its input 0 (owned_input).
+std::map<std::string, bool>* g_owned = nullptr;
+
+class ProbeKernel final : public engine::Kernel {
+ public:
+  explicit ProbeKernel(std::string name) : name_(std::move(name)) {}
+  absl::Status Compute(engine::ExecuteContext& ctx) override {
+    Value* owned = ctx.owned_input(0);
+    (*g_owned)[name_] = owned != nullptr;
+    return ctx.SetOutputValue(0, owned != nullptr ? std::move(*owned) : ctx.input_value(0));
+  }
+
+ private:
+  std::string name_;
+};
+
 class WaitKernel final : public engine::Kernel {
  public:
   absl::Status Compute(engine::ExecuteContext& ctx) override {
@@ -86,6 +104,9 @@ class TestCallsEngine final : public engine::Engine {
   class Factory final : public engine::KernelFactory {
    public:
     absl::StatusOr<std::unique_ptr<engine::Kernel>> CreateKernel(const ir::OpDesc& op) const override {
+      if (op.type() == "Identity" && op.GetAttrOr<bool>("_probe", false)) {
+        return std::unique_ptr<engine::Kernel>(new ProbeKernel(op.name()));
+      }
       if (op.type() == "Identity") return std::unique_ptr<engine::Kernel>(new WaitKernel());
       return std::unique_ptr<engine::Kernel>(new CallKernel(op));
     }
@@ -297,6 +318,53 @@ TEST_F(DynamicExecutorTest, KernelOutputsComeFromTheCachingAllocator) {
   second->clear();
   EXPECT_EQ(cache->stats().bytes_in_use, 0);
   EXPECT_EQ(cache->stats().bytes_cached, 0);
+}
+
+}  // namespace
+}  // namespace ge::runtime
+
+namespace ge::runtime {
+namespace {
+
+// A kernel may take (owned_input) the values it is the last reader of, and
+// no others: not one a later node reads, nor a graph output.
+TEST_F(DynamicExecutorTest, KernelsTakeOnlyTheValuesTheyReadLast) {
+  const std::string text = R"(graph main {
+      x = Data() {index = 0} -> (f32[2])
+      a = Identity(x) {_engine_name = "test_calls", _probe = true} -> (f32[2])
+      b = Identity(x) {_engine_name = "test_calls", _probe = true} -> (f32[2])
+      c = Identity(a) {_engine_name = "test_calls", _probe = true} -> (f32[2])
+      d = Identity(b) {_engine_name = "test_calls", _probe = true} -> (f32[2])
+      out = NetOutput(c, d, b)
+    })";
+  std::map<std::string, bool> owned;
+  g_owned = &owned;
+  auto exec = Load(text);
+  ASSERT_TRUE(exec.ok()) << exec.status();
+  auto out = (*exec)->Run({Tensor::FromVector<float>({1, 2}, Shape{2})});
+  ASSERT_TRUE(out.ok()) << out.status();
+  // x is read by a and b; b's value is an output, which d may not take.
+  EXPECT_EQ(owned.size(), 4u);
+  EXPECT_NE(owned["a"], owned["b"]);  // whichever of a and b runs last takes x
+  EXPECT_TRUE(owned["c"]);
+  EXPECT_FALSE(owned["d"]);
+  for (const Value& v : *out) EXPECT_THAT(Floats(v), ElementsAre(1, 2));
+
+  // Parallel runs hand over a value once its other readers are done.
+  owned.clear();
+  auto graph = ir::ParseGraph(text);
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  ExecutorOptions options;
+  options.inter_op_parallelism = 2;
+  auto parallel = DynamicExecutor::Create(**graph, *engines_, options);
+  ASSERT_TRUE(parallel.ok()) << parallel.status();
+  auto out2 = (*parallel)->Run({Tensor::FromVector<float>({1, 2}, Shape{2})});
+  ASSERT_TRUE(out2.ok()) << out2.status();
+  EXPECT_FALSE(owned["a"] && owned["b"]);
+  EXPECT_TRUE(owned["c"]);
+  EXPECT_FALSE(owned["d"]);
+  for (const Value& v : *out2) EXPECT_THAT(Floats(v), ElementsAre(1, 2));
+  g_owned = nullptr;
 }
 
 }  // namespace
