@@ -100,12 +100,14 @@ class ExecuteContext {
     (void)i;
     return nullptr;
   }
-  // Input `i` for the kernel to take (move from, or change in place) rather
-  // than copy: non-null only when the executor holds the run's last
-  // reference to it (this node is its last consumer, reads it through no
-  // other input, and it is no graph output). A sequence taken so and
-  // appended to grows in place (base/value.h). What the kernel leaves in it
-  // is dropped after Compute. Appended last, like planned_output.
+  // Input `i` for the kernel to take (move from) rather than copy: non-null
+  // only when the executor holds the run's last reference to it (this node
+  // is its last consumer, reads it through no other input, and it is no
+  // graph output). A sequence taken so and appended to grows in place
+  // (base/value.h). A taken tensor's buffer may still be shared with other
+  // values (a constant, a sequence element): pass it on, never write into
+  // it. What the kernel leaves in it is dropped after Compute. Appended
+  // last, like planned_output.
   virtual Value* owned_input(int i) {
     (void)i;
     return nullptr;
