@@ -161,7 +161,8 @@ class LayoutPass {
     ir::Format f = ir::Format::kND;
     switch (RoleOf(n)) {
       case Role::kConv: {
-        absl::StatusOr<ir::Format> preferred = ConvPreferredFormat(n.op_desc(), context_);
+        absl::StatusOr<ir::Format> preferred =
+            ConvPreferredFormat(n.op_desc(), context_, n.input(0) ? FormatOf(n.input(0)) : ir::Format::kND);
         if (preferred.ok()) f = *preferred;
         break;
       }
