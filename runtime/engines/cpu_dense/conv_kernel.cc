@@ -159,12 +159,6 @@ dnnl::convolution_forward::primitive_desc ConvPrimitiveDesc(
                              attr, eng);
 }
 
-// Whether oneDNN chose an implementation that is neither JIT nor fast.
-bool SlowImpl(const dnnl::primitive_desc_base& pd) {
-  const std::string impl = pd.impl_info_str();
-  return impl.find("gemm") != std::string::npos || impl.rfind("ref", 0) == 0;
-}
-
 // When oneDNN runs the padded convolution on a slow implementation but an
 // unpadded one over the explicitly padded source on a JIT one: that one,
 // with `padded` set to the padded source's shape.
@@ -174,7 +168,7 @@ std::optional<dnnl::convolution_forward::primitive_desc> ExplicitPad(
     const dnnl::convolution_forward::primitive_desc& pd, Shape* padded) {
   bool any_pad = false;
   for (size_t i = 0; i < g.pads_begin.size(); ++i) any_pad = any_pad || g.pads_begin[i] > 0 || g.pads_end[i] > 0;
-  if (!any_pad || !SlowImpl(pd)) return std::nullopt;
+  if (!any_pad || !SlowDnnlImpl(pd)) return std::nullopt;
   ops::WindowGeometry unpadded = g;
   Shape p = x;
   for (size_t i = 0; i < g.pads_begin.size(); ++i) {
@@ -184,7 +178,7 @@ std::optional<dnnl::convolution_forward::primitive_desc> ExplicitPad(
   }
   try {
     auto candidate = ConvPrimitiveDesc(eng, group, chain, p, w, dtype, bias, unpadded);
-    if (SlowImpl(candidate)) return std::nullopt;
+    if (SlowDnnlImpl(candidate)) return std::nullopt;
     *padded = p;
     return candidate;
   } catch (const dnnl::error&) {
@@ -205,7 +199,7 @@ std::optional<dnnl::convolution_forward::primitive_desc> ChannelsLast(
   if (!src.ok() || !dst.ok() || (chosen.src_desc() == *src && chosen.dst_desc() == *dst)) return std::nullopt;
   try {
     auto candidate = ConvPrimitiveDesc(eng, group, chain, x, w, dtype, bias, g, ir::Format::kNHWC);
-    if (SlowImpl(candidate)) return std::nullopt;
+    if (SlowDnnlImpl(candidate)) return std::nullopt;
     return candidate;
   } catch (const dnnl::error&) {
     return std::nullopt;

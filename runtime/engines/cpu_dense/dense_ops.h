@@ -38,8 +38,9 @@ absl::Status CheckGemm(const ir::OpDesc& op, const DenseContext& ctx);
 // costs no reorders.
 absl::StatusOr<ir::Format> ConvPreferredFormat(const ir::OpDesc& op, const DenseContext& ctx,
                                                ir::Format arriving = ir::Format::kND);
-// The same for a ConvTranspose (oneDNN's deconvolution).
-absl::StatusOr<ir::Format> DeconvPreferredFormat(const ir::OpDesc& op, const DenseContext& ctx);
+// The same for a ConvTranspose (oneDNN's deconvolution), `arriving` alike.
+absl::StatusOr<ir::Format> DeconvPreferredFormat(const ir::OpDesc& op, const DenseContext& ctx,
+                                                 ir::Format arriving = ir::Format::kND);
 
 // Whether a MatMul / Gemm node can take `chain` (its add operand's shape
 // `add_shape`, unknown rank when the chain has no add). Used by the

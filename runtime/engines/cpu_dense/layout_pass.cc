@@ -167,7 +167,8 @@ class LayoutPass {
         break;
       }
       case Role::kDeconv: {
-        absl::StatusOr<ir::Format> preferred = DeconvPreferredFormat(n.op_desc(), context_);
+        absl::StatusOr<ir::Format> preferred =
+            DeconvPreferredFormat(n.op_desc(), context_, n.input(0) ? FormatOf(n.input(0)) : ir::Format::kND);
         if (preferred.ok()) f = *preferred;
         break;
       }
