@@ -5,7 +5,9 @@
 // from ops::ConvOutputShape, the function shape inference uses. The
 // primitive is created with layout `any`, so oneDNN picks the source,
 // weights and destination layouts it runs fastest (channel-blocked on
-// AVX-512); activations are converted at the kernel's edges when the
+// AVX2, mostly channels-last on AVX-512), except between channels-last
+// ports, where a channels-last JIT primitive is taken when oneDNN has one
+// (ChannelsLast); activations are converted at the kernel's edges when the
 // graph hands them in another layout, and the weights are packed once
 // when they are constant (PackedWeights). The `add` post-op is a oneDNN
 // sum: the operand is written into the destination before the primitive
@@ -116,12 +118,11 @@ void AppendConvPostOps(const PostOpChain& chain, dnnl::post_ops& ops) {
   }
 }
 
-// The primitive descriptor of a convolution with layouts left to oneDNN.
-dnnl::convolution_forward::primitive_desc ConvPrimitiveDesc(const dnnl::engine& eng, int64_t group,
-                                                           const PostOpChain& chain, const Shape& x,
-                                                           const Shape& w, DataType dtype,
-                                                           const std::optional<dnnl::memory::desc>& bias,
-                                                           const ops::WindowGeometry& g) {
+// The primitive descriptor of a convolution with layouts left to oneDNN,
+// or with the source and destination in `fixed` (weights still `any`).
+dnnl::convolution_forward::primitive_desc ConvPrimitiveDesc(
+    const dnnl::engine& eng, int64_t group, const PostOpChain& chain, const Shape& x, const Shape& w, DataType dtype,
+    const std::optional<dnnl::memory::desc>& bias, const ops::WindowGeometry& g, ir::Format fixed = ir::Format::kND) {
   const auto type = ToDnnlType(dtype);
   dnnl::memory::dims wdims = ToDnnlDims(w);
   if (group > 1) {
@@ -130,9 +131,16 @@ dnnl::convolution_forward::primitive_desc ConvPrimitiveDesc(const dnnl::engine& 
   }
   dnnl::memory::dims dilations;
   for (int64_t d : g.dilations) dilations.push_back(d - 1);  // oneDNN counts the gaps
-  const dnnl::memory::desc src_any(ToDnnlDims(x), type, tag::any);
+  dnnl::memory::desc src_any(ToDnnlDims(x), type, tag::any);
   const dnnl::memory::desc wei_any(wdims, type, tag::any);
-  const dnnl::memory::desc dst_any(ToDnnlDims(g.output), type, tag::any);
+  dnnl::memory::desc dst_any(ToDnnlDims(g.output), type, tag::any);
+  if (fixed != ir::Format::kND) {
+    auto src = FormatDesc(x, dtype, fixed);
+    auto dst = FormatDesc(g.output, dtype, fixed);
+    if (!src.ok() || !dst.ok()) throw dnnl::error(dnnl_invalid_arguments, "no such layout");
+    src_any = *src;
+    dst_any = *dst;
+  }
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   dnnl::post_ops ops;
@@ -151,12 +159,6 @@ dnnl::convolution_forward::primitive_desc ConvPrimitiveDesc(const dnnl::engine& 
                              attr, eng);
 }
 
-// Whether oneDNN chose an implementation that is neither JIT nor fast.
-bool SlowImpl(const dnnl::primitive_desc_base& pd) {
-  const std::string impl = pd.impl_info_str();
-  return impl.find("gemm") != std::string::npos || impl.rfind("ref", 0) == 0;
-}
-
 // When oneDNN runs the padded convolution on a slow implementation but an
 // unpadded one over the explicitly padded source on a JIT one: that one,
 // with `padded` set to the padded source's shape.
@@ -166,7 +168,7 @@ std::optional<dnnl::convolution_forward::primitive_desc> ExplicitPad(
     const dnnl::convolution_forward::primitive_desc& pd, Shape* padded) {
   bool any_pad = false;
   for (size_t i = 0; i < g.pads_begin.size(); ++i) any_pad = any_pad || g.pads_begin[i] > 0 || g.pads_end[i] > 0;
-  if (!any_pad || !SlowImpl(pd)) return std::nullopt;
+  if (!any_pad || !SlowDnnlImpl(pd)) return std::nullopt;
   ops::WindowGeometry unpadded = g;
   Shape p = x;
   for (size_t i = 0; i < g.pads_begin.size(); ++i) {
@@ -176,8 +178,28 @@ std::optional<dnnl::convolution_forward::primitive_desc> ExplicitPad(
   }
   try {
     auto candidate = ConvPrimitiveDesc(eng, group, chain, p, w, dtype, bias, unpadded);
-    if (SlowImpl(candidate)) return std::nullopt;
+    if (SlowDnnlImpl(candidate)) return std::nullopt;
     *padded = p;
+    return candidate;
+  } catch (const dnnl::error&) {
+    return std::nullopt;
+  }
+}
+
+// A convolution between channels-last neighbours that oneDNN, asked with
+// `any`, runs on channel blocks (on AVX-512, grouped 3x3 convolutions
+// between 1x1 ones: RegNet's, ResNeXt's) pays a reorder on each side. When
+// oneDNN runs the channels-last primitive on a JIT kernel too, that one.
+std::optional<dnnl::convolution_forward::primitive_desc> ChannelsLast(
+    const dnnl::engine& eng, int64_t group, const PostOpChain& chain, const Shape& x, const Shape& w, DataType dtype,
+    const std::optional<dnnl::memory::desc>& bias, const ops::WindowGeometry& g,
+    const dnnl::convolution_forward::primitive_desc& chosen) {
+  auto src = FormatDesc(x, dtype, ir::Format::kNHWC);
+  auto dst = FormatDesc(g.output, dtype, ir::Format::kNHWC);
+  if (!src.ok() || !dst.ok() || (chosen.src_desc() == *src && chosen.dst_desc() == *dst)) return std::nullopt;
+  try {
+    auto candidate = ConvPrimitiveDesc(eng, group, chain, x, w, dtype, bias, g, ir::Format::kNHWC);
+    if (SlowDnnlImpl(candidate)) return std::nullopt;
     return candidate;
   } catch (const dnnl::error&) {
     return std::nullopt;
@@ -245,6 +267,13 @@ absl::StatusOr<std::unique_ptr<DenseKernel::Plan>> ConvKernel::Build(const PlanR
   if (auto explicit_pad = ExplicitPad(eng(), attrs_.group, chain_, x, request.shape(1), dtype, bias, *g, pd, &padded)) {
     pd = *explicit_pad;
     plan->pad_source = true;
+  } else if (op().input(0).type.tensor().format == ir::Format::kNHWC &&
+             op().output(0).type.tensor().format == ir::Format::kNHWC) {
+    // The layout pass gave both ports channels-last (ConvPreferredFormat
+    // with a channels-last input).
+    if (auto channels_last = ChannelsLast(eng(), attrs_.group, chain_, x, request.shape(1), dtype, bias, *g, pd)) {
+      pd = *channels_last;
+    }
   }
   if (has_bias) plan->bias_md = pd.bias_desc();
   GE_ASSIGN_OR_RETURN(plan->src_user, FormatDesc(x, dtype, op().input(0).type.tensor().format));
@@ -473,7 +502,7 @@ absl::Status CheckConv(const ir::OpDesc& op, const DenseContext& ctx) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<ir::Format> ConvPreferredFormat(const ir::OpDesc& op, const DenseContext& ctx) {
+absl::StatusOr<ir::Format> ConvPreferredFormat(const ir::OpDesc& op, const DenseContext& ctx, ir::Format arriving) {
   ir::OpDesc base = op;
   PostOpChain chain;
   if (op.type() == kDenseFusedOp) {
@@ -496,6 +525,9 @@ absl::StatusOr<ir::Format> ConvPreferredFormat(const ir::OpDesc& op, const Dense
     Shape padded;
     if (auto explicit_pad = ExplicitPad(ctx.engine, attrs.group, chain, x, w.shape, xd.dtype, bias, g, pd, &padded)) {
       pd = *explicit_pad;
+    } else if (arriving == ir::Format::kNHWC &&
+               ChannelsLast(ctx.engine, attrs.group, chain, x, w.shape, xd.dtype, bias, g, pd)) {
+      return ir::Format::kNHWC;
     }
     for (ir::Format f : {ir::Format::kNChw16c, ir::Format::kNChw8c, ir::Format::kNHWC}) {
       auto md = FormatDesc(g.output, xd.dtype, f);

@@ -3,7 +3,9 @@
 //
 // As for Conv, the primitive is created with its layouts left to oneDNN
 // (`any`), so it picks its JIT implementation and blocked layouts (with
-// plain ones it ran its gemm-based implementation); the activations are
+// plain ones it ran its gemm-based implementation), except between
+// channels-last ports, where a channels-last JIT primitive is taken when
+// oneDNN has one (DeconvChannelsLast); the activations are
 // reordered at the kernel's edges when the graph hands them in another
 // layout (the layout pass gives the output the layout oneDNN prefers,
 // DeconvPreferredFormat), and constant weights are packed once
@@ -64,17 +66,23 @@ dnnl::memory::desc WeightsDesc(const Shape& w, int64_t group, DataType dtype) {
   return dnnl::memory::desc(dims, ToDnnlType(dtype), strides);
 }
 
-// The deconvolution's primitive descriptor with its layouts left to oneDNN.
-dnnl::deconvolution_forward::primitive_desc DeconvPrimitiveDesc(const dnnl::engine& eng, const Shape& x, const Shape& w,
-                                                                int64_t group, DataType dtype,
-                                                                const std::optional<dnnl::memory::desc>& bias,
-                                                                const ops::WindowGeometry& g,
-                                                                const dnnl::memory::dims& pad_l,
-                                                                const dnnl::memory::dims& pad_r) {
+// The deconvolution's primitive descriptor with its layouts left to oneDNN,
+// or with the source and destination in `fixed` (weights still `any`).
+dnnl::deconvolution_forward::primitive_desc DeconvPrimitiveDesc(
+    const dnnl::engine& eng, const Shape& x, const Shape& w, int64_t group, DataType dtype,
+    const std::optional<dnnl::memory::desc>& bias, const ops::WindowGeometry& g, const dnnl::memory::dims& pad_l,
+    const dnnl::memory::dims& pad_r, ir::Format fixed = ir::Format::kND) {
   const auto type = ToDnnlType(dtype);
-  const dnnl::memory::desc src_any(ToDnnlDims(x), type, dnnl::memory::format_tag::any);
+  dnnl::memory::desc src_any(ToDnnlDims(x), type, dnnl::memory::format_tag::any);
   const dnnl::memory::desc wei_any(WeightsDesc(w, group, dtype).dims(), type, dnnl::memory::format_tag::any);
-  const dnnl::memory::desc dst_any(ToDnnlDims(g.output), type, dnnl::memory::format_tag::any);
+  dnnl::memory::desc dst_any(ToDnnlDims(g.output), type, dnnl::memory::format_tag::any);
+  if (fixed != ir::Format::kND) {
+    auto src = FormatDesc(x, dtype, fixed);
+    auto dst = FormatDesc(g.output, dtype, fixed);
+    if (!src.ok() || !dst.ok()) throw dnnl::error(dnnl_invalid_arguments, "no such layout");
+    src_any = *src;
+    dst_any = *dst;
+  }
   dnnl::memory::dims strides(g.strides.begin(), g.strides.end()), dilations;
   for (int64_t d : g.dilations) dilations.push_back(d - 1);  // oneDNN counts the gaps
   dnnl::primitive_attr attr;
@@ -88,6 +96,26 @@ dnnl::deconvolution_forward::primitive_desc DeconvPrimitiveDesc(const dnnl::engi
   }
   return fwd::primitive_desc(fwd::desc(prop, alg, src_any, wei_any, dst_any, strides, dilations, pad_l, pad_r), attr,
                              eng);
+}
+
+// Between channels-last neighbours (on AVX-512 oneDNN, asked with `any`,
+// picks channel blocks for a UNet's upsampling ConvTranspose between
+// channels-last convolutions): the channels-last primitive, when oneDNN
+// runs it on a JIT kernel.
+std::optional<dnnl::deconvolution_forward::primitive_desc> DeconvChannelsLast(
+    const dnnl::engine& eng, const Shape& x, const Shape& w, int64_t group, DataType dtype,
+    const std::optional<dnnl::memory::desc>& bias, const ops::WindowGeometry& g, const dnnl::memory::dims& pad_l,
+    const dnnl::memory::dims& pad_r, const dnnl::deconvolution_forward::primitive_desc& chosen) {
+  auto src = FormatDesc(x, dtype, ir::Format::kNHWC);
+  auto dst = FormatDesc(g.output, dtype, ir::Format::kNHWC);
+  if (!src.ok() || !dst.ok() || (chosen.src_desc() == *src && chosen.dst_desc() == *dst)) return std::nullopt;
+  try {
+    auto candidate = DeconvPrimitiveDesc(eng, x, w, group, dtype, bias, g, pad_l, pad_r, ir::Format::kNHWC);
+    if (SlowDnnlImpl(candidate)) return std::nullopt;
+    return candidate;
+  } catch (const dnnl::error&) {
+    return std::nullopt;
+  }
 }
 
 class ConvTransposeKernel final : public DenseKernel {
@@ -131,7 +159,12 @@ class ConvTransposeKernel final : public DenseKernel {
     return DnnlTry(op(), kCreation, [&]() -> absl::StatusOr<std::unique_ptr<Plan>> {
       std::optional<dnnl::memory::desc> bias;
       if (plan->has_bias) bias = PlainDesc(r.shape(2), dtype);
-      const auto pd = DeconvPrimitiveDesc(eng(), x, w, attrs_.group, dtype, bias, *g, pad_l, pad_r);
+      auto pd = DeconvPrimitiveDesc(eng(), x, w, attrs_.group, dtype, bias, *g, pad_l, pad_r);
+      // Channels-last ports (DeconvPreferredFormat after a channels-last input).
+      if (op().input(0).type.tensor().format == ir::Format::kNHWC &&
+          op().output(0).type.tensor().format == ir::Format::kNHWC) {
+        if (auto cl = DeconvChannelsLast(eng(), x, w, attrs_.group, dtype, bias, *g, pad_l, pad_r, pd)) pd = *cl;
+      }
       if (plan->has_bias) plan->bias_md = pd.bias_desc();
       plan->src_md = pd.src_desc();
       plan->dst_md = pd.dst_desc();
@@ -206,7 +239,7 @@ absl::Status CheckConvTranspose(const ir::OpDesc& op, const DenseContext& ctx) {
 
 }  // namespace
 
-absl::StatusOr<ir::Format> DeconvPreferredFormat(const ir::OpDesc& op, const DenseContext& ctx) {
+absl::StatusOr<ir::Format> DeconvPreferredFormat(const ir::OpDesc& op, const DenseContext& ctx, ir::Format arriving) {
   if (op.type() != "ConvTranspose" || op.num_inputs() < 2) return NodeError(op, "not a ConvTranspose");
   const ir::TensorDesc& xd = op.input(0).type.tensor();
   const ir::TensorDesc& wd = op.input(1).type.tensor();
@@ -222,6 +255,10 @@ absl::StatusOr<ir::Format> DeconvPreferredFormat(const ir::OpDesc& op, const Den
   }
   return DnnlTry(op, kCreation, [&]() -> absl::StatusOr<ir::Format> {
     const auto pd = DeconvPrimitiveDesc(ctx.engine, x, wd.shape, attrs.group, xd.dtype, bias, g, pad_l, pad_r);
+    if (arriving == ir::Format::kNHWC &&
+        DeconvChannelsLast(ctx.engine, x, wd.shape, attrs.group, xd.dtype, bias, g, pad_l, pad_r, pd)) {
+      return ir::Format::kNHWC;
+    }
     for (ir::Format f : {ir::Format::kNChw16c, ir::Format::kNChw8c, ir::Format::kNHWC}) {
       auto md = FormatDesc(g.output, xd.dtype, f);
       if (md.ok() && *md == pd.dst_desc()) return f;

@@ -32,9 +32,15 @@ absl::Status CheckGemm(const ir::OpDesc& op, const DenseContext& ctx);
 // The layout oneDNN's convolution for `op` (Conv, or _DenseFused over a
 // Conv, with concrete types) writes fastest: kNChw16c, kNChw8c, kNHWC, or
 // kND for anything else. The layout pass keeps that layout downstream.
-absl::StatusOr<ir::Format> ConvPreferredFormat(const ir::OpDesc& op, const DenseContext& ctx);
-// The same for a ConvTranspose (oneDNN's deconvolution).
-absl::StatusOr<ir::Format> DeconvPreferredFormat(const ir::OpDesc& op, const DenseContext& ctx);
+// With `arriving` channels-last (the input's layout), kNHWC whenever oneDNN
+// runs a channels-last primitive on a JIT kernel (the Conv kernel then
+// builds that one), so a convolution between channels-last neighbours
+// costs no reorders.
+absl::StatusOr<ir::Format> ConvPreferredFormat(const ir::OpDesc& op, const DenseContext& ctx,
+                                               ir::Format arriving = ir::Format::kND);
+// The same for a ConvTranspose (oneDNN's deconvolution), `arriving` alike.
+absl::StatusOr<ir::Format> DeconvPreferredFormat(const ir::OpDesc& op, const DenseContext& ctx,
+                                                 ir::Format arriving = ir::Format::kND);
 
 // Whether a MatMul / Gemm node can take `chain` (its add operand's shape
 // `add_shape`, unknown rank when the chain has no add). Used by the

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 
 #include "runtime/engines/sdk/cpu_features.h"
 
@@ -60,6 +61,11 @@ tag SpatialTag(ir::Format format, int64_t rank) {
 }
 
 }  // namespace
+
+bool SlowDnnlImpl(const dnnl::primitive_desc_base& pd) {
+  const std::string impl = pd.impl_info_str();
+  return impl.find("gemm") != std::string::npos || impl.rfind("ref", 0) == 0;
+}
 
 absl::StatusOr<dnnl::memory::desc> FormatDesc(const Shape& shape, DataType dtype,
                                               ir::Format format) {

@@ -44,6 +44,10 @@ dnnl::memory::desc PlainDesc(const dnnl::memory::dims& dims, dnnl::memory::data_
 absl::StatusOr<dnnl::memory::desc> FormatDesc(const Shape& shape, DataType dtype,
                                               ir::Format format);
 
+// Whether oneDNN chose an implementation that is neither JIT nor fast
+// (gemm-based or reference).
+bool SlowDnnlImpl(const dnnl::primitive_desc_base& pd);
+
 // ---- Dynamic batch ----
 
 // Whether `s` has a known rank and every dim but the first is known: the

@@ -169,12 +169,14 @@ class LayoutPass {
     ir::Format f = ir::Format::kND;
     switch (RoleOf(n)) {
       case Role::kConv: {
-        absl::StatusOr<ir::Format> preferred = ConvPreferredFormat(n.op_desc(), context_);
+        absl::StatusOr<ir::Format> preferred =
+            ConvPreferredFormat(n.op_desc(), context_, n.input(0) ? FormatOf(n.input(0)) : ir::Format::kND);
         if (preferred.ok()) f = *preferred;
         break;
       }
       case Role::kDeconv: {
-        absl::StatusOr<ir::Format> preferred = DeconvPreferredFormat(n.op_desc(), context_);
+        absl::StatusOr<ir::Format> preferred =
+            DeconvPreferredFormat(n.op_desc(), context_, n.input(0) ? FormatOf(n.input(0)) : ir::Format::kND);
         if (preferred.ok()) f = *preferred;
         break;
       }

@@ -415,6 +415,97 @@ TEST(CpuDensePool, ChannelBlockedLayoutsGiveTheLaidOutPlainResult) {
   }
 }
 
+// Conv with channels-last on both ports (what the layout pass hands a
+// convolution between channels-last neighbours, grouped ones included:
+// the kernel then builds a channels-last primitive when oneDNN has a JIT
+// one) against host_cpu's plain result laid out alike: groups from 1 to
+// depthwise, strides, pads, bias, batch 1-2, odd channel counts, one
+// thread and a team. None falls back to the reference.
+TEST(CpuDenseConv, ChannelsLastPortsGiveTheLaidOutPlainResult) {
+  Rng rng(33);
+  for (int trial = 0; trial < 24; ++trial) {
+    const int64_t group = std::vector<int64_t>{1, 2, 4, 0}[trial % 4];  // 0: depthwise
+    const int64_t per_group = group == 0 ? 1 : rng.Int(1, 3) * (trial % 3 == 0 ? 3 : 8);
+    const int64_t groups = group == 0 ? rng.Int(3, 40) : group;
+    const int64_t c = per_group * groups, oc = group == 0 ? c : groups * rng.Int(1, 3) * 8;
+    const int64_t k = rng.Int(1, 3), stride = rng.Int(1, 2), pad = rng.Int(0, k - 1);
+    const Shape x{rng.Int(1, 2), c, rng.Int(3, 17), rng.Int(3, 17)};
+    std::vector<Value> inputs = {rng.Random(DataType::kFloat, x),
+                                 rng.Random(DataType::kFloat, Shape{oc, per_group, k, k})};
+    if (trial % 2 == 0) inputs.push_back(rng.Random(DataType::kFloat, Shape{oc}));
+    Case plain = MakeCase("Conv", std::move(inputs),
+                          {{"group", ir::AttrValue(groups)},
+                           {"strides", ir::AttrValue(std::vector<int64_t>{stride, stride})},
+                           {"pads", ir::AttrValue(std::vector<int64_t>{pad, pad, pad, pad})}});
+    auto want = test::RunKernel(Host(), plain.op, plain.inputs);
+    ASSERT_TRUE(want.ok()) << want.status();
+    ir::OpDesc laid = plain.op;
+    laid.mutable_input(0).type.mutable_tensor().format = ir::Format::kNHWC;
+    test::RunOptions options;
+    auto types = test::InferOutputTypes(plain.op, plain.inputs);
+    ASSERT_TRUE(types.ok()) << types.status();
+    options.output_types = *types;
+    options.output_types[0].mutable_tensor().format = ir::Format::kNHWC;
+    laid.mutable_output(0).type = options.output_types[0];
+    if (trial % 4 < 2) options.thread_pool = test::TestThreadPool();
+    std::vector<Value> laid_inputs = plain.inputs;
+    laid_inputs[0] = LaidOut(plain.inputs[0].tensor(), 0);
+    const int64_t fallbacks = ReferenceRuns().load();
+    auto got = test::RunKernel(Dense(), laid, laid_inputs, options);
+    ASSERT_TRUE(got.ok()) << got.status() << " trial " << trial;
+    EXPECT_EQ(ReferenceRuns().load(), fallbacks);
+    EXPECT_TRUE(test::TensorNear((*got)[0].tensor(), LaidOut((*want)[0].tensor(), 0), test::Tolerance{1e-4, 1e-4}))
+        << "trial " << trial << " " << x.ToString() << " group " << groups << " oc " << oc << " k " << k;
+  }
+}
+
+// ConvTranspose likewise (a UNet's upsampling between channels-last
+// convolutions): groups, strides, pads, output_padding, bias.
+// (DeconvPreferredFormat refuses shapes oneDNN cannot run, so those stay
+// plain.)
+TEST(CpuDenseConvTranspose, ChannelsLastPortsGiveTheLaidOutPlainResult) {
+  Rng rng(34);
+  for (int trial = 0; trial < 16; ++trial) {
+    const int64_t groups = trial % 3 == 2 ? 2 : 1;
+    const int64_t c = groups * rng.Int(1, 3) * (trial % 4 == 0 ? 3 : 8), m = groups * rng.Int(1, 3) * 8;
+    const int64_t k = rng.Int(1, 3), stride = rng.Int(1, 2), pad = rng.Int(0, k - 1);
+    const int64_t out_pad = stride > 1 && trial % 2 == 1 ? 1 : 0;
+    const Shape x{rng.Int(1, 2), c, rng.Int(2, 12), rng.Int(2, 12)};
+    std::vector<Value> inputs = {rng.Random(DataType::kFloat, x),
+                                 rng.Random(DataType::kFloat, Shape{c, m / groups, k, k})};
+    if (trial % 2 == 0) inputs.push_back(rng.Random(DataType::kFloat, Shape{m}));
+    Case plain = MakeCase("ConvTranspose", std::move(inputs),
+                          {{"group", ir::AttrValue(groups)},
+                           {"strides", ir::AttrValue(std::vector<int64_t>{stride, stride})},
+                           {"output_padding", ir::AttrValue(std::vector<int64_t>{out_pad, out_pad})},
+                           {"pads", ir::AttrValue(std::vector<int64_t>{pad, pad, pad, pad})}});
+    auto want = test::RunKernel(Host(), plain.op, plain.inputs);
+    ASSERT_TRUE(want.ok()) << want.status();
+    // Shapes oneDNN cannot take (a negative right pad) run host_cpu's kernel
+    // on plain tensors; the layout pass never gives them another layout.
+    const int64_t before = ReferenceRuns().load();
+    ASSERT_TRUE(test::RunKernel(Dense(), plain.op, plain.inputs).ok());
+    if (ReferenceRuns().load() != before) continue;
+    ir::OpDesc laid = plain.op;
+    laid.mutable_input(0).type.mutable_tensor().format = ir::Format::kNHWC;
+    test::RunOptions options;
+    auto types = test::InferOutputTypes(plain.op, plain.inputs);
+    ASSERT_TRUE(types.ok()) << types.status();
+    options.output_types = *types;
+    options.output_types[0].mutable_tensor().format = ir::Format::kNHWC;
+    laid.mutable_output(0).type = options.output_types[0];
+    if (trial % 4 < 2) options.thread_pool = test::TestThreadPool();
+    std::vector<Value> laid_inputs = plain.inputs;
+    laid_inputs[0] = LaidOut(plain.inputs[0].tensor(), 0);
+    const int64_t fallbacks = ReferenceRuns().load();
+    auto got = test::RunKernel(Dense(), laid, laid_inputs, options);
+    ASSERT_TRUE(got.ok()) << got.status() << " trial " << trial;
+    EXPECT_EQ(ReferenceRuns().load(), fallbacks);
+    EXPECT_TRUE(test::TensorNear((*got)[0].tensor(), LaidOut((*want)[0].tensor(), 0), test::Tolerance{1e-4, 1e-4}))
+        << "trial " << trial << " " << x.ToString() << " group " << groups << " m " << m << " k " << k;
+  }
+}
+
 // ---- Resize of channel-blocked tensors ----
 
 // `t` (f32 [N, C, spatial...], C a multiple of `block`) in channel blocks.

@@ -299,11 +299,21 @@ TEST(LayoutPassTest, ConvTransposeAndSpatialResizeKeepBlockedLayouts) {
     wide = Resize(c2, _, sc) {_engine_name = "cpu_dense"} -> (f32[-1,32,16,16])
     out = NetOutput(c3, wide)
   })");
-  auto deconv = DeconvPreferredFormat(g->FindNode("up")->op_desc(), PassTestEngine().context());
-  ASSERT_TRUE(deconv.ok()) << deconv.status();
+  const ir::OpDesc up = g->FindNode("up")->op_desc();
   auto changed = AssignBlockedLayouts(*g, OnDense, PassTestEngine().context());
   ASSERT_TRUE(changed.ok()) << changed.status();
+  // Asked with the layout its input arrives in (c's): on AVX-512 oneDNN
+  // prefers channel blocks for it alone, channels-last after a channels-last
+  // convolution.
+  const ir::Format arriving = g->FindNode("c")->op_desc().output(0).type.tensor().format;
+  auto deconv = DeconvPreferredFormat(up, PassTestEngine().context(), arriving);
+  ASSERT_TRUE(deconv.ok()) << deconv.status();
   EXPECT_EQ(g->FindNode("up")->op_desc().output(0).type.tensor().format, *deconv);
+  if (arriving == ir::Format::kNHWC) {
+    auto alone = DeconvPreferredFormat(up, PassTestEngine().context());
+    ASSERT_TRUE(alone.ok());
+    EXPECT_TRUE(*deconv == ir::Format::kNHWC || *deconv == *alone) << ir::FormatName(*deconv);
+  }
   if (ir::FormatName(*deconv) == f) {
     for (const char* name : {"up", "cat", "c2", "big"}) {
       EXPECT_EQ(ir::FormatName(g->FindNode(name)->op_desc().output(0).type.tensor().format), f) << name;
@@ -313,6 +323,44 @@ TEST(LayoutPassTest, ConvTransposeAndSpatialResizeKeepBlockedLayouts) {
   }
   EXPECT_EQ(g->FindNode("wide")->op_desc().output(0).type.tensor().format, ir::Format::kND);
   EXPECT_EQ(g->FindNode("wide")->input(0).node->type(), "TransData");
+}
+
+// A grouped 3x3 convolution between 1x1 ones (RegNet's, ResNeXt's block):
+// on AVX-512 oneDNN, asked with `any`, runs it on channel blocks while the
+// 1x1 ones run channels-last. With a channels-last input it takes
+// channels-last whenever oneDNN has a JIT kernel for that (so no TransData
+// on either side); with any other input its answer is oneDNN's.
+TEST(LayoutPassTest, GroupedConvolutionTakesItsChannelsLastNeighboursLayout) {
+  const std::string f = Preferred();
+  if (f == "ND") GTEST_SKIP() << "oneDNN prefers plain layouts on this CPU";
+  auto g = Parse(R"(graph main {
+    x = Data() {index = 0} -> (f32[1,32,28,28])
+    w1 = Const() {value = tensor<f32[64,32,1,1]>splat(0.5)} -> (f32[64,32,1,1])
+    wg = Const() {value = tensor<f32[64,16,3,3]>splat(0.5)} -> (f32[64,16,3,3])
+    w3 = Const() {value = tensor<f32[64,64,1,1]>splat(0.5)} -> (f32[64,64,1,1])
+    c1 = Conv(x, w1) {_engine_name = "cpu_dense"} -> (f32[1,64,28,28])
+    gc = Conv(c1, wg) {_engine_name = "cpu_dense", group = 4, pads = [1, 1, 1, 1]} -> (f32[1,64,28,28])
+    c3 = Conv(gc, w3) {_engine_name = "cpu_dense"} -> (f32[1,64,28,28])
+    out = NetOutput(c3)
+  })");
+  const ir::OpDesc grouped = g->FindNode("gc")->op_desc();
+  auto any = ConvPreferredFormat(grouped, PassTestEngine().context());
+  auto after_nhwc = ConvPreferredFormat(grouped, PassTestEngine().context(), ir::Format::kNHWC);
+  auto after_blocked = ConvPreferredFormat(grouped, PassTestEngine().context(), ir::Format::kNChw8c);
+  ASSERT_TRUE(any.ok() && after_nhwc.ok() && after_blocked.ok());
+  EXPECT_EQ(*after_blocked, *any);
+  EXPECT_TRUE(*after_nhwc == ir::Format::kNHWC || *after_nhwc == *any) << ir::FormatName(*after_nhwc);
+  auto changed = AssignBlockedLayouts(*g, OnDense, PassTestEngine().context());
+  ASSERT_TRUE(changed.ok()) << changed.status();
+  const ir::Format c1 = g->FindNode("c1")->op_desc().output(0).type.tensor().format;
+  if (c1 == ir::Format::kNHWC && *after_nhwc == ir::Format::kNHWC) {
+    EXPECT_EQ(g->FindNode("gc")->op_desc().output(0).type.tensor().format, ir::Format::kNHWC);
+    EXPECT_EQ(g->FindNode("gc")->input(0).node->name(), "c1");  // no TransData between
+    EXPECT_EQ(g->FindNode("c3")->input(0).node->name(), "gc");
+  } else {
+    EXPECT_EQ(g->FindNode("gc")->op_desc().output(0).type.tensor().format,
+              c1 == ir::Format::kNHWC ? *after_nhwc : *any);
+  }
 }
 
 // Resize, Pad and InstanceNormalization follow a channel-blocked input;
