@@ -6,10 +6,13 @@
 
 #include <algorithm>
 #include <atomic>
+#include <string>
 
 #include "base/compute_budget.h"
 #include "base/logging.h"
+#include "absl/strings/str_cat.h"
 #include "runtime/engines/cpu_dense/prepared_weights.h"
+#include "runtime/engines/cpu_dense/shared_packings.h"
 
 namespace ge::engine::cpu_dense {
 
@@ -29,6 +32,7 @@ void PackedWeights::Init(const dnnl::engine& eng, const dnnl::memory::desc& plai
   if (needs_reorder()) reorder_ = MakeReorder(eng, plain_, packed_);
   source_.reset();
   adopted_.reset();
+  shared_.reset();
   packed_memory_ = dnnl::memory();
 }
 
@@ -46,16 +50,37 @@ absl::Status PackedWeights::Preload(const dnnl::engine& eng, const Tensor& value
     packed_memory_ = dnnl::memory(packed_, eng, adopted_->data());
   } else {
     dnnl::stream stream(eng);
-    dnnl::memory src = WrapTensor(plain_, eng, value);
-    packed_memory_ = dnnl::memory(packed_, eng);
-    reorder_->execute(stream, src, packed_memory_);
-    stream.wait();
-    WeightPacks().fetch_add(1, std::memory_order_relaxed);
-    if (prepared != nullptr) prepared->Record(packed_, packed_memory_);
+    PackConstant(eng, stream, value);
+    if (prepared != nullptr) prepared->Record(packed_, packed_memory_, shared_);
   }
   source_ = value.buffer();
   source_offset_ = value.byte_offset();
   return absl::OkStatus();
+}
+
+void PackedWeights::PackConstant(const dnnl::engine& eng, dnnl::stream& stream, const Tensor& value) {
+  auto reorder = [&](dnnl::memory& dst) {
+    dnnl::memory src = WrapTensor(plain_, eng, value);
+    reorder_->execute(stream, src, dst);
+    stream.wait();
+    WeightPacks().fetch_add(1, std::memory_order_relaxed);
+  };
+  // Shared with every kernel that packs this storage into this layout (the
+  // per-shape plans of one graph), when both layouts have a text form.
+  const std::string plain_layout = LayoutKey(plain_);
+  const std::string packed_layout = LayoutKey(packed_);
+  if (plain_layout.empty() || packed_layout.empty()) {
+    shared_.reset();
+    packed_memory_ = dnnl::memory(packed_, eng);
+    reorder(packed_memory_);
+    return;
+  }
+  shared_ = SharedPackings::Get<Buffer>(value, absl::StrCat("dnnl:", plain_layout, "->", packed_layout), [&] {
+    dnnl::memory owned(packed_, eng);
+    reorder(owned);
+    return Buffer::Wrap(owned.get_data_handle(), packed_.get_size(), [owned] {});
+  });
+  packed_memory_ = dnnl::memory(packed_, eng, shared_->data());
 }
 
 absl::StatusOr<dnnl::memory> PackedWeights::Get(const dnnl::engine& eng, dnnl::stream& stream,
@@ -67,10 +92,8 @@ absl::StatusOr<dnnl::memory> PackedWeights::Get(const dnnl::engine& eng, dnnl::s
     if (source_ != nullptr && source_ == t.buffer() && source_offset_ == t.byte_offset()) {
       return packed_memory_;
     }
-    packed_memory_ = dnnl::memory(packed_, eng);
     adopted_.reset();
-    reorder_->execute(stream, src, packed_memory_);
-    WeightPacks().fetch_add(1, std::memory_order_relaxed);
+    PackConstant(eng, stream, t);
     source_ = t.buffer();
     source_offset_ = t.byte_offset();
     return packed_memory_;

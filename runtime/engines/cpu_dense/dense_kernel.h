@@ -94,7 +94,12 @@ class PackedWeights {
   // The task's prepared buffer packed_memory_ points into, when Preload
   // adopted one (prepared_weights.h) instead of packing.
   std::shared_ptr<Buffer> adopted_;
+  // The packing packed_memory_ points into when it is shared with other
+  // kernels (shared_packings.h).
+  std::shared_ptr<Buffer> shared_;
   dnnl::memory packed_memory_;
+  // Packs constant `value` into packed_memory_ (shared when it can be).
+  void PackConstant(const dnnl::engine& eng, dnnl::stream& stream, const Tensor& value);
 };
 
 class DenseKernel : public Kernel {

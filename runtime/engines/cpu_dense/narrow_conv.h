@@ -58,7 +58,7 @@ class NarrowConvWeights {
   bool PackedFrom(const Tensor& w) const { return packing_.PackedFrom(w, {}); }
 
  private:
-  StoragePackedWeights packing_;
+  StoragePackedWeights packing_{"narrow_conv"};
 };
 
 class NarrowConvPlan {

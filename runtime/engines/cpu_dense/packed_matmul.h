@@ -69,7 +69,7 @@ class PanelWeights {
   bool PackedFrom(const Tensor& b, int64_t k, int64_t n, bool transposed) const;
 
  private:
-  StoragePackedWeights packing_;
+  StoragePackedWeights packing_{"gemm_panels"};
 };
 
 // Runs `args` (panel range ignored) on up to `threads` threads of an

@@ -66,13 +66,14 @@ PreparedWeights* PreparedWeights::Current() { return current; }
 PreparedWeights::Scope::Scope(PreparedWeights* set) : previous_(current) { current = set; }
 PreparedWeights::Scope::~Scope() { current = previous_; }
 
-void PreparedWeights::Record(const dnnl::memory::desc& packed, const dnnl::memory& memory) {
+void PreparedWeights::Record(const dnnl::memory::desc& packed, const dnnl::memory& memory,
+                             std::shared_ptr<Buffer> owner) {
   if (adopting_) return;
   std::string layout = LayoutKey(packed);
   void* data = memory.get_data_handle();
   if (layout.empty() || data == nullptr) return;
   // The buffer keeps the packed memory alive (no copy).
-  Item item{std::move(layout), packed.get_size(), Buffer::Wrap(data, packed.get_size(), [memory] {})};
+  Item item{std::move(layout), packed.get_size(), Buffer::Wrap(data, packed.get_size(), [memory, owner] {})};
   items_.push_back(std::move(item));
 }
 

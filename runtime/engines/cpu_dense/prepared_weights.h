@@ -79,8 +79,9 @@ class PreparedWeights {
   // Adopting: the next buffer when it was packed as `packed` (layout and
   // size), else null (the caller packs). Either way the buffer is used up.
   std::shared_ptr<Buffer> Take(const dnnl::memory::desc& packed);
-  // Recording: `memory` holds the constant weights packed as `packed`.
-  void Record(const dnnl::memory::desc& packed, const dnnl::memory& memory);
+  // Recording: `memory` holds the constant weights packed as `packed`
+  // (its data kept alive by `memory`, or by `owner` when given).
+  void Record(const dnnl::memory::desc& packed, const dnnl::memory& memory, std::shared_ptr<Buffer> owner = nullptr);
 
   bool empty() const { return items_.empty(); }
   // Recording: the parameter blob describing the buffers, and the buffers.

@@ -60,7 +60,7 @@ class SmallConvWeights {
   bool PackedFrom(const Tensor& w) const { return packing_.PackedFrom(w, {}); }
 
  private:
-  StoragePackedWeights packing_;
+  StoragePackedWeights packing_{"small_conv"};
 };
 
 // One geometry's offsets and buffers; Run computes the convolution.

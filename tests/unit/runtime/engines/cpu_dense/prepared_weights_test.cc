@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "runtime/engines/cpu_dense/cpu_dense_engine.h"
+#include "runtime/engines/cpu_dense/shared_packings.h"
 #include "runtime/engines/host_cpu/host_cpu_engine.h"
 #include "tests/testing/kernel_test_util.h"
 #include "tests/unit/runtime/engines/cpu_dense/pass_test_util.h"
@@ -21,6 +22,9 @@ class PreparedConv : public ::testing::Test {
   PreparedConv()
       : w_(test::RandomTensor(DataType::kFloat, Shape{32, 16, 3, 3}, 11)),
         x_(test::RandomTensor(DataType::kFloat, Shape{1, 16, 8, 8}, 12)) {
+    // Packings shared between kernels (shared_packings.h) would serve the
+    // loads below from the build's packing: off, to see what a load alone does.
+    SharedPackings::SetEnabled(false);
     test::OpBuilder b("Conv", "conv");
     b.Inputs({x_, w_}).Outputs(1).Attr("pads", ir::AttrValue(std::vector<int64_t>{1, 1, 1, 1}));
     op_ = b.Build();
@@ -32,6 +36,7 @@ class PreparedConv : public ::testing::Test {
     }
   }
 
+  ~PreparedConv() override { SharedPackings::SetEnabled(true); }
   PrepareContext Context() {
     PrepareContext ctx;
     ctx.op = &op_;

@@ -173,7 +173,7 @@ TEST(WeightPacking, SmallConvWeightsHeldPanelsSurviveRepackingForOtherStorage) {
 TEST(WeightPacking, StoragePackedWeightsKeysOnStorageAndShapeKey) {
   const Tensor a = test::RandomTensor(DataType::kFloat, Shape{4, 4}, 30);
   const Tensor b = test::RandomTensor(DataType::kFloat, Shape{4, 4}, 31);
-  StoragePackedWeights packing;
+  StoragePackedWeights packing("test");
   int calls = 0;
   auto pack = [&](const Tensor& t) {
     ++calls;
