@@ -256,7 +256,7 @@ class WhileKernel final : public Kernel {
   std::string cond_, body_;
   int64_t max_iterations_;
   std::string cap_source_;
-  int64_t cond_reads_;  // < 0: the cond may read every value
+  int64_t cond_reads_;                 // < 0: the cond may read every value
   std::vector<int64_t> cond_counter_;  // kAttrCondCounter, or empty
 };
 
