@@ -1,10 +1,14 @@
 // Helpers the variable passes share: what a variable and a writer are, and
-// the name a Variable node stands for.
+// the name a Variable node stands for; and the subgraph walk that gives a
+// subgraph its own node for a value its owner passes in (variables, small
+// constants).
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "base/ir/graph.h"
 
 namespace ge::compiler {
@@ -22,5 +26,14 @@ std::vector<ir::Node*> WritersOf(const ir::Node& variable, const std::vector<ir:
 bool HasVariable(const ir::Graph& graph);
 // `graph` and every subgraph of its tree (root first).
 std::vector<ir::Graph*> GraphAndSubgraphs(ir::Graph& graph);
+
+// For every node of `root`'s tree that owns subgraphs, and every input of it
+// that `captured` accepts: each subgraph input node fed by that input gets a
+// node of its own, `make_node(subgraph, source)`, in its place (a While
+// body's NetOutput keeps a pass-through, the loop carries it; a body that
+// changes the carried value keeps its input). Whether anything changed.
+absl::StatusOr<bool> ReplaceCapturedInputs(
+    ir::Graph& root, const std::function<bool(const ir::Node& source)>& captured,
+    const std::function<ir::OpDesc(ir::Graph& subgraph, const ir::Node& source)>& make_node);
 
 }  // namespace ge::compiler
