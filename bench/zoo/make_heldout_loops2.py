@@ -28,11 +28,12 @@ import os
 import sys
 
 import numpy as np
-import onnx
-from onnx import TensorProto, helper, numpy_helper
+from onnx import TensorProto, helper
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import make_models as zoo  # noqa: E402
+# The first loop set's builders (importing it registers its models: cleared below).
+from make_heldout_loops import const, save, vi  # noqa: E402
 
 zoo.MODELS.clear()
 model = zoo.model
@@ -40,23 +41,8 @@ F32, I64, BOOL = TensorProto.FLOAT, TensorProto.INT64, TensorProto.BOOL
 RNG = np.random.default_rng(11)
 
 
-def const(name, value):
-    return numpy_helper.from_array(np.asarray(value), name)
-
-
 def weights(name, shape, scale):
     return const(name, (RNG.standard_normal(shape) * scale).astype(np.float32))
-
-
-def save(graph, path):
-    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", zoo.OPSET)])
-    m.ir_version = 8
-    onnx.checker.check_model(m)
-    onnx.save(m, path)
-
-
-def vi(name, elem, shape):
-    return helper.make_tensor_value_info(name, elem, shape)
 
 
 def seq_vi(name, elem, shape):
