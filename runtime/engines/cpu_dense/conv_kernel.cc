@@ -34,6 +34,7 @@
 #include "base/ops/shape_utils.h"
 #include "runtime/engines/cpu_dense/dense_fused_op.h"
 #include "runtime/engines/cpu_dense/dense_ops.h"
+#include "runtime/engines/cpu_dense/eltwise_tail.h"
 #include "runtime/engines/cpu_dense/kernel_registry.h"
 #include "runtime/engines/cpu_dense/packed_matmul.h"
 #include "runtime/engines/cpu_dense/narrow_conv.h"
@@ -70,12 +71,17 @@ class ConvKernel final : public DenseKernel {
     // The own few-output-channel path.
     std::unique_ptr<NarrowConvPlan> narrow;
     std::vector<GemmStep> steps;
+    // The chain's exp-based end, run on the destination after the
+    // primitive (eltwise_tail.h); empty when oneDNN runs the whole chain.
+    std::vector<GemmStep> tail;
   };
 
   absl::StatusOr<std::unique_ptr<Plan>> Build(const PlanRequest& request) override;
   absl::Status Run(Plan& plan, ExecuteContext& ctx, Scratch& scratch) override;
-  absl::StatusOr<dnnl::convolution_forward::primitive_desc> MakePrimitiveDesc(
-      const PlanRequest& request, const ops::WindowGeometry& g, bool has_bias) const;
+  absl::StatusOr<dnnl::convolution_forward::primitive_desc> MakePrimitiveDesc(const PlanRequest& request,
+                                                                              const ops::WindowGeometry& g,
+                                                                              bool has_bias,
+                                                                              const PostOpChain& chain) const;
   // The own path's geometry when it takes this convolution.
   std::optional<Window2d> SmallConvFor(const PlanRequest& request, const ops::WindowGeometry& g) const;
   absl::Status RunSmall(ConvPlan& plan, ExecuteContext& ctx, Scratch& scratch);
@@ -207,11 +213,10 @@ std::optional<dnnl::convolution_forward::primitive_desc> ChannelsLast(
 }
 
 absl::StatusOr<dnnl::convolution_forward::primitive_desc> ConvKernel::MakePrimitiveDesc(
-    const PlanRequest& request, const ops::WindowGeometry& g, bool has_bias) const {
+    const PlanRequest& request, const ops::WindowGeometry& g, bool has_bias, const PostOpChain& chain) const {
   std::optional<dnnl::memory::desc> bias;
   if (has_bias) bias = PlainDesc(request.shape(2), request.dtype(2));
-  return ConvPrimitiveDesc(eng(), attrs_.group, chain_, request.shape(0), request.shape(1), request.dtype(0),
-                           bias, g);
+  return ConvPrimitiveDesc(eng(), attrs_.group, chain, request.shape(0), request.shape(1), request.dtype(0), bias, g);
 }
 
 absl::StatusOr<std::unique_ptr<DenseKernel::Plan>> ConvKernel::Build(const PlanRequest& request) {
@@ -260,18 +265,21 @@ absl::StatusOr<std::unique_ptr<DenseKernel::Plan>> ConvKernel::Build(const PlanR
     }
     return plan;
   }
-  GE_ASSIGN_OR_RETURN(auto pd, MakePrimitiveDesc(request, *g, has_bias));
+  EltwiseTail split = SplitEltwiseTail(chain_, dtype);
+  plan->tail = std::move(split.steps);
+  const PostOpChain& head = split.head;
+  GE_ASSIGN_OR_RETURN(auto pd, MakePrimitiveDesc(request, *g, has_bias, head));
   Shape padded;
   std::optional<dnnl::memory::desc> bias;
   if (has_bias) bias = PlainDesc(request.shape(2), request.dtype(2));
-  if (auto explicit_pad = ExplicitPad(eng(), attrs_.group, chain_, x, request.shape(1), dtype, bias, *g, pd, &padded)) {
+  if (auto explicit_pad = ExplicitPad(eng(), attrs_.group, head, x, request.shape(1), dtype, bias, *g, pd, &padded)) {
     pd = *explicit_pad;
     plan->pad_source = true;
   } else if (op().input(0).type.tensor().format == ir::Format::kNHWC &&
              op().output(0).type.tensor().format == ir::Format::kNHWC) {
     // The layout pass gave both ports channels-last (ConvPreferredFormat
     // with a channels-last input).
-    if (auto channels_last = ChannelsLast(eng(), attrs_.group, chain_, x, request.shape(1), dtype, bias, *g, pd)) {
+    if (auto channels_last = ChannelsLast(eng(), attrs_.group, head, x, request.shape(1), dtype, bias, *g, pd)) {
       pd = *channels_last;
     }
   }
@@ -469,6 +477,11 @@ absl::Status ConvKernel::Run(Plan& base_plan, ExecuteContext& ctx, Scratch& scra
        dnnl::memory(plan.scratchpad_md, eng(), scratch.Take(plan.scratchpad_md.get_size()))}};
   if (plan.has_bias) args[DNNL_ARG_BIAS] = WrapTensor(plan.bias_md, eng(), ctx.input(2));
   plan.conv.execute(stream, args);
+  if (!plan.tail.empty()) {
+    stream.wait();
+    RunEltwiseTail(plan.tail, static_cast<float*>(dst.get_data_handle()),
+                   static_cast<int64_t>(plan.dst_md.get_size() / sizeof(float)), omp_get_max_threads());
+  }
   if (plan.dst_reorder) plan.dst_reorder->execute(stream, dst, dst_user);
   stream.wait();
   return absl::OkStatus();
@@ -520,6 +533,8 @@ absl::StatusOr<ir::Format> ConvPreferredFormat(const ir::OpDesc& op, const Dense
   if (base.num_inputs() > 2 && base.input(2).type.dtype() != DataType::kUndefined) {
     bias = PlainDesc(base.input(2).type.shape(), base.input(2).type.dtype());
   }
+  // The post-ops the kernel gives oneDNN (without an own exp-based tail).
+  chain = SplitEltwiseTail(chain, xd.dtype).head;
   return DnnlTry(op, kCreation, [&]() -> absl::StatusOr<ir::Format> {
     auto pd = ConvPrimitiveDesc(ctx.engine, attrs.group, chain, x, w.shape, xd.dtype, bias, g);
     Shape padded;
