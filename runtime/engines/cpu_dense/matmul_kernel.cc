@@ -29,6 +29,7 @@
 
 #include "base/ops/shape_utils.h"
 #include "runtime/engines/cpu_dense/dense_ops.h"
+#include "runtime/engines/cpu_dense/eltwise_tail.h"
 #include "runtime/engines/cpu_dense/kernel_registry.h"
 #include "runtime/engines/cpu_dense/packed_matmul.h"
 #include "runtime/engines/sdk/elementwise.h"
@@ -118,6 +119,9 @@ class MatMulKernel final : public DenseKernel {
     bool packed = false;
     int64_t k = 0, add_ld = 0;
     std::vector<GemmStep> steps;
+    // oneDNN's path: the chain's exp-based end, run on the output after
+    // the primitive (eltwise_tail.h); empty when oneDNN runs it all.
+    std::vector<GemmStep> tail;
   };
 
   absl::StatusOr<std::unique_ptr<Plan>> Build(const PlanRequest& request) override;
@@ -233,7 +237,9 @@ absl::StatusOr<std::unique_ptr<DenseKernel::Plan>> MatMulKernel::Build(const Pla
                          ? AddMode::kSum
                          : AddMode::kBinary;
   }
-  AppendPostOps(chain_, plan->add_mode, plan->add_md, ops);
+  // The tail holds no add, so the head keeps the add's post-op position.
+  EltwiseTail split = SplitEltwiseTail(chain_, r.dtype(0));
+  AppendPostOps(split.head, plan->add_mode, plan->add_md, ops);
   attr.set_post_ops(ops);
   plan->fused_bias = !attrs_.is_gemm && r.has_input(kFusedBiasInput);
   const bool use_bias = plan->c_mode == CMode::kBias || plan->fused_bias;
@@ -266,7 +272,7 @@ absl::StatusOr<std::unique_ptr<DenseKernel::Plan>> MatMulKernel::Build(const Pla
   if (plan->add_mode == AddMode::kBinary && plan->c_mode != CMode::kSum &&
       std::string_view(pd.impl_info_str()).substr(0, 3) == "ref") {
     dnnl::post_ops sum_ops;
-    AppendPostOps(chain_, AddMode::kSum, plan->add_md, sum_ops);
+    AppendPostOps(split.head, AddMode::kSum, plan->add_md, sum_ops);
     dnnl::primitive_attr sum_attr;
     sum_attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
     sum_attr.set_post_ops(sum_ops);
@@ -281,6 +287,7 @@ absl::StatusOr<std::unique_ptr<DenseKernel::Plan>> MatMulKernel::Build(const Pla
       // no implementation takes the sum there: the binary add stays
     }
   }
+  plan->tail = std::move(split.steps);
   plan->weights.Init(eng(), b_md, pd.weights_desc(), constant_b);
   if (const Tensor* b = r.const_input(1)) GE_RETURN_IF_ERROR(plan->weights.Preload(eng(), *b));
   plan->scratchpad_md = pd.scratchpad_desc();
@@ -354,6 +361,9 @@ absl::Status MatMulKernel::Run(Plan& base_plan, ExecuteContext& ctx, Scratch& sc
   }
   plan.matmul.execute(stream, args);
   stream.wait();
+  RunEltwiseTail(plan.tail, static_cast<float*>(y.raw_data()),
+                 static_cast<int64_t>(plan.dst_md.get_size() / sizeof(float)),
+                 omp_in_parallel() != 0 ? 1 : omp_get_max_threads());
   return absl::OkStatus();
 }
 

@@ -8,7 +8,8 @@
 // split, and the Conv kernel with exp-based chains (SiLU, GELU, tanh, ELU,
 // a residual add before them) on plain, channels-last and channel-blocked
 // ports, one thread and a team, against host_cpu's Conv with the reference
-// steps, with the split on (each ISA) and off.
+// steps, with the split on (each ISA) and off; MatMul on oneDNN's path
+// likewise.
 #include "runtime/engines/cpu_dense/eltwise_tail.h"
 
 #include <gtest/gtest.h>
@@ -278,6 +279,60 @@ TEST_F(EltwiseTailTest, ConvWithExpBasedChainsMatchesTheReferenceOnEveryLayout) 
       EXPECT_TRUE(test::TensorNear((*got)[0].tensor(), expected, test::Tolerance{1e-4, 1e-4}))
           << "trial " << trial << " " << names[0] << (names.size() > 1 ? "," + names[1] : "") << " x " << x.ToString()
           << " m " << m << " k " << k << " layout " << layout << " path " << static_cast<int>(path);
+    }
+  }
+}
+
+// MatMul on oneDNN's path (B not constant: the packed GEMM's in-register
+// steps do not apply) with exp-based chains, a residual add first too.
+TEST_F(EltwiseTailTest, MatMulOnOneDnnWithExpBasedChainsMatchesTheReference) {
+  Rng rng(43);
+  const std::vector<std::vector<std::string>> chains = {{"gelu_erf"}, {"add", "swish"}, {"tanh"}, {"gelu_tanh"}};
+  const auto paths = Paths();
+  for (int trial = 0; trial < 8; ++trial) {
+    const std::vector<std::string>& names = chains[trial % chains.size()];
+    const int64_t batch = rng.Int(1, 3), m = rng.Int(1, 70), k = rng.Int(1, 40), n = rng.Int(1, 50);
+    std::vector<Value> inputs = {rng.Random(DataType::kFloat, Shape{batch, m, k}, -2.0, 2.0),
+                                 rng.Random(DataType::kFloat, Shape{k, n})};
+    Case plain = MakeCase("MatMul", inputs);
+    auto product = test::RunKernel(Host(), plain.op, plain.inputs);
+    ASSERT_TRUE(product.ok()) << product.status();
+    Tensor want = (*product)[0].tensor();
+    const Tensor residual = rng.Random(DataType::kFloat, want.shape());
+    std::vector<float> alphas(names.size(), 0.0f), betas(names.size(), 0.0f);
+    for (size_t s = 0; s < names.size(); ++s) alphas[s] = names[s] == "swish" ? 1.0f : 0.0f;
+    float* w = want.data<float>();
+    for (int64_t i = 0; i < want.NumElements(); ++i) {
+      double v = w[i];
+      for (size_t s = 0; s < names.size(); ++s) {
+        const auto kind = ParsePostOpName(names[s]);
+        ASSERT_TRUE(kind.has_value()) << names[s];
+        v = *kind == PostOpKind::kAdd ? v + residual.data<float>()[i]
+                                      : RefStep({static_cast<int32_t>(*kind), alphas[s], betas[s]}, v);
+      }
+      w[i] = static_cast<float>(v);
+    }
+    ir::AttrMap attrs = {{"base", ir::AttrValue(std::string("MatMul"))},
+                         {"post_ops", ir::AttrValue(names)},
+                         {"post_alpha", ir::AttrValue(alphas)},
+                         {"post_beta", ir::AttrValue(betas)}};
+    std::vector<Value> fused_inputs = inputs;
+    if (names[0] == "add") {
+      fused_inputs.push_back(Value());  // no bias
+      fused_inputs.push_back(Value(residual));
+    }
+    const ir::OpDesc op = MakeCase("_DenseFused", fused_inputs, attrs).op;
+    test::RunOptions options;
+    if (trial % 2 == 0) options.thread_pool = test::TestThreadPool();
+    for (EltwiseTailPath path : paths) {
+      SetEltwiseTailPath(path);
+      const int64_t fallbacks = ReferenceRuns().load();
+      auto got = test::RunKernel(Dense(), op, fused_inputs, options);
+      ASSERT_TRUE(got.ok()) << got.status() << " trial " << trial;
+      EXPECT_EQ(ReferenceRuns().load(), fallbacks) << "trial " << trial;
+      EXPECT_TRUE(test::TensorNear((*got)[0].tensor(), want, test::Tolerance{1e-4, 1e-4}))
+          << "trial " << trial << " " << names.back() << " [" << batch << "," << m << "," << k << "] x [" << k << ","
+          << n << "] path " << static_cast<int>(path);
     }
   }
 }
