@@ -11,8 +11,12 @@
 // channel join), so the kernel copies those runs itself, split over the
 // team (memcpy per run). oneDNN 2.6's `simple` concat was 16 % of
 // DenseNet-121's primitive time at 1 thread (ONEDNN_VERBOSE: 29 of 180 ms;
-// each of its 58 layers joins all earlier feature maps). Other layouts take
-// oneDNN's concat.
+// each of its 58 layers joins all earlier feature maps). A channel join of
+// channels-last ports (AVX-512 hosts) is a run per input and position: the
+// kernel copies those rows too, a position block per thread (oneDNN's
+// `simple` concat took 0.37 ms at 1 thread and 1.3 at 2 for UNet's
+// 32 + 16 channels at 128x128, docs/perf.md "Channels-last concat").
+// Other layouts take oneDNN's concat.
 #include <omp.h>
 
 #include <algorithm>
@@ -44,6 +48,15 @@ class ConcatKernel final : public DenseKernel {
     dnnl::memory::desc dst_md, scratchpad_md;
     std::vector<Piece> pieces;  // non-empty: copy these runs instead of `concat`
     size_t copy_bytes = 0;
+    // Channels-last ports joined along the channels: `rows` positions, the
+    // output's row of `row_bytes` holding input k's row of
+    // row_copies[k].bytes at row_copies[k].offset.
+    struct RowCopy {
+      size_t bytes, offset;
+    };
+    std::vector<RowCopy> row_copies;  // non-empty: copy rows instead of `concat`
+    int64_t rows = 0;
+    size_t row_bytes = 0;
   };
 
   // Runs of at most this many bytes, so that a team splits even a join of
@@ -90,6 +103,54 @@ class ConcatKernel final : public DenseKernel {
     return !plan.pieces.empty();
   }
 
+  // The rows of a channels-last channel join (ConcatPlan::row_copies).
+  bool PlanRows(const PlanRequest& r, const Shape& out, int64_t axis, ConcatPlan& plan) const {
+    if (op().output(0).type.tensor().format != ir::Format::kNHWC || axis != 1 || out.rank() != 4) return false;
+    for (int i : plan.inputs) {
+      if (op().input(i).type.tensor().format != ir::Format::kNHWC) return false;
+    }
+    const size_t elem = DataTypeSize(r.dtype(0));
+    plan.rows = out.dim(0) * out.dim(2) * out.dim(3);
+    plan.row_bytes = static_cast<size_t>(out.dim(1)) * elem;
+    size_t offset = 0;
+    for (int i : plan.inputs) {
+      const size_t bytes = static_cast<size_t>(r.shape(i).dim(1)) * elem;
+      plan.row_copies.push_back({bytes, offset});
+      offset += bytes;
+    }
+    plan.copy_bytes = static_cast<size_t>(plan.rows) * plan.row_bytes;
+    return plan.rows > 0;
+  }
+
+  // Rows [begin, end) of every input into the output.
+  static void CopyRows(const ConcatPlan& plan, const std::vector<const char*>& src, char* dst, int64_t begin,
+                       int64_t end) {
+    for (size_t k = 0; k < plan.row_copies.size(); ++k) {
+      const size_t bytes = plan.row_copies[k].bytes;
+      const char* from = src[k] + static_cast<size_t>(begin) * bytes;
+      char* to = dst + static_cast<size_t>(begin) * plan.row_bytes + plan.row_copies[k].offset;
+      for (int64_t row = begin; row < end; ++row, from += bytes, to += plan.row_bytes) {
+        // 64-byte moves the compiler keeps inline, then the rest.
+        size_t at = 0;
+        for (; at + 64 <= bytes; at += 64) std::memcpy(to + at, from + at, 64);
+        if (at < bytes) std::memcpy(to + at, from + at, bytes - at);
+      }
+    }
+  }
+
+  static void CopyAllRows(const ConcatPlan& plan, const std::vector<const char*>& src, char* dst) {
+    const int team = omp_in_parallel() != 0 ? 1 : omp_get_max_threads();
+    if (team <= 1 || plan.copy_bytes < kParallelBytes) {
+      CopyRows(plan, src, dst, 0, plan.rows);
+      return;
+    }
+#pragma omp parallel num_threads(team)
+    {
+      const int64_t i = omp_get_thread_num(), nt = omp_get_num_threads();
+      CopyRows(plan, src, dst, plan.rows * i / nt, plan.rows * (i + 1) / nt);
+    }
+  }
+
   static void Copy(const ConcatPlan& plan, const std::vector<const char*>& src, char* dst) {
     const auto n = static_cast<int64_t>(plan.pieces.size());
     const int team = omp_in_parallel() != 0 ? 1 : omp_get_max_threads();
@@ -133,7 +194,7 @@ class ConcatKernel final : public DenseKernel {
     }
     GE_ASSIGN_OR_RETURN(plan->dst_md, FormatDesc(out, r.dtype(0), op().output(0).type.tensor().format));
     if (plan->inputs.empty()) return NodeUnimplemented(op(), "every input is empty");
-    if (PlanCopy(r, out, axis, *plan)) return plan;
+    if (PlanCopy(r, out, axis, *plan) || PlanRows(r, out, axis, *plan)) return plan;
     dnnl::primitive_attr attr;
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
     dnnl::concat::primitive_desc pd(plan->dst_md, static_cast<int>(axis), plan->src_mds, eng(), attr);
@@ -146,11 +207,15 @@ class ConcatKernel final : public DenseKernel {
   absl::Status Run(Plan& base_plan, ExecuteContext& ctx, Scratch& scratch) override {
     auto& plan = static_cast<ConcatPlan&>(base_plan);
     GE_ASSIGN_OR_RETURN(Tensor y, ctx.Output(0));
-    if (!plan.pieces.empty()) {
+    if (!plan.pieces.empty() || !plan.row_copies.empty()) {
       std::vector<const char*> src;
       src.reserve(plan.inputs.size());
       for (int i : plan.inputs) src.push_back(static_cast<const char*>(ctx.input(i).raw_data()));
-      Copy(plan, src, static_cast<char*>(y.raw_data()));
+      if (plan.row_copies.empty()) {
+        Copy(plan, src, static_cast<char*>(y.raw_data()));
+      } else {
+        CopyAllRows(plan, src, static_cast<char*>(y.raw_data()));
+      }
       return absl::OkStatus();
     }
     dnnl::stream stream(eng());
