@@ -18,16 +18,54 @@
 // it). Shapes needing a negative pad run on host_cpu. ONNX's weights
 // [C, M/group, k...] are oneDNN's (g, o, i, k...) weights with i outer of
 // o, given by strides: the packing reorder reads them in place.
+//
+// A kernel equal to its stride without pads or dilation (a UNet's 2x2
+// stride-2 upsampling) puts each input position's product with the
+// weights into its own KH x KW output tile: between channels-last ports,
+// output row h KH + i of an image is the product of input row h ([W, C])
+// with the weights' row i ([C, KW M], packed once into the packed GEMM's
+// panels, gemm_loops.h), so the kernel runs those products itself, a share
+// of the (image, row, i) triples per thread. oneDNN 2.6's `jit:avx512_core`
+// deconvolution took 0.51 ms for UNet's 64 -> 32 channels at 32x32 -> 64x64
+// (1 thread), ONNX Runtime 0.25 (docs/perf.md, "Channels-last concat").
+#include <omp.h>
+
 #include <algorithm>
+#include <atomic>
 #include <optional>
 #include <unordered_map>
+#include <vector>
 
 #include "base/ops/shape_utils.h"
 #include "runtime/engines/cpu_dense/dense_ops.h"
 #include "runtime/engines/cpu_dense/kernel_registry.h"
+#include "runtime/engines/cpu_dense/packed_matmul.h"
+#include "runtime/engines/cpu_dense/packed_weights.h"
 
 namespace ge::engine::cpu_dense {
 namespace {
+
+std::atomic<bool>& StrideDeconvSwitch() {
+  static std::atomic<bool> on{OwnPathOnByDefault("GED_CPU_DENSE_CONV")};
+  return on;
+}
+
+// W [C, M, KH, KW] as KH matrices [C, KW M] (column j M + m), each packed
+// into GemmPanels(KW M) panels of [C][kGemmPanel], one after another.
+std::vector<float> PackStrideWeights(const Tensor& w) {
+  const int64_t c = w.shape().dim(0), m = w.shape().dim(1), kh = w.shape().dim(2), kw = w.shape().dim(3);
+  const int64_t n = kw * m, panels = GemmPanels(n);
+  std::vector<float> out(static_cast<size_t>(kh * panels * c * kGemmPanel), 0.0f);
+  const float* src = w.data<float>();
+  for (int64_t i = 0; i < kh; ++i) {
+    for (int64_t col = 0; col < n; ++col) {
+      const int64_t j = col / m, o = col % m;
+      float* panel = out.data() + ((i * panels + col / kGemmPanel) * c) * kGemmPanel + col % kGemmPanel;
+      for (int64_t ci = 0; ci < c; ++ci) panel[ci * kGemmPanel] = src[((ci * m + o) * kh + i) * kw + j];
+    }
+  }
+  return out;
+}
 
 // The pads oneDNN needs (begin, end per spatial dim), or an error when one
 // is negative.
@@ -130,7 +168,75 @@ class ConvTransposeKernel final : public DenseKernel {
     std::optional<dnnl::reorder> src_reorder, dst_reorder;
     PackedWeights weights;
     bool has_bias = false;
+    // The own path (kernel = stride, channels-last ports): no primitive.
+    bool stride_tiles = false;
+    int64_t n = 0, c = 0, h = 0, w = 0, m = 0, kh = 0, kw = 0;
   };
+
+  // Whether the own path takes this plan's geometry.
+  bool StrideTiles(const PlanRequest& r, const ops::WindowGeometry& g) const {
+    const Shape& x = r.shape(0);
+    if (!StrideDeconvEnabled() || r.dtype(0) != DataType::kFloat || x.rank() != 4 || attrs_.group != 1 ||
+        !IsConstInput(1, r)) {
+      return false;
+    }
+    if (op().input(0).type.tensor().format != ir::Format::kNHWC ||
+        op().output(0).type.tensor().format != ir::Format::kNHWC) {
+      return false;
+    }
+    for (size_t i = 0; i < 2; ++i) {
+      if (g.kernel[i] != g.strides[i] || g.dilations[i] != 1 || g.pads_begin[i] != 0 ||
+          g.output.dim(i + 2) != x.dim(i + 2) * g.strides[i]) {
+        return false;
+      }
+    }
+    return x.dim(0) > 0 && x.dim(1) > 0 && x.dim(2) > 0 && x.dim(3) > 0;
+  }
+
+  absl::Status RunStrideTiles(DeconvPlan& plan, ExecuteContext& ctx, Scratch& scratch) {
+    GE_ASSIGN_OR_RETURN(Tensor y, ctx.Output(0));
+    bool packed = false;
+    const StoragePackedWeights::Data panels = stride_weights_.Get(ctx.input(1), {}, PackStrideWeights, &packed);
+    if (packed) WeightPacks().fetch_add(1, std::memory_order_relaxed);
+    const int64_t cols = plan.kw * plan.m, panel_count = GemmPanels(cols);
+    // The bias repeated for each of the KW output columns of a tile row.
+    float* bias = nullptr;
+    if (plan.has_bias) {
+      bias = static_cast<float*>(scratch.Take(static_cast<size_t>(cols) * sizeof(float)));
+      const float* b = ctx.input(2).data<float>();
+      for (int64_t j = 0; j < plan.kw; ++j) std::copy(b, b + plan.m, bias + j * plan.m);
+    }
+    const float* x = ctx.input(0).data<float>();
+    float* out = y.data<float>();
+    const int64_t tasks = plan.n * plan.h * plan.kh;
+    auto run = [&](int64_t t) {
+      const int64_t i = t % plan.kh, row = t / plan.kh;  // row: image * H + input row
+      const int64_t image = row / plan.h, r = row % plan.h;
+      GemmArgs g{};
+      g.a = x + row * plan.w * plan.c;
+      g.lda = plan.c;
+      g.rows = plan.w;
+      g.k = plan.c;
+      g.packed = panels->data() + i * panel_count * plan.c * kGemmPanel;
+      g.n = cols;
+      g.c = out + ((image * plan.h + r) * plan.kh + i) * plan.w * cols;
+      g.ldc = cols;
+      g.bias = bias;
+      g.panel_begin = 0;
+      g.panel_end = panel_count;
+      avx2::PackedGemm(g);
+    };
+    const int64_t work = tasks * plan.w * plan.c * cols;
+    const int team = omp_in_parallel() != 0 || work < (int64_t{1} << 17) ? 1 : omp_get_max_threads();
+    if (team <= 1) {
+      for (int64_t t = 0; t < tasks; ++t) run(t);
+    } else {
+#pragma omp parallel for num_threads(team) schedule(static)
+      for (int64_t t = 0; t < tasks; ++t) run(t);
+    }
+    StrideDeconvRuns().fetch_add(1, std::memory_order_relaxed);
+    return absl::OkStatus();
+  }
 
   absl::StatusOr<std::unique_ptr<Plan>> Build(const PlanRequest& r) override {
     const Shape& x = r.shape(0);
@@ -153,6 +259,23 @@ class ConvTransposeKernel final : public DenseKernel {
     const int64_t m = g->output.dim(1);
     if (plan->has_bias && (r.shape(2).rank() != 1 || r.shape(2).dim(0) != m)) {
       return NodeError(op(), "bias ", r.shape(2).ToString(), " must be [", m, "]");
+    }
+    if (StrideTiles(r, *g)) {
+      plan->stride_tiles = true;
+      plan->n = x.dim(0);
+      plan->c = x.dim(1);
+      plan->h = x.dim(2);
+      plan->w = x.dim(3);
+      plan->m = m;
+      plan->kh = g->kernel[0];
+      plan->kw = g->kernel[1];
+      plan->workspace_bytes = Scratch::Padded(static_cast<size_t>(plan->kw * m) * sizeof(float)) + Scratch::kAlign;
+      if (const Tensor* value = r.const_input(1)) {
+        bool packed = false;
+        stride_weights_.Get(*value, {}, PackStrideWeights, &packed);
+        if (packed) WeightPacks().fetch_add(1, std::memory_order_relaxed);
+      }
+      return std::unique_ptr<Plan>(std::move(plan));
     }
     GE_ASSIGN_OR_RETURN(plan->src_user, FormatDesc(x, dtype, op().input(0).type.tensor().format));
     GE_ASSIGN_OR_RETURN(plan->dst_user, FormatDesc(g->output, dtype, op().output(0).type.tensor().format));
@@ -189,6 +312,7 @@ class ConvTransposeKernel final : public DenseKernel {
 
   absl::Status Run(Plan& base_plan, ExecuteContext& ctx, Scratch& scratch) override {
     auto& plan = static_cast<DeconvPlan&>(base_plan);
+    if (plan.stride_tiles) return RunStrideTiles(plan, ctx, scratch);
     GE_ASSIGN_OR_RETURN(Tensor y, ctx.Output(0));
     dnnl::stream stream(eng());
     dnnl::memory src = WrapTensor(plan.src_user, eng(), ctx.input(0));
@@ -214,6 +338,7 @@ class ConvTransposeKernel final : public DenseKernel {
   }
 
   ops::WindowAttrs attrs_;
+  StoragePackedWeights stride_weights_{"stride_deconv"};  // the own path's panels, shared by every plan
 };
 
 absl::Status CheckConvTranspose(const ir::OpDesc& op, const DenseContext& ctx) {
@@ -238,6 +363,17 @@ absl::Status CheckConvTranspose(const ir::OpDesc& op, const DenseContext& ctx) {
 }
 
 }  // namespace
+
+bool StrideDeconvEnabled() { return StrideDeconvSwitch().load(std::memory_order_relaxed); }
+
+void SetStrideDeconvEnabled(bool on) {
+  StrideDeconvSwitch().store(on && OwnLoopsSupported(), std::memory_order_relaxed);
+}
+
+std::atomic<int64_t>& StrideDeconvRuns() {
+  static std::atomic<int64_t> runs{0};
+  return runs;
+}
 
 absl::StatusOr<ir::Format> DeconvPreferredFormat(const ir::OpDesc& op, const DenseContext& ctx, ir::Format arriving) {
   if (op.type() != "ConvTranspose" || op.num_inputs() < 2) return NodeError(op, "not a ConvTranspose");

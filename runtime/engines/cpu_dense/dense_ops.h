@@ -2,6 +2,8 @@
 // reuses the Conv and MatMul/Gemm kernels and their support checks.
 #pragma once
 
+#include <atomic>
+
 #include <memory>
 
 #include "absl/status/statusor.h"
@@ -41,6 +43,14 @@ absl::StatusOr<ir::Format> ConvPreferredFormat(const ir::OpDesc& op, const Dense
 // The same for a ConvTranspose (oneDNN's deconvolution), `arriving` alike.
 absl::StatusOr<ir::Format> DeconvPreferredFormat(const ir::OpDesc& op, const DenseContext& ctx,
                                                  ir::Format arriving = ir::Format::kND);
+// ConvTranspose's own path for a kernel equal to its stride between
+// channels-last ports (conv_transpose_kernel.cc): on with AVX2 and FMA
+// unless GED_CPU_DENSE_CONV=onednn (read once); SetStrideDeconvEnabled
+// moves it for tests (kernels decide when they build a plan);
+// StrideDeconvRuns counts its runs.
+bool StrideDeconvEnabled();
+void SetStrideDeconvEnabled(bool on);
+std::atomic<int64_t>& StrideDeconvRuns();
 
 // Whether a MatMul / Gemm node can take `chain` (its add operand's shape
 // `add_shape`, unknown rank when the chain has no add). Used by the

@@ -12,6 +12,7 @@
 #include <tuple>
 #include <vector>
 
+#include "runtime/engines/cpu_dense/dense_ops.h"
 #include "runtime/engines/cpu_dense/dnnl_util.h"
 #include "tests/unit/runtime/engines/cpu_dense/conformance_util.h"
 
@@ -504,6 +505,57 @@ TEST(CpuDenseConvTranspose, ChannelsLastPortsGiveTheLaidOutPlainResult) {
     EXPECT_TRUE(test::TensorNear((*got)[0].tensor(), LaidOut((*want)[0].tensor(), 0), test::Tolerance{1e-4, 1e-4}))
         << "trial " << trial << " " << x.ToString() << " group " << groups << " m " << m << " k " << k;
   }
+}
+
+// ConvTranspose with its kernel equal to its stride between channels-last
+// ports (a UNet's 2x2 stride-2 upsampling): the own tiles' path against
+// host_cpu, with it on (checking that it ran) and off; channel counts off
+// the 16-column panels, non-square kernels, batches, bias or none, a team.
+// A padded one keeps oneDNN.
+TEST(CpuDenseConvTranspose, KernelEqualToStrideRunsOwnTilesOnChannelsLastPorts) {
+  Rng rng(35);
+  const bool saved = StrideDeconvEnabled();
+  for (int trial = 0; trial < 12; ++trial) {
+    const int64_t kh = trial % 3 == 2 ? 3 : 2, kw = trial % 4 == 3 ? 3 : 2;
+    const int64_t c = std::vector<int64_t>{1, 3, 16, 37}[trial % 4], m = std::vector<int64_t>{2, 17, 32, 5}[trial % 4];
+    const bool padded = trial == 11;
+    const Shape x{trial % 2 == 0 ? 1 : 2, c, rng.Int(1, 9), rng.Int(1, 9)};
+    std::vector<Value> inputs = {rng.Random(DataType::kFloat, x), rng.Random(DataType::kFloat, Shape{c, m, kh, kw})};
+    if (trial % 3 != 1) inputs.push_back(rng.Random(DataType::kFloat, Shape{m}));
+    const int64_t pad = padded ? 1 : 0;
+    Case plain = MakeCase("ConvTranspose", std::move(inputs),
+                          {{"strides", ir::AttrValue(std::vector<int64_t>{kh, kw})},
+                           {"pads", ir::AttrValue(std::vector<int64_t>{pad, pad, pad, pad})}});
+    auto want = test::RunKernel(Host(), plain.op, plain.inputs);
+    ASSERT_TRUE(want.ok()) << want.status();
+    ir::OpDesc laid = plain.op;
+    laid.mutable_input(0).type.mutable_tensor().format = ir::Format::kNHWC;
+    test::RunOptions options;
+    auto types = test::InferOutputTypes(plain.op, plain.inputs);
+    ASSERT_TRUE(types.ok()) << types.status();
+    options.output_types = *types;
+    options.output_types[0].mutable_tensor().format = ir::Format::kNHWC;
+    laid.mutable_output(0).type = options.output_types[0];
+    options.const_inputs = {1};
+    if (trial % 2 == 1) options.thread_pool = test::TestThreadPool();
+    std::vector<Value> laid_inputs = plain.inputs;
+    laid_inputs[0] = LaidOut(plain.inputs[0].tensor(), 0);
+    for (bool on : {true, false}) {
+      SetStrideDeconvEnabled(on);
+      const int64_t runs = StrideDeconvRuns().load();
+      const int64_t fallbacks = ReferenceRuns().load();
+      auto got = test::RunKernel(Dense(), laid, laid_inputs, options);
+      ASSERT_TRUE(got.ok()) << got.status() << " trial " << trial;
+      EXPECT_EQ(ReferenceRuns().load(), fallbacks);
+      if (StrideDeconvEnabled()) {
+        EXPECT_EQ(StrideDeconvRuns().load() > runs, !padded) << "trial " << trial;
+      }
+      EXPECT_TRUE(test::TensorNear((*got)[0].tensor(), LaidOut((*want)[0].tensor(), 0), test::Tolerance{1e-4, 1e-4}))
+          << "trial " << trial << " " << x.ToString() << " m " << m << " k " << kh << "x" << kw
+          << (on ? " own tiles" : " oneDNN");
+    }
+  }
+  SetStrideDeconvEnabled(saved);
 }
 
 // ---- Resize of channel-blocked tensors ----
