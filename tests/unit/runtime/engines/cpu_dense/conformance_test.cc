@@ -8,10 +8,12 @@
 
 #include <cmath>
 #include <functional>
+#include <memory>
 #include <string>
 #include <tuple>
 #include <vector>
 
+#include "base/thread_pool.h"
 #include "runtime/engines/cpu_dense/dnnl_util.h"
 #include "tests/unit/runtime/engines/cpu_dense/conformance_util.h"
 
@@ -260,6 +262,80 @@ TEST(CpuDenseThreads, RecurrentProjectionOfSerialStepsMatchesTheReference) {
       options.const_inputs = {1, 2, 3};
       EXPECT_TRUE(test::MatchesReference(Dense(), Host(), c.op, c.inputs, c.tolerance, options))
           << type << " seq " << seq << " batch " << batch << " input " << input << " hidden " << hidden;
+    }
+  }
+}
+
+// A smaller batch of one direction splits each step by blocks of units
+// when the step is large enough (rnn_kernel.cc, RunUnitSteps): every cell
+// type (GRU with linear_before_reset either way), batch 1 to 7, hidden
+// sizes off the sixteen-unit groups (blocks of unequal size, a last group
+// in part), forward, reverse and (four threads: two per direction)
+// bidirectional, both layouts, sequence_lens shorter than the sequence
+// (finished and empty rows), initial states given or absent, clip,
+// peepholes and non-default activations (the unfused cells), at 1, 2, 3
+// and 4 threads: each matches the reference. (The kernel's team is capped
+// at the host's CPUs: on a 2-CPU host 3 and 4 run as 2, and bidirectional
+// ops split by directions.)
+TEST(CpuDenseThreads, RecurrentStepsSplitByUnitsMatchTheReference) {
+  Rng rng(13);
+  std::vector<std::unique_ptr<ThreadPool>> pools;
+  for (int workers = 0; workers < 4; ++workers) {
+    pools.push_back(std::make_unique<ThreadPool>(workers, "rnn-units-" + std::to_string(workers)));
+  }
+  int trial = 0;
+  for (const std::string type : {"RNN", "GRU", "LSTM"}) {
+    const int64_t gates = type == "RNN" ? 1 : type == "GRU" ? 3 : 4;
+    // Past 2^16 multiply-adds a step and 256 gate columns at batch 1.
+    const int64_t hidden = type == "RNN" ? 257 : type == "GRU" ? 150 : 130;
+    for (int64_t batch = 1; batch <= 7; ++batch) {
+      ++trial;
+      const int64_t seq = 16 + trial % 3, input = rng.Int(1, 12);
+      const int64_t dirs = trial % 4 == 3 ? 2 : 1;
+      const bool batch_major = trial % 2 == 0, reverse = trial % 3 == 1;
+      const std::string direction = dirs == 2 ? "bidirectional" : reverse ? "reverse" : "forward";
+      const double scale = 1.0 / std::sqrt(static_cast<double>(hidden + input));
+      ir::AttrMap attrs = {{"hidden_size", ir::AttrValue(hidden)}, {"direction", ir::AttrValue(direction)}};
+      if (batch_major) attrs["layout"] = ir::AttrValue(int64_t{1});
+      if (trial % 5 == 1) attrs["clip"] = ir::AttrValue(1.5f);
+      if (type == "GRU") attrs["linear_before_reset"] = ir::AttrValue(int64_t{trial % 2});
+      if (trial % 6 == 4) {  // the unfused cells
+        const int64_t count = (type == "RNN" ? 1 : type == "GRU" ? 2 : 3) * dirs;
+        std::vector<std::string> names(count, "Softsign");
+        for (int64_t i = 0; i < count; ++i) {
+          if (type != "RNN" && i % (count / dirs) == 0) names[i] = "HardSigmoid";
+        }
+        attrs["activations"] = ir::AttrValue(names);
+      }
+      const Shape x = batch_major ? Shape{batch, seq, input} : Shape{seq, batch, input};
+      const Shape state = batch_major ? Shape{batch, dirs, hidden} : Shape{dirs, batch, hidden};
+      Tensor lens = Tensor::Allocate(DataType::kInt32, Shape{batch}).value();
+      for (int64_t b = 0; b < batch; ++b) lens.data<int32_t>()[b] = static_cast<int32_t>(rng.Int(0, seq));
+      lens.data<int32_t>()[0] = static_cast<int32_t>(seq);
+      const bool with_lens = trial % 2 == 1, with_states = trial % 3 != 2;
+      std::vector<Value> inputs = {
+          rng.Random(DataType::kFloat, x, -2, 2),
+          rng.Random(DataType::kFloat, Shape{dirs, gates * hidden, input}, -2 * scale, 2 * scale),
+          rng.Random(DataType::kFloat, Shape{dirs, gates * hidden, hidden}, -2 * scale, 2 * scale),
+          rng.Random(DataType::kFloat, Shape{dirs, 2 * gates * hidden}, -0.5, 0.5),
+          with_lens ? Value(lens) : Value(),
+          with_states ? Value(rng.Random(DataType::kFloat, state)) : Value()};
+      if (type == "LSTM") {
+        inputs.push_back(with_states ? Value(rng.Random(DataType::kFloat, state)) : Value());
+        inputs.push_back(trial % 4 == 0 ? Value(rng.Random(DataType::kFloat, Shape{dirs, 3 * hidden}, -0.5, 0.5))
+                                        : Value());
+      }
+      while (!inputs.back().is_tensor()) inputs.pop_back();
+      const Case c = MakeCase(type, std::move(inputs), std::move(attrs), std::nullopt, type == "LSTM" ? 3 : 2);
+      for (int threads = 1; threads <= 4; ++threads) {
+        if (dirs == 1 && threads == 4) continue;
+        test::RunOptions options;
+        options.thread_pool = pools[threads - 1].get();
+        options.const_inputs = threads % 2 == 0 ? std::vector<int>{1, 2, 3} : std::vector<int>{};
+        EXPECT_TRUE(test::MatchesReference(Dense(), Host(), c.op, c.inputs, c.tolerance, options))
+            << type << " batch " << batch << " seq " << seq << " hidden " << hidden << " " << direction << " threads "
+            << threads << (with_lens ? " lens" : "") << (with_states ? " states" : "");
+      }
     }
   }
 }
