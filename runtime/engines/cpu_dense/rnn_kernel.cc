@@ -273,37 +273,38 @@ absl::Status CheckRecurrent(const ir::OpDesc& op, Cell cell) {
   return absl::OkStatus();
 }
 
-// The packed layout: hidden units in groups of kGroup (a panel's columns),
-// each group's gates side by side. A [gates * hidden, k] matrix (W, R) is
-// packed as panels (rnn_loops.h) in the order group 0's gates, group 1's
-// gates, ...: column kGroup * (q * gates + g) + x of the product is gate g
-// of unit kGroup * q + x (zero past `hidden`). Vectors over the same
-// columns (biases, the rows of the products) use the same order. A block
-// of consecutive groups is then a contiguous run of panels, and the gates
-// of its units are in its own columns: a thread that owns a block of units
-// multiplies only its panels and updates its units' cells from its own
-// columns.
-constexpr int64_t kGroup = kRnnPanel;
+// The packed layout: hidden units in groups of kGroup (eight: a vector of
+// the cells), each group's gates side by side. A [gates * hidden, k]
+// matrix (W, R) is packed as panels (rnn_loops.h) of its columns in the
+// order group 0's gates, group 1's gates, ...: column kGroup * (q * gates
+// + g) + x of the product is gate g of unit kGroup * q + x (zero past
+// `hidden`, and past the groups up to the last panel's end). Vectors over
+// the same columns (biases, the rows of the products) use the same order.
+// A block of an even number of groups (sixteen units) is then a
+// contiguous run of whole panels, and the gates of its units are in its
+// own columns: a thread that owns a block of units multiplies only its
+// panels and updates its units' cells from its own columns. Hidden sizes
+// off the eight units waste at most seven units per gate (groups of
+// sixteen: up to 15; lstm_h100 ran 10 % slower on one thread).
+constexpr int64_t kGroup = 8;
 
 int64_t Groups(int64_t hidden) { return (hidden + kGroup - 1) / kGroup; }
 
 // The position of gate g of unit u in a grouped vector of `gates` gates.
 int64_t Grouped(int64_t g, int64_t u, int64_t gates) { return ((u / kGroup) * gates + g) * kGroup + u % kGroup; }
 
+// Columns of `groups` groups of `gates` gates, padded to whole panels.
+int64_t GroupedCols(int64_t groups, int64_t gates) { return RnnPaddedCols(groups * gates * kGroup); }
+
 // out = gates x hidden rows of `k` (row-major `w`, gate-major) as grouped
 // panels.
 void PackGrouped(const float* w, int64_t gates, int64_t hidden, int64_t k, float* out) {
-  const int64_t groups = Groups(hidden);
-  for (int64_t q = 0; q < groups; ++q) {
-    for (int64_t g = 0; g < gates; ++g) {
-      float* panel = out + (q * gates + g) * k * kRnnPanel;
-      for (int64_t i = 0; i < k; ++i) {
-        for (int64_t x = 0; x < kRnnPanel; ++x) {
-          const int64_t u = q * kGroup + x;
-          panel[i * kRnnPanel + x] = u < hidden ? w[(g * hidden + u) * k + i] : 0.0f;
-        }
-      }
-    }
+  const int64_t groups = Groups(hidden), cols = GroupedCols(groups, gates);
+  for (int64_t col = 0; col < cols; ++col) {
+    const int64_t q = col / (gates * kGroup), g = col / kGroup % gates, u = q * kGroup + col % kGroup;
+    float* panel = out + (col / kRnnPanel) * k * kRnnPanel + col % kRnnPanel;
+    for (int64_t i = 0; i < k; ++i)
+      panel[i * kRnnPanel] = q < groups && u < hidden ? w[(g * hidden + u) * k + i] : 0.0f;
   }
 }
 
@@ -361,7 +362,7 @@ class RecurrentKernel final : public DenseKernel {
     int64_t ld;
   };
   static Block BlockOf(float* base, int64_t rows, int64_t cols, int64_t gates, int64_t dir, int64_t q0, int64_t q1) {
-    return Block{base + dir * rows * cols + rows * q0 * gates * kGroup, (q1 - q0) * gates * kGroup};
+    return Block{base + dir * rows * cols + rows * q0 * gates * kGroup, GroupedCols(q1 - q0, gates)};
   }
   // The units of groups [q0, q1) of a state of direction `dir`: states are
   // stored [dir][block of units][batch][its units], with the run's blocks
@@ -375,9 +376,11 @@ class RecurrentKernel final : public DenseKernel {
   static Block UnitsOf(const float* state, const Dims& d, int64_t dir, int64_t q0, int64_t q1) {
     return UnitsOf(const_cast<float*>(state), d, dir, q0, q1);
   }
-  // Groups [q0, q1) of block `ub` of `units`.
+  // Groups [q0, q1) of block `ub` of `units`: pairs of groups (whole
+  // panels), the last block with the odd group.
   static std::pair<int64_t, int64_t> GroupsOf(const Dims& d, int64_t ub, int64_t units) {
-    return {d.groups * ub / units, d.groups * (ub + 1) / units};
+    const int64_t pairs = (d.groups + 1) / 2;
+    return {std::min(d.groups, 2 * (pairs * ub / units)), std::min(d.groups, 2 * (pairs * (ub + 1) / units))};
   }
   // out[n - n0, :] = rows [n0, n1) of direction dir of `state`, every unit
   // (a step of a block of units multiplies the whole state: a copy first,
@@ -424,18 +427,18 @@ class RecurrentKernel final : public DenseKernel {
     d.groups = Groups(d.hidden);
     d.xgates = gates;
     d.rgates = gru_split() ? 2 : gates;
-    d.xcols = d.groups * d.xgates * kGroup;
-    d.rcols = d.groups * d.rgates * kGroup;
-    d.hcols = gru_split() ? d.groups * kGroup : 0;
+    d.xcols = GroupedCols(d.groups, d.xgates);
+    d.rcols = GroupedCols(d.groups, d.rgates);
+    d.hcols = gru_split() ? GroupedCols(d.groups, 1) : 0;
     return d;
   }
 
   // The run's scratch, taken in one order by the sizing pass and the run.
-  // h holds the state after every step: step s reads h[s] and writes
-  // h[s + 1] (a step of a block of units writes its units while others
-  // still read the state before; and lines written once per run, not
-  // rewritten after another thread read them). States (h, c, rh) are
-  // stored by blocks of units (UnitsOf).
+  // Step s reads state h[s] and writes h[s + 1]. Blocks of units keep the
+  // state after every step (each writes its units while others still read
+  // the state before, and Y is written from them at the end); the other
+  // paths alternate two. States (h, c, rh) are stored by blocks of units
+  // (UnitsOf).
   struct Buffers {
     float *xw, *hr, *hh, *rh, *h, *c;
     int64_t state;     // floats of one state (dirs x batch x hidden)
@@ -659,7 +662,7 @@ class RecurrentKernel final : public DenseKernel {
       split.rows = std::min<int64_t>(d.batch, (threads + d.dirs - 1) / d.dirs);
     } else if (per_dir >= 2 && step_work >= kUnitSplitStepWork && d.gh >= kUnitSplitGateColumns &&
                (!PassiveWaiting() || steps_work >= kPassiveUnitSplitWork)) {
-      split.units = std::min<int64_t>(per_dir, d.groups);
+      split.units = std::min<int64_t>(per_dir, (d.groups + 1) / 2);
     }
     return split;
   }
@@ -768,7 +771,7 @@ class RecurrentKernel final : public DenseKernel {
                         r1 - r0,
                         d.input,
                         packed_.w.data() + dir * d.xcols * d.input + q0 * d.xgates * kGroup * d.input,
-                        (q1 - q0) * d.xgates,
+                        out.ld / kRnnPanel,
                         out.at + r0 * out.ld,
                         out.ld,
                         packed_.bias_x.data() + col,
@@ -892,7 +895,7 @@ class RecurrentKernel final : public DenseKernel {
                                 t.n1 - t.n0,
                                 H,
                                 packed_.r.data() + (t.dir * d.rcols + t.q0 * rg * kGroup) * H,
-                                (t.q1 - t.q0) * rg,
+                                hr.ld / kRnnPanel,
                                 hr.at + t.n0 * hr.ld,
                                 hr.ld,
                                 bias_r,
@@ -908,22 +911,23 @@ class RecurrentKernel final : public DenseKernel {
         std::fill_n(rh.at + n * rh.ld, rh.ld, 0.0f);
         continue;
       }
+      // z and r of every group of the task side by side: one activation
+      // over the row (units past `hidden` are zero and never read).
       const float* xw = XwRow(d, buf, t, n, time);
-      for (int64_t q = t.q0; q < t.q1; ++q) {
-        const int64_t u = q * kGroup, m = std::min(kGroup, H - u);
-        float* z = hr.at + n * hr.ld + (q - t.q0) * 2 * kGroup;
-        float* r = z + kGroup;
-        const float* x = xw + (q - t.q0) * 3 * kGroup;
-        for (int64_t j = 0; j < m; ++j) {
-          z[j] += x[j];
-          r[j] += x[kGroup + j];
-        }
-        Clip(z, m);
-        Clip(r, m);
-        Apply(gate, z, m);
-        Apply(gate, r, m);
-        const int64_t at = n * rh.ld + u - t.q0 * kGroup;
-        for (int64_t j = 0; j < m; ++j) rh.at[at + j] = r[j] * h.at[at + j];
+      float* zr = hr.at + n * hr.ld;
+      const int64_t count = (t.q1 - t.q0) * 2 * kGroup;
+      for (int64_t q = 0; q < t.q1 - t.q0; ++q) {
+        float* out = zr + q * 2 * kGroup;
+        const float* x = xw + q * 3 * kGroup;
+        for (int64_t j = 0; j < 2 * kGroup; ++j) out[j] += x[j];
+      }
+      Clip(zr, count);
+      Apply(gate, zr, count);
+      for (int64_t u = 0; u < rh.ld; u += kGroup) {
+        const float* r = zr + u * 2 + kGroup;
+        float* out = rh.at + n * rh.ld + u;
+        const float* state = h.at + n * h.ld + u;
+        for (int64_t j = 0; j < std::min(kGroup, rh.ld - u); ++j) out[j] = r[j] * state[j];
       }
     }
   }
@@ -942,7 +946,7 @@ class RecurrentKernel final : public DenseKernel {
                                 t.n1 - t.n0,
                                 H,
                                 packed_.rh.data() + (t.dir * d.hcols + t.q0 * kGroup) * H,
-                                t.q1 - t.q0,
+                                hh.ld / kRnnPanel,
                                 hh.at + t.n0 * hh.ld,
                                 hh.ld,
                                 nullptr,
@@ -982,7 +986,32 @@ class RecurrentKernel final : public DenseKernel {
         cell_fn(RnnCellArgs{hr.at + n * hr.ld, xw_row, pq, spec_.clip, h_prev.at + at, h_next.at + at, c.at + at, c.ld,
                             kGroup, rg * kGroup});
       }
-      for (int64_t q = t.q0; q < t.q1 && !fused; ++q) {
+      if (!fused && spec_.cell == Cell::kRnn) {  // one gate: the units in order, padded
+        float* g = hr.at + n * hr.ld;
+        for (int64_t k = 0; k < hr.ld; ++k) g[k] += xw_row[k];
+        Clip(g, hr.ld);
+        Apply(act[0], g, hr.ld);
+        std::copy_n(g, h_next.ld, h_next.at + n * h_next.ld);
+      }
+      if (!fused && gru_split()) {  // the candidates of every group side by side
+        float* cand = hh.at + n * hh.ld;
+        const int64_t count = (t.q1 - t.q0) * kGroup;
+        for (int64_t u = 0; u < count; u += kGroup) {
+          const float* x = xw_row + u * 3 + 2 * kGroup;
+          for (int64_t j = 0; j < kGroup; ++j) cand[u + j] += x[j];
+        }
+        Clip(cand, count);
+        Apply(act[1], cand, count);
+        for (int64_t u = 0; u < h_next.ld; u += kGroup) {
+          const float* z = hr.at + n * hr.ld + u * 2;
+          const float* hp = h_prev.at + n * h_prev.ld + u;
+          float* hn = h_next.at + n * h_next.ld + u;
+          for (int64_t j = 0; j < std::min(kGroup, h_next.ld - u); ++j)
+            hn[j] = (1.0f - z[j]) * cand[u + j] + z[j] * hp[j];
+        }
+      }
+      const bool by_group = !fused && spec_.cell != Cell::kRnn && !gru_split();
+      for (int64_t q = t.q0; q < t.q1 && by_group; ++q) {
         const int64_t u = q * kGroup, m = std::min(kGroup, H - u);
         float* g = hr.at + n * hr.ld + (q - t.q0) * rg * kGroup;
         const float* xw = xw_row + (q - t.q0) * xg * kGroup;
@@ -992,28 +1021,13 @@ class RecurrentKernel final : public DenseKernel {
         float* cn = c.at + at;
         const float* pq = peep == nullptr ? nullptr : peep + q * 3 * kGroup;
         switch (spec_.cell) {
-          case Cell::kRnn:
-            for (int64_t j = 0; j < m; ++j) g[j] += xw[j];
-            Clip(g, m);
-            Apply(act[0], g, m);
-            std::copy_n(g, m, hn);
-            break;
-          case Cell::kGru: {
+          case Cell::kRnn: break;  // above
+          case Cell::kGru: {       // linear_before_reset: r scales h R_h^T + Rb_h
             float *z = g, *r = g + kGroup, *cand = g + 2 * kGroup;
-            if (gru_split()) {  // z and r are activated (StepGates)
-              cand = hh.at + n * hh.ld + (q - t.q0) * kGroup;
-              for (int64_t j = 0; j < m; ++j) cand[j] += xw[2 * kGroup + j];
-            } else {  // linear_before_reset: r scales h R_h^T + Rb_h
-              for (int64_t j = 0; j < m; ++j) {
-                z[j] += xw[j];
-                r[j] += xw[kGroup + j];
-              }
-              Clip(z, m);
-              Clip(r, m);
-              Apply(act[0], z, m);
-              Apply(act[0], r, m);
-              for (int64_t j = 0; j < m; ++j) cand[j] = xw[2 * kGroup + j] + r[j] * cand[j];
-            }
+            for (int64_t j = 0; j < 2 * kGroup; ++j) z[j] += xw[j];
+            Clip(z, 2 * kGroup);
+            Apply(act[0], z, 2 * kGroup);  // z and r
+            for (int64_t j = 0; j < m; ++j) cand[j] = xw[2 * kGroup + j] + r[j] * cand[j];
             Clip(cand, m);
             Apply(act[1], cand, m);
             for (int64_t j = 0; j < m; ++j) hn[j] = (1.0f - z[j]) * cand[j] + z[j] * hp[j];

@@ -282,12 +282,17 @@ struct TailLanes {
 // code. stride is a multiple of eight: eight lanes never cross a group.
 template <typename Fn>
 void ForUnits(const RnnCellArgs& a, Fn fn) {
-  int64_t j = 0;
-  auto at = [&](int64_t j, auto l) {
-    fn(j, (j / a.stride) * a.group + j % a.stride, (j / a.stride) * 3 * a.stride + j % a.stride, l);
-  };
-  for (; j + 8 <= a.hidden; j += 8) at(j, FullLanes{});
-  if (j < a.hidden) at(j, TailLanes{a.hidden - j});
+  int64_t k = 0, p = 0;  // the group's first place in g and xw, in the peephole
+  for (int64_t group = 0; group < a.hidden; group += a.stride, k += a.group, p += 3 * a.stride) {
+    for (int64_t x = 0; x < a.stride && group + x < a.hidden; x += 8) {
+      const int64_t j = group + x;
+      if (j + 8 <= a.hidden) {
+        fn(j, k + x, p + x, FullLanes{});
+      } else {
+        fn(j, k + x, p + x, TailLanes{a.hidden - j});
+      }
+    }
+  }
 }
 
 void LstmRow(const RnnCellArgs& a) {
