@@ -286,7 +286,7 @@ absl::Status CheckRecurrent(const ir::OpDesc& op, Cell cell) {
 // panels and updates its units' cells from its own columns. Hidden sizes
 // off the eight units waste at most seven units per gate (groups of
 // sixteen: up to 15; lstm_h100 ran 10 % slower on one thread).
-constexpr int64_t kGroup = 8;
+constexpr int64_t kGroup = kRnnGroup;
 
 int64_t Groups(int64_t hidden) { return (hidden + kGroup - 1) / kGroup; }
 
@@ -984,7 +984,7 @@ class RecurrentKernel final : public DenseKernel {
         const float* pq = peep == nullptr ? nullptr : peep + t.q0 * 3 * kGroup;
         const int64_t at = n * c.ld;
         cell_fn(RnnCellArgs{hr.at + n * hr.ld, xw_row, pq, spec_.clip, h_prev.at + at, h_next.at + at, c.at + at, c.ld,
-                            kGroup, rg * kGroup});
+                            rg * kGroup});
       }
       if (!fused && spec_.cell == Cell::kRnn) {  // one gate: the units in order, padded
         float* g = hr.at + n * hr.ld;

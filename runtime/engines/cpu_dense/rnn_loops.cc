@@ -275,28 +275,20 @@ struct TailLanes {
   }
 };
 
-// fn(j, k, p, lanes) over the units of a row: j the unit (in h and c), k
-// its place in g and xw (groups of `stride` units, `group` floats apart),
-// p in the peephole (groups of 3 * stride); a generic lambda, instantiated
-// for both kinds of lanes so that the full ones inline to plain vector
-// code. stride is a multiple of eight: eight lanes never cross a group.
+// fn(j, k, p, lanes) over the units of a row, eight at a time (a group): j
+// the unit (in h and c), k the group's place in g and xw, p in the
+// peephole; a generic lambda, instantiated for both kinds of lanes so that
+// the full ones inline to plain vector code.
+static_assert(kRnnGroup == 8, "a group of units is one vector");
 template <typename Fn>
 void ForUnits(const RnnCellArgs& a, Fn fn) {
-  int64_t k = 0, p = 0;  // the group's first place in g and xw, in the peephole
-  for (int64_t group = 0; group < a.hidden; group += a.stride, k += a.group, p += 3 * a.stride) {
-    for (int64_t x = 0; x < a.stride && group + x < a.hidden; x += 8) {
-      const int64_t j = group + x;
-      if (j + 8 <= a.hidden) {
-        fn(j, k + x, p + x, FullLanes{});
-      } else {
-        fn(j, k + x, p + x, TailLanes{a.hidden - j});
-      }
-    }
-  }
+  int64_t j = 0, k = 0, p = 0;
+  for (; j + 8 <= a.hidden; j += 8, k += a.group, p += 3 * kRnnGroup) fn(j, k, p, FullLanes{});
+  if (j < a.hidden) fn(j, k, p, TailLanes{a.hidden - j});
 }
 
 void LstmRow(const RnnCellArgs& a) {
-  const int64_t H = a.stride;
+  constexpr int64_t H = kRnnGroup;
   ForUnits(a, [&](int64_t j, int64_t k, int64_t p, auto l) {
     V8 c = l.In(a.c + j);
     V8 gi = l.In(a.g + k) + l.In(a.xw + k);
@@ -320,7 +312,7 @@ void LstmRow(const RnnCellArgs& a) {
 
 // GRU with linear_before_reset: g holds h R^T + Rb_h on the candidate.
 void GruRow(const RnnCellArgs& a) {
-  const int64_t H = a.stride;
+  constexpr int64_t H = kRnnGroup;
   ForUnits(a, [&](int64_t j, int64_t k, int64_t, auto l) {
     const V8 z = SigmoidV(Clamp(l.In(a.g + k) + l.In(a.xw + k), a.clip));
     const V8 r = SigmoidV(Clamp(l.In(a.g + H + k) + l.In(a.xw + H + k), a.clip));

@@ -25,6 +25,9 @@ inline constexpr int64_t kRnnPanel = 16;
 
 inline constexpr int64_t RnnPaddedCols(int64_t cols) { return (cols + kRnnPanel - 1) / kRnnPanel * kRnnPanel; }
 
+// Hidden units per group of the cells' rows (RnnCellArgs).
+inline constexpr int64_t kRnnGroup = 8;
+
 // c[r, 0..panels * kRnnPanel) = init[r] + sum_p a[r, p] * B[p, :] for r < rows,
 // where B is `panels` packed panels of depth k and init is c itself
 // (accumulate), `bias` (a padded row, same for every r), or zero.
@@ -43,14 +46,14 @@ struct RnnGemmArgs {
 
 // `hidden` units of one batch row of a cell with ONNX's default activations
 // (sigmoid for the gates, tanh otherwise), clip applied to every
-// pre-activation when positive. The units come in groups of `stride` (a
-// multiple of eight); g is the row of the recurrent product: each group's
-// gates side by side (ONNX's order: LSTM i o f c, GRU z r h, RNN one;
-// `stride` floats each), the groups `group` floats apart; xw the row of
-// the input projection (biases included, the same layout), both read only;
-// the peepholes in the same way with three gates (p_i, p_o, p_f). h_prev is
-// the state the step reads (GRU), h the one it writes (they may be the
-// same), LSTM's c is updated in place; these three are plain rows.
+// pre-activation when positive. The units come in groups of kRnnGroup; g
+// is the row of the recurrent product: each group's gates side by side
+// (ONNX's order: LSTM i o f c, GRU z r h, RNN one; kRnnGroup floats each),
+// the groups `group` floats apart; xw the row of the input projection
+// (biases included, the same layout), both read only; the peepholes
+// likewise with three gates (p_i, p_o, p_f), groups 3 * kRnnGroup apart.
+// h_prev is the state the step reads (GRU), h the one it writes (they may
+// be the same), LSTM's c is updated in place; these three are plain rows.
 struct RnnCellArgs {
   const float* g;
   const float* xw;
@@ -60,8 +63,7 @@ struct RnnCellArgs {
   float* h;
   float* c;  // LSTM only
   int64_t hidden;
-  int64_t stride;  // units of a group; floats of a gate in a group
-  int64_t group;   // floats between groups of g and xw
+  int64_t group;  // floats between groups of g and xw
 };
 
 struct RnnLoops {
