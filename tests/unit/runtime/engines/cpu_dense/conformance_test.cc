@@ -340,6 +340,43 @@ TEST(CpuDenseThreads, RecurrentStepsSplitByUnitsMatchTheReference) {
   }
 }
 
+// One step of one direction with W and R past 1 MB (a decoder's GRU step)
+// splits by units too, whatever its few multiply-adds (rnn_kernel.cc,
+// kParallelWeightBytes): GRU either way and LSTM, batch 1 to 3, hidden
+// sizes off the groups, with and without initial states, at 1 and 2
+// threads.
+TEST(CpuDenseThreads, RecurrentSingleStepsWithLargeWeightsMatchTheReference) {
+  Rng rng(14);
+  ThreadPool one_worker(1, "rnn-step-1");
+  int trial = 0;
+  for (const std::string type : {"GRU", "LSTM"}) {
+    const int64_t gates = type == "GRU" ? 3 : 4, hidden = type == "GRU" ? 203 : 170, input = 395;
+    for (int64_t batch = 1; batch <= 3; ++batch) {
+      ++trial;
+      const double scale = 1.0 / std::sqrt(static_cast<double>(hidden + input));
+      ir::AttrMap attrs = {{"hidden_size", ir::AttrValue(hidden)}};
+      if (type == "GRU") attrs["linear_before_reset"] = ir::AttrValue(int64_t{trial % 2});
+      std::vector<Value> inputs = {
+          rng.Random(DataType::kFloat, Shape{1, batch, input}, -2, 2),
+          rng.Random(DataType::kFloat, Shape{1, gates * hidden, input}, -2 * scale, 2 * scale),
+          rng.Random(DataType::kFloat, Shape{1, gates * hidden, hidden}, -2 * scale, 2 * scale),
+          rng.Random(DataType::kFloat, Shape{1, 2 * gates * hidden}, -0.5, 0.5)};
+      if (trial % 2 == 1) {
+        inputs.push_back(Value());
+        inputs.push_back(rng.Random(DataType::kFloat, Shape{1, batch, hidden}));
+      }
+      const Case c = MakeCase(type, std::move(inputs), std::move(attrs), std::nullopt, 2);
+      for (ThreadPool* pool : {static_cast<ThreadPool*>(nullptr), &one_worker}) {
+        test::RunOptions options;
+        options.thread_pool = pool;
+        options.const_inputs = {1, 2, 3};
+        EXPECT_TRUE(test::MatchesReference(Dense(), Host(), c.op, c.inputs, c.tolerance, options))
+            << type << " batch " << batch << (pool ? " 2 threads" : " 1 thread");
+      }
+    }
+  }
+}
+
 // ---- Global pooling of laid-out inputs ----
 
 // `t` ([N, C, H, W] f32) with its bytes channels-last (block 0) or in
