@@ -45,8 +45,10 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "runtime/engines/cpu_dense/kernel_registry.h"
 #include "runtime/engines/cpu_dense/rnn_loops.h"
+#include "runtime/engines/cpu_dense/shared_packings.h"
 #include "runtime/engines/sdk/cpu_features.h"
 #include "runtime/engines/sdk/kernel_util.h"
 
@@ -341,9 +343,15 @@ class RecurrentKernel final : public DenseKernel {
     bool weights_constant = false;
   };
   // W, R, B and P packed for one Dims, and the storage they came from.
+  // W and R of constant storage are shared with every kernel that packs
+  // the same storage the same way (SharedPackings): an unrolled decoder's
+  // steps (one GRU node per step, the same initializers) then stream one
+  // copy, not one per node (gru_seq2seq_attn: 8 copies of 2 MB).
   struct Packed {
+    using Panels = std::shared_ptr<const std::vector<float>>;
     int64_t input = -1, hidden = -1, dirs = -1;
-    std::vector<float> w, r, rh, bias_x, bias_r, peephole;
+    Panels w, r, rh;
+    std::vector<float> bias_x, bias_r, peephole;
     std::shared_ptr<Buffer> sources[4];
     size_t offsets[4] = {};
   };
@@ -479,7 +487,7 @@ class RecurrentKernel final : public DenseKernel {
                        (!r.has_input(kP) || r.const_input(kP));
     if (plan->weights_constant && known) {
       Pack(plan->d, *r.const_input(kW), *r.const_input(kR), r.has_input(kB) ? r.const_input(kB) : nullptr,
-           r.has_input(kP) ? r.const_input(kP) : nullptr);
+           r.has_input(kP) ? r.const_input(kP) : nullptr, true);
       WeightPacks().fetch_add(1, std::memory_order_relaxed);
     }
     return plan;
@@ -494,25 +502,34 @@ class RecurrentKernel final : public DenseKernel {
     return true;
   }
 
-  void Pack(const Dims& d, const Tensor& w, const Tensor& r, const Tensor* b, const Tensor* p) {
+  // `constant`: W and R hold the same values for their storage's life
+  // (shared packings).
+  void Pack(const Dims& d, const Tensor& w, const Tensor& r, const Tensor* b, const Tensor* p, bool constant) {
     const int64_t H = d.hidden, I = d.input, gh = d.gh, gates = d.xgates;
     Packed& k = packed_;
-    k.w.assign(d.dirs * d.xcols * I, 0.0f);
-    k.r.assign(d.dirs * d.rcols * H, 0.0f);
-    k.rh.assign(d.dirs * d.hcols * H, 0.0f);
+    // One matrix per direction, `rows` of its gates (from gate `first`)
+    // packed as `count` gates.
+    auto panels = [&](const Tensor& t, const char* kind, int64_t k_dim, int64_t first, int64_t count, int64_t cols) {
+      auto make = [&] {
+        auto out = std::make_shared<std::vector<float>>(d.dirs * cols * k_dim, 0.0f);
+        for (int64_t dir = 0; dir < d.dirs; ++dir) {
+          PackGrouped(t.data<float>() + dir * gh * k_dim + first * H * k_dim, count, H, k_dim,
+                      out->data() + dir * cols * k_dim);
+        }
+        return out;
+      };
+      if (!constant) return Packed::Panels(make());
+      const std::string key = absl::StrCat("rnn_grouped", kGroup, ":", kind, ",", d.dirs, ",", gh, ",", k_dim, ",",
+                                           first, ",", count, ",", H);
+      return Packed::Panels(SharedPackings::Get<std::vector<float>>(t, key, make));
+    };
+    k.w = panels(w, "w", I, 0, gates, d.xcols);
+    k.r = panels(r, "r", H, 0, d.rgates, d.rcols);
+    k.rh = gru_split() ? panels(r, "r", H, 2, 1, d.hcols) : nullptr;
     k.bias_x.assign(d.dirs * d.xcols, 0.0f);
     k.bias_r.assign(spec_.cell == Cell::kGru && spec_.linear_before_reset ? d.dirs * d.rcols : 0, 0.0f);
     k.peephole.clear();
     for (int64_t dir = 0; dir < d.dirs; ++dir) {
-      const float* wd = w.data<float>() + dir * gh * I;
-      const float* rd = r.data<float>() + dir * gh * H;
-      PackGrouped(wd, gates, H, I, k.w.data() + dir * d.xcols * I);
-      if (gru_split()) {
-        PackGrouped(rd, 2, H, H, k.r.data() + dir * d.rcols * H);
-        PackGrouped(rd + 2 * H * H, 1, H, H, k.rh.data() + dir * d.hcols * H);
-      } else {
-        PackGrouped(rd, gates, H, H, k.r.data() + dir * d.rcols * H);
-      }
       if (b != nullptr) {
         const float* wb = b->data<float>() + dir * 2 * gh;
         const float* rb = wb + gh;
@@ -556,7 +573,7 @@ class RecurrentKernel final : public DenseKernel {
     const Tensor* p = spec_.cell == Cell::kLstm && ctx.has_input(kP) ? &ctx.input(kP) : nullptr;
     const Tensor* weights[4] = {&ctx.input(kW), &ctx.input(kR), b, p};
     if (!plan.weights_constant || !PackedFrom(d, weights)) {
-      Pack(d, ctx.input(kW), ctx.input(kR), b, p);
+      Pack(d, ctx.input(kW), ctx.input(kR), b, p, plan.weights_constant);
       if (plan.weights_constant) WeightPacks().fetch_add(1, std::memory_order_relaxed);
     }
     std::vector<int64_t> lengths(d.batch, d.seq);
@@ -779,7 +796,7 @@ class RecurrentKernel final : public DenseKernel {
                         d.input,
                         r1 - r0,
                         d.input,
-                        packed_.w.data() + dir * d.xcols * d.input + q0 * d.xgates * kGroup * d.input,
+                        packed_.w->data() + dir * d.xcols * d.input + q0 * d.xgates * kGroup * d.input,
                         out.ld / kRnnPanel,
                         out.at + r0 * out.ld,
                         out.ld,
@@ -903,7 +920,7 @@ class RecurrentKernel final : public DenseKernel {
                                 H,
                                 t.n1 - t.n0,
                                 H,
-                                packed_.r.data() + (t.dir * d.rcols + t.q0 * rg * kGroup) * H,
+                                packed_.r->data() + (t.dir * d.rcols + t.q0 * rg * kGroup) * H,
                                 hr.ld / kRnnPanel,
                                 hr.at + t.n0 * hr.ld,
                                 hr.ld,
@@ -954,7 +971,7 @@ class RecurrentKernel final : public DenseKernel {
                                 H,
                                 t.n1 - t.n0,
                                 H,
-                                packed_.rh.data() + (t.dir * d.hcols + t.q0 * kGroup) * H,
+                                packed_.rh->data() + (t.dir * d.hcols + t.q0 * kGroup) * H,
                                 hh.ld / kRnnPanel,
                                 hh.at + t.n0 * hh.ld,
                                 hh.ld,

@@ -15,6 +15,7 @@
 
 #include "base/thread_pool.h"
 #include "runtime/engines/cpu_dense/dnnl_util.h"
+#include "runtime/engines/cpu_dense/shared_packings.h"
 #include "tests/unit/runtime/engines/cpu_dense/conformance_util.h"
 
 namespace ge::engine::cpu_dense {
@@ -375,6 +376,45 @@ TEST(CpuDenseThreads, RecurrentSingleStepsWithLargeWeightsMatchTheReference) {
       }
     }
   }
+}
+
+// Two recurrent nodes over the same constant W and R (an unrolled
+// decoder's steps) share one packing of each (shared_packings.h): the
+// second kernel's Prepare packs nothing while the first holds them, and
+// both compute the reference's result.
+TEST(CpuDenseThreads, RecurrentNodesOfOneStorageShareTheirPackedWeights) {
+  Rng rng(15);
+  const int64_t hidden = 40, input = 24;
+  const Case c = MakeCase("GRU",
+                          {rng.Random(DataType::kFloat, Shape{3, 2, input}, -2, 2),
+                           rng.Random(DataType::kFloat, Shape{1, 3 * hidden, input}, -0.3, 0.3),
+                           rng.Random(DataType::kFloat, Shape{1, 3 * hidden, hidden}, -0.3, 0.3),
+                           rng.Random(DataType::kFloat, Shape{1, 6 * hidden}, -0.5, 0.5)},
+                          {{"hidden_size", ir::AttrValue(hidden)}, {"linear_before_reset", ir::AttrValue(int64_t{0})}},
+                          std::nullopt, 2);
+  auto types = test::InferOutputTypes(c.op, c.inputs);
+  ASSERT_TRUE(types.ok()) << types.status();
+  ir::OpDesc typed = c.op;
+  for (int i = 0; i < typed.num_outputs(); ++i) typed.mutable_output(i).type = (*types)[i];
+  engine::PrepareContext prepare;
+  prepare.op = &typed;
+  for (const Value& v : c.inputs) prepare.input_types.push_back(test::TypeOf(v));
+  prepare.output_types = *types;
+  prepare.const_inputs = {nullptr, &c.inputs[1].tensor(), &c.inputs[2].tensor(), &c.inputs[3].tensor()};
+  prepare.num_threads = 1;
+  std::vector<std::unique_ptr<engine::Kernel>> kernels;
+  std::vector<int64_t> made;
+  for (int k = 0; k < 2; ++k) {
+    auto kernel = Dense().kernel_factory().CreateKernel(typed);
+    ASSERT_TRUE(kernel.ok()) << kernel.status();
+    const int64_t before = SharedPackings::Made().load();
+    ASSERT_TRUE((*kernel)->Prepare(prepare).ok());
+    made.push_back(SharedPackings::Made().load() - before);
+    kernels.push_back(*std::move(kernel));
+  }
+  EXPECT_EQ(made[0], 3);  // W, R's update and reset gates, R's candidate
+  EXPECT_EQ(made[1], 0);
+  EXPECT_TRUE(test::MatchesReference(Dense(), Host(), c.op, c.inputs, c.tolerance));
 }
 
 // ---- Global pooling of laid-out inputs ----
