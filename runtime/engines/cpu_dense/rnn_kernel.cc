@@ -76,16 +76,18 @@ constexpr int64_t kParallelWeightBytes = int64_t{1} << 20;
 // threads of their own.
 constexpr int64_t kRowSplitBatch = 8;
 // A smaller batch splits each step by units when the step (multiply-adds
-// of one direction's recurrent product) has kUnitSplitStepWork and its
-// gates kUnitSplitGateColumns columns: each step then waits for the others
-// and copies their units of h (about 1-2 us on a 2-core virtual machine),
-// which the half of a step it saves must exceed. On the AVX-512 host, 2
-// threads, quiet: lstm_2layer (hidden 128, 512 columns) at batch 1 (65,536
-// per step) 0.186 -> 0.115 ms; an RNN of hidden 128 at batch 4 (65,536 per
-// step, 128 columns) 0.33 -> 0.49, of hidden 256 (256 columns) 0.127 ->
-// 0.118; a GRU of hidden 64 at batch 4 (49,152) 0.35 -> 0.42.
+// of one direction's recurrent product) has kUnitSplitStepWork and each of
+// its rows kUnitSplitRowWork (hidden x gate columns): each step then waits
+// for the others and copies their units of h, row by row (about 1-2 us a
+// step on a 2-core virtual machine), which the half of a step it saves
+// must exceed. On the AVX-512 host, 2 threads, quiet: lstm_2layer (hidden
+// 128, 512 columns: 65,536 a row) at batch 1 0.186 -> 0.115 ms; an RNN of
+// hidden 256 (65,536 a row) at batch 4 0.127 -> 0.118; an LSTM of hidden 96
+// (36,864 a row) at batch 4 0.150 -> 0.088; an RNN of hidden 128 (16,384 a
+// row) at batch 4 0.33 -> 0.49; an LSTM of hidden 64 (16,384) at batch 4
+// 0.062 -> 0.076; a GRU of hidden 64 (12,288) at batch 4 0.35 -> 0.42.
 constexpr int64_t kUnitSplitStepWork = int64_t{1} << 16;
-constexpr int64_t kUnitSplitGateColumns = 256;
+constexpr int64_t kUnitSplitRowWork = int64_t{1} << 15;
 // With passive waiting (ged's choice on a loaded host, base/openmp_env.h),
 // the least multiply-adds over all steps that split by units: a helper
 // that sleeps until woken, and may not be scheduled before the steps end,
@@ -686,7 +688,7 @@ class RecurrentKernel final : public DenseKernel {
     const int64_t steps_work = d.seq * step_work * d.dirs;
     if (d.batch >= kRowSplitBatch) {
       split.rows = std::min<int64_t>(d.batch, (threads + d.dirs - 1) / d.dirs);
-    } else if (per_dir >= 2 && step_work >= kUnitSplitStepWork && d.gh >= kUnitSplitGateColumns &&
+    } else if (per_dir >= 2 && step_work >= kUnitSplitStepWork && d.hidden * d.gh >= kUnitSplitRowWork &&
                (!PassiveWaiting() || steps_work >= kPassiveUnitSplitWork)) {
       split.units = std::min<int64_t>(per_dir, (d.groups + 1) / 2);
     }
