@@ -275,32 +275,35 @@ struct TailLanes {
   }
 };
 
-// fn(j, lanes) over the units of a row: a generic lambda, instantiated for
-// both kinds of lanes so that the full ones inline to plain vector code.
+// fn(j, k, p, lanes) over the units of a row, eight at a time (a group): j
+// the unit (in h and c), k the group's place in g and xw, p in the
+// peephole; a generic lambda, instantiated for both kinds of lanes so that
+// the full ones inline to plain vector code.
+static_assert(kRnnGroup == 8, "a group of units is one vector");
 template <typename Fn>
-void ForUnits(int64_t hidden, Fn fn) {
-  int64_t j = 0;
-  for (; j + 8 <= hidden; j += 8) fn(j, FullLanes{});
-  if (j < hidden) fn(j, TailLanes{hidden - j});
+void ForUnits(const RnnCellArgs& a, Fn fn) {
+  int64_t j = 0, k = 0, p = 0;
+  for (; j + 8 <= a.hidden; j += 8, k += a.group, p += 3 * kRnnGroup) fn(j, k, p, FullLanes{});
+  if (j < a.hidden) fn(j, k, p, TailLanes{a.hidden - j});
 }
 
 void LstmRow(const RnnCellArgs& a) {
-  const int64_t H = a.hidden;
-  ForUnits(H, [&](int64_t j, auto l) {
+  constexpr int64_t H = kRnnGroup;
+  ForUnits(a, [&](int64_t j, int64_t k, int64_t p, auto l) {
     V8 c = l.In(a.c + j);
-    V8 gi = l.In(a.g + j) + l.In(a.xw + j);
-    V8 go = l.In(a.g + H + j) + l.In(a.xw + H + j);
-    V8 gf = l.In(a.g + 2 * H + j) + l.In(a.xw + 2 * H + j);
-    V8 gc = l.In(a.g + 3 * H + j) + l.In(a.xw + 3 * H + j);
+    V8 gi = l.In(a.g + k) + l.In(a.xw + k);
+    V8 go = l.In(a.g + H + k) + l.In(a.xw + H + k);
+    V8 gf = l.In(a.g + 2 * H + k) + l.In(a.xw + 2 * H + k);
+    V8 gc = l.In(a.g + 3 * H + k) + l.In(a.xw + 3 * H + k);
     if (a.peephole != nullptr) {
-      gi += l.In(a.peephole + j) * c;
-      gf += l.In(a.peephole + 2 * H + j) * c;
+      gi += l.In(a.peephole + p) * c;
+      gf += l.In(a.peephole + 2 * H + p) * c;
     }
     gi = SigmoidV(Clamp(gi, a.clip));
     gf = SigmoidV(Clamp(gf, a.clip));
     gc = TanhV(Clamp(gc, a.clip));
     c = gf * c + gi * gc;
-    if (a.peephole != nullptr) go += l.In(a.peephole + H + j) * c;
+    if (a.peephole != nullptr) go += l.In(a.peephole + H + p) * c;
     go = SigmoidV(Clamp(go, a.clip));
     l.Out(a.c + j, c);
     l.Out(a.h + j, go * TanhV(c));
@@ -309,17 +312,19 @@ void LstmRow(const RnnCellArgs& a) {
 
 // GRU with linear_before_reset: g holds h R^T + Rb_h on the candidate.
 void GruRow(const RnnCellArgs& a) {
-  const int64_t H = a.hidden;
-  ForUnits(H, [&](int64_t j, auto l) {
-    const V8 z = SigmoidV(Clamp(l.In(a.g + j) + l.In(a.xw + j), a.clip));
-    const V8 r = SigmoidV(Clamp(l.In(a.g + H + j) + l.In(a.xw + H + j), a.clip));
-    const V8 n = TanhV(Clamp(l.In(a.xw + 2 * H + j) + r * l.In(a.g + 2 * H + j), a.clip));
-    l.Out(a.h + j, (1.0f - z) * n + z * l.In(a.h + j));
+  constexpr int64_t H = kRnnGroup;
+  ForUnits(a, [&](int64_t j, int64_t k, int64_t, auto l) {
+    const V8 z = SigmoidV(Clamp(l.In(a.g + k) + l.In(a.xw + k), a.clip));
+    const V8 r = SigmoidV(Clamp(l.In(a.g + H + k) + l.In(a.xw + H + k), a.clip));
+    const V8 n = TanhV(Clamp(l.In(a.xw + 2 * H + k) + r * l.In(a.g + 2 * H + k), a.clip));
+    l.Out(a.h + j, (1.0f - z) * n + z * l.In(a.h_prev + j));
   });
 }
 
 void RnnRow(const RnnCellArgs& a) {
-  ForUnits(a.hidden, [&](int64_t j, auto l) { l.Out(a.h + j, TanhV(Clamp(l.In(a.g + j) + l.In(a.xw + j), a.clip))); });
+  ForUnits(a, [&](int64_t j, int64_t k, int64_t, auto l) {
+    l.Out(a.h + j, TanhV(Clamp(l.In(a.g + k) + l.In(a.xw + k), a.clip)));
+  });
 }
 
 }  // namespace

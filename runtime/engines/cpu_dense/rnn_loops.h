@@ -25,6 +25,9 @@ inline constexpr int64_t kRnnPanel = 16;
 
 inline constexpr int64_t RnnPaddedCols(int64_t cols) { return (cols + kRnnPanel - 1) / kRnnPanel * kRnnPanel; }
 
+// Hidden units per group of the cells' rows (RnnCellArgs).
+inline constexpr int64_t kRnnGroup = 8;
+
 // c[r, 0..panels * kRnnPanel) = init[r] + sum_p a[r, p] * B[p, :] for r < rows,
 // where B is `panels` packed panels of depth k and init is c itself
 // (accumulate), `bias` (a padded row, same for every r), or zero.
@@ -41,19 +44,26 @@ struct RnnGemmArgs {
   bool accumulate;
 };
 
-// One batch row of a cell with ONNX's default activations (sigmoid for the
-// gates, tanh otherwise), clip applied to every pre-activation when
-// positive: g is the row of the recurrent product (gates in ONNX's order:
-// LSTM i o f c, GRU z r h, RNN one), xw the row of the input projection
-// (biases included), both read only; h (and LSTM's c) are updated in place.
+// `hidden` units of one batch row of a cell with ONNX's default activations
+// (sigmoid for the gates, tanh otherwise), clip applied to every
+// pre-activation when positive. The units come in groups of kRnnGroup; g
+// is the row of the recurrent product: each group's gates side by side
+// (ONNX's order: LSTM i o f c, GRU z r h, RNN one; kRnnGroup floats each),
+// the groups `group` floats apart; xw the row of the input projection
+// (biases included, the same layout), both read only; the peepholes
+// likewise with three gates (p_i, p_o, p_f), groups 3 * kRnnGroup apart.
+// h_prev is the state the step reads (GRU), h the one it writes (they may
+// be the same), LSTM's c is updated in place; these three are plain rows.
 struct RnnCellArgs {
   const float* g;
   const float* xw;
-  const float* peephole;  // LSTM: p_i, p_o, p_f (3 * hidden), or null
+  const float* peephole;  // LSTM, or null
   float clip;             // 0: none
+  const float* h_prev;
   float* h;
   float* c;  // LSTM only
   int64_t hidden;
+  int64_t group;  // floats between groups of g and xw
 };
 
 struct RnnLoops {
