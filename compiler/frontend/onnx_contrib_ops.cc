@@ -83,7 +83,8 @@ class ModelFacts {
     if (!t.ok()) return std::nullopt;
     return *std::move(t);
   }
-  // The rank of a graph input or constant, when declared.
+  // The rank of a constant or a value whose rank is declared (graph inputs,
+  // value_info), or passed through a Cast / Identity of one.
   std::optional<int> Rank(const std::string& name) const {
     if (const onnx::TensorProto* p = ConstantProto(name)) return p->dims_size();
     auto it = ranks_.find(name);
@@ -108,8 +109,17 @@ class ModelFacts {
       names_.insert(i.name());
       constants_[i.name()] = &i;
     }
+    for (const auto& v : g.value_info()) {
+      if (v.type().has_tensor_type() && v.type().tensor_type().has_shape()) {
+        ranks_[v.name()] = v.type().tensor_type().shape().dim_size();
+      }
+    }
     for (const auto& n : g.node()) {
       for (const auto& o : n.output()) names_.insert(o);
+      // A mask is often cast to int32 first: its rank passes through.
+      if ((n.op_type() == "Cast" || n.op_type() == "Identity") && n.input_size() == 1 && n.output_size() == 1) {
+        if (auto it = ranks_.find(n.input(0)); it != ranks_.end()) ranks_.try_emplace(n.output(0), it->second);
+      }
       if (n.op_type() == "Constant" && n.domain().empty() && n.output_size() == 1) {
         // A copy: the lowering rewrites node lists (Constants are small).
         if (const onnx::AttributeProto* v = Attr(n, "value"); v != nullptr && v->has_t()) {
