@@ -433,6 +433,88 @@ absl::StatusOr<bool> FuseFloatMatMul(ir::Graph& g, ir::Node* mm) {
   return true;
 }
 
+// DQ(x), DQ(W const s8, zero points 0) [, bias] -> Conv whose float result
+// is not requantized (it feeds a GlobalAveragePool, a float head): the
+// integer convolution in int32 (ConvInteger, exact), then to float, scaled
+// per output channel by x_scale * w_scale[m] and the bias added:
+//   ConvInteger(x, W, x_zero) -> Cast(f32) -> Mul(scale[1, M, 1...]) [-> Add(bias[1, M, 1...])].
+// The bias: a float constant of M elements or a DequantizeLinear'd int32
+// one. The result equals the float chain's up to float rounding (the
+// products are summed exactly first), as FuseFloatMatMul's does.
+absl::StatusOr<bool> FuseFloatConv(ir::Graph& g, ir::Node* conv) {
+  if (conv->num_inputs() < 2 || conv->num_outputs() != 1 || !conv->control_inputs().empty()) return false;
+  const ir::IoDesc& out = conv->op_desc().output(0);
+  if (out.type.dtype() != DataType::kFloat || out.type.shape().unknown_rank() || out.type.shape().rank() < 3) {
+    return false;
+  }
+  auto x = ActivationDq(conv->input(0));
+  auto w = WeightDq(conv->input(1), 0);
+  if (!x || !w || w->dtype != DataType::kInt8) return false;  // ConvInteger's weights on cpu_dense: s8
+  const Tensor* wt = ConstOf(w->data);
+  const int64_t m = wt->shape().dim(0);
+  for (int64_t c = 0; c < w->count(); ++c) {
+    if (w->ZeroAt(c) != 0) return false;
+  }
+  // The int32 sum cannot overflow: |x - x_zero| <= 255 over K = C/group * kernel products.
+  int64_t w_max = 0;
+  for (int64_t i = 0; i < wt->NumElements(); ++i) w_max = std::max(w_max, std::abs(wt->GetAsInt64(i)));
+  const int64_t k = m > 0 ? wt->NumElements() / m : 0;
+  if (k * 255 * w_max > std::numeric_limits<int32_t>::max()) return false;
+  // Per-channel constants shaped [1, M, 1, ...] to broadcast over the output.
+  const int rank = out.type.shape().rank();
+  std::vector<int64_t> dims(static_cast<size_t>(rank), 1);
+  dims[1] = m;
+  GE_ASSIGN_OR_RETURN(Tensor scale, Tensor::Allocate(DataType::kFloat, Shape(dims)));
+  for (int64_t c = 0; c < m; ++c) scale.data<float>()[c] = x->ScaleAt(0) * w->ScaleAt(c);
+  std::optional<Tensor> bias;
+  if (const ir::OutPort b = InputOf(*conv, 2)) {
+    GE_ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(DataType::kFloat, Shape(dims)));
+    const Tensor* fb = ConstOf(b);
+    if (fb != nullptr && fb->dtype() == DataType::kFloat && fb->NumElements() == m) {
+      for (int64_t c = 0; c < m; ++c) t.data<float>()[c] = static_cast<float>(fb->GetAsDouble(c));
+    } else {
+      auto dq = b.index == 0 ? ReadParams(b.node, kDq) : std::nullopt;
+      const Tensor* q = dq ? ConstOf(dq->data) : nullptr;
+      if (q == nullptr || q->dtype() != DataType::kInt32 || q->NumElements() != m ||
+          (dq->count() != 1 && dq->count() != m)) {
+        return false;
+      }
+      for (int64_t c = 0; c < m; ++c) {
+        t.data<float>()[c] = static_cast<float>(static_cast<double>(q->GetAsInt64(c) - dq->ZeroAt(c)) * dq->ScaleAt(c));
+      }
+    }
+    bias = std::move(t);
+  }
+  const std::string prefix = conv->name();
+  GE_ASSIGN_OR_RETURN(ir::OutPort xz, ZeroPort(g, *x, prefix + "_x"));
+  const Shape& shape = out.type.shape();
+  auto typed = [&](DataType d) { return ir::IoDesc{"", ir::ValueType::Tensor(d, shape)}; };
+  GE_ASSIGN_OR_RETURN(ir::Node * product, AddOp(g, prefix + "_integer", "ConvInteger", {x->data, w->data, xz},
+                                                typed(DataType::kInt32), conv->op_desc().attrs()));
+  ir::AttrMap to;
+  to["to"] = ir::AttrValue(static_cast<int64_t>(DataType::kFloat));
+  GE_ASSIGN_OR_RETURN(ir::Node * cast,
+                      AddOp(g, prefix + "_float", "Cast", {{product, 0}}, typed(DataType::kFloat), std::move(to)));
+  GE_ASSIGN_OR_RETURN(ir::Node * scale_node, AddConst(g, prefix + "_scale", std::move(scale)));
+  GE_ASSIGN_OR_RETURN(ir::Node * last, AddOp(g, prefix + "_scaled", "Mul", {{cast, 0}, {scale_node, 0}},
+                                             bias ? typed(DataType::kFloat) : out));
+  if (bias) {
+    GE_ASSIGN_OR_RETURN(ir::Node * bias_node, AddConst(g, prefix + "_bias", *std::move(bias)));
+    GE_ASSIGN_OR_RETURN(last, AddOp(g, prefix + "_bias", "Add", {{last, 0}, {bias_node, 0}}, out));
+  }
+  GE_RETURN_IF_ERROR(g.ReplaceAllUses(conv, 0, last, 0));
+  std::vector<ir::Node*> upstream;
+  for (const ir::OutPort& p : conv->inputs()) {
+    if (p) upstream.push_back(p.node);
+  }
+  g.RemoveNode(conv);
+  std::set<ir::Node*> seen;
+  for (ir::Node* u : upstream) {
+    if (seen.insert(u).second) RemoveIfUnused(g, u);
+  }
+  return true;
+}
+
 bool SameParams(const QParams& a, const QParams& b) {
   return a.dtype == b.dtype && a.count() == 1 && b.count() == 1 && a.ScaleAt(0) == b.ScaleAt(0) &&
          a.ZeroAt(0) == b.ZeroAt(0);
@@ -497,12 +579,12 @@ absl::StatusOr<bool> RunOnGraph(ir::Graph& g) {
   // refused): the integer form with a float result.
   std::vector<std::string> products;
   g.ForEachNode([&](ir::Node* n) {
-    if (n->type() == "MatMul" || n->type() == "Gemm") products.push_back(n->name());
+    if (n->type() == "MatMul" || n->type() == "Gemm" || n->type() == "Conv") products.push_back(n->name());
   });
   for (const std::string& name : products) {
     ir::Node* mm = g.FindNode(name);
     if (mm == nullptr) continue;
-    GE_ASSIGN_OR_RETURN(bool fused, FuseFloatMatMul(g, mm));
+    GE_ASSIGN_OR_RETURN(bool fused, mm->type() == "Conv" ? FuseFloatConv(g, mm) : FuseFloatMatMul(g, mm));
     if (fused) GE_LOG_DEBUG("compiler", "QdqFusionPass: {} computes on integers with a float result", name);
     changed = changed || fused;
   }

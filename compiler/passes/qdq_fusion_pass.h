@@ -17,6 +17,9 @@
 //   DQ(a) , DQ(B const s8) -> MatMul / Gemm [+ C], result left in float
 //       (a classifier's logits)  => MatMulInteger -> Cast -> Mul(a_scale *
 //       b_scale[n]) [-> Add(C)]: the product on integers, exact, then scaled
+//   DQ(x) , DQ(W const s8) [, bias] -> Conv, result left in float (the last
+//       1x1 convolution before a float GlobalAveragePool)  => ConvInteger ->
+//       Cast -> Mul(x_scale * w_scale[m]) [-> Add(bias)], the same way
 // Conditions: the activations' scale and zero point are constant scalars,
 // the weights' per tensor or per output channel (DQ's axis 0 for Conv
 // weights, the column axis for MatMul / Gemm weights), the weights s8 or
