@@ -20,9 +20,10 @@ else in float between a DequantizeLinear and a QuantizeLinear. Activations u8 (a
 s8 (ONNX Runtime's QInt8 activation type), per tensor.
 
 Transformer-optimizer models ("ortopt_*"): BERT-like encoders written in the form
-onnxruntime.transformers' optimizer saves (seeded weights): Gather embeddings with the
-default-domain LayerNormalization ONNX Runtime registers before opset 17, Attention (merged
-QKV weights, 0/1 mask input), SkipLayerNormalization with its bias, BiasGelu or FastGelu.
+onnxruntime.transformers' optimizer saves (seeded weights): EmbedLayerNormalization whose
+mask_index (sequence lengths) feeds Attention (merged QKV weights), or Gather embeddings with
+the default-domain LayerNormalization ONNX Runtime registers before opset 17 and Attention on
+the raw 0/1 mask; SkipLayerNormalization with its bias, BiasGelu or FastGelu.
 
 QDQ: qdq_resnet18 through bench/quantize.py (the form ONNX Runtime's QDQ mode writes).
 """
@@ -275,6 +276,28 @@ def aside_qop_shufflenet(path):
     return qop(path, tv(torchvision.models.shufflenet_v2_x1_0), image(224), s8=True)
 
 
+class TokenEncoder(torch.nn.Module):
+    """Two pre-norm transformer blocks on float tokens (a ViT's body after the patch
+    embedding): MatMul with constant weights, broadcast bias Adds, residual Adds,
+    Softmax, GELU and LayerNorm (decomposed at opset 13)."""
+
+    def __init__(self, dim=256, heads=4, depth=2):
+        super().__init__()
+        torch.manual_seed(2)
+        layer = torch.nn.TransformerEncoderLayer(dim, heads, 2 * dim, dropout=0.0, activation="gelu",
+                                                 batch_first=True, norm_first=True)
+        self.body = torch.nn.TransformerEncoder(layer, depth, enable_nested_tensor=False)
+
+    def forward(self, x):
+        return self.body(x)
+
+
+@model("qop_token_encoder")
+def qop_token_encoder(path):
+    specs = [("tokens", "float32", ["batch", 64, 256], {"kind": "uniform"})]
+    return qop(path, TokenEncoder(), specs)
+
+
 @model("qdq_resnet18")
 def qdq_resnet18(path):
     export_torch(tv(torchvision.models.resnet18), image(224), path)
@@ -290,7 +313,7 @@ def qdq_resnet18(path):
 
 # ---------------------------------------------------------------- transformer-optimizer form
 
-def ortopt_bert(path, vocab=8000, dim=256, depth=4, heads=4, gelu="BiasGelu", seed=0):
+def ortopt_bert(path, vocab=8000, dim=256, depth=4, heads=4, gelu="BiasGelu", seed=0, embed_ln=True):
     rng = np.random.default_rng(seed)
     inits, nodes = [], []
 
@@ -303,8 +326,16 @@ def ortopt_bert(path, vocab=8000, dim=256, depth=4, heads=4, gelu="BiasGelu", se
         inits.append(numpy_helper.from_array(np.asarray(arr), name))
         return name
 
-    # Embeddings: word + position (Gather of a Range over the sequence) -> LayerNormalization.
-    nodes += [helper.make_node("Gather", [w("word", vocab, dim, scale=0.05), "ids"], ["we"]),
+    if embed_ln:
+        # EmbedLayerNormalization (int32 ids and mask), its mask_index (lengths) to Attention.
+        nodes += [helper.make_node("Cast", ["ids"], ["ids32"], to=TensorProto.INT32),
+                  helper.make_node("Cast", ["mask"], ["mask_in32"], to=TensorProto.INT32),
+                  helper.make_node("EmbedLayerNormalization",
+                                   ["ids32", "", w("word", vocab, dim, scale=0.05), w("pos", 512, dim, scale=0.02), "",
+                                    w("emb_g", dim, scale=0.1, offset=1.0), w("emb_b", dim, scale=0.1), "mask_in32"],
+                                   ["x0", "mask32"], domain=MS, epsilon=1e-12)]
+    # Or: word + position (Gather of a Range over the sequence) -> LayerNormalization.
+    nodes += [] if embed_ln else [helper.make_node("Gather", [w("word", vocab, dim, scale=0.05), "ids"], ["we"]),
               helper.make_node("Shape", ["ids"], ["ids_shape"]),
               helper.make_node("Gather", ["ids_shape", const("one_i", np.array(1, np.int64))], ["seq_len"]),
               helper.make_node("Range", [const("zero_i", np.array(0, np.int64)), "seq_len",
@@ -352,7 +383,7 @@ def ortopt_bert_small(path):
 
 @model("aside_ortopt_bert_fastgelu")
 def aside_ortopt_bert(path):
-    return ortopt_bert(path, vocab=6000, dim=384, depth=3, heads=6, gelu="FastGelu", seed=3)
+    return ortopt_bert(path, vocab=6000, dim=384, depth=3, heads=6, gelu="FastGelu", seed=3, embed_ln=False)
 
 
 def main():

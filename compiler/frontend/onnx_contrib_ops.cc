@@ -116,6 +116,10 @@ class ModelFacts {
     }
     for (const auto& n : g.node()) {
       for (const auto& o : n.output()) names_.insert(o);
+      // EmbedLayerNormalization's mask_index is 1-D.
+      if (n.op_type() == "EmbedLayerNormalization" && n.output_size() > 1 && !n.output(1).empty()) {
+        ranks_[n.output(1)] = 1;
+      }
       // A mask is often cast to int32 first: its rank passes through.
       if ((n.op_type() == "Cast" || n.op_type() == "Identity") && n.input_size() == 1 && n.output_size() == 1) {
         if (auto it = ranks_.find(n.input(0)); it != ranks_.end()) ranks_.try_emplace(n.output(0), it->second);
@@ -718,8 +722,26 @@ absl::Status LowerAttention(Lowering& l) {
   }
   std::string scores = l.Op("Mul", {l.Op("MatMul", {qkv[0], qkv[1]}), l.F32("scale", scale)});
   if (!l.In(3).empty()) {
+    // A 1-D mask_index holds each sequence's length (right padding): key j
+    // of batch b is kept when j < length[b].
+    std::string keep = l.In(3);
+    if (l.facts().Rank(l.In(3)) == 1) {
+      const std::string total =
+          l.Op("Gather", {l.Op("Shape", {l.In(0)}), l.Const("axis1", Tensor::Scalar<int64_t>(1))});
+      onnx::NodeProto& total32 = l.Emit("Cast", {total});
+      SetInt(total32, "to", onnx::TensorProto::INT32);
+      const std::string positions = l.Op("Range", {l.Const("zero", Tensor::Scalar<int32_t>(0)), total32.output(0),
+                                                   l.Const("step", Tensor::Scalar<int32_t>(1))});
+      auto unsqueeze = [&](const std::string& x, int64_t axis) {
+        const std::string axes = l.opset() >= 13 ? l.I64s("axes", {axis}) : "";
+        onnx::NodeProto& u = l.Emit("Unsqueeze", {x, axes});
+        if (l.opset() < 13) SetInts(u, "axes", {axis});
+        return u.output(0);
+      };
+      keep = l.Op("Less", {unsqueeze(positions, 0), unsqueeze(l.In(3), 1)});
+    }
     // (1 - mask) * mask_filter_value, as (batch, 1, 1, total).
-    onnx::NodeProto& cast = l.Emit("Cast", {l.In(3)});
+    onnx::NodeProto& cast = l.Emit("Cast", {keep});
     SetInt(cast, "to", onnx::TensorProto::FLOAT);
     const std::string inv = l.Op("Sub", {l.F32("one", 1.0f), cast.output(0)});
     const std::string bias =
@@ -739,17 +761,57 @@ absl::Status LowerAttention(Lowering& l) {
   return absl::OkStatus();
 }
 
-// The lowering reads a raw 2-D mask only: a mask_index of another rank
-// (sequence lengths, 3-D masks) would broadcast into the wrong axes.
+// The lowering reads a raw 2-D 0/1 mask or a 1-D mask_index of sequence
+// lengths (EmbedLayerNormalization's); a 3-D mask or ORT's other 1-D form
+// (2 * batch: ends and starts of left padding) is not read, and a mask
+// whose rank is not known is refused rather than broadcast wrongly.
 absl::Status LowerAttentionChecked(Lowering& l) {
   if (!l.In(3).empty()) {
     const std::optional<int> rank = l.facts().Rank(l.In(3));
-    if (!rank || *rank != 2) {
+    if (!rank || (*rank != 2 && *rank != 1)) {
       return l.Error("mask_index of rank ", rank ? StrCat(*rank) : std::string("unknown"),
-                     " is not lowered (only a 2-D 0/1 mask of a declared rank)");
+                     " is not lowered (only a 2-D 0/1 mask or 1-D sequence lengths of a declared rank)");
     }
   }
   return LowerAttention(l);
+}
+
+// input_ids, segment_ids, word_embedding, position_embedding,
+// segment_embedding, gamma, beta, mask, position_ids -> output, mask_index
+// (the number of ones of each mask row; zeros without a mask),
+// embedding_sum. Gathers of the embeddings added, then LayerNormalization.
+absl::Status LowerEmbedLayerNorm(Lowering& l) {
+  if (l.In(0).empty() || l.In(2).empty() || l.In(3).empty() || l.In(5).empty() || l.In(6).empty() || l.Out(0).empty()) {
+    return l.Error("needs input_ids, word_embedding, position_embedding, gamma, beta and an output");
+  }
+  if (!l.Out(2).empty() && !l.In(1).empty()) {
+    return l.Error("outputs embedding_sum with segment embeddings, which ged does not lower");
+  }
+  std::string sum = l.Op("Gather", {l.In(2), l.In(0)});
+  std::string positions = l.In(8);
+  if (positions.empty()) {
+    const std::string seq = l.Op("Gather", {l.Op("Shape", {l.In(0)}), l.Const("axis1", Tensor::Scalar<int64_t>(1))});
+    positions =
+        l.Op("Range", {l.Const("zero", Tensor::Scalar<int64_t>(0)), seq, l.Const("step", Tensor::Scalar<int64_t>(1))});
+  }
+  sum = l.Op("Add", {sum, l.Op("Gather", {l.In(3), positions})});
+  if (!l.In(1).empty() && !l.In(4).empty()) sum = l.Op("Add", {sum, l.Op("Gather", {l.In(4), l.In(1)})});
+  if (!l.Out(2).empty()) sum = l.Op("Identity", {sum}, l.Out(2));
+  if (!l.Out(1).empty()) {
+    std::string ones;
+    if (!l.In(7).empty()) {
+      onnx::NodeProto& cast = l.Emit("Cast", {l.Op("Equal", {l.In(7), l.Const("one", Tensor::Scalar<int32_t>(1))})});
+      SetInt(cast, "to", onnx::TensorProto::INT32);
+      ones = cast.output(0);
+    } else {
+      ones = l.Op("Mul", {l.In(0), l.Const("zero", Tensor::Scalar<int32_t>(0))});
+    }
+    const std::string axes = l.opset() >= 13 ? l.I64s("axes", {1}) : "";
+    onnx::NodeProto& count = l.Emit("ReduceSum", {ones, axes}, l.Out(1));
+    if (l.opset() < 13) SetInts(count, "axes", {1});
+    SetInt(count, "keepdims", 0);
+  }
+  return l.Norm(sum, l.In(5), l.In(6), FloatAttr(l.node(), "epsilon", 1e-12f), -1, false, l.Out(0));
 }
 
 const StringMap<LowerFn>& ContribRules() {
@@ -783,6 +845,7 @@ const StringMap<LowerFn>& ContribRules() {
       {"FusedGemm", LowerFusedGemm},
       {"FusedMatMul", LowerFusedMatMul},
       {"Attention", LowerAttentionChecked},
+      {"EmbedLayerNormalization", LowerEmbedLayerNorm},
   };
   return *rules;
 }

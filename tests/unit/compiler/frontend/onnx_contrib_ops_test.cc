@@ -731,17 +731,107 @@ TEST_F(ContribOpsTest, AttentionWithPaddingMask) {
   EXPECT_TRUE(test::TensorNear(got[0], Tensor::FromVector<float>(want, Shape{B, S, H}), {1e-4, 1e-4}));
 }
 
-TEST_F(ContribOpsTest, AttentionRefusesASequenceLengthMask) {
+// ONNX Runtime's optimized BERT front: EmbedLayerNormalization (word +
+// position + segment embeddings, LayerNorm, the mask's lengths) feeding
+// Attention's 1-D mask_index. The second sequence is padded after 2 tokens;
+// the reference masks keys at or past each length.
+TEST_F(ContribOpsTest, EmbedLayerNormalizationFeedsAttentionSequenceLengths) {
+  constexpr int64_t B = 2, S = 4, H = 8, NH = 2, D = H / NH, V = 10;
+  const Tensor word = test::RandomTensor(DataType::kFloat, Shape{V, H}, 101);
+  const Tensor pos = test::RandomTensor(DataType::kFloat, Shape{16, H}, 102);
+  const Tensor seg = test::RandomTensor(DataType::kFloat, Shape{2, H}, 103);
+  const Tensor gamma = test::RandomTensor(DataType::kFloat, Shape{H}, 104, 0.5, 1.5);
+  const Tensor beta = test::RandomTensor(DataType::kFloat, Shape{H}, 105);
+  const Tensor w = test::RandomTensor(DataType::kFloat, Shape{H, 3 * H}, 106);
+  const Tensor ids = Tensor::FromVector<int32_t>({1, 5, 9, 0, 3, 3, 0, 0}, Shape{B, S});
+  const Tensor segs = Tensor::FromVector<int32_t>({0, 0, 1, 1, 0, 1, 0, 0}, Shape{B, S});
+  const Tensor mask = Tensor::FromVector<int32_t>({1, 1, 1, 1, 1, 1, 0, 0}, Shape{B, S});
+  onnx::ModelProto model = MsModel();
+  onnx::GraphProto* g = model.mutable_graph();
+  AddInput(g, "ids", kI32, {B, S});
+  AddInput(g, "segs", kI32, {B, S});
+  AddInput(g, "mask", kI32, {B, S});
+  for (auto [name, t] :
+       {std::pair{"word", &word}, {"pos", &pos}, {"seg", &seg}, {"gamma", &gamma}, {"beta", &beta}, {"w", &w}}) {
+    AddInitializer(g, name, *t);
+  }
+  AttrFloat(MsNode(g, "EmbedLayerNormalization", {"ids", "segs", "word", "pos", "seg", "gamma", "beta", "mask"},
+                   {"emb", "lengths"}),
+            "epsilon", 1e-5f);
+  AttrInt(MsNode(g, "Attention", {"emb", "w", "", "lengths"}, {"y"}), "num_heads", NH);
+  AddOutputOfRank(g, "y", kF32, 3);
+  AddOutput(g, "lengths", kI32, {B});
+  // The embeddings, normalized.
+  std::vector<double> emb(B * S * H);
+  for (int64_t r = 0; r < B * S; ++r) {
+    double mean = 0, var = 0;
+    std::vector<double> v(H);
+    for (int64_t h = 0; h < H; ++h) {
+      v[h] = word.data<float>()[ids.data<int32_t>()[r] * H + h] + pos.data<float>()[(r % S) * H + h] +
+             seg.data<float>()[segs.data<int32_t>()[r] * H + h];
+      mean += v[h] / H;
+    }
+    for (int64_t h = 0; h < H; ++h) var += (v[h] - mean) * (v[h] - mean) / H;
+    for (int64_t h = 0; h < H; ++h) {
+      emb[r * H + h] = (v[h] - mean) / std::sqrt(var + 1e-5) * gamma.data<float>()[h] + beta.data<float>()[h];
+    }
+  }
+  const int64_t lengths[B] = {4, 2};
+  std::vector<double> proj(B * S * 3 * H);
+  for (int64_t r = 0; r < B * S; ++r) {
+    for (int64_t j = 0; j < 3 * H; ++j) {
+      double s = 0;
+      for (int64_t k = 0; k < H; ++k) s += emb[r * H + k] * w.data<float>()[k * 3 * H + j];
+      proj[r * 3 * H + j] = s;
+    }
+  }
+  std::vector<float> want(B * S * H);
+  for (int64_t b = 0; b < B; ++b) {
+    for (int64_t h = 0; h < NH; ++h) {
+      for (int64_t i = 0; i < S; ++i) {
+        std::vector<double> p(S);
+        double mx = -1e30, sum = 0;
+        for (int64_t j = 0; j < S; ++j) {
+          double s = 0;
+          for (int64_t d = 0; d < D; ++d) {
+            s += proj[(b * S + i) * 3 * H + h * D + d] * proj[(b * S + j) * 3 * H + H + h * D + d];
+          }
+          p[j] = s / std::sqrt(static_cast<double>(D)) + (j < lengths[b] ? 0 : -10000.0);
+          mx = std::max(mx, p[j]);
+        }
+        for (double& v : p) sum += v = std::exp(v - mx);
+        for (int64_t d = 0; d < D; ++d) {
+          double o = 0;
+          for (int64_t j = 0; j < S; ++j) o += p[j] / sum * proj[(b * S + j) * 3 * H + 2 * H + h * D + d];
+          want[(b * S + i) * H + h * D + d] = static_cast<float>(o);
+        }
+      }
+    }
+  }
+  std::vector<Tensor> got = Run(model, {ids, segs, mask});
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_TRUE(test::TensorNear(got[0], Tensor::FromVector<float>(want, Shape{B, S, H}), {1e-4, 1e-4}));
+  EXPECT_TRUE(test::TensorEq(got[1], Tensor::FromVector<int32_t>({4, 2}, Shape{B})));
+}
+
+TEST_F(ContribOpsTest, AttentionRefusesAMaskOfUnknownOrOtherRank) {
   onnx::ModelProto model = MsModel();
   onnx::GraphProto* g = model.mutable_graph();
   AddInput(g, "x", kF32, {1, 4, 8});
-  AddInput(g, "lengths", kI32, {1});
+  AddInput(g, "mask", kI32, {1, 1, 4, 4});
+  AddNode(g, "Relu", {"mask"}, {"computed"}, "relu");
   AddInitializer(g, "w", test::RandomTensor(DataType::kFloat, Shape{8, 24}, 91));
-  AttrInt(MsNode(g, "Attention", {"x", "w", "", "lengths"}, {"y"}), "num_heads", 2);
+  AttrInt(MsNode(g, "Attention", {"x", "w", "", "computed"}, {"y"}), "num_heads", 2);
   AddOutputOfRank(g, "y", kF32, 3);
   auto graph = ImportOnnxModel(model, "");
   ASSERT_FALSE(graph.ok());
-  EXPECT_NE(std::string(graph.status().message()).find("mask_index of rank 1"), std::string::npos) << graph.status();
+  EXPECT_NE(std::string(graph.status().message()).find("mask_index of rank unknown"), std::string::npos)
+      << graph.status();
+  // A 4-D mask of a declared rank is refused too.
+  model.mutable_graph()->mutable_node(1)->set_input(3, "mask");
+  graph = ImportOnnxModel(model, "");
+  ASSERT_FALSE(graph.ok());
+  EXPECT_NE(std::string(graph.status().message()).find("mask_index of rank 4"), std::string::npos) << graph.status();
 }
 
 }  // namespace
