@@ -313,7 +313,11 @@ def qdq_resnet18(path):
 
 # ---------------------------------------------------------------- transformer-optimizer form
 
-def ortopt_bert(path, vocab=8000, dim=256, depth=4, heads=4, gelu="BiasGelu", seed=0, embed_ln=True):
+def ortopt_bert(path, vocab=8000, dim=256, depth=4, heads=4, gelu="BiasGelu", seed=0, embed_ln=True,
+                dynamic=False):
+    """dynamic: what ONNX Runtime's quantize_dynamic writes on the optimized model (s8 weights
+    per tensor; DynamicQuantizeLinear -> QAttention, and MatMulInteger -> Cast -> Mul by the
+    scales for each MatMul)."""
     rng = np.random.default_rng(seed)
     inits, nodes = [], []
 
@@ -345,24 +349,52 @@ def ortopt_bert(path, vocab=8000, dim=256, depth=4, heads=4, gelu="BiasGelu", se
               helper.make_node("LayerNormalization", ["emb", w("emb_g", dim, scale=0.1, offset=1.0),
                                                       w("emb_b", dim, scale=0.1)], ["x0"], axis=-1, epsilon=1e-12),
               helper.make_node("Cast", ["mask"], ["mask32"], to=TensorProto.INT32)]
+    def s8(name):
+        """The initializer `name` as s8 per tensor: (quantized, scale)."""
+        arr = numpy_helper.to_array([i for i in inits if i.name == name][0])
+        scale = np.float32(max(float(np.abs(arr).max()), 1e-8) / 127)
+        return (const(name + "_q", np.clip(np.round(arr / scale), -127, 127).astype(np.int8)),
+                const(name + "_s", np.array(scale, np.float32)))
+
+    def matmul(a, weight, out):
+        if not dynamic:
+            nodes.append(helper.make_node("MatMul", [a, weight], [out]))
+            return
+        q, s = s8(weight)
+        nodes.extend([helper.make_node("DynamicQuantizeLinear", [a], [a + "_q", a + "_s", a + "_z"]),
+                  helper.make_node("MatMulInteger", [a + "_q", q, a + "_z", const(weight + "_z", np.array(0, np.int8))],
+                                   [out + "_i32"]),
+                  helper.make_node("Cast", [out + "_i32"], [out + "_f"], to=TensorProto.FLOAT),
+                  helper.make_node("Mul", [a + "_s", s], [out + "_scale"]),
+                  helper.make_node("Mul", [out + "_f", out + "_scale"], [out])])
+
     x = "x0"
     for layer in range(depth):
         p = f"l{layer}_"
-        nodes.append(helper.make_node("Attention", [x, w(p + "qkv_w", dim, 3 * dim), w(p + "qkv_b", 3 * dim, scale=0.1),
-                                                    "mask32"], [p + "att"], domain=MS, num_heads=heads))
-        nodes.append(helper.make_node("MatMul", [p + "att", w(p + "o_w", dim, dim)], [p + "o"]))
+        qkv_w, qkv_b = w(p + "qkv_w", dim, 3 * dim), w(p + "qkv_b", 3 * dim, scale=0.1)
+        if dynamic:
+            q, s = s8(qkv_w)
+            nodes.append(helper.make_node("DynamicQuantizeLinear", [x], [x + "_q", x + "_s", x + "_z"]))
+            nodes.append(helper.make_node("QAttention", [x + "_q", q, qkv_b, x + "_s", s, "mask32", x + "_z"],
+                                          [p + "att"], domain=MS, num_heads=heads))
+        else:
+            nodes.append(helper.make_node("Attention", [x, qkv_w, qkv_b, "mask32"], [p + "att"], domain=MS,
+                                          num_heads=heads))
+        matmul(p + "att", w(p + "o_w", dim, dim), p + "o")
         nodes.append(helper.make_node("SkipLayerNormalization",
                                       [p + "o", x, w(p + "ln1_g", dim, scale=0.1, offset=1.0), w(p + "ln1_b", dim, scale=0.1),
                                        w(p + "o_b", dim, scale=0.1)], [p + "ln1"], domain=MS, epsilon=1e-12))
-        nodes.append(helper.make_node("MatMul", [p + "ln1", w(p + "f1_w", dim, 4 * dim)], [p + "f1"]))
+        matmul(p + "ln1", w(p + "f1_w", dim, 4 * dim), p + "f1")
         nodes.append(helper.make_node(gelu, [p + "f1", w(p + "f1_b", 4 * dim, scale=0.1)], [p + "act"], domain=MS))
-        nodes.append(helper.make_node("MatMul", [p + "act", w(p + "f2_w", 4 * dim, dim)], [p + "f2"]))
+        matmul(p + "act", w(p + "f2_w", 4 * dim, dim), p + "f2")
         nodes.append(helper.make_node("SkipLayerNormalization",
                                       [p + "f2", p + "ln1", w(p + "ln2_g", dim, scale=0.1, offset=1.0),
                                        w(p + "ln2_b", dim, scale=0.1), w(p + "f2_b", dim, scale=0.1)],
                                       [p + "out"], domain=MS, epsilon=1e-12))
         x = p + "out"
     nodes.append(helper.make_node("Identity", [x], ["hidden"]))
+    used = {i for n in nodes for i in n.input}
+    inits = [i for i in inits if i.name in used]
     graph = helper.make_graph(
         nodes, "ortopt_bert",
         [helper.make_tensor_value_info("ids", TensorProto.INT64, ["batch", "seq"]),
@@ -379,6 +411,11 @@ def ortopt_bert(path, vocab=8000, dim=256, depth=4, heads=4, gelu="BiasGelu", se
 @model("ortopt_bert")
 def ortopt_bert_small(path):
     return ortopt_bert(path)
+
+
+@model("qdyn_ortopt_bert")
+def qdyn_ortopt_bert(path):
+    return ortopt_bert(path, vocab=5000, dim=384, depth=2, heads=6, seed=5, dynamic=True)
 
 
 @model("aside_ortopt_bert_fastgelu")

@@ -677,9 +677,14 @@ absl::Status LowerFusedMatMul(Lowering& l) {
 // Attention(input, weights, bias, mask_index): BERT's self-attention with the
 // Q, K and V projections in one weight; the mask a 0/1 (batch, total
 // sequence) tensor. Lowered to the ops a Hugging Face export has.
-absl::Status LowerAttention(Lowering& l) {
-  GE_RETURN_IF_ERROR(l.NeedInputs(2));
-  for (int i = 4; i < l.node().input_size(); ++i) {
+// QAttention (quantized: ONNX Runtime's dynamic quantization of an
+// optimized BERT) takes input (u8 / s8), weight, bias, input_scale,
+// weight_scale, mask_index, input_zero_point, weight_zero_point, past: its
+// projection is MatMulInteger scaled by input_scale * weight_scale.
+absl::Status LowerAttention(Lowering& l, bool quantized) {
+  GE_RETURN_IF_ERROR(l.NeedInputs(quantized ? 5 : 2));
+  const int mask_input = quantized ? 5 : 3;
+  for (int i = quantized ? 8 : 4; i < l.node().input_size(); ++i) {
     if (!l.In(i).empty()) return l.Error("input ", i, " (past / attention_bias / past_sequence_length) is not lowered");
   }
   if (!l.Out(1).empty()) return l.Error("output present is not lowered");
@@ -689,21 +694,35 @@ absl::Status LowerAttention(Lowering& l) {
   }
   const int64_t heads = IntAttr(l.node(), "num_heads", 0);
   if (heads <= 0) return l.Error("needs num_heads > 0");
-  const onnx::TensorProto* w = l.facts().ConstantProto(l.In(1));
-  if (w == nullptr || w->dims_size() != 2) return l.Error("needs constant 2-D weights");
+  // The projection's width: the weights' columns, else the bias's length.
+  int64_t columns = -1;
+  if (const onnx::TensorProto* w = l.facts().ConstantProto(l.In(1)); w != nullptr && w->dims_size() == 2) {
+    columns = w->dims(1);
+  } else if (const onnx::TensorProto* b = l.facts().ConstantProto(l.In(2)); b != nullptr && b->dims_size() == 1) {
+    columns = b->dims(0);
+  }
   std::vector<int64_t> sizes;
   if (const onnx::AttributeProto* q = Attr(l.node(), "qkv_hidden_sizes"); q != nullptr && q->ints_size() > 0) {
     sizes.assign(q->ints().begin(), q->ints().end());
-  } else {
-    sizes.assign(3, w->dims(1) / 3);
+    if (columns < 0 && sizes.size() == 3) columns = sizes[0] + sizes[1] + sizes[2];
+  } else if (columns >= 0) {
+    sizes.assign(3, columns / 3);
   }
-  if (sizes.size() != 3 || sizes[0] != sizes[1] || sizes[0] + sizes[1] + sizes[2] != w->dims(1) ||
-      sizes[0] % heads != 0 || sizes[2] % heads != 0) {
-    return l.Error("has Q/K/V sizes that do not split the weights' ", w->dims(1), " columns into ", heads, " heads");
+  if (columns < 0) return l.Error("needs constant 2-D weights, a constant bias or qkv_hidden_sizes");
+  if (sizes.size() != 3 || sizes[0] != sizes[1] || sizes[0] + sizes[1] + sizes[2] != columns || sizes[0] % heads != 0 ||
+      sizes[2] % heads != 0) {
+    return l.Error("has Q/K/V sizes that do not split the weights' ", columns, " columns into ", heads, " heads");
   }
   const int64_t head = sizes[0] / heads;
   const float scale = FloatAttr(l.node(), "scale", 1.0f / std::sqrt(static_cast<float>(head)));
-  std::string proj = l.Op("MatMul", {l.In(0), l.In(1)});
+  std::string proj;
+  if (quantized) {
+    onnx::NodeProto& cast = l.Emit("Cast", {l.Op("MatMulInteger", {l.In(0), l.In(1), l.In(6), l.In(7)})});
+    SetInt(cast, "to", onnx::TensorProto::FLOAT);
+    proj = l.Op("Mul", {cast.output(0), l.Op("Mul", {l.In(3), l.In(4)})});
+  } else {
+    proj = l.Op("MatMul", {l.In(0), l.In(1)});
+  }
   if (!l.In(2).empty()) proj = l.Op("Add", {proj, l.In(2)});
   std::string qkv[3];
   const std::string split_sizes = l.opset() >= 13 ? l.I64s("split", sizes) : "";
@@ -721,11 +740,11 @@ absl::Status LowerAttention(Lowering& l) {
     qkv[k] = t.output(0);
   }
   std::string scores = l.Op("Mul", {l.Op("MatMul", {qkv[0], qkv[1]}), l.F32("scale", scale)});
-  if (!l.In(3).empty()) {
+  if (!l.In(mask_input).empty()) {
     // A 1-D mask_index holds each sequence's length (right padding): key j
     // of batch b is kept when j < length[b].
-    std::string keep = l.In(3);
-    if (l.facts().Rank(l.In(3)) == 1) {
+    std::string keep = l.In(mask_input);
+    if (l.facts().Rank(keep) == 1) {
       const std::string total =
           l.Op("Gather", {l.Op("Shape", {l.In(0)}), l.Const("axis1", Tensor::Scalar<int64_t>(1))});
       onnx::NodeProto& total32 = l.Emit("Cast", {total});
@@ -738,7 +757,7 @@ absl::Status LowerAttention(Lowering& l) {
         if (l.opset() < 13) SetInts(u, "axes", {axis});
         return u.output(0);
       };
-      keep = l.Op("Less", {unsqueeze(positions, 0), unsqueeze(l.In(3), 1)});
+      keep = l.Op("Less", {unsqueeze(positions, 0), unsqueeze(l.In(mask_input), 1)});
     }
     // (1 - mask) * mask_filter_value, as (batch, 1, 1, total).
     onnx::NodeProto& cast = l.Emit("Cast", {keep});
@@ -765,15 +784,16 @@ absl::Status LowerAttention(Lowering& l) {
 // lengths (EmbedLayerNormalization's); a 3-D mask or ORT's other 1-D form
 // (2 * batch: ends and starts of left padding) is not read, and a mask
 // whose rank is not known is refused rather than broadcast wrongly.
-absl::Status LowerAttentionChecked(Lowering& l) {
-  if (!l.In(3).empty()) {
-    const std::optional<int> rank = l.facts().Rank(l.In(3));
+absl::Status LowerAttentionChecked(Lowering& l, bool quantized) {
+  const std::string mask = l.In(quantized ? 5 : 3);
+  if (!mask.empty()) {
+    const std::optional<int> rank = l.facts().Rank(mask);
     if (!rank || (*rank != 2 && *rank != 1)) {
       return l.Error("mask_index of rank ", rank ? StrCat(*rank) : std::string("unknown"),
                      " is not lowered (only a 2-D 0/1 mask or 1-D sequence lengths of a declared rank)");
     }
   }
-  return LowerAttention(l);
+  return LowerAttention(l, quantized);
 }
 
 // input_ids, segment_ids, word_embedding, position_embedding,
@@ -844,7 +864,8 @@ const StringMap<LowerFn>& ContribRules() {
       {"FusedConv", LowerFusedConv},
       {"FusedGemm", LowerFusedGemm},
       {"FusedMatMul", LowerFusedMatMul},
-      {"Attention", LowerAttentionChecked},
+      {"Attention", [](Lowering& l) { return LowerAttentionChecked(l, false); }},
+      {"QAttention", [](Lowering& l) { return LowerAttentionChecked(l, true); }},
       {"EmbedLayerNormalization", LowerEmbedLayerNorm},
   };
   return *rules;

@@ -22,8 +22,8 @@
 //       MatMulInteger -> Cast -> Mul by the scales [-> Add bias];
 //   Gelu, BiasGelu, FastGelu, QuickGelu, BiasAdd, SkipLayerNormalization,
 //       SkipSimplifiedLayerNormalization, FusedConv, FusedGemm, FusedMatMul
-//       (no batch transposes), Attention (no past / present; a 2-D 0/1
-//       mask or 1-D sequence lengths), EmbedLayerNormalization -> the ops
+//       (no batch transposes), Attention and QAttention (no past / present;
+//       a 2-D 0/1 mask or 1-D sequence lengths), EmbedLayerNormalization -> the ops
 //       torch's exports use for the same layers (so ged's own fusions
 //       recognise them);
 //   and in the default domain, ORT's LayerNormalization before opset 17 and

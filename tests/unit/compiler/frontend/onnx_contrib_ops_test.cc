@@ -142,15 +142,16 @@ TEST_F(ContribOpsTest, AnUnsupportedContribOpNamesTheOpAndTheDomain) {
   EXPECT_NE(message.find("QLinearAdd"), std::string::npos) << "lists what ged lowers: " << message;
 }
 
-TEST_F(ContribOpsTest, QAttentionIsRefusedByName) {
+TEST_F(ContribOpsTest, DynamicQuantizeLstmIsRefusedByName) {
   onnx::ModelProto model = MsModel();
   onnx::GraphProto* g = model.mutable_graph();
   AddInput(g, "x", kF32, {1, 4, 8});
-  MsNode(g, "QAttention", {"x"}, {"y"});
+  MsNode(g, "DynamicQuantizeLSTM", {"x"}, {"y"});
   AddOutputOfRank(g, "y", kF32, 3);
   auto graph = ImportOnnxModel(model, "");
   ASSERT_FALSE(graph.ok());
-  EXPECT_NE(std::string(graph.status().message()).find("'QAttention' (domain 'com.microsoft'"), std::string::npos)
+  EXPECT_NE(std::string(graph.status().message()).find("'DynamicQuantizeLSTM' (domain 'com.microsoft'"),
+            std::string::npos)
       << graph.status();
 }
 
@@ -812,6 +813,40 @@ TEST_F(ContribOpsTest, EmbedLayerNormalizationFeedsAttentionSequenceLengths) {
   ASSERT_EQ(got.size(), 2u);
   EXPECT_TRUE(test::TensorNear(got[0], Tensor::FromVector<float>(want, Shape{B, S, H}), {1e-4, 1e-4}));
   EXPECT_TRUE(test::TensorEq(got[1], Tensor::FromVector<int32_t>({4, 2}, Shape{B})));
+}
+
+// QAttention (dynamic quantization of an optimized BERT): the input
+// quantized by DynamicQuantizeLinear, s8 weights per tensor, against
+// Attention on the dequantized values.
+TEST_F(ContribOpsTest, QAttentionMatchesAttentionOnTheDequantizedValues) {
+  constexpr int64_t B = 2, S = 3, H = 8;
+  const Tensor x = test::RandomTensor(DataType::kFloat, Shape{B, S, H}, 111);
+  const Tensor wq = RandomInts<int8_t>(Shape{H, 3 * H}, 112);
+  const Tensor bias = test::RandomTensor(DataType::kFloat, Shape{3 * H}, 113);
+  const Tensor mask = Tensor::FromVector<int32_t>({1, 1, 1, 1, 0, 0}, Shape{B, S});
+  auto make = [&](bool quantized) {
+    onnx::ModelProto model = MsModel();
+    onnx::GraphProto* g = model.mutable_graph();
+    AddInput(g, "x", kF32, {B, S, H});
+    AddInput(g, "mask", kI32, {B, S});
+    AddInitializer(g, "wq", wq);
+    AddScalar<float>(g, "ws", 0.01f);
+    AddInitializer(g, "bias", bias);
+    AddNode(g, "DynamicQuantizeLinear", {"x"}, {"xq", "xs", "xz"}, "dql");
+    if (quantized) {
+      AttrInt(MsNode(g, "QAttention", {"xq", "wq", "bias", "xs", "ws", "mask", "xz"}, {"y"}), "num_heads", 2);
+    } else {
+      AddNode(g, "DequantizeLinear", {"xq", "xs", "xz"}, {"xf"}, "dqx");
+      AddNode(g, "DequantizeLinear", {"wq", "ws"}, {"wf"}, "dqw");
+      AttrInt(MsNode(g, "Attention", {"xf", "wf", "bias", "mask"}, {"y"}), "num_heads", 2);
+    }
+    AddOutputOfRank(g, "y", kF32, 3);
+    return model;
+  };
+  std::vector<Tensor> q = Run(make(true), {x, mask}), f = Run(make(false), {x, mask});
+  ASSERT_EQ(q.size(), 1u);
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_TRUE(test::TensorNear(q[0], f[0], {1e-4, 1e-4}));
 }
 
 TEST_F(ContribOpsTest, AttentionRefusesAMaskOfUnknownOrOtherRank) {
