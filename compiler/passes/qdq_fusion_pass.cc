@@ -327,15 +327,38 @@ absl::StatusOr<bool> FuseMatMul(ir::Graph& g, Chain& c) {
 // DQ(a), DQ(b) -> Add [-> Relu] -> Q with per-tensor parameters, one int8
 // type and one shape for a, b and the sum (of known rank; an unknown dim,
 // such as a dynamic batch, must be unknown in both at the same place, and
-// the kernels refuse operands that then differ): ged's `_QLinearAdd`.
+// the kernels refuse operands that then differ), or one operand a bias over
+// the other's last axes or a scalar (SuffixOf; it becomes B): ged's
+// `_QLinearAdd`.
+// Whether `b` repeats along `a` as a suffix of its dims (its dims, leading
+// 1s dropped, all known and equal to a's last ones), or has one element.
+bool SuffixOf(const Shape& a, const Shape& b) {
+  if (a.unknown_rank() || b.unknown_rank() || !b.IsFullyKnown()) return false;
+  if (b.NumElementsUnchecked() == 1) return true;
+  int lead = 0;
+  while (lead < b.rank() && b.dim(lead) == 1) ++lead;
+  const int k = b.rank() - lead;
+  if (k > a.rank()) return false;
+  for (int d = 0; d < k; ++d) {
+    if (b.dim(lead + d) != a.dim(a.rank() - k + d)) return false;
+  }
+  return true;
+}
+
 absl::StatusOr<bool> FuseAdd(ir::Graph& g, Chain& c) {
   ir::Node* add = c.core;
   if (add->num_inputs() != 2) return false;
   auto a = ActivationDq(add->input(0));
   auto b = ActivationDq(add->input(1));
   if (!a || !b || a->dtype != c.y.dtype || b->dtype != c.y.dtype) return false;
+  // A bias over the last axes (or a scalar) in either operand: it becomes B.
+  if (TypeOf(a->data).shape() != TypeOf(b->data).shape() &&
+      SuffixOf(TypeOf(b->data).shape(), TypeOf(a->data).shape())) {
+    std::swap(a, b);
+  }
   const Shape& sa = TypeOf(a->data).shape();
-  if (sa.unknown_rank() || TypeOf(b->data).shape() != sa || add->op_desc().output(0).type.shape() != sa) {
+  const Shape& sb = TypeOf(b->data).shape();
+  if (sa.unknown_rank() || (sb != sa && !SuffixOf(sa, sb)) || add->op_desc().output(0).type.shape() != sa) {
     return false;
   }
   const std::string prefix = add->name();

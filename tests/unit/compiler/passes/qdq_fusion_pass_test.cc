@@ -424,20 +424,72 @@ TEST(QdqFusionPassTest, ClipThatTheSaturationHidesIsAbsorbed) {
   }
 }
 
+// A quantized transformer's bias Add: the bias (a constant over the last
+// axis) first or second, fused with it as B; within one step of the chain.
+TEST(QdqFusionPassTest, BiasAddOverTheLastAxisBecomesQLinearAdd) {
+  for (const bool bias_first : {false, true}) {
+    const std::string operands = bias_first ? "bd, ad" : "ad, bd";
+    const std::string text = R"(graph main {
+    a = Data() {index = 0} -> (u8[2,3,5])
+    sa = Const() {value = tensor<f32[]>[0.05]} -> (f32[])
+    za = Const() {value = tensor<u8[]>[120]} -> (u8[])
+    ad = DequantizeLinear(a, sa, za) -> (f32[2,3,5])
+    b = Const() {value = tensor<u8[5]>[0, 255, 7, 128, 64]} -> (u8[5])
+    sb = Const() {value = tensor<f32[]>[0.02]} -> (f32[])
+    zb = Const() {value = tensor<u8[]>[128]} -> (u8[])
+    bd = DequantizeLinear(b, sb, zb) -> (f32[5])
+    add = Add()" + operands + R"() -> (f32[2,3,5])
+    sy = Const() {value = tensor<f32[]>[0.06]} -> (f32[])
+    zy = Const() {value = tensor<u8[]>[100]} -> (u8[])
+    y = QuantizeLinear(add, sy, zy) -> (u8[2,3,5] as "y")
+    out = NetOutput(y)
+  })";
+    auto g = Fuse(text, true);
+    EXPECT_EQ(Count(*g, "_QLinearAdd"), 1);
+    EXPECT_EQ(Count(*g, "Add"), 0);
+    const ir::Node* q = g->OutputNode()->input(0).node;
+    ASSERT_EQ(q->type(), "_QLinearAdd");
+    EXPECT_EQ(q->input(0).node->name(), "a") << "the full operand is A";
+    engine::HostCpuEngine host;
+    Tensor a = *Tensor::Allocate(DataType::kUint8, Shape{2, 3, 5});
+    for (int64_t i = 0; i < a.NumElements(); ++i) a.data<uint8_t>()[i] = static_cast<uint8_t>((i * 71 + 3) % 256);
+    auto src = ir::ParseGraph(text);
+    ASSERT_TRUE(src.ok());
+    auto value = [&](const std::string& name) {
+      return (*src)->FindNode(name)->op_desc().GetAttr<Tensor>(ir::kAttrValue).value();
+    };
+    auto ad = test::RunOp1(host, "DequantizeLinear", {a, value("sa"), value("za")});
+    auto bd = test::RunOp1(host, "DequantizeLinear", {value("b"), value("sb"), value("zb")});
+    ASSERT_TRUE(ad.ok() && bd.ok());
+    auto sum = test::RunOp1(host, "Add", {*ad, *bd});
+    ASSERT_TRUE(sum.ok());
+    auto want = test::RunOp1(host, "QuantizeLinear", {*sum, value("sy"), value("zy")});
+    ASSERT_TRUE(want.ok());
+    std::vector<Value> inputs = {a};
+    for (int i = 1; i < q->num_inputs(); ++i) {
+      inputs.push_back(q->input(i).node->op_desc().GetAttr<Tensor>(ir::kAttrValue).value());
+    }
+    auto got = test::RunKernel(host, q->op_desc(), inputs);
+    ASSERT_TRUE(got.ok()) << got.status();
+    EXPECT_TRUE(test::TensorNear((*got)[0].tensor(), *want, test::Tolerance{1, 0})) << bias_first;
+  }
+}
+
 TEST(QdqFusionPassTest, LeavesWhatIsNotAFusableChain) {
-  // An Add that broadcasts stays in float between its DQ and Q nodes; a
+  // An Add that broadcasts other than by a suffix stays in float between
+  // its DQ and Q nodes; a
   // Relu before a Q whose zero point is not the minimum is not absorbed (the
   // Conv then has a float result: ConvInteger and the scales); a Conv whose
   // weights are computed is not fused.
   Fuse(R"(graph main {
-    a = Data() {index = 0} -> (u8[4])
-    b = Data() {index = 1} -> (u8[1])
+    a = Data() {index = 0} -> (u8[2,4])
+    b = Data() {index = 1} -> (u8[2,1])
     s = Const() {value = tensor<f32[]>[0.5]} -> (f32[])
     z = Const() {value = tensor<u8[]>[3]} -> (u8[])
-    ad = DequantizeLinear(a, s, z) -> (f32[4])
-    bd = DequantizeLinear(b, s, z) -> (f32[1])
-    add = Add(ad, bd) -> (f32[4])
-    y = QuantizeLinear(add, s, z) -> (u8[4])
+    ad = DequantizeLinear(a, s, z) -> (f32[2,4])
+    bd = DequantizeLinear(b, s, z) -> (f32[2,1])
+    add = Add(ad, bd) -> (f32[2,4])
+    y = QuantizeLinear(add, s, z) -> (u8[2,4])
     out = NetOutput(y)
   })",
        false);
