@@ -207,6 +207,28 @@ class Lowering {
     return Const(role, Tensor::FromVector<int64_t>(v, Shape{static_cast<int64_t>(v.size())}));
   }
 
+  // Transposes between channels-last (N, spatial..., C) and channels-first
+  // (N, C, spatial...) of rank `rank`; the second writes `output`.
+  std::string ToChannelsFirst(const std::string& x, int64_t rank) {
+    std::vector<int64_t> perm = {0, rank - 1};
+    for (int64_t d = 1; d < rank - 1; ++d) perm.push_back(d);
+    onnx::NodeProto& t = Emit("Transpose", {x});
+    SetInts(t, "perm", perm);
+    return t.output(0);
+  }
+  void ToChannelsLast(const std::string& x, int64_t rank, const std::string& output) {
+    std::vector<int64_t> perm = {0};
+    for (int64_t d = 2; d < rank; ++d) perm.push_back(d);
+    perm.push_back(1);
+    SetInts(Emit("Transpose", {x}, output), "perm", perm);
+  }
+  // The rank of a pool's or convolution's data from its kernel_shape.
+  std::optional<int64_t> RankFromKernel() const {
+    const onnx::AttributeProto* k = Attr(node_, "kernel_shape");
+    if (k == nullptr || k->ints_size() == 0) return std::nullopt;
+    return k->ints_size() + 2;
+  }
+
   // DequantizeLinear of x with scale s and zero point z ("" = none); a
   // per-channel scale (a constant of more than one element) gets `axis`.
   std::string Dq(const std::string& x, const std::string& s, const std::string& z, int64_t axis = 1) {
@@ -384,19 +406,45 @@ absl::Status LowerQLinearSoftmax(Lowering& l) {
   return l.Q(y, l.In(3), l.In(4), l.In(2), l.Out(0));
 }
 
+// channels_last 1 (ONNX Runtime's NHWC form): the integers transposed to
+// NCHW and back around the lowered pool; the rank from kernel_shape
+// (AveragePool) or the input's declared rank (GlobalAveragePool).
 absl::Status LowerPoolQLinear(Lowering& l, std::string_view op) {
   GE_RETURN_IF_ERROR(l.NeedInputs(2));
   if (l.In(3).empty()) return l.Error("needs input 3 (y_scale)");
-  if (IntAttr(l.node(), "channels_last", 0) != 0) {
-    return l.Error("channels_last 1 (NHWC) is not supported; ged lowers the NCHW form");
-  }
-  const std::string f = l.Dq(l.In(0), l.In(1), l.In(2));
-  onnx::NodeProto& n = l.Emit(op, {f});
-  CopyAttrs(l.node(), n, {"auto_pad", "ceil_mode", "count_include_pad", "kernel_shape", "pads", "strides"});
   if (op == "AveragePool" && l.opset() < 19 && Attr(l.node(), "dilations") != nullptr) {
     return l.Error("has dilations, which AveragePool before opset 19 does not take");
   }
-  return l.Q(n.output(0), l.In(3), l.In(4), l.In(2), l.Out(0));
+  const bool nhwc = IntAttr(l.node(), "channels_last", 0) != 0;
+  std::optional<int64_t> rank;
+  if (nhwc) {
+    if (op == "AveragePool") {
+      rank = l.RankFromKernel();
+    } else if (const std::optional<int> r = l.facts().Rank(l.In(0))) {
+      rank = *r;
+    }
+    if (!rank) return l.Error("channels_last 1 needs the input's rank (kernel_shape, or a declared shape)");
+  }
+  const std::string x = nhwc ? l.ToChannelsFirst(l.In(0), *rank) : l.In(0);
+  const std::string f = l.Dq(x, l.In(1), l.In(2));
+  onnx::NodeProto& n = l.Emit(op, {f});
+  CopyAttrs(l.node(), n, {"auto_pad", "ceil_mode", "count_include_pad", "kernel_shape", "pads", "strides"});
+  if (!nhwc) return l.Q(n.output(0), l.In(3), l.In(4), l.In(2), l.Out(0));
+  const std::string q = l.Fresh("nchw");
+  GE_RETURN_IF_ERROR(l.Q(n.output(0), l.In(3), l.In(4), l.In(2), q));
+  l.ToChannelsLast(q, *rank, l.Out(0));
+  return absl::OkStatus();
+}
+
+// NhwcMaxPool: MaxPool of u8 / s8 data in NHWC.
+absl::Status LowerNhwcMaxPool(Lowering& l) {
+  GE_RETURN_IF_ERROR(l.NeedInputs(1));
+  const std::optional<int64_t> rank = l.RankFromKernel();
+  if (!rank) return l.Error("needs kernel_shape");
+  onnx::NodeProto& n = l.Emit("MaxPool", {l.ToChannelsFirst(l.In(0), *rank)});
+  CopyAttrs(l.node(), n, {"auto_pad", "ceil_mode", "dilations", "kernel_shape", "pads", "strides"});
+  l.ToChannelsLast(n.output(0), *rank, l.Out(0));
+  return absl::OkStatus();
 }
 
 absl::Status LowerQLinearReduceMean(Lowering& l) {
@@ -507,13 +555,20 @@ LowerFn QdqToOnnx(std::string op) {
   };
 }
 
+// channels_last 1: x and y NHWC (the weights keep ONNX's layout), the rank
+// from the weights or kernel_shape.
 absl::Status LowerQLinearConv(Lowering& l) {
-  if (IntAttr(l.node(), "channels_last", 0) != 0) {
-    return l.Error("channels_last 1 (NHWC) is not supported; ged lowers the NCHW form");
-  }
+  GE_RETURN_IF_ERROR(l.NeedInputs(1));
+  if (l.In(3).empty()) return l.Error("needs input 3 (w)");
+  const bool nhwc = IntAttr(l.node(), "channels_last", 0) != 0;
+  std::optional<int64_t> rank = l.RankFromKernel();
+  if (const std::optional<int> r = l.facts().Rank(l.In(3))) rank = *r;
+  if (nhwc && !rank) return l.Error("channels_last 1 needs the weights' rank (constant weights or kernel_shape)");
   std::vector<std::string> inputs(l.node().input().begin(), l.node().input().end());
-  onnx::NodeProto& n = l.Emit("QLinearConv", inputs, l.Out(0));
+  if (nhwc) inputs[0] = l.ToChannelsFirst(inputs[0], *rank);
+  onnx::NodeProto& n = l.Emit("QLinearConv", inputs, nhwc ? "" : l.Out(0));
   CopyAttrs(l.node(), n, {"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"});
+  if (nhwc) l.ToChannelsLast(n.output(0), *rank, l.Out(0));
   return absl::OkStatus();
 }
 
@@ -847,6 +902,7 @@ const StringMap<LowerFn>& ContribRules() {
       {"QLinearConcat", LowerQLinearConcat},
       {"QLinearWhere", LowerQLinearWhere},
       {"QLinearConv", LowerQLinearConv},
+      {"NhwcMaxPool", LowerNhwcMaxPool},
       {"QGemm", LowerQGemm},
       {"QuantizeLinear", QdqToOnnx("QuantizeLinear")},
       {"DequantizeLinear", QdqToOnnx("DequantizeLinear")},

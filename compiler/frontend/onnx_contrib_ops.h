@@ -16,8 +16,9 @@
 //       has an int8 kernel (QLinearAdd of one shape -> _QLinearAdd, QGemm ->
 //       MatMulInteger), and a QLinearConcat / QLinearWhere whose inputs share
 //       the output's scale and zero point becomes the plain op on the integers;
-//   QuantizeLinear / DequantizeLinear / QLinearConv (channels_last 0) of
-//       com.microsoft -> the ai.onnx op;
+//   QuantizeLinear / DequantizeLinear / QLinearConv of com.microsoft -> the
+//       ai.onnx op (channels_last: Transposes to NCHW and back around it, as
+//       for the pools and NhwcMaxPool);
 //   MatMulIntegerToFloat, DynamicQuantizeMatMul -> [DynamicQuantizeLinear]
 //       MatMulInteger -> Cast -> Mul by the scales [-> Add bias];
 //   Gelu, BiasGelu, FastGelu, QuickGelu, BiasAdd, SkipLayerNormalization,

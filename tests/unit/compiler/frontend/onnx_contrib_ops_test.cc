@@ -407,6 +407,50 @@ TEST_F(ContribOpsTest, QLinearConcatOfOneScaleConcatenatesTheIntegers) {
   }
 }
 
+// ONNX Runtime's NHWC forms (its layout transformer's saved models):
+// QLinearConv and QLinearAveragePool with channels_last 1 and NhwcMaxPool,
+// against the NCHW ops between Transposes, exactly.
+TEST_F(ContribOpsTest, ChannelsLastFormsMatchTheNchwOps) {
+  const Tensor w = RandomInts<int8_t>(Shape{4, 3, 3, 3}, 121);
+  auto make = [&](bool nhwc) {
+    onnx::ModelProto model = MsModel();
+    onnx::GraphProto* g = model.mutable_graph();
+    AddInput(g, "x", kU8, {1, 7, 6, 3});  // NHWC
+    AddScalar<float>(g, "xs", 0.05f);
+    AddScalar<uint8_t>(g, "xz", 128);
+    AddInitializer(g, "w", w);
+    AddInitializer(g, "ws", Tensor::FromVector<float>({0.01f, 0.02f, 0.03f, 0.04f}, Shape{4}));
+    AddInitializer(g, "wz", Tensor::FromVector<int8_t>({0, 0, 0, 0}, Shape{4}));
+    AddScalar<float>(g, "ys", 0.1f);
+    AddScalar<uint8_t>(g, "yz", 10);
+    std::string x = "x";
+    if (!nhwc) {
+      AttrInts(AddNode(g, "Transpose", {"x"}, {"xt"}, "t_in"), "perm", {0, 3, 1, 2});
+      x = "xt";
+    }
+    onnx::NodeProto* conv = MsNode(g, "QLinearConv", {x, "xs", "xz", "w", "ws", "wz", "ys", "yz"}, {"c"});
+    AttrInts(conv, "pads", {1, 1, 1, 1});
+    AttrInt(conv, "channels_last", nhwc ? 1 : 0);
+    onnx::NodeProto* pool = nhwc ? MsNode(g, "NhwcMaxPool", {"c"}, {"p"}) : AddNode(g, "MaxPool", {"c"}, {"p"}, "mp");
+    AttrInts(pool, "kernel_shape", {2, 2});
+    AttrInts(pool, "strides", {1, 1});
+    onnx::NodeProto* avg = MsNode(g, "QLinearAveragePool", {"p", "ys", "yz", "xs", "xz"}, {"a"});
+    AttrInts(avg, "kernel_shape", {3, 3});
+    AttrInts(avg, "strides", {2, 2});
+    AttrInt(avg, "channels_last", nhwc ? 1 : 0);
+    if (!nhwc) AttrInts(AddNode(g, "Transpose", {"a"}, {"y"}, "t_out"), "perm", {0, 2, 3, 1});
+    if (nhwc) AddNode(g, "Identity", {"a"}, {"y"}, "id");
+    AddOutputOfRank(g, "y", kU8, 4);
+    return model;
+  };
+  const Tensor x = RandomInts<uint8_t>(Shape{1, 7, 6, 3}, 122);
+  std::vector<Tensor> nhwc = Run(make(true), {x}), nchw = Run(make(false), {x});
+  ASSERT_EQ(nhwc.size(), 1u);
+  ASSERT_EQ(nchw.size(), 1u);
+  EXPECT_EQ(nhwc[0].shape(), (Shape{1, 2, 2, 4}));
+  EXPECT_TRUE(test::TensorEq(nhwc[0], nchw[0]));
+}
+
 // QGemm: u8 A, s8 B per column, int32 C; quantized and float outputs.
 TEST_F(ContribOpsTest, QGemmPerColumnWithBiasQuantizedAndFloat) {
   constexpr int64_t M = 3, K = 5, N = 4;
