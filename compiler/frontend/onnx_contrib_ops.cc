@@ -476,6 +476,11 @@ absl::Status LowerQLinearConcat(Lowering& l) {
     SetInt(l.Emit("Concat", parts, l.Out(0)), "axis", IntAttr(node, "axis", 0));
     return absl::OkStatus();
   }
+  // Otherwise in float: Q(concat(DQ(x_i))). (Requantizing each input first
+  // and joining the integers is the same value, but cpu_dense's Concat and
+  // channels-last layouts are float-only: a plain u8 join sent the MaxPool
+  // after SqueezeNet's fire modules to oneDNN's reference u8 pooling, 10x
+  // slower.)
   onnx::NodeProto& c = l.Emit("Concat", parts);
   SetInt(c, "axis", IntAttr(node, "axis", 0));
   return l.Q(c.output(0), l.In(0), l.In(1), l.In(4), l.Out(0));

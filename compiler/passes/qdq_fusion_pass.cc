@@ -569,6 +569,41 @@ absl::StatusOr<bool> FuseMaxPool(ir::Graph& g, ir::Node* q_node) {
   return true;
 }
 
+// DQ(x) -> Q, the DQ read by the Q only, per-tensor parameters and one int8
+// type on both sides: a requantization (what QLinearConcat's inputs of other
+// scales become). With equal parameters Q(DQ(x)) is x; else
+// _QLinearAdd(x, 0) in the output's parameters: B a scalar 0 of scale 1 and
+// zero point 0 adds exactly nothing (rb * 0 = 0), so C = saturate(round(x *
+// x_scale / y_scale + y_zero - x_zero * x_scale / y_scale)), one int8 pass.
+absl::StatusOr<bool> FuseRequantize(ir::Graph& g, ir::Node* q_node) {
+  auto y = ReadParams(q_node, kQ);
+  if (!y || y->count() != 1 || !IsInt8(y->dtype) || !q_node->control_inputs().empty()) return false;
+  auto x = ActivationDq(y->data);
+  if (!x || x->dtype != y->dtype || OnlyConsumer(*x->node) != q_node || !x->node->control_inputs().empty()) {
+    return false;
+  }
+  const Shape& shape = TypeOf(x->data).shape();
+  if (shape.unknown_rank()) return false;
+  ir::Node* dq = x->node;
+  if (SameParams(*x, *y)) {
+    GE_RETURN_IF_ERROR(g.ReplaceAllUses(q_node, 0, x->data.node, x->data.index));
+    g.RemoveNode(q_node);
+    RemoveIfUnused(g, dq);
+    return true;
+  }
+  const std::string prefix = q_node->name();
+  GE_ASSIGN_OR_RETURN(Tensor zero, Tensor::Allocate(x->dtype, Shape{}));
+  GE_ASSIGN_OR_RETURN(ir::Node * b, AddConst(g, prefix + "_zero", std::move(zero)));
+  GE_ASSIGN_OR_RETURN(ir::Node * one, AddConst(g, prefix + "_unit_scale", Tensor::Scalar<float>(1.0f)));
+  GE_ASSIGN_OR_RETURN(ir::OutPort xz, ZeroPort(g, *x, prefix + "_x"));
+  GE_ASSIGN_OR_RETURN(ir::OutPort yz, ZeroPort(g, *y, prefix + "_y"));
+  Chain c;
+  c.y = *y;
+  ir::OpDesc op(g.UniqueNodeName(prefix + "_requantize"), "_QLinearAdd");
+  GE_RETURN_IF_ERROR(Replace(g, c, std::move(op), {x->data, x->scale, xz, {b, 0}, {one, 0}, {b, 0}, y->scale, yz}));
+  return true;
+}
+
 absl::StatusOr<bool> RunOnGraph(ir::Graph& g) {
   bool changed = false;
   std::vector<std::string> names;
@@ -580,6 +615,11 @@ absl::StatusOr<bool> RunOnGraph(ir::Graph& g) {
     if (q == nullptr) continue;
     GE_ASSIGN_OR_RETURN(bool pooled, FuseMaxPool(g, q));
     if (pooled) {
+      changed = true;
+      continue;
+    }
+    GE_ASSIGN_OR_RETURN(bool requantized, FuseRequantize(g, q));
+    if (requantized) {
       changed = true;
       continue;
     }

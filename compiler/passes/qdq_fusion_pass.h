@@ -10,6 +10,8 @@
 //       (alpha 1, transA 0, no C; transB transposes the constant weights)
 //   DQ(x) -> MaxPool -> Q, the same scale and zero point  => MaxPool on the
 //       int8 tensor (max commutes with a monotonic map; Q(DQ(q)) = q)
+//   DQ(x) -> Q (a requantization, one int8 type)  => x itself with equal
+//       parameters, else _QLinearAdd(x, 0) into Q's parameters
 //   DQ(a) , DQ(b) -> Add [-> Relu] -> Q                   => _QLinearAdd
 //       (per-tensor parameters, one int8 type, a, b and the sum of one
 //       shape: the residual Adds of a quantized ResNet; or one operand a

@@ -213,6 +213,9 @@ class LayoutPass {
             (PerChannelOperand(TypeOf(n.input(i)), out.shape(), f) || OneElement(TypeOf(n.input(i)), out.shape()))) {
           continue;  // the kernel reads it in place (BinaryKernel)
         }
+        if (RoleOf(n) == Role::kInt8Binary && i == 3 && OneElement(TypeOf(n.input(i)), out.shape())) {
+          continue;  // one element reads alike in any layout (int8_add_kernel.cc)
+        }
         GE_RETURN_IF_ERROR(Convert(&n, i, f));
       }
     }
@@ -264,8 +267,9 @@ class LayoutPass {
     // A per-channel operand (a squeeze-excite scale) beside a blocked one.
     if (RoleOf(n) == Role::kBinary && sa == y && !IsPlain(a) && PerChannelOperand(TypeOf(n.input(j)), y, a)) return a;
     if (RoleOf(n) == Role::kBinary && sb == y && !IsPlain(b) && PerChannelOperand(TypeOf(n.input(i)), y, b)) return b;
-    // A one-element operand beside a laid-out one.
-    if (RoleOf(n) == Role::kBinary && sa == y && !IsPlain(a) && OneElement(TypeOf(n.input(j)), y)) return a;
+    // A one-element operand beside a laid-out one (`_QLinearAdd`'s B only:
+    // a requantization, hard-swish's + 3).
+    if (sa == y && !IsPlain(a) && OneElement(TypeOf(n.input(j)), y)) return a;
     if (RoleOf(n) == Role::kBinary && sb == y && !IsPlain(b) && OneElement(TypeOf(n.input(i)), y)) return b;
     return ir::Format::kND;
   }

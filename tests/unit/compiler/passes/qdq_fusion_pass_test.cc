@@ -475,6 +475,52 @@ TEST(QdqFusionPassTest, BiasAddOverTheLastAxisBecomesQLinearAdd) {
   }
 }
 
+// DQ -> Q between two parameter sets (QLinearConcat's inputs of other
+// scales): one int8 pass, within one step of the chain; with equal
+// parameters, nothing at all.
+TEST(QdqFusionPassTest, RequantizationRunsOnTheIntegers) {
+  const std::string text = R"(graph main {
+    x = Data() {index = 0} -> (i8[3,7])
+    sx = Const() {value = tensor<f32[]>[0.07]} -> (f32[])
+    zx = Const() {value = tensor<i8[]>[-128]} -> (i8[])
+    xd = DequantizeLinear(x, sx, zx) -> (f32[3,7])
+    sy = Const() {value = tensor<f32[]>[0.03]} -> (f32[])
+    zy = Const() {value = tensor<i8[]>[5]} -> (i8[])
+    y = QuantizeLinear(xd, sy, zy) -> (i8[3,7] as "y")
+    out = NetOutput(y)
+  })";
+  auto g = Fuse(text, true);
+  EXPECT_EQ(Count(*g, "_QLinearAdd"), 1);
+  EXPECT_EQ(Count(*g, "DequantizeLinear") + Count(*g, "QuantizeLinear"), 0);
+  const ir::Node* q = g->OutputNode()->input(0).node;
+  ASSERT_EQ(q->type(), "_QLinearAdd");
+  EXPECT_EQ(q->op_desc().output(0).name, "y");
+  engine::HostCpuEngine host;
+  Tensor x = *Tensor::Allocate(DataType::kInt8, Shape{3, 7});
+  for (int64_t i = 0; i < x.NumElements(); ++i) x.data<int8_t>()[i] = static_cast<int8_t>((i * 53) % 256 - 128);
+  auto src = ir::ParseGraph(text);
+  ASSERT_TRUE(src.ok());
+  auto value = [&](const std::string& name) {
+    return (*src)->FindNode(name)->op_desc().GetAttr<Tensor>(ir::kAttrValue).value();
+  };
+  auto xd = test::RunOp1(host, "DequantizeLinear", {x, value("sx"), value("zx")});
+  ASSERT_TRUE(xd.ok());
+  auto want = test::RunOp1(host, "QuantizeLinear", {*xd, value("sy"), value("zy")});
+  ASSERT_TRUE(want.ok());
+  std::vector<Value> inputs = {x};
+  for (int i = 1; i < q->num_inputs(); ++i) {
+    inputs.push_back(q->input(i).node->op_desc().GetAttr<Tensor>(ir::kAttrValue).value());
+  }
+  auto got = test::RunKernel(host, q->op_desc(), inputs);
+  ASSERT_TRUE(got.ok()) << got.status();
+  EXPECT_TRUE(test::TensorNear((*got)[0].tensor(), *want, test::Tolerance{1, 0}));
+  // Equal parameters: the output is x itself.
+  std::string same = Replaced(text, "tensor<f32[]>[0.03]", "tensor<f32[]>[0.07]");
+  same = Replaced(same, "tensor<i8[]>[5]", "tensor<i8[]>[-128]");
+  g = Fuse(same, true);
+  EXPECT_EQ(g->OutputNode()->input(0).node->name(), "x");
+}
+
 TEST(QdqFusionPassTest, LeavesWhatIsNotAFusableChain) {
   // An Add that broadcasts other than by a suffix stays in float between
   // its DQ and Q nodes; a
