@@ -465,25 +465,22 @@ absl::Status LowerQLinearConcat(Lowering& l) {
   }
   if (Attr(node, "axis") == nullptr) return l.Error("needs attribute axis");
   const int k = (node.input_size() - 2) / 3;
-  bool same = true;
-  for (int i = 0; i < k; ++i) same = same && l.SameQuant(l.In(2 + 3 * i + 1), l.In(2 + 3 * i + 2), l.In(0), l.In(1));
+  // Q(concat(DQ(x_i))) = concat(Q(DQ(x_i))): each input of other parameters
+  // is requantized into the output's (the QDQ fusion pass runs that on the
+  // integers), then the integers are joined.
   std::vector<std::string> parts;
   for (int i = 0; i < k; ++i) {
-    const std::string x = l.In(2 + 3 * i);
-    parts.push_back(same ? x : l.Dq(x, l.In(2 + 3 * i + 1), l.In(2 + 3 * i + 2)));
+    const std::string x = l.In(2 + 3 * i), s = l.In(2 + 3 * i + 1), z = l.In(2 + 3 * i + 2);
+    if (l.SameQuant(s, z, l.In(0), l.In(1))) {
+      parts.push_back(x);
+      continue;
+    }
+    const std::string q = l.Fresh("requantized");
+    GE_RETURN_IF_ERROR(l.Q(l.Dq(x, s, z), l.In(0), l.In(1), z, q));
+    parts.push_back(q);
   }
-  if (same) {  // Q(DQ(x)) is x with one scale and zero point: concatenate the integers
-    SetInt(l.Emit("Concat", parts, l.Out(0)), "axis", IntAttr(node, "axis", 0));
-    return absl::OkStatus();
-  }
-  // Otherwise in float: Q(concat(DQ(x_i))). (Requantizing each input first
-  // and joining the integers is the same value, but cpu_dense's Concat and
-  // channels-last layouts are float-only: a plain u8 join sent the MaxPool
-  // after SqueezeNet's fire modules to oneDNN's reference u8 pooling, 10x
-  // slower.)
-  onnx::NodeProto& c = l.Emit("Concat", parts);
-  SetInt(c, "axis", IntAttr(node, "axis", 0));
-  return l.Q(c.output(0), l.In(0), l.In(1), l.In(4), l.Out(0));
+  SetInt(l.Emit("Concat", parts, l.Out(0)), "axis", IntAttr(node, "axis", 0));
+  return absl::OkStatus();
 }
 
 // condition, X, x_scale, x_zero_point, Y, y_scale, y_zero_point, z_scale, z_zero_point.
