@@ -193,6 +193,27 @@ TEST(LayoutPassTest, Int8AddOfOneElementKeepsChannelsLast) {
   EXPECT_EQ(g->FindNode("rq")->input(3).node->type(), "Const") << "B is read as it is";
 }
 
+// An int8 MaxPool reached in plain layout (a quantized graph input) takes
+// channels-last behind a TransData: oneDNN pools plain int8 with its
+// reference kernel only.
+TEST(LayoutPassTest, Int8PoolOfAPlainInputGoesChannelsLast) {
+  auto g = Parse(R"(graph main {
+    x = Data() {index = 0} -> (u8[1,16,8,8])
+    s = Const() {value = tensor<f32[]>[0.1]} -> (f32[])
+    z = Const() {value = tensor<u8[]>[0]} -> (u8[])
+    pool = MaxPool(x) {_engine_name = "cpu_dense", kernel_shape = [2, 2]} -> (u8[1,16,7,7])
+    dq = DequantizeLinear(pool, s, z) {_engine_name = "cpu_dense"} -> (f32[1,16,7,7])
+    out = NetOutput(dq)
+  })");
+  auto changed = AssignBlockedLayouts(*g, OnDense, PassTestEngine().context());
+  ASSERT_TRUE(changed.ok()) << changed.status();
+  EXPECT_TRUE(*changed);
+  const ir::Node* pool = g->FindNode("pool");
+  EXPECT_EQ(pool->op_desc().output(0).type.tensor().format, ir::Format::kNHWC);
+  EXPECT_EQ(pool->op_desc().input(0).type.tensor().format, ir::Format::kNHWC);
+  EXPECT_EQ(pool->input(0).node->type(), "TransData");
+}
+
 // A channels-last f32 tensor (here the DequantizeLinear of a QLinearConv's
 // NHWC output; on AVX-512 oneDNN also runs some f32 convolutions
 // channels-last): a product with a per-channel operand, a spatial Resize
