@@ -324,12 +324,6 @@ absl::StatusOr<bool> FuseMatMul(ir::Graph& g, Chain& c) {
   return true;
 }
 
-// DQ(a), DQ(b) -> Add [-> Relu] -> Q with per-tensor parameters, one int8
-// type and one shape for a, b and the sum (of known rank; an unknown dim,
-// such as a dynamic batch, must be unknown in both at the same place, and
-// the kernels refuse operands that then differ), or one operand a bias over
-// the other's last axes or a scalar (SuffixOf; it becomes B): ged's
-// `_QLinearAdd`.
 // Whether `b` repeats along `a` as a suffix of its dims (its dims, leading
 // 1s dropped, all known and equal to a's last ones), or has one element.
 bool SuffixOf(const Shape& a, const Shape& b) {
@@ -345,6 +339,12 @@ bool SuffixOf(const Shape& a, const Shape& b) {
   return true;
 }
 
+// DQ(a), DQ(b) -> Add [-> Relu] -> Q with per-tensor parameters, one int8
+// type and one shape for a, b and the sum (of known rank; an unknown dim,
+// such as a dynamic batch, must be unknown in both at the same place, and
+// the kernels refuse operands that then differ), or one operand a bias over
+// the other's last axes or a scalar (SuffixOf; it becomes B): ged's
+// `_QLinearAdd`.
 absl::StatusOr<bool> FuseAdd(ir::Graph& g, Chain& c) {
   ir::Node* add = c.core;
   if (add->num_inputs() != 2) return false;

@@ -76,7 +76,7 @@ Role RoleOf(const ir::Node& n) {
 
 bool IsPlain(ir::Format f) { return f == ir::Format::kND || f == ir::Format::kNCHW || f == ir::Format::kNCDHW; }
 
-bool IsInt8Dtype(DataType d) { return d == DataType::kUint8 || d == DataType::kInt8; }
+bool IsInt8(DataType d) { return d == DataType::kUint8 || d == DataType::kInt8; }
 
 // A u8 / s8 MaxPool or AveragePool of rank 4 or 5: oneDNN pools plain int8
 // with its reference kernel only (tens of times slower than the
@@ -84,13 +84,11 @@ bool IsInt8Dtype(DataType d) { return d == DataType::kUint8 || d == DataType::kI
 bool IsInt8Pool(const ir::Node& n) {
   if ((n.type() != "MaxPool" && n.type() != "AveragePool") || n.num_outputs() < 1) return false;
   const ir::ValueType& out = n.op_desc().output(0).type;
-  return out.is_tensor() && IsInt8Dtype(out.dtype()) && !out.shape().unknown_rank() &&
+  return out.is_tensor() && IsInt8(out.dtype()) && !out.shape().unknown_rank() &&
          (out.shape().rank() == 4 || out.shape().rank() == 5);
 }
 
 int64_t Block(ir::Format f) { return f == ir::Format::kNChw16c ? 16 : f == ir::Format::kNChw8c ? 8 : 1; }
-
-bool IsInt8(DataType d) { return d == DataType::kUint8 || d == DataType::kInt8; }
 
 // Whether a value of `type` can be stored in `f` at the same byte size:
 // f32 and bf16 in any layout, int8 channels-last only (oneDNN's int8
