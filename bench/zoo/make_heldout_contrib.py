@@ -23,7 +23,8 @@ Transformer-optimizer models ("ortopt_*"): BERT-like encoders written in the for
 onnxruntime.transformers' optimizer saves (seeded weights): EmbedLayerNormalization whose
 mask_index (sequence lengths) feeds Attention (merged QKV weights), or Gather embeddings with
 the default-domain LayerNormalization ONNX Runtime registers before opset 17 and Attention on
-the raw 0/1 mask; SkipLayerNormalization with its bias, BiasGelu or FastGelu.
+the raw 0/1 mask (ortopt_gpt_causal: unidirectional, GPT-2 without past);
+SkipLayerNormalization with its bias, BiasGelu or FastGelu.
 
 QDQ: qdq_resnet18 through bench/quantize.py (the form ONNX Runtime's QDQ mode writes).
 """
@@ -314,7 +315,7 @@ def qdq_resnet18(path):
 # ---------------------------------------------------------------- transformer-optimizer form
 
 def ortopt_bert(path, vocab=8000, dim=256, depth=4, heads=4, gelu="BiasGelu", seed=0, embed_ln=True,
-                dynamic=False):
+                dynamic=False, causal=False):
     """dynamic: what ONNX Runtime's quantize_dynamic writes on the optimized model (s8 weights
     per tensor; DynamicQuantizeLinear -> QAttention, and MatMulInteger -> Cast -> Mul by the
     scales for each MatMul)."""
@@ -379,7 +380,7 @@ def ortopt_bert(path, vocab=8000, dim=256, depth=4, heads=4, gelu="BiasGelu", se
                                           [p + "att"], domain=MS, num_heads=heads))
         else:
             nodes.append(helper.make_node("Attention", [x, qkv_w, qkv_b, "mask32"], [p + "att"], domain=MS,
-                                          num_heads=heads))
+                                          num_heads=heads, unidirectional=int(causal)))
         matmul(p + "att", w(p + "o_w", dim, dim), p + "o")
         nodes.append(helper.make_node("SkipLayerNormalization",
                                       [p + "o", x, w(p + "ln1_g", dim, scale=0.1, offset=1.0), w(p + "ln1_b", dim, scale=0.1),
@@ -416,6 +417,13 @@ def ortopt_bert_small(path):
 @model("qdyn_ortopt_bert")
 def qdyn_ortopt_bert(path):
     return ortopt_bert(path, vocab=5000, dim=384, depth=2, heads=6, seed=5, dynamic=True)
+
+
+@model("ortopt_gpt_causal")
+def ortopt_gpt_causal(path):
+    """A GPT-2-like stack as the optimizer writes it without past: Attention unidirectional 1."""
+    return ortopt_bert(path, vocab=6000, dim=256, depth=3, heads=4, gelu="FastGelu", seed=7, embed_ln=False,
+                       causal=True)
 
 
 @model("aside_ortopt_bert_fastgelu")

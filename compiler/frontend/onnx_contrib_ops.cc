@@ -8,6 +8,7 @@
 #include <cmath>
 #include <deque>
 #include <functional>
+#include <limits>
 #include <optional>
 
 #include "absl/strings/str_join.h"
@@ -745,9 +746,8 @@ absl::Status LowerAttention(Lowering& l, bool quantized) {
     if (!l.In(i).empty()) return l.Error("input ", i, " (past / attention_bias / past_sequence_length) is not lowered");
   }
   if (!l.Out(1).empty()) return l.Error("output present is not lowered");
-  if (IntAttr(l.node(), "unidirectional", 0) != 0 || IntAttr(l.node(), "do_rotary", 0) != 0 ||
-      IntAttr(l.node(), "past_present_share_buffer", 0) != 0) {
-    return l.Error("unidirectional / rotary / shared-buffer attention is not lowered");
+  if (IntAttr(l.node(), "do_rotary", 0) != 0 || IntAttr(l.node(), "past_present_share_buffer", 0) != 0) {
+    return l.Error("rotary / shared-buffer attention is not lowered");
   }
   const int64_t heads = IntAttr(l.node(), "num_heads", 0);
   if (heads <= 0) return l.Error("needs num_heads > 0");
@@ -797,6 +797,29 @@ absl::Status LowerAttention(Lowering& l, bool quantized) {
     qkv[k] = t.output(0);
   }
   std::string scores = l.Op("Mul", {l.Op("MatMul", {qkv[0], qkv[1]}), l.F32("scale", scale)});
+  auto unsqueeze = [&](const std::string& x, int64_t axis) {
+    const std::string axes = l.opset() >= 13 ? l.I64s("axes", {axis}) : "";
+    onnx::NodeProto& u = l.Emit("Unsqueeze", {x, axes});
+    if (l.opset() < 13) SetInts(u, "axes", {axis});
+    return u.output(0);
+  };
+  const float filter = FloatAttr(l.node(), "mask_filter_value", -10000.0f);
+  if (IntAttr(l.node(), "unidirectional", 0) != 0) {
+    // Causal (no past: keys are the queries' positions): key j of query i
+    // gets the lowest float when j > i, an (S, S) bias over every batch and
+    // head. The lowest, not mask_filter_value: a query whose own and
+    // earlier keys are all padding then attends to them, not to later
+    // keys, as ONNX Runtime 1.30 computes it (key j <= i always stays
+    // finite, so no row is all -inf).
+    const std::string seq = l.Op("Gather", {l.Op("Shape", {l.In(0)}), l.Const("axis1", Tensor::Scalar<int64_t>(1))});
+    const std::string positions =
+        l.Op("Range", {l.Const("zero", Tensor::Scalar<int64_t>(0)), seq, l.Const("step", Tensor::Scalar<int64_t>(1))});
+    const std::string future = l.Op("Less", {unsqueeze(positions, 1), unsqueeze(positions, 0)});
+    onnx::NodeProto& cast = l.Emit("Cast", {future});
+    SetInt(cast, "to", onnx::TensorProto::FLOAT);
+    const float lowest = std::numeric_limits<float>::lowest();
+    scores = l.Op("Add", {scores, l.Op("Mul", {cast.output(0), l.F32("causal_value", lowest)})});
+  }
   if (!l.In(mask_input).empty()) {
     // A 1-D mask_index holds each sequence's length (right padding): key j
     // of batch b is kept when j < length[b].
@@ -808,20 +831,13 @@ absl::Status LowerAttention(Lowering& l, bool quantized) {
       SetInt(total32, "to", onnx::TensorProto::INT32);
       const std::string positions = l.Op("Range", {l.Const("zero", Tensor::Scalar<int32_t>(0)), total32.output(0),
                                                    l.Const("step", Tensor::Scalar<int32_t>(1))});
-      auto unsqueeze = [&](const std::string& x, int64_t axis) {
-        const std::string axes = l.opset() >= 13 ? l.I64s("axes", {axis}) : "";
-        onnx::NodeProto& u = l.Emit("Unsqueeze", {x, axes});
-        if (l.opset() < 13) SetInts(u, "axes", {axis});
-        return u.output(0);
-      };
       keep = l.Op("Less", {unsqueeze(positions, 0), unsqueeze(l.In(mask_input), 1)});
     }
     // (1 - mask) * mask_filter_value, as (batch, 1, 1, total).
     onnx::NodeProto& cast = l.Emit("Cast", {keep});
     SetInt(cast, "to", onnx::TensorProto::FLOAT);
     const std::string inv = l.Op("Sub", {l.F32("one", 1.0f), cast.output(0)});
-    const std::string bias =
-        l.Op("Mul", {inv, l.F32("mask_filter_value", FloatAttr(l.node(), "mask_filter_value", -10000.0f))});
+    const std::string bias = l.Op("Mul", {inv, l.F32("mask_filter_value", filter)});
     const std::string axes = l.opset() >= 13 ? l.I64s("axes", {1, 2}) : "";
     onnx::NodeProto& unsq = l.Emit("Unsqueeze", {bias, axes});
     if (l.opset() < 13) SetInts(unsq, "axes", {1, 2});

@@ -24,7 +24,8 @@
 //   Gelu, BiasGelu, FastGelu, QuickGelu, BiasAdd, SkipLayerNormalization,
 //       SkipSimplifiedLayerNormalization, FusedConv, FusedGemm, FusedMatMul
 //       (no batch transposes), Attention and QAttention (no past / present;
-//       a 2-D 0/1 mask or 1-D sequence lengths), EmbedLayerNormalization -> the ops
+//       a 2-D 0/1 mask or 1-D sequence lengths; unidirectional),
+//       EmbedLayerNormalization -> the ops
 //       torch's exports use for the same layers (so ged's own fusions
 //       recognise them);
 //   and in the default domain, ORT's LayerNormalization before opset 17 and

@@ -114,6 +114,9 @@ class ContribOpsTest : public ge::testing::EnginesTest {
     return out;
   }
 
+  // Attention (2-D mask) against the reference; `causal`: unidirectional.
+  void CheckAttention(bool causal);
+
   // The op types of the imported (not compiled) graph.
   static std::map<std::string, int> ImportedOps(const onnx::ModelProto& model) {
     std::map<std::string, int> ops;
@@ -724,8 +727,16 @@ TEST_F(ContribOpsTest, FusedOpsMatchTheirPlainForms) {
   EXPECT_TRUE(test::TensorNear(got[0], Tensor::FromVector<float>(want, Shape{2, 3, 4}), {1e-5, 1e-5}));
 }
 
-// Attention with a 0/1 padding mask against a reference written out here.
+// Attention with a 0/1 padding mask against a reference written out here;
+// with unidirectional 1 (GPT-2 without past) keys after the query are
+// masked too.
 TEST_F(ContribOpsTest, AttentionWithPaddingMask) {
+  for (const bool causal : {false, true}) {
+    CheckAttention(causal);
+  }
+}
+
+void ContribOpsTest::CheckAttention(bool causal) {
   constexpr int64_t B = 2, S = 4, H = 8, NH = 2, D = H / NH;
   const Tensor x = test::RandomTensor(DataType::kFloat, Shape{B, S, H}, 81);
   const Tensor w = test::RandomTensor(DataType::kFloat, Shape{H, 3 * H}, 82);
@@ -737,7 +748,9 @@ TEST_F(ContribOpsTest, AttentionWithPaddingMask) {
   AddInput(g, "mask", kI32, {B, S});
   AddInitializer(g, "w", w);
   AddInitializer(g, "bias", bias);
-  AttrInt(MsNode(g, "Attention", {"x", "w", "bias", "mask"}, {"y"}), "num_heads", NH);
+  onnx::NodeProto* att = MsNode(g, "Attention", {"x", "w", "bias", "mask"}, {"y"});
+  AttrInt(att, "num_heads", NH);
+  AttrInt(att, "unidirectional", causal ? 1 : 0);
   AddOutputOfRank(g, "y", kF32, 3);
   // proj[b, s, j] = x[b, s, :] . w[:, j] + bias[j]
   std::vector<double> proj(B * S * 3 * H);
@@ -759,7 +772,8 @@ TEST_F(ContribOpsTest, AttentionWithPaddingMask) {
           for (int64_t d = 0; d < D; ++d) {
             s += proj[(b * S + i) * 3 * H + h * D + d] * proj[(b * S + j) * 3 * H + H + h * D + d];
           }
-          p[j] = s / std::sqrt(static_cast<double>(D)) + (mask.data<int32_t>()[b * S + j] ? 0 : -10000.0);
+          p[j] = s / std::sqrt(static_cast<double>(D)) + (mask.data<int32_t>()[b * S + j] ? 0 : -10000.0) +
+                 (causal && j > i ? -10000.0 : 0);
           mx = std::max(mx, p[j]);
         }
         for (double& v : p) sum += v = std::exp(v - mx);
