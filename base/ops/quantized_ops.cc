@@ -3,7 +3,8 @@
 // QLinearMatMul-10 and QLinearConv-10 (u8 and s8 operands; scales and zero
 // points per tensor, per row / column of a matrix product, or per output
 // channel of a convolution, all as run-time tensors), and ged's own
-// `_QLinearAdd` (the int8 residual Add the QDQ fusion pass makes).
+// `_QLinearAdd` (the int8 Add the QDQ fusion pass makes: residual Adds of
+// one shape, bias Adds whose B broadcasts into A).
 //
 // Output shapes are MatMul's (MatMulShape) and Conv's (ConvOutputShape);
 // the scale and zero-point shapes are checked where their ranks are known.
@@ -91,7 +92,13 @@ absl::Status InferQLinearAdd(InferenceContext& ctx) {
   const Shape& a = ctx.input_tensor(0).shape;
   const Shape& b = ctx.input_tensor(3).shape;
   absl::StatusOr<Shape> y = MergeShapes(a, b);
-  if (!y.ok()) return InvalidArgument("A ", a.ToString(), " and B ", b.ToString(), " must have one shape");
+  if (!y.ok()) {
+    // B broadcasts into A (a bias over the last axes, a scalar): C has A's shape.
+    if (!CheckUnidirectionalBroadcast(b, a).ok()) {
+      return InvalidArgument("B ", b.ToString(), " must have A's shape ", a.ToString(), " or broadcast to it");
+    }
+    y = a;
+  }
   SetOutput(ctx, 0, ctx.input_tensor(7).dtype, *std::move(y));
   return absl::OkStatus();
 }
@@ -171,8 +178,9 @@ void RegisterQuantizedOps(OpRegistry& r) {
       .Infer(InferQLinearConv);
   MustRegister(r, AddConvAttrs(qlinear_conv));
   MustRegister(r, OpSchemaBuilder("_QLinearAdd", 1)
-                      .Doc("ged's int8 Add of two same-shape tensors, per-tensor parameters (what the QDQ fusion "
-                           "pass makes of DQ(A), DQ(B) -> Add [-> Relu] -> Q): with rA = A_scale / C_scale, rB = "
+                      .Doc("ged's int8 Add of A and a B of A's shape or broadcasting to it, per-tensor parameters "
+                           "(what the QDQ fusion pass makes of DQ(A), DQ(B) -> Add [-> Relu] -> Q): with rA = "
+                           "A_scale / C_scale, rB = "
                            "B_scale / C_scale and k = C_zero_point - (rA * A_zero_point + rB * B_zero_point) in "
                            "f32, C = saturate(round_half_even(fma(A, rA, fma(B, rB, k)))), as ONNX Runtime's "
                            "QLinearAdd computes it on x64.")

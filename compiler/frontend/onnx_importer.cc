@@ -17,6 +17,7 @@
 #include "base/logging.h"
 #include "base/ops/op_registry.h"
 #include "base/status.h"
+#include "compiler/frontend/onnx_contrib_ops.h"
 #include "compiler/frontend/onnx_control_flow.h"
 #include "compiler/frontend/onnx_graph_builder.h"
 #include "compiler/frontend/onnx_model_check.h"
@@ -193,6 +194,10 @@ absl::StatusOr<std::unique_ptr<ir::Graph>> ImportOwnedModel(onnx::ModelProto& mo
   }
   timer.Lap("structure");
   GE_RETURN_IF_ERROR(CheckNoLocalFunctionCalls(model));
+  // ONNX Runtime's com.microsoft ops become default-domain nodes before
+  // anything reads the ops (onnx_contrib_ops.h).
+  GE_RETURN_IF_ERROR(LowerContribOps(model, opsets));
+  timer.Lap("contrib ops");
   const ops::OpRegistry& registry =
       options.registry != nullptr ? *options.registry : ops::OpRegistry::Global();
   GE_RETURN_IF_ERROR(CheckOpsSupported(model.graph(), opsets, registry, BuiltinOpsetAdapters()));

@@ -324,18 +324,41 @@ absl::StatusOr<bool> FuseMatMul(ir::Graph& g, Chain& c) {
   return true;
 }
 
+// Whether `b` repeats along `a` as a suffix of its dims (its dims, leading
+// 1s dropped, all known and equal to a's last ones), or has one element.
+bool SuffixOf(const Shape& a, const Shape& b) {
+  if (a.unknown_rank() || b.unknown_rank() || !b.IsFullyKnown()) return false;
+  if (b.NumElementsUnchecked() == 1) return true;
+  int lead = 0;
+  while (lead < b.rank() && b.dim(lead) == 1) ++lead;
+  const int k = b.rank() - lead;
+  if (k > a.rank()) return false;
+  for (int d = 0; d < k; ++d) {
+    if (b.dim(lead + d) != a.dim(a.rank() - k + d)) return false;
+  }
+  return true;
+}
+
 // DQ(a), DQ(b) -> Add [-> Relu] -> Q with per-tensor parameters, one int8
 // type and one shape for a, b and the sum (of known rank; an unknown dim,
 // such as a dynamic batch, must be unknown in both at the same place, and
-// the kernels refuse operands that then differ): ged's `_QLinearAdd`.
+// the kernels refuse operands that then differ), or one operand a bias over
+// the other's last axes or a scalar (SuffixOf; it becomes B): ged's
+// `_QLinearAdd`.
 absl::StatusOr<bool> FuseAdd(ir::Graph& g, Chain& c) {
   ir::Node* add = c.core;
   if (add->num_inputs() != 2) return false;
   auto a = ActivationDq(add->input(0));
   auto b = ActivationDq(add->input(1));
   if (!a || !b || a->dtype != c.y.dtype || b->dtype != c.y.dtype) return false;
+  // A bias over the last axes (or a scalar) in either operand: it becomes B.
+  if (TypeOf(a->data).shape() != TypeOf(b->data).shape() &&
+      SuffixOf(TypeOf(b->data).shape(), TypeOf(a->data).shape())) {
+    std::swap(a, b);
+  }
   const Shape& sa = TypeOf(a->data).shape();
-  if (sa.unknown_rank() || TypeOf(b->data).shape() != sa || add->op_desc().output(0).type.shape() != sa) {
+  const Shape& sb = TypeOf(b->data).shape();
+  if (sa.unknown_rank() || (sb != sa && !SuffixOf(sa, sb)) || add->op_desc().output(0).type.shape() != sa) {
     return false;
   }
   const std::string prefix = add->name();
@@ -433,6 +456,88 @@ absl::StatusOr<bool> FuseFloatMatMul(ir::Graph& g, ir::Node* mm) {
   return true;
 }
 
+// DQ(x), DQ(W const s8, zero points 0) [, bias] -> Conv whose float result
+// is not requantized (it feeds a GlobalAveragePool, a float head): the
+// integer convolution in int32 (ConvInteger, exact), then to float, scaled
+// per output channel by x_scale * w_scale[m] and the bias added:
+//   ConvInteger(x, W, x_zero) -> Cast(f32) -> Mul(scale[1, M, 1...]) [-> Add(bias[1, M, 1...])].
+// The bias: a float constant of M elements or a DequantizeLinear'd int32
+// one. The result equals the float chain's up to float rounding (the
+// products are summed exactly first), as FuseFloatMatMul's does.
+absl::StatusOr<bool> FuseFloatConv(ir::Graph& g, ir::Node* conv) {
+  if (conv->num_inputs() < 2 || conv->num_outputs() != 1 || !conv->control_inputs().empty()) return false;
+  const ir::IoDesc& out = conv->op_desc().output(0);
+  if (out.type.dtype() != DataType::kFloat || out.type.shape().unknown_rank() || out.type.shape().rank() < 3) {
+    return false;
+  }
+  auto x = ActivationDq(conv->input(0));
+  auto w = WeightDq(conv->input(1), 0);
+  if (!x || !w || w->dtype != DataType::kInt8) return false;  // ConvInteger's weights on cpu_dense: s8
+  const Tensor* wt = ConstOf(w->data);
+  const int64_t m = wt->shape().dim(0);
+  for (int64_t c = 0; c < w->count(); ++c) {
+    if (w->ZeroAt(c) != 0) return false;
+  }
+  // The int32 sum cannot overflow: |x - x_zero| <= 255 over K = C/group * kernel products.
+  int64_t w_max = 0;
+  for (int64_t i = 0; i < wt->NumElements(); ++i) w_max = std::max(w_max, std::abs(wt->GetAsInt64(i)));
+  const int64_t k = m > 0 ? wt->NumElements() / m : 0;
+  if (k * 255 * w_max > std::numeric_limits<int32_t>::max()) return false;
+  // Per-channel constants shaped [1, M, 1, ...] to broadcast over the output.
+  const int rank = out.type.shape().rank();
+  std::vector<int64_t> dims(static_cast<size_t>(rank), 1);
+  dims[1] = m;
+  GE_ASSIGN_OR_RETURN(Tensor scale, Tensor::Allocate(DataType::kFloat, Shape(dims)));
+  for (int64_t c = 0; c < m; ++c) scale.data<float>()[c] = x->ScaleAt(0) * w->ScaleAt(c);
+  std::optional<Tensor> bias;
+  if (const ir::OutPort b = InputOf(*conv, 2)) {
+    GE_ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(DataType::kFloat, Shape(dims)));
+    const Tensor* fb = ConstOf(b);
+    if (fb != nullptr && fb->dtype() == DataType::kFloat && fb->NumElements() == m) {
+      for (int64_t c = 0; c < m; ++c) t.data<float>()[c] = static_cast<float>(fb->GetAsDouble(c));
+    } else {
+      auto dq = b.index == 0 ? ReadParams(b.node, kDq) : std::nullopt;
+      const Tensor* q = dq ? ConstOf(dq->data) : nullptr;
+      if (q == nullptr || q->dtype() != DataType::kInt32 || q->NumElements() != m ||
+          (dq->count() != 1 && dq->count() != m)) {
+        return false;
+      }
+      for (int64_t c = 0; c < m; ++c) {
+        t.data<float>()[c] = static_cast<float>(static_cast<double>(q->GetAsInt64(c) - dq->ZeroAt(c)) * dq->ScaleAt(c));
+      }
+    }
+    bias = std::move(t);
+  }
+  const std::string prefix = conv->name();
+  GE_ASSIGN_OR_RETURN(ir::OutPort xz, ZeroPort(g, *x, prefix + "_x"));
+  const Shape& shape = out.type.shape();
+  auto typed = [&](DataType d) { return ir::IoDesc{"", ir::ValueType::Tensor(d, shape)}; };
+  GE_ASSIGN_OR_RETURN(ir::Node * product, AddOp(g, prefix + "_integer", "ConvInteger", {x->data, w->data, xz},
+                                                typed(DataType::kInt32), conv->op_desc().attrs()));
+  ir::AttrMap to;
+  to["to"] = ir::AttrValue(static_cast<int64_t>(DataType::kFloat));
+  GE_ASSIGN_OR_RETURN(ir::Node * cast,
+                      AddOp(g, prefix + "_float", "Cast", {{product, 0}}, typed(DataType::kFloat), std::move(to)));
+  GE_ASSIGN_OR_RETURN(ir::Node * scale_node, AddConst(g, prefix + "_scale", std::move(scale)));
+  GE_ASSIGN_OR_RETURN(ir::Node * last, AddOp(g, prefix + "_scaled", "Mul", {{cast, 0}, {scale_node, 0}},
+                                             bias ? typed(DataType::kFloat) : out));
+  if (bias) {
+    GE_ASSIGN_OR_RETURN(ir::Node * bias_node, AddConst(g, prefix + "_bias", *std::move(bias)));
+    GE_ASSIGN_OR_RETURN(last, AddOp(g, prefix + "_bias", "Add", {{last, 0}, {bias_node, 0}}, out));
+  }
+  GE_RETURN_IF_ERROR(g.ReplaceAllUses(conv, 0, last, 0));
+  std::vector<ir::Node*> upstream;
+  for (const ir::OutPort& p : conv->inputs()) {
+    if (p) upstream.push_back(p.node);
+  }
+  g.RemoveNode(conv);
+  std::set<ir::Node*> seen;
+  for (ir::Node* u : upstream) {
+    if (seen.insert(u).second) RemoveIfUnused(g, u);
+  }
+  return true;
+}
+
 bool SameParams(const QParams& a, const QParams& b) {
   return a.dtype == b.dtype && a.count() == 1 && b.count() == 1 && a.ScaleAt(0) == b.ScaleAt(0) &&
          a.ZeroAt(0) == b.ZeroAt(0);
@@ -464,6 +569,41 @@ absl::StatusOr<bool> FuseMaxPool(ir::Graph& g, ir::Node* q_node) {
   return true;
 }
 
+// DQ(x) -> Q, the DQ read by the Q only, per-tensor parameters and one int8
+// type on both sides: a requantization (what QLinearConcat's inputs of other
+// scales become). With equal parameters Q(DQ(x)) is x; else
+// _QLinearAdd(x, 0) in the output's parameters: B a scalar 0 of scale 1 and
+// zero point 0 adds exactly nothing (rb * 0 = 0), so C = saturate(round(x *
+// x_scale / y_scale + y_zero - x_zero * x_scale / y_scale)), one int8 pass.
+absl::StatusOr<bool> FuseRequantize(ir::Graph& g, ir::Node* q_node) {
+  auto y = ReadParams(q_node, kQ);
+  if (!y || y->count() != 1 || !IsInt8(y->dtype) || !q_node->control_inputs().empty()) return false;
+  auto x = ActivationDq(y->data);
+  if (!x || x->dtype != y->dtype || OnlyConsumer(*x->node) != q_node || !x->node->control_inputs().empty()) {
+    return false;
+  }
+  const Shape& shape = TypeOf(x->data).shape();
+  if (shape.unknown_rank()) return false;
+  ir::Node* dq = x->node;
+  if (SameParams(*x, *y)) {
+    GE_RETURN_IF_ERROR(g.ReplaceAllUses(q_node, 0, x->data.node, x->data.index));
+    g.RemoveNode(q_node);
+    RemoveIfUnused(g, dq);
+    return true;
+  }
+  const std::string prefix = q_node->name();
+  GE_ASSIGN_OR_RETURN(Tensor zero, Tensor::Allocate(x->dtype, Shape{}));
+  GE_ASSIGN_OR_RETURN(ir::Node * b, AddConst(g, prefix + "_zero", std::move(zero)));
+  GE_ASSIGN_OR_RETURN(ir::Node * one, AddConst(g, prefix + "_unit_scale", Tensor::Scalar<float>(1.0f)));
+  GE_ASSIGN_OR_RETURN(ir::OutPort xz, ZeroPort(g, *x, prefix + "_x"));
+  GE_ASSIGN_OR_RETURN(ir::OutPort yz, ZeroPort(g, *y, prefix + "_y"));
+  Chain c;
+  c.y = *y;
+  ir::OpDesc op(g.UniqueNodeName(prefix + "_requantize"), "_QLinearAdd");
+  GE_RETURN_IF_ERROR(Replace(g, c, std::move(op), {x->data, x->scale, xz, {b, 0}, {one, 0}, {b, 0}, y->scale, yz}));
+  return true;
+}
+
 absl::StatusOr<bool> RunOnGraph(ir::Graph& g) {
   bool changed = false;
   std::vector<std::string> names;
@@ -475,6 +615,11 @@ absl::StatusOr<bool> RunOnGraph(ir::Graph& g) {
     if (q == nullptr) continue;
     GE_ASSIGN_OR_RETURN(bool pooled, FuseMaxPool(g, q));
     if (pooled) {
+      changed = true;
+      continue;
+    }
+    GE_ASSIGN_OR_RETURN(bool requantized, FuseRequantize(g, q));
+    if (requantized) {
       changed = true;
       continue;
     }
@@ -497,12 +642,12 @@ absl::StatusOr<bool> RunOnGraph(ir::Graph& g) {
   // refused): the integer form with a float result.
   std::vector<std::string> products;
   g.ForEachNode([&](ir::Node* n) {
-    if (n->type() == "MatMul" || n->type() == "Gemm") products.push_back(n->name());
+    if (n->type() == "MatMul" || n->type() == "Gemm" || n->type() == "Conv") products.push_back(n->name());
   });
   for (const std::string& name : products) {
     ir::Node* mm = g.FindNode(name);
     if (mm == nullptr) continue;
-    GE_ASSIGN_OR_RETURN(bool fused, FuseFloatMatMul(g, mm));
+    GE_ASSIGN_OR_RETURN(bool fused, mm->type() == "Conv" ? FuseFloatConv(g, mm) : FuseFloatMatMul(g, mm));
     if (fused) GE_LOG_DEBUG("compiler", "QdqFusionPass: {} computes on integers with a float result", name);
     changed = changed || fused;
   }

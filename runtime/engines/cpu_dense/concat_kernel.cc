@@ -1,5 +1,6 @@
-// Concat on oneDNN: float tensors of one rank joined along any axis, each
-// input and the output in the layout its port names. The layout pass gives
+// Concat on oneDNN: float or int8 tensors of one rank joined along any
+// axis, each input and the output in the layout its port names (int8:
+// plain or channels-last, the layouts int8 activations take). The layout pass gives
 // a channel Concat of blocked activations (SqueezeNet's fire modules,
 // DenseNet's feature maps, UNet's skip connections) the blocked layout
 // when every input fills whole blocks, so the convolutions around it keep
@@ -237,7 +238,8 @@ absl::Status CheckConcat(const ir::OpDesc& op, const DenseContext& ctx) {
   if (op.num_inputs() < 1) return Unsupported(op, "no inputs");
   if (!op.HasAttr("axis")) return Unsupported(op, "attribute axis is required");
   for (int i = 1; i < op.num_inputs(); ++i) {
-    GE_RETURN_IF_ERROR(CheckFloatInput(op, i, ctx));
+    const DataType d = InputDtype(op, i);
+    if (d != DataType::kUint8 && d != DataType::kInt8) GE_RETURN_IF_ERROR(CheckFloatInput(op, i, ctx));
     if (InputDtype(op, i) != DataType::kUndefined && InputDtype(op, i) != InputDtype(op, 0)) {
       return Unsupported(op, "inputs of different dtypes");
     }
@@ -258,7 +260,7 @@ absl::Status CheckConcat(const ir::OpDesc& op, const DenseContext& ctx) {
 
 void RegisterConcatKernels(DenseKernelTable& table) {
   table.Add({"Concat",
-             {DataType::kFloat, DataType::kBFloat16},
+             {DataType::kFloat, DataType::kBFloat16, DataType::kUint8, DataType::kInt8},
              CheckConcat,
              [](const ir::OpDesc& op, const DenseContext& ctx) -> absl::StatusOr<std::unique_ptr<Kernel>> {
                return std::unique_ptr<Kernel>(new ConcatKernel(op, ctx, sdk::IntAttr(op, "axis", 0)));

@@ -3,7 +3,10 @@
 //
 // Element-wise over two same-shape tensors, so any layout both share is
 // fine (the blocked-layout pass hands it channels-last int8 activations and
-// keeps its output so). The formula is the SDK's (sdk/qlinear_add.h), the
+// keeps its output so). A B that broadcasts as a suffix of A (its dims,
+// leading 1s dropped, are A's last dims: a bias over the last axis; or one
+// element) is read cyclically: the layout pass keeps such an Add plain. The
+// formula is the SDK's (sdk/qlinear_add.h), the
 // one host_cpu's reference computes: an AVX2 + FMA loop where the CPU has
 // both (8 elements per step: widen, two FMAs, clamp, round half to even,
 // narrow), the SDK's scalar form elsewhere and for the tail; both give the
@@ -15,6 +18,7 @@
 #include <cmath>
 #include <cstdint>
 #include <type_traits>
+#include <vector>
 
 #include "runtime/engines/cpu_dense/kernel_registry.h"
 #include "runtime/engines/sdk/cpu_features.h"
@@ -60,6 +64,21 @@ absl::StatusOr<float> ScalarParam(const ir::OpDesc& op, const ExecuteContext& ct
   return static_cast<float>(t.GetAsDouble(0));
 }
 
+// Whether B, of `nb` elements, repeats along A as a suffix of its dims
+// (or is one element).
+bool SuffixBroadcast(const Shape& a, const Shape& b) {
+  if (b.unknown_rank() || a.unknown_rank()) return false;
+  if (b.IsFullyKnown() && b.NumElementsUnchecked() == 1) return true;
+  int lead = 0;
+  while (lead < b.rank() && b.dim(lead) == 1) ++lead;
+  const int k = b.rank() - lead;
+  if (k > a.rank()) return false;
+  for (int d = 0; d < k; ++d) {
+    if (b.dim(lead + d) < 0 || b.dim(lead + d) != a.dim(a.rank() - k + d)) return false;
+  }
+  return true;
+}
+
 class QLinearAddKernel final : public Kernel {
  public:
   explicit QLinearAddKernel(const ir::OpDesc& op) : op_(op), vector_(UseVector()) {}
@@ -67,9 +86,9 @@ class QLinearAddKernel final : public Kernel {
   absl::Status Compute(ExecuteContext& ctx) override {
     const Tensor& a = ctx.input(0);
     const Tensor& b = ctx.input(3);
-    if (a.shape() != b.shape() || a.dtype() != b.dtype()) {
+    if ((a.shape() != b.shape() && !SuffixBroadcast(a.shape(), b.shape())) || a.dtype() != b.dtype()) {
       return NodeError(op_, "A ", a.shape().ToString(), " and B ", b.shape().ToString(),
-                       " must have one shape and dtype");
+                       " must have one shape (or B A's last dims) and one dtype");
     }
     float s[8] = {};
     for (int i : {1, 2, 4, 5, 6, 7}) {
@@ -80,13 +99,14 @@ class QLinearAddKernel final : public Kernel {
     if (c.dtype() != a.dtype()) return NodeError(op_, "C must have A's dtype");
     const auto z = [&](int i) { return static_cast<int32_t>(s[i]); };
     const int64_t n = a.NumElements();
+    const int64_t nb = b.NumElements();
     SetDnnlThreads(ctx.num_threads());
     if (a.dtype() == DataType::kUint8) {
-      Run(a.data<uint8_t>(), b.data<uint8_t>(), c.data<uint8_t>(), n,
-          sdk::MakeQLinearAddParams<uint8_t>(s[1], z(2), s[4], z(5), s[6], z(7)));
+      Dispatch(a.data<uint8_t>(), b.data<uint8_t>(), c.data<uint8_t>(), n, nb,
+               sdk::MakeQLinearAddParams<uint8_t>(s[1], z(2), s[4], z(5), s[6], z(7)));
     } else {
-      Run(a.data<int8_t>(), b.data<int8_t>(), c.data<int8_t>(), n,
-          sdk::MakeQLinearAddParams<int8_t>(s[1], z(2), s[4], z(5), s[6], z(7)));
+      Dispatch(a.data<int8_t>(), b.data<int8_t>(), c.data<int8_t>(), n, nb,
+               sdk::MakeQLinearAddParams<int8_t>(s[1], z(2), s[4], z(5), s[6], z(7)));
     }
     return absl::OkStatus();
   }
@@ -95,6 +115,36 @@ class QLinearAddKernel final : public Kernel {
   static bool UseVector() {
     const sdk::CpuFeatures& f = sdk::HostCpuFeatures();
     return f.avx2 && f.fma;
+  }
+
+  // A B of nb < n elements repeats every nb elements of A: B tiled to at
+  // least kTile elements (a whole number of copies) is added to each piece
+  // of A of the tile's length, every piece starting at a multiple of nb.
+  template <typename T>
+  void Dispatch(const T* a, const T* b, T* c, int64_t n, int64_t nb, const sdk::QLinearAddParams& p) const {
+    if (nb == n) return Run(a, b, c, n, p);
+    if (n == 0 || nb == 0) return;
+    constexpr int64_t kTile = 256;
+    std::vector<T> tile;
+    const T* row = b;
+    int64_t len = nb;
+    if (nb < kTile) {
+      const int64_t copies = (kTile + nb - 1) / nb;
+      tile.resize(static_cast<size_t>(copies * nb));
+      for (int64_t k = 0; k < copies; ++k) std::copy(b, b + nb, tile.begin() + k * nb);
+      row = tile.data();
+      len = copies * nb;
+    }
+    const int64_t pieces = (n + len - 1) / len;
+#pragma omp parallel for schedule(static) if (n >= 4 * (1 << 14))
+    for (int64_t k = 0; k < pieces; ++k) {
+      const int64_t begin = k * len, count = std::min(len, n - begin);
+      if (vector_) {
+        AddAvx2(a + begin, row, c + begin, 0, count, p);
+      } else {
+        AddScalar(a + begin, row, c + begin, 0, count, p);
+      }
+    }
   }
 
   template <typename T>
@@ -119,7 +169,7 @@ class QLinearAddKernel final : public Kernel {
 };
 
 // Per-tensor parameters, one dtype for A, B and C, one shape for A and B
-// (when known).
+// or B A's last dims (SuffixBroadcast).
 absl::Status CheckQLinearAdd(const ir::OpDesc& op, const DenseContext&) {
   if (op.num_inputs() != 8) return Unsupported(op, "it takes 8 inputs");
   for (int i : {1, 2, 4, 5, 6, 7}) {
@@ -129,7 +179,10 @@ absl::Status CheckQLinearAdd(const ir::OpDesc& op, const DenseContext&) {
   const DataType d = InputDtype(op, 0);
   if (InputDtype(op, 3) != d || op.output(0).type.dtype() != d) return Unsupported(op, "A, B and C differ in dtype");
   const Shape a = InputShape(op, 0), b = InputShape(op, 3);
-  if (a.IsFullyKnown() && b.IsFullyKnown() && a != b) return Unsupported(op, "A and B differ in shape");
+  // Unknown dims: one shape, or B a known suffix of A's dims.
+  if (a != b && !SuffixBroadcast(a, b)) {
+    return Unsupported(op, "B ", b.ToString(), " is neither A's shape ", a.ToString(), " nor its last dims");
+  }
   return absl::OkStatus();
 }
 

@@ -76,9 +76,19 @@ Role RoleOf(const ir::Node& n) {
 
 bool IsPlain(ir::Format f) { return f == ir::Format::kND || f == ir::Format::kNCHW || f == ir::Format::kNCDHW; }
 
-int64_t Block(ir::Format f) { return f == ir::Format::kNChw16c ? 16 : f == ir::Format::kNChw8c ? 8 : 1; }
-
 bool IsInt8(DataType d) { return d == DataType::kUint8 || d == DataType::kInt8; }
+
+// A u8 / s8 MaxPool or AveragePool of rank 4 or 5: oneDNN pools plain int8
+// with its reference kernel only (tens of times slower than the
+// channels-last JIT one), so such a pool always takes channels-last.
+bool IsInt8Pool(const ir::Node& n) {
+  if ((n.type() != "MaxPool" && n.type() != "AveragePool") || n.num_outputs() < 1) return false;
+  const ir::ValueType& out = n.op_desc().output(0).type;
+  return out.is_tensor() && IsInt8(out.dtype()) && !out.shape().unknown_rank() &&
+         (out.shape().rank() == 4 || out.shape().rank() == 5);
+}
+
+int64_t Block(ir::Format f) { return f == ir::Format::kNChw16c ? 16 : f == ir::Format::kNChw8c ? 8 : 1; }
 
 // Whether a value of `type` can be stored in `f` at the same byte size:
 // f32 and bf16 in any layout, int8 channels-last only (oneDNN's int8
@@ -187,6 +197,9 @@ class LayoutPass {
         break;
       case Role::kFollow:
         if (n.input(0)) f = FormatOf(n.input(0));
+        // An int8 pool reached in plain layout takes channels-last and its
+        // input a TransData (IsInt8Pool).
+        if (IsPlain(f) && IsInt8Pool(n)) f = out.shape().rank() == 5 ? ir::Format::kNDHWC : ir::Format::kNHWC;
         break;
       case Role::kBinary: f = BinaryFormat(n, 0, 1); break;
       case Role::kConcat: f = ConcatFormat(n); break;
@@ -201,6 +214,9 @@ class LayoutPass {
     ir::Format& format = n.mutable_op_desc().mutable_output(0).type.mutable_tensor().format;
     changed_ = changed_ || format != f;
     format = f;
+    if (RoleOf(n) == Role::kFollow && n.input(0) && FormatOf(n.input(0)) != f) {
+      GE_RETURN_IF_ERROR(Convert(&n, 0, f));  // the int8 pool above
+    }
     if (RoleOf(n) == Role::kConcat) {
       for (int i = 0; i < n.num_inputs(); ++i) {
         if (FormatOf(n.input(i)) != f) GE_RETURN_IF_ERROR(Convert(&n, i, f));
@@ -212,6 +228,9 @@ class LayoutPass {
         if (RoleOf(n) == Role::kBinary && IsPlain(FormatOf(n.input(i))) &&
             (PerChannelOperand(TypeOf(n.input(i)), out.shape(), f) || OneElement(TypeOf(n.input(i)), out.shape()))) {
           continue;  // the kernel reads it in place (BinaryKernel)
+        }
+        if (RoleOf(n) == Role::kInt8Binary && i == 3 && OneElement(TypeOf(n.input(i)), out.shape())) {
+          continue;  // one element reads alike in any layout (int8_add_kernel.cc)
         }
         GE_RETURN_IF_ERROR(Convert(&n, i, f));
       }
@@ -264,8 +283,9 @@ class LayoutPass {
     // A per-channel operand (a squeeze-excite scale) beside a blocked one.
     if (RoleOf(n) == Role::kBinary && sa == y && !IsPlain(a) && PerChannelOperand(TypeOf(n.input(j)), y, a)) return a;
     if (RoleOf(n) == Role::kBinary && sb == y && !IsPlain(b) && PerChannelOperand(TypeOf(n.input(i)), y, b)) return b;
-    // A one-element operand beside a laid-out one.
-    if (RoleOf(n) == Role::kBinary && sa == y && !IsPlain(a) && OneElement(TypeOf(n.input(j)), y)) return a;
+    // A one-element operand beside a laid-out one (`_QLinearAdd`'s B only:
+    // a requantization, hard-swish's + 3).
+    if (sa == y && !IsPlain(a) && OneElement(TypeOf(n.input(j)), y)) return a;
     if (RoleOf(n) == Role::kBinary && sb == y && !IsPlain(b) && OneElement(TypeOf(n.input(i)), y)) return b;
     return ir::Format::kND;
   }
@@ -348,7 +368,7 @@ class LayoutPass {
 
 bool StartsLayouts(const ir::Node& node) {
   return RoleOf(node) == Role::kConv || RoleOf(node) == Role::kDeconv || RoleOf(node) == Role::kInt8Conv ||
-         (node.num_outputs() >= 1 && !IsPlain(node.op_desc().output(0).type.tensor().format));
+         IsInt8Pool(node) || (node.num_outputs() >= 1 && !IsPlain(node.op_desc().output(0).type.tensor().format));
 }
 
 absl::StatusOr<bool> AssignBlockedLayouts(ir::Graph& graph, const NodeFilter& on_dense,

@@ -377,8 +377,9 @@ class IntConvKernel final : public Kernel {
 
 // ---- DynamicQuantizeLinear ----
 
-// ged's `_QLinearAdd`: two same-shape int8 tensors, per-tensor parameters,
-// the SDK's element formula (the one cpu_dense's loop computes).
+// ged's `_QLinearAdd`: int8 A and a B of A's shape or broadcasting to it,
+// per-tensor parameters, the SDK's element formula (the one cpu_dense's
+// loop computes).
 class QLinearAddKernel final : public Kernel {
  public:
   explicit QLinearAddKernel(const ir::OpDesc& op) : op_(op) {}
@@ -386,8 +387,9 @@ class QLinearAddKernel final : public Kernel {
   absl::Status Compute(ExecuteContext& ctx) override {
     const Tensor& a = ctx.input(0);
     const Tensor& b = ctx.input(3);
+    std::vector<int64_t> b_index;  // empty: B has A's shape
     if (a.shape() != b.shape()) {
-      return NodeError(op_, "A ", a.shape().ToString(), " and B ", b.shape().ToString(), " must have one shape");
+      GE_ASSIGN_OR_RETURN(b_index, BroadcastMap(op_, b.shape(), a.shape(), "B"));
     }
     if (a.dtype() != b.dtype()) return NodeError(op_, "A and B must have one dtype");
     GE_ASSIGN_OR_RETURN(const float sa, PerTensor<float>(op_, ctx, 1, "A_scale", 1.0f));
@@ -405,7 +407,9 @@ class QLinearAddKernel final : public Kernel {
       const T* pa = a.data<T>();
       const T* pb = b.data<T>();
       T* pc = c.data<T>();
-      for (int64_t i = 0; i < a.NumElements(); ++i) pc[i] = sdk::QLinearAddOne(pa[i], pb[i], p);
+      for (int64_t i = 0; i < a.NumElements(); ++i) {
+        pc[i] = sdk::QLinearAddOne(pa[i], pb[b_index.empty() ? i : b_index[i]], p);
+      }
       return absl::OkStatus();
     });
   }

@@ -158,7 +158,18 @@ void AddQuantizedCases(std::vector<InferCase>& t) {
   t.push_back({.op = "_QLinearAdd",
                .inputs = {"u8[2,3]", "f32[]", "u8[]", "u8[3,2]", "f32[]", "u8[]", "f32[]", "u8[]"},
                .outputs = {""},
-               .error = "must have one shape"});
+               .error = "or broadcast to it"});
+  // B broadcasting into A (a bias over the last axis, a scalar): C has A's shape.
+  t.push_back({.op = "_QLinearAdd",
+               .inputs = {"u8[2,3,8]", "f32[]", "u8[]", "u8[8]", "f32[]", "u8[]", "f32[]", "u8[]"},
+               .outputs = {"u8[2,3,8]"}});
+  t.push_back({.op = "_QLinearAdd",
+               .inputs = {"i8[-1,4]", "f32[]", "i8[]", "i8[]", "f32[]", "i8[]", "f32[]", "i8[]"},
+               .outputs = {"i8[-1,4]"}});
+  t.push_back({.op = "_QLinearAdd",
+               .inputs = {"u8[8]", "f32[]", "u8[]", "u8[2,8]", "f32[]", "u8[]", "f32[]", "u8[]"},
+               .outputs = {""},
+               .error = "or broadcast to it"});
   t.push_back({.op = "ConvInteger", .inputs = {"u8[1,1,3,3]", "u8[1,1,2,2]", "u8[]"}, .outputs = {"i32[1,1,2,2]"}});
   t.push_back({.op = "ConvInteger",
                .inputs = {"u8[-1,1,3,3]", "i8[4,1,2,2]", "", "i8[4]"},

@@ -414,37 +414,214 @@ TEST(QdqFusionPassTest, ClipThatTheSaturationHidesIsAbsorbed) {
     ASSERT_TRUE(got.ok()) << got.status();
     EXPECT_TRUE(test::TensorNear((*got)[0].tensor(), *want, test::Tolerance{1, 0})) << lo << " " << hi;
   }
+  // A Clip the saturation does not hide stays, in float: the Conv before it
+  // takes the float-result form (ConvInteger, then the scales).
   for (auto [lo, hi] : {std::pair{"0.0", "6.0"}, std::pair{"0.25", "100.0"}, std::pair{"_", "63.5"}}) {
-    auto g = Fuse(ClipChain(lo, hi), false);
+    auto g = Fuse(ClipChain(lo, hi), true);
     EXPECT_EQ(Count(*g, "Clip"), 1) << lo << " " << hi;
     EXPECT_EQ(Count(*g, "QLinearConv"), 0) << lo << " " << hi;
+    EXPECT_EQ(Count(*g, "ConvInteger"), 1) << lo << " " << hi;
   }
 }
 
+// A quantized transformer's bias Add: the bias (a constant over the last
+// axis) first or second, fused with it as B; within one step of the chain.
+TEST(QdqFusionPassTest, BiasAddOverTheLastAxisBecomesQLinearAdd) {
+  for (const bool bias_first : {false, true}) {
+    const std::string operands = bias_first ? "bd, ad" : "ad, bd";
+    const std::string text = R"(graph main {
+    a = Data() {index = 0} -> (u8[2,3,5])
+    sa = Const() {value = tensor<f32[]>[0.05]} -> (f32[])
+    za = Const() {value = tensor<u8[]>[120]} -> (u8[])
+    ad = DequantizeLinear(a, sa, za) -> (f32[2,3,5])
+    b = Const() {value = tensor<u8[5]>[0, 255, 7, 128, 64]} -> (u8[5])
+    sb = Const() {value = tensor<f32[]>[0.02]} -> (f32[])
+    zb = Const() {value = tensor<u8[]>[128]} -> (u8[])
+    bd = DequantizeLinear(b, sb, zb) -> (f32[5])
+    add = Add()" + operands + R"() -> (f32[2,3,5])
+    sy = Const() {value = tensor<f32[]>[0.06]} -> (f32[])
+    zy = Const() {value = tensor<u8[]>[100]} -> (u8[])
+    y = QuantizeLinear(add, sy, zy) -> (u8[2,3,5] as "y")
+    out = NetOutput(y)
+  })";
+    auto g = Fuse(text, true);
+    EXPECT_EQ(Count(*g, "_QLinearAdd"), 1);
+    EXPECT_EQ(Count(*g, "Add"), 0);
+    const ir::Node* q = g->OutputNode()->input(0).node;
+    ASSERT_EQ(q->type(), "_QLinearAdd");
+    EXPECT_EQ(q->input(0).node->name(), "a") << "the full operand is A";
+    engine::HostCpuEngine host;
+    Tensor a = *Tensor::Allocate(DataType::kUint8, Shape{2, 3, 5});
+    for (int64_t i = 0; i < a.NumElements(); ++i) a.data<uint8_t>()[i] = static_cast<uint8_t>((i * 71 + 3) % 256);
+    auto src = ir::ParseGraph(text);
+    ASSERT_TRUE(src.ok());
+    auto value = [&](const std::string& name) {
+      return (*src)->FindNode(name)->op_desc().GetAttr<Tensor>(ir::kAttrValue).value();
+    };
+    auto ad = test::RunOp1(host, "DequantizeLinear", {a, value("sa"), value("za")});
+    auto bd = test::RunOp1(host, "DequantizeLinear", {value("b"), value("sb"), value("zb")});
+    ASSERT_TRUE(ad.ok() && bd.ok());
+    auto sum = test::RunOp1(host, "Add", {*ad, *bd});
+    ASSERT_TRUE(sum.ok());
+    auto want = test::RunOp1(host, "QuantizeLinear", {*sum, value("sy"), value("zy")});
+    ASSERT_TRUE(want.ok());
+    std::vector<Value> inputs = {a};
+    for (int i = 1; i < q->num_inputs(); ++i) {
+      inputs.push_back(q->input(i).node->op_desc().GetAttr<Tensor>(ir::kAttrValue).value());
+    }
+    auto got = test::RunKernel(host, q->op_desc(), inputs);
+    ASSERT_TRUE(got.ok()) << got.status();
+    EXPECT_TRUE(test::TensorNear((*got)[0].tensor(), *want, test::Tolerance{1, 0})) << bias_first;
+  }
+}
+
+// DQ -> Q between two parameter sets (QLinearConcat's inputs of other
+// scales): one int8 pass, within one step of the chain; with equal
+// parameters, nothing at all.
+TEST(QdqFusionPassTest, RequantizationRunsOnTheIntegers) {
+  const std::string text = R"(graph main {
+    x = Data() {index = 0} -> (i8[3,7])
+    sx = Const() {value = tensor<f32[]>[0.07]} -> (f32[])
+    zx = Const() {value = tensor<i8[]>[-128]} -> (i8[])
+    xd = DequantizeLinear(x, sx, zx) -> (f32[3,7])
+    sy = Const() {value = tensor<f32[]>[0.03]} -> (f32[])
+    zy = Const() {value = tensor<i8[]>[5]} -> (i8[])
+    y = QuantizeLinear(xd, sy, zy) -> (i8[3,7] as "y")
+    out = NetOutput(y)
+  })";
+  auto g = Fuse(text, true);
+  EXPECT_EQ(Count(*g, "_QLinearAdd"), 1);
+  EXPECT_EQ(Count(*g, "DequantizeLinear") + Count(*g, "QuantizeLinear"), 0);
+  const ir::Node* q = g->OutputNode()->input(0).node;
+  ASSERT_EQ(q->type(), "_QLinearAdd");
+  EXPECT_EQ(q->op_desc().output(0).name, "y");
+  engine::HostCpuEngine host;
+  Tensor x = *Tensor::Allocate(DataType::kInt8, Shape{3, 7});
+  for (int64_t i = 0; i < x.NumElements(); ++i) x.data<int8_t>()[i] = static_cast<int8_t>((i * 53) % 256 - 128);
+  auto src = ir::ParseGraph(text);
+  ASSERT_TRUE(src.ok());
+  auto value = [&](const std::string& name) {
+    return (*src)->FindNode(name)->op_desc().GetAttr<Tensor>(ir::kAttrValue).value();
+  };
+  auto xd = test::RunOp1(host, "DequantizeLinear", {x, value("sx"), value("zx")});
+  ASSERT_TRUE(xd.ok());
+  auto want = test::RunOp1(host, "QuantizeLinear", {*xd, value("sy"), value("zy")});
+  ASSERT_TRUE(want.ok());
+  std::vector<Value> inputs = {x};
+  for (int i = 1; i < q->num_inputs(); ++i) {
+    inputs.push_back(q->input(i).node->op_desc().GetAttr<Tensor>(ir::kAttrValue).value());
+  }
+  auto got = test::RunKernel(host, q->op_desc(), inputs);
+  ASSERT_TRUE(got.ok()) << got.status();
+  EXPECT_TRUE(test::TensorNear((*got)[0].tensor(), *want, test::Tolerance{1, 0}));
+  // Equal parameters: the output is x itself.
+  std::string same = Replaced(text, "tensor<f32[]>[0.03]", "tensor<f32[]>[0.07]");
+  same = Replaced(same, "tensor<i8[]>[5]", "tensor<i8[]>[-128]");
+  g = Fuse(same, true);
+  EXPECT_EQ(g->OutputNode()->input(0).node->name(), "x");
+}
+
 TEST(QdqFusionPassTest, LeavesWhatIsNotAFusableChain) {
-  // An Add that broadcasts stays in float between its DQ and Q nodes; a
-  // Relu before a Q whose zero point is not the minimum is not absorbed;
-  // a Conv whose weights are computed is not fused.
+  // An Add that broadcasts other than by a suffix stays in float between
+  // its DQ and Q nodes; a
+  // Relu before a Q whose zero point is not the minimum is not absorbed (the
+  // Conv then has a float result: ConvInteger and the scales); a Conv whose
+  // weights are computed is not fused.
   Fuse(R"(graph main {
-    a = Data() {index = 0} -> (u8[4])
-    b = Data() {index = 1} -> (u8[1])
+    a = Data() {index = 0} -> (u8[2,4])
+    b = Data() {index = 1} -> (u8[2,1])
     s = Const() {value = tensor<f32[]>[0.5]} -> (f32[])
     z = Const() {value = tensor<u8[]>[3]} -> (u8[])
-    ad = DequantizeLinear(a, s, z) -> (f32[4])
-    bd = DequantizeLinear(b, s, z) -> (f32[1])
-    add = Add(ad, bd) -> (f32[4])
-    y = QuantizeLinear(add, s, z) -> (u8[4])
+    ad = DequantizeLinear(a, s, z) -> (f32[2,4])
+    bd = DequantizeLinear(b, s, z) -> (f32[2,1])
+    add = Add(ad, bd) -> (f32[2,4])
+    y = QuantizeLinear(add, s, z) -> (u8[2,4])
     out = NetOutput(y)
   })",
        false);
-  auto g = Fuse(Replaced(kConvChain, "tensor<u8[]>[0]", "tensor<u8[]>[9]"), false);
-  EXPECT_EQ(Count(*g, "Conv"), 1);
+  auto g = Fuse(Replaced(kConvChain, "tensor<u8[]>[0]", "tensor<u8[]>[9]"), true);
+  EXPECT_EQ(Count(*g, "Conv"), 0);
+  EXPECT_EQ(Count(*g, "QLinearConv"), 0);
+  EXPECT_EQ(Count(*g, "ConvInteger"), 1);
+  EXPECT_EQ(Count(*g, "Relu"), 1);
   g = Fuse(Replaced(kConvChain, "w = Const() {value = tensor<i8[2,2,1,1]>[1, -2, 3, -4]}", "w = Data() {index = 1}"),
            false);
   EXPECT_EQ(Count(*g, "QLinearConv"), 0);
   // A Gemm whose C is scaled by beta stays in float.
   g = Fuse(Replaced(kFloatGemm, "{transB = 1}", "{transB = 1, beta = 0.5}"), false);
   EXPECT_EQ(Count(*g, "Gemm"), 1);
+}
+
+// x (u8) -> DQ -> Conv(DQ(w s8 per channel), DQ(bias i32)), 3x3 with padding,
+// whose float result feeds a GlobalAveragePool (no Q after it).
+constexpr char kFloatConv[] = R"(graph main {
+  x = Data() {index = 0} -> (u8[1,2,5,3])
+  sx = Const() {value = tensor<f32[]>[0.5]} -> (f32[])
+  zx = Const() {value = tensor<u8[]>[255]} -> (u8[])
+  xd = DequantizeLinear(x, sx, zx) -> (f32[1,2,5,3])
+  w = Const() {value = tensor<i8[3,2,3,3]>[1, -2, 3, -4, 5, -6, 7, -8, 127, -127, 0, 1, 2, 3, 4, 5, 6, 7, -1, -2, -3, -4, -5, -6, -7, -8, -9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36]} -> (i8[3,2,3,3])
+  sw = Const() {value = tensor<f32[3]>[0.25, 0.125, 0.5]} -> (f32[3])
+  zw = Const() {value = tensor<i8[3]>[0, 0, 0]} -> (i8[3])
+  wd = DequantizeLinear(w, sw, zw) {axis = 0} -> (f32[3,2,3,3])
+  b = Const() {value = tensor<i32[3]>[8, -16, 1000]} -> (i32[3])
+  sb = Const() {value = tensor<f32[3]>[0.125, 0.0625, 0.25]} -> (f32[3])
+  bd = DequantizeLinear(b, sb) {axis = 0} -> (f32[3])
+  conv = Conv(xd, wd, bd) {pads = [1, 1, 1, 1]} -> (f32[1,3,5,3])
+  gap = GlobalAveragePool(conv) -> (f32[1,3,1,1] as "pooled")
+  out = NetOutput(gap)
+})";
+
+TEST(QdqFusionPassTest, FloatResultConvComputesOnIntegersThenScales) {
+  auto g = Fuse(kFloatConv, true);
+  for (std::string_view gone : {"Conv", "DequantizeLinear"}) EXPECT_EQ(Count(*g, gone), 0) << gone;
+  for (std::string_view kept : {"ConvInteger", "Cast", "Mul", "Add", "GlobalAveragePool"}) {
+    EXPECT_EQ(Count(*g, kept), 1) << kept;
+  }
+  engine::HostCpuEngine host;
+  Tensor x = *Tensor::Allocate(DataType::kUint8, Shape{1, 2, 5, 3});
+  for (int64_t i = 0; i < x.NumElements(); ++i) x.data<uint8_t>()[i] = static_cast<uint8_t>((i * 97 + 5) % 256);
+  x.data<uint8_t>()[0] = 0;  // the far end of the range from the zero point
+  auto src = ir::ParseGraph(kFloatConv);
+  ASSERT_TRUE(src.ok());
+  auto value = [&](const std::string& name) {
+    return (*src)->FindNode(name)->op_desc().GetAttr<Tensor>(ir::kAttrValue).value();
+  };
+  auto xd = test::RunOp1(host, "DequantizeLinear", {x, value("sx"), value("zx")});
+  auto wd = test::RunOp1(host, "DequantizeLinear", {value("w"), value("sw"), value("zw")},
+                         {{"axis", ir::AttrValue(int64_t{0})}});
+  auto bd = test::RunOp1(host, "DequantizeLinear", {value("b"), value("sb")}, {{"axis", ir::AttrValue(int64_t{0})}});
+  ASSERT_TRUE(xd.ok() && wd.ok() && bd.ok());
+  auto conv = test::RunOp1(host, "Conv", {*xd, *wd, *bd}, {{"pads", ir::AttrValue(std::vector<int64_t>{1, 1, 1, 1})}});
+  ASSERT_TRUE(conv.ok()) << conv.status();
+  auto want = test::RunOp1(host, "GlobalAveragePool", {*conv});
+  ASSERT_TRUE(want.ok()) << want.status();
+  std::function<absl::StatusOr<Value>(const ir::OutPort&)> eval = [&](const ir::OutPort& p) -> absl::StatusOr<Value> {
+    if (p.node->type() == ir::kData) return Value(x);
+    if (p.node->type() == ir::kConst) return Value(p.node->op_desc().GetAttr<Tensor>(ir::kAttrValue).value());
+    std::vector<Value> inputs;
+    for (const ir::OutPort& in : p.node->inputs()) {
+      GE_ASSIGN_OR_RETURN(Value v, eval(in));
+      inputs.push_back(std::move(v));
+    }
+    GE_ASSIGN_OR_RETURN(std::vector<Value> out, test::RunKernel(host, p.node->op_desc(), inputs));
+    return out[p.index];
+  };
+  auto got = eval(g->OutputNode()->input(0));
+  ASSERT_TRUE(got.ok()) << got.status();
+  EXPECT_TRUE(test::TensorNear(got->tensor(), *want, test::Tolerance{1e-4, 1e-5}));
+}
+
+TEST(QdqFusionPassTest, FloatResultConvWithU8WeightsStaysInFloat) {
+  std::string text = Replaced(kFloatConv, "tensor<i8[3]>[0, 0, 0]} -> (i8[3])", "tensor<u8[3]>[0, 0, 0]} -> (u8[3])");
+  const size_t from = text.find("  w = Const()"), to = text.find('\n', from);
+  text.replace(from, to - from,
+               "  w = Const() {value = tensor<u8[3,2,3,3]>[" + std::string(53 * 3, ' ') + "]} -> (u8[3,2,3,3])");
+  std::string values;
+  for (int i = 0; i < 54; ++i) values += std::to_string(i * 4) + (i < 53 ? ", " : "");
+  text = Replaced(text, "[" + std::string(53 * 3, ' ') + "]", "[" + values + "]");
+  auto g = Fuse(text, false);
+  EXPECT_EQ(Count(*g, "Conv"), 1);
+  EXPECT_EQ(Count(*g, "ConvInteger"), 0);
 }
 
 }  // namespace

@@ -267,8 +267,9 @@ std::vector<Case> DynamicQuantizeCases(Rng& rng) {
   return cases;
 }
 
-// ged's int8 residual Add: two same-shape tensors of one int8 type,
-// per-tensor scales and zero points, with and without saturation.
+// ged's int8 Add: two same-shape tensors of one int8 type (or B a bias over
+// A's last axis or a scalar), per-tensor scales and zero points, with and
+// without saturation.
 std::vector<Case> QLinearAddCases(Rng& rng) {
   std::vector<Case> cases;
   for (int i = 0; i < 8; ++i) {
@@ -283,6 +284,23 @@ std::vector<Case> QLinearAddCases(Rng& rng) {
                                  Tensor::Scalar<float>(sc), ZeroPoint(rng, t)};
     Case c = MakeCase("_QLinearAdd", inputs, {}, test::Tolerance{1, 0});
     if (i % 3 != 2) c.const_inputs = {1, 2, 4, 5, 6, 7};
+    cases.push_back(std::move(c));
+  }
+  // B a bias over A's last axis, or one element.
+  for (int i = 0; i < 4; ++i) {
+    const Shape a{rng.Int(1, 3), rng.Int(1, 9), rng.Int(1, 70)};
+    const Shape b = i % 2 == 0 ? Shape{a.dim(2)} : Shape{};
+    const DataType t = i < 2 ? DataType::kUint8 : DataType::kInt8;
+    std::vector<Value> inputs = {Activation(rng, t, a),
+                                 Tensor::Scalar<float>(rng.Float(0.01f, 0.1f)),
+                                 ZeroPoint(rng, t),
+                                 Activation(rng, t, b),
+                                 Tensor::Scalar<float>(rng.Float(0.01f, 0.1f)),
+                                 ZeroPoint(rng, t),
+                                 Tensor::Scalar<float>(rng.Float(0.02f, 0.2f)),
+                                 ZeroPoint(rng, t)};
+    Case c = MakeCase("_QLinearAdd", inputs, {}, test::Tolerance{1, 0});
+    c.const_inputs = {1, 2, 3, 4, 5, 6, 7};
     cases.push_back(std::move(c));
   }
   return cases;

@@ -253,10 +253,13 @@ std::vector<Case> TransDataCases(Rng& rng) {
 }
 
 // Concat along every axis (negative ones too), with empty inputs among
-// the others.
+// the others; float and int8.
 std::vector<Case> ConcatCases(Rng& rng) {
   std::vector<Case> cases;
-  for (DataType dt : DenseFloatTypes()) {
+  std::vector<DataType> types = DenseFloatTypes();
+  types.push_back(DataType::kUint8);  // QLinearConcat's joins
+  types.push_back(DataType::kInt8);
+  for (DataType dt : types) {
     for (int trial = 0; trial < 16; ++trial) {
       const int64_t rank = rng.Int(1, 4);
       Shape base;
@@ -268,7 +271,8 @@ std::vector<Case> ConcatCases(Rng& rng) {
       for (int64_t i = 0; i < n; ++i) {
         Shape s = base;
         s.set_dim(a, trial % 5 == 0 && i == 1 ? 0 : rng.Int(1, 4));
-        inputs.push_back(rng.Random(dt, s));
+        const bool u8 = dt == DataType::kUint8, s8 = dt == DataType::kInt8;
+        inputs.push_back(rng.Random(dt, s, u8 ? 0.0 : s8 ? -128.0 : -1.0, u8 ? 255.0 : s8 ? 127.0 : 1.0));
       }
       cases.push_back(MakeCase("Concat", std::move(inputs), {{"axis", ir::AttrValue(axis)}}));
     }

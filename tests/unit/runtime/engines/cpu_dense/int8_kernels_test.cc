@@ -222,9 +222,30 @@ TEST(CpuDenseInt8, QLinearAddMatchesTheReferenceBitForBit) {
   }
 }
 
+// B a bias over A's last axes or a scalar: read cyclically (tiled when
+// shorter than 256 elements), bit for bit the reference's broadcast.
+TEST(CpuDenseInt8, QLinearAddBroadcastsASuffixBitForBit) {
+  const Shape a_shape{1, 3, 211, 117};
+  for (DataType d : {DataType::kUint8, DataType::kInt8}) {
+    const bool u8 = d == DataType::kUint8;
+    for (const Shape& b_shape : {Shape{117}, Shape{1, 211, 117}, Shape{1}, Shape{}, Shape{3, 211, 117}}) {
+      std::vector<Value> inputs = {Filled(d, a_shape, 41, u8 ? 0 : -128, u8 ? 255 : 127),
+                                   Tensor::Scalar<float>(0.0371f),
+                                   u8 ? Tensor::Scalar<uint8_t>(255) : Tensor(Tensor::Scalar<int8_t>(-128)),
+                                   Filled(d, b_shape, 42, u8 ? 0 : -128, u8 ? 255 : 127),
+                                   Tensor::Scalar<float>(0.0213f),
+                                   u8 ? Tensor::Scalar<uint8_t>(0) : Tensor(Tensor::Scalar<int8_t>(127)),
+                                   Tensor::Scalar<float>(0.0459f),
+                                   u8 ? Tensor::Scalar<uint8_t>(128) : Tensor(Tensor::Scalar<int8_t>(0))};
+      EXPECT_TRUE(Conforms(MakeCase("_QLinearAdd", inputs, {}, test::Tolerance{0, 0})))
+          << DataTypeName(d) << " B " << b_shape.ToString();
+    }
+  }
+}
+
 TEST(CpuDenseInt8, QLinearAddRefusesOperandsOfTwoShapes) {
   Case c = MakeCase("_QLinearAdd", {Filled(DataType::kUint8, Shape{2, 4}, 1, 0, 255), Tensor::Scalar<float>(0.5f),
-                                    Tensor::Scalar<uint8_t>(0), Filled(DataType::kUint8, Shape{1, 4}, 2, 0, 255),
+                                    Tensor::Scalar<uint8_t>(0), Filled(DataType::kUint8, Shape{2, 1}, 2, 0, 255),
                                     Tensor::Scalar<float>(0.5f), Tensor::Scalar<uint8_t>(0),
                                     Tensor::Scalar<float>(1.0f), Tensor::Scalar<uint8_t>(0)});
   const absl::Status s = Rejection(c);

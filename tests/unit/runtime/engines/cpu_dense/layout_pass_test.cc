@@ -167,6 +167,53 @@ TEST(LayoutPassTest, KeepsInt8ActivationsChannelsLast) {
   EXPECT_EQ(g->OutputNode()->input(0).node->type(), "TransData");
 }
 
+// `_QLinearAdd` with a one-element B (a requantization, hard-swish's + 3)
+// keeps its channels-last A's layout and reads B as it is.
+TEST(LayoutPassTest, Int8AddOfOneElementKeepsChannelsLast) {
+  auto g = Parse(R"(graph main {
+    x = Data() {index = 0} -> (u8[1,16,8,8])
+    s = Const() {value = tensor<f32[]>[0.1]} -> (f32[])
+    z = Const() {value = tensor<u8[]>[0]} -> (u8[])
+    one = Const() {value = tensor<f32[]>[1.0]} -> (f32[])
+    w = Const() {value = tensor<i8[16,16,3,3]>splat(1)} -> (i8[16,16,3,3])
+    sw = Const() {value = tensor<f32[]>[0.01]} -> (f32[])
+    zw = Const() {value = tensor<i8[]>[0]} -> (i8[])
+    c1 = QLinearConv(x, s, z, w, sw, zw, s, z) {_engine_name = "cpu_dense", pads = [1, 1, 1, 1]} -> (u8[1,16,8,8])
+    rq = _QLinearAdd(c1, s, z, z, one, z, s, z) {_engine_name = "cpu_dense"} -> (u8[1,16,8,8])
+    pool = MaxPool(rq) {_engine_name = "cpu_dense", kernel_shape = [2, 2]} -> (u8[1,16,7,7])
+    dq = DequantizeLinear(pool, s, z) {_engine_name = "cpu_dense"} -> (f32[1,16,7,7])
+    out = NetOutput(dq)
+  })");
+  auto changed = AssignBlockedLayouts(*g, OnDense, PassTestEngine().context());
+  ASSERT_TRUE(changed.ok()) << changed.status();
+  for (const char* name : {"c1", "rq", "pool"}) {
+    EXPECT_EQ(g->FindNode(name)->op_desc().output(0).type.tensor().format, ir::Format::kNHWC) << name;
+  }
+  EXPECT_EQ(g->FindNode("rq")->op_desc().input(0).type.tensor().format, ir::Format::kNHWC);
+  EXPECT_EQ(g->FindNode("rq")->input(3).node->type(), "Const") << "B is read as it is";
+}
+
+// An int8 MaxPool reached in plain layout (a quantized graph input) takes
+// channels-last behind a TransData: oneDNN pools plain int8 with its
+// reference kernel only.
+TEST(LayoutPassTest, Int8PoolOfAPlainInputGoesChannelsLast) {
+  auto g = Parse(R"(graph main {
+    x = Data() {index = 0} -> (u8[1,16,8,8])
+    s = Const() {value = tensor<f32[]>[0.1]} -> (f32[])
+    z = Const() {value = tensor<u8[]>[0]} -> (u8[])
+    pool = MaxPool(x) {_engine_name = "cpu_dense", kernel_shape = [2, 2]} -> (u8[1,16,7,7])
+    dq = DequantizeLinear(pool, s, z) {_engine_name = "cpu_dense"} -> (f32[1,16,7,7])
+    out = NetOutput(dq)
+  })");
+  auto changed = AssignBlockedLayouts(*g, OnDense, PassTestEngine().context());
+  ASSERT_TRUE(changed.ok()) << changed.status();
+  EXPECT_TRUE(*changed);
+  const ir::Node* pool = g->FindNode("pool");
+  EXPECT_EQ(pool->op_desc().output(0).type.tensor().format, ir::Format::kNHWC);
+  EXPECT_EQ(pool->op_desc().input(0).type.tensor().format, ir::Format::kNHWC);
+  EXPECT_EQ(pool->input(0).node->type(), "TransData");
+}
+
 // A channels-last f32 tensor (here the DequantizeLinear of a QLinearConv's
 // NHWC output; on AVX-512 oneDNN also runs some f32 convolutions
 // channels-last): a product with a per-channel operand, a spatial Resize
