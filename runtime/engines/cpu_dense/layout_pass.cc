@@ -11,12 +11,13 @@
 #include "base/status.h"
 #include "runtime/engines/cpu_dense/dense_ops.h"
 #include "runtime/engines/cpu_dense/channel_block.h"
+#include "runtime/engines/cpu_dense/channel_shuffle.h"
 #include "runtime/engines/cpu_dense/post_ops.h"
 
 namespace ge::engine::cpu_dense {
 namespace {
 
-enum class Role { kNone, kConv, kDeconv, kInt8Conv, kFollow, kBinary, kInt8Binary, kGlobalPool, kConcat };
+enum class Role { kNone, kConv, kDeconv, kInt8Conv, kFollow, kBinary, kInt8Binary, kGlobalPool, kConcat, kShuffle };
 
 // cpu_dense's QuantizeLinear / DequantizeLinear are per tensor only, so
 // element-wise: they keep the layout while changing the dtype.
@@ -71,6 +72,7 @@ Role RoleOf(const ir::Node& n) {
   if (In(kBinaries, t)) return Role::kBinary;
   if (t == "GlobalAveragePool" || t == "GlobalMaxPool") return Role::kGlobalPool;
   if (t == "Concat") return Role::kConcat;
+  if (t == kChannelShuffleOp) return Role::kShuffle;
   return Role::kNone;
 }
 
@@ -190,11 +192,18 @@ class LayoutPass {
         break;
       case Role::kBinary: f = BinaryFormat(n, 0, 1); break;
       case Role::kConcat: f = ConcatFormat(n); break;
+      // A channel shuffle permutes each position's channel row: it keeps
+      // channels-last (its kernel reads plain and channels-last only).
+      case Role::kShuffle:
+        if (n.input(0) && IsChannelsLast(FormatOf(n.input(0)))) f = FormatOf(n.input(0));
+        break;
       case Role::kInt8Binary: f = BinaryFormat(n, 0, 3); break;
       default: break;
     }
     if (IsPlain(f) || !Fits(out, f)) return absl::OkStatus();
-    if (RoleOf(n) == Role::kFollow && !Fits(TypeOf(n.input(0)), f)) return absl::OkStatus();
+    if ((RoleOf(n) == Role::kFollow || RoleOf(n) == Role::kShuffle) && !Fits(TypeOf(n.input(0)), f)) {
+      return absl::OkStatus();
+    }
     if ((n.type() == "Resize" || n.type() == "Pad") && !KeepsChannels(n)) return absl::OkStatus();
     // InstanceNormalization's kernel reads plain and channel-blocked tensors only.
     if (n.type() == "InstanceNormalization" && IsChannelsLast(f)) return absl::OkStatus();
@@ -286,6 +295,7 @@ class LayoutPass {
       case Role::kInt8Binary: return (port == 0 || port == 3) && out == f;
       case Role::kGlobalPool: return port == 0;
       case Role::kConcat: return out == f;
+      case Role::kShuffle: return port == 0 && out == f;
       default: return false;
     }
   }
