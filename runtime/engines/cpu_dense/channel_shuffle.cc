@@ -23,6 +23,15 @@ absl::Status InferChannelShuffle(ops::InferenceContext& ctx) {
     return absl::OkStatus();
   }
   if (y.rank() < 2) return ctx.Error("input X ", y.ToString(), " has no channel axis");
+  // Several inputs: the shuffle of their join along the channels.
+  for (int i = 1; i < ctx.num_inputs(); ++i) {
+    const ir::ValueType& t = ctx.input_type(i);
+    if (!t.is_tensor() || t.shape().unknown_rank() || t.shape().rank() != y.rank()) {
+      return ctx.Error("input ", i, " does not join input 0 along the channels");
+    }
+    const int64_t ci = t.shape().dim(1);
+    y.set_dim(1, y.dim(1) < 0 || ci < 0 ? -1 : y.dim(1) + ci);
+  }
   const int64_t group = ctx.op().GetAttrOr<int64_t>("group", 0);
   const int64_t begin = ctx.op().GetAttrOr<int64_t>("begin", 0);
   const int64_t c = y.dim(1);
@@ -252,6 +261,43 @@ absl::Status Rewrite(ir::Graph& graph, const Shuffle& m, const NodeFilter& can_r
   return absl::OkStatus();
 }
 
+// A Concat along the channels whose every reader is a one-input
+// `_ChannelShuffle`: the shuffles read the Concat's inputs instead (the
+// join is no longer copied first). Returns whether it folded.
+absl::StatusOr<bool> FoldConcat(ir::Graph& graph, ir::Node* cat, const NodeFilter& can_rewrite) {
+  if (cat->type() != "Concat" || !Plain(*cat, can_rewrite) || cat->num_inputs() < 2) return false;
+  const ir::ValueType& out = OutType(*cat);
+  if (!out.is_tensor() || out.shape().unknown_rank()) return false;
+  const int64_t rank = out.shape().rank(), axis = cat->op_desc().GetAttrOr<int64_t>("axis", 0);
+  if (rank < 3 || (axis != 1 && axis != 1 - rank)) return false;
+  for (int i = 0; i < cat->num_inputs(); ++i) {
+    const ir::ValueType& t = cat->op_desc().input(i).type;
+    if (!cat->input(i) || !Typed(t, rank) || t.dtype() != out.dtype()) return false;
+  }
+  const std::vector<ir::InPort> uses = cat->consumers(0);
+  if (uses.empty()) return false;
+  for (const ir::InPort& use : uses) {
+    if (use.node->type() != kChannelShuffleOp || use.node->num_inputs() != 1 || !can_rewrite(*use.node)) return false;
+  }
+  for (const ir::InPort& use : uses) {
+    ir::Node* shuffle = use.node;
+    const std::string name = shuffle->name();
+    ir::OpDesc op = shuffle->op_desc();
+    op.set_name(graph.UniqueNodeName(name + "_joined"));
+    op.mutable_inputs() = cat->op_desc().inputs();
+    GE_ASSIGN_OR_RETURN(ir::Node * joined, graph.AddNode(std::move(op)));
+    for (int i = 0; i < cat->num_inputs(); ++i) {
+      const ir::OutPort p = cat->input(i);
+      GE_RETURN_IF_ERROR(graph.AddEdge(p.node, p.index, joined, i));
+    }
+    GE_RETURN_IF_ERROR(graph.ReplaceAllUses(shuffle, 0, joined, 0));
+    graph.RemoveNode(shuffle);
+    GE_RETURN_IF_ERROR(graph.RenameNode(joined, name));
+  }
+  graph.RemoveNode(cat);
+  return true;
+}
+
 }  // namespace
 
 std::vector<int64_t> ShuffleSources(int64_t channels, int64_t group, int64_t begin, int64_t count) {
@@ -267,8 +313,10 @@ std::vector<int64_t> ShuffleSources(int64_t channels, int64_t group, int64_t beg
 absl::Status RegisterChannelShuffleOp(ops::OpRegistry& registry) {
   if (registry.Find(kChannelShuffleOp) != nullptr) return absl::OkStatus();
   ops::OpSchemaBuilder b{std::string(kChannelShuffleOp), 1};
-  b.Doc("cpu_dense: a channel shuffle in `group` groups, channels [begin, begin + count) of it.")
-      .Input("X", "T")
+  b.Doc(
+       "cpu_dense: a channel shuffle in `group` groups of the inputs joined along the channels, channels "
+       "[begin, begin + count) of it.")
+      .VariadicInput("X", "T", 1)
       .Output("Y", "T")
       .TypeConstraint("T", {DataType::kFloat, DataType::kBFloat16})
       .RequiredAttr("group", Kind::kInt)
@@ -289,8 +337,10 @@ absl::StatusOr<bool> FuseChannelShuffles(ir::Graph& graph, const NodeFilter& can
     if (t == nullptr) continue;
     const auto m = Match(*t, can_rewrite);
     if (!m) continue;
+    ir::Node* source = m->first->input(0).node;
     GE_RETURN_IF_ERROR(Rewrite(graph, *m, can_rewrite));
     changed = true;
+    GE_RETURN_IF_ERROR(FoldConcat(graph, source, can_rewrite).status());
   }
   return changed;
 }

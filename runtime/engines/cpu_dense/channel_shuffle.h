@@ -1,9 +1,10 @@
 // `_ChannelShuffle`: ShuffleNet's channel shuffle (and the channel slices
 // read from it) as one cpu_dense op.
 //
-//   Y = _ChannelShuffle(X) {group = g, begin = b, count = n}
+//   Y = _ChannelShuffle(X...) {group = g, begin = b, count = n}
 //
-// X is [N, C, spatial...] with C a multiple of g. The shuffled tensor's
+// X is [N, C, spatial...] with C a multiple of g, or the join along the
+// channels of several inputs (a Concat folded in). The shuffled tensor's
 // channel c reads X's channel (c % g) * (C / g) + c / g (X viewed as
 // [N, g, C / g, spatial...], axes 1 and 2 swapped, viewed back); Y holds
 // its channels [b, b + n), [N, n, spatial...]. `count` defaults to C - b.
@@ -25,6 +26,9 @@
 // along axis 1 with constant bounds and step 1 (begin and count from the
 // clamped bounds), one per read output of a Split along axis 1 (its parts
 // from the outputs' types), one with every channel for any other reader.
+// Then a Concat along the channels whose every reader is such a shuffle
+// goes: the shuffles read its inputs (ShuffleNet v2 joins two halves before
+// each shuffle; with two groups the kernel interleaves them directly).
 #pragma once
 
 #include <string_view>

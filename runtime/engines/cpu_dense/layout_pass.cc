@@ -192,11 +192,7 @@ class LayoutPass {
         break;
       case Role::kBinary: f = BinaryFormat(n, 0, 1); break;
       case Role::kConcat: f = ConcatFormat(n); break;
-      // A channel shuffle permutes each position's channel row: it keeps
-      // channels-last (its kernel reads plain and channels-last only).
-      case Role::kShuffle:
-        if (n.input(0) && IsChannelsLast(FormatOf(n.input(0)))) f = FormatOf(n.input(0));
-        break;
+      case Role::kShuffle: f = ShuffleFormat(n); break;
       case Role::kInt8Binary: f = BinaryFormat(n, 0, 3); break;
       default: break;
     }
@@ -210,7 +206,7 @@ class LayoutPass {
     ir::Format& format = n.mutable_op_desc().mutable_output(0).type.mutable_tensor().format;
     changed_ = changed_ || format != f;
     format = f;
-    if (RoleOf(n) == Role::kConcat) {
+    if (RoleOf(n) == Role::kConcat || RoleOf(n) == Role::kShuffle) {
       for (int i = 0; i < n.num_inputs(); ++i) {
         if (FormatOf(n.input(i)) != f) GE_RETURN_IF_ERROR(Convert(&n, i, f));
       }
@@ -256,6 +252,23 @@ class LayoutPass {
     return f;
   }
 
+  // A channel shuffle (of one input, or of the join of several along the
+  // channels) permutes each position's channel row: it takes the
+  // channels-last layout of its first non-plain input when every input fits
+  // it (the others get a TransData); its kernel reads plain and
+  // channels-last ports only.
+  static ir::Format ShuffleFormat(const ir::Node& n) {
+    ir::Format f = ir::Format::kND;
+    for (int i = 0; i < n.num_inputs() && IsPlain(f); ++i) {
+      if (n.input(i)) f = FormatOf(n.input(i));
+    }
+    if (!IsChannelsLast(f)) return ir::Format::kND;
+    for (int i = 0; i < n.num_inputs(); ++i) {
+      if (!n.input(i) || !Fits(TypeOf(n.input(i)), f)) return ir::Format::kND;
+    }
+    return f;
+  }
+
   // A binary op takes a layout when both operands (ports i and j) have the
   // output's shape and one of them arrives in a non-plain layout.
   static ir::Format BinaryFormat(const ir::Node& n, int i, int j) {
@@ -295,7 +308,7 @@ class LayoutPass {
       case Role::kInt8Binary: return (port == 0 || port == 3) && out == f;
       case Role::kGlobalPool: return port == 0;
       case Role::kConcat: return out == f;
-      case Role::kShuffle: return port == 0 && out == f;
+      case Role::kShuffle: return out == f;
       default: return false;
     }
   }

@@ -71,7 +71,8 @@ std::vector<Case> DepthSpaceCases(Rng& rng, const std::string& type) {
 }
 
 // The channel shuffle (channel_shuffle.h) of plain tensors: groups 1 to 4,
-// ranks 3 to 5, every part from any channel, batches, f32 and bf16; the
+// ranks 3 to 5, every part from any channel, batches, one input or the join
+// of two, f32 and bf16; the
 // reference spells the shuffle out (host_cpu has no such op).
 std::vector<Case> ChannelShuffleCases(Rng& rng) {
   std::vector<Case> cases;
@@ -83,7 +84,26 @@ std::vector<Case> ChannelShuffleCases(Rng& rng) {
     const int64_t begin = trial % 3 == 0 ? 0 : rng.Int(0, c - 1);
     const int64_t count = trial % 3 == 0 ? c - begin : rng.Int(1, c - begin);
     const Tensor x = rng.Random(dt, Shape(dims));
-    Case cs = MakeCase("_ChannelShuffle", {x},
+    // Every fourth case: x as the join of two parts along the channels.
+    std::vector<Value> inputs;
+    if (trial % 4 == 1 && c >= 2) {
+      const int64_t first = rng.Int(1, c - 1), outer = dims[0], inner = x.NumElements() / (outer * c);
+      const size_t elem = DataTypeSize(dt);
+      for (auto [from, width] : {std::pair<int64_t, int64_t>{0, first}, {first, c - first}}) {
+        std::vector<int64_t> part_dims = dims;
+        part_dims[1] = width;
+        Tensor part = *Tensor::Allocate(dt, Shape(part_dims));
+        for (int64_t b = 0; b < outer; ++b) {
+          std::memcpy(static_cast<char*>(part.raw_data()) + b * width * inner * elem,
+                      static_cast<const char*>(x.raw_data()) + (b * c + from) * inner * elem,
+                      static_cast<size_t>(width * inner) * elem);
+        }
+        inputs.emplace_back(std::move(part));
+      }
+    } else {
+      inputs.emplace_back(x);
+    }
+    Case cs = MakeCase("_ChannelShuffle", std::move(inputs),
                        {{"group", ir::AttrValue(g)}, {"begin", ir::AttrValue(begin)}, {"count", ir::AttrValue(count)}});
     cs.reference = [x, g, begin, count]() -> absl::StatusOr<Tensor> {
       const int64_t n = x.shape().dim(0), ch = x.shape().dim(1), inner = x.NumElements() / (n * ch);

@@ -562,7 +562,8 @@ TEST(CpuDenseConvTranspose, KernelEqualToStrideRunsOwnTilesOnChannelsLastPorts) 
 // `_ChannelShuffle` (channel_shuffle.h) on plain and channels-last ports,
 // f32 and bf16, ranks 3 to 5, groups 1 to 4 (two groups' interleaving path
 // with every start and length), odd channel counts, parts of
-// the shuffle from any channel, batches 1 to 3, a team: every element
+// the shuffle from any channel, batches 1 to 3, the join of two or three
+// inputs, a team: every element
 // against the shuffle spelled out (X viewed as [N, g, C/g, S], the two
 // channel axes swapped), element for element (a copy).
 TEST(CpuDenseChannelShuffle, PlainAndChannelsLastPortsGiveTheShuffledChannels) {
@@ -602,7 +603,30 @@ TEST(CpuDenseChannelShuffle, PlainAndChannelsLastPortsGiveTheShuffledChannels) {
         }
       }
     }
-    Case cs = MakeCase("_ChannelShuffle", {x},
+    // Every third trial: x as the join of two or three parts along the
+    // channels (a Concat the shuffle reads through).
+    std::vector<Value> parts;
+    int64_t offset = 0;
+    // Two groups: two equal halves (ShuffleNet's join: one run per input).
+    const bool halves = two && trial % 3 == 2;
+    const int64_t pieces = halves ? 2 : trial % 3 == 2 ? std::min<int64_t>(c, rng.Int(2, 3)) : 1;
+    for (int64_t k = 0; k < pieces; ++k) {
+      const int64_t width = halves ? c / 2 : k + 1 == pieces ? c - offset : rng.Int(1, c - offset - (pieces - 1 - k));
+      std::vector<int64_t> part_dims = dims;
+      part_dims[1] = width;
+      Tensor part = *Tensor::Allocate(dtype, Shape(part_dims));
+      for (int64_t b = 0; b < n; ++b) {
+        for (int64_t ch = 0; ch < width; ++ch) {
+          for (int64_t p = 0; p < inner; ++p) {
+            std::memcpy(static_cast<char*>(part.raw_data()) + at(b, ch, p, width) * elem,
+                        static_cast<const char*>(x.raw_data()) + at(b, offset + ch, p, c) * elem, elem);
+          }
+        }
+      }
+      parts.emplace_back(std::move(part));
+      offset += width;
+    }
+    Case cs = MakeCase("_ChannelShuffle", std::move(parts),
                        {{"group", ir::AttrValue(g)}, {"begin", ir::AttrValue(begin)}, {"count", ir::AttrValue(count)}});
     test::RunOptions options;
     auto types = test::InferOutputTypes(cs.op, cs.inputs);
@@ -612,7 +636,7 @@ TEST(CpuDenseChannelShuffle, PlainAndChannelsLastPortsGiveTheShuffledChannels) {
     if (channels_last) {
       const ir::Format f = rank == 5 ? ir::Format::kNDHWC : rank == 4 ? ir::Format::kNHWC : ir::Format::kND;
       if (f == ir::Format::kND) continue;  // no channels-last name for rank 3
-      cs.op.mutable_input(0).type.mutable_tensor().format = f;
+      for (int i = 0; i < cs.op.num_inputs(); ++i) cs.op.mutable_input(i).type.mutable_tensor().format = f;
       options.output_types[0].mutable_tensor().format = f;
       cs.op.mutable_output(0).type = options.output_types[0];
     }
