@@ -7,6 +7,7 @@
 
 #include "base/ir/op_types.h"
 #include "base/status.h"
+#include "runtime/engines/cpu_dense/channel_shuffle.h"
 #include "runtime/engines/cpu_dense/conv_bn_fold.h"
 #include "runtime/engines/cpu_dense/conv_tap_trim.h"
 #include "runtime/engines/cpu_dense/dense_kernel.h"
@@ -95,7 +96,8 @@ absl::StatusOr<bool> CpuDenseGraphOptimizer::OptimizeOne(ir::Graph& graph, const
     GE_ASSIGN_OR_RETURN(bool trimmed, TrimConvTaps(graph, can_rewrite));
     GE_ASSIGN_OR_RETURN(bool folded, FoldConvBatchNorm(graph, can_rewrite));
     GE_ASSIGN_OR_RETURN(bool pools, ReduceToGlobalPool(graph, can_rewrite));
-    changed = einsums || pads || trimmed || folded || pools;
+    GE_ASSIGN_OR_RETURN(bool shuffles, FuseChannelShuffles(graph, can_rewrite));
+    changed = einsums || pads || trimmed || folded || pools || shuffles;
   }
   // Before placement a convolution's chain (GELU's arithmetic, a residual
   // Add) fuses first, except an Add feeding a LayerNormalization

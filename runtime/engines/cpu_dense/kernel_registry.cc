@@ -72,6 +72,7 @@ void RegisterDenseKernels(DenseKernelTable& table) {
   RegisterPoolKernels(table);
   RegisterPadKernels(table);
   RegisterDepthSpaceKernels(table);
+  RegisterChannelShuffleKernels(table);
   RegisterInstanceNormKernels(table);
   RegisterNormKernels(table);
   RegisterEltwiseKernels(table);

@@ -55,6 +55,7 @@ void RegisterMatMulKernels(DenseKernelTable& table);
 void RegisterPoolKernels(DenseKernelTable& table);
 void RegisterPadKernels(DenseKernelTable& table);
 void RegisterDepthSpaceKernels(DenseKernelTable& table);
+void RegisterChannelShuffleKernels(DenseKernelTable& table);
 void RegisterInstanceNormKernels(DenseKernelTable& table);
 void RegisterNormKernels(DenseKernelTable& table);
 void RegisterEltwiseKernels(DenseKernelTable& table);

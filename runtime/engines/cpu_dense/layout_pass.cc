@@ -11,12 +11,13 @@
 #include "base/status.h"
 #include "runtime/engines/cpu_dense/dense_ops.h"
 #include "runtime/engines/cpu_dense/channel_block.h"
+#include "runtime/engines/cpu_dense/channel_shuffle.h"
 #include "runtime/engines/cpu_dense/post_ops.h"
 
 namespace ge::engine::cpu_dense {
 namespace {
 
-enum class Role { kNone, kConv, kDeconv, kInt8Conv, kFollow, kBinary, kInt8Binary, kGlobalPool, kConcat };
+enum class Role { kNone, kConv, kDeconv, kInt8Conv, kFollow, kBinary, kInt8Binary, kGlobalPool, kConcat, kShuffle };
 
 // cpu_dense's QuantizeLinear / DequantizeLinear are per tensor only, so
 // element-wise: they keep the layout while changing the dtype.
@@ -71,6 +72,7 @@ Role RoleOf(const ir::Node& n) {
   if (In(kBinaries, t)) return Role::kBinary;
   if (t == "GlobalAveragePool" || t == "GlobalMaxPool") return Role::kGlobalPool;
   if (t == "Concat") return Role::kConcat;
+  if (t == kChannelShuffleOp) return Role::kShuffle;
   return Role::kNone;
 }
 
@@ -203,11 +205,14 @@ class LayoutPass {
         break;
       case Role::kBinary: f = BinaryFormat(n, 0, 1); break;
       case Role::kConcat: f = ConcatFormat(n); break;
+      case Role::kShuffle: f = ShuffleFormat(n); break;
       case Role::kInt8Binary: f = BinaryFormat(n, 0, 3); break;
       default: break;
     }
     if (IsPlain(f) || !Fits(out, f)) return absl::OkStatus();
-    if (RoleOf(n) == Role::kFollow && !Fits(TypeOf(n.input(0)), f)) return absl::OkStatus();
+    if ((RoleOf(n) == Role::kFollow || RoleOf(n) == Role::kShuffle) && !Fits(TypeOf(n.input(0)), f)) {
+      return absl::OkStatus();
+    }
     if ((n.type() == "Resize" || n.type() == "Pad") && !KeepsChannels(n)) return absl::OkStatus();
     // InstanceNormalization's kernel reads plain and channel-blocked tensors only.
     if (n.type() == "InstanceNormalization" && IsChannelsLast(f)) return absl::OkStatus();
@@ -217,7 +222,7 @@ class LayoutPass {
     if (RoleOf(n) == Role::kFollow && n.input(0) && FormatOf(n.input(0)) != f) {
       GE_RETURN_IF_ERROR(Convert(&n, 0, f));  // the int8 pool above
     }
-    if (RoleOf(n) == Role::kConcat) {
+    if (RoleOf(n) == Role::kConcat || RoleOf(n) == Role::kShuffle) {
       for (int i = 0; i < n.num_inputs(); ++i) {
         if (FormatOf(n.input(i)) != f) GE_RETURN_IF_ERROR(Convert(&n, i, f));
       }
@@ -266,6 +271,23 @@ class LayoutPass {
     return f;
   }
 
+  // A channel shuffle (of one input, or of the join of several along the
+  // channels) permutes each position's channel row: it takes the
+  // channels-last layout of its first non-plain input when every input fits
+  // it (the others get a TransData); its kernel reads plain and
+  // channels-last ports only.
+  static ir::Format ShuffleFormat(const ir::Node& n) {
+    ir::Format f = ir::Format::kND;
+    for (int i = 0; i < n.num_inputs() && IsPlain(f); ++i) {
+      if (n.input(i)) f = FormatOf(n.input(i));
+    }
+    if (!IsChannelsLast(f)) return ir::Format::kND;
+    for (int i = 0; i < n.num_inputs(); ++i) {
+      if (!n.input(i) || !Fits(TypeOf(n.input(i)), f)) return ir::Format::kND;
+    }
+    return f;
+  }
+
   // A binary op takes a layout when both operands (ports i and j) have the
   // output's shape and one of them arrives in a non-plain layout.
   static ir::Format BinaryFormat(const ir::Node& n, int i, int j) {
@@ -306,6 +328,7 @@ class LayoutPass {
       case Role::kInt8Binary: return (port == 0 || port == 3) && out == f;
       case Role::kGlobalPool: return port == 0;
       case Role::kConcat: return out == f;
+      case Role::kShuffle: return out == f;
       default: return false;
     }
   }

@@ -12,7 +12,9 @@
 //     write the layout their input 0 has; binary element-wise ops of two
 //     same-shape operands write the layout of either operand (the other
 //     operand is converted with a TransData when it is plain);
-//   * GlobalAveragePool / GlobalMaxPool read any layout and write plain.
+//   * GlobalAveragePool / GlobalMaxPool read any layout and write plain;
+//   * `_ChannelShuffle` (channel_shuffle.h) writes its input's layout when
+//     that is channels-last.
 // Then each consumer of a non-plain output either reads that layout (the
 // nodes above at their data ports; a Conv's X; a fused Conv's add operand)
 // or gets a TransData back to plain in front of it — one per producer

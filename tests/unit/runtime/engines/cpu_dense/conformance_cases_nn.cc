@@ -70,6 +70,65 @@ std::vector<Case> DepthSpaceCases(Rng& rng, const std::string& type) {
   return cases;
 }
 
+// The channel shuffle (channel_shuffle.h) of plain tensors: groups 1 to 4,
+// ranks 3 to 5, every part from any channel, batches, one input or the join
+// of two, f32 and bf16; the
+// reference spells the shuffle out (host_cpu has no such op).
+std::vector<Case> ChannelShuffleCases(Rng& rng) {
+  std::vector<Case> cases;
+  for (int trial = 0; trial < 24; ++trial) {
+    const DataType dt = trial % 4 == 3 ? DataType::kBFloat16 : DataType::kFloat;
+    const int64_t rank = 3 + trial % 3, g = rng.Int(1, 4), c = g * rng.Int(1, 7);
+    std::vector<int64_t> dims = {rng.Int(1, 3), c};
+    for (int64_t d = 2; d < rank; ++d) dims.push_back(rng.Int(1, 7));
+    const int64_t begin = trial % 3 == 0 ? 0 : rng.Int(0, c - 1);
+    const int64_t count = trial % 3 == 0 ? c - begin : rng.Int(1, c - begin);
+    const Tensor x = rng.Random(dt, Shape(dims));
+    // Every fourth case: x as the join of two parts along the channels.
+    std::vector<Value> inputs;
+    if (trial % 4 == 1 && c >= 2) {
+      const int64_t first = rng.Int(1, c - 1), outer = dims[0], inner = x.NumElements() / (outer * c);
+      const size_t elem = DataTypeSize(dt);
+      for (auto [from, width] : {std::pair<int64_t, int64_t>{0, first}, {first, c - first}}) {
+        std::vector<int64_t> part_dims = dims;
+        part_dims[1] = width;
+        Tensor part = *Tensor::Allocate(dt, Shape(part_dims));
+        for (int64_t b = 0; b < outer; ++b) {
+          std::memcpy(static_cast<char*>(part.raw_data()) + b * width * inner * elem,
+                      static_cast<const char*>(x.raw_data()) + (b * c + from) * inner * elem,
+                      static_cast<size_t>(width * inner) * elem);
+        }
+        inputs.emplace_back(std::move(part));
+      }
+    } else {
+      inputs.emplace_back(x);
+    }
+    Case cs = MakeCase("_ChannelShuffle", std::move(inputs),
+                       {{"group", ir::AttrValue(g)}, {"begin", ir::AttrValue(begin)}, {"count", ir::AttrValue(count)}});
+    cs.reference = [x, g, begin, count]() -> absl::StatusOr<Tensor> {
+      const int64_t n = x.shape().dim(0), ch = x.shape().dim(1), inner = x.NumElements() / (n * ch);
+      std::vector<int64_t> shuffled;  // [N, g, C/g] with the channel axes swapped
+      for (int64_t ci = 0; ci < ch / g; ++ci) {
+        for (int64_t gi = 0; gi < g; ++gi) shuffled.push_back(gi * (ch / g) + ci);
+      }
+      Shape y = x.shape();
+      y.set_dim(1, count);
+      GE_ASSIGN_OR_RETURN(Tensor out, Tensor::Allocate(x.dtype(), y));
+      const size_t elem = DataTypeSize(x.dtype());
+      for (int64_t b = 0; b < n; ++b) {
+        for (int64_t j = 0; j < count; ++j) {
+          std::memcpy(static_cast<char*>(out.raw_data()) + (b * count + j) * inner * elem,
+                      static_cast<const char*>(x.raw_data()) + (b * ch + shuffled[begin + j]) * inner * elem,
+                      static_cast<size_t>(inner) * elem);
+        }
+      }
+      return out;
+    };
+    cases.push_back(std::move(cs));
+  }
+  return cases;
+}
+
 // Pads of every sign (negative ones crop) in each mode; reflect pads stay
 // below the dim (ONNX's range) except in a few periodic cases host_cpu
 // defines.
@@ -291,6 +350,7 @@ void AddNnCases(CaseTable& table) {
   for (const char* type : {"DepthToSpace", "SpaceToDepth"}) {
     table[type] = [type](Rng& rng) { return DepthSpaceCases(rng, type); };
   }
+  table["_ChannelShuffle"] = ChannelShuffleCases;
   table["LayerNormalization"] = LayerNormCases;
   for (const char* type : {"Softmax", "LogSoftmax"}) {
     table[type] = [type](Rng& rng) { return SoftmaxCases(rng, type); };

@@ -7,6 +7,7 @@
 #include <omp.h>
 
 #include <cmath>
+#include <cstring>
 #include <functional>
 #include <memory>
 #include <string>
@@ -709,6 +710,101 @@ TEST(CpuDenseConvTranspose, KernelEqualToStrideRunsOwnTilesOnChannelsLastPorts) 
     }
   }
   SetStrideDeconvEnabled(saved);
+}
+
+// `_ChannelShuffle` (channel_shuffle.h) on plain and channels-last ports,
+// f32 and bf16, ranks 3 to 5, groups 1 to 4 (two groups' interleaving path
+// with every start and length), odd channel counts, parts of
+// the shuffle from any channel, batches 1 to 3, the join of two or three
+// inputs, a team: every element
+// against the shuffle spelled out (X viewed as [N, g, C/g, S], the two
+// channel axes swapped), element for element (a copy).
+TEST(CpuDenseChannelShuffle, PlainAndChannelsLastPortsGiveTheShuffledChannels) {
+  Rng rng(41);
+  for (int trial = 0; trial < 48; ++trial) {
+    // Trials 36 on: two groups, f32, channels-last (the interleaving path),
+    // up to 40 channels, odd and even starts.
+    const bool two = trial >= 36;
+    const bool channels_last = two || trial % 2 == 1;
+    const DataType dtype = !two && trial % 6 >= 4 ? DataType::kBFloat16 : DataType::kFloat;
+    const int64_t rank = two ? 4 : 3 + trial % 3, g = two ? 2 : rng.Int(1, 4), c = g * rng.Int(1, two ? 20 : 9);
+    std::vector<int64_t> dims = {rng.Int(1, 3), c};
+    for (int64_t d = 2; d < rank; ++d) dims.push_back(trial >= 30 && !two ? rng.Int(9, 40) : rng.Int(1, 6));
+    const Shape x_shape(dims);
+    const int64_t begin = trial % 4 == 0 ? 0 : rng.Int(0, c - 1);
+    const int64_t count = trial % 4 == 0 ? c - begin : rng.Int(0, c - begin);
+    const Tensor x = rng.Random(dtype, x_shape);
+    const int64_t n = x_shape.dim(0), inner = x.NumElements() / (n * c);
+    // The shuffled channel order, from the views and the transpose.
+    std::vector<int64_t> shuffled;
+    for (int64_t ci = 0; ci < c / g; ++ci) {
+      for (int64_t gi = 0; gi < g; ++gi) shuffled.push_back(gi * (c / g) + ci);
+    }
+    Shape y_shape = x_shape;
+    y_shape.set_dim(1, count);
+    Tensor want = *Tensor::Allocate(dtype, y_shape);
+    const size_t elem = DataTypeSize(dtype);
+    // Plain or channels-last offsets of (image, channel, position).
+    auto at = [&](int64_t b, int64_t ch, int64_t p, int64_t channels) {
+      return channels_last ? (b * inner + p) * channels + ch : (b * channels + ch) * inner + p;
+    };
+    for (int64_t b = 0; b < n; ++b) {
+      for (int64_t j = 0; j < count; ++j) {
+        for (int64_t p = 0; p < inner; ++p) {
+          std::memcpy(static_cast<char*>(want.raw_data()) + at(b, j, p, count) * elem,
+                      static_cast<const char*>(x.raw_data()) + at(b, shuffled[begin + j], p, c) * elem, elem);
+        }
+      }
+    }
+    // Every third trial: x as the join of two or three parts along the
+    // channels (a Concat the shuffle reads through).
+    std::vector<Value> parts;
+    int64_t offset = 0;
+    // Two groups: two equal halves (ShuffleNet's join: one run per input).
+    const bool halves = two && trial % 3 == 2;
+    const int64_t pieces = halves ? 2 : trial % 3 == 2 ? std::min<int64_t>(c, rng.Int(2, 3)) : 1;
+    for (int64_t k = 0; k < pieces; ++k) {
+      const int64_t width = halves ? c / 2 : k + 1 == pieces ? c - offset : rng.Int(1, c - offset - (pieces - 1 - k));
+      std::vector<int64_t> part_dims = dims;
+      part_dims[1] = width;
+      Tensor part = *Tensor::Allocate(dtype, Shape(part_dims));
+      for (int64_t b = 0; b < n; ++b) {
+        for (int64_t ch = 0; ch < width; ++ch) {
+          for (int64_t p = 0; p < inner; ++p) {
+            std::memcpy(static_cast<char*>(part.raw_data()) + at(b, ch, p, width) * elem,
+                        static_cast<const char*>(x.raw_data()) + at(b, offset + ch, p, c) * elem, elem);
+          }
+        }
+      }
+      parts.emplace_back(std::move(part));
+      offset += width;
+    }
+    Case cs = MakeCase("_ChannelShuffle", std::move(parts),
+                       {{"group", ir::AttrValue(g)}, {"begin", ir::AttrValue(begin)}, {"count", ir::AttrValue(count)}});
+    test::RunOptions options;
+    auto types = test::InferOutputTypes(cs.op, cs.inputs);
+    ASSERT_TRUE(types.ok()) << types.status();
+    ASSERT_EQ((*types)[0].shape(), y_shape);
+    options.output_types = *types;
+    if (channels_last) {
+      const ir::Format f = rank == 5 ? ir::Format::kNDHWC : rank == 4 ? ir::Format::kNHWC : ir::Format::kND;
+      if (f == ir::Format::kND) continue;  // no channels-last name for rank 3
+      for (int i = 0; i < cs.op.num_inputs(); ++i) cs.op.mutable_input(i).type.mutable_tensor().format = f;
+      options.output_types[0].mutable_tensor().format = f;
+      cs.op.mutable_output(0).type = options.output_types[0];
+    }
+    if (trial >= 30 && trial % 2 == 0) options.thread_pool = test::TestThreadPool();
+    const absl::Status supported = Dense().dense_info_store().CheckSupportedOp(cs.op);
+    ASSERT_TRUE(supported.ok() || dtype == DataType::kBFloat16) << supported << " trial " << trial;
+    if (!supported.ok()) continue;  // bf16 without the CPU's support
+    auto got = test::RunKernel(Dense(), cs.op, cs.inputs, options);
+    ASSERT_TRUE(got.ok()) << got.status() << " trial " << trial;
+    const Tensor& y = (*got)[0].tensor();
+    ASSERT_EQ(y.shape(), y_shape);
+    EXPECT_EQ(std::memcmp(y.raw_data(), want.raw_data(), static_cast<size_t>(y.NumElements()) * elem), 0)
+        << "trial " << trial << " " << x_shape.ToString() << " group " << g << " [" << begin << ", " << begin + count
+        << ")" << (channels_last ? " channels-last" : " plain");
+  }
 }
 
 // ---- Resize of channel-blocked tensors ----

@@ -8,7 +8,11 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "base/ir/op_types.h"
+#include "runtime/engines/cpu_dense/channel_block.h"
+#include "runtime/engines/cpu_dense/channel_shuffle.h"
 #include "runtime/engines/engine_registry.h"
 #include "runtime/engines/host_cpu/host_cpu_engine.h"
 #include "runtime/executor/dynamic_executor.h"
@@ -354,6 +358,187 @@ TEST_F(GraphOptimizerTest, SpatialReductionsOfConvolutionsRunAsGlobalPools) {
         EXPECT_TRUE(test::TensorNear(got[i], want[i], {1e-5, 1e-5})) << "output " << i << " of\n" << text;
       }
     }
+  }
+}
+
+// ShuffleNet's channel shuffle (Reshape -> Transpose -> Reshape) between
+// convolutions, with the channel Slices after it (torch's `chunk`), groups
+// 2, 3 and 4, odd channel counts, batches 1 to 3, or a Split in their place:
+// FuseChannelShuffles makes `_ChannelShuffle` nodes (one per Slice or Split
+// output, one with every channel for the graph output) reading the Concat's
+// two inputs (the Concat goes), the layout pass keeps them in the
+// convolutions' layout when that is channels-last, and the values equal
+// host_cpu's run of the original graph. A shuffle of the plain input runs
+// the plain kernel.
+TEST_F(GraphOptimizerTest, ChannelShufflesBetweenConvolutionsAndTheirSlices) {
+  struct Case {
+    int64_t batch, group, ca, cb, take;
+  };
+  int trial = 0;
+  for (const Case& c : {Case{2, 2, 5, 5, 5}, Case{1, 3, 4, 5, 4}, Case{3, 4, 16, 16, 16}, Case{2, 2, 24, 24, 24},
+                        Case{1, 3, 7, 8, 9}, Case{2, 2, 58, 58, 58}}) {
+    const bool split = trial++ % 2 == 1;
+    const int64_t ch = c.ca + c.cb, g = c.group, b = c.batch;
+    auto dims = [](std::vector<int64_t> d) {
+      std::string s;
+      for (size_t i = 0; i < d.size(); ++i) s += (i ? "," : "") + std::to_string(d[i]);
+      return s;
+    };
+    auto list = [&dims](std::vector<int64_t> d) { return "[" + absl::StrReplaceAll(dims(d), {{",", ", "}}) + "]"; };
+    const std::string text =
+        absl::StrCat(R"(graph main {
+      x = Data() {index = 0} -> (f32[)",
+                     dims({b, 6, 7, 5}), R"(])
+      wa = Const() {value = tensor<f32[)",
+                     dims({c.ca, 6, 3, 3}), R"(]>splat(0.0)} -> (f32[)", dims({c.ca, 6, 3, 3}), R"(])
+      wb = Const() {value = tensor<f32[)",
+                     dims({c.cb, 6, 1, 1}), R"(]>splat(0.0)} -> (f32[)", dims({c.cb, 6, 1, 1}), R"(])
+      wc = Const() {value = tensor<f32[)",
+                     dims({8, ch - c.take, 1, 1}), R"(]>splat(0.0)} -> (f32[)", dims({8, ch - c.take, 1, 1}), R"(])
+      a = Conv(x, wa) {pads = [1, 1, 1, 1]} -> (f32[)",
+                     dims({b, c.ca, 7, 5}), R"(])
+      ra = Relu(a) -> (f32[)",
+                     dims({b, c.ca, 7, 5}), R"(])
+      bb = Conv(x, wb) -> (f32[)",
+                     dims({b, c.cb, 7, 5}), R"(])
+      cat = Concat(ra, bb) {axis = 1} -> (f32[)",
+                     dims({b, ch, 7, 5}), R"(])
+      keep_s1 = Const() {value = tensor<i64[5]>)",
+                     list({b, g, ch / g, 7, 5}), R"(} -> (i64[5])
+      keep_s2 = Const() {value = tensor<i64[4]>)",
+                     list({b, ch, 7, 5}), R"(} -> (i64[4])
+      r1 = Reshape(cat, keep_s1) -> (f32[)",
+                     dims({b, g, ch / g, 7, 5}), R"(])
+      t = Transpose(r1) {perm = [0, 2, 1, 3, 4]} -> (f32[)",
+                     dims({b, ch / g, g, 7, 5}), R"(])
+      r2 = Reshape(t, keep_s2) -> (f32[)",
+                     dims({b, ch, 7, 5}), R"(])
+      keep_zero = Const() {value = tensor<i64[1]>[0]} -> (i64[1])
+      keep_take = Const() {value = tensor<i64[1]>[)",
+                     c.take, R"(]} -> (i64[1])
+      keep_end = Const() {value = tensor<i64[1]>[1000]} -> (i64[1])
+      keep_axis = Const() {value = tensor<i64[1]>[1]} -> (i64[1])
+      )",
+                     split ? absl::StrCat("keep_sizes = Const() {value = tensor<i64[2]>", list({c.take, ch - c.take}),
+                                          "} -> (i64[2])\n      sp = Split(r2, keep_sizes) {axis = 1} -> (f32[",
+                                          dims({b, c.take, 7, 5}), "], f32[", dims({b, ch - c.take, 7, 5}),
+                                          "])\n      s1 = Identity(sp:0) -> (f32[", dims({b, c.take, 7, 5}),
+                                          "])\n      s2 = Identity(sp:1) -> (f32[", dims({b, ch - c.take, 7, 5}), "])")
+                           : absl::StrCat("s1 = Slice(r2, keep_zero, keep_take, keep_axis) -> (f32[",
+                                          dims({b, c.take, 7, 5}),
+                                          "])\n      s2 = Slice(r2, keep_take, keep_end, keep_axis) -> (f32[",
+                                          dims({b, ch - c.take, 7, 5}), "])"),
+                     R"(
+      cc = Conv(s2, wc) -> (f32[)",
+                     dims({b, 8, 7, 5}), R"(])
+      rc = Relu(cc) -> (f32[)",
+                     dims({b, 8, 7, 5}), R"(])
+      cat2 = Concat(s1, rc) {axis = 1} -> (f32[)",
+                     dims({b, c.take + 8, 7, 5}), R"(])
+      keep_p1 = Const() {value = tensor<i64[5]>)",
+                     list({b, 3, 2, 7, 5}), R"(} -> (i64[5])
+      keep_p2 = Const() {value = tensor<i64[4]>)",
+                     list({b, 6, 7, 5}), R"(} -> (i64[4])
+      p1 = Reshape(x, keep_p1) -> (f32[)",
+                     dims({b, 3, 2, 7, 5}), R"(])
+      pt = Transpose(p1) {perm = [0, 2, 1, 3, 4]} -> (f32[)",
+                     dims({b, 2, 3, 7, 5}), R"(])
+      p2 = Reshape(pt, keep_p2) -> (f32[)",
+                     dims({b, 6, 7, 5}), R"(])
+      out = NetOutput(cat2, r2, p2)
+    })");
+    auto original = Parse(text);
+    FillWeights(*original);
+    auto optimized = original->Clone();
+    auto& optimizer = *PassTestEngine().graph_optimizers()[0];
+    ASSERT_TRUE(optimizer.OptimizeOriginalGraph(*optimized).ok());
+    EXPECT_EQ(Count(*optimized, "Transpose"), 0) << text;
+    EXPECT_EQ(Count(*optimized, "Slice") + Count(*optimized, "Split"), 0) << text;
+    EXPECT_EQ(Count(*optimized, "_ChannelShuffle"), 4) << text;
+    EXPECT_EQ(Count(*optimized, "Concat"), 1) << text;  // the shuffles read cat's inputs
+    Place(*original, /*dense=*/false);
+    Place(*optimized, /*dense=*/true);
+    ASSERT_TRUE(optimizer.OptimizeFusedGraph(*optimized).ok());
+    const ir::Node* conv = optimized->FindNode("bb");
+    ASSERT_NE(conv, nullptr);
+    const ir::Format conv_format = conv->op_desc().output(0).type.tensor().format;
+    int channels_last = 0;
+    optimized->ForEachNode([&](ir::Node* n) {
+      if (n->type() != "_ChannelShuffle") return;
+      channels_last += IsChannelsLast(n->op_desc().output(0).type.tensor().format) ? 1 : 0;
+      EXPECT_EQ(n->op_desc().GetAttrOr<std::string>(ir::kAttrEngineName, ""), "cpu_dense") << n->name();
+      const ir::Format in = n->op_desc().input(0).type.tensor().format;
+      EXPECT_EQ(n->op_desc().output(0).type.tensor().format, in) << n->name();
+      if (n->num_inputs() == 2 && IsChannelsLast(conv_format)) {
+        EXPECT_EQ(in, conv_format) << n->name();
+        EXPECT_EQ(n->op_desc().input(1).type.tensor().format, conv_format) << n->name();
+      }
+    });
+    // The two parts and the whole of the convolutions' shuffle (the input's
+    // shuffle stays plain).
+    EXPECT_EQ(channels_last, IsChannelsLast(conv_format) ? 3 : 0) << ir::FormatName(conv_format);
+    const Shape shape = original->FindNode("x")->op_desc().output(0).type.shape();
+    for (uint64_t seed : {11, 12}) {
+      const Tensor x = test::RandomTensor(DataType::kFloat, shape, seed);
+      const std::vector<Tensor> want = RunAll(*original, x);
+      const std::vector<Tensor> got = RunAll(*optimized, x);
+      ASSERT_EQ(got.size(), want.size());
+      for (size_t i = 0; i < want.size(); ++i) {
+        EXPECT_EQ(got[i].shape(), want[i].shape()) << "output " << i;
+        EXPECT_TRUE(test::TensorNear(got[i], want[i], {1e-5, 1e-5})) << "output " << i << " group " << g;
+      }
+    }
+  }
+}
+
+// Transposes that are no channel shuffle stay: another permutation, a
+// Reshape whose shape is computed, a view read by another node too, a
+// reshape that does not split the channels.
+TEST_F(GraphOptimizerTest, ChannelShuffleLeavesOtherTransposes) {
+  const char* cases[] = {
+      R"(graph main {
+        x = Data() {index = 0} -> (f32[2,6,4,5])
+        s1 = Const() {value = tensor<i64[5]>[2, 2, 3, 4, 5]} -> (i64[5])
+        s2 = Const() {value = tensor<i64[4]>[2, 6, 4, 5]} -> (i64[4])
+        r1 = Reshape(x, s1) -> (f32[2,2,3,4,5])
+        t = Transpose(r1) {perm = [0, 1, 2, 4, 3]} -> (f32[2,2,3,5,4])
+        r2 = Reshape(t, s2) -> (f32[2,6,4,5])
+        out = NetOutput(r2)
+      })",
+      R"(graph main {
+        x = Data() {index = 0} -> (f32[2,6,4,5])
+        s1 = Data() {index = 1} -> (i64[5])
+        s2 = Const() {value = tensor<i64[4]>[2, 6, 4, 5]} -> (i64[4])
+        r1 = Reshape(x, s1) -> (f32[2,2,3,4,5])
+        t = Transpose(r1) {perm = [0, 2, 1, 3, 4]} -> (f32[2,3,2,4,5])
+        r2 = Reshape(t, s2) -> (f32[2,6,4,5])
+        out = NetOutput(r2)
+      })",
+      R"(graph main {
+        x = Data() {index = 0} -> (f32[2,6,4,5])
+        s1 = Const() {value = tensor<i64[5]>[2, 2, 3, 4, 5]} -> (i64[5])
+        s2 = Const() {value = tensor<i64[4]>[2, 6, 4, 5]} -> (i64[4])
+        r1 = Reshape(x, s1) -> (f32[2,2,3,4,5])
+        t = Transpose(r1) {perm = [0, 2, 1, 3, 4]} -> (f32[2,3,2,4,5])
+        r2 = Reshape(t, s2) -> (f32[2,6,4,5])
+        out = NetOutput(r2, r1)
+      })",
+      R"(graph main {
+        x = Data() {index = 0} -> (f32[2,6,4,5])
+        s1 = Const() {value = tensor<i64[5]>[2, 6, 2, 2, 5]} -> (i64[5])
+        s2 = Const() {value = tensor<i64[4]>[2, 6, 4, 5]} -> (i64[4])
+        r1 = Reshape(x, s1) -> (f32[2,6,2,2,5])
+        t = Transpose(r1) {perm = [0, 2, 1, 3, 4]} -> (f32[2,2,6,2,5])
+        r2 = Reshape(t, s2) -> (f32[2,6,4,5])
+        out = NetOutput(r2)
+      })",
+  };
+  for (const char* text : cases) {
+    auto g = Parse(text);
+    auto changed = FuseChannelShuffles(*g, AnyNode);
+    ASSERT_TRUE(changed.ok()) << changed.status();
+    EXPECT_FALSE(*changed) << text;
+    EXPECT_EQ(Count(*g, "Transpose"), 1) << text;
   }
 }
 
