@@ -5,7 +5,9 @@ Wall-clock latency on a shared machine measures the scheduler; the CPU a process
 does not depend on how long it waited. For each model and each command this runs one
 process of LO and one of HI timed iterations under `perf stat -e task-clock` and prints
 (CPU(HI) - CPU(LO)) / (HI - LO) in ms: the CPU time of one run, without start-up and
-compilation. Cache interference from other processes still inflates it somewhat.
+compilation. Cache interference from other processes still inflates it somewhat. The inputs
+are those bench/zoo/run.py saved under ZOO/data/<model>_b<batch> when they exist (any dtype
+and dynamic dim), else random ones of the manifest's shapes (float inputs, batch dim only).
 
     bench/zoo/cpu_time.py --models resnet18,squeezenet1_1 --gectl build/bin/gectl \\
         --gectl OTHER/build/bin/gectl [--ort] [--threads 1] [--batch 1]
@@ -57,9 +59,15 @@ def main():
         if entry is None:
             sys.exit("no model %s in %s" % (name, args.zoo))
         shapes = []
-        for spec in entry["inputs"]:
+        data = os.path.join(args.zoo, "data", "%s_b%d" % (name, args.batch))
+        saved = [os.path.join(data, "in_%d.npy" % i) for i in range(len(entry["inputs"]))]
+        if all(os.path.exists(p) for p in saved):  # the inputs run.py wrote (any dtype, any dynamic dim)
+            for spec, p in zip(entry["inputs"], saved):
+                shapes += ["--input", "%s=%s" % (spec["name"], p)]
+        for spec in entry["inputs"] if not shapes else []:
             if spec["dtype"] != "float32" or any(isinstance(d, str) and d != "batch" for d in spec["dims"]):
-                sys.exit("%s: only float inputs with at most a batch dim are supported here" % name)
+                sys.exit("%s: only float inputs with at most a batch dim are supported here "
+                         "(or run bench/zoo/run.py on it first: its saved inputs are used)" % name)
             dims = [args.batch if d == "batch" else d for d in spec["dims"]]
             shapes += ["--shape", "%s=%s" % (spec["name"], ",".join(str(d) for d in dims))]
         path = os.path.join(args.zoo, entry["file"])

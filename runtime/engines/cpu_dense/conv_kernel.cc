@@ -26,6 +26,7 @@
 // (narrow_conv.h: image heads).
 #include <omp.h>
 
+#include <algorithm>
 #include <cstring>
 #include <optional>
 #include <string>
@@ -85,10 +86,10 @@ class ConvKernel final : public DenseKernel {
   // The own path's geometry when it takes this convolution.
   std::optional<Window2d> SmallConvFor(const PlanRequest& request, const ops::WindowGeometry& g) const;
   absl::Status RunSmall(ConvPlan& plan, ExecuteContext& ctx, Scratch& scratch);
-  // The few-output-channel path's geometry and source layout (blocked or
-  // plain) when it takes this convolution.
-  std::optional<std::pair<Window2d, bool>> NarrowConvFor(const PlanRequest& request,
-                                                         const ops::WindowGeometry& g) const;
+  // The few-output-channel path's geometry and source layout (blocked,
+  // channels-last or plain) when it takes this convolution.
+  std::optional<std::pair<Window2d, NarrowSource>> NarrowConvFor(const PlanRequest& request,
+                                                                 const ops::WindowGeometry& g) const;
   absl::Status RunNarrow(ConvPlan& plan, ExecuteContext& ctx, Scratch& scratch);
 
   ops::WindowAttrs attrs_;
@@ -366,17 +367,19 @@ std::optional<Window2d> ConvKernel::SmallConvFor(const PlanRequest& request, con
   return s;
 }
 
-std::optional<std::pair<Window2d, bool>> ConvKernel::NarrowConvFor(const PlanRequest& request,
-                                                                   const ops::WindowGeometry& g) const {
+std::optional<std::pair<Window2d, NarrowSource>> ConvKernel::NarrowConvFor(const PlanRequest& request,
+                                                                           const ops::WindowGeometry& g) const {
   const Shape& x = request.shape(0);
   const Shape& w = request.shape(1);
   if (request.dtype(0) != DataType::kFloat || x.rank() != 4 || attrs_.group != 1 || !IsConstInput(1, request)) {
     return std::nullopt;
   }
   const ir::Format in = op().input(0).type.tensor().format, out = op().output(0).type.tensor().format;
-  const bool blocked = in == ir::Format::kNChw8c;
-  if ((!blocked && !IsPlainFormat(in)) || !IsPlainFormat(out)) return std::nullopt;
-  if (blocked && x.dim(1) % kNarrowLanes != 0) return std::nullopt;
+  const NarrowSource source = in == ir::Format::kNChw8c ? NarrowSource::kBlocked
+                              : in == ir::Format::kNHWC ? NarrowSource::kChannelsLast
+                                                        : NarrowSource::kPlain;
+  if ((source == NarrowSource::kPlain && !IsPlainFormat(in)) || !IsPlainFormat(out)) return std::nullopt;
+  if (source == NarrowSource::kBlocked && x.dim(1) % kNarrowLanes != 0) return std::nullopt;
   for (const PostOp& step : chain_.ops) {
     if (!NarrowConvStep(static_cast<int32_t>(step.kind))) return std::nullopt;
   }
@@ -389,7 +392,7 @@ std::optional<std::pair<Window2d, bool>> ConvKernel::NarrowConvFor(const PlanReq
   }
   const Window2d s = Window2dOf(x, g);
   if (w.dim(1) != s.in_channels || !NarrowConvFits(s)) return std::nullopt;
-  return std::make_pair(s, blocked);
+  return std::make_pair(s, source);
 }
 
 absl::Status ConvKernel::RunSmall(ConvPlan& plan, ExecuteContext& ctx, Scratch& scratch) {
@@ -532,6 +535,17 @@ absl::StatusOr<ir::Format> ConvPreferredFormat(const ir::OpDesc& op, const Dense
   std::optional<dnnl::memory::desc> bias;
   if (base.num_inputs() > 2 && base.input(2).type.dtype() != DataType::kUndefined) {
     bias = PlainDesc(base.input(2).type.shape(), base.input(2).type.dtype());
+  }
+  // The few-output-channel path (narrow_conv.h) writes a plain destination
+  // and reads the source as it arrives (plain, channels-last, blocked by 8):
+  // an image head after a channels-last convolution (AVX-512) stays on it.
+  if (xd.dtype == DataType::kFloat && x.rank() == 4 && attrs.group == 1 && w.shape.dim(1) == x.dim(1) &&
+      (IsPlainFormat(arriving) || arriving == ir::Format::kNHWC ||
+       (arriving == ir::Format::kNChw8c && x.dim(1) % kNarrowLanes == 0)) &&
+      std::all_of(chain.ops.begin(), chain.ops.end(),
+                  [](const PostOp& step) { return NarrowConvStep(static_cast<int32_t>(step.kind)); }) &&
+      NarrowConvFits(Window2dOf(x, g))) {
+    return ir::Format::kND;
   }
   // The post-ops the kernel gives oneDNN (without an own exp-based tail).
   chain = SplitEltwiseTail(chain, xd.dtype).head;

@@ -1,5 +1,5 @@
 // The few-output-channel convolution path: the switch, the fit, packing,
-// the blocked copy of a plain source and the team split (narrow_conv.h).
+// the blocked copy of a source not read in place and the team split (narrow_conv.h).
 #include "runtime/engines/cpu_dense/narrow_conv.h"
 
 #include <omp.h>
@@ -68,8 +68,12 @@ NarrowConvWeights::Packed NarrowConvWeights::Get(const Tensor& w, bool* packed) 
   return packing_.Get(w, {}, pack, packed);
 }
 
-NarrowConvPlan::NarrowConvPlan(const Window2d& g, bool blocked_source) : g_(g), blocked_source_(blocked_source) {
-  if (!blocked_source) {
+NarrowConvPlan::NarrowConvPlan(const Window2d& g, NarrowSource source)
+    : g_(g),
+      source_(source),
+      in_place_(source == NarrowSource::kBlocked ||
+                (source == NarrowSource::kChannelsLast && g.in_channels % kNarrowLanes == 0)) {
+  if (!in_place_) {
     scratch_floats_ = static_cast<size_t>(g.batch * Blocks(g.in_channels) * g.in_h * g.in_w * kNarrowLanes);
   }
 }
@@ -80,13 +84,21 @@ void NarrowConvPlan::Run(const float* src, const float* packed, const float* bia
   const int64_t blocks = Blocks(g_.in_channels), plane = g_.in_h * g_.in_w;
   const int64_t work = g_.batch * g_.out_h * g_.out_w * g_.out_channels * g_.in_channels * g_.kernel_h * g_.kernel_w;
   const int team = work < kSingleThreadWork || omp_in_parallel() != 0 ? 1 : std::max(1, threads);
-  // A plain source: into channel blocks of 8 (lanes past the channels zero).
+  // A source not read in place: into channel blocks of 8 (lanes past the
+  // channels zero).
   auto to_blocks = [&](int64_t begin, int64_t end) {
     for (int64_t nb = begin; nb < end; ++nb) {
       const int64_t n = nb / blocks, b = nb % blocks;
       float* to = scratch + nb * plane * kNarrowLanes;
       const int64_t lanes = std::min(kNarrowLanes, g_.in_channels - b * kNarrowLanes);
       if (lanes < kNarrowLanes) std::memset(to, 0, sizeof(float) * static_cast<size_t>(plane * kNarrowLanes));
+      if (source_ == NarrowSource::kChannelsLast) {
+        const float* from = src + n * plane * g_.in_channels + b * kNarrowLanes;
+        for (int64_t p = 0; p < plane; ++p) {
+          for (int64_t l = 0; l < lanes; ++l) to[p * kNarrowLanes + l] = from[p * g_.in_channels + l];
+        }
+        continue;
+      }
       for (int64_t l = 0; l < lanes; ++l) {
         const float* from = src + (n * g_.in_channels + b * kNarrowLanes + l) * plane;
         for (int64_t p = 0; p < plane; ++p) to[p * kNarrowLanes + l] = from[p];
@@ -94,10 +106,14 @@ void NarrowConvPlan::Run(const float* src, const float* packed, const float* bia
     }
   };
   NarrowConvArgs args{};
-  args.src = blocked_source_ ? src : scratch;
+  args.src = in_place_ ? src : scratch;
   args.in_blocks = blocks;
   args.in_h = g_.in_h;
   args.in_w = g_.in_w;
+  const bool channels_last = in_place_ && source_ == NarrowSource::kChannelsLast;
+  args.image_stride = blocks * plane * kNarrowLanes;  // the same floats channels-last (whole blocks)
+  args.block_stride = channels_last ? kNarrowLanes : plane * kNarrowLanes;
+  args.pixel_stride = channels_last ? g_.in_channels : kNarrowLanes;
   args.kernel_h = g_.kernel_h;
   args.kernel_w = g_.kernel_w;
   args.stride_h = g_.stride_h;
@@ -117,7 +133,7 @@ void NarrowConvPlan::Run(const float* src, const float* packed, const float* bia
   args.num_steps = static_cast<int32_t>(steps.size());
   const int64_t rows = g_.batch * g_.out_h;
   if (team == 1) {
-    if (!blocked_source_) to_blocks(0, g_.batch * blocks);
+    if (!in_place_) to_blocks(0, g_.batch * blocks);
     args.row_begin = 0;
     args.row_end = rows;
     avx2::NarrowConv(args);
@@ -126,7 +142,7 @@ void NarrowConvPlan::Run(const float* src, const float* packed, const float* bia
 #pragma omp parallel num_threads(team)
   {
     const int64_t i = omp_get_thread_num(), nt = omp_get_num_threads();
-    if (!blocked_source_) {
+    if (!in_place_) {
       to_blocks(g_.batch * blocks * i / nt, g_.batch * blocks * (i + 1) / nt);
 #pragma omp barrier
     }

@@ -7,8 +7,8 @@
 // fill blocks of 8 (1 to 7, or 9 to kNarrowConvMaxOut = 11:
 // oneDNN 2.6 computes them padded to 8 or 16, its output then is plain in
 // ged anyway) over at least kNarrowConvMinPixels output pixels per image,
-// whose source arrives channel-blocked by 8 or plain, whose destination is
-// plain, and whose post-op steps are of the kinds the loop applies (add of
+// whose source arrives channel-blocked by 8, channels-last or plain, whose
+// destination is plain, and whose post-op steps are of the kinds the loop applies (add of
 // the output's shape in its layout, relu, clip, sigmoid, tanh, linear):
 // the last convolution of a super-resolution, segmentation, style-transfer
 // or depth head. Everything else stays on oneDNN.
@@ -61,12 +61,17 @@ class NarrowConvWeights {
   StoragePackedWeights packing_{"narrow_conv"};
 };
 
+// The layouts the path reads its source in.
+enum class NarrowSource {
+  kPlain,         // NCHW: Run converts it into channel blocks in scratch first
+  kBlocked,       // nChw8c, read in place
+  kChannelsLast,  // NHWC: read in place when the channels fill blocks of 8, else converted
+};
+
 class NarrowConvPlan {
  public:
-  // `blocked_source`: the source is channel-blocked by 8 (else plain, and
-  // Run converts it into `scratch` first).
-  NarrowConvPlan(const Window2d& g, bool blocked_source);
-  // Scratch bytes Run needs (the blocked copy of a plain source).
+  NarrowConvPlan(const Window2d& g, NarrowSource source);
+  // Scratch bytes Run needs (the blocked copy of a source not read in place).
   size_t scratch_bytes() const { return scratch_floats_ * sizeof(float); }
   // dst (plain) = steps(bias + conv(src)); `add` plain like dst (may be
   // dst) or null. Splits output rows over up to `threads` threads.
@@ -75,7 +80,8 @@ class NarrowConvPlan {
 
  private:
   Window2d g_;
-  bool blocked_source_;
+  NarrowSource source_;
+  bool in_place_;  // the source read where it is (else its blocked copy in scratch)
   size_t scratch_floats_ = 0;
 };
 

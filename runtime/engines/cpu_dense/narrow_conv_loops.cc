@@ -56,28 +56,34 @@ __attribute__((noinline)) void Tile(const NarrowConvArgs& g, const TileAt& t) {
 #pragma GCC unroll 4
     for (int o = 0; o < O; ++o) acc[r][o] = _mm256_setzero_ps();
   }
-  const int64_t plane = g.in_h * g.in_w * kNarrowLanes;
-  const int64_t pixel_step = g.stride_w * kNarrowLanes, tap_step = g.dilation_w * kNarrowLanes;
+  const int64_t pixel_step = g.stride_w * g.pixel_stride, tap_step = g.dilation_w * g.pixel_stride;
   const int64_t taps = g.kernel_h * g.kernel_w;
   const int64_t w_channel = g.in_blocks * taps * kNarrowLanes;  // floats per output channel
   const int64_t y0 = t.oy * g.stride_h - g.pad_top, x0 = t.ox * g.stride_w - g.pad_left;
   const int64_t rows = t.i1 - t.i0, cols = KW > 0 ? KW : t.j1 - t.j0;
-  const int64_t a_row = g.dilation_h * g.in_w * kNarrowLanes, w_row = g.kernel_w * kNarrowLanes;
+  const int64_t a_row = g.dilation_h * g.in_w * g.pixel_stride, w_row = g.kernel_w * kNarrowLanes;
   const int64_t w_block = taps * kNarrowLanes;
   // Block 0 at the first tap inside.
-  const float* a_block = g.src + t.image * g.in_blocks * plane +
-                         ((y0 + t.i0 * g.dilation_h) * g.in_w + x0 + t.j0 * g.dilation_w) * kNarrowLanes;
+  const float* a_block = g.src + t.image * g.image_stride +
+                         ((y0 + t.i0 * g.dilation_h) * g.in_w + x0 + t.j0 * g.dilation_w) * g.pixel_stride;
+  // Blocked, each channel block has lines of its own; channels-last, block
+  // 0's lines (all of a pixel's channels) hold every block.
+  const bool lines_per_block = g.block_stride != kNarrowLanes;
   const float* w_block0 = g.packed + t.o * w_channel + (t.i0 * g.kernel_w + t.j0) * kNarrowLanes;
   for (int64_t cb = 0; cb < g.in_blocks; ++cb) {
-    const float* a_line = a_block + cb * plane;
+    const float* a_line = a_block + cb * g.block_stride;
     const float* w_line = w_block0 + cb * w_block;
     for (int64_t i = 0; i < rows; ++i) {
       const float* a = a_line;
       const float* w = w_line;
       // The source this line's next tiles read: 3 * kb rows of blocks are
-      // more streams than the hardware prefetchers follow.
-      for (int64_t q = 0; q < P * pixel_step; q += 16)
-        _mm_prefetch(reinterpret_cast<const char*>(a + kAhead + q), _MM_HINT_T0);
+      // more streams than the hardware prefetchers follow. kAhead is 32
+      // pixels of a blocked source; channels-last, the same pixels ahead.
+      if (lines_per_block || cb == 0) {
+        const int64_t ahead = kAhead / kNarrowLanes * g.pixel_stride;
+        for (int64_t q = 0; q < P * pixel_step; q += 16)
+          _mm_prefetch(reinterpret_cast<const char*>(a + ahead + q), _MM_HINT_T0);
+      }
 #pragma GCC unroll 5
       for (int64_t j = 0; j < cols; ++j) {
         __m256 wv[O];

@@ -6,8 +6,9 @@
 // mask, an RGB image, a depth map) computes 8 lanes for every 1 or 3 it
 // keeps, and a 9-channel one (ESPCN's PixelShuffle input) 16 for 9. Here
 // the 8 lanes are 8 input channels instead: the source is channel-blocked
-// by 8 (nChw8c, what the convolution before hands over), so a tap of a
-// pixel is one 32-byte load, and each output (pixel, channel) is a dot
+// by 8 (nChw8c, what the convolution before hands over on AVX2) or
+// channels-last with whole blocks of 8 (NHWC, what AVX-512 convolutions
+// hand over), so a tap of a pixel is one 32-byte load, and each output (pixel, channel) is a dot
 // product over (input channel block, tap) summed in one vector and reduced
 // at the end. A register tile is P pixels of one output row times O output
 // channels (8x1, 6x2, 4x3 or 3x4): per depth step P source loads, O weight
@@ -32,8 +33,14 @@ inline constexpr int64_t kNarrowLanes = 8;  // the source's channel block
 // the batch * out_h rows. Weights are packed [oc][in_blocks][kh][kw][8]
 // (input channels past the real ones are zero).
 struct NarrowConvArgs {
-  const float* src;  // [batch][in_blocks][in_h][in_w][8]
+  // Channel block b of pixel (y, x) of image n: the 8 floats at
+  // src + n * image_stride + b * block_stride + (y * in_w + x) * pixel_stride.
+  // [batch][in_blocks][in_h][in_w][8] (blocked): pixel_stride 8, block_stride
+  // in_h * in_w * 8; channels-last [batch][in_h][in_w][C] with C a multiple
+  // of 8: pixel_stride C, block_stride 8.
+  const float* src;
   int64_t in_blocks, in_h, in_w;
+  int64_t image_stride, block_stride, pixel_stride;
   int64_t kernel_h, kernel_w, stride_h, stride_w, dilation_h, dilation_w, pad_top, pad_left;
   int64_t out_h, out_w, oc;
   const float* packed;

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_replace.h"
 #include "runtime/engines/cpu_dense/dense_ops.h"
+#include "runtime/engines/cpu_dense/narrow_conv.h"
 #include "tests/unit/runtime/engines/cpu_dense/pass_test_util.h"
 
 namespace ge::engine::cpu_dense {
@@ -408,6 +409,53 @@ TEST(LayoutPassTest, GroupedConvolutionTakesItsChannelsLastNeighboursLayout) {
     EXPECT_EQ(g->FindNode("gc")->op_desc().output(0).type.tensor().format,
               c1 == ir::Format::kNHWC ? *after_nhwc : *any);
   }
+}
+
+// An image head (few output channels at high resolution, narrow_conv.h)
+// after a convolution: its destination is plain and its source stays in
+// the layout the convolution before wrote (channels-last on AVX-512,
+// channel blocks on AVX2), read in place with no TransData between; a head
+// of 16 output channels is oneDNN's and keeps oneDNN's answer.
+TEST(LayoutPassTest, AnImageHeadWritesPlainAndReadsItsSourceInPlace) {
+  const std::string f = Preferred();
+  if (f == "ND") GTEST_SKIP() << "oneDNN prefers plain layouts on this CPU";
+  const bool saved = NarrowConvEnabled();
+  SetNarrowConvEnabled(true);
+  if (!NarrowConvEnabled()) GTEST_SKIP() << "no AVX2: the few-output-channel convolution is off";
+  for (int64_t oc : {1, 3, 16}) {
+    SCOPED_TRACE(oc);
+    const std::string text = absl::StrReplaceAll(R"(graph main {
+      x = Data() {index = 0} -> (f32[1,3,40,40])
+      w1 = Const() {value = tensor<f32[32,3,3,3]>splat(0.5)} -> (f32[32,3,3,3])
+      w2 = Const() {value = tensor<f32[32,32,1,1]>splat(0.5)} -> (f32[32,32,1,1])
+      wh = Const() {value = tensor<f32[OC,32,5,5]>splat(0.5)} -> (f32[OC,32,5,5])
+      c1 = Conv(x, w1) {_engine_name = "cpu_dense", pads = [1, 1, 1, 1]} -> (f32[1,32,40,40])
+      c2 = Conv(c1, w2) {_engine_name = "cpu_dense"} -> (f32[1,32,40,40])
+      head = Conv(c2, wh) {_engine_name = "cpu_dense", pads = [2, 2, 2, 2]} -> (f32[1,OC,40,40])
+      out = NetOutput(head)
+    })",
+                                                 {{"OC", std::to_string(oc)}});
+    auto g = Parse(text);
+    const ir::OpDesc head = g->FindNode("head")->op_desc();
+    for (ir::Format arriving : {ir::Format::kND, ir::Format::kNHWC, ir::Format::kNChw8c}) {
+      auto preferred = ConvPreferredFormat(head, PassTestEngine().context(), arriving);
+      ASSERT_TRUE(preferred.ok()) << preferred.status();
+      if (oc < 8) {
+        EXPECT_EQ(*preferred, ir::Format::kND) << ir::FormatName(arriving);
+      }
+    }
+    auto changed = AssignBlockedLayouts(*g, OnDense, PassTestEngine().context());
+    ASSERT_TRUE(changed.ok()) << changed.status();
+    const ir::Format c2 = g->FindNode("c2")->op_desc().output(0).type.tensor().format;
+    if (oc < 8) {
+      EXPECT_EQ(g->FindNode("head")->op_desc().output(0).type.tensor().format, ir::Format::kND);
+      if (c2 == ir::Format::kNHWC || c2 == ir::Format::kNChw8c) {
+        EXPECT_EQ(g->FindNode("head")->input(0).node->name(), "c2");  // no TransData between
+        EXPECT_EQ(g->FindNode("head")->op_desc().input(0).type.tensor().format, c2);
+      }
+    }
+  }
+  SetNarrowConvEnabled(saved);
 }
 
 // Resize, Pad and InstanceNormalization follow a channel-blocked input;

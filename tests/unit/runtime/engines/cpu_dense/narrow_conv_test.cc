@@ -6,12 +6,16 @@
 // output widths across every tile size and the row's edges (1 to 19
 // pixels), strides, dilations 2/4/6, asymmetric pads, pads wider than the
 // kernel reaches (pixels whose window is all padding: bias and steps only),
-// 1x1 to 9x9 and non-square kernels, a channel-blocked source and a plain
-// one of 1, 3, 12 channels (blocked in scratch, padded lanes zero), batches,
+// 1x1 to 9x9 and non-square kernels, a channel-blocked source, a plain
+// one of 1, 3, 12 channels (blocked in scratch, padded lanes zero) and a
+// channels-last one (read in place in 8s; 3 and 12 channels blocked in
+// scratch), batches,
 // bias or none, every post-op step the loop applies, an add operand in the
 // destination's own buffer, one thread and two. Then which geometries the
 // path takes, and the Conv kernel as the layout pass hands it an image head
-// (nChw8c source, plain destination; a plain source too) against host_cpu,
+// (nChw8c or NHWC source, plain destination; a plain source too) against
+// host_cpu, and the layout the kernel asks its neighbours for (a plain
+// destination whatever the source), both
 // checking that the case ran on the path and that oneDNN agrees with it off.
 // Skipped on CPUs without AVX2.
 #include "runtime/engines/cpu_dense/narrow_conv.h"
@@ -62,16 +66,19 @@ struct Options {
   std::vector<GemmStep> steps;
   bool add_in_place = false;
   int threads = 1;
-  bool blocked = true;  // a channel-blocked source (ic in 8s), else plain
+  NarrowSource source = NarrowSource::kBlocked;  // kBlocked: ic in 8s
 };
+
+const char* Name(NarrowSource s) {
+  return s == NarrowSource::kBlocked ? " blocked" : s == NarrowSource::kChannelsLast ? " channels-last" : " plain";
+}
 
 void Check(const Spec& s, const Options& opt, std::mt19937& gen) {
   const Window2d g = Geometry(s);
   SCOPED_TRACE(::testing::Message() << "n" << s.n << " ic" << s.ic << " " << s.ih << "x" << s.iw << " oc" << s.oc
                                     << " k" << s.kh << "x" << s.kw << " s" << s.sh << "," << s.sw << " d" << s.dh << ","
                                     << s.dw << " pads " << s.pt << "," << s.pl << "," << s.pb << "," << s.pr << " -> "
-                                    << g.out_h << "x" << g.out_w << " threads " << opt.threads
-                                    << (opt.blocked ? " blocked" : " plain"));
+                                    << g.out_h << "x" << g.out_w << " threads " << opt.threads << Name(opt.source));
   const std::vector<float> x = Random(static_cast<size_t>(s.n * s.ic * s.ih * s.iw), gen);
   const std::vector<float> w = Random(static_cast<size_t>(s.oc * s.ic * s.kh * s.kw), gen);
   const std::vector<float> bias = Random(static_cast<size_t>(s.oc), gen);
@@ -82,12 +89,19 @@ void Check(const Spec& s, const Options& opt, std::mt19937& gen) {
       Reference(g, x, w, opt.bias ? bias.data() : nullptr, adds ? &addend : nullptr, opt.steps);
 
   std::vector<float> source = x;
-  if (opt.blocked) {
+  if (opt.source == NarrowSource::kBlocked) {
     for (int64_t n = 0; n < s.n; ++n)
       for (int64_t c = 0; c < s.ic; ++c)
         for (int64_t y = 0; y < s.ih; ++y)
           for (int64_t xx = 0; xx < s.iw; ++xx)
             source[Blocked(n, c, y, xx, s.ic, s.ih, s.iw)] = x[Plain(n, c, y, xx, s.ic, s.ih, s.iw)];
+  }
+  if (opt.source == NarrowSource::kChannelsLast) {
+    for (int64_t n = 0; n < s.n; ++n)
+      for (int64_t c = 0; c < s.ic; ++c)
+        for (int64_t y = 0; y < s.ih; ++y)
+          for (int64_t xx = 0; xx < s.iw; ++xx)
+            source[((n * s.ih + y) * s.iw + xx) * s.ic + c] = x[Plain(n, c, y, xx, s.ic, s.ih, s.iw)];
   }
   Tensor wt = *Tensor::Allocate(DataType::kFloat, Shape{s.oc, s.ic, s.kh, s.kw});
   std::copy(w.begin(), w.end(), wt.data<float>());
@@ -97,7 +111,11 @@ void Check(const Spec& s, const Options& opt, std::mt19937& gen) {
   const NarrowConvWeights::Packed packed = weights.Get(wt, &packed_now);
   EXPECT_TRUE(packed_now);
   EXPECT_TRUE(weights.PackedFrom(wt));
-  const NarrowConvPlan plan(g, opt.blocked);
+  const NarrowConvPlan plan(g, opt.source);
+  // Channels-last in 8s is read in place: no scratch.
+  if (opt.source == NarrowSource::kChannelsLast && s.ic % 8 == 0) {
+    EXPECT_EQ(plan.scratch_bytes(), 0u);
+  }
   std::vector<float> scratch(plan.scratch_bytes() / sizeof(float), 7.0f);  // garbage the loop must overwrite
   std::vector<float> y(out_size, 9.0f);
   std::vector<float> separate_add = addend;
@@ -144,7 +162,7 @@ TEST_F(NarrowConvTest, EveryChannelGroupTileAndEdgeMatchesTheReference) {
   Check({1, 8, 5, 5, 1, 1, 1, 1, 1, 1, 1, 2, 3, 1, 2}, {}, gen);
   // Plain sources: channels not in 8s (padded lanes zero), 1 and 3 channels.
   Options plain;
-  plain.blocked = false;
+  plain.source = NarrowSource::kPlain;
   Check({1, 1, 16, 19, 3, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2}, plain, gen);
   Check({2, 3, 17, 18, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1}, plain, gen);
   Check({1, 12, 15, 16, 9, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1}, plain, gen);
@@ -153,8 +171,33 @@ TEST_F(NarrowConvTest, EveryChannelGroupTileAndEdgeMatchesTheReference) {
   two.threads = 2;
   Check({3, 16, 20, 19, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1}, {}, gen);
   Check({2, 32, 40, 41, 9, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1}, two, gen);
-  two.blocked = false;
+  two.source = NarrowSource::kPlain;
   Check({2, 12, 40, 33, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1}, two, gen);
+  two.source = NarrowSource::kChannelsLast;
+  Check({2, 32, 40, 41, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1}, two, gen);
+  Check({2, 12, 40, 33, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1}, two, gen);
+  // Channels-last: in place (8, 16, 32, 64 channels) over every tile,
+  // edge, stride, dilation and kernel size; converted (1, 3, 12 channels).
+  Options last;
+  last.source = NarrowSource::kChannelsLast;
+  for (int64_t oc = 1; oc <= 11; ++oc) {
+    if (oc == 8) continue;
+    Check({1, 16, 12, 21, oc, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1}, last, gen);
+  }
+  for (int64_t ow = 1; ow <= 19; ++ow) Check({2, 8, 3, ow, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1}, last, gen);
+  Check({1, 32, 20, 23, 1, 5, 5, 2, 2, 1, 1, 2, 2, 2, 2}, last, gen);  // SRCNN's 5x5 into one channel
+  Check({1, 64, 31, 33, 2, 3, 3, 1, 1, 6, 6, 6, 6, 6, 6}, last, gen);
+  Check({1, 24, 13, 17, 5, 1, 3, 1, 2, 1, 1, 0, 1, 0, 2}, last, gen);
+  Check({1, 16, 20, 20, 3, 9, 9, 1, 1, 1, 1, 4, 4, 4, 4}, last, gen);
+  Check({1, 64, 9, 12, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0}, last, gen);
+  Check({1, 8, 6, 7, 3, 3, 3, 1, 1, 1, 1, 4, 5, 4, 5}, last, gen);  // windows all in padding
+  Check({1, 1, 16, 19, 3, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2}, last, gen);
+  Check({2, 3, 17, 18, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1}, last, gen);
+  Check({1, 12, 15, 16, 9, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1}, last, gen);
+  last.bias = false;
+  last.steps = {{0, 0.0f, 0.0f}, {4, 0.0f, 0.0f}};
+  last.add_in_place = true;
+  Check({2, 16, 18, 17, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1}, last, gen);
   Options nobias;
   nobias.bias = false;
   Check({1, 8, 11, 13, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1}, nobias, gen);
@@ -210,11 +253,26 @@ Tensor Blocked8(const Tensor& t) {
   return out;
 }
 
+Tensor ChannelsLast(const Tensor& t) {
+  Tensor out = *Tensor::Allocate(t.dtype(), t.shape());
+  const int64_t n = t.shape().dim(0), c = t.shape().dim(1), h = t.shape().dim(2), w = t.shape().dim(3);
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t ch = 0; ch < c; ++ch)
+      for (int64_t y = 0; y < h; ++y)
+        for (int64_t x = 0; x < w; ++x)
+          out.data<float>()[((b * h + y) * w + x) * c + ch] = t.data<float>()[Plain(b, ch, y, x, c, h, w)];
+  return out;
+}
+
 TEST_F(NarrowConvTest, ConvKernelOnAnImageHeadMatchesTheReference) {
   Rng rng(23);
-  for (int trial = 0; trial < 6; ++trial) {
-    const bool fused = trial % 2 == 1, blocked = trial < 4;
-    const int64_t n = trial == 3 ? 2 : 1, c = blocked ? 32 : 3, m = trial % 3 == 0 ? 9 : trial % 3 == 1 ? 3 : 1;
+  // Trials 0-3: nChw8c sources; 4-5 plain; 6-9 channels-last (32 channels
+  // read in place, 12 converted).
+  for (int trial = 0; trial < 10; ++trial) {
+    const bool fused = trial % 2 == 1, blocked = trial < 4, last = trial >= 6;
+    const int64_t n = trial == 3 || trial == 7 ? 2 : 1;
+    const int64_t c = blocked || trial == 6 || trial == 7 ? 32 : last ? 12 : 3;
+    const int64_t m = trial % 3 == 0 ? 9 : trial % 3 == 1 ? 3 : 1;
     const Shape x{n, c, 24, 23};
     ir::AttrMap attrs = {{"pads", ir::AttrValue(std::vector<int64_t>{1, 1, 1, 1})}};
     std::vector<Value> inputs = {rng.Random(DataType::kFloat, x), rng.Random(DataType::kFloat, Shape{m, c, 3, 3}),
@@ -224,7 +282,10 @@ TEST_F(NarrowConvTest, ConvKernelOnAnImageHeadMatchesTheReference) {
     ASSERT_TRUE(conv.ok()) << conv.status();
     Tensor want = (*conv)[0].tensor();
     ir::OpDesc op = plain.op;
-    std::vector<Value> laid_inputs = {blocked ? Value(Blocked8(inputs[0].tensor())) : inputs[0], inputs[1], inputs[2]};
+    std::vector<Value> laid_inputs = {blocked ? Value(Blocked8(inputs[0].tensor()))
+                                      : last  ? Value(ChannelsLast(inputs[0].tensor()))
+                                              : inputs[0],
+                                      inputs[1], inputs[2]};
     if (fused) {
       const Tensor residual = rng.Random(DataType::kFloat, want.shape());
       auto sum = HostOp("Add", {Value(want), Value(residual)});
@@ -242,6 +303,7 @@ TEST_F(NarrowConvTest, ConvKernelOnAnImageHeadMatchesTheReference) {
       laid_inputs.push_back(Value(residual));
     }
     if (blocked) op.mutable_input(0).type.mutable_tensor().format = ir::Format::kNChw8c;
+    if (last) op.mutable_input(0).type.mutable_tensor().format = ir::Format::kNHWC;
     test::RunOptions options;
     auto types = test::InferOutputTypes(plain.op, plain.inputs);
     ASSERT_TRUE(types.ok()) << types.status();
