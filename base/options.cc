@@ -51,10 +51,12 @@ absl::Status IntAtLeast(std::string_view v, int64_t min) {
 absl::Status LowerLimit(std::string_view v) { return IntAtLeast(v, -1); }
 absl::Status InterOpThreads(std::string_view v) {
   int64_t n;
-  if (!absl::SimpleAtoi(AbslView(v), &n) || n < 1 || n > 256) return InvalidArgument("expected an integer from 1 to 256");
+  if (!absl::SimpleAtoi(AbslView(v), &n) || n < 1 || n > 256)
+    return InvalidArgument("expected an integer from 1 to 256");
   return absl::OkStatus();
 }
 absl::Status NonNegative(std::string_view v) { return IntAtLeast(v, 0); }
+absl::Status Positive(std::string_view v) { return IntAtLeast(v, 1); }
 absl::Status OptionalInteger(std::string_view v) {
   int64_t n;
   if (v.empty() || absl::SimpleAtoi(AbslView(v), &n)) return absl::OkStatus();
@@ -188,9 +190,18 @@ const std::vector<OptionSpec>& Table() {
        "1: a graph with unknown input dims gets a static plan per input shape at run time (JIT slices); 0: it runs "
        "on the dynamic executor.",
        Bool01},
-      {"ge.jitMaxRecompiles", "8",
-       "JIT: recompilations (a slice's guard failed) allowed per graph; past it, inputs that fit no plan run on the "
-       "dynamic executor.",
+      {"ge.jitMaxPlans", "64",
+       "JIT: plans (static slices) a graph holds at once; at the bound a new shape replaces the least recently used "
+       "plan only when it was seen more often, else it runs on the dynamic executor.",
+       Positive},
+      {"ge.jitMaxRecompiles", "-1",
+       "JIT: recompilations (a slice's guard failed) allowed per graph, -1 for no bound; past it, inputs that fit no "
+       "plan run on the dynamic executor and no plan is replaced.",
+       LowerLimit},
+      {"ge.jitPlanMemoryBytes", "134217728",
+       "JIT: bytes of the plans' values (their arenas' upper bound) per graph (0: no bound); at the bound plans are "
+       "replaced or runs take "
+       "the dynamic executor, as at ge.jitMaxPlans.",
        NonNegative},
       {"ge.onnx_shape_inference", "auto",
        "ONNX import: auto skips libonnx's shape inference when ged's own covers every node; always runs it.",

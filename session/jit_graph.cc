@@ -21,6 +21,12 @@ using partition::ValueSource;
 // Integer inputs up to this many elements that a node reads as a value
 // are made constants while planning (and guarded by their values).
 constexpr int64_t kMaxValueElements = 64;
+// A stage halves its plans' and candidates' counts every this many times
+// ge.jitMaxPlans lookups.
+constexpr int64_t kAgeingLookups = 16;
+// At the bound a shape replaces a plan once seen this many times more often
+// than the plan ran.
+constexpr int64_t kAdmissionMargin = 2;
 
 bool IsData(const ir::Node& n) { return n.type() == ir::kData; }
 bool IsBoundary(const ir::Node& n) { return IsData(n) || n.type() == ir::kNetOutput; }
@@ -71,7 +77,11 @@ struct JitGraph::Stage {
   std::unique_ptr<ir::Graph> graph;
   std::vector<std::string> input_names;  // by Data index
   std::vector<bool> value_input;         // by Data index: a node reads it as a value
-  std::vector<std::unique_ptr<Step>> steps;
+  std::vector<std::shared_ptr<Step>> steps;
+  // At the bound: shapes without a plan and how often they were seen
+  // (halved with the plans' counts every kAgeingLookups x max_plans lookups).
+  std::vector<std::pair<std::vector<GuardEntry>, int64_t>> candidates;
+  int64_t lookups = 0;
 
   Stage(int d, std::unique_ptr<ir::Graph> g) : depth(d), graph(std::move(g)) {
     const std::vector<ir::Node*> data = graph->InputNodes();
@@ -88,8 +98,21 @@ struct JitGraph::Stage {
 };
 
 struct JitGraph::Step {
+  Step(const Step&) = delete;
+  Step& operator=(const Step&) = delete;
+  explicit Step(Session* owner) : slices(owner) {}
+  // The last holder (the stage, or a run still using a replaced plan)
+  // removes the compiled slice.
+  ~Step() {
+    if (slice_id != 0) (void)slices->RemoveGraph(slice_id);
+  }
+
+  Session* const slices;
   std::vector<GuardEntry> guard;
   uint32_t slice_id = 0;
+  int64_t arena_bytes = 0;  // its values' bytes (an upper bound of the slice's arena)
+  uint64_t last_use = 0;    // JitGraph::tick_ of its last lookup
+  int64_t uses = 0;         // lookups that found it (aged)
   size_t slice_nodes = 0;
   std::vector<int> slice_inputs;          // stage input per slice input
   std::vector<ValueSource> next_inputs;   // per input of the next stage (or of the final mapping)
@@ -97,11 +120,11 @@ struct JitGraph::Step {
   std::unique_ptr<Stage> next;            // null for the final step
 };
 
-JitGraph::JitGraph(uint32_t graph_id, std::unique_ptr<ir::Graph> graph, OptionMap options, int64_t max_recompiles,
+JitGraph::JitGraph(uint32_t graph_id, std::unique_ptr<ir::Graph> graph, OptionMap options, JitLimits limits,
                    const engine::EngineRegistry& engines, ThreadPool* pool, device::Device* device)
     : graph_id_(graph_id),
       options_(std::move(options)),
-      max_recompiles_(max_recompiles),
+      limits_(limits),
       engines_(engines),
       fold_constants_(OptionOrDefault(options_, "ge.oo.constantFolding") != "0"),
       fuse_qdq_(
@@ -164,7 +187,7 @@ std::string JitGraph::DescribeFailure(const Stage& stage, const std::vector<Guar
   return StrCat("stage ", stage.depth, ": ", absl::StrJoin(parts, "; "));
 }
 
-absl::StatusOr<JitGraph::Step*> JitGraph::Plan(Stage& stage, std::vector<GuardEntry> guard) {
+absl::StatusOr<std::shared_ptr<JitGraph::Step>> JitGraph::Plan(Stage& stage, std::vector<GuardEntry> guard) {
   std::unique_ptr<ir::Graph> plan = stage.graph->Clone();
   // Inputs take the guard's types; value inputs become constants.
   for (ir::Node* d : plan->InputNodes()) {
@@ -234,7 +257,7 @@ absl::StatusOr<JitGraph::Step*> JitGraph::Plan(Stage& stage, std::vector<GuardEn
   GE_ASSIGN_OR_RETURN(partition::BinaryPartition split,
                       partition::BinaryPartitioner::Partition(*plan, {known.begin(), known.end()}));
 
-  auto step = std::make_unique<Step>();
+  auto step = std::make_shared<Step>(slices_.get());
   step->guard = std::move(guard);
   step->slice_nodes = split.sliced->num_nodes();
   for (int i : split.linkage.sliced_inputs) step->slice_inputs.push_back(plan_inputs[i]);
@@ -256,40 +279,140 @@ absl::StatusOr<JitGraph::Step*> JitGraph::Plan(Stage& stage, std::vector<GuardEn
   } else {
     step->next = std::make_unique<Stage>(stage.depth + 1, std::move(split.remaining));
   }
-  step->slice_id = next_slice_id_++;
-  GE_RETURN_IF_ERROR(slices_->AddGraph(step->slice_id, std::move(split.sliced), options_));
+  const uint32_t slice_id = next_slice_id_++;
+  GE_RETURN_IF_ERROR(slices_->AddGraph(slice_id, std::move(split.sliced), options_));
+  step->slice_id = slice_id;  // from here the step removes it
   GE_RETURN_IF_ERROR(Annotate(slices_->CompileGraph(step->slice_id), StrCat("JIT stage ", stage.depth)));
+  // The plan's memory that grows with the shape: the bytes of its values
+  // (Const weights aside, shared by every plan), an upper bound of its
+  // static arena (the executor owns the program).
+  if (absl::StatusOr<const compiler::CompiledGraph*> compiled = slices_->GetCompiledGraph(step->slice_id);
+      compiled.ok()) {
+    (*compiled)->graph->ForEachNode([&](const ir::Node* n) {
+      if (n->type() == ir::kConst || IsBoundary(*n)) return;
+      for (const ir::IoDesc& out : n->op_desc().outputs()) {
+        if (!out.type.is_tensor() || !out.type.shape().IsFullyKnown()) continue;
+        step->arena_bytes +=
+            out.type.shape().NumElementsUnchecked() * static_cast<int64_t>(DataTypeSize(out.type.dtype()));
+      }
+    });
+  }
   std::vector<std::string> types;
   for (const GuardEntry& g : step->guard) types.push_back(g.ToString());
   GE_LOG_INFO("session", "graph {}: JIT stage {} compiled a slice of {} nodes{} for inputs ({})", graph_id_,
               stage.depth, step->slice_nodes, final ? " (the last)" : "", absl::StrJoin(types, ", "));
-  stage.steps.push_back(std::move(step));
-  return stage.steps.back().get();
+  stage.steps.push_back(step);
+  ++stats_.live_plans;
+  stats_.plan_bytes += step->arena_bytes;
+  return step;
 }
 
-JitGraph::Step* JitGraph::FindOrPlan(Stage& stage, const std::vector<Value>& inputs) {
+bool JitGraph::AtBound() const {
+  return stats_.live_plans >= limits_.max_plans ||
+         (limits_.max_plan_bytes > 0 && stats_.plan_bytes >= limits_.max_plan_bytes);
+}
+
+void JitGraph::Forget(const Step& step) {
+  --stats_.live_plans;
+  stats_.plan_bytes -= step.arena_bytes;
+  if (step.next) {
+    for (const auto& s : step.next->steps) Forget(*s);
+  }
+}
+
+bool JitGraph::MakeRoom(Stage& stage, const std::vector<GuardEntry>& guard, std::string* reason) {
+  auto it = absl::c_find_if(stage.candidates, [&](const auto& c) { return c.first == guard; });
+  if (it == stage.candidates.end()) {
+    if (static_cast<int64_t>(stage.candidates.size()) >= 4 * limits_.max_plans) {
+      stage.candidates.erase(
+          absl::c_min_element(stage.candidates, [](const auto& a, const auto& b) { return a.second < b.second; }));
+    }
+    stage.candidates.emplace_back(guard, 0);
+    it = stage.candidates.end() - 1;
+  }
+  const int64_t seen = ++it->second;
+  // The victims, least recently used first, while the bound holds: the
+  // new shape must have been seen at least 2 more times than each ran
+  // (a margin: shapes of a shuffled cycle wider than the bound, one sighting
+  // apart, do not replace each other).
+  std::vector<Step*> order;
+  for (const auto& s : stage.steps) order.push_back(s.get());
+  absl::c_sort(order, [](const Step* a, const Step* b) { return a->last_use < b->last_use; });
+  const int64_t live = stats_.live_plans;
+  const int64_t bytes = stats_.plan_bytes;
+  size_t victims = 0;
+  while (AtBound()) {
+    if (victims == order.size() || order[victims]->uses + kAdmissionMargin > seen) break;
+    Forget(*order[victims++]);
+  }
+  if (AtBound()) {
+    stats_.live_plans = live;  // nothing is evicted
+    stats_.plan_bytes = bytes;
+    *reason = StrCat("the plan bound is reached (", live, " plans of ge.jitMaxPlans=", limits_.max_plans, ", ", bytes,
+                     " arena bytes of ge.jitPlanMemoryBytes=", limits_.max_plan_bytes, ") and the shape was seen ",
+                     seen, " times, not 2 more than the plans it would replace ran");
+    return false;
+  }
+  for (size_t v = 0; v < victims; ++v) {
+    GE_LOG_INFO(
+        "session", "graph {}: JIT stage {} replaces the plan for ({}) (used {} times)", graph_id_, stage.depth,
+        absl::StrJoin(order[v]->guard, ", ", [](std::string* out, const GuardEntry& g) { out->append(g.ToString()); }),
+        order[v]->uses);
+    const Step* victim = order[v];
+    stage.steps.erase(absl::c_find_if(stage.steps, [&](const auto& s) { return s.get() == victim; }));
+    ++stats_.evictions;
+  }
+  stage.candidates.erase(it);
+  return true;
+}
+
+std::shared_ptr<JitGraph::Step> JitGraph::FindOrPlan(Stage& stage, const std::vector<Value>& inputs) {
   if (disabled_) return nullptr;
   std::vector<GuardEntry> guard = MakeGuard(stage, inputs);
+  ++tick_;
+  if (++stage.lookups >= kAgeingLookups * limits_.max_plans) {
+    stage.lookups = 0;
+    // Plans round up, candidates down: a steady cycle keeps them level.
+    for (const auto& s : stage.steps) s->uses = (s->uses + 1) / 2;
+    for (auto& c : stage.candidates) c.second /= 2;
+    std::erase_if(stage.candidates, [](const auto& c) { return c.second == 0; });
+  }
   for (const auto& s : stage.steps) {
-    if (s->guard == guard) return s.get();
+    if (s->guard == guard) {
+      s->last_use = tick_;
+      ++s->uses;
+      return s;
+    }
   }
   if (!stage.steps.empty()) {
     const std::string failure = DescribeFailure(stage, guard);
-    if (stats_.recompilations >= max_recompiles_) {
+    if (limits_.max_recompiles >= 0 && stats_.recompilations >= limits_.max_recompiles) {
       if (stats_.fallback_reason.empty()) {
         GE_LOG_INFO("session",
                     "graph {}: JIT plan bound ge.jitMaxRecompiles={} reached; inputs that fit no plan run on the "
                     "dynamic executor (the guard of {})",
-                    graph_id_, max_recompiles_, failure);
+                    graph_id_, limits_.max_recompiles, failure);
       }
-      stats_.fallback_reason = StrCat("ge.jitMaxRecompiles=", max_recompiles_, " reached; the guard of ", failure);
+      stats_.fallback_reason =
+          StrCat("ge.jitMaxRecompiles=", limits_.max_recompiles, " reached; the guard of ", failure);
       return nullptr;
+    }
+    if (AtBound()) {
+      std::string reason;
+      if (!MakeRoom(stage, guard, &reason)) {
+        if (stats_.fallback_reason.empty()) {
+          GE_LOG_INFO("session", "graph {}: JIT: {}; the run takes the dynamic executor (the guard of {})", graph_id_,
+                      reason, failure);
+        }
+        stats_.fallback_reason = StrCat(reason, "; the guard of ", failure);
+        return nullptr;
+      }
     }
     ++stats_.recompilations;
     stats_.last_guard_failure = failure;
     GE_LOG_INFO("session", "graph {}: JIT recompiles (guard failed: {})", graph_id_, failure);
   }
-  absl::StatusOr<Step*> planned = Plan(stage, std::move(guard));
+  absl::StatusOr<std::shared_ptr<Step>> planned = Plan(stage, std::move(guard));
   if (!planned.ok()) {
     disabled_ = true;
     stats_.fallback_reason = StrCat("planning failed: ", planned.status().message());
@@ -298,7 +421,9 @@ JitGraph::Step* JitGraph::FindOrPlan(Stage& stage, const std::vector<Value>& inp
     return nullptr;
   }
   ++stats_.compilations;
-  return *planned;
+  (*planned)->last_use = tick_;
+  (*planned)->uses = 1;
+  return *std::move(planned);
 }
 
 absl::StatusOr<std::optional<std::vector<Value>>> JitGraph::Run(const std::vector<Value>& graph_inputs,
@@ -316,16 +441,19 @@ absl::StatusOr<std::optional<std::vector<Value>>> JitGraph::Run(const std::vecto
   const std::vector<Value>* inputs_ptr = &graph_inputs;
   std::vector<Value> stage_inputs;
   int64_t slices = 0;
+  // The steps this run passed: a replaced step (and the stages behind it)
+  // lives until its runs end.
+  std::vector<std::shared_ptr<Step>> path;
   for (;;) {
     const std::vector<Value>& inputs = *inputs_ptr;
-    Step* step = nullptr;
+    std::shared_ptr<Step> held;
     {
       std::lock_guard<std::mutex> lock(mu_);
-      step = FindOrPlan(*stage, inputs);
+      held = FindOrPlan(*stage, inputs);
     }
-    if (step == nullptr) return fall_back();
-    // Steps and stages are never removed while the graph lives: `step`
-    // stays valid without the lock.
+    if (held == nullptr) return fall_back();
+    Step* step = held.get();
+    path.push_back(std::move(held));
     std::vector<Value> slice_inputs;
     slice_inputs.reserve(step->slice_inputs.size());
     for (int i : step->slice_inputs) slice_inputs.push_back(inputs[i]);

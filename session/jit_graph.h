@@ -23,14 +23,20 @@
 // later run whose inputs pass a stage's guard reuses its slice (and the
 // stages after it); one that fails every guard compiles again, logging
 // (info) which guard failed and how; a compile of a stage that already has
-// a slice is a recompilation. The plans are bounded: past
-// `ge.jitMaxRecompiles` recompilations a run that fails every guard of a
-// stage is not planned, and Run returns no outputs, telling the caller
-// (the session) to run its dynamic form instead; the plans made so far
-// stay and keep serving their shapes. A stage that cannot be planned (a
-// shape inference or compile error for these inputs) disables planning
-// for the whole graph the same way, logged as a warning with the error.
-// Nothing is ever evicted, so a plan a run is using stays valid.
+// a slice is a recompilation. The plans (slices) are bounded per graph by
+// count (`ge.jitMaxPlans`) and by their arenas' bytes
+// (`ge.jitPlanMemoryBytes`). At the bound, a stage's least recently used
+// plan gives way to a new shape only when the new shape has been seen at
+// least 2 more times than that plan has run (counts halved every 16 x
+// ge.jitMaxPlans lookups of the stage, so the set follows a workload that
+// shifts); until
+// then, and always when a cycle of shapes is wider than the bound, the
+// run takes the dynamic form (Run returns no outputs, telling the session
+// to run it), so plans never thrash. `ge.jitMaxRecompiles` (>= 0) still
+// bounds recompilations outright, with no replacement past it. A stage
+// that cannot be planned (a shape inference or compile error for these
+// inputs) disables planning for the whole graph, logged as a warning with
+// the error. A replaced plan is freed when the last run using it ends.
 //
 // Concurrency: looking a guard up and planning hold the graph's lock;
 // slices run outside it, each on its own executor (which serializes its
@@ -70,13 +76,24 @@ struct JitStats {
   int64_t planned_runs = 0;        // runs that ran on slices
   int64_t fallback_runs = 0;       // runs handed back to the dynamic form (bound reached, or not plannable)
   std::string fallback_reason;     // why the last fallback happened ("" for none)
+  int64_t evictions = 0;           // plans replaced by a more frequent shape
+  int64_t live_plans = 0;          // plans held now
+  int64_t plan_bytes = 0;          // their arenas' bytes
+};
+
+// The bounds on a graph's plans (ge.jitMaxPlans, ge.jitPlanMemoryBytes,
+// ge.jitMaxRecompiles; docs/options.md).
+struct JitLimits {
+  int64_t max_plans = 64;
+  int64_t max_plan_bytes = int64_t{128} << 20;  // 0: no memory bound
+  int64_t max_recompiles = -1;                  // -1: no bound
 };
 
 class JitGraph {
  public:
   // `options` are the graph's options without the JIT keys (the slices
   // compile with them). `engines`, `pool` and `device` must outlive this.
-  JitGraph(uint32_t graph_id, std::unique_ptr<ir::Graph> graph, OptionMap options, int64_t max_recompiles,
+  JitGraph(uint32_t graph_id, std::unique_ptr<ir::Graph> graph, OptionMap options, JitLimits limits,
            const engine::EngineRegistry& engines, ThreadPool* pool, device::Device* device);
   ~JitGraph();
 
@@ -106,22 +123,31 @@ class JitGraph {
   struct Step;
   struct Stage;
 
-  absl::StatusOr<Step*> Plan(Stage& stage, std::vector<GuardEntry> guard);
+  absl::StatusOr<std::shared_ptr<Step>> Plan(Stage& stage, std::vector<GuardEntry> guard);
   // The step of `stage` for `inputs`, planning it when allowed; null when
   // the run falls back. Called with mu_ held.
-  Step* FindOrPlan(Stage& stage, const std::vector<Value>& inputs);
+  std::shared_ptr<Step> FindOrPlan(Stage& stage, const std::vector<Value>& inputs);
+  // At the bound: whether the shape `guard` may replace `stage`'s least
+  // recently used plans (evicting them); false sends the run to the
+  // dynamic form. Called with mu_ held.
+  bool MakeRoom(Stage& stage, const std::vector<GuardEntry>& guard, std::string* reason);
+  bool AtBound() const;
+  // Drops `step` and the stages behind it from the accounting (the plans
+  // go when their last run ends).
+  void Forget(const Step& step);
   std::vector<GuardEntry> MakeGuard(const Stage& stage, const std::vector<Value>& inputs) const;
   std::string DescribeFailure(const Stage& stage, const std::vector<GuardEntry>& guard) const;
 
   const uint32_t graph_id_;
   const OptionMap options_;
-  const int64_t max_recompiles_;
+  const JitLimits limits_;
   const engine::EngineRegistry& engines_;
   const bool fold_constants_;        // ge.oo.constantFolding: fold what planning made constant
   const bool fuse_qdq_;              // QdqFusionPass not in ge.disable_passes: fuse before folding
   std::unique_ptr<Session> slices_;  // compiles and runs the slices
   std::unique_ptr<Stage> root_;
   uint32_t next_slice_id_ = 1;
+  uint64_t tick_ = 0;      // lookups, for least recently used
   bool disabled_ = false;  // planning failed once: every run falls back
   mutable std::mutex mu_;
   JitStats stats_;

@@ -375,8 +375,13 @@ absl::StatusOr<bool> Session::StartJit(uint32_t graph_id, GraphEntry& entry) {
   if (entry.graph == nullptr) return false;
   GE_ASSIGN_OR_RETURN(bool wanted, WantsJit(graph_id, entry));
   if (!wanted) return false;
-  GE_ASSIGN_OR_RETURN(int64_t max_recompiles,
+  JitLimits limits;
+  GE_ASSIGN_OR_RETURN(limits.max_recompiles,
                       ParseIntOption("ge.jitMaxRecompiles", OptionOrDefault(entry.options, "ge.jitMaxRecompiles")));
+  GE_ASSIGN_OR_RETURN(limits.max_plans,
+                      ParseIntOption("ge.jitMaxPlans", OptionOrDefault(entry.options, "ge.jitMaxPlans")));
+  GE_ASSIGN_OR_RETURN(limits.max_plan_bytes,
+                      ParseIntOption("ge.jitPlanMemoryBytes", OptionOrDefault(entry.options, "ge.jitPlanMemoryBytes")));
   if (!JitGraph::CanSlice(*entry.graph)) {
     GE_LOG_INFO("session", "graph {} compiles as a whole: JIT slicing does not take control flow", graph_id);
     return false;
@@ -392,12 +397,15 @@ absl::StatusOr<bool> Session::StartJit(uint32_t graph_id, GraphEntry& entry) {
   GE_ASSIGN_OR_RETURN(device::Device * device, GetDevice());
   // The slices compile with the graph's options, without the JIT and cache keys.
   OptionMap options = entry.options;
-  for (const char* key : {"ge.jitMaxRecompiles", "ge.graph_compiler_cache_dir", "ge.graph_key"}) options.erase(key);
+  for (const char* key : {"ge.jitMaxRecompiles", "ge.jitMaxPlans", "ge.jitPlanMemoryBytes",
+                          "ge.graph_compiler_cache_dir", "ge.graph_key"}) {
+    options.erase(key);
+  }
   options["ge.jitCompile"] = "0";  // a slice's inputs are known: it compiles as a whole
   // The JitGraph holds the only copy of the graph; the dynamic form
   // compiles from a clone of it (tensors are shared).
-  entry.jit = std::make_unique<JitGraph>(graph_id, std::move(entry.graph), std::move(options), max_recompiles,
-                                         engines_, pool_, device);
+  entry.jit =
+      std::make_unique<JitGraph>(graph_id, std::move(entry.graph), std::move(options), limits, engines_, pool_, device);
   entry.jit->set_compute_budget(budget_);
   entry.jit->set_compile_timeout(compile_timeout_seconds_, compile_timeout_setting_);
   const device::CachingAllocatorOptions& cache = output_cache_->options();

@@ -30,9 +30,11 @@
 // CompileGraph; each run compiles and runs the slices whose shapes are
 // known for its inputs (usually the whole graph as one static plan),
 // infers further from their real values, and continues; slices are cached
-// behind guards on their inputs, with at most ge.jitMaxRecompiles
-// recompilations per graph (GetJitStats). Past that bound, or when the
-// inputs cannot be planned, a run takes the graph's dynamic form instead:
+// behind guards on their inputs, at most ge.jitMaxPlans of them (and
+// ge.jitPlanMemoryBytes of their values) per graph, a more frequent shape
+// replacing the least recently used (GetJitStats). A shape that fits no
+// plan at the bound, or inputs that cannot be planned, take the graph's
+// dynamic form instead:
 // the single compiled form, compiled on first ask (that fallback,
 // GetCompiledGraph, GetCacheUse, ExportCompiledModel, ...), so a .gem
 // export or the daemon's CompileGraph return the dynamic model as before.

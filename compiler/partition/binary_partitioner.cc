@@ -82,12 +82,44 @@ absl::StatusOr<BinaryPartition> BinaryPartitioner::Partition(const ir::Graph& gr
 
   std::vector<const ir::Node*> inputs;  // original Data nodes by index
   for (const ir::Node* d : graph.InputNodes()) inputs.push_back(d);
+  // A known Const read by remaining compute nodes is copied into the
+  // remaining graph (the tensor's storage is shared) instead of crossing as
+  // a sliced output: the next slice sees its weights as constants (packs
+  // them, folds what they feed); the remaining graph's NetOutput reads the
+  // copy too. It is also in the slice when a sliced node reads it.
+  auto is_shared_const = [&](const ir::Node& n) {
+    if (n.type() != ir::kConst || !known.contains(&n) || n.num_inputs() != 0 || !n.control_inputs().empty()) {
+      return false;
+    }
+    for (int o = 0; o < n.num_outputs(); ++o) {
+      for (const ir::InPort& c : n.consumers(o)) {
+        if (!known.contains(c.node) && c.node->type() != ir::kNetOutput) return true;
+      }
+    }
+    return false;
+  };
+  auto sliced_reads = [&](const ir::Node& n) {
+    for (int o = 0; o < n.num_outputs(); ++o) {
+      for (const ir::InPort& c : n.consumers(o)) {
+        if (known.contains(c.node)) return true;
+      }
+    }
+    return !n.control_outputs().empty();
+  };
   std::vector<const ir::Node*> sliced_nodes;
   std::vector<const ir::Node*> remaining_nodes;
+  absl::flat_hash_set<const ir::Node*> shared_consts;
   for (const ir::Node* n : corder) {
     if (IsData(*n)) continue;
+    if (is_shared_const(*n)) {
+      shared_consts.insert(n);
+      remaining_nodes.push_back(n);
+      if (sliced_reads(*n)) sliced_nodes.push_back(n);
+      continue;
+    }
     (known.contains(n) ? sliced_nodes : remaining_nodes).push_back(n);
   }
+  if (sliced_nodes.empty()) return InvalidArgument("cannot slice graph '", graph.name(), "': no compute node is known");
   // Which inputs each side reads, and which sliced values cross over.
   absl::flat_hash_set<const ir::Node*> sliced_reads_input;
   absl::flat_hash_set<const ir::Node*> remaining_reads_input;
@@ -105,7 +137,9 @@ absl::StatusOr<BinaryPartition> BinaryPartitioner::Partition(const ir::Graph& gr
     }
     for (int o = 0; o < n->num_outputs(); ++o) {
       bool crosses = false;
-      for (const ir::InPort& c : n->consumers(o)) crosses = crosses || !known.contains(c.node);
+      for (const ir::InPort& c : n->consumers(o)) {
+        crosses = crosses || (!known.contains(c.node) && !shared_consts.contains(n));
+      }
       if (crosses && crossing_index.emplace(ValueKey{n, o}, static_cast<int>(crossing.size())).second) {
         crossing.push_back({n, o});
       }

@@ -11,8 +11,11 @@
 // of the producers. The remaining graph holds every other node except Data,
 // the original NetOutput, and Data nodes for the original inputs it reads
 // (original order, original names) followed by one Data per sliced output
-// it reads. Non-Data nodes keep their names, so a remaining graph can be
-// sliced again. Control edges from known to remaining nodes are dropped:
+// it reads. A known Const that remaining compute nodes read is copied into
+// the remaining graph (sharing its tensor) instead of crossing, so the next
+// slice sees its weights as constants (JIT: packed, folded); it is in the
+// sliced graph too only when a known node reads it. Non-Data nodes keep
+// their names, so a remaining graph can be sliced again. Control edges from known to remaining nodes are dropped:
 // the slice runs first anyway.
 //
 // A known set that depends on the remaining part (a known node reads a value

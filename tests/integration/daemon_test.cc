@@ -2,7 +2,7 @@
 // the C++ client library. Sessions and graphs, errors naming their cause,
 // tenants isolated from each other, quotas, deadlines, a full run queue,
 // graceful SIGTERM during runs, the health service and every documented
-// metric.
+// metric; a dynamic-batch graph past its plan bound (ge.jitMaxPlans).
 #include <signal.h>
 
 #include <algorithm>
@@ -149,6 +149,46 @@ TEST_F(DaemonTest, SessionsGraphsAndRuns) {
   ASSERT_TRUE(c.RemoveGraph(session, 7).ok());
   ASSERT_TRUE(c.DestroySession(session).ok());
   EXPECT_EQ(c.DestroySession(session).error_code(), grpc::StatusCode::NOT_FOUND);
+  d->Signal(SIGTERM);
+  EXPECT_EQ(d->Wait(30), 0) << d->log();
+}
+
+// A dynamic-batch graph through the daemon with a small plan bound
+// (ge.jitMaxPlans=2): shapes past the bound run on the dynamic form, a
+// frequent one replaces a plan, and every output equals relu(x) + x; an
+// invalid bound is refused at AddGraph.
+TEST_F(DaemonTest, DynamicShapesPastThePlanBoundStayCorrect) {
+  auto d = DaemonProcess::Start({});
+  ASSERT_NE(d, nullptr);
+  client::Client c = MakeClient(*d);
+  const std::string session = SessionWithGraph(c, ReluAdd(), 1, {{"ge.jitMaxPlans", "2"}});
+  const std::vector<int64_t> rows = {1, 2, 3, 4, 5, 5, 5, 5, 1, 2, 3, 4, 5, 1};
+  for (size_t k = 0; k < rows.size(); ++k) {
+    std::vector<float> x(static_cast<size_t>(rows[k] * 3));
+    std::vector<float> want(x.size());
+    for (size_t i = 0; i < x.size(); ++i) {
+      x[i] = static_cast<float>(static_cast<int64_t>(i % 5) - 2) * 0.5f + static_cast<float>(k) * 0.125f;
+      want[i] = std::max(x[i], 0.0f) + x[i];
+    }
+    v1::RunGraphResponse out;
+    grpc::Status s = c.RunGraph(RunRequest(session, 1, {Tensor::FromVector<float>(x, Shape{rows[k], 3})}), &out);
+    ASSERT_TRUE(s.ok()) << "run " << k << ": " << s.error_message();
+    ASSERT_EQ(out.outputs_size(), 1);
+    auto y = rpc::ValueFromProto(out.outputs(0), "y");
+    ASSERT_TRUE(y.ok()) << y.status();
+    EXPECT_TRUE(TensorsEqual(y->tensor(), Tensor::FromVector<float>(want, Shape{rows[k], 3}))) << "run " << k;
+  }
+  std::string other;
+  ASSERT_TRUE(c.CreateSession({}, &other).ok());
+  v1::AddGraphRequest add;
+  add.set_session_id(other);
+  add.set_graph_id(1);
+  *add.mutable_graph_def() = ReluAdd();
+  (*add.mutable_options()->mutable_entries())["ge.jitMaxPlans"] = "0";
+  v1::AddGraphResponse added;
+  grpc::Status s = c.AddGraph(add, &added);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << s.error_message();
+  EXPECT_NE(s.error_message().find("ge.jitMaxPlans"), std::string::npos) << s.error_message();
   d->Signal(SIGTERM);
   EXPECT_EQ(d->Wait(30), 0) << d->log();
 }

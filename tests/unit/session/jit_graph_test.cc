@@ -88,13 +88,54 @@ TEST_F(JitGraphTest, ValueDependentShapesRunSliceBySlice) {
   // after Compress fails once; the third run reuses the first's slices.
   EXPECT_EQ(stats->recompilations, 1);
   EXPECT_EQ(stats->compilations, 6);
-  // Stage 2 reads c (passed on to the output), one and Compress's result.
-  EXPECT_EQ(stats->last_guard_failure, "stage 2: input 2 'k_0' is f32[4], compiled for f32[3]");
+  // Stage 2 reads c (passed on to the output) and Compress's result (one is
+  // a Const of its own).
+  EXPECT_EQ(stats->last_guard_failure, "stage 2: input 1 'k_0' is f32[4], compiled for f32[3]");
   // The single compiled form is the dynamic graph, compiled on first ask.
   auto compiled = session.GetCompiledGraph(1);
   ASSERT_TRUE(compiled.ok()) << compiled.status();
   EXPECT_EQ((*compiled)->graph->InputNodes()[0]->op_desc().output(0).type.shape(), (Shape{-1}));
   EXPECT_EQ(session.GetJitStats(1)->fallback_runs, 0);
+}
+
+// A weight read after a value-dependent step: the later stage gets it as
+// a Const of its own (BinaryPartitioner copies it), not as a stage input;
+// the outputs equal the reference for several row counts.
+TEST_F(JitGraphTest, WeightsAfterAValueDependentStepStayConstants) {
+  Session session(*engines_, {}, &pool_);
+  ASSERT_TRUE(session
+                  .AddGraph(1, Parse(R"(graph cw {
+      x = Data() {index = 0} -> (f32[-1,4] as "x")
+      w = Const() {value = tensor<f32[4,3]>[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]} -> (f32[4,3])
+      i0 = Const() {value = tensor<i64[]>[0]} -> (i64[])
+      z = Const() {value = tensor<f32[]>[0]} -> (f32[])
+      col = Gather(x:0, i0:0) {axis = 1} -> (f32[-1])
+      c = Greater(col:0, z:0) -> (bool[-1])
+      k = Compress(x:0, c:0) {axis = 0} -> (f32[-1,4])
+      y = MatMul(k:0, w:0) -> (f32[-1,3])
+      out = NetOutput(y:0)
+    })"),
+                            kStaged)
+                  .ok());
+  for (int64_t rows : {5, 7, 5}) {
+    const Tensor x = Rows(rows, 4, 0.5f);
+    auto out = session.RunGraph(1, {x});
+    ASSERT_TRUE(out.ok()) << out.status();
+    std::vector<float> expected;
+    for (int64_t r = 0; r < rows; ++r) {
+      const float* row = x.data<float>() + r * 4;
+      if (!(row[0] > 0)) continue;
+      for (int j = 0; j < 3; ++j) {
+        float acc = 0;
+        for (int i = 0; i < 4; ++i) acc += row[i] * static_cast<float>(i * 3 + j + 1);
+        expected.push_back(acc);
+      }
+    }
+    const Tensor& y = (*out)[0].tensor();
+    ASSERT_EQ(y.shape(), (Shape{static_cast<int64_t>(expected.size() / 3), 3}));
+    for (size_t i = 0; i < expected.size(); ++i) EXPECT_NEAR(y.data<float>()[i], expected[i], 1e-4) << i;
+  }
+  EXPECT_GE(session.GetJitStats(1)->planned_runs, 3);
 }
 
 TEST_F(JitGraphTest, ShapeFeedingReshapeRecompilesOnlyWhenAGuardFails) {

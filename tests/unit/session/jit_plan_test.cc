@@ -2,7 +2,10 @@
 // 1): a graph with a dynamic batch dim gets a static plan per input shape
 // without any option; its outputs equal the dynamic executor's; past
 // ge.jitMaxRecompiles inputs that fit no plan run on the dynamic form
-// instead of failing, and the plans stay bounded; runs of different shapes
+// instead of failing, and the plans stay bounded; at ge.jitMaxPlans (or
+// ge.jitPlanMemoryBytes) a more frequent shape replaces the least recently
+// used plan, a cycle wider than the bound does not thrash, and replaced
+// plans stay valid for the runs using them; runs of different shapes
 // run at once; the single compiled form (GetCompiledGraph, the .gem export)
 // is the dynamic graph, compiled on first ask; the session's compile
 // bound covers the plans and the dynamic form, compiled after CompileGraph.
@@ -117,6 +120,133 @@ TEST_F(JitPlanTest, PastTheBoundInputsRunOnTheDynamicFormAndThePlansStayBounded)
   EXPECT_FALSE(*planned.RunsStatically(1));
 }
 
+// ge.jitMaxPlans: at the bound a new shape replaces the least recently used
+// plan only once it has been seen 2 more times than that plan ran; until
+// then it runs on the dynamic form. Outputs equal the dynamic executor's throughout.
+TEST_F(JitPlanTest, AtThePlanBoundAMoreFrequentShapeReplacesTheLeastRecentlyUsedPlan) {
+  Session planned(*engines_, {}, &pool_);
+  Session dynamic(*engines_, {}, &pool_);
+  ASSERT_TRUE(planned.AddGraph(1, MlpGraph(), {{"ge.jitMaxPlans", "2"}}).ok());
+  ASSERT_TRUE(dynamic.AddGraph(1, MlpGraph(), {{"ge.jitCompile", "0"}}).ok());
+  auto run = [&](int64_t rows) {
+    auto got = planned.RunGraph(1, {Rows(rows, 0.75f)});
+    ASSERT_TRUE(got.ok()) << got.status();
+    auto want = dynamic.RunGraph(1, {Rows(rows, 0.75f)});
+    ASSERT_TRUE(want.ok()) << want.status();
+    ExpectSame(*got, *want, StrCat("rows ", rows));
+  };
+  run(1);
+  run(2);  // two plans: the bound
+  run(3);  // seen once, rows 1's plan ran once: the dynamic form
+  run(3);  // seen twice: still the dynamic form
+  JitStats stats = *planned.GetJitStats(1);
+  EXPECT_EQ(stats.live_plans, 2);
+  EXPECT_EQ(stats.fallback_runs, 2);
+  EXPECT_EQ(stats.evictions, 0);
+  EXPECT_NE(stats.fallback_reason.find("ge.jitMaxPlans=2"), std::string::npos) << stats.fallback_reason;
+  run(3);  // seen 3 times: replaces rows 1's plan (least recently used, ran once)
+  stats = *planned.GetJitStats(1);
+  EXPECT_EQ(stats.evictions, 1);
+  EXPECT_EQ(stats.live_plans, 2);
+  EXPECT_EQ(stats.compilations, 3);
+  EXPECT_GT(stats.plan_bytes, 0);
+  run(3);
+  run(2);  // both still planned
+  stats = *planned.GetJitStats(1);
+  EXPECT_EQ(stats.compilations, 3);
+  EXPECT_EQ(stats.fallback_runs, 2);
+  run(1);  // its plan is gone: the dynamic form again
+  EXPECT_EQ(planned.GetJitStats(1)->fallback_runs, 3);
+  EXPECT_EQ(planned.GetJitStats(1)->planned_runs, 5);
+}
+
+// A cycle of more shapes than the bound (a decoder's growing past length,
+// run again and again) keeps the first plans and runs the rest on the
+// dynamic form: no plan is replaced, nothing recompiles after the first round.
+TEST_F(JitPlanTest, ACycleWiderThanThePlanBoundDoesNotThrash) {
+  Session planned(*engines_, {}, &pool_);
+  ASSERT_TRUE(planned.AddGraph(1, MlpGraph(), {{"ge.jitMaxPlans", "3"}}).ok());
+  constexpr int kRounds = 40;  // past the ageing period (16 x 3 lookups)
+  for (int round = 0; round < kRounds; ++round) {
+    for (int64_t rows = 1; rows <= 5; ++rows) ASSERT_TRUE(planned.RunGraph(1, {Rows(rows, 0)}).ok());
+  }
+  const JitStats stats = *planned.GetJitStats(1);
+  EXPECT_EQ(stats.compilations, 3);
+  EXPECT_EQ(stats.evictions, 0);
+  EXPECT_EQ(stats.live_plans, 3);
+  EXPECT_EQ(stats.planned_runs, 3 * kRounds);
+  EXPECT_EQ(stats.fallback_runs, 2 * kRounds);
+}
+
+// ge.jitPlanMemoryBytes bounds the plans' arenas as ge.jitMaxPlans bounds
+// their count: with one byte, the first plan fills it.
+TEST_F(JitPlanTest, ThePlanMemoryBoundActsAsTheCountBound) {
+  Session planned(*engines_, {}, &pool_);
+  ASSERT_TRUE(planned.AddGraph(1, MlpGraph(), {{"ge.jitPlanMemoryBytes", "1"}}).ok());
+  ASSERT_TRUE(planned.RunGraph(1, {Rows(4, 0)}).ok());
+  ASSERT_TRUE(planned.RunGraph(1, {Rows(2, 0)}).ok());
+  JitStats stats = *planned.GetJitStats(1);
+  EXPECT_EQ(stats.live_plans, 1);
+  EXPECT_GT(stats.plan_bytes, 1);
+  EXPECT_EQ(stats.fallback_runs, 1);
+  EXPECT_NE(stats.fallback_reason.find("ge.jitPlanMemoryBytes=1"), std::string::npos) << stats.fallback_reason;
+  EXPECT_EQ(planned.AddGraph(2, MlpGraph(), {{"ge.jitMaxPlans", "0"}}).code(), absl::StatusCode::kInvalidArgument);
+}
+
+// Plans replaced while other runs use them: every output stays right (a
+// replaced plan lives until its last run ends).
+TEST_F(JitPlanTest, PlansReplacedWhileOthersRunThemStayValid) {
+  Session planned(*engines_, {}, &pool_);
+  Session dynamic(*engines_, {}, &pool_);
+  ASSERT_TRUE(planned.AddGraph(1, MlpGraph(), {{"ge.jitMaxPlans", "2"}}).ok());
+  ASSERT_TRUE(dynamic.AddGraph(1, MlpGraph(), {{"ge.jitCompile", "0"}}).ok());
+  constexpr int kThreads = 4;
+  constexpr int kRuns = 30;
+  constexpr int kShapes = 5;
+  std::vector<std::vector<Value>> want(kShapes);
+  for (int s = 0; s < kShapes; ++s) {
+    auto out = dynamic.RunGraph(1, {Rows(s + 1, 0.5f)});
+    ASSERT_TRUE(out.ok()) << out.status();
+    want[s] = *std::move(out);
+  }
+  std::atomic<int> failures{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kRuns; ++i) {
+        // Each thread favours its own shape for a while, then another's:
+        // the frequencies shift, so plans get replaced during others' runs.
+        const int s = (i < kRuns / 2 ? t : t + 1 + i % 3) % kShapes;
+        auto got = planned.RunGraph(1, {Rows(s + 1, 0.5f)});
+        if (!got.ok() || got->size() != want[s].size()) {
+          ++failures;
+          continue;
+        }
+        for (size_t o = 0; o < got->size(); ++o) {
+          const Tensor& g = (*got)[o].tensor();
+          const Tensor& w = want[s][o].tensor();
+          if (g.shape() != w.shape()) {
+            ++failures;
+            continue;
+          }
+          for (int64_t k = 0; k < g.NumElements(); ++k) {
+            if (std::abs(g.data<float>()[k] - w.data<float>()[k]) > 1e-6) {
+              ++failures;
+              break;
+            }
+          }
+        }
+      }
+    });
+  }
+  for (std::thread& th : threads) th.join();
+  EXPECT_EQ(failures.load(), 0);
+  const JitStats stats = *planned.GetJitStats(1);
+  EXPECT_EQ(stats.planned_runs + stats.fallback_runs, kThreads * kRuns);
+  EXPECT_LE(stats.live_plans, 2);
+  EXPECT_EQ(stats.compilations - stats.evictions, stats.live_plans);
+}
+
 TEST_F(JitPlanTest, RunsOfDifferentShapesRunAtOnce) {
   Session planned(*engines_, {}, &pool_);
   Session dynamic(*engines_, {}, &pool_);
@@ -162,7 +292,7 @@ TEST_F(JitPlanTest, RunsOfDifferentShapesRunAtOnce) {
   EXPECT_EQ(failures.load(), 0);
   const JitStats stats = *planned.GetJitStats(1);
   EXPECT_EQ(stats.planned_runs + stats.fallback_runs, kThreads * kRuns);
-  EXPECT_EQ(stats.fallback_runs, 0) << "4 shapes: 3 recompilations, within the default bound of 8";
+  EXPECT_EQ(stats.fallback_runs, 0) << "4 shapes: 4 plans, within the default bound of 64";
   EXPECT_EQ(stats.recompilations, kThreads - 1);
   EXPECT_EQ(stats.compilations, kThreads);
 }

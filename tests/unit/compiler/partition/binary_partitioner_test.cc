@@ -66,6 +66,54 @@ TEST(BinaryPartitionerTest, SplitsIntoSliceAndRemainder) {
             (std::vector<std::pair<std::string, int>>{{"a", 0}, {"b", 0}}));
 }
 
+// A known Const that remaining nodes read is copied into the remaining
+// graph, sharing its tensor, instead of crossing as a sliced output (the
+// next slice sees constant weights); it stays in the slice only when a
+// sliced node reads it too.
+TEST(BinaryPartitionerTest, ConstantsReadByTheRestAreCopiedNotCrossed) {
+  auto g = MustParse(R"(
+    graph main {
+      x = Data() {index = 0} -> (f32[2])
+      w = Const() {value = tensor<f32[2]>[1, 2]} -> (f32[2])
+      v = Const() {value = tensor<f32[2]>[3, 4]} -> (f32[2])
+      a = Mul(x:0, w:0) -> (f32[2])
+      n = NonZero(a:0) -> (i64[1,-1])
+      c = Add(a:0, w:0) -> (f32[2])
+      d = Mul(c:0, v:0) -> (f32[2])
+      out = NetOutput(d:0, n:0, v:0)
+    }
+  )");
+  auto split = BinaryPartitioner::Partition(*g, Nodes(*g, {"x", "w", "v", "a"}));
+  ASSERT_TRUE(split.ok()) << split.status();
+  EXPECT_TRUE(ir::VerifyGraph(*split->sliced).ok()) << ir::VerifyGraph(*split->sliced);
+  EXPECT_TRUE(ir::VerifyGraph(*split->remaining).ok()) << ir::VerifyGraph(*split->remaining);
+  EXPECT_EQ(ir::PrintGraph(*split->sliced), Dedent(R"(
+    graph main_slice {
+      x = Data() {index = 0} -> (f32[2])
+      w = Const() {value = tensor<f32[2]>[1, 2]} -> (f32[2])
+      a = Mul(x:0, w:0) -> (f32[2])
+      slice_output = NetOutput(a:0)
+    }
+  )"));
+  EXPECT_EQ(ir::PrintGraph(*split->remaining), Dedent(R"(
+    graph main {
+      a_0 = Data() {index = 0} -> (f32[2])
+      w = Const() {value = tensor<f32[2]>[1, 2]} -> (f32[2])
+      v = Const() {value = tensor<f32[2]>[3, 4]} -> (f32[2])
+      n = NonZero(a_0:0) -> (i64[1,-1])
+      c = Add(a_0:0, w:0) -> (f32[2])
+      d = Mul(c:0, v:0) -> (f32[2])
+      out = NetOutput(d:0, n:0, v:0)
+    }
+  )"));
+  ASSERT_EQ(split->linkage.remaining_inputs.size(), 1u);
+  EXPECT_EQ(split->linkage.remaining_inputs[0], (ValueSource{ValueSource::Kind::kSliceOutput, -1, 0}));
+  // The copies share the weights' storage.
+  const Tensor& original = g->FindNode("w")->op_desc().GetAttrOr<Tensor>(ir::kAttrValue, Tensor());
+  const Tensor& copy = split->remaining->FindNode("w")->op_desc().GetAttrOr<Tensor>(ir::kAttrValue, Tensor());
+  EXPECT_EQ(original.buffer(), copy.buffer());
+}
+
 TEST(BinaryPartitionerTest, RefusesSetsThatDependOnTheRest) {
   auto g = MustParse(kGraph);
   auto split = BinaryPartitioner::Partition(*g, Nodes(*g, {"a", "c"}));
