@@ -621,7 +621,8 @@ class ReverseSequenceKernel final : public Kernel {
 
 // TopK: along `axis`, the K largest (or smallest) values and their indices;
 // ties go to the lower index; `sorted` = 0 still returns them sorted (a
-// valid order).
+// valid order). Rows go to threads in blocks (a k-nearest-neighbour graph's
+// [points, points] distances are hundreds of rows of hundreds).
 class TopKKernel final : public Kernel {
  public:
   explicit TopKKernel(const ir::OpDesc& op)
@@ -639,68 +640,122 @@ class TopKKernel final : public Kernel {
     GE_ASSIGN_OR_RETURN(Tensor values, ctx.Output(0, out));
     GE_ASSIGN_OR_RETURN(Tensor indices, ctx.Output(1, out));
     const int64_t outer = DimProduct(xs.span(), 0, axis), inner = DimProduct(xs.span(), axis + 1, xs.rank());
+    if (k == 0) return absl::OkStatus();
     return DispatchType<NumericTypes>(x.dtype(), op_, [&](auto tag) {
       using T = typename decltype(tag)::type;
       const T* in = x.data<T>();
       T* pv = values.data<T>();
       int64_t* pi = indices.data<int64_t>();
-      // partial_sort's selection on (value, index) pairs held together: the
-      // k best so far form a heap with the worst on top, and an element
-      // enters only when it beats that (a tie never does: it comes later,
-      // so its index is larger). The order and the tie rule are
-      // partial_sort's over indices; most elements cost one compare.
-      using W = decltype(Widen(T{}));
-      using P = std::pair<W, int64_t>;
       const bool largest = largest_;
-      const auto before = [largest](const P& a, const P& b) {
-        if (a.first != b.first) return largest ? a.first > b.first : a.first < b.first;
-        return a.second < b.second;
-      };
-      std::vector<P> best(static_cast<size_t>(k));
-      for (int64_t o = 0; o < outer; ++o) {
-        for (int64_t i = 0; i < inner; ++i) {
+      ParallelFor(ctx.num_threads(), outer * inner, n, [&](int64_t begin, int64_t end) {
+        RowSelector<T> select(largest, n, k);
+        for (int64_t r = begin; r < end; ++r) {
+          const int64_t o = r / inner, i = r % inner;
           const T* row = in + o * n * inner + i;
-          if (k == 0) continue;
-          for (int64_t j = 0; j < k; ++j) best[j] = {Widen(row[j * inner]), j};
-          std::make_heap(best.begin(), best.end(), before);
-          const auto offer = [&](int64_t j) {
-            const W v = Widen(row[j * inner]);
-            const W worst = best.front().first;
-            if (largest ? !(v > worst) : !(v < worst)) return;
-            std::pop_heap(best.begin(), best.end(), before);
-            best.back() = {v, j};
-            std::push_heap(best.begin(), best.end(), before);
-          };
-          int64_t j = k;
-          if (inner == 1) {
-            // Contiguous rows: a block of 8 is looked at element by element
-            // only when one of them beats the worst kept (a branch-free test
-            // the compiler vectorizes); after the first few blocks most skip.
-            constexpr int64_t kBlock = 8;
-            for (; j + kBlock <= n; j += kBlock) {
-              const W worst = best.front().first;
-              bool any = false;
-              for (int64_t b = 0; b < kBlock; ++b) {
-                const W v = Widen(row[j + b]);
-                any |= largest ? v > worst : v < worst;
-              }
-              if (!any) continue;
-              for (int64_t b = 0; b < kBlock; ++b) offer(j + b);
-            }
-          }
-          for (; j < n; ++j) offer(j);
-          std::sort_heap(best.begin(), best.end(), before);
+          const auto& best = select.Run(row, inner);
           for (int64_t j = 0; j < k; ++j) {
             pv[(o * k + j) * inner + i] = row[best[j].second * inner];
             pi[(o * k + j) * inner + i] = best[j].second;
           }
         }
-      }
+      });
       return absl::OkStatus();
     });
   }
 
  private:
+  // The K best of one row of n (elements `stride` apart), best first, a tie
+  // to the lower index: partial_sort's order over (value, index) pairs.
+  template <typename T>
+  class RowSelector {
+   public:
+    using W = decltype(Widen(T{}));
+    using P = std::pair<W, int64_t>;
+    RowSelector(bool largest, int64_t n, int64_t k) : largest_(largest), n_(n), k_(k) {
+      best_.reserve(static_cast<size_t>(k));
+    }
+
+    const std::vector<P>& Run(const T* row, int64_t stride) {
+      if (stride == 1 && k_ * 4 <= n_ && n_ >= 64 && Threshold(row)) return best_;
+      Heap(row, stride);
+      return best_;
+    }
+
+   private:
+    bool Before(const P& a, const P& b) const {
+      if (a.first != b.first) return largest_ ? a.first > b.first : a.first < b.first;
+      return a.second < b.second;
+    }
+    bool Beats(W v, W bound) const { return largest_ ? v > bound : v < bound; }
+
+    // A contiguous row much longer than K: K disjoint blocks each hold a
+    // best element, so the worst of those K bests is no better than the
+    // K-th best of the row; the elements at least as good as it (ties
+    // included) are the only candidates, usually a few times K, sorted
+    // whole. A NaN (unordered) sends the row to Heap, so both give the same
+    // answer everywhere.
+    bool Threshold(const T* row) {
+      W bound{};
+      for (int64_t b = 0; b < k_; ++b) {
+        const int64_t j0 = n_ * b / k_, j1 = n_ * (b + 1) / k_;
+        W m = Widen(row[j0]);
+        for (int64_t j = j0 + 1; j < j1; ++j) {
+          const W v = Widen(row[j]);
+          m = Beats(v, m) ? v : m;
+        }
+        if (m != m) return false;
+        if (b == 0 || Beats(bound, m)) bound = m;
+      }
+      best_.clear();
+      for (int64_t j = 0; j < n_; ++j) {
+        const W v = Widen(row[j]);
+        if (v != v) return false;
+        if (!Beats(bound, v)) best_.emplace_back(v, j);
+      }
+      const auto before = [this](const P& a, const P& b) { return Before(a, b); };
+      std::partial_sort(best_.begin(), best_.begin() + k_, best_.end(), before);
+      best_.resize(static_cast<size_t>(k_));
+      return true;
+    }
+
+    // The K best so far form a heap with the worst on top; an element
+    // enters only when it beats that (a tie never does: it comes later, so
+    // its index is larger). Most elements cost one compare.
+    void Heap(const T* row, int64_t stride) {
+      const auto before = [this](const P& a, const P& b) { return Before(a, b); };
+      best_.clear();
+      for (int64_t j = 0; j < k_; ++j) best_.emplace_back(Widen(row[j * stride]), j);
+      std::make_heap(best_.begin(), best_.end(), before);
+      const auto offer = [&](int64_t j) {
+        const W v = Widen(row[j * stride]);
+        if (!Beats(v, best_.front().first)) return;
+        std::pop_heap(best_.begin(), best_.end(), before);
+        best_.back() = {v, j};
+        std::push_heap(best_.begin(), best_.end(), before);
+      };
+      int64_t j = k_;
+      if (stride == 1) {
+        // Contiguous rows: a block of 8 is looked at element by element
+        // only when one of them beats the worst kept (a branch-free test
+        // the compiler vectorizes); after the first few blocks most skip.
+        constexpr int64_t kBlock = 8;
+        for (; j + kBlock <= n_; j += kBlock) {
+          const W worst = best_.front().first;
+          bool any = false;
+          for (int64_t b = 0; b < kBlock; ++b) any |= Beats(Widen(row[j + b]), worst);
+          if (!any) continue;
+          for (int64_t b = 0; b < kBlock; ++b) offer(j + b);
+        }
+      }
+      for (; j < n_; ++j) offer(j);
+      std::sort_heap(best_.begin(), best_.end(), before);
+    }
+
+    bool largest_;
+    int64_t n_, k_;
+    std::vector<P> best_;
+  };
+
   ir::OpDesc op_;
   int64_t axis_;
   bool largest_;

@@ -4,10 +4,12 @@
 // size and strings, the three reductions, and the index errors; TopK against
 // a stable sort of each row.
 #include <algorithm>
+#include <cmath>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "base/thread_pool.h"
 #include "tests/unit/runtime/engines/host_cpu/host_cpu_test_util.h"
 
 namespace ge::engine::host_cpu {
@@ -180,6 +182,57 @@ TEST(TopKKernel, MatchesAStableSortOfEachRow) {
         << "trial " << trial << " " << Shape(dims).ToString() << " axis " << axis << " k " << k;
     EXPECT_TRUE(TensorEq((*out)[1].tensor(), test::MakeTensor(DataType::kInt64, want_indices, Shape(out_dims))))
         << "trial " << trial << " " << Shape(dims).ToString() << " axis " << axis << " k " << k;
+  }
+}
+
+// Long rows (a k-nearest-neighbour graph's distances): K small against the
+// row takes a bound from K blocks' bests; ties (values from a few
+// integers), NaNs in some rows (which take the heap), rows strided or
+// contiguous, both directions, on one thread and a team of four.
+TEST(TopKKernel, LongRowsMatchAStableSortOnOneThreadAndATeam) {
+  std::mt19937 rng(11);
+  ThreadPool pool(3, "topk-test");
+  for (int trial = 0; trial < 120; ++trial) {
+    const int64_t n = std::uniform_int_distribution<int64_t>(60, 700)(rng);
+    const int64_t rows = std::uniform_int_distribution<int64_t>(1, 40)(rng);
+    const int64_t k = std::uniform_int_distribution<int64_t>(1, trial % 4 == 0 ? n : std::max<int64_t>(1, n / 4))(rng);
+    const bool largest = trial % 2 == 0, last_axis = trial % 5 != 0, ties = trial % 3 == 0;
+    const bool nans = trial % 7 == 0;
+    std::vector<float> values(static_cast<size_t>(rows * n));
+    std::uniform_real_distribution<float> real(-100.0f, 100.0f);
+    std::uniform_int_distribution<int> few(-3, 3);
+    for (float& v : values) v = ties ? static_cast<float>(few(rng)) : real(rng);
+    if (nans) values[static_cast<size_t>(std::uniform_int_distribution<int64_t>(0, rows * n - 1)(rng))] = NAN;
+    // value(r, j): row r's element j, laid out [rows, n] or [n, rows].
+    const auto at = [&](int64_t r, int64_t j) { return last_axis ? r * n + j : j * rows + r; };
+    const Shape shape = last_axis ? Shape{rows, n} : Shape{n, rows};
+    const Tensor x = Tensor::FromVector<float>(values, shape);
+    for (ThreadPool* threads : {static_cast<ThreadPool*>(nullptr), &pool}) {
+      test::RunOptions options;
+      options.thread_pool = threads;
+      auto out = test::RunOp(
+          Engine(), "TopK", {x, I64s({k})},
+          {{"axis", ir::AttrValue(int64_t{last_axis ? 1 : 0})}, {"largest", ir::AttrValue(int64_t{largest ? 1 : 0})}},
+          2, options);
+      ASSERT_TRUE(out.ok()) << out.status();
+      const Tensor& got_values = (*out)[0].tensor();
+      const Tensor& got_indices = (*out)[1].tensor();
+      for (int64_t r = 0; r < rows; ++r) {
+        bool row_nan = false;
+        for (int64_t j = 0; j < n; ++j) row_nan |= std::isnan(values[at(r, j)]);
+        if (row_nan) continue;  // NaN's place is the heap's (the case above has none)
+        Ints order(static_cast<size_t>(n));
+        for (int64_t j = 0; j < n; ++j) order[j] = j;
+        std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+          return largest ? values[at(r, a)] > values[at(r, b)] : values[at(r, a)] < values[at(r, b)];
+        });
+        for (int64_t j = 0; j < k; ++j) {
+          const int64_t o = last_axis ? r * k + j : j * rows + r;
+          ASSERT_EQ(got_indices.data<int64_t>()[o], order[j]) << "trial " << trial << " row " << r << " rank " << j;
+          ASSERT_EQ(got_values.data<float>()[o], values[at(r, order[j])]) << "trial " << trial;
+        }
+      }
+    }
   }
 }
 
