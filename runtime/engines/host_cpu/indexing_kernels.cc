@@ -646,19 +646,26 @@ class TopKKernel final : public Kernel {
       const T* in = x.data<T>();
       T* pv = values.data<T>();
       int64_t* pi = indices.data<int64_t>();
-      const bool largest = largest_;
-      ParallelFor(ctx.num_threads(), outer * inner, n, [&](int64_t begin, int64_t end) {
-        RowSelector<T> select(largest, n, k);
-        for (int64_t r = begin; r < end; ++r) {
-          const int64_t o = r / inner, i = r % inner;
-          const T* row = in + o * n * inner + i;
-          const auto& best = select.Run(row, inner);
-          for (int64_t j = 0; j < k; ++j) {
-            pv[(o * k + j) * inner + i] = row[best[j].second * inner];
-            pi[(o * k + j) * inner + i] = best[j].second;
+      const auto rows = [&](auto selector_tag) {
+        using Selector = typename decltype(selector_tag)::type;
+        ParallelFor(ctx.num_threads(), outer * inner, n, [&](int64_t begin, int64_t end) {
+          Selector select(n, k);
+          for (int64_t r = begin; r < end; ++r) {
+            const int64_t o = r / inner, i = r % inner;
+            const T* row = in + o * n * inner + i;
+            const auto& best = select.Run(row, inner);
+            for (int64_t j = 0; j < k; ++j) {
+              pv[(o * k + j) * inner + i] = row[best[j].second * inner];
+              pi[(o * k + j) * inner + i] = best[j].second;
+            }
           }
-        }
-      });
+        });
+      };
+      if (largest_) {
+        rows(TypeTag<RowSelector<T, true>>{});
+      } else {
+        rows(TypeTag<RowSelector<T, false>>{});
+      }
       return absl::OkStatus();
     });
   }
@@ -666,54 +673,65 @@ class TopKKernel final : public Kernel {
  private:
   // The K best of one row of n (elements `stride` apart), best first, a tie
   // to the lower index: partial_sort's order over (value, index) pairs.
-  template <typename T>
+  template <typename T, bool kLargest>
   class RowSelector {
    public:
     using W = decltype(Widen(T{}));
     using P = std::pair<W, int64_t>;
-    RowSelector(bool largest, int64_t n, int64_t k) : largest_(largest), n_(n), k_(k) {
+    RowSelector(int64_t n, int64_t k) : n_(n), k_(k), blocks_(std::min(n / 2, 4 * k)) {
       best_.reserve(static_cast<size_t>(k));
+      if (k * 4 <= n && n >= 64) {
+        block_best_.resize(static_cast<size_t>(blocks_));
+        candidates_.resize(static_cast<size_t>(n));
+      }
     }
 
     const std::vector<P>& Run(const T* row, int64_t stride) {
-      if (stride == 1 && k_ * 4 <= n_ && n_ >= 64 && Threshold(row)) return best_;
+      if (stride == 1 && !candidates_.empty() && Threshold(row)) return best_;
       Heap(row, stride);
       return best_;
     }
 
    private:
-    bool Before(const P& a, const P& b) const {
-      if (a.first != b.first) return largest_ ? a.first > b.first : a.first < b.first;
+    static bool Beats(W v, W bound) { return kLargest ? v > bound : v < bound; }
+    static bool Before(const P& a, const P& b) {
+      if (a.first != b.first) return Beats(a.first, b.first);
       return a.second < b.second;
     }
-    bool Beats(W v, W bound) const { return largest_ ? v > bound : v < bound; }
 
-    // A contiguous row much longer than K: K disjoint blocks each hold a
-    // best element, so the worst of those K bests is no better than the
-    // K-th best of the row; the elements at least as good as it (ties
-    // included) are the only candidates, usually a few times K, sorted
-    // whole. A NaN (unordered) sends the row to Heap, so both give the same
-    // answer everywhere.
+    // A contiguous row much longer than K: its B >= K disjoint blocks each
+    // hold a best element, so the K-th best of those B bests is no better
+    // than the K-th best of the row; the elements at least as good as it
+    // (ties included) are the only candidates, usually little more than K,
+    // sorted. A NaN (unordered) sends the row to Heap, so both give the
+    // same answer everywhere.
     bool Threshold(const T* row) {
-      W bound{};
-      for (int64_t b = 0; b < k_; ++b) {
-        const int64_t j0 = n_ * b / k_, j1 = n_ * (b + 1) / k_;
+      for (int64_t b = 0; b < blocks_; ++b) {
+        const int64_t j0 = n_ * b / blocks_, j1 = n_ * (b + 1) / blocks_;
         W m = Widen(row[j0]);
         for (int64_t j = j0 + 1; j < j1; ++j) {
           const W v = Widen(row[j]);
           m = Beats(v, m) ? v : m;
         }
         if (m != m) return false;
-        if (b == 0 || Beats(bound, m)) bound = m;
+        block_best_[b] = m;
       }
-      best_.clear();
+      const auto better = [](W x, W y) { return Beats(x, y); };
+      std::nth_element(block_best_.begin(), block_best_.begin() + (k_ - 1), block_best_.end(), better);
+      const W bound = block_best_[k_ - 1];
+      // Branch-free: every index is written, the count moves only for the
+      // candidates (NaN fails both tests and is caught by the sum of them).
+      int64_t count = 0, unordered = 0;
       for (int64_t j = 0; j < n_; ++j) {
         const W v = Widen(row[j]);
-        if (v != v) return false;
-        if (!Beats(bound, v)) best_.emplace_back(v, j);
+        candidates_[count] = j;
+        count += Beats(bound, v) ? 0 : 1;
+        unordered += v != v ? 1 : 0;
       }
-      const auto before = [this](const P& a, const P& b) { return Before(a, b); };
-      std::partial_sort(best_.begin(), best_.begin() + k_, best_.end(), before);
+      if (unordered != 0) return false;
+      best_.clear();
+      for (int64_t c = 0; c < count; ++c) best_.emplace_back(Widen(row[candidates_[c]]), candidates_[c]);
+      std::partial_sort(best_.begin(), best_.begin() + k_, best_.end(), Before);
       best_.resize(static_cast<size_t>(k_));
       return true;
     }
@@ -722,16 +740,15 @@ class TopKKernel final : public Kernel {
     // enters only when it beats that (a tie never does: it comes later, so
     // its index is larger). Most elements cost one compare.
     void Heap(const T* row, int64_t stride) {
-      const auto before = [this](const P& a, const P& b) { return Before(a, b); };
       best_.clear();
       for (int64_t j = 0; j < k_; ++j) best_.emplace_back(Widen(row[j * stride]), j);
-      std::make_heap(best_.begin(), best_.end(), before);
+      std::make_heap(best_.begin(), best_.end(), Before);
       const auto offer = [&](int64_t j) {
         const W v = Widen(row[j * stride]);
         if (!Beats(v, best_.front().first)) return;
-        std::pop_heap(best_.begin(), best_.end(), before);
+        std::pop_heap(best_.begin(), best_.end(), Before);
         best_.back() = {v, j};
-        std::push_heap(best_.begin(), best_.end(), before);
+        std::push_heap(best_.begin(), best_.end(), Before);
       };
       int64_t j = k_;
       if (stride == 1) {
@@ -748,11 +765,12 @@ class TopKKernel final : public Kernel {
         }
       }
       for (; j < n_; ++j) offer(j);
-      std::sort_heap(best_.begin(), best_.end(), before);
+      std::sort_heap(best_.begin(), best_.end(), Before);
     }
 
-    bool largest_;
-    int64_t n_, k_;
+    int64_t n_, k_, blocks_;
+    std::vector<W> block_best_;
+    std::vector<int64_t> candidates_;
     std::vector<P> best_;
   };
 
