@@ -558,6 +558,29 @@ void FillCasts(IsaKernels& k) {
   (FillCastRow<Ss, VDt::kF32, VDt::kF64, VDt::kF16, VDt::kI32, VDt::kI64, VDt::kI8, VDt::kU8, VDt::kBool>(k), ...);
 }
 
+// An 8 x 8 block of 4-byte elements transposed in registers: the rows
+// interleaved in pairs (unpack), then in fours (shuffle), then the 128-bit
+// halves swapped across the pairs of registers (permute2f128).
+void Transpose32x8(const uint32_t* src, int64_t src_stride, uint32_t* dst, int64_t dst_stride) {
+  __m256 r[8], t[8];
+  for (int i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(reinterpret_cast<const float*>(src + i * src_stride));
+  for (int i = 0; i < 8; i += 2) {
+    t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
+    t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
+  }
+  for (int i = 0; i < 8; i += 4) {
+    r[i] = _mm256_shuffle_ps(t[i], t[i + 2], 0x44);
+    r[i + 1] = _mm256_shuffle_ps(t[i], t[i + 2], 0xEE);
+    r[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0x44);
+    r[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0xEE);
+  }
+  for (int i = 0; i < 4; ++i) {
+    t[i] = _mm256_permute2f128_ps(r[i], r[i + 4], 0x20);
+    t[i + 4] = _mm256_permute2f128_ps(r[i], r[i + 4], 0x31);
+  }
+  for (int i = 0; i < 8; ++i) _mm256_storeu_ps(reinterpret_cast<float*>(dst + i * dst_stride), t[i]);
+}
+
 }  // namespace
 
 // Reductions and the table live in isa_reduce.inc (shared namespace).

@@ -85,6 +85,9 @@ struct IsaKernels {
   ReduceFns reduce[kNumReduceOps][kNumVDt];
   // Max of doubles: the LogSumExp pre-pass reads element type, writes double.
   ReduceFns max_to_double[kNumVDt];
+  // 4-byte elements, an 8 x 8 block: dst[i * dst_stride + j] =
+  // src[j * src_stride + i] for i, j < 8 (strides in elements).
+  void (*transpose32_8x8)(const uint32_t* src, int64_t src_stride, uint32_t* dst, int64_t dst_stride);
 };
 
 namespace avx2 {

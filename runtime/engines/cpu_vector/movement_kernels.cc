@@ -5,7 +5,8 @@
 // order, each output dim reading the input with a stride (permuted,
 // stepped, or 0 where broadcast), dims merged where the input stays
 // linear, and the innermost run copied with memcpy when contiguous; a
-// transpose of the two innermost merged dims copies 16 x 16 tiles. Concat,
+// transpose of the two innermost merged dims copies 16 x 16 tiles (whole
+// tiles of 4-byte elements as 8 x 8 blocks in registers, isa_kernels.h). Concat,
 // Split and Gather copy whole inner blocks. Reshape, Squeeze, Unsqueeze,
 // Flatten and Identity stay on ge_local, which forwards storage instead of
 // copying.
@@ -54,6 +55,17 @@ void TiledTranspose(const char* src, char* dst, int64_t count, int64_t mstride, 
       T* dm = d + m * cols * inner;
       for (int64_t j0 = 0; j0 < inner; j0 += kTile) {
         const int64_t j1 = std::min(inner, j0 + kTile);
+        if constexpr (sizeof(T) == 4) {
+          // Whole tiles of 4-byte elements: four 8 x 8 blocks in registers.
+          if (i1 - i0 == kTile && j1 - j0 == kTile) {
+            const auto block = Kernels().transpose32_8x8;
+            for (int64_t bi = i0; bi < i1; bi += 8) {
+              for (int64_t bj = j0; bj < j1; bj += 8)
+                block(sm + bj * istride + bi, istride, dm + bi * inner + bj, inner);
+            }
+            continue;
+          }
+        }
         for (int64_t i = i0; i < i1; ++i) {
           const T* in = sm + i;
           T* out = dm + i * inner;
