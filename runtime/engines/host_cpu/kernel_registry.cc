@@ -11,6 +11,7 @@ void RegisterHostCpuKernels(KernelTable& table) {
   RegisterShapeKernels(table);
   RegisterReduceKernels(table);
   RegisterIndexingKernels(table);
+  RegisterTopKKernels(table);
   RegisterLossKernels(table);
   RegisterQuantizeWindowKernels(table);
   RegisterNnKernels(table);

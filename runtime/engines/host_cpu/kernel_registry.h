@@ -68,6 +68,7 @@ void RegisterShapeKernels(KernelTable& table);
 void RegisterCastKernels(KernelTable& table);
 void RegisterReduceKernels(KernelTable& table);
 void RegisterIndexingKernels(KernelTable& table);
+void RegisterTopKKernels(KernelTable& table);
 void RegisterLossKernels(KernelTable& table);
 void RegisterQuantizeWindowKernels(KernelTable& table);
 void RegisterVariableKernels(KernelTable& table);
