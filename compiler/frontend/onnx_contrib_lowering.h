@@ -130,7 +130,10 @@ class ModelFacts {
       }
       // A mask is often cast to int32 first: its rank passes through.
       if ((n.op_type() == "Cast" || n.op_type() == "Identity") && n.input_size() == 1 && n.output_size() == 1) {
-        if (auto it = ranks_.find(n.input(0)); it != ranks_.end()) ranks_.try_emplace(n.output(0), it->second);
+        if (auto it = ranks_.find(n.input(0)); it != ranks_.end()) {
+          const int rank = it->second;  // copied: the insertion may rehash
+          ranks_.try_emplace(n.output(0), rank);
+        }
       }
       if (n.op_type() == "Constant" && n.domain().empty() && n.output_size() == 1) {
         // A copy: the lowering rewrites node lists (Constants are small).
