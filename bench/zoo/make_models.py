@@ -568,8 +568,9 @@ def write_zoo(out, names, models, dim_values):
             "references": len(refs),
         }
         print("%-20s %6.1f MB %5.1f s" % (name, os.path.getsize(path) / 1e6, time.time() - start), flush=True)
-    with open(manifest_path, "w") as f:
-        json.dump(manifest, f, indent=1, sort_keys=True)
+        # After every model: an export that fails later keeps the ones before.
+        with open(manifest_path, "w") as f:
+            json.dump(manifest, f, indent=1, sort_keys=True)
 
 
 def main():
