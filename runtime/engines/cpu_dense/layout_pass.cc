@@ -231,15 +231,14 @@ class LayoutPass {
       }
       absl::StatusOr<ir::Format> channels_last = ConvPreferredFormat(n->op_desc(), context_, ir::Format::kNHWC);
       if (!channels_last.ok() || *channels_last != ir::Format::kNHWC) continue;
-      // The widest channel block oneDNN runs this convolution on with a JIT kernel.
-      for (ir::Format blocked : {ir::Format::kNChw16c, ir::Format::kNChw8c}) {
-        if (!Fits(n->op_desc().output(0).type, blocked)) continue;
-        absl::StatusOr<ir::Format> f = ConvPreferredFormat(n->op_desc(), context_, blocked, blocked);
-        if (f.ok() && *f == blocked) {
-          depthwise_want_[n] = blocked;
-          producer_want_[producer] = blocked;
-          break;
-        }
+      // Blocks of 16, AVX-512's: with blocks of 8 oneDNN 2.6 runs AVX2 kernels
+      // there (and its reference binary op for a squeeze-excite scale).
+      const ir::Format blocked = ir::Format::kNChw16c;
+      if (!Fits(n->op_desc().output(0).type, blocked)) continue;
+      absl::StatusOr<ir::Format> f = ConvPreferredFormat(n->op_desc(), context_, blocked, blocked);
+      if (f.ok() && *f == blocked) {
+        depthwise_want_[n] = blocked;
+        producer_want_[producer] = blocked;
       }
     }
   }
