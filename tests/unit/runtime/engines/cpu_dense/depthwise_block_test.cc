@@ -214,8 +214,8 @@ TEST_F(DepthwiseBlockTest, SmallOrOddBlocksKeepTheirLayouts) {
   // kernel is as fast. 72 channels at 4 x 64 x 64 (4.5 MiB): no whole blocks
   // of 16 (blocks of 8 ran oneDNN's AVX2 kernels and its reference binary op
   // for the squeeze-excite scale on AVX-512).
-  for (const Block& b : {Block{1, 24, 28, 28, 144, 3, 1, 24, true, false},
-                         Block{4, 24, 64, 64, 72, 5, 2, 40, false, true}}) {
+  for (const Block& b :
+       {Block{1, 24, 28, 28, 144, 3, 1, 24, true, false}, Block{4, 24, 64, 64, 72, 5, 2, 40, false, true}}) {
     auto graph = Parse(BlockGraph(b));
     FillWeights(*graph);
     SetDepthwiseBlocksEnabled(false);
