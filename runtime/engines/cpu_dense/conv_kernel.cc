@@ -126,10 +126,12 @@ void AppendConvPostOps(const PostOpChain& chain, dnnl::post_ops& ops) {
 }
 
 // The primitive descriptor of a convolution with layouts left to oneDNN,
-// or with the source and destination in `fixed` (weights still `any`).
+// or with the source in `fixed_src` and the destination in `fixed_dst`
+// where those are not kND (weights always `any`).
 dnnl::convolution_forward::primitive_desc ConvPrimitiveDesc(
     const dnnl::engine& eng, int64_t group, const PostOpChain& chain, const Shape& x, const Shape& w, DataType dtype,
-    const std::optional<dnnl::memory::desc>& bias, const ops::WindowGeometry& g, ir::Format fixed = ir::Format::kND) {
+    const std::optional<dnnl::memory::desc>& bias, const ops::WindowGeometry& g, ir::Format fixed_src = ir::Format::kND,
+    ir::Format fixed_dst = ir::Format::kND) {
   const auto type = ToDnnlType(dtype);
   dnnl::memory::dims wdims = ToDnnlDims(w);
   if (group > 1) {
@@ -141,11 +143,14 @@ dnnl::convolution_forward::primitive_desc ConvPrimitiveDesc(
   dnnl::memory::desc src_any(ToDnnlDims(x), type, tag::any);
   const dnnl::memory::desc wei_any(wdims, type, tag::any);
   dnnl::memory::desc dst_any(ToDnnlDims(g.output), type, tag::any);
-  if (fixed != ir::Format::kND) {
-    auto src = FormatDesc(x, dtype, fixed);
-    auto dst = FormatDesc(g.output, dtype, fixed);
-    if (!src.ok() || !dst.ok()) throw dnnl::error(dnnl_invalid_arguments, "no such layout");
+  if (fixed_src != ir::Format::kND) {
+    auto src = FormatDesc(x, dtype, fixed_src);
+    if (!src.ok()) throw dnnl::error(dnnl_invalid_arguments, "no such layout");
     src_any = *src;
+  }
+  if (fixed_dst != ir::Format::kND) {
+    auto dst = FormatDesc(g.output, dtype, fixed_dst);
+    if (!dst.ok()) throw dnnl::error(dnnl_invalid_arguments, "no such layout");
     dst_any = *dst;
   }
   dnnl::primitive_attr attr;
@@ -205,7 +210,39 @@ std::optional<dnnl::convolution_forward::primitive_desc> ChannelsLast(
   auto dst = FormatDesc(g.output, dtype, ir::Format::kNHWC);
   if (!src.ok() || !dst.ok() || (chosen.src_desc() == *src && chosen.dst_desc() == *dst)) return std::nullopt;
   try {
-    auto candidate = ConvPrimitiveDesc(eng, group, chain, x, w, dtype, bias, g, ir::Format::kNHWC);
+    auto candidate = ConvPrimitiveDesc(eng, group, chain, x, w, dtype, bias, g, ir::Format::kNHWC, ir::Format::kNHWC);
+    if (SlowDnnlImpl(candidate)) return std::nullopt;
+    return candidate;
+  } catch (const dnnl::error&) {
+    return std::nullopt;
+  }
+}
+
+bool IsChannelBlocked(ir::Format f) { return f == ir::Format::kNChw16c || f == ir::Format::kNChw8c; }
+
+// Ports in different layouts, or both channel-blocked where oneDNN, asked
+// with `any`, prefers another layout (on AVX-512 a 1x1 convolution next to
+// a depthwise one the layout pass put on channel blocks, layout_pass.cc):
+// when the larger of source and destination is channel-blocked and `chosen`
+// wants it in another layout, the primitive with that port (and the other
+// one, when it has the same layout) fixed to it, if oneDNN runs that on a
+// JIT kernel. Only the smaller tensor is then converted at the kernel's
+// edge, and oneDNN's blocked kernels read and write the larger one in
+// place.
+std::optional<dnnl::convolution_forward::primitive_desc> LargerPortLayout(
+    const dnnl::engine& eng, int64_t group, const PostOpChain& chain, const Shape& x, const Shape& w, DataType dtype,
+    const std::optional<dnnl::memory::desc>& bias, const ops::WindowGeometry& g,
+    const dnnl::convolution_forward::primitive_desc& chosen, ir::Format src_format, ir::Format dst_format) {
+  if (!x.IsFullyKnown() || !g.output.IsFullyKnown()) return std::nullopt;
+  const bool src_larger = x.NumElementsUnchecked() >= g.output.NumElementsUnchecked();
+  const ir::Format f = src_larger ? src_format : dst_format;
+  if (!IsChannelBlocked(f)) return std::nullopt;
+  auto want = FormatDesc(src_larger ? x : g.output, dtype, f);
+  if (!want.ok() || (src_larger ? chosen.src_desc() : chosen.dst_desc()) == *want) return std::nullopt;
+  const ir::Format fixed_src = src_larger || src_format == f ? f : ir::Format::kND;
+  const ir::Format fixed_dst = !src_larger || dst_format == f ? f : ir::Format::kND;
+  try {
+    auto candidate = ConvPrimitiveDesc(eng, group, chain, x, w, dtype, bias, g, fixed_src, fixed_dst);
     if (SlowDnnlImpl(candidate)) return std::nullopt;
     return candidate;
   } catch (const dnnl::error&) {
@@ -283,6 +320,9 @@ absl::StatusOr<std::unique_ptr<DenseKernel::Plan>> ConvKernel::Build(const PlanR
     if (auto channels_last = ChannelsLast(eng(), attrs_.group, head, x, request.shape(1), dtype, bias, *g, pd)) {
       pd = *channels_last;
     }
+  } else if (auto larger = LargerPortLayout(eng(), attrs_.group, head, x, request.shape(1), dtype, bias, *g, pd,
+                                            op().input(0).type.tensor().format, op().output(0).type.tensor().format)) {
+    pd = *larger;
   }
   if (has_bias) plan->bias_md = pd.bias_desc();
   GE_ASSIGN_OR_RETURN(plan->src_user, FormatDesc(x, dtype, op().input(0).type.tensor().format));
@@ -518,7 +558,8 @@ absl::Status CheckConv(const ir::OpDesc& op, const DenseContext& ctx) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<ir::Format> ConvPreferredFormat(const ir::OpDesc& op, const DenseContext& ctx, ir::Format arriving) {
+absl::StatusOr<ir::Format> ConvPreferredFormat(const ir::OpDesc& op, const DenseContext& ctx, ir::Format arriving,
+                                               ir::Format want) {
   ir::OpDesc base = op;
   PostOpChain chain;
   if (op.type() == kDenseFusedOp) {
@@ -554,6 +595,16 @@ absl::StatusOr<ir::Format> ConvPreferredFormat(const ir::OpDesc& op, const Dense
     Shape padded;
     if (auto explicit_pad = ExplicitPad(ctx.engine, attrs.group, chain, x, w.shape, xd.dtype, bias, g, pd, &padded)) {
       pd = *explicit_pad;
+    } else if (IsChannelBlocked(want) && x.IsFullyKnown()) {
+      // The layout pass asks for a channel-blocked destination: given when
+      // the kernel, between `arriving` and `want`, runs a JIT primitive that
+      // writes it (LargerPortLayout, or oneDNN's own choice).
+      auto dst = FormatDesc(g.output, xd.dtype, want);
+      if (auto larger =
+              LargerPortLayout(ctx.engine, attrs.group, chain, x, w.shape, xd.dtype, bias, g, pd, arriving, want)) {
+        pd = *larger;
+      }
+      if (dst.ok() && pd.dst_desc() == *dst && !SlowDnnlImpl(pd)) return want;
     } else if (arriving == ir::Format::kNHWC &&
                ChannelsLast(ctx.engine, attrs.group, chain, x, w.shape, xd.dtype, bias, g, pd)) {
       return ir::Format::kNHWC;

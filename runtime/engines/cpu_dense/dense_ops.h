@@ -37,9 +37,12 @@ absl::Status CheckGemm(const ir::OpDesc& op, const DenseContext& ctx);
 // With `arriving` channels-last (the input's layout), kNHWC whenever oneDNN
 // runs a channels-last primitive on a JIT kernel (the Conv kernel then
 // builds that one), so a convolution between channels-last neighbours
-// costs no reorders.
+// costs no reorders. With `want` channel-blocked (the layout pass's
+// depthwise blocks), `want` when the kernel, reading `arriving`, runs a
+// JIT primitive writing that layout (else the answer above).
 absl::StatusOr<ir::Format> ConvPreferredFormat(const ir::OpDesc& op, const DenseContext& ctx,
-                                               ir::Format arriving = ir::Format::kND);
+                                               ir::Format arriving = ir::Format::kND,
+                                               ir::Format want = ir::Format::kND);
 // The same for a ConvTranspose (oneDNN's deconvolution), `arriving` alike.
 absl::StatusOr<ir::Format> DeconvPreferredFormat(const ir::OpDesc& op, const DenseContext& ctx,
                                                  ir::Format arriving = ir::Format::kND);

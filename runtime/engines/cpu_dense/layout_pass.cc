@@ -3,12 +3,18 @@
 #include "runtime/engines/cpu_dense/layout_pass.h"
 
 #include <array>
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "base/ir/op_types.h"
+#include "base/ops/shape_utils.h"
 #include "base/status.h"
+#include "runtime/engines/cpu_dense/dense_fused_op.h"
 #include "runtime/engines/cpu_dense/dense_ops.h"
 #include "runtime/engines/cpu_dense/channel_block.h"
 #include "runtime/engines/cpu_dense/channel_shuffle.h"
@@ -133,6 +139,36 @@ bool OneElement(const ir::ValueType& type, const Shape& out) {
   return s.IsFullyKnown() && s.NumElementsUnchecked() == 1 && s.rank() <= out.rank();
 }
 
+std::atomic<bool>& DepthwiseBlocksSwitch() {
+  static std::atomic<bool> on{[] {
+    const char* env = std::getenv("GED_CPU_DENSE_DW_BLOCKS");
+    return !(env != nullptr && std::strcmp(env, "off") == 0);
+  }()};
+  return on;
+}
+
+// A 2-D f32 depthwise convolution (one output channel per input channel)
+// of known shape whose source holds at least kLargeDepthwiseBytes: out of
+// the per-core cache (docs/design/cpu_dense.md, "Depthwise blocks").
+bool LargeDepthwise(const ir::Node& n) {
+  ir::OpDesc base = n.op_desc();
+  if (n.type() == kDenseFusedOp) {
+    absl::StatusOr<ir::OpDesc> b = BaseOpDesc(n.op_desc());
+    if (!b.ok()) return false;
+    base = *std::move(b);
+  }
+  if (base.type() != "Conv" || base.num_inputs() < 2) return false;
+  const ir::TensorDesc& x = base.input(0).type.tensor();
+  const Shape& w = base.input(1).type.tensor().shape;
+  if (x.dtype != DataType::kFloat || !x.shape.IsFullyKnown() || x.shape.rank() != 4 || !w.IsFullyKnown() ||
+      w.rank() != 4 || w.dim(1) != 1 || w.dim(0) != x.shape.dim(1)) {
+    return false;
+  }
+  absl::StatusOr<ops::WindowAttrs> attrs = ops::WindowAttrsFromOp(base);
+  if (!attrs.ok() || attrs->group != x.shape.dim(1)) return false;
+  return x.shape.NumElementsUnchecked() * static_cast<int64_t>(sizeof(float)) >= kLargeDepthwiseBytes;
+}
+
 bool Commutative(const ir::Node& n) {
   return n.type() == "Add" || n.type() == "Mul" || n.type() == "Max" || n.type() == "Min";
 }
@@ -164,6 +200,7 @@ class LayoutPass {
     graph_.ForEachNode([&](const ir::Node* n) { any_source = any_source || StartsLayouts(*n); });
     if (!any_source) return false;
     GE_ASSIGN_OR_RETURN(std::vector<ir::Node*> order, graph_.TopologicalOrder());
+    if (DepthwiseBlocksEnabled()) MarkDepthwiseBlocks(order);
     for (ir::Node* n : order) {
       if (!on_dense_(*n) || n->num_outputs() < 1) continue;
       GE_RETURN_IF_ERROR(Decide(*n));
@@ -175,15 +212,64 @@ class LayoutPass {
   }
 
  private:
+  // Depthwise blocks: a large depthwise convolution (LargeDepthwise) that
+  // this host runs channels-last between channels-last neighbours, while
+  // oneDNN, left to choose, runs it on channel blocks, is marked to take
+  // that blocked layout together with the convolution that produces its
+  // input (when that one feeds nothing else): oneDNN 2.6's channels-last
+  // depthwise kernel (brdgmm_dw) streams such a tensor about twice as
+  // slowly as its blocked one (jit_dw), and the 1x1 convolutions on each
+  // side run as fast on blocks. The convolutions that read the block's
+  // output are asked for it in Decide (the region).
+  void MarkDepthwiseBlocks(const std::vector<ir::Node*>& order) {
+    for (ir::Node* n : order) {
+      if (!on_dense_(*n) || RoleOf(*n) != Role::kConv || !n->input(0) || !LargeDepthwise(*n)) continue;
+      ir::Node* producer = n->input(0).node;
+      if (!on_dense_(*producer) || RoleOf(*producer) != Role::kConv || n->input(0).index != 0 ||
+          producer->consumers(0).size() != 1) {
+        continue;
+      }
+      absl::StatusOr<ir::Format> channels_last = ConvPreferredFormat(n->op_desc(), context_, ir::Format::kNHWC);
+      if (!channels_last.ok() || *channels_last != ir::Format::kNHWC) continue;
+      // Blocks of 16, AVX-512's: with blocks of 8 oneDNN 2.6 runs AVX2 kernels
+      // there (and its reference binary op for a squeeze-excite scale).
+      const ir::Format blocked = ir::Format::kNChw16c;
+      if (!Fits(n->op_desc().output(0).type, blocked)) continue;
+      absl::StatusOr<ir::Format> f = ConvPreferredFormat(n->op_desc(), context_, blocked, blocked);
+      if (f.ok() && *f == blocked) {
+        depthwise_want_[n] = blocked;
+        producer_want_[producer] = blocked;
+      }
+    }
+  }
+
+  // The blocked layout a convolution is asked for (kND: none): a marked
+  // depthwise convolution whose producer took it, a marked producer, and a
+  // convolution reading the output of a block (the region) in the layout it
+  // arrives in, when its output fits that layout.
+  ir::Format WantedFormat(const ir::Node& n) const {
+    const ir::Format arriving = n.input(0) ? FormatOf(n.input(0)) : ir::Format::kND;
+    if (auto it = depthwise_want_.find(&n); it != depthwise_want_.end()) {
+      return arriving == it->second ? it->second : ir::Format::kND;
+    }
+    if (auto it = producer_want_.find(&n); it != producer_want_.end()) return it->second;
+    if (n.input(0) && region_.count(n.input(0).node) > 0 && Fits(n.op_desc().output(0).type, arriving)) {
+      return arriving;
+    }
+    return ir::Format::kND;
+  }
+
   // Chooses the layout of `n`'s output 0.
   absl::Status Decide(ir::Node& n) {
     const ir::ValueType& out = n.op_desc().output(0).type;
     ir::Format f = ir::Format::kND;
     switch (RoleOf(n)) {
       case Role::kConv: {
+        const ir::Format want = WantedFormat(n);
         absl::StatusOr<ir::Format> preferred =
-            ConvPreferredFormat(n.op_desc(), context_, n.input(0) ? FormatOf(n.input(0)) : ir::Format::kND);
+            ConvPreferredFormat(n.op_desc(), context_, n.input(0) ? FormatOf(n.input(0)) : ir::Format::kND, want);
         if (preferred.ok()) f = *preferred;
+        if (want != ir::Format::kND && f == want && depthwise_want_.count(&n) > 0) region_.insert(&n);
         break;
       }
       case Role::kDeconv: {
@@ -221,6 +307,13 @@ class LayoutPass {
     format = f;
     if (RoleOf(n) == Role::kFollow && n.input(0) && FormatOf(n.input(0)) != f) {
       GE_RETURN_IF_ERROR(Convert(&n, 0, f));  // the int8 pool above
+    }
+    // Element-wise ops on a block's output (a squeeze-excite scale, an
+    // activation left unfused) stay in its region.
+    if (RoleOf(n) == Role::kFollow || RoleOf(n) == Role::kBinary) {
+      for (int i = 0; i < n.num_inputs(); ++i) {
+        if (n.input(i) && region_.count(n.input(i).node) > 0 && FormatOf(n.input(i)) == f) region_.insert(&n);
+      }
     }
     if (RoleOf(n) == Role::kConcat || RoleOf(n) == Role::kShuffle) {
       for (int i = 0; i < n.num_inputs(); ++i) {
@@ -385,6 +478,10 @@ class LayoutPass {
   const NodeFilter& on_dense_;
   const DenseContext& context_;
   bool changed_ = false;
+  // Depthwise blocks (MarkDepthwiseBlocks): the layout each marked node is
+  // asked for, and the nodes whose output is a block's, in its layout.
+  std::map<const ir::Node*, ir::Format> depthwise_want_, producer_want_;
+  std::set<const ir::Node*> region_;
 };
 
 }  // namespace
@@ -393,6 +490,10 @@ bool StartsLayouts(const ir::Node& node) {
   return RoleOf(node) == Role::kConv || RoleOf(node) == Role::kDeconv || RoleOf(node) == Role::kInt8Conv ||
          IsInt8Pool(node) || (node.num_outputs() >= 1 && !IsPlain(node.op_desc().output(0).type.tensor().format));
 }
+
+bool DepthwiseBlocksEnabled() { return DepthwiseBlocksSwitch().load(std::memory_order_relaxed); }
+
+void SetDepthwiseBlocksEnabled(bool on) { DepthwiseBlocksSwitch().store(on, std::memory_order_relaxed); }
 
 absl::StatusOr<bool> AssignBlockedLayouts(ir::Graph& graph, const NodeFilter& on_dense,
                                           const DenseContext& context) {

@@ -7,7 +7,12 @@
 // cpu_dense):
 //   * a Conv (or `_DenseFused` over one) writes the layout oneDNN picks for
 //     it (ConvPreferredFormat) when its output is a rank 3-5 f32/bf16
-//     tensor of known shape whose channels fill whole blocks;
+//     tensor of known shape whose channels fill whole blocks; a depthwise
+//     convolution whose source holds kLargeDepthwiseBytes or more, which
+//     this host runs channels-last, takes oneDNN's channel-blocked layout
+//     with the convolution feeding it and those reading it, when their
+//     primitives run on JIT kernels in that layout (depthwise blocks,
+//     docs/design/cpu_dense.md);
 //   * unary element-wise ops, MaxPool / AveragePool and BatchNormalization
 //     write the layout their input 0 has; binary element-wise ops of two
 //     same-shape operands write the layout of either operand (the other
@@ -24,12 +29,27 @@
 // (channels fill whole blocks), so executors keep sizing buffers by shape.
 #pragma once
 
+#include <cstdint>
+
 #include "absl/status/statusor.h"
 #include "base/ir/graph.h"
 #include "runtime/engines/cpu_dense/dense_kernel.h"
 #include "runtime/engines/cpu_dense/graph_util.h"
 
 namespace ge::engine::cpu_dense {
+
+// The source size from which a depthwise convolution runs in a depthwise
+// block (docs/perf.md, session 16): from 4 MiB (four times a core's L2 on
+// the AVX-512 hosts measured) the blocked block wins at 1 thread, while at
+// 2 threads the channels-last one still wins up to about 8 MiB (each core
+// holds a part); the pass does not know the thread count, so 8 MiB, where
+// the blocked kernels win at both.
+inline constexpr int64_t kLargeDepthwiseBytes = int64_t{8} << 20;
+
+// Depthwise blocks are on unless GED_CPU_DENSE_DW_BLOCKS=off (read once);
+// the setter moves them for tests (the layout pass reads it when it runs).
+bool DepthwiseBlocksEnabled();
+void SetDepthwiseBlocksEnabled(bool on);
 
 // Assigns layouts in `graph` (not its subgraphs); returns whether anything
 // changed. TransData nodes it inserts carry `_engine_name` = cpu_dense
