@@ -205,7 +205,7 @@ bool AnyPad(const ops::WindowGeometry& g) {
 // takes twice as long to create; the unpadded one over the padded source
 // holds none of that and runs as fast. 2-D dilated convolutions keep their
 // padding: their primitives stay small, and padding their source explicitly
-// cost 3-5% (docs/perf.md, "Held-out set 7"). Grouped ones (depthwise) run
+// cost 3-5% (docs/perf.md, "A seventh held-out set"). Grouped ones run
 // on other kernels.
 bool PadFirst(int64_t group, const ops::WindowGeometry& g) {
   if (group != 1 || g.dilations.size() != 1 || !AnyPad(g)) return false;
