@@ -171,16 +171,13 @@ dnnl::convolution_forward::primitive_desc ConvPrimitiveDesc(
                              attr, eng);
 }
 
-// When oneDNN runs the padded convolution on a slow implementation but an
-// unpadded one over the explicitly padded source on a JIT one: that one,
-// with `padded` set to the padded source's shape.
-std::optional<dnnl::convolution_forward::primitive_desc> ExplicitPad(
-    const dnnl::engine& eng, int64_t group, const PostOpChain& chain, const Shape& x, const Shape& w, DataType dtype,
-    const std::optional<dnnl::memory::desc>& bias, const ops::WindowGeometry& g,
-    const dnnl::convolution_forward::primitive_desc& pd, Shape* padded) {
-  bool any_pad = false;
-  for (size_t i = 0; i < g.pads_begin.size(); ++i) any_pad = any_pad || g.pads_begin[i] > 0 || g.pads_end[i] > 0;
-  if (!any_pad || !SlowDnnlImpl(pd)) return std::nullopt;
+// The convolution without its padding, over the explicitly padded source
+// (`padded` set to that source's shape), when oneDNN runs it on a JIT kernel.
+std::optional<dnnl::convolution_forward::primitive_desc> UnpaddedConv(const dnnl::engine& eng, int64_t group,
+                                                                      const PostOpChain& chain, const Shape& x,
+                                                                      const Shape& w, DataType dtype,
+                                                                      const std::optional<dnnl::memory::desc>& bias,
+                                                                      const ops::WindowGeometry& g, Shape* padded) {
   ops::WindowGeometry unpadded = g;
   Shape p = x;
   for (size_t i = 0; i < g.pads_begin.size(); ++i) {
@@ -196,6 +193,39 @@ std::optional<dnnl::convolution_forward::primitive_desc> ExplicitPad(
   } catch (const dnnl::error&) {
     return std::nullopt;
   }
+}
+
+bool AnyPad(const ops::WindowGeometry& g) {
+  for (size_t i = 0; i < g.pads_begin.size(); ++i) {
+    if (g.pads_begin[i] > 0 || g.pads_end[i] > 0) return true;
+  }
+  return false;
+}
+
+// A padded dilated 1-D convolution (not grouped) is asked for without its
+// padding first. oneDNN 2.6's brgconv builds, for a padded dilated 1-D
+// convolution over a long signal, a primitive that holds 10-20 MB (4,000
+// samples, 32 -> 64 channels, kernel 2, dilation 2-64: WaveNet's and TCNs'
+// dilated Conv1d; about 85 MB of WaveNet's 180 MB peak RSS at one thread) and
+// takes twice as long to create; the unpadded one over the padded source
+// holds none of that and runs as fast. 2-D dilated convolutions keep their
+// padding: their primitives stay small, and padding their source explicitly
+// cost 3-5% (docs/perf.md, "A seventh held-out set"). Grouped ones run
+// on other kernels.
+bool PadFirst(int64_t group, const ops::WindowGeometry& g) {
+  if (group != 1 || g.dilations.size() != 1 || !AnyPad(g)) return false;
+  return g.dilations[0] > 1;
+}
+
+// When oneDNN runs the padded convolution on a slow implementation but an
+// unpadded one over the explicitly padded source on a JIT one: that one,
+// with `padded` set to the padded source's shape.
+std::optional<dnnl::convolution_forward::primitive_desc> ExplicitPad(
+    const dnnl::engine& eng, int64_t group, const PostOpChain& chain, const Shape& x, const Shape& w, DataType dtype,
+    const std::optional<dnnl::memory::desc>& bias, const ops::WindowGeometry& g,
+    const dnnl::convolution_forward::primitive_desc& pd, Shape* padded) {
+  if (!AnyPad(g) || !SlowDnnlImpl(pd)) return std::nullopt;
+  return UnpaddedConv(eng, group, chain, x, w, dtype, bias, g, padded);
 }
 
 // A convolution between channels-last neighbours that oneDNN, asked with
@@ -306,11 +336,20 @@ absl::StatusOr<std::unique_ptr<DenseKernel::Plan>> ConvKernel::Build(const PlanR
   EltwiseTail split = SplitEltwiseTail(chain_, dtype);
   plan->tail = std::move(split.steps);
   const PostOpChain& head = split.head;
-  GE_ASSIGN_OR_RETURN(auto pd, MakePrimitiveDesc(request, *g, has_bias, head));
   Shape padded;
   std::optional<dnnl::memory::desc> bias;
   if (has_bias) bias = PlainDesc(request.shape(2), request.dtype(2));
-  if (auto explicit_pad = ExplicitPad(eng(), attrs_.group, head, x, request.shape(1), dtype, bias, *g, pd, &padded)) {
+  std::optional<dnnl::convolution_forward::primitive_desc> pad_first;
+  if (PadFirst(attrs_.group, *g)) {
+    pad_first = UnpaddedConv(eng(), attrs_.group, head, x, request.shape(1), dtype, bias, *g, &padded);
+  }
+  using ConvDesc = dnnl::convolution_forward::primitive_desc;
+  GE_ASSIGN_OR_RETURN(ConvDesc pd, pad_first ? absl::StatusOr<ConvDesc>(std::move(*pad_first))
+                                             : MakePrimitiveDesc(request, *g, has_bias, head));
+  if (pad_first) {
+    plan->pad_source = true;
+  } else if (auto explicit_pad =
+                 ExplicitPad(eng(), attrs_.group, head, x, request.shape(1), dtype, bias, *g, pd, &padded)) {
     pd = *explicit_pad;
     plan->pad_source = true;
   } else if (op().input(0).type.tensor().format == ir::Format::kNHWC &&

@@ -1,11 +1,10 @@
 // DFT-17, STFT-17 and MelWeightMatrix-17.
 //
-// The transforms are direct DFTs in double: y[k] = sum_n x[n] w^(k n) with
-// w = exp(-+2 pi i / N), the exponent taken modulo N so each twiddle is one
-// cos / sin of an exact angle (the inverse divides by N). Direct means
-// O(N^2) per signal, so the kernels refuse work above 2^34 multiply-adds
-// (ResourceExhausted) rather than run for hours on a hostile dft_length;
-// sizes pass CheckGeneratedSize before allocating.
+// The transforms run FftPlan (fft.h) in double: radix-2 for power-of-two
+// lengths, Bluestein's chirp-z for the others, O(n log n) per signal (the
+// inverse divides by N). The kernels refuse work above 2^34 butterfly
+// multiply-adds (ResourceExhausted) rather than run for minutes on a hostile
+// dft_length; sizes pass CheckGeneratedSize before allocating.
 //
 // MelWeightMatrix follows ONNX's reference: num_mel_bins + 2 points evenly
 // spaced on the mel scale (2595 log10(1 + hz / 700)) between the edges, in
@@ -17,6 +16,7 @@
 #include <vector>
 
 #include "base/ops/size_limits.h"
+#include "runtime/engines/host_cpu/fft.h"
 #include "runtime/engines/host_cpu/kernel_registry.h"
 #include "runtime/engines/sdk/kernel_util.h"
 
@@ -25,34 +25,32 @@ namespace {
 
 constexpr int64_t kMaxDftWork = int64_t{1} << 34;
 
-absl::Status CheckDftWork(const ir::OpDesc& op, int64_t transforms, int64_t out_len, int64_t in_len) {
-  const double work = static_cast<double>(transforms) * static_cast<double>(out_len) * static_cast<double>(in_len);
+absl::Status CheckDftWork(const ir::OpDesc& op, int64_t transforms, int64_t len) {
+  const double work = static_cast<double>(transforms) * FftPlan::Work(len);
   if (work > static_cast<double>(kMaxDftWork)) {
     return absl::ResourceExhaustedError(StrCat("node '", op.name(), "' (", op.type(), "): ", transforms,
-                                               " transforms of length ", in_len, " -> ", out_len, " need about ", work,
-                                               " multiply-adds, above host_cpu's bound of 2^34 for direct DFTs"));
+                                               " transforms of length ", len, " need about ", work,
+                                               " multiply-adds, above host_cpu's bound of 2^34"));
   }
   return absl::OkStatus();
 }
 
-// out[k] (k < out_len) = scale * sum_{n < in_len} in[n] * exp(sign 2 pi i k n / len), complex values as
-// (re, im) pairs with strides; in_len may be below len (zero padding).
-void Dft(const double* re, const double* im, int64_t in_stride, int64_t in_len, int64_t len, int64_t out_len,
-         bool inverse, double* out, int64_t out_stride) {
-  const double sign = inverse ? 1.0 : -1.0;
-  const double scale = inverse ? 1.0 / static_cast<double>(len) : 1.0;
+// One signal through `plan` (length len): in_len (<= len) complex values
+// (re, im; im null for a real signal) read with a stride, zero-padded to len;
+// the first out_len results, times `scale`, written as (re, im) pairs with a
+// stride. buffer: 2 * len doubles; scratch: plan.scratch_doubles().
+void Dft(const FftPlan& plan, const double* re, const double* im, int64_t in_stride, int64_t in_len, int64_t out_len,
+         double scale, double* out, int64_t out_stride, double* buffer, double* scratch) {
+  const int64_t len = plan.size();
+  for (int64_t n = 0; n < in_len; ++n) {
+    buffer[2 * n] = re[n * in_stride];
+    buffer[2 * n + 1] = im != nullptr ? im[n * in_stride] : 0.0;
+  }
+  std::fill(buffer + 2 * in_len, buffer + 2 * len, 0.0);
+  plan.Transform(buffer, scratch);
   for (int64_t k = 0; k < out_len; ++k) {
-    double sr = 0, si = 0;
-    for (int64_t n = 0; n < in_len; ++n) {
-      const int64_t phase = (k * n) % len;
-      const double angle = sign * 2.0 * M_PI * static_cast<double>(phase) / static_cast<double>(len);
-      const double c = std::cos(angle), s = std::sin(angle);
-      const double xr = re[n * in_stride], xi = im != nullptr ? im[n * in_stride] : 0.0;
-      sr += xr * c - xi * s;
-      si += xr * s + xi * c;
-    }
-    out[k * out_stride] = sr * scale;
-    out[k * out_stride + 1] = si * scale;
+    out[k * out_stride] = buffer[2 * k] * scale;
+    out[k * out_stride + 1] = buffer[2 * k + 1] * scale;
   }
 }
 
@@ -92,7 +90,7 @@ class DftKernel final : public Kernel {
     const int64_t outer = DimProduct(xs.span(), 0, static_cast<size_t>(axis));
     const int64_t inner = DimProduct(xs.span(), static_cast<size_t>(axis) + 1, static_cast<size_t>(rank) - 1);
     const int64_t in_len = std::min(len, xs.dim(axis));
-    GE_RETURN_IF_ERROR(CheckDftWork(op_, outer * inner, out_len, in_len));
+    GE_RETURN_IF_ERROR(CheckDftWork(op_, outer * inner, len));
     GE_ASSIGN_OR_RETURN(Tensor y, ctx.Output(0, out));
     GE_ASSIGN_OR_RETURN(Tensor xd, ConvertTensor(x, DataType::kDouble));
     GE_ASSIGN_OR_RETURN(Tensor yd, Tensor::Allocate(DataType::kDouble, out));
@@ -100,12 +98,17 @@ class DftKernel final : public Kernel {
     double* py = yd.data<double>();
     const int64_t channels = complex ? 2 : 1;
     const int64_t dim = xs.dim(axis);
-    ParallelFor(ctx.num_threads(), outer * inner, out_len * in_len, [&](int64_t begin, int64_t end) {
+    const FftPlan plan(len, inverse_);
+    const double scale = inverse_ ? 1.0 / static_cast<double>(len) : 1.0;
+    const auto cost = static_cast<int64_t>(std::min(FftPlan::Work(len), 1e12));
+    ParallelFor(ctx.num_threads(), outer * inner, cost, [&](int64_t begin, int64_t end) {
+      std::vector<double> buffer(static_cast<size_t>(2 * len)), scratch(static_cast<size_t>(plan.scratch_doubles()));
       for (int64_t t = begin; t < end; ++t) {
         const int64_t o = t / inner, i = t % inner;
         const double* src = px + (o * dim * inner + i) * channels;
         double* dst = py + (o * out_len * inner + i) * 2;
-        Dft(src, complex ? src + 1 : nullptr, inner * channels, in_len, len, out_len, inverse_, dst, inner * 2);
+        Dft(plan, src, complex ? src + 1 : nullptr, inner * channels, in_len, out_len, scale, dst, inner * 2,
+            buffer.data(), scratch.data());
       }
     });
     return ConvertInto(yd, y);
@@ -150,7 +153,7 @@ class StftKernel final : public Kernel {
     const int64_t bins = onesided_ ? frame / 2 + 1 : frame;
     const Shape out{batch, frames, bins, 2};
     GE_RETURN_IF_ERROR(ops::CheckGeneratedSize(StrCat("node '", op_.name(), "' (STFT): output"), out.span()));
-    GE_RETURN_IF_ERROR(CheckDftWork(op_, batch * frames, bins, frame));
+    GE_RETURN_IF_ERROR(CheckDftWork(op_, batch * frames, frame));
     GE_ASSIGN_OR_RETURN(Tensor y, ctx.Output(0, out));
     GE_ASSIGN_OR_RETURN(Tensor xd, ConvertTensor(x, DataType::kDouble));
     std::vector<double> w(static_cast<size_t>(frame), 1.0);
@@ -161,8 +164,11 @@ class StftKernel final : public Kernel {
     const double* px = xd.data<double>();
     double* py = yd.data<double>();
     const int64_t channels = complex ? 2 : 1;
-    ParallelFor(ctx.num_threads(), batch * frames, bins * frame, [&](int64_t begin, int64_t end) {
+    const FftPlan plan(frame, false);
+    const auto cost = static_cast<int64_t>(std::min(FftPlan::Work(frame), 1e12));
+    ParallelFor(ctx.num_threads(), batch * frames, cost, [&](int64_t begin, int64_t end) {
       std::vector<double> re(static_cast<size_t>(frame)), im(static_cast<size_t>(frame));
+      std::vector<double> buffer(static_cast<size_t>(2 * frame)), scratch(static_cast<size_t>(plan.scratch_doubles()));
       for (int64_t t = begin; t < end; ++t) {
         const int64_t b = t / frames, f = t % frames;
         const double* src = px + (b * length + f * step) * channels;
@@ -170,7 +176,8 @@ class StftKernel final : public Kernel {
           re[n] = src[n * channels] * w[n];
           im[n] = complex ? src[n * channels + 1] * w[n] : 0.0;
         }
-        Dft(re.data(), complex ? im.data() : nullptr, 1, frame, frame, bins, false, py + t * bins * 2, 2);
+        Dft(plan, re.data(), complex ? im.data() : nullptr, 1, frame, bins, 1.0, py + t * bins * 2, 2, buffer.data(),
+            scratch.data());
       }
     });
     return ConvertInto(yd, y);

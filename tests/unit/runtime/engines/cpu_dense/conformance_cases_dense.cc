@@ -131,6 +131,20 @@ std::vector<Case> ConvCases(Rng& rng) {
     cc.const_inputs = {1, 2};
     if (HasPositiveSpatialOutput(cc)) cases.push_back(std::move(cc));
   }
+  // WaveNet's causal dilated Conv1d over long signals (kernel 2, the padding
+  // all on the left, dilations 2-64, 32 -> 64 channels), one as long as its
+  // padded window, and a strided one padded on the right only: run without
+  // their padding over an explicitly padded source (PadFirst).
+  for (int trial = 0; trial < 4; ++trial) {
+    const int64_t d = std::vector<int64_t>{2, 16, 64, 3}[trial];
+    const int64_t length = trial == 2 ? 1 : rng.Int(500, 2000);
+    Ints pads = trial == 3 ? Ints{0, 2 * d} : Ints{d, 0};
+    ir::AttrMap attrs = {{"dilations", IntsAttr({d})}, {"pads", IntsAttr(pads)}};
+    if (trial == 3) attrs["strides"] = IntsAttr({2});
+    std::vector<Value> inputs = {rng.Random(dt, Shape{rng.Int(1, 2), 32, length}), rng.Random(dt, Shape{64, 32, 2})};
+    if (trial != 1) inputs.push_back(rng.Random(dt, Shape{64}));
+    cases.push_back(MakeCase("Conv", std::move(inputs), std::move(attrs)));
+  }
   return cases;
 }
 

@@ -353,9 +353,9 @@ TEST(SignalKernels, DftRoundTripsAndRefusesHostileLengths) {
   const absl::Status huge =
       RunError("DFT", {F32({1}, {1, 1, 1}), I64({int64_t{1} << 40}, {})}, {}, 1, Unchecked({ir::ValueType()}));
   EXPECT_EQ(huge.code(), absl::StatusCode::kResourceExhausted) << huge;
-  // 2^20 points on 2^10 signals: fits in memory, but the direct DFT's work
-  // is refused.
-  const absl::Status slow = RunError("DFT", {F32(std::vector<float>(1024 * 1024), {1024, 1024, 1}), I64({1 << 20}, {})},
+  // 2^20 points on 2^12 signals: within the generated-size bound, but the
+  // FFTs' work (2^12 * 2^19 * 20 butterflies) is refused.
+  const absl::Status slow = RunError("DFT", {F32(std::vector<float>(4096 * 1024), {4096, 1024, 1}), I64({1 << 20}, {})},
                                      {}, 1, Unchecked({ir::ValueType()}));
   EXPECT_EQ(slow.code(), absl::StatusCode::kResourceExhausted) << slow;
   EXPECT_NE(slow.message().find("multiply-adds"), std::string::npos) << slow;
