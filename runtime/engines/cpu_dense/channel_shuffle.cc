@@ -7,7 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "base/status.h"
+#include "runtime/engines/cpu_dense/post_ops.h"
 
 namespace ge::engine::cpu_dense {
 namespace {
@@ -189,18 +191,79 @@ std::optional<std::vector<std::pair<int64_t, int64_t>>> ChannelSplit(const ir::N
   return ranges;
 }
 
-absl::StatusOr<ir::Node*> AddShuffle(ir::Graph& graph, const Shuffle& m, const std::string& name, int64_t begin,
-                                     int64_t count, const ir::ValueType& out) {
-  const ir::OutPort x = m.first->input(0);
+// A `_ChannelShuffle` of the tensor at `x` (input description `in`) in
+// `group` groups, channels [begin, begin + count) of it.
+absl::StatusOr<ir::Node*> AddShuffleOf(ir::Graph& graph, ir::OutPort x, const ir::IoDesc& in,
+                                       const std::string& name, int64_t group, int64_t begin, int64_t count,
+                                       const ir::ValueType& out) {
   ir::OpDesc op(graph.UniqueNodeName(name + "_shuffle"), std::string(kChannelShuffleOp));
-  op.AddInput(m.first->op_desc().input(0));
+  op.AddInput(in);
   op.AddOutput({"", out});
-  op.SetAttr("group", ir::AttrValue(m.group));
+  op.SetAttr("group", ir::AttrValue(group));
   op.SetAttr("begin", ir::AttrValue(begin));
   op.SetAttr("count", ir::AttrValue(count));
   GE_ASSIGN_OR_RETURN(ir::Node * node, graph.AddNode(std::move(op)));
   GE_RETURN_IF_ERROR(graph.AddEdge(x.node, x.index, node, 0));
   return node;
+}
+
+absl::StatusOr<ir::Node*> AddShuffle(ir::Graph& graph, const Shuffle& m, const std::string& name, int64_t begin,
+                                     int64_t count, const ir::ValueType& out) {
+  return AddShuffleOf(graph, m.first->input(0), m.first->op_desc().input(0), name, m.group, begin, count, out);
+}
+
+// Removes `n` and the operands past its first input nothing else reads.
+void RemoveWithOperands(ir::Graph& graph, ir::Node* n) {
+  std::vector<ir::Node*> operands;
+  for (int i = 1; i < n->num_inputs(); ++i) {
+    if (n->input(i)) operands.push_back(n->input(i).node);
+  }
+  graph.RemoveNode(n);
+  for (ir::Node* o : operands) RemoveIfUnused(graph, o);
+}
+
+// Whether `n` is a convolution, whose output the layout pass may lay out
+// channels-last or in channel blocks.
+bool ConvLike(const ir::Node& n) {
+  if (n.type() == "Conv" || n.type() == "ConvTranspose") return true;
+  return n.type() == kDenseFusedOp && n.op_desc().GetAttrOr<std::string>(kAttrFusedBase, "") == "Conv";
+}
+
+// A channel Slice or Split `s` of a convolution's output becomes
+// `_ChannelShuffle` nodes of one group (one per read output). Returns
+// whether it did.
+absl::StatusOr<bool> SliceToShuffles(ir::Graph& graph, ir::Node* s, const NodeFilter& can_rewrite) {
+  if (s->num_inputs() < 1 || !s->input(0) || !ConvLike(*s->input(0).node)) return false;
+  const ir::IoDesc& in = s->op_desc().input(0);
+  const ir::ValueType& x = in.type;
+  if (!x.is_tensor() || x.shape().unknown_rank()) return false;
+  const int64_t rank = x.shape().rank();
+  if (rank < 3 || rank > 5 || !Typed(x, rank)) return false;
+  const ir::OutPort source = s->input(0);
+  const std::string name = s->name();
+  if (const auto range = ChannelSlice(*s, x.shape(), can_rewrite)) {
+    if (OutType(*s).dtype() != x.dtype()) return false;
+    GE_ASSIGN_OR_RETURN(ir::Node * part, AddShuffleOf(graph, source, in, name, 1, range->first,
+                                                      range->second - range->first, OutType(*s)));
+    GE_RETURN_IF_ERROR(graph.ReplaceAllUses(s, 0, part, 0));
+    RemoveWithOperands(graph, s);
+    GE_RETURN_IF_ERROR(graph.RenameNode(part, name));
+    return true;
+  }
+  const auto ranges = ChannelSplit(*s, x.shape(), can_rewrite);
+  if (!ranges) return false;
+  for (int i = 0; i < s->num_outputs(); ++i) {
+    if (s->op_desc().output(i).type.dtype() != x.dtype()) return false;
+  }
+  for (int i = 0; i < s->num_outputs(); ++i) {
+    if (s->consumers(i).empty()) continue;
+    const auto [begin, end] = (*ranges)[i];
+    GE_ASSIGN_OR_RETURN(ir::Node * part, AddShuffleOf(graph, source, in, absl::StrCat(name, "_", i), 1, begin,
+                                                      end - begin, s->op_desc().output(i).type));
+    GE_RETURN_IF_ERROR(graph.ReplaceAllUses(s, i, part, 0));
+  }
+  RemoveWithOperands(graph, s);
+  return true;
 }
 
 absl::Status Rewrite(ir::Graph& graph, const Shuffle& m, const NodeFilter& can_rewrite) {
@@ -238,25 +301,13 @@ absl::Status Rewrite(ir::Graph& graph, const Shuffle& m, const NodeFilter& can_r
   }
   const std::string last_name = m.last->name();
   for (auto& [slice, part] : renames) {
-    std::vector<ir::Node*> operands;
-    for (int i = 1; i < slice->num_inputs(); ++i) {
-      if (slice->input(i)) operands.push_back(slice->input(i).node);
-    }
     const std::string name = slice->name();
-    graph.RemoveNode(slice);
-    for (ir::Node* o : operands) RemoveIfUnused(graph, o);
+    RemoveWithOperands(graph, slice);
     GE_RETURN_IF_ERROR(graph.RenameNode(part, name));
   }
   std::vector<ir::Node*> dead = splits;
   dead.insert(dead.end(), {m.last, m.transpose, m.first});
-  for (ir::Node* n : dead) {
-    std::vector<ir::Node*> operands;
-    for (int i = 1; i < n->num_inputs(); ++i) {
-      if (n->input(i)) operands.push_back(n->input(i).node);
-    }
-    graph.RemoveNode(n);
-    for (ir::Node* o : operands) RemoveIfUnused(graph, o);
-  }
+  for (ir::Node* n : dead) RemoveWithOperands(graph, n);
   if (full != nullptr) GE_RETURN_IF_ERROR(graph.RenameNode(full, last_name));
   return absl::OkStatus();
 }
@@ -341,6 +392,21 @@ absl::StatusOr<bool> FuseChannelShuffles(ir::Graph& graph, const NodeFilter& can
     GE_RETURN_IF_ERROR(Rewrite(graph, *m, can_rewrite));
     changed = true;
     GE_RETURN_IF_ERROR(FoldConcat(graph, source, can_rewrite).status());
+  }
+  return changed;
+}
+
+absl::StatusOr<bool> FuseChannelSlices(ir::Graph& graph, const NodeFilter& can_rewrite) {
+  std::vector<std::string> names;
+  graph.ForEachNode([&](const ir::Node* n) {
+    if (n->type() == "Slice" || n->type() == "Split") names.push_back(n->name());
+  });
+  bool changed = false;
+  for (const std::string& name : names) {
+    ir::Node* s = graph.FindNode(name);
+    if (s == nullptr) continue;
+    GE_ASSIGN_OR_RETURN(bool done, SliceToShuffles(graph, s, can_rewrite));
+    changed = changed || done;
   }
   return changed;
 }

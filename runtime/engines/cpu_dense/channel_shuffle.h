@@ -53,4 +53,14 @@ std::vector<int64_t> ShuffleSources(int64_t channels, int64_t group, int64_t beg
 // whether anything changed.
 absl::StatusOr<bool> FuseChannelShuffles(ir::Graph& graph, const NodeFilter& can_rewrite);
 
+// Rewrites every Slice along the channels (constant bounds, step 1) and
+// every Split along the channels of a convolution's output (rank 3 to 5,
+// f32 or bf16, dims known but the batch) into `_ChannelShuffle` nodes of
+// one group: the layout pass then keeps them, and the gates read from them,
+// in the convolution's layout. WaveNet's gated activations (tanh of one
+// half of a dilated convolution's channels times sigmoid of the other) ran
+// their Slices on cpu_vector in the plain layout: two reorders a layer
+// around channels-last convolutions on AVX-512.
+absl::StatusOr<bool> FuseChannelSlices(ir::Graph& graph, const NodeFilter& can_rewrite);
+
 }  // namespace ge::engine::cpu_dense

@@ -5,7 +5,8 @@
 // channel's plane. Channels-last [N, S, C]: each position's output row of
 // `count` channels gathers its source channels from the input rows (the
 // shuffle of two groups interleaves two runs, each within one input: in
-// ShuffleNet's join of two halves, one run per half). Rows (or planes) split
+// ShuffleNet's join of two halves, one run per half; a channel slice copies
+// one run of each row). Rows (or planes) split
 // across the OpenMP team above a size.
 #include <emmintrin.h>
 #include <omp.h>
@@ -46,6 +47,10 @@ class ChannelShuffleKernel final : public DenseKernel {
     bool interleave = false, odd_start = false;
     int a_input = 0, b_input = 0;
     int64_t a_at = 0, b_at = 0;
+    // Every output channel from one input, in order from channel `run_at`
+    // (one group: a channel slice): a row is one copy.
+    bool run = false;
+    int64_t run_at = 0;
   };
 
   // Below this many bytes the copy stays on the calling thread.
@@ -106,6 +111,12 @@ class ChannelShuffleKernel final : public DenseKernel {
       plan->source_input.push_back(k);
       plan->source_channel.push_back(s - offsets[k]);
     }
+    plan->run = !plan->source_channel.empty();
+    for (size_t j = 0; j < plan->source_channel.size() && plan->run; ++j) {
+      plan->run = plan->source_input[j] == plan->source_input[0] &&
+                  plan->source_channel[j] == plan->source_channel[0] + static_cast<int64_t>(j);
+    }
+    plan->run_at = plan->run ? plan->source_channel[0] : 0;
     plan->outer = x.dim(0);
     plan->inner = 1;
     for (int64_t d = 2; d < x.rank(); ++d) plan->inner *= x.dim(d);
@@ -145,6 +156,17 @@ class ChannelShuffleKernel final : public DenseKernel {
 #pragma omp parallel for num_threads(team) schedule(static)
       for (int64_t p = 0; p < units; ++p) {
         Interleave2(a + p * wa, b + p * wb, reinterpret_cast<float*>(dst + p * n), odd, n);
+      }
+      return;
+    }
+    if (channels_last && plan.run) {
+      // One copy of n channels per position.
+      const int k = inputs[0];
+      const T* src_k = from[k] + plan.run_at;
+      const int64_t width = widths[k];
+#pragma omp parallel for num_threads(team) schedule(static)
+      for (int64_t p = 0; p < units; ++p) {
+        std::memcpy(dst + p * n, src_k + p * width, static_cast<size_t>(n) * sizeof(T));
       }
       return;
     }

@@ -86,8 +86,7 @@ absl::StatusOr<bool> MarkConstInputs(ir::Graph& graph, const NodeFilter& can_rew
   return changed;
 }
 
-absl::StatusOr<bool> CpuDenseGraphOptimizer::OptimizeOne(ir::Graph& graph, const NodeFilter& can_rewrite,
-                                                         bool fold) {
+absl::StatusOr<bool> CpuDenseGraphOptimizer::OptimizeOne(ir::Graph& graph, const NodeFilter& can_rewrite, bool fold) {
   bool changed = false;
   if (fold) {
     // Einsum products first: their MatMuls then fuse like any other.
@@ -97,7 +96,8 @@ absl::StatusOr<bool> CpuDenseGraphOptimizer::OptimizeOne(ir::Graph& graph, const
     GE_ASSIGN_OR_RETURN(bool folded, FoldConvBatchNorm(graph, can_rewrite));
     GE_ASSIGN_OR_RETURN(bool pools, ReduceToGlobalPool(graph, can_rewrite));
     GE_ASSIGN_OR_RETURN(bool shuffles, FuseChannelShuffles(graph, can_rewrite));
-    changed = einsums || pads || trimmed || folded || pools || shuffles;
+    GE_ASSIGN_OR_RETURN(bool slices, FuseChannelSlices(graph, can_rewrite));
+    changed = einsums || pads || trimmed || folded || pools || shuffles || slices;
   }
   // Before placement a convolution's chain (GELU's arithmetic, a residual
   // Add) fuses first, except an Add feeding a LayerNormalization

@@ -542,6 +542,126 @@ TEST_F(GraphOptimizerTest, ChannelShuffleLeavesOtherTransposes) {
   }
 }
 
+// WaveNet's gate: a convolution's channels split in two halves by Slices
+// (rank 3, a dilated 1-D convolution) or three parts by a Split (rank 4, one
+// part unread), tanh of one times sigmoid of another into a 1x1
+// convolution. FuseChannelSlices makes one-group `_ChannelShuffle` nodes
+// of them, which keep the convolution's layout (no reorder between the
+// convolutions); the values equal host_cpu's run of the original graph.
+// Slices of a graph input or with a step stay Slices.
+TEST_F(GraphOptimizerTest, ChannelSlicesOfConvolutionsKeepTheirLayout) {
+  auto dims = [](std::vector<int64_t> d) {
+    std::string s;
+    for (size_t i = 0; i < d.size(); ++i) s += (i ? "," : "") + std::to_string(d[i]);
+    return s;
+  };
+  struct Case {
+    int64_t batch, half;
+    bool split;
+  };
+  for (const Case& c : {Case{2, 5, false}, Case{1, 16, false}, Case{3, 24, true}, Case{2, 7, true}}) {
+    const int64_t b = c.batch, h = c.half;
+    // Rank 3 for the Slices, rank 4 for the Split (a spatial dim of 1 more).
+    const std::vector<int64_t> sp = c.split ? std::vector<int64_t>{5, 9} : std::vector<int64_t>{33};
+    auto shape = [&](int64_t ch) {
+      std::vector<int64_t> d = {b, ch};
+      d.insert(d.end(), sp.begin(), sp.end());
+      return dims(d);
+    };
+    const std::string k = c.split ? "3, 3" : "3";
+    const std::string wk = c.split ? "3,3" : "3";
+    const std::string one = c.split ? "1,1" : "1";
+    const std::string pads = c.split ? "[2, 2, 2, 2]" : "[2, 2]";
+    const std::string dil = c.split ? "[2, 2]" : "[2]";
+    const int64_t total = c.split ? 3 * h : 2 * h;
+    std::string gates;
+    if (c.split) {
+      gates = absl::StrCat(R"(keep_sizes = Const() {value = tensor<i64[3]>[)", h, ", ", h, ", ", h,
+                           R"(]} -> (i64[3])
+      sp = Split(a, keep_sizes) {axis = 1} -> (f32[)",
+                           shape(h), "], f32[", shape(h), "], f32[", shape(h), R"(])
+      t = Tanh(sp:0) -> (f32[)",
+                           shape(h), R"(])
+      g = Sigmoid(sp:2) -> (f32[)",
+                           shape(h), "])");
+    } else {
+      gates = absl::StrCat(R"(keep_zero = Const() {value = tensor<i64[1]>[0]} -> (i64[1])
+      keep_half = Const() {value = tensor<i64[1]>[)",
+                           h, R"(]} -> (i64[1])
+      keep_end = Const() {value = tensor<i64[1]>[-1]} -> (i64[1])
+      keep_big = Const() {value = tensor<i64[1]>[1000]} -> (i64[1])
+      keep_axis = Const() {value = tensor<i64[1]>[1]} -> (i64[1])
+      keep_two = Const() {value = tensor<i64[1]>[2]} -> (i64[1])
+      s1 = Slice(a, keep_zero, keep_half, keep_axis) -> (f32[)",
+                           shape(h), R"(])
+      s2 = Slice(a, keep_half, keep_big, keep_axis) -> (f32[)",
+                           shape(h), R"(])
+      t = Tanh(s1) -> (f32[)",
+                           shape(h), R"(])
+      g = Sigmoid(s2) -> (f32[)",
+                           shape(h), R"(])
+      sx = Slice(x, keep_zero, keep_two, keep_axis) -> (f32[)",
+                           shape(2), R"(])
+      se = Slice(a, keep_zero, keep_end, keep_axis, keep_two) -> (f32[)",
+                           shape((total - 1 + 1) / 2), "])");
+    }
+    const std::string text =
+        absl::StrCat(R"(graph main {
+      x = Data() {index = 0} -> (f32[)",
+                     shape(6), R"(])
+      wa = Const() {value = tensor<f32[)",
+                     total, ",6,", wk, "]>splat(0.0)} -> (f32[", total, ",6,", wk, R"(])
+      wo = Const() {value = tensor<f32[8,)",
+                     h, ",", one, "]>splat(0.0)} -> (f32[8,", h, ",", one, R"(])
+      a = Conv(x, wa) {dilations = )",
+                     dil, ", kernel_shape = [", k, "], pads = ", pads, R"(} -> (f32[)", shape(total), R"(])
+      )",
+                     gates, R"(
+      m = Mul(t, g) -> (f32[)",
+                     shape(h), R"(])
+      o = Conv(m, wo) -> (f32[)",
+                     shape(8), R"(])
+      out = NetOutput(o)",
+                     c.split ? "" : ", sx, se", R"()
+    })");
+    auto original = Parse(text);
+    FillWeights(*original);
+    auto optimized = original->Clone();
+    auto& optimizer = *PassTestEngine().graph_optimizers()[0];
+    ASSERT_TRUE(optimizer.OptimizeOriginalGraph(*optimized).ok());
+    // The gates' parts become shuffles; the input's slice and the strided one stay.
+    EXPECT_EQ(Count(*optimized, "_ChannelShuffle"), 2) << text;
+    EXPECT_EQ(Count(*optimized, "Split"), 0) << text;
+    EXPECT_EQ(Count(*optimized, "Slice"), c.split ? 0 : 2) << text;
+    Place(*original, /*dense=*/false);
+    Place(*optimized, /*dense=*/true);
+    ASSERT_TRUE(optimizer.OptimizeFusedGraph(*optimized).ok());
+    const ir::Node* conv = optimized->FindNode("a");
+    ASSERT_NE(conv, nullptr);
+    const ir::Format conv_format = conv->op_desc().output(0).type.tensor().format;
+    optimized->ForEachNode([&](ir::Node* n) {
+      if (n->type() != "_ChannelShuffle") return;
+      EXPECT_EQ(n->op_desc().GetAttrOr<int64_t>("group", 0), 1) << n->name();
+      EXPECT_EQ(n->op_desc().GetAttrOr<std::string>(ir::kAttrEngineName, ""), "cpu_dense") << n->name();
+      EXPECT_EQ(n->op_desc().input(0).type.tensor().format, conv_format) << n->name();
+      if (IsChannelsLast(conv_format)) {
+        EXPECT_EQ(n->op_desc().output(0).type.tensor().format, conv_format) << n->name();
+      }
+    });
+    const Shape x_shape = original->FindNode("x")->op_desc().output(0).type.shape();
+    for (uint64_t seed : {21, 22}) {
+      const Tensor x = test::RandomTensor(DataType::kFloat, x_shape, seed);
+      const std::vector<Tensor> want = RunAll(*original, x);
+      const std::vector<Tensor> got = RunAll(*optimized, x);
+      ASSERT_EQ(got.size(), want.size());
+      for (size_t i = 0; i < want.size(); ++i) {
+        EXPECT_EQ(got[i].shape(), want[i].shape()) << "output " << i;
+        EXPECT_TRUE(test::TensorNear(got[i], want[i], {1e-5, 1e-5})) << "output " << i << " half " << h;
+      }
+    }
+  }
+}
+
 // A convolution's output in whatever layout oneDNN picks here (channels-last
 // on AVX-512, channel blocks on AVX2) feeding Resize, a reflection Pad,
 // InstanceNormalization, a channel Concat with a plain input (29 channels:
