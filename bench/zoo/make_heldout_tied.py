@@ -26,6 +26,10 @@ static unit reads the same weights.
   initializers give it): the form scout6 found repacked on every run (session 15).
 - `aside_lstm_seq2seq_shared` (kept aside, measured only at the end): an LSTM decoder
   with Luong attention, other widths, deduplicated the same way.
+
+torch's exporter unties `F.linear(x, W)` (it folds W^T into an initializer of its own) and
+emits an Identity for each reuse of a weight; `tie_transposed` and `dedupe_initializers`
+give the models the form hand-written models and initializer-deduplicating tools give.
 """
 import math
 import os

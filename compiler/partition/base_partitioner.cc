@@ -33,6 +33,7 @@ struct BasePartitioner::Frame {
     std::vector<std::tuple<ir::Node*, int, int>> inner_reads;  // consumer, its input, call input
     // consumer, its input, the unit's own copy of a Const read from outside
     std::vector<std::tuple<ir::Node*, int, ir::Node*>> const_reads;
+    std::vector<ir::Node*> const_copies;  // in order of creation
   };
   std::vector<Unit> units;
   std::vector<int32_t> unit_of_position;  // by node position; -1 for nodes that stay outside
@@ -191,6 +192,7 @@ absl::Status BasePartitioner::CombinePartitionFrame() {
             ir::OpDesc op = producer.node->op_desc();
             op.set_name(u.subgraph->UniqueNodeName(producer.node->name()));
             GE_ASSIGN_OR_RETURN(copy, u.subgraph->AddNode(std::move(op)));
+            u.const_copies.push_back(copy);
           }
           u.const_reads.emplace_back(node, i, copy);
           continue;
@@ -262,9 +264,11 @@ absl::Status BasePartitioner::BuildPartitionSubgraph() {
     for (size_t k = 0; k < u.outputs.size(); ++k) {
       GE_RETURN_IF_ERROR(sub.AddEdge(u.outputs[k].node, u.outputs[k].index, inner_out, static_cast<int>(k)));
     }
-    const std::vector<ir::Node*> members = u.cluster->Nodes();
+    std::vector<ir::Node*> members = u.cluster->Nodes();
     attrs_->ApplyToCall(*u.call, members);
     GE_RETURN_IF_ERROR(DecorateCall(*u.cluster, *u.call, sub));
+    // The Consts copied in take the call's verdicts like its own nodes.
+    members.insert(members.end(), u.const_copies.begin(), u.const_copies.end());
     attrs_->ApplyToNodes(*u.call, members);
   }
   return absl::OkStatus();

@@ -577,6 +577,8 @@ TEST(DynamicShapePartitionerTest, AConstReadByTwoUnitsIsCopiedIntoEach) {
     }
     const ir::Graph* sub = g->FindSubgraph(call->op_desc().subgraph_names()[0]);
     ASSERT_NE(sub, nullptr);
+    const std::optional<bool> unit_dynamic = call->op_desc().GetAttr<bool>("_is_unknown_shape");
+    ASSERT_TRUE(unit_dynamic.has_value()) << call->name();
     for (const ir::Node* n : sub->nodes()) {
       if (n->type() != "Mul" && n->type() != "Add" && n->type() != "Sub") continue;
       ++readers;
@@ -584,6 +586,8 @@ TEST(DynamicShapePartitionerTest, AConstReadByTwoUnitsIsCopiedIntoEach) {
       ASSERT_NE(w, nullptr);
       EXPECT_EQ(w->type(), ir::kConst) << n->name() << "\n" << ir::PrintGraph(*g);
       EXPECT_EQ(w->owner_graph(), sub) << n->name();
+      // The copy takes its unit's verdict like the unit's own nodes.
+      EXPECT_EQ(w->op_desc().GetAttr<bool>("_is_unknown_shape"), unit_dynamic) << n->name();
       const std::optional<Tensor> value = w->op_desc().GetAttr<Tensor>(ir::kAttrValue);
       ASSERT_TRUE(value.has_value());
       EXPECT_EQ(value->raw_data(), original.raw_data()) << n->name() << ": a copy of the storage, not of the values";
