@@ -31,6 +31,9 @@ struct BasePartitioner::Frame {
     std::vector<ir::OutPort> inputs;   // parent-level source per call input
     std::vector<ir::OutPort> outputs;  // inner producer per call output
     std::vector<std::tuple<ir::Node*, int, int>> inner_reads;  // consumer, its input, call input
+    // consumer, its input, the unit's own copy of a Const read from outside
+    std::vector<std::tuple<ir::Node*, int, ir::Node*>> const_reads;
+    std::vector<ir::Node*> const_copies;  // in order of creation
   };
   std::vector<Unit> units;
   std::vector<int32_t> unit_of_position;  // by node position; -1 for nodes that stay outside
@@ -97,6 +100,8 @@ std::string BasePartitioner::CallName(const BaseCluster& cluster) const {
 
 absl::Status BasePartitioner::DecorateCall(const BaseCluster&, ir::Node&, ir::Graph&) { return absl::OkStatus(); }
 
+bool BasePartitioner::CopiesConstInto(const ir::Node&, const BaseCluster&) { return true; }
+
 absl::Status BasePartitioner::BuildPartitionFrame() {
   Frame& f = *frame_;
   f.unit_of_position.assign(clusters_->num_nodes(), -1);
@@ -136,13 +141,24 @@ absl::Status BasePartitioner::CombinePartitionFrame() {
   auto unit_at = [&](int32_t p) { return p < 0 ? -1 : f.unit_of_position[p]; };
   // Outputs: every value produced inside a unit and read outside it,
   // numbered by producer position, then port.
+  // A Const read by a unit other than its own is copied into that unit
+  // (below) instead of crossing: the copy shares the tensor's storage, and
+  // the reader's kernel sees a constant (packed once) rather than a unit
+  // input bound to another buffer on every run.
+  auto copied_const = [&](int32_t q, int32_t reader_unit) {
+    return reader_unit >= 0 && q >= 0 && clusters_->node(q)->type() == ir::kConst &&
+           clusters_->node(q)->num_outputs() == 1 &&
+           CopiesConstInto(*clusters_->node(q), *f.units[reader_unit].cluster);
+  };
   std::vector<std::pair<int32_t, int>> crossing;
   for (int32_t p = 0; p < n; ++p) {
     const int32_t up = unit_at(p);
     const absl::Span<const int32_t> producers = clusters_->InputPositions(p);
     for (size_t i = 0; i < producers.size(); ++i) {
       const int32_t uq = unit_at(producers[i]);
-      if (uq >= 0 && uq != up) crossing.emplace_back(producers[i], clusters_->node(p)->input(static_cast<int>(i)).index);
+      if (uq >= 0 && uq != up && !copied_const(producers[i], up)) {
+        crossing.emplace_back(producers[i], clusters_->node(p)->input(static_cast<int>(i)).index);
+      }
     }
   }
   std::sort(crossing.begin(), crossing.end());
@@ -163,12 +179,24 @@ absl::Status BasePartitioner::CombinePartitionFrame() {
   for (size_t self = 0; self < f.units.size(); ++self) {
     Frame::Unit& u = f.units[self];
     absl::flat_hash_map<std::pair<const ir::Node*, int>, int> seen;
+    absl::flat_hash_map<const ir::Node*, ir::Node*> copies;  // Const read from outside -> the unit's copy
     for (int32_t p : u.cluster->members()) {
       ir::Node* node = clusters_->node(p);
       const absl::Span<const int32_t> producers = clusters_->InputPositions(p);
       for (int i = 0; i < node->num_inputs(); ++i) {
         const ir::OutPort producer = node->input(i);
         if (producer.node == nullptr || unit_at(producers[i]) == static_cast<int32_t>(self)) continue;
+        if (copied_const(producers[i], static_cast<int32_t>(self))) {
+          ir::Node*& copy = copies[producer.node];
+          if (copy == nullptr) {
+            ir::OpDesc op = producer.node->op_desc();
+            op.set_name(u.subgraph->UniqueNodeName(producer.node->name()));
+            GE_ASSIGN_OR_RETURN(copy, u.subgraph->AddNode(std::move(op)));
+            u.const_copies.push_back(copy);
+          }
+          u.const_reads.emplace_back(node, i, copy);
+          continue;
+        }
         const ir::OutPort src = source_of(producers[i], producer);
         auto [it, fresh] = seen.try_emplace({src.node, src.index}, static_cast<int>(u.inputs.size()));
         if (fresh) {
@@ -226,15 +254,21 @@ absl::Status BasePartitioner::BuildPartitionSubgraph() {
       sub.RemoveInputEdge(n, i);
       GE_RETURN_IF_ERROR(sub.AddEdge(inner_data[j], 0, n, i));
     }
+    for (const auto& [n, i, copy] : u.const_reads) {
+      sub.RemoveInputEdge(n, i);
+      GE_RETURN_IF_ERROR(sub.AddEdge(copy, 0, n, i));
+    }
     ir::OpDesc out(sub.UniqueNodeName(StrCat(u.call->name(), "/out")), std::string(ir::kInnerNetOutput));
     for (const ir::OutPort& o : u.outputs) out.AddInput(o.node->op_desc().output(o.index));
     GE_ASSIGN_OR_RETURN(ir::Node * inner_out, sub.AddNode(std::move(out)));
     for (size_t k = 0; k < u.outputs.size(); ++k) {
       GE_RETURN_IF_ERROR(sub.AddEdge(u.outputs[k].node, u.outputs[k].index, inner_out, static_cast<int>(k)));
     }
-    const std::vector<ir::Node*> members = u.cluster->Nodes();
+    std::vector<ir::Node*> members = u.cluster->Nodes();
     attrs_->ApplyToCall(*u.call, members);
     GE_RETURN_IF_ERROR(DecorateCall(*u.cluster, *u.call, sub));
+    // The Consts copied in take the call's verdicts like its own nodes.
+    members.insert(members.end(), u.const_copies.begin(), u.const_copies.end());
     attrs_->ApplyToNodes(*u.call, members);
   }
   return absl::OkStatus();

@@ -88,6 +88,10 @@ class BasePartitioner {
   // Called at the end of step 6 for each subgraph, after the registered
   // attributes flowed to the call and before they flow into the nodes.
   virtual absl::Status DecorateCall(const BaseCluster& cluster, ir::Node& call, ir::Graph& subgraph);
+  // Step 5: whether a Const (one output, not in `reader`) that nodes of
+  // `reader` read is copied into `reader`'s subgraph, holding the same
+  // tensor storage, instead of crossing as a call input. Default: yes.
+  virtual bool CopiesConstInto(const ir::Node& konst, const BaseCluster& reader);
 
   ClusterSet& clusters() { return *clusters_; }
   const ClusterSet& clusters() const { return *clusters_; }

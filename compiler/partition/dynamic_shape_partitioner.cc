@@ -136,6 +136,10 @@ int DynamicShapePartitioner::ClassifyNode(const ir::Node& node) {
   return rule == UnknownRule::kNone ? kClusterKnownShape : kClusterUnknownShape;
 }
 
+bool DynamicShapePartitioner::CopiesConstInto(const ir::Node& konst, const BaseCluster& reader) {
+  return reader.type_index() == kClusterUnknownShape || RuleOf(&konst) == UnknownRule::kNone;
+}
+
 UnknownRule DynamicShapePartitioner::RuleOf(const ir::Node* node) {
   const int32_t p = clusters().PositionOf(node);
   return p < 0 || p >= static_cast<int32_t>(rules_.size()) ? UnknownRule::kNone : rules_[p];

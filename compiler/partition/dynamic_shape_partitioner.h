@@ -116,6 +116,9 @@ class DynamicShapePartitioner final : public BasePartitioner {
   absl::Status MergeClusters() override;
   std::string CallName(const BaseCluster& cluster) const override;
   absl::Status DecorateCall(const BaseCluster& cluster, ir::Node& call, ir::Graph& subgraph) override;
+  // Into any unit, except a dynamic Const (`_force_unknown_shape`, ...) into
+  // a static one.
+  bool CopiesConstInto(const ir::Node& konst, const BaseCluster& reader) override;
 
  private:
   // `depth` counts the subgraph levels walked by rule 6 (bounded).

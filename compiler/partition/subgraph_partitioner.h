@@ -32,6 +32,8 @@ class SubgraphPartitioner final : public BasePartitioner {
   bool NeedsSubgraph(const BaseCluster& cluster) const override;
   std::string CallName(const BaseCluster& cluster) const override;
   absl::Status DecorateCall(const BaseCluster& cluster, ir::Node& call, ir::Graph& subgraph) override;
+  // Never: a backend's subgraph holds the nodes its selector chose.
+  bool CopiesConstInto(const ir::Node&, const BaseCluster&) override { return false; }
 
  private:
   bool Selectable(int32_t position) const;

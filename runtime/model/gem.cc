@@ -24,6 +24,7 @@
 #include "base/version.h"
 #include "ge/v1/model.pb.h"
 #include "runtime/model/gem_verify.h"
+#include "runtime/model/gem_weights.h"
 #include "runtime/variables/var_manager_serial.h"
 
 namespace ge::runtime {
@@ -360,43 +361,6 @@ namespace {
 
 using EngineList = std::vector<std::pair<std::string, std::string>>;
 
-// Writes `partitioned` into `def`, leaving out the Const values that are
-// the same tensors (same buffer) as those of `graph`'s Consts of one name.
-absl::Status PartitionedToProto(const ir::Graph& graph, const ir::Graph& partitioned, v1::CompiledModelDef& def) {
-  // Consts anywhere in the flattened tree (a multi-batch graph keeps its
-  // weights in the Case branches, under the same names in every branch).
-  absl::flat_hash_map<std::string, const void*> flat;
-  auto index = [&](const ir::Graph& g) {
-    for (const ir::Node* node : g.nodes()) {
-      if (node->type() != ir::kConst) continue;
-      if (auto t = node->op_desc().GetAttr<Tensor>(ir::kAttrValue)) flat.try_emplace(node->name(), t->raw_data());
-    }
-  };
-  index(graph);
-  for (const ir::Graph* sub : graph.subgraphs()) index(*sub);
-  std::set<std::string> shared;
-  auto collect = [&](const ir::Graph& g) {
-    for (const ir::Node* node : g.nodes()) {
-      if (node->type() != ir::kConst) continue;
-      auto t = node->op_desc().GetAttr<Tensor>(ir::kAttrValue);
-      auto it = flat.find(node->name());
-      if (t && it != flat.end() && t->raw_data() != nullptr && t->raw_data() == it->second) shared.insert(node->name());
-    }
-  };
-  collect(partitioned);
-  for (const ir::Graph* sub : partitioned.subgraphs()) collect(*sub);
-  GE_RETURN_IF_ERROR(ir::GraphToProto(partitioned, def.mutable_partitioned()));
-  auto strip = [&](v1::GraphDef& g) {
-    for (v1::NodeDef& node : *g.mutable_nodes()) {
-      if (node.type() == ir::kConst && shared.contains(node.name())) node.mutable_attrs()->erase(std::string(ir::kAttrValue));
-    }
-  };
-  strip(*def.mutable_partitioned());
-  for (v1::GraphDef& sub : *def.mutable_partitioned()->mutable_subgraphs()) strip(sub);
-  for (const std::string& name : shared) def.add_shared_weights(name);
-  return absl::OkStatus();
-}
-
 // The Const named `name` in the root of `graph`, else in its first subgraph
 // that has one.
 const ir::Node* FindConst(const ir::Graph& graph, const std::string& name) {
@@ -408,38 +372,8 @@ const ir::Node* FindConst(const ir::Graph& graph, const std::string& name) {
   return found != nullptr && found->type() == ir::kConst ? found : nullptr;
 }
 
-// Leaves out of `def`'s graph the values of subgraph Consts that are the
-// same tensor (same buffer) as an earlier Const of one name in the tree.
-void ShareSubgraphWeights(const ir::Graph& graph, v1::CompiledModelDef& def) {
-  absl::flat_hash_map<std::string, const void*> first;
-  for (const ir::Node* node : graph.nodes()) {
-    if (node->type() != ir::kConst) continue;
-    if (auto t = node->op_desc().GetAttr<Tensor>(ir::kAttrValue)) first.try_emplace(node->name(), t->raw_data());
-  }
-  absl::flat_hash_map<std::string, std::set<std::string>> strip;  // graph -> nodes
-  for (const ir::Graph* sub : graph.subgraphs()) {
-    for (const ir::Node* node : sub->nodes()) {
-      if (node->type() != ir::kConst) continue;
-      auto t = node->op_desc().GetAttr<Tensor>(ir::kAttrValue);
-      if (!t || t->raw_data() == nullptr) continue;
-      auto [it, fresh] = first.try_emplace(node->name(), t->raw_data());
-      if (!fresh && it->second == t->raw_data()) strip[sub->name()].insert(node->name());
-    }
-  }
-  for (v1::GraphDef& sub : *def.mutable_graph()->mutable_subgraphs()) {
-    auto it = strip.find(sub.name());
-    if (it == strip.end()) continue;
-    for (v1::NodeDef& node : *sub.mutable_nodes()) {
-      if (node.type() != ir::kConst || !it->second.contains(node.name())) continue;
-      node.mutable_attrs()->erase(std::string(ir::kAttrValue));
-      v1::SubgraphWeight* w = def.add_subgraph_shared_weights();
-      w->set_graph(sub.name());
-      w->set_node(node.name());
-    }
-  }
-}
-
-// Gives the subgraph Consts ShareSubgraphWeights left out their values.
+// Gives the subgraph Consts a format-3 file stored without a value
+// (`subgraph_shared_weights`) their values.
 absl::Status RestoreSubgraphWeights(const v1::CompiledModelDef& def, ir::Graph& graph) {
   for (const v1::SubgraphWeight& w : def.subgraph_shared_weights()) {
     ir::Graph* sub = graph.FindSubgraph(w.graph());
@@ -455,10 +389,11 @@ absl::Status RestoreSubgraphWeights(const v1::CompiledModelDef& def, ir::Graph& 
   return absl::OkStatus();
 }
 
-// Rebuilds the partitioned form, giving its shared Consts `graph`'s values.
-absl::StatusOr<std::unique_ptr<ir::Graph>> PartitionedFromProto(const v1::CompiledModelDef& def,
-                                                                const ir::Graph& graph) {
+// Rebuilds the partitioned form, giving its shared Consts their values:
+// `graph`'s by name (format 3's `shared_weights`), or their aliases'.
+absl::StatusOr<std::unique_ptr<ir::Graph>> PartitionedFromProto(const v1::CompiledModelDef& def, ir::Graph& graph) {
   GE_ASSIGN_OR_RETURN(std::unique_ptr<ir::Graph> partitioned, ir::GraphFromProto(def.partitioned()));
+  GE_RETURN_IF_ERROR(RestoreWeightAliases(def, graph, partitioned.get()));
   const std::set<std::string> shared(def.shared_weights().begin(), def.shared_weights().end());
   auto restore = [&](ir::Graph& g) -> absl::Status {
     for (ir::Node* node : g.nodes()) {
@@ -492,9 +427,11 @@ absl::StatusOr<GemBytes> SerializeDef(const ir::Graph& graph, const StaticProgra
   for (const std::string& f : cpu_features) def.add_cpu_features(f);
   for (const auto& [k, v] : options) (*def.mutable_options())[k] = v;
   GE_RETURN_IF_ERROR(ir::GraphToProto(graph, def.mutable_graph()));
-  ShareSubgraphWeights(graph, def);
   if (program != nullptr) ProgramToProto(*program, def.mutable_program());
-  if (partitioned != nullptr) GE_RETURN_IF_ERROR(PartitionedToProto(graph, *partitioned, def));
+  if (partitioned != nullptr) GE_RETURN_IF_ERROR(ir::GraphToProto(*partitioned, def.mutable_partitioned()));
+  // Each Const storage once: the partitioned form's Consts, a weight copied
+  // into every partition that reads it, gear branches (gem_weights.h).
+  ShareConstStorage(graph, partitioned, def);
   if (variables != nullptr) GE_RETURN_IF_ERROR(variables::VarManagerInfoToProto(*variables, def.mutable_var_manager()));
   GemBytes bytes;
   if (external_weights) MoveWeightsOut(def, weights_file, &bytes.weights);
@@ -602,13 +539,6 @@ absl::StatusOr<CompiledModel> ModelFromDef(const v1::CompiledModelDef& def, cons
   absl::StatusOr<std::unique_ptr<ir::Graph>> graph = ir::GraphFromProto(def.graph());
   if (!graph.ok()) return Annotate(graph.status(), StrCat("the graph of ", label));
   model.graph = *std::move(graph);
-  if (absl::Status shared = RestoreSubgraphWeights(def, *model.graph); !shared.ok()) {
-    return Annotate(shared, StrCat("the graph of ", label));
-  }
-  SetWeightDirectory(*model.graph, model_dir);
-  absl::StatusOr<variables::VarManagerInfo> vars = variables::VarManagerInfoFromProto(def.var_manager());
-  if (!vars.ok()) return Annotate(vars.status(), StrCat("the variables of ", label));
-  model.variables = *std::move(vars);
   for (auto& [name, tensor] : weights ? *weights : NamedTensors()) {
     ir::Node* node = model.graph->FindNode(name);
     if (node == nullptr || node->type() != ir::kConst) {
@@ -616,6 +546,18 @@ absl::StatusOr<CompiledModel> ModelFromDef(const v1::CompiledModelDef& def, cons
     }
     node->mutable_op_desc().SetAttr(ir::kAttrValue, std::move(tensor));
   }
+  // Every value is in place (inline, external) before the Consts that
+  // share one take theirs.
+  if (absl::Status shared = RestoreWeightAliases(def, *model.graph, nullptr); !shared.ok()) {
+    return Annotate(shared, StrCat("the graph of ", label));
+  }
+  if (absl::Status shared = RestoreSubgraphWeights(def, *model.graph); !shared.ok()) {
+    return Annotate(shared, StrCat("the graph of ", label));
+  }
+  SetWeightDirectory(*model.graph, model_dir);
+  absl::StatusOr<variables::VarManagerInfo> vars = variables::VarManagerInfoFromProto(def.var_manager());
+  if (!vars.ok()) return Annotate(vars.status(), StrCat("the variables of ", label));
+  model.variables = *std::move(vars);
   if (def.has_partitioned()) {
     absl::StatusOr<std::unique_ptr<ir::Graph>> partitioned = PartitionedFromProto(def, *model.graph);
     if (!partitioned.ok()) return Annotate(partitioned.status(), StrCat("the partitioned graph of ", label));

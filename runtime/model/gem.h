@@ -33,8 +33,9 @@
 namespace ge::runtime {
 
 // 2: variables (VarManagerInfo), KIND_VARIABLE value references and a
-// mixed graph's partitioned form.
-inline constexpr uint32_t kGemFormatVersion = 3;
+// mixed graph's partitioned form. 3: subgraph_shared_weights. 4: every
+// Const storage stored once (weight_aliases; gem_weights.h).
+inline constexpr uint32_t kGemFormatVersion = 4;
 // The oldest format this ged reads (2: no subgraph_shared_weights).
 inline constexpr uint32_t kGemOldestReadableVersion = 2;
 
@@ -72,8 +73,10 @@ struct GemBytes {
 
 // Serializes a compiled graph (and its program, partitioned form and
 // variables, each may be null) as SaveGem writes it; with `external_weights` the Const
-// values go to `weights`, recorded under the file name `weights_file`. The
-// partitioned form shares every Const value it has in common with `graph`.
+// values go to `weights`, recorded under the file name `weights_file`. Each
+// Const storage is stored once: Consts holding one tensor (the partitioned
+// form's and `graph`'s, a weight copied into several partitions, gear
+// branches) name the first, and are given that tensor back at load.
 absl::StatusOr<GemBytes> SerializeGem(const ir::Graph& graph, const StaticProgram* program, const OptionMap& options,
                                       const engine::EngineRegistry& engines, bool external_weights,
                                       const std::string& weights_file, const ir::Graph* partitioned = nullptr,

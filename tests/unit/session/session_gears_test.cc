@@ -110,8 +110,11 @@ TEST_F(SessionGearsTest, TheCaseSurvivesAGem) {
   ASSERT_TRUE(def.ParseFromString(*bytes));
   EXPECT_EQ(def.format_version(), runtime::kGemFormatVersion);
   std::vector<std::string> shared;
-  for (const auto& w : def.subgraph_shared_weights()) shared.push_back(w.graph() + ":" + w.node());
-  EXPECT_EQ(shared, (std::vector<std::string>{"main_gear_1:h", "main_gear_1:o"}));
+  for (const auto& w : def.weight_aliases()) {
+    if (w.node().partitioned()) continue;
+    shared.push_back(w.node().graph() + ":" + w.node().node() + " <- " + w.source().graph() + ":" + w.source().node());
+  }
+  EXPECT_EQ(shared, (std::vector<std::string>{"main_gear_1:h <- main_gear_0:h", "main_gear_1:o <- main_gear_0:o"}));
   auto model = runtime::LoadGemFromBytes(*bytes, "gears.gem", *engines_);
   ASSERT_TRUE(model.ok()) << model.status();
   Session loaded(*engines_, {}, &pool_);

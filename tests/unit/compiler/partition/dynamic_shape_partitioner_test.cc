@@ -3,6 +3,7 @@
 // 3, 4, 5 and -1, the whole-graph decisions and the data-flow re-split.
 #include "compiler/partition/dynamic_shape_partitioner.h"
 
+#include "base/ir/op_types.h"
 #include "base/ir/verifier.h"
 #include "gtest/gtest.h"
 #include "tests/unit/compiler/partition/partition_test_util.h"
@@ -533,6 +534,71 @@ TEST(DynamicShapePartitionerTest, DataFlowOpsStraddlingAreResplit) {
     });
   }
   EXPECT_EQ(Calls(ir::PrintGraph(*g)), "dynamic_0(dynamic) static_1(static) ");
+}
+
+}  // namespace
+}  // namespace ge::partition
+
+namespace ge::partition {
+namespace {
+
+// A Const read by nodes of two units (one static, one dynamic: host_cpu)
+// is copied into each reader's unit: no call reads a Const through an
+// input (the reader's kernel then sees a constant, not a unit input bound
+// to another buffer every run), each copy holds the same tensor storage,
+// and a reader that stays outside every unit (the NetOutput) still reads it
+// through its unit's output.
+TEST(DynamicShapePartitionerTest, AConstReadByTwoUnitsIsCopiedIntoEach) {
+  auto g = MustParse(R"(
+    graph main {
+      x = Data() {index = 0} -> (f32[2])
+      w = Const() {value = tensor<f32[2]>[1.5, -2]} -> (f32[2])
+      a = Mul(x:0, w:0) -> (f32[2])
+      b = Add(a:0, w:0) {_engine_name = "host_cpu"} -> (f32[2])
+      c = Sub(b:0, w:0) {_engine_name = "host_cpu"} -> (f32[2])
+      out = NetOutput(c:0, w:0)
+    }
+  )");
+  ASSERT_NE(g, nullptr);
+  const Tensor original = *g->FindNode("w")->op_desc().GetAttr<Tensor>(ir::kAttrValue);
+  DynamicShapePartitioner partitioner(Limit(1));
+  auto made = partitioner.Partition(*g);
+  ASSERT_TRUE(made.ok()) << made.status();
+  absl::Status verified = ir::VerifyGraph(*g);
+  ASSERT_TRUE(verified.ok()) << verified << "\n" << ir::PrintGraph(*g);
+  int calls = 0, readers = 0;
+  for (ir::Node* call : g->nodes()) {
+    if (call->type() != ir::kPartitionedCall) continue;
+    ++calls;
+    for (int i = 0; i < call->num_inputs(); ++i) {
+      ASSERT_NE(call->input(i).node, nullptr);
+      EXPECT_NE(call->input(i).node->type(), ir::kConst) << call->name() << " input " << i << "\n"
+                                                         << ir::PrintGraph(*g);
+    }
+    const ir::Graph* sub = g->FindSubgraph(call->op_desc().subgraph_names()[0]);
+    ASSERT_NE(sub, nullptr);
+    const std::optional<bool> unit_dynamic = call->op_desc().GetAttr<bool>("_is_unknown_shape");
+    ASSERT_TRUE(unit_dynamic.has_value()) << call->name();
+    for (const ir::Node* n : sub->nodes()) {
+      if (n->type() != "Mul" && n->type() != "Add" && n->type() != "Sub") continue;
+      ++readers;
+      const ir::Node* w = n->input(1).node;
+      ASSERT_NE(w, nullptr);
+      EXPECT_EQ(w->type(), ir::kConst) << n->name() << "\n" << ir::PrintGraph(*g);
+      EXPECT_EQ(w->owner_graph(), sub) << n->name();
+      // The copy takes its unit's verdict like the unit's own nodes.
+      EXPECT_EQ(w->op_desc().GetAttr<bool>("_is_unknown_shape"), unit_dynamic) << n->name();
+      const std::optional<Tensor> value = w->op_desc().GetAttr<Tensor>(ir::kAttrValue);
+      ASSERT_TRUE(value.has_value());
+      EXPECT_EQ(value->raw_data(), original.raw_data()) << n->name() << ": a copy of the storage, not of the values";
+    }
+  }
+  EXPECT_EQ(calls, 2) << ir::PrintGraph(*g);
+  EXPECT_EQ(readers, 3);
+  // The NetOutput reads w through a call output.
+  const ir::Node* out = g->OutputNode();
+  ASSERT_NE(out, nullptr);
+  EXPECT_EQ(out->input(1).node->type(), ir::kPartitionedCall) << ir::PrintGraph(*g);
 }
 
 }  // namespace

@@ -4,9 +4,12 @@
 // subgraph, never puts a dynamic node in a static subgraph, and the
 // partitioned graph, flattened, executes to the same outputs as the
 // original on the built engines. The subgraph API gets the same checks.
+#include <optional>
 #include <random>
+#include <vector>
 
 #include "base/ir/flatten.h"
+#include "base/ir/op_types.h"
 #include "base/ir/text_format.h"
 #include "base/ir/verifier.h"
 #include "compiler/partition/dynamic_shape_partitioner.h"
@@ -27,11 +30,20 @@ using testing::SameOutputs;
 struct Placement {
   const ir::Graph* graph;
   int count;
+  std::vector<const void*> storage;  // a Const's value storage, per occurrence
 };
+
+const void* ConstStorage(const ir::Node& n) {
+  if (n.type() != ir::kConst) return nullptr;
+  const std::optional<Tensor> value = n.op_desc().GetAttr<Tensor>(ir::kAttrValue);
+  return value ? value->raw_data() : nullptr;
+}
 
 // Checks that every node of `original` (by name) sits in exactly one graph
 // of `partitioned`'s tree: Data and NetOutput in the root, the others in a
-// partition subgraph (when `all_in_subgraphs`).
+// partition subgraph (when `all_in_subgraphs`). A Const may also appear in
+// the units that read it, each copy holding the same storage (the
+// partitioners copy a Const into every unit that reads it).
 void ExpectEachNodeOnce(const ir::Graph& original, const ir::Graph& partitioned, bool all_in_subgraphs,
                         const std::string& context) {
   StringMap<Placement> where;
@@ -40,6 +52,7 @@ void ExpectEachNodeOnce(const ir::Graph& original, const ir::Graph& partitioned,
       auto& p = where[n->name()];
       p.graph = &g;
       ++p.count;
+      p.storage.push_back(ConstStorage(*n));
     });
   };
   note(partitioned);
@@ -47,7 +60,13 @@ void ExpectEachNodeOnce(const ir::Graph& original, const ir::Graph& partitioned,
   original.ForEachNode([&](ir::Node* n) {
     auto it = where.find(n->name());
     ASSERT_TRUE(it != where.end()) << context << ": node " << n->name() << " is lost";
-    EXPECT_EQ(it->second.count, 1) << context << ": node " << n->name() << " appears more than once";
+    if (n->type() == ir::kConst) {
+      for (const void* storage : it->second.storage) {
+        EXPECT_EQ(storage, it->second.storage.front()) << context << ": Const " << n->name() << " was copied by value";
+      }
+    } else {
+      EXPECT_EQ(it->second.count, 1) << context << ": node " << n->name() << " appears more than once";
+    }
     const bool io = n->type() == ir::kData || n->type() == ir::kNetOutput;
     if (io) {
       EXPECT_EQ(it->second.graph, &partitioned) << context << ": " << n->name() << " left the root";
