@@ -193,9 +193,8 @@ std::optional<std::vector<std::pair<int64_t, int64_t>>> ChannelSplit(const ir::N
 
 // A `_ChannelShuffle` of the tensor at `x` (input description `in`) in
 // `group` groups, channels [begin, begin + count) of it.
-absl::StatusOr<ir::Node*> AddShuffleOf(ir::Graph& graph, ir::OutPort x, const ir::IoDesc& in,
-                                       const std::string& name, int64_t group, int64_t begin, int64_t count,
-                                       const ir::ValueType& out) {
+absl::StatusOr<ir::Node*> AddShuffleOf(ir::Graph& graph, ir::OutPort x, const ir::IoDesc& in, const std::string& name,
+                                       int64_t group, int64_t begin, int64_t count, const ir::ValueType& out) {
   ir::OpDesc op(graph.UniqueNodeName(name + "_shuffle"), std::string(kChannelShuffleOp));
   op.AddInput(in);
   op.AddOutput({"", out});
