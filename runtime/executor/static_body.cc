@@ -50,6 +50,14 @@ int64_t ParentIndex(const ir::Node& node, int64_t parent_offset) {
   return op.GetAttrOr<int64_t>(ir::kAttrIndex, 0) + parent_offset;
 }
 
+// `inferred` in the layout `declared` has: inference knows the logical dims
+// only, and a value an engine keeps channels-last (`@NHWC`, read so by the
+// TransData after it) must stay so in the plan.
+ir::ValueType InLayoutOf(const ir::ValueType& declared, const ir::ValueType& inferred) {
+  if (!declared.is_tensor() || !inferred.is_tensor()) return inferred;
+  return ir::TensorDesc(inferred.dtype(), inferred.shape(), declared.tensor().format);
+}
+
 }  // namespace
 
 StaticBody::~StaticBody() = default;
@@ -192,7 +200,8 @@ absl::StatusOr<std::unique_ptr<ir::Graph>> StaticBodies::Specialize(const ir::Gr
                            " types");
   }
   for (size_t k = 0; k < inputs.size(); ++k) {
-    copy->FindNode(inputs[k]->name())->mutable_op_desc().mutable_output(0).type = input_types[k];
+    ir::ValueType& type = copy->FindNode(inputs[k]->name())->mutable_op_desc().mutable_output(0).type;
+    type = InLayoutOf(type, input_types[k]);
   }
   GE_ASSIGN_OR_RETURN(std::vector<ir::Node*> order, copy->TopologicalOrder());
   std::vector<const ir::ValueType*> types;
@@ -214,7 +223,8 @@ absl::StatusOr<std::unique_ptr<ir::Graph>> StaticBodies::Specialize(const ir::Gr
     if (IsOutputNode(*node)) continue;
     GE_ASSIGN_OR_RETURN(std::vector<ir::ValueType> inferred, ops::InferOutputTypes(op, types, values));
     for (size_t o = 0; o < inferred.size() && o < op.outputs().size(); ++o) {
-      op.mutable_output(static_cast<int>(o)).type = std::move(inferred[o]);
+      ir::ValueType& type = op.mutable_output(static_cast<int>(o)).type;
+      type = InLayoutOf(type, inferred[o]);
     }
   }
   return copy;

@@ -258,6 +258,15 @@ TEST_F(StaticBodyTest, SpecializeInfersTheBodyForItsInputs) {
   EXPECT_TRUE(StaticBodies::FullyTyped(**specialized));
   EXPECT_EQ((*specialized)->FindNode("y")->op_desc().output(0).type, f7);
   EXPECT_EQ((*specialized)->FindNode("next")->op_desc().output(0).type, i64);
+  // A value an engine keeps in another layout stays in it (its consumer reads it so).
+  ir::Graph* body = (*graph)->FindSubgraph("body");
+  body->FindNode("m")->mutable_op_desc().mutable_output(0).type =
+      ir::TensorDesc(DataType::kFloat, Shape{-1}, ir::Format::kNHWC);
+  auto in_layout = StaticBodies::Specialize(*body, {i64, i64, f7, f7});
+  ASSERT_TRUE(in_layout.ok()) << in_layout.status();
+  EXPECT_EQ((*in_layout)->FindNode("m")->op_desc().output(0).type,
+            ir::ValueType(ir::TensorDesc(DataType::kFloat, Shape{7}, ir::Format::kNHWC)));
+  body->FindNode("m")->mutable_op_desc().mutable_output(0).type = ir::ValueType::Tensor(DataType::kFloat, Shape{4});
   // The compiled subgraph is unchanged.
   EXPECT_EQ((*graph)->FindSubgraph("body")->FindNode("y")->op_desc().output(0).type.shape(), Shape{4});
   // Inputs the body cannot take are an inference error.
