@@ -5,6 +5,7 @@
 #include <string>
 #include <utility>
 
+#include "absl/container/flat_hash_set.h"
 #include "base/ir/op_types.h"
 #include "base/logging.h"
 #include "base/ops/op_registry.h"
@@ -17,6 +18,8 @@ namespace {
 // The dynamic-shape partitioner's node flags (compiler/partition/partition_attrs.h).
 constexpr std::string_view kAttrSupportAddrRefresh = "_is_support_addr_refresh";
 constexpr std::string_view kAttrTilingDepend = "_tiling_depend";
+// The scan outputs' append (runtime/engines/control_flow/accumulator_kernels.cc).
+constexpr std::string_view kAccumulatorAppend = "LoopAccumulatorAppend";
 
 bool IsInputNode(const ir::Node& node) { return node.type() == ir::kData || node.type() == ir::kInnerData; }
 bool IsOutputNode(const ir::Node& node) { return node.type() == ir::kNetOutput || node.type() == ir::kInnerNetOutput; }
@@ -63,7 +66,8 @@ ir::ValueType InLayoutOf(const ir::ValueType& declared, const ir::ValueType& inf
 StaticBody::~StaticBody() = default;
 
 absl::StatusOr<std::unique_ptr<StaticBody>> StaticBody::Load(const ir::Graph& sub, int64_t parent_offset,
-                                                             const Loader& loader) {
+                                                             const Loader& loader,
+                                                             const std::vector<int64_t>& appends) {
   absl::StatusOr<std::unique_ptr<StaticExecutor>> loaded = loader(sub);
   if (!loaded.ok()) {
     if (loaded.status().code() == absl::StatusCode::kUnimplemented) return nullptr;
@@ -97,6 +101,11 @@ absl::StatusOr<std::unique_ptr<StaticBody>> StaticBody::Load(const ir::Graph& su
       GE_ASSIGN_OR_RETURN(out.constant, p.node->op_desc().RequireAttr<Tensor>(ir::kAttrValue));
     }
     body->caller_filled_.push_back(out.parent_input >= 0 || out.constant.defined());
+    if (static_cast<size_t>(i) < appends.size() && appends[i] >= 0) {
+      out.append_to = appends[i];
+      out.append_dtype = p.node->op_desc().output(p.index).type.dtype();
+      body->max_parent_index_ = std::max(body->max_parent_index_, out.append_to);
+    }
     body->outputs_.push_back(std::move(out));
   }
   body->exec_ = *std::move(loaded);
@@ -110,6 +119,11 @@ bool StaticBody::Accepts(const std::vector<Value>& parent_inputs) const {
     if (!v.is_tensor()) return false;
     const Tensor& t = v.tensor();
     if (t.dtype() != input_types_[k].dtype() || t.shape() != input_types_[k].shape()) return false;
+  }
+  for (const Output& out : outputs_) {
+    if (out.append_to < 0) continue;
+    const Value& acc = parent_inputs[out.append_to];
+    if (!acc.is_sequence() || acc.element_dtype() != out.append_dtype) return false;
   }
   return true;
 }
@@ -127,10 +141,11 @@ absl::StatusOr<std::vector<Value>> StaticBody::Run(std::vector<Value>& parent_in
   results.reserve(outputs_.size());
   for (size_t o = 0; o < outputs_.size(); ++o) {
     const Output& out = outputs_[o];
+    Value piece;
     if (out.constant.defined()) {
-      results.emplace_back(out.constant);
+      piece = Value(out.constant);
     } else if (out.parent_input < 0) {
-      results.emplace_back(std::move(tensors_[o]));
+      piece = Value(std::move(tensors_[o]));
     } else {
       // The last output passing a parent input through takes it.
       bool last = true;
@@ -138,8 +153,17 @@ absl::StatusOr<std::vector<Value>> StaticBody::Run(std::vector<Value>& parent_in
         last = outputs_[later].parent_input != out.parent_input;
       }
       Value& v = parent_inputs[out.parent_input];
-      results.push_back(last ? std::move(v) : v);
+      piece = last ? std::move(v) : v;
     }
+    if (out.append_to < 0) {
+      results.push_back(std::move(piece));
+      continue;
+    }
+    // A scan output's accumulator, which only this output reads: it grows
+    // in place, as LoopAccumulatorAppend does when it owns the sequence.
+    Value acc = std::move(parent_inputs[out.append_to]);
+    acc.AppendToSequence(piece.tensor());
+    results.push_back(std::move(acc));
   }
   return results;
 }
@@ -148,9 +172,50 @@ absl::StatusOr<std::vector<Value>> StaticBody::Run(std::vector<Value>& parent_in
 
 StaticBodies::~StaticBodies() = default;
 
+std::vector<const ir::Node*> StaticBodies::OutsideAppends(const ir::Graph& sub) {
+  std::vector<const ir::Node*> appends;
+  for (const ir::Node* node : sub.nodes()) {
+    if (node->type() != kAccumulatorAppend || node->op_desc().FindAttr("merge_axis") != nullptr ||
+        node->num_inputs() != 2 || node->num_outputs() != 1) {
+      continue;
+    }
+    const ir::OutPort acc = node->input(0);
+    if (!acc || !node->input(1) || !IsInputNode(*acc.node) || acc.node->consumers(0).size() != 1) continue;
+    const auto& uses = node->consumers(0);
+    if (uses.size() != 1 || !IsOutputNode(*uses[0].node)) continue;
+    appends.push_back(node);
+  }
+  return appends;
+}
+
+absl::StatusOr<StaticBodies::Stripped> StaticBodies::StripAppends(const ir::Graph& sub) {
+  Stripped out;
+  out.graph = sub.Clone();
+  for (const ir::Node* original : OutsideAppends(sub)) {
+    ir::Node* append = out.graph->FindNode(original->name());
+    ir::Node* acc = append->input(0).node;
+    const ir::InPort use = append->consumers(0)[0];
+    const int64_t parent = ParentIndex(*acc, parent_offset_);
+    if (out.appends.size() <= static_cast<size_t>(use.index)) out.appends.resize(use.index + 1, -1);
+    out.appends[use.index] = parent;
+    const ir::OutPort piece = append->input(1);
+    GE_RETURN_IF_ERROR(out.graph->ReplaceAllUses(append, 0, piece.node, piece.index));
+    out.graph->RemoveNode(append);
+    out.graph->RemoveNode(acc);
+  }
+  return out;
+}
+
 bool StaticBodies::Plannable(const ir::Graph& sub, const engine::EngineRegistry& engines) {
   bool has_output = false;
+  // Scan outputs' appends are made outside the program (StaticBody::Run).
+  absl::flat_hash_set<const ir::Node*> outside;
+  for (const ir::Node* append : OutsideAppends(sub)) {
+    outside.insert(append);
+    outside.insert(append->input(0).node);
+  }
   for (const ir::Node* node : sub.nodes()) {
+    if (outside.contains(node)) continue;
     const ir::OpDesc& op = node->op_desc();
     if (!op.subgraph_names().empty()) return false;
     for (int o = 0; o < node->num_outputs(); ++o) {
@@ -159,7 +224,9 @@ bool StaticBodies::Plannable(const ir::Graph& sub, const engine::EngineRegistry&
     if (IsOutputNode(*node)) {
       has_output = true;
       for (int i = 0; i < node->num_inputs(); ++i) {
-        if (!node->input(i) || !op.input(i).type.is_tensor()) return false;
+        const ir::OutPort p = node->input(i);
+        if (!p) return false;
+        if (!outside.contains(p.node) && !op.input(i).type.is_tensor()) return false;
       }
       continue;
     }
@@ -237,7 +304,18 @@ std::unique_ptr<StaticBodies> StaticBodies::Create(const ir::Graph& sub, int64_t
   bodies->sub_ = &sub;
   bodies->parent_offset_ = parent_offset;
   bodies->loader_ = std::move(loader);
-  bodies->input_nodes_ = InputNodes(sub);
+  bodies->planned_sub_ = &sub;
+  if (!OutsideAppends(sub).empty()) {
+    absl::StatusOr<Stripped> stripped = bodies->StripAppends(sub);
+    if (!stripped.ok()) {
+      GE_LOG_DEBUG("executor", "no static plans of subgraph '{}': {}", sub.name(), stripped.status().message());
+      return nullptr;
+    }
+    bodies->stripped_ = std::move(stripped->graph);
+    bodies->appends_ = std::move(stripped->appends);
+    bodies->planned_sub_ = bodies->stripped_.get();
+  }
+  bodies->input_nodes_ = InputNodes(*bodies->planned_sub_);
   for (const ir::Node* node : bodies->input_nodes_) bodies->parent_index_.push_back(ParentIndex(*node, parent_offset));
   return bodies;
 }
@@ -260,19 +338,21 @@ absl::StatusOr<StaticBody*> StaticBodies::Find(const std::vector<Value>& parent_
   }
   for (const Plan& plan : plans_) {
     if (plan.signature != signature) continue;
-    if (plan.body != nullptr) last_ = plan.body.get();
-    return plan.body.get();
+    // The tensors match; the accumulators must be sequences of their dtype.
+    if (plan.body == nullptr || !plan.body->Accepts(parent_inputs)) return nullptr;
+    last_ = plan.body.get();
+    return last_;
   }
   if (plans_.size() >= kMaxSignatures) return nullptr;
   Plan plan;
   plan.signature = std::move(signature);
-  bool as_compiled = FullyTyped(*sub_);
+  bool as_compiled = FullyTyped(*planned_sub_);
   for (size_t k = 0; k < input_nodes_.size() && as_compiled; ++k) {
     as_compiled = input_nodes_[k]->op_desc().output(0).type == plan.signature[k];
   }
-  const ir::Graph* planned = sub_;
+  const ir::Graph* planned = planned_sub_;
   if (!as_compiled) {
-    absl::StatusOr<std::unique_ptr<ir::Graph>> specialized = Specialize(*sub_, plan.signature);
+    absl::StatusOr<std::unique_ptr<ir::Graph>> specialized = Specialize(*planned_sub_, plan.signature);
     if (!specialized.ok()) {
       GE_LOG_DEBUG("executor", "no static plan of subgraph '{}': {}", sub_->name(), specialized.status().message());
       planned = nullptr;
@@ -284,7 +364,7 @@ absl::StatusOr<StaticBody*> StaticBodies::Find(const std::vector<Value>& parent_
     }
   }
   if (planned != nullptr) {
-    absl::StatusOr<std::unique_ptr<StaticBody>> body = StaticBody::Load(*planned, parent_offset_, loader_);
+    absl::StatusOr<std::unique_ptr<StaticBody>> body = StaticBody::Load(*planned, parent_offset_, loader_, appends_);
     if (body.ok()) {
       plan.body = *std::move(body);
     } else {
@@ -293,7 +373,8 @@ absl::StatusOr<StaticBody*> StaticBodies::Find(const std::vector<Value>& parent_
   }
   StaticBody* found = plan.body.get();
   plans_.push_back(std::move(plan));
-  if (found != nullptr) last_ = found;
+  if (found == nullptr || !found->Accepts(parent_inputs)) return nullptr;
+  last_ = found;
   return found;
 }
 

@@ -14,8 +14,12 @@
 // too, so a loop does not retry them per iteration; at most kMaxSignatures
 // are kept per subgraph, after which new signatures run dynamically.
 //
+// A lowered Scan's scan outputs are appended to sequences (accumulators)
+// in the body: those appends are made outside the program, which computes
+// the appended tensors (OutsideAppends).
+//
 // What never plans (Plannable): a node owning subgraphs, a sequence or
-// optional value, a node on the reference engine or flagged
+// optional value (but an outside append's accumulator), a node on the reference engine or flagged
 // `_force_unknown_shape` / `_is_support_addr_refresh = false` (the dynamic-
 // shape partitioner's rules), a node whose inference reads a value (the
 // schema's value_inputs) that is not a Const's, or an op whose output shape
@@ -53,8 +57,11 @@ class StaticBody {
   // input node of index i takes parent input i + `parent_offset` (or its
   // `_parent_index`); null when the loader declines it (Unimplemented).
   // Other loader errors are returned.
+  // `appends[o]` >= 0: output o is appended to that parent input (a
+  // sequence: a scan output's accumulator) and the sequence is the output.
   static absl::StatusOr<std::unique_ptr<StaticBody>> Load(const ir::Graph& sub, int64_t parent_offset,
-                                                          const Loader& loader);
+                                                          const Loader& loader,
+                                                          const std::vector<int64_t>& appends = {});
 
   // Whether the parent inputs are what the program was planned for: every
   // input it reads present, a tensor of the planned dtype and shape.
@@ -70,6 +77,8 @@ class StaticBody {
   struct Output {
     int64_t parent_input = -1;  // >= 0: this parent input unchanged
     Tensor constant;            // defined: this Const's value
+    int64_t append_to = -1;     // >= 0: appended to this parent input (a sequence)
+    DataType append_dtype = DataType::kUndefined;
   };
 
   std::unique_ptr<StaticExecutor> exec_;
@@ -100,6 +109,11 @@ class StaticBodies {
                                                                const std::vector<ir::ValueType>& input_types);
   // Whether every value of `graph` is a tensor of known shape and fixed-size dtype.
   static bool FullyTyped(const ir::Graph& graph);
+  // The LoopAccumulatorAppends of `sub` (a lowered Scan's or Loop's scan
+  // outputs, without `merge_axis`) that append to an input node read by
+  // nothing else and feed the NetOutput only: the plan computes the piece
+  // and the append is made outside it.
+  static std::vector<const ir::Node*> OutsideAppends(const ir::Graph& sub);
 
   // The plans of `sub` (which must outlive them), or null when it is not
   // Plannable or there is no loader.
@@ -121,7 +135,19 @@ class StaticBodies {
     std::unique_ptr<StaticBody> body;  // null: no plan for this signature
   };
 
+  // A copy of the subgraph without its outside appends (and their
+  // accumulators' input nodes), whose NetOutput takes the pieces; and per
+  // NetOutput input, the parent input it appends to, or -1.
+  struct Stripped {
+    std::unique_ptr<ir::Graph> graph;
+    std::vector<int64_t> appends;
+  };
+  absl::StatusOr<Stripped> StripAppends(const ir::Graph& sub);
+
   const ir::Graph* sub_ = nullptr;
+  std::unique_ptr<ir::Graph> stripped_;
+  const ir::Graph* planned_sub_ = nullptr;  // sub_, or stripped_ when it has outside appends
+  std::vector<int64_t> appends_;
   int64_t parent_offset_ = 0;
   StaticBody::Loader loader_;
   std::vector<const ir::Node*> input_nodes_;  // by program input order

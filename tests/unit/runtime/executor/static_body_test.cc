@@ -110,6 +110,72 @@ TEST_F(StaticBodyTest, LoopBodyRunsStaticallyWithTheDynamicResults) {
   EXPECT_THAT(Floats((*three)[0]), ElementsAre(1, 1, -1.5f, 38));
 }
 
+// A lowered Scan's shape: the body appends y to an accumulator (a scan output).
+constexpr char kScanLike[] = R"(graph main {
+    n = Data() {index = 0} -> (i64[])
+    x = Data() {index = 1} -> (f32[4])
+    w = Data() {index = 2} -> (f32[4])
+    i0 = Const() {value = tensor<i64[]>[0], _engine_name = "ge_local"} -> (i64[])
+    acc0 = LoopAccumulatorInit() {_engine_name = "control_flow", dtype = 1} -> (seq<f32[?]>)
+    loop = While(i0, n, x, w, acc0) {_engine_name = "control_flow", _cond_counter = [0, 1, -1], _cond_reads = 2} subgraphs(cond, body) -> (i64[], i64[], f32[4], f32[4], seq<f32[?]>)
+    stack = LoopAccumulatorStack(loop:4) {_engine_name = "control_flow", axis = 0, reverse = 0} -> (f32[-1,4])
+    out = NetOutput(loop:2, stack)
+  }
+  graph cond parent(main, loop) {
+    i = Data() {index = 0} -> (i64[])
+    n = Data() {index = 1} -> (i64[])
+    more = Less(i, n) {_engine_name = "cpu_vector"} -> (bool[])
+    out = NetOutput(more)
+  }
+  graph body parent(main, loop) {
+    i = Data() {index = 0} -> (i64[])
+    n = Data() {index = 1} -> (i64[])
+    x = Data() {index = 2} -> (f32[4])
+    w = Data() {index = 3} -> (f32[4])
+    acc = Data() {index = 4} -> (seq<f32[?]>)
+    one = Const() {value = tensor<i64[]>[1], _engine_name = "ge_local"} -> (i64[])
+    next = Add(i, one) {_engine_name = "cpu_vector"} -> (i64[])
+    m = Mul(x, w) {_engine_name = "cpu_vector"} -> (f32[4])
+    y = Add(m, w) {_engine_name = "cpu_vector"} -> (f32[4])
+    app = LoopAccumulatorAppend(acc, y) {_engine_name = "control_flow"} -> (seq<f32[?]>)
+    out = NetOutput(next, n, y, w, app)
+  })";
+
+TEST_F(StaticBodyTest, ScanOutputsAreAppendedOutsideThePlan) {
+  auto dynamic = Create(kScanLike, false);
+  ASSERT_TRUE(dynamic.ok()) << dynamic.status();
+  auto planned = Create(kScanLike, true);
+  ASSERT_TRUE(planned.ok()) << planned.status();
+  EXPECT_EQ((*planned)->num_static_bodies(), 2);
+  const Tensor x = Tensor::FromVector<float>({1, -2, 0.5f, 3}, Shape{4});
+  const Tensor w = Tensor::FromVector<float>({0.5f, 1, -1, 2}, Shape{4});
+  for (int64_t n : {0, 1, 3}) {
+    auto want = (*dynamic)->Run({Tensor::Scalar<int64_t>(n), x, w});
+    ASSERT_TRUE(want.ok()) << want.status();
+    auto got = (*planned)->Run({Tensor::Scalar<int64_t>(n), x, w});
+    ASSERT_TRUE(got.ok()) << got.status();
+    EXPECT_EQ(Floats((*got)[0]), Floats((*want)[0])) << n;
+    EXPECT_EQ((*got)[1].tensor().shape(), (*want)[1].tensor().shape()) << n;
+    EXPECT_EQ(Floats((*got)[1]), Floats((*want)[1])) << n;
+  }
+  EXPECT_EQ((*planned)->num_static_plans(), 1);
+  auto three = (*planned)->Run({Tensor::Scalar<int64_t>(3), x, w});
+  ASSERT_TRUE(three.ok()) << three.status();
+  EXPECT_THAT(Floats((*three)[1]), ElementsAre(1, -1, -1.5f, 8, 1, 0, 0.5f, 18, 1, 1, -1.5f, 38));
+  // The accumulator's input node is not a program input: the stripped body
+  // plans with its tensors alone.
+  auto graph = ir::ParseGraph(kScanLike);
+  ASSERT_TRUE(graph.ok());
+  EXPECT_EQ(StaticBodies::OutsideAppends(*(*graph)->FindSubgraph("body")).size(), 1u);
+  EXPECT_TRUE(StaticBodies::Plannable(*(*graph)->FindSubgraph("body"), *engines_));
+  // An accumulator read by anything else keeps the body dynamic.
+  auto shared = ir::ParseGraph(std::string(kScanLike).replace(
+      std::string(kScanLike).find("out = NetOutput(next, n, y, w, app)"), 35, "out = NetOutput(next, n, y, w, acc)"));
+  ASSERT_TRUE(shared.ok()) << shared.status();
+  EXPECT_TRUE(StaticBodies::OutsideAppends(*(*shared)->FindSubgraph("body")).empty());
+  EXPECT_FALSE(StaticBodies::Plannable(*(*shared)->FindSubgraph("body"), *engines_));
+}
+
 TEST_F(StaticBodyTest, EachInputSignatureGetsItsOwnPlan) {
   // The body was compiled for f32[4] (BODY_SHAPE) or unknown dims; runs with
   // f32[3] and f32[5] infer the body for those shapes and plan it once each.
