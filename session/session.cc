@@ -530,6 +530,9 @@ absl::Status Session::LoadExecutor(GraphEntry& entry, std::optional<runtime::Sta
   // The model's variables become the session's, by key, before any kernel runs.
   GE_RETURN_IF_ERROR(vars->manager().Restore(entry.compiled->variables));
   exec_options.variables = vars;
+  // Loop bodies and branches whose compiled types are all known run their
+  // static programs (runtime/executor/static_body.h).
+  exec_options.static_body_loader = MakeStaticLoader(exec_options);
   if (program) {
     GE_ASSIGN_OR_RETURN(device::Device * device, GetDevice());
     GE_ASSIGN_OR_RETURN(entry.static_executor,
@@ -548,6 +551,20 @@ absl::Status Session::LoadExecutor(GraphEntry& entry, std::optional<runtime::Sta
   return absl::OkStatus();
 }
 
+Session::StaticLoader Session::MakeStaticLoader(const runtime::ExecutorOptions& options) {
+  absl::StatusOr<device::Device*> device = GetDevice();
+  if (!device.ok()) return nullptr;
+  const int threads = pool_ ? pool_->num_threads() + 1 : 1;
+  runtime::ExecutorOptions static_options = options;
+  static_options.static_loader = nullptr;
+  static_options.static_body_loader = nullptr;
+  return [this, device = *device, threads,
+          static_options](const ir::Graph& graph) -> absl::StatusOr<std::unique_ptr<runtime::StaticExecutor>> {
+    GE_ASSIGN_OR_RETURN(runtime::StaticProgram program, compiler::BuildStaticProgram(graph, engines_, threads));
+    return runtime::StaticExecutor::Load(std::move(program), engines_, *device, static_options);
+  };
+}
+
 bool Session::LoadMixed(GraphEntry& entry, runtime::ExecutorOptions options) {
   const ir::Graph* partitioned = entry.compiled->partitioned.get();
   if (partitioned == nullptr) return false;
@@ -560,16 +577,8 @@ bool Session::LoadMixed(GraphEntry& entry, runtime::ExecutorOptions options) {
   partitioned->ForEachNode(consider);
   for (const ir::Graph* sub : partitioned->subgraphs()) sub->ForEachNode(consider);
   if (!has_static_call) return false;
-  absl::StatusOr<device::Device*> device = GetDevice();
-  if (!device.ok()) return false;
-  const int threads = pool_ ? pool_->num_threads() + 1 : 1;
-  runtime::ExecutorOptions static_options = options;
-  options.static_loader =
-      [this, device = *device, threads,
-       static_options](const ir::Graph& graph) -> absl::StatusOr<std::unique_ptr<runtime::StaticExecutor>> {
-    GE_ASSIGN_OR_RETURN(runtime::StaticProgram program, compiler::BuildStaticProgram(graph, engines_, threads));
-    return runtime::StaticExecutor::Load(std::move(program), engines_, *device, static_options);
-  };
+  options.static_loader = MakeStaticLoader(options);
+  if (!options.static_loader) return false;
   absl::StatusOr<std::unique_ptr<runtime::DynamicExecutor>> mixed =
       runtime::DynamicExecutor::Create(*partitioned, engines_, options);
   if (!mixed.ok()) {

@@ -266,6 +266,11 @@ class Session {
   absl::Status InstallCompiledModel(GraphEntry& entry, runtime::CompiledModel model);
   // Runs a mixed root's partitioned form (see above); false to fall back.
   bool LoadMixed(GraphEntry& entry, runtime::ExecutorOptions options);
+  // Builds and loads the static program of a known-shape (sub)graph on the
+  // session's device, its executor made with `options` (null when the
+  // session has no device).
+  using StaticLoader = std::function<absl::StatusOr<std::unique_ptr<runtime::StaticExecutor>>(const ir::Graph&)>;
+  StaticLoader MakeStaticLoader(const runtime::ExecutorOptions& options);
   // Multi-batch graphs: selects the branch the inputs take (an input that
   // fits no gear is an error listing them, unless there is a dynamic
   // graph), counts and logs the path.

@@ -18,6 +18,7 @@
 #include "runtime/device/stream.h"
 #include "runtime/executor/alloc_guard.h"
 #include "runtime/executor/dynamic_executor_step.h"
+#include "runtime/executor/static_body.h"
 #include "runtime/executor/static_executor.h"
 
 namespace ge::runtime {
@@ -237,6 +238,10 @@ absl::Status DynamicExecutor::BuildSubgraphs(const ir::Graph& graph, const engin
       }
       GE_RETURN_IF_ERROR(Annotate(child->Build(*sub, engines, /*is_subgraph=*/true),
                                   StrCat("subgraph '", name, "' of node '", node->name(), "'")));
+      if (node->type() != ir::kPartitionedCall) {
+        child->static_bodies_ =
+            StaticBodies::Create(*sub, ParentIndexOffset(*sub), engines, options.static_body_loader);
+      }
       table.emplace(name, std::move(child));
       GE_RETURN_IF_ERROR(BuildSubgraphs(*sub, engines, options, table));
     }
@@ -253,6 +258,22 @@ void DynamicExecutor::ResolveSubgraphs() {
       step.subgraphs.push_back(it == subgraphs_->end() ? nullptr : it->second.get());
     }
   }
+}
+
+int DynamicExecutor::num_static_bodies() const {
+  int n = 0;
+  if (subgraphs_ != nullptr) {
+    for (const auto& [name, child] : *subgraphs_) n += child->static_bodies_ != nullptr;
+  }
+  return n;
+}
+
+int DynamicExecutor::num_static_plans() const {
+  int n = 0;
+  if (subgraphs_ != nullptr) {
+    for (const auto& [name, child] : *subgraphs_) n += child->static_bodies_ ? child->static_bodies_->num_plans() : 0;
+  }
+  return n;
 }
 
 int DynamicExecutor::num_static_subgraphs() const {
@@ -609,6 +630,10 @@ absl::StatusOr<std::vector<Value>> DynamicExecutor::RunAsSubgraph(std::vector<Va
       inputs.push_back(parent_inputs[index]);
     }
     return static_->Run(std::move(inputs), control);
+  }
+  if (static_bodies_) {
+    GE_ASSIGN_OR_RETURN(StaticBody * body, static_bodies_->Find(parent_inputs));
+    if (body != nullptr) return body->Run(parent_inputs, control);
   }
   if (max_parent_index_ >= static_cast<int64_t>(parent_inputs.size())) {
     for (const ParentBinding& b : parent_bindings_) {

@@ -78,6 +78,7 @@
 
 namespace ge::runtime {
 
+class StaticBodies;
 class StaticExecutor;
 
 struct ExecutorOptions {
@@ -95,6 +96,11 @@ struct ExecutorOptions {
   // partitioned root). Unimplemented (or no loader) keeps the subgraph on
   // a DynamicExecutor; other errors fail creation.
   std::function<absl::StatusOr<std::unique_ptr<StaticExecutor>>(const ir::Graph&)> static_loader;
+  // Loads the static plan of a control-flow subgraph (a While's body, an
+  // If branch; runtime/executor/static_body.h) for one signature of its
+  // inputs; runs with that signature take it. Unimplemented (or no loader)
+  // keeps the subgraph dynamic.
+  std::function<absl::StatusOr<std::unique_ptr<StaticExecutor>>(const ir::Graph&)> static_body_loader;
   // The session's variables and FileConstant weights (Variable, Assign*,
   // FileConstant kernels); null without a session. Must outlive the executor.
   engine::VariableStore* variables = nullptr;
@@ -125,6 +131,10 @@ class DynamicExecutor {
   ~DynamicExecutor();
   // Subgraphs that run on a StaticExecutor (mixed execution).
   int num_static_subgraphs() const;
+  // Control-flow subgraphs that may run static plans (static_body_loader),
+  // and the plans made so far (one per input signature of each).
+  int num_static_bodies() const;
+  int num_static_plans() const;
 
   // `inputs` in Data index order; returns the NetOutput's inputs in order.
   // `control` (may be null) is checked before every node, in subgraphs too.
@@ -221,6 +231,9 @@ class DynamicExecutor {
   // parent inputs.
   std::unique_ptr<StaticExecutor> static_;
   std::vector<int64_t> static_parent_index_;
+  // A control-flow subgraph's static plans by input signature, taken by the
+  // runs they exist for (the steps above run the others).
+  std::unique_ptr<StaticBodies> static_bodies_;
   bool owns_output_allocator_ = false;  // Create made it: closed on destruction
   // Parallel runs: per step, the steps waiting for it and the number it
   // waits for; per slot, its consumers (never reaching zero for outputs);

@@ -396,12 +396,13 @@ absl::Status StaticExecutor::BindInputs(const std::vector<Value>& inputs) {
   return absl::OkStatus();
 }
 
-absl::Status StaticExecutor::BindOutputs(std::vector<Tensor>& outputs) {
-  if (outputs.size() != outputs_.size()) {
+absl::Status StaticExecutor::BindOutputs(std::vector<Tensor>& outputs, const std::vector<bool>* caller_filled) {
+  if (outputs.size() != outputs_.size() || (caller_filled != nullptr && caller_filled->size() != outputs_.size())) {
     return InvalidArgument("graph '", graph_name_, "' has ", outputs_.size(), " outputs, got ", outputs.size(),
                            " output buffers");
   }
   for (size_t o = 0; o < outputs.size(); ++o) {
+    if (caller_filled != nullptr && (*caller_filled)[o]) continue;
     if (!outputs[o].defined()) {
       // From the session's output cache when it has one (charged to its
       // memory quota, as the dynamic path's outputs are).
@@ -434,8 +435,9 @@ Tensor StaticExecutor::TensorAt(const ValueRef& ref) const {
   return Tensor(ref.type.dtype(), ref.type.shape(), entry.buffer, entry.offset + off);
 }
 
-absl::Status StaticExecutor::CopyOutputs(std::vector<Tensor>& outputs) {
+absl::Status StaticExecutor::CopyOutputs(std::vector<Tensor>& outputs, const std::vector<bool>* caller_filled) {
   for (size_t o = 0; o < outputs.size(); ++o) {
+    if (caller_filled != nullptr && (*caller_filled)[o]) continue;
     const int e = output_entry_[o];
     if (e >= 0 && entries_[e].address == outputs[o].raw_data()) {
       ++stats_.zero_copy_outputs;
@@ -449,14 +451,14 @@ absl::Status StaticExecutor::CopyOutputs(std::vector<Tensor>& outputs) {
 }
 
 absl::Status StaticExecutor::RunWithOutputs(const std::vector<Value>& inputs, std::vector<Tensor>& outputs,
-                                            const RunControl* control) {
+                                            const RunControl* control, const std::vector<bool>* caller_filled) {
   std::lock_guard<std::mutex> lock(run_mu_);
   // Every task runs on this thread: one token of the device's budget for
   // the run (none more when a dynamic run on this thread already holds one).
   const ComputeScope compute(options_.compute_budget);
   stats_ = StaticRunStats();
   GE_RETURN_IF_ERROR(BindInputs(inputs));
-  GE_RETURN_IF_ERROR(BindOutputs(outputs));
+  GE_RETURN_IF_ERROR(BindOutputs(outputs, caller_filled));
   for (TaskContext& task : tasks_) {
     if (control != nullptr) GE_RETURN_IF_ERROR(control->Check(task.cold().op.name()));
     absl::Status s = CallKernel([&] { return task.kernel()->Compute(task); });
@@ -465,7 +467,7 @@ absl::Status StaticExecutor::RunWithOutputs(const std::vector<Value>& inputs, st
       return WithNodePrefix(s, op.name(), op.type());
     }
   }
-  return CopyOutputs(outputs);
+  return CopyOutputs(outputs, caller_filled);
 }
 
 absl::StatusOr<std::vector<Value>> StaticExecutor::Run(std::vector<Value> inputs, const RunControl* control) {

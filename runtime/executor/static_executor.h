@@ -70,8 +70,11 @@ class StaticExecutor {
   absl::StatusOr<std::vector<Value>> Run(std::vector<Value> inputs, const RunControl* control = nullptr);
   // Writes the outputs into `outputs` (one tensor per output, of the
   // output's dtype and shape; undefined tensors are allocated here).
+  // Outputs marked in `caller_filled` (null: none) are the caller's to fill:
+  // neither checked, allocated, bound nor copied (a control-flow body's
+  // outputs that are its inputs or constants, passed through unchanged).
   absl::Status RunWithOutputs(const std::vector<Value>& inputs, std::vector<Tensor>& outputs,
-                              const RunControl* control = nullptr);
+                              const RunControl* control = nullptr, const std::vector<bool>* caller_filled = nullptr);
 
   // Inputs whose buffer the caller keeps for every later run.
   absl::Status FreezeInputs(const std::vector<int>& indices);
@@ -108,8 +111,8 @@ class StaticExecutor {
   std::pair<int, int64_t> EntryOf(const ValueRef& ref) const;
   void Refresh(int entry, std::shared_ptr<Buffer> buffer, size_t offset);
   absl::Status BindInputs(const std::vector<Value>& inputs);
-  absl::Status BindOutputs(std::vector<Tensor>& outputs);
-  absl::Status CopyOutputs(std::vector<Tensor>& outputs);
+  absl::Status BindOutputs(std::vector<Tensor>& outputs, const std::vector<bool>* caller_filled);
+  absl::Status CopyOutputs(std::vector<Tensor>& outputs, const std::vector<bool>* caller_filled);
   Tensor TensorAt(const ValueRef& ref) const;
 
   device::Device* device_ = nullptr;
