@@ -219,6 +219,38 @@ TEST(CpuVectorEngineTest, FloatMaxAndMinOverRowsMatchHostCpu) {
   }
 }
 
+// Where with each operand contiguous or broadcast along a row (a scalar
+// fill beside a mask broadcast over heads: graph attention's masked_fill),
+// rows off the vector width, 1-, 2-, 4- and 8-byte elements, and NaN / inf
+// selected bit for bit, against host_cpu.
+TEST(CpuVectorEngineTest, BroadcastWhereMatchesHostCpu) {
+  struct Case {
+    Shape c, x, y;
+  };
+  std::vector<Case> cases;
+  for (int64_t n : {1, 7, 16, 33, 100}) {
+    cases.push_back({{2, 1, 3, n}, {}, {2, 4, 3, n}});   // mask over heads, scalar x
+    cases.push_back({{2, 4, 3, n}, {2, 4, 3, n}, {1}});  // scalar y
+    cases.push_back({{2, 4, 3, n}, {1, 1, 1, 1}, {}});   // both scalar
+    cases.push_back({{1, 1, 1, n}, {2, 4, 3, n}, {2, 4, 3, n}});
+    cases.push_back({{2, 4, 3, 1}, {2, 4, 3, n}, {2, 4, 1, n}});  // strided condition
+  }
+  for (const Case& cs : cases) {
+    for (DataType dtype : {DataType::kFloat, DataType::kFloat16, DataType::kInt64, DataType::kUint8}) {
+      Tensor c = test::RandomTensor(DataType::kBool, cs.c, 3);
+      Tensor x = test::RandomTensor(dtype, cs.x, 4);
+      Tensor y = test::RandomTensor(dtype, cs.y, 5);
+      if (dtype == DataType::kFloat) {
+        x.data<float>()[0] = std::numeric_limits<float>::quiet_NaN();
+        y.data<float>()[0] = -std::numeric_limits<float>::infinity();
+      }
+      const ir::OpDesc op = Typed("Where", {c, x, y});
+      EXPECT_TRUE(test::MatchesReference(Vector(), Host(), op, {c, x, y}))
+          << cs.c.ToString() << " " << cs.x.ToString() << " " << cs.y.ToString() << " " << DataTypeName(dtype);
+    }
+  }
+}
+
 // Transposes of the two innermost merged dims copy tiles: sizes off the
 // 16-wide tile, a batch dim in front, 2-, 4- and 8-byte elements, and
 // permutations whose dims merge first (DGCNN's [B, N, K, C] -> [B, C, N, K]),
