@@ -8,6 +8,7 @@
 #include "base/ir/op_types.h"
 #include "base/status.h"
 #include "runtime/engines/cpu_dense/channel_shuffle.h"
+#include "runtime/engines/cpu_dense/channels_last_view.h"
 #include "runtime/engines/cpu_dense/conv_bn_fold.h"
 #include "runtime/engines/cpu_dense/conv_tap_trim.h"
 #include "runtime/engines/cpu_dense/dense_kernel.h"
@@ -97,7 +98,8 @@ absl::StatusOr<bool> CpuDenseGraphOptimizer::OptimizeOne(ir::Graph& graph, const
     GE_ASSIGN_OR_RETURN(bool pools, ReduceToGlobalPool(graph, can_rewrite));
     GE_ASSIGN_OR_RETURN(bool shuffles, FuseChannelShuffles(graph, can_rewrite));
     GE_ASSIGN_OR_RETURN(bool slices, FuseChannelSlices(graph, can_rewrite));
-    changed = einsums || pads || trimmed || folded || pools || shuffles || slices;
+    GE_ASSIGN_OR_RETURN(bool views, FuseChannelsLastViews(graph, can_rewrite));
+    changed = einsums || pads || trimmed || folded || pools || shuffles || slices || views;
   }
   // Before placement a convolution's chain (GELU's arithmetic, a residual
   // Add) fuses first, except an Add feeding a LayerNormalization

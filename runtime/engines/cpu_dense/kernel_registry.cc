@@ -73,6 +73,7 @@ void RegisterDenseKernels(DenseKernelTable& table) {
   RegisterPadKernels(table);
   RegisterDepthSpaceKernels(table);
   RegisterChannelShuffleKernels(table);
+  RegisterChannelsLastViewKernels(table);
   RegisterInstanceNormKernels(table);
   RegisterNormKernels(table);
   RegisterEltwiseKernels(table);

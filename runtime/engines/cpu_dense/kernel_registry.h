@@ -56,6 +56,7 @@ void RegisterPoolKernels(DenseKernelTable& table);
 void RegisterPadKernels(DenseKernelTable& table);
 void RegisterDepthSpaceKernels(DenseKernelTable& table);
 void RegisterChannelShuffleKernels(DenseKernelTable& table);
+void RegisterChannelsLastViewKernels(DenseKernelTable& table);
 void RegisterInstanceNormKernels(DenseKernelTable& table);
 void RegisterNormKernels(DenseKernelTable& table);
 void RegisterEltwiseKernels(DenseKernelTable& table);

@@ -19,7 +19,11 @@
 //     operand is converted with a TransData when it is plain);
 //   * GlobalAveragePool / GlobalMaxPool read any layout and write plain;
 //   * `_ChannelShuffle` (channel_shuffle.h) writes its input's layout when
-//     that is channels-last.
+//     that is channels-last;
+//   * `_ChannelsLastView` (channels_last_view.h) writes channels-last by
+//     definition (its output format is set when it is formed), so layouts
+//     start there too: a convolution reads it in place, other readers get a
+//     TransData.
 // Then each consumer of a non-plain output either reads that layout (the
 // nodes above at their data ports; a Conv's X; a fused Conv's add operand)
 // or gets a TransData back to plain in front of it — one per producer

@@ -38,9 +38,17 @@ bool FromWindowOp(const ir::OutPort& port, int hops) {
   return false;
 }
 
-// The pooling that replaces `reduce` ("GlobalMaxPool" or
-// "GlobalAveragePool") and its keepdims, or nothing.
-std::optional<std::pair<std::string, bool>> Match(const ir::Node& reduce, const NodeFilter& can_rewrite) {
+// What replaces a reduction: a global pooling ("GlobalMaxPool" or
+// "GlobalAveragePool") over every spatial axis, or a windowed one
+// ("MaxPool" or "AveragePool") whose window spans the reduced axes.
+struct Replacement {
+  std::string pool_type;
+  bool keepdims = true;
+  std::vector<int64_t> axes;    // the reduced axes, ascending
+  std::vector<int64_t> kernel;  // empty for a global pooling
+};
+
+std::optional<Replacement> Match(const ir::Node& reduce, const NodeFilter& can_rewrite) {
   const std::string& t = reduce.type();
   if ((t != "ReduceMax" && t != "ReduceMean") || !can_rewrite(reduce) || reduce.num_outputs() != 1) {
     return std::nullopt;
@@ -49,7 +57,8 @@ std::optional<std::pair<std::string, bool>> Match(const ir::Node& reduce, const 
   const ir::OpDesc& op = reduce.op_desc();
   const ir::ValueType& in = op.input(0).type;
   if (!in.is_tensor() || in.dtype() != DataType::kFloat || in.shape().unknown_rank()) return std::nullopt;
-  const int64_t rank = in.shape().rank();
+  const Shape& shape = in.shape();
+  const int64_t rank = shape.rank();
   if (rank < 3 || rank > 5) return std::nullopt;
   std::vector<int64_t> axes;
   if (reduce.num_inputs() > 1 && reduce.input(1)) {
@@ -61,35 +70,64 @@ std::optional<std::pair<std::string, bool>> Match(const ir::Node& reduce, const 
   }
   for (int64_t& a : axes) a = a < 0 ? a + rank : a;
   std::sort(axes.begin(), axes.end());
-  std::vector<int64_t> spatial;
-  for (int64_t a = 2; a < rank; ++a) spatial.push_back(a);
-  if (axes != spatial) return std::nullopt;
+  if (axes.empty() || std::adjacent_find(axes.begin(), axes.end()) != axes.end() || axes.front() < 2 ||
+      axes.back() >= rank) {
+    return std::nullopt;  // the batch or the channels, a repeated axis, or none (every axis)
+  }
   if (!FromWindowOp(reduce.input(0), 3)) return std::nullopt;
-  const bool keepdims = sdk::IntAttr(op, "keepdims", 1) != 0;
-  return std::make_pair(std::string(t == "ReduceMax" ? "GlobalMaxPool" : "GlobalAveragePool"), keepdims);
+  Replacement r;
+  r.keepdims = sdk::IntAttr(op, "keepdims", 1) != 0;
+  r.axes = axes;
+  const bool max = t == "ReduceMax";
+  if (static_cast<int64_t>(axes.size()) == rank - 2) {
+    r.pool_type = max ? "GlobalMaxPool" : "GlobalAveragePool";
+    return r;
+  }
+  // Some spatial axes: a window of their extents (which must be known),
+  // 1 along the others.
+  r.pool_type = max ? "MaxPool" : "AveragePool";
+  for (int64_t a = 2; a < rank; ++a) {
+    const bool reduced = std::binary_search(axes.begin(), axes.end(), a);
+    if (reduced && shape.dim(a) <= 0) return std::nullopt;
+    r.kernel.push_back(reduced ? shape.dim(a) : 1);
+  }
+  return r;
 }
 
-absl::Status Rewrite(ir::Graph& graph, ir::Node* reduce, const std::string& pool_type, bool keepdims) {
+absl::Status Rewrite(ir::Graph& graph, ir::Node* reduce, const Replacement& r) {
   const std::string name = reduce->name();
   const ir::OutPort src = reduce->input(0);
   const ir::ValueType& in = reduce->op_desc().input(0).type;
   Shape pooled = in.shape();
-  for (int64_t a = 2; a < pooled.rank(); ++a) pooled.set_dim(a, 1);
+  for (int64_t a : r.axes) pooled.set_dim(a, 1);
   const ir::ValueType out_type = reduce->op_desc().output(0).type;
 
-  ir::OpDesc pool_op(graph.UniqueNodeName(name + "_" + pool_type), pool_type);
+  ir::OpDesc pool_op(graph.UniqueNodeName(name + "_" + r.pool_type), r.pool_type);
   pool_op.AddInput({"", in});
-  pool_op.AddOutput({"", keepdims ? out_type : ir::ValueType::Tensor(DataType::kFloat, pooled)});
+  pool_op.AddOutput({"", r.keepdims ? out_type : ir::ValueType::Tensor(DataType::kFloat, pooled)});
+  if (!r.kernel.empty()) pool_op.SetAttr("kernel_shape", ir::AttrValue(r.kernel));
   GE_ASSIGN_OR_RETURN(ir::Node * pool, graph.AddNode(std::move(pool_op)));
   GE_RETURN_IF_ERROR(graph.AddEdge(src.node, src.index, pool, 0));
   ir::Node* last = pool;
-  if (!keepdims) {
+  if (!r.keepdims && r.kernel.empty()) {
+    // [N, C, 1...] -> [N, C]
     ir::OpDesc flat(graph.UniqueNodeName(name + "_Flatten"), "Flatten");
     flat.AddInput({"", pool->op_desc().output(0).type});
     flat.AddOutput({"", out_type});
     flat.SetAttr("axis", ir::AttrValue(int64_t{1}));
     GE_ASSIGN_OR_RETURN(last, graph.AddNode(std::move(flat)));
     GE_RETURN_IF_ERROR(graph.AddEdge(pool, 0, last, 0));
+  } else if (!r.keepdims) {
+    // the reduced axes of ones go
+    GE_ASSIGN_OR_RETURN(ir::Node * axes, AddConst(graph, name + "_axes",
+                                                  Tensor::FromVector<int64_t>(r.axes, Shape{int64_t(r.axes.size())})));
+    ir::OpDesc squeeze(graph.UniqueNodeName(name + "_Squeeze"), "Squeeze");
+    squeeze.AddInput({"", pool->op_desc().output(0).type});
+    squeeze.AddInput({"", axes->op_desc().output(0).type});
+    squeeze.AddOutput({"", out_type});
+    GE_ASSIGN_OR_RETURN(last, graph.AddNode(std::move(squeeze)));
+    GE_RETURN_IF_ERROR(graph.AddEdge(pool, 0, last, 0));
+    GE_RETURN_IF_ERROR(graph.AddEdge(axes, 0, last, 1));
   }
   GE_RETURN_IF_ERROR(graph.ReplaceAllUses(reduce, 0, last, 0));
   graph.RemoveNode(reduce);
@@ -107,9 +145,9 @@ absl::StatusOr<bool> ReduceToGlobalPool(ir::Graph& graph, const NodeFilter& can_
   for (const std::string& name : names) {
     ir::Node* reduce = graph.FindNode(name);
     if (reduce == nullptr) continue;
-    const auto match = Match(*reduce, can_rewrite);
+    const std::optional<Replacement> match = Match(*reduce, can_rewrite);
     if (!match) continue;
-    GE_RETURN_IF_ERROR(Rewrite(graph, reduce, match->first, match->second));
+    GE_RETURN_IF_ERROR(Rewrite(graph, reduce, *match));
     changed = true;
   }
   return changed;

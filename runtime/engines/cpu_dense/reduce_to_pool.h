@@ -1,5 +1,6 @@
-// ReduceToPool: a max or mean over every spatial axis of a convolution's
-// output becomes a global pooling.
+// ReduceToPool: a max or mean over spatial axes of a convolution's output
+// becomes a pooling: a global one over every spatial axis, a windowed one
+// over some of them.
 //
 // torch exports `x.max(dim=2)[0]` (PointNet's max over points),
 // `x.mean(dim=2)` (an audio net's average over time) and `x.mean((2, 3),
@@ -13,7 +14,7 @@
 //
 // A ReduceMax or ReduceMean rewrites when it passes `can_rewrite`, its
 // input is f32 of a known rank 3 to 5, its axes (the attribute, or a
-// constant second input) are exactly the spatial axes 2..rank-1, and its
+// constant second input) are spatial axes only (2..rank-1), and its
 // input comes from a convolution or pooling, directly or through up to
 // three element-wise nodes (activations, a residual Add, a squeeze-excite
 // Mul), the producers whose outputs the layout pass blocks: a reduction over
@@ -22,6 +23,16 @@
 // keepdims=0 a Flatten(axis=1) after it ([N, C, 1...] -> [N, C]). Means
 // differ from the reduction's only by summation order; a max is exact
 // (a NaN in a window may be lost, as in MaxPool).
+//
+// Over some of the spatial axes (whose extents must be known), the
+// reduction is a MaxPool / AveragePool whose window spans those axes (1
+// along the others; stride 1, no padding), with a Squeeze of the reduced
+// axes for keepdims=0. DGCNN's and PointNet++'s max over the neighbours of
+// each point (`x.max(dim=-1)` on the [B, C, N, K] output of an edge
+// convolution) is the case: the pooling reads the convolution's
+// channels-last output in place, where the reduction needed a reorder of
+// the whole [B, C, N, K] tensor to plain; what is reordered now (when a
+// plain reader follows) is the K-times smaller result.
 #pragma once
 
 #include "absl/status/statusor.h"

@@ -109,6 +109,20 @@ void AddReduceAndMovementCases(VectorCaseTable& t) {
     Tensor indices = rng.Random(itype, ishape, static_cast<double>(-shape.dim(axis)), static_cast<double>(shape.dim(axis) - 1));
     return cpu_dense::MakeCase("Gather", {Values(rng, dtype, shape), indices}, {{"axis", ir::AttrValue(axis)}});
   };
+  // Indices of data's rank, at most data's extent on the other axes (any
+  // extent, empty included, on the gathered one), negative ones too.
+  t["GatherElements"] = [](Rng& rng, DataType dtype) -> std::optional<Case> {
+    const Shape shape = RandomShape(rng, 1, 4, 6, false);
+    const int64_t axis = rng.Int(0, shape.rank() - 1);
+    Shape ishape = shape;
+    for (int64_t d = 0; d < shape.rank(); ++d) ishape.set_dim(d, d == axis ? rng.Int(0, 7) : rng.Int(1, shape.dim(d)));
+    const DataType itype = rng.Bool() ? DataType::kInt32 : DataType::kInt64;
+    Tensor indices =
+        rng.Random(itype, ishape, static_cast<double>(-shape.dim(axis)), static_cast<double>(shape.dim(axis) - 1));
+    const int64_t written = rng.Bool() ? axis : axis - shape.rank();
+    return cpu_dense::MakeCase("GatherElements", {Values(rng, dtype, shape), indices},
+                               {{"axis", ir::AttrValue(written)}});
+  };
 }
 
 }  // namespace ge::engine::conformance

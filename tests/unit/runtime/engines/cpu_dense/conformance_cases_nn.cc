@@ -70,6 +70,29 @@ std::vector<Case> DepthSpaceCases(Rng& rng, const std::string& type) {
   return cases;
 }
 
+// The channels-last view (channels_last_view.h) of plain [N, S..., C],
+// ranks 3 to 5, f32 and bf16: the output is the transposed [N, C, S...]
+// stored channels-last, whose storage order is X's own, so the reference is
+// X's elements under the output's shape (the view's contract: the bytes do
+// not move; the layout pass tells the readers the layout).
+std::vector<Case> ChannelsLastViewCases(Rng& rng) {
+  std::vector<Case> cases;
+  for (int trial = 0; trial < 9; ++trial) {
+    const DataType dt = trial % 3 == 2 ? DataType::kBFloat16 : DataType::kFloat;
+    const int64_t rank = 3 + trial % 3;
+    std::vector<int64_t> dims;
+    for (int64_t d = 0; d < rank; ++d) dims.push_back(rng.Int(1, 6));
+    const Tensor x = rng.Random(dt, Shape(dims));
+    Case cs = MakeCase("_ChannelsLastView", {x});
+    Shape y = x.shape();
+    y.set_dim(1, x.shape().dim(rank - 1));
+    for (int64_t d = 2; d < rank; ++d) y.set_dim(d, x.shape().dim(d - 1));
+    cs.reference = [x, y]() -> absl::StatusOr<Tensor> { return x.Reshaped(y); };
+    cases.push_back(std::move(cs));
+  }
+  return cases;
+}
+
 // The channel shuffle (channel_shuffle.h) of plain tensors: groups 1 to 4,
 // ranks 3 to 5, every part from any channel, batches, one input or the join
 // of two, f32 and bf16; the
@@ -351,6 +374,7 @@ void AddNnCases(CaseTable& table) {
     table[type] = [type](Rng& rng) { return DepthSpaceCases(rng, type); };
   }
   table["_ChannelShuffle"] = ChannelShuffleCases;
+  table["_ChannelsLastView"] = ChannelsLastViewCases;
   table["LayerNormalization"] = LayerNormCases;
   for (const char* type : {"Softmax", "LogSoftmax"}) {
     table[type] = [type](Rng& rng) { return SoftmaxCases(rng, type); };

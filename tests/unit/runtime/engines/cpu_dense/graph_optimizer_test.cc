@@ -361,6 +361,64 @@ TEST_F(GraphOptimizerTest, SpatialReductionsOfConvolutionsRunAsGlobalPools) {
   }
 }
 
+// Point-cloud edge convolutions: the Transpose of [B, N, K, C] features to
+// [B, C, N, K] before a convolution becomes a `_ChannelsLastView` the
+// convolution reads channels-last (no copy, no reorder), rank 3 (a Conv1d
+// after transpose(1, 2)) too; the max over the neighbours and a mean over a
+// middle axis become windowed pools. Values against host_cpu's, and the
+// views reach the convolutions without a TransData.
+TEST_F(GraphOptimizerTest, EdgeFeatureTransposesAreViewsAndNeighbourMaxesPools) {
+  constexpr char kEdges[] = R"(graph main {
+    x = Data() {index = 0} -> (f32[2,8,5,6])
+    nx = Neg(x) -> (f32[2,8,5,6])
+    e = Concat(x, nx) {axis = 3} -> (f32[2,8,5,12])
+    t = Transpose(e) {perm = [0, 3, 1, 2]} -> (f32[2,12,8,5])
+    w = Const() {value = tensor<f32[16,12,1,1]>splat(0.0)} -> (f32[16,12,1,1])
+    conv = Conv(t, w) -> (f32[2,16,8,5])
+    act = LeakyRelu(conv) {alpha = 0.2} -> (f32[2,16,8,5])
+    m = ReduceMax(act) {axes = [-1], keepdims = 0} -> (f32[2,16,8])
+    w3 = Const() {value = tensor<f32[7,12,3,3]>splat(0.0)} -> (f32[7,12,3,3])
+    conv3 = Conv(t, w3) {pads = [1, 1, 1, 1]} -> (f32[2,7,8,5])
+    mean = ReduceMean(conv3) {axes = [2]} -> (f32[2,7,1,5])
+    t1 = Transpose(m) {perm = [0, 2, 1]} -> (f32[2,8,16])
+    w1 = Const() {value = tensor<f32[4,8,1]>splat(0.0)} -> (f32[4,8,1])
+    conv1 = Conv(t1, w1) -> (f32[2,4,16])
+    out = NetOutput(m, mean, conv1)
+  })";
+  auto original = Parse(kEdges);
+  FillWeights(*original);
+  auto optimized = original->Clone();
+  auto& optimizer = *PassTestEngine().graph_optimizers()[0];
+  ASSERT_TRUE(optimizer.OptimizeOriginalGraph(*optimized).ok());
+  EXPECT_EQ(Count(*optimized, "Transpose"), 0);
+  EXPECT_EQ(Count(*optimized, "_ChannelsLastView"), 2);
+  EXPECT_EQ(Count(*optimized, "ReduceMax") + Count(*optimized, "ReduceMean"), 0);
+  EXPECT_EQ(Count(*optimized, "MaxPool"), 1);
+  EXPECT_EQ(Count(*optimized, "AveragePool"), 1);
+  Place(*original, /*dense=*/false);
+  Place(*optimized, /*dense=*/true);
+  ASSERT_TRUE(optimizer.OptimizeFusedGraph(*optimized).ok());
+  optimized->ForEachNode([](ir::Node* n) {
+    if (n->type() != "_ChannelsLastView") return;
+    EXPECT_EQ(n->op_desc().GetAttrOr<std::string>(ir::kAttrEngineName, ""), "cpu_dense") << n->name();
+    EXPECT_TRUE(IsChannelsLast(n->op_desc().output(0).type.tensor().format)) << n->name();
+    for (const ir::InPort& use : n->consumers(0)) {
+      EXPECT_NE(use.node->type(), ir::kTransData) << n->name() << " -> " << use.node->name();
+      EXPECT_TRUE(IsChannelsLast(use.node->op_desc().input(use.index).type.tensor().format)) << use.node->name();
+    }
+  });
+  for (uint64_t seed : {7, 8}) {
+    const Tensor x = test::RandomTensor(DataType::kFloat, Shape{2, 8, 5, 6}, seed);
+    const std::vector<Tensor> want = RunAll(*original, x);
+    const std::vector<Tensor> got = RunAll(*optimized, x);
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < want.size(); ++i) {
+      EXPECT_EQ(got[i].shape(), want[i].shape()) << "output " << i;
+      EXPECT_TRUE(test::TensorNear(got[i], want[i], {1e-5, 1e-5})) << "output " << i;
+    }
+  }
+}
+
 // ShuffleNet's channel shuffle (Reshape -> Transpose -> Reshape) between
 // convolutions, with the channel Slices after it (torch's `chunk`), groups
 // 2, 3 and 4, odd channel counts, batches 1 to 3, or a Split in their place:

@@ -3,6 +3,7 @@
 #include "runtime/engines/cpu_dense/reduce_to_pool.h"
 
 #include <string>
+#include <vector>
 
 #include "tests/unit/runtime/engines/cpu_dense/pass_test_util.h"
 
@@ -52,6 +53,50 @@ TEST(ReduceToPoolTest, KeptDimsMeanThroughAResidualAddIsTheAveragePoolAlone) {
   EXPECT_EQ(m->op_desc().output(0).type.shape(), (Shape{2, 8, 1, 1}));
 }
 
+// DGCNN's max over the neighbours: the last axis of a 2-D convolution's
+// output is a MaxPool whose window spans it, and a Squeeze of that axis.
+TEST(ReduceToPoolTest, MaxOverTheLastAxisIsAWindowedMaxPoolAndSqueeze) {
+  auto g = Parse(R"(graph main {
+    x = Data() {index = 0} -> (f32[-1,8,5,7])
+    w = Const() {value = tensor<f32[8,8,1,1]>splat(0.5)} -> (f32[8,8,1,1])
+    conv = Conv(x, w) -> (f32[-1,8,5,7])
+    m = ReduceMax(conv) {axes = [3], keepdims = 0} -> (f32[-1,8,5])
+    out = NetOutput(m)
+  })");
+  auto changed = ReduceToGlobalPool(*g, AnyNode);
+  ASSERT_TRUE(changed.ok()) << changed.status();
+  EXPECT_TRUE(*changed);
+  EXPECT_EQ(ir::PrintGraph(*g), Canonical(R"(graph main {
+    x = Data() {index = 0} -> (f32[-1,8,5,7])
+    w = Const() {value = tensor<f32[8,8,1,1]>splat(0.5)} -> (f32[8,8,1,1])
+    conv = Conv(x, w) -> (f32[-1,8,5,7])
+    out = NetOutput(m)
+    m_MaxPool = MaxPool(conv) {kernel_shape = [1, 7]} -> (f32[-1,8,5,1])
+    m_axes = Const() {value = tensor<i64[1]>[3]} -> (i64[1])
+    m = Squeeze(m_MaxPool, m_axes) -> (f32[-1,8,5])
+  })"));
+}
+
+// A kept-dims mean over the middle spatial axes of a 3-D output: the
+// AveragePool alone, its window 1 along the last axis.
+TEST(ReduceToPoolTest, KeptDimsMeanOverMiddleAxesIsAWindowedAveragePool) {
+  auto g = Parse(R"(graph main {
+    x = Data() {index = 0} -> (f32[2,8,3,5,7])
+    w = Const() {value = tensor<f32[8,8,1,1,1]>splat(0.5)} -> (f32[8,8,1,1,1])
+    conv = Conv(x, w) -> (f32[2,8,3,5,7])
+    m = ReduceMean(conv) {axes = [3, 2]} -> (f32[2,8,1,1,7])
+    out = NetOutput(m)
+  })");
+  auto changed = ReduceToGlobalPool(*g, AnyNode);
+  ASSERT_TRUE(changed.ok()) << changed.status();
+  EXPECT_TRUE(*changed);
+  const ir::Node* m = g->FindNode("m");
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(m->type(), "AveragePool");
+  EXPECT_EQ(m->op_desc().GetAttrOr<std::vector<int64_t>>("kernel_shape", {}), (std::vector<int64_t>{3, 5, 1}));
+  EXPECT_EQ(m->op_desc().output(0).type.shape(), (Shape{2, 8, 1, 1, 7}));
+}
+
 TEST(ReduceToPoolTest, LeavesOtherReductions) {
   const char* cases[] = {
       // a LayerNorm written out: the last axis of [batch, sequence, hidden] after a MatMul
@@ -62,12 +107,20 @@ TEST(ReduceToPoolTest, LeavesOtherReductions) {
         m = ReduceMean(mm) {axes = [2]} -> (f32[2,4,1])
         out = NetOutput(m)
       })",
-      // not every spatial axis
+      // some spatial axes whose extent is not known
+      R"(graph main {
+        x = Data() {index = 0} -> (f32[2,8,5,-1])
+        w = Const() {value = tensor<f32[8,8,1,1]>splat(0.5)} -> (f32[8,8,1,1])
+        conv = Conv(x, w) -> (f32[2,8,5,-1])
+        m = ReduceMax(conv) {axes = [3], keepdims = 0} -> (f32[2,8,5])
+        out = NetOutput(m)
+      })",
+      // a spatial axis and the batch
       R"(graph main {
         x = Data() {index = 0} -> (f32[2,8,5,7])
         w = Const() {value = tensor<f32[8,8,1,1]>splat(0.5)} -> (f32[8,8,1,1])
         conv = Conv(x, w) -> (f32[2,8,5,7])
-        m = ReduceMax(conv) {axes = [3], keepdims = 0} -> (f32[2,8,5])
+        m = ReduceMax(conv) {axes = [0, 3], keepdims = 0} -> (f32[8,5])
         out = NetOutput(m)
       })",
       // the channels too

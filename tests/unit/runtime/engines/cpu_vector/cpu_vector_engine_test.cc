@@ -219,6 +219,87 @@ TEST(CpuVectorEngineTest, FloatMaxAndMinOverRowsMatchHostCpu) {
   }
 }
 
+// Where with each operand contiguous or broadcast along a row (a scalar
+// fill beside a mask broadcast over heads: graph attention's masked_fill),
+// rows off the vector width, 1-, 2-, 4- and 8-byte elements, and NaN / inf
+// selected bit for bit, against host_cpu.
+TEST(CpuVectorEngineTest, BroadcastWhereMatchesHostCpu) {
+  struct Case {
+    Shape c, x, y;
+  };
+  std::vector<Case> cases;
+  for (int64_t n : {1, 7, 16, 33, 100}) {
+    cases.push_back({{2, 1, 3, n}, {}, {2, 4, 3, n}});   // mask over heads, scalar x
+    cases.push_back({{2, 4, 3, n}, {2, 4, 3, n}, {1}});  // scalar y
+    cases.push_back({{2, 4, 3, n}, {1, 1, 1, 1}, {}});   // both scalar
+    cases.push_back({{1, 1, 1, n}, {2, 4, 3, n}, {2, 4, 3, n}});
+    cases.push_back({{2, 4, 3, 1}, {2, 4, 3, n}, {2, 4, 1, n}});  // strided condition
+  }
+  for (const Case& cs : cases) {
+    for (DataType dtype : {DataType::kFloat, DataType::kFloat16, DataType::kInt64, DataType::kUint8}) {
+      Tensor c = test::RandomTensor(DataType::kBool, cs.c, 3);
+      Tensor x = test::RandomTensor(dtype, cs.x, 4);
+      Tensor y = test::RandomTensor(dtype, cs.y, 5);
+      if (dtype == DataType::kFloat) {
+        x.data<float>()[0] = std::numeric_limits<float>::quiet_NaN();
+        y.data<float>()[0] = -std::numeric_limits<float>::infinity();
+      }
+      const ir::OpDesc op = Typed("Where", {c, x, y});
+      EXPECT_TRUE(test::MatchesReference(Vector(), Host(), op, {c, x, y}))
+          << cs.c.ToString() << " " << cs.x.ToString() << " " << cs.y.ToString() << " " << DataTypeName(dtype);
+    }
+  }
+}
+
+// GatherElements along every axis, indices smaller than data on the other
+// axes (DGCNN's torch.gather of k neighbours out of n), negative and int32
+// indices, 1- to 8-byte elements, one element and none, on one thread and
+// on the pool, against host_cpu; an index out of range is an error.
+TEST(CpuVectorEngineTest, GatherElementsMatchesHostCpu) {
+  struct Case {
+    Shape data, indices;
+    int64_t axis;
+  };
+  const std::vector<Case> cases = {
+      {{2, 3, 7, 9}, {2, 3, 7, 4}, 3},
+      {{2, 3, 7, 9}, {2, 2, 5, 9}, 2},
+      {{2, 3, 7, 9}, {1, 3, 7, 9}, 0},
+      {{4, 5}, {4, 5}, -1},
+      {{4, 5}, {9, 2}, 0},
+      {{1}, {1}, 0},
+      {{3, 4}, {3, 0}, 1},
+  };
+  test::RunOptions pooled;
+  pooled.thread_pool = test::TestThreadPool();
+  uint64_t seed = 21;
+  for (const Case& c : cases) {
+    const int64_t rank = c.data.rank();
+    const int64_t dim = c.data.dim(c.axis < 0 ? c.axis + rank : c.axis);
+    for (DataType index_type : {DataType::kInt64, DataType::kInt32}) {
+      std::vector<int64_t> values(static_cast<size_t>(c.indices.NumElementsUnchecked()));
+      for (size_t j = 0; j < values.size(); ++j) {
+        values[j] = static_cast<int64_t>((j * 7 + seed) % static_cast<uint64_t>(2 * dim)) - dim;  // [-dim, dim)
+      }
+      const Tensor ind =
+          index_type == DataType::kInt64
+              ? Tensor::FromVector<int64_t>(values, c.indices)
+              : Tensor::FromVector<int32_t>(std::vector<int32_t>(values.begin(), values.end()), c.indices);
+      for (DataType dtype : {DataType::kFloat, DataType::kFloat16, DataType::kInt64, DataType::kUint8}) {
+        const Tensor x = test::RandomTensor(dtype, c.data, seed++);
+        const ir::OpDesc op = Typed("GatherElements", {x, ind}, {{"axis", ir::AttrValue(c.axis)}});
+        EXPECT_TRUE(test::MatchesReference(Vector(), Host(), op, {x, ind})) << c.data.ToString() << " axis " << c.axis;
+        EXPECT_TRUE(test::MatchesReference(Vector(), Host(), op, {x, ind}, std::nullopt, pooled))
+            << c.data.ToString() << " axis " << c.axis;
+      }
+    }
+  }
+  const Tensor x = test::RandomTensor(DataType::kFloat, Shape{2, 3}, 1);
+  const Tensor bad = Tensor::FromVector<int64_t>({0, 3}, Shape{2, 1});
+  EXPECT_FALSE(
+      test::RunKernel(Vector(), Typed("GatherElements", {x, bad}, {{"axis", ir::AttrValue(int64_t{1})}}), {x, bad})
+          .ok());
+}
+
 // Transposes of the two innermost merged dims copy tiles: sizes off the
 // 16-wide tile, a batch dim in front, 2-, 4- and 8-byte elements, and
 // permutations whose dims merge first (DGCNN's [B, N, K, C] -> [B, C, N, K]),
