@@ -94,7 +94,10 @@ absl::StatusOr<bool> CpuDenseGraphOptimizer::OptimizeOne(ir::Graph& graph, const
     GE_ASSIGN_OR_RETURN(bool einsums, LowerEinsums(graph, can_rewrite));
     GE_ASSIGN_OR_RETURN(bool pads, FoldPads(graph, can_rewrite));
     GE_ASSIGN_OR_RETURN(bool trimmed, TrimConvTaps(graph, can_rewrite));
-    GE_ASSIGN_OR_RETURN(bool folded, FoldConvBatchNorm(graph, can_rewrite));
+    GE_ASSIGN_OR_RETURN(bool folded_back, FoldConvBatchNorm(graph, can_rewrite));
+    GE_ASSIGN_OR_RETURN(bool folded_ahead, FoldBatchNormIntoConv(graph, can_rewrite));
+    GE_ASSIGN_OR_RETURN(bool scaled, FoldConvChannelScale(graph, can_rewrite));
+    const bool folded = folded_back || folded_ahead || scaled;
     GE_ASSIGN_OR_RETURN(bool pools, ReduceToGlobalPool(graph, can_rewrite));
     GE_ASSIGN_OR_RETURN(bool shuffles, FuseChannelShuffles(graph, can_rewrite));
     GE_ASSIGN_OR_RETURN(bool slices, FuseChannelSlices(graph, can_rewrite));
