@@ -84,8 +84,8 @@ std::vector<Case> ConvCases(Rng& rng) {
       cases.push_back(std::move(cc));
     }
     // Zero channels: the output is the bias alone (the reference path).
-    cases.push_back(MakeCase("Conv", {rng.Random(dt, Shape{1, 0, 4, 4}), rng.Random(dt, Shape{3, 0, 3, 3}),
-                                      rng.Random(dt, Shape{3})}));
+    cases.push_back(MakeCase(
+        "Conv", {rng.Random(dt, Shape{1, 0, 4, 4}), rng.Random(dt, Shape{3, 0, 3, 3}), rng.Random(dt, Shape{3})}));
     // Dilated 1-D (a TCN's layers, padding = dilation, or causal: all on
     // the left) and 2-D convolutions with pads wider than oneDNN's JIT
     // kernels take: the kernel pads explicitly (ExplicitPad), edges too
@@ -178,12 +178,11 @@ std::vector<Case> ConvTransposeCases(Rng& rng) {
       for (int64_t i = 0; i < nd; ++i) {
         pads[i] = rng.Int(0, kernel[i] - 1);
         pads[i + nd] = rng.Int(0, kernel[i] - 1);
-        output_padding.push_back(
-            std::min(pads[i + nd], rng.Int(0, std::max(strides[i], dilations[i]) - 1)));
+        output_padding.push_back(std::min(pads[i + nd], rng.Int(0, std::max(strides[i], dilations[i]) - 1)));
         if (mode != 0) strides[i] = std::min(strides[i], (kernel[i] - 1) * dilations[i] + 1);
       }
-      ir::AttrMap attrs = {{"group", ir::AttrValue(group)}, {"strides", IntsAttr(strides)},
-                           {"dilations", IntsAttr(dilations)}};
+      ir::AttrMap attrs = {
+          {"group", ir::AttrValue(group)}, {"strides", IntsAttr(strides)}, {"dilations", IntsAttr(dilations)}};
       if (mode == 0) {
         attrs["pads"] = IntsAttr(pads);
         attrs["output_padding"] = IntsAttr(output_padding);
@@ -342,11 +341,18 @@ std::vector<Case> MatMulCases(Rng& rng) {
     for (int trial = 0; trial < 40; ++trial) {
       const int64_t m = rng.Int(1, 17), n = rng.Int(1, 17), k = rng.Int(1, 33), b = rng.Int(2, 3);
       const std::vector<std::pair<Shape, Shape>> forms = {
-          {Shape{k}, Shape{k}},          {Shape{k}, Shape{k, n}},          {Shape{m, k}, Shape{k}},
-          {Shape{m, k}, Shape{k, n}},    {Shape{b, m, k}, Shape{b, k, n}}, {Shape{b, m, k}, Shape{k, n}},
-          {Shape{m, k}, Shape{b, k, n}}, {Shape{2, 1, m, k}, Shape{3, k, n}}, {Shape{1, m, k}, Shape{b, k, n}},
+          {Shape{k}, Shape{k}},
+          {Shape{k}, Shape{k, n}},
+          {Shape{m, k}, Shape{k}},
+          {Shape{m, k}, Shape{k, n}},
+          {Shape{b, m, k}, Shape{b, k, n}},
+          {Shape{b, m, k}, Shape{k, n}},
+          {Shape{m, k}, Shape{b, k, n}},
+          {Shape{2, 1, m, k}, Shape{3, k, n}},
+          {Shape{1, m, k}, Shape{b, k, n}},
           // batch dims folded into rows: B is one matrix, possibly with unit batch dims
-          {Shape{2, 3, m, k}, Shape{1, k, n}}, {Shape{b, 1, k}, Shape{k, n}}};
+          {Shape{2, 3, m, k}, Shape{1, k, n}},
+          {Shape{b, 1, k}, Shape{k, n}}};
       const auto& [a, bs] = forms[trial % forms.size()];
       cases.push_back(MakeCase("MatMul", {rng.Random(dt, a), rng.Random(dt, bs)}));
     }
@@ -369,12 +375,15 @@ std::vector<Case> GemmCases(Rng& rng) {
       if (rng.Bool()) attrs["beta"] = ir::AttrValue(rng.Pick<float>({0.0f, 0.3f, 1.0f}));
       std::vector<Value> inputs = {rng.Random(dt, ta ? Shape{k, m} : Shape{m, k}),
                                    rng.Random(dt, tb ? Shape{n, k} : Shape{k, n})};
-      const std::vector<Shape> c_shapes = {Shape{n}, Shape{1, n}, Shape{m, 1}, Shape{m, n}, Shape{}, Shape{1}, Shape{1, 1}};
+      const std::vector<Shape> c_shapes = {Shape{n}, Shape{1, n}, Shape{m, 1}, Shape{m, n},
+                                           Shape{},  Shape{1},    Shape{1, 1}};
       if (trial % 8 != 0) inputs.push_back(rng.Random(dt, c_shapes[trial % c_shapes.size()]));
       cases.push_back(MakeCase("Gemm", std::move(inputs), std::move(attrs)));
     }
-    cases.push_back(MakeCase("Gemm", {rng.Random(dt, Shape{0, 4}), rng.Random(dt, Shape{4, 3}), rng.Random(dt, Shape{3})}));
-    cases.push_back(MakeCase("Gemm", {rng.Random(dt, Shape{2, 0}), rng.Random(dt, Shape{0, 3}), rng.Random(dt, Shape{3})}));
+    cases.push_back(
+        MakeCase("Gemm", {rng.Random(dt, Shape{0, 4}), rng.Random(dt, Shape{4, 3}), rng.Random(dt, Shape{3})}));
+    cases.push_back(
+        MakeCase("Gemm", {rng.Random(dt, Shape{2, 0}), rng.Random(dt, Shape{0, 3}), rng.Random(dt, Shape{3})}));
   }
   AppendPackedCases("Gemm", rng, cases);
   return cases;
@@ -469,8 +478,7 @@ PostOpChain RandomChain(Rng& rng, bool with_add) {
 Case FusedCase(const std::string& base, std::vector<Value> inputs, ir::AttrMap attrs, const PostOpChain& chain,
                const Value& addend, int base_inputs) {
   // The base op's result on host_cpu, then the chain.
-  std::vector<Value> base_values(inputs.begin(),
-                                 inputs.begin() + std::min<size_t>(base_inputs, inputs.size()));
+  std::vector<Value> base_values(inputs.begin(), inputs.begin() + std::min<size_t>(base_inputs, inputs.size()));
   ir::AttrMap base_attrs = attrs;
   ir::OpDesc holder;
   SetPostOps(chain, holder);

@@ -243,7 +243,8 @@ std::vector<Case> UnaryCases(Rng& rng, const std::string& type) {
     }
   }
   if (type == "Round") {  // ties round to even
-    cases.push_back(MakeCase(type, {test::MakeTensor(DataType::kFloat, {0.5, 1.5, 2.5, -0.5, -1.5, 2.4999}, Shape{6})}));
+    cases.push_back(
+        MakeCase(type, {test::MakeTensor(DataType::kFloat, {0.5, 1.5, 2.5, -0.5, -1.5, 2.4999}, Shape{6})}));
   }
   return cases;
 }
@@ -303,8 +304,8 @@ Tensor Relayout(const Tensor& plain, int64_t block) {
     for (int64_t ic = 0; ic < c; ++ic) {
       for (int64_t i = 0; i < inner; ++i) {
         const int64_t from = (in * c + ic) * inner + i;
-        const int64_t to = block == 0 ? (in * inner + i) * c + ic
-                                      : ((in * (c / block) + ic / block) * inner + i) * block + ic % block;
+        const int64_t to =
+            block == 0 ? (in * inner + i) * c + ic : ((in * (c / block) + ic / block) * inner + i) * block + ic % block;
         std::memcpy(dst + to * size, src + from * size, size);
       }
     }
@@ -323,9 +324,11 @@ std::vector<Case> TransDataCases(Rng& rng) {
       for (int64_t i = 0; i < spatial; ++i) x.push_back(rng.Int(1, 6));
       const Tensor plain = rng.Random(dt, x);
       const Tensor laid_out = Relayout(plain, block);
-      Case to = MakeCase("TransData", {plain}, {{"src_format", ir::AttrValue("ND")}, {"dst_format", ir::AttrValue(format)}});
+      Case to =
+          MakeCase("TransData", {plain}, {{"src_format", ir::AttrValue("ND")}, {"dst_format", ir::AttrValue(format)}});
       to.reference = [laid_out]() -> absl::StatusOr<Tensor> { return laid_out; };
-      Case back = MakeCase("TransData", {laid_out}, {{"src_format", ir::AttrValue(format)}, {"dst_format", ir::AttrValue("ND")}});
+      Case back = MakeCase("TransData", {laid_out},
+                           {{"src_format", ir::AttrValue(format)}, {"dst_format", ir::AttrValue("ND")}});
       back.reference = [plain]() -> absl::StatusOr<Tensor> { return plain; };
       cases.push_back(std::move(to));
       cases.push_back(std::move(back));
@@ -379,8 +382,8 @@ void AddNnCases(CaseTable& table) {
   for (const char* type : {"Softmax", "LogSoftmax"}) {
     table[type] = [type](Rng& rng) { return SoftmaxCases(rng, type); };
   }
-  for (const char* type : {"Relu", "LeakyRelu", "Sigmoid", "Tanh", "Elu", "Softplus", "HardSwish", "Sqrt", "Exp",
-                           "Log", "Abs", "Neg", "Reciprocal", "Round", "Clip"}) {
+  for (const char* type : {"Relu", "LeakyRelu", "Sigmoid", "Tanh", "Elu", "Softplus", "HardSwish", "Sqrt", "Exp", "Log",
+                           "Abs", "Neg", "Reciprocal", "Round", "Clip"}) {
     table[type] = [type](Rng& rng) { return UnaryCases(rng, type); };
   }
   for (const char* type : {"Add", "Sub", "Mul", "Div", "Max", "Min"}) {

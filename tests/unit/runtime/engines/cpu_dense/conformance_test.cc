@@ -37,9 +37,9 @@ TEST(CpuDenseRejects, DtypesOneDnnDoesNotRun) {
   ExpectRejected(MakeCase("Conv", {rng.Random(DataType::kDouble, Shape{1, 1, 3, 3}),
                                    rng.Random(DataType::kDouble, Shape{1, 1, 1, 1})}),
                  "dtype f64");
-  ExpectRejected(MakeCase("MatMul", {rng.Random(DataType::kInt32, Shape{2, 2}),
-                                     rng.Random(DataType::kInt32, Shape{2, 2})}),
-                 "dtype i32");
+  ExpectRejected(
+      MakeCase("MatMul", {rng.Random(DataType::kInt32, Shape{2, 2}), rng.Random(DataType::kInt32, Shape{2, 2})}),
+      "dtype i32");
   ExpectRejected(MakeCase("Relu", {rng.Random(DataType::kFloat16, Shape{4})}), "dtype f16");
   ExpectRejected(MakeCase("Add", {rng.Random(DataType::kInt64, Shape{4}), rng.Random(DataType::kInt64, Shape{4})}),
                  "dtype i64");
@@ -48,8 +48,8 @@ TEST(CpuDenseRejects, DtypesOneDnnDoesNotRun) {
 TEST(CpuDenseRejects, AttributesAndOutputsItDoesNotHandle) {
   Rng rng(2);
   const Tensor x = rng.Random(DataType::kFloat, Shape{1, 2, 5, 5});
-  ExpectRejected(MakeCase("MaxPool", {x}, {{"kernel_shape", ir::AttrValue(std::vector<int64_t>{2, 2})}},
-                          std::nullopt, /*num_outputs=*/2),
+  ExpectRejected(MakeCase("MaxPool", {x}, {{"kernel_shape", ir::AttrValue(std::vector<int64_t>{2, 2})}}, std::nullopt,
+                          /*num_outputs=*/2),
                  "Indices");
   const Tensor c = rng.Random(DataType::kFloat, Shape{2});
   ExpectRejected(MakeCase("BatchNormalization", {x, c, c, c, c}, {{"training_mode", ir::AttrValue(int64_t{1})}}),
@@ -67,10 +67,12 @@ TEST(CpuDenseRejects, AttributesAndOutputsItDoesNotHandle) {
 
 TEST(CpuDenseRejects, BroadcastsOneDnnCannotExpress) {
   Rng rng(3);
-  ExpectRejected(MakeCase("Sub", {rng.Random(DataType::kFloat, Shape{1, 3}), rng.Random(DataType::kFloat, Shape{2, 3})}),
-                 "broadcasts the second operand only");
-  ExpectRejected(MakeCase("Add", {rng.Random(DataType::kFloat, Shape{2, 1}), rng.Random(DataType::kFloat, Shape{1, 3})}),
-                 "broadcasts the second operand only");
+  ExpectRejected(
+      MakeCase("Sub", {rng.Random(DataType::kFloat, Shape{1, 3}), rng.Random(DataType::kFloat, Shape{2, 3})}),
+      "broadcasts the second operand only");
+  ExpectRejected(
+      MakeCase("Add", {rng.Random(DataType::kFloat, Shape{2, 1}), rng.Random(DataType::kFloat, Shape{1, 3})}),
+      "broadcasts the second operand only");
 }
 
 TEST(CpuDenseRejects, PostOpChainsOneDnnMiscomputes) {
@@ -79,9 +81,10 @@ TEST(CpuDenseRejects, PostOpChainsOneDnnMiscomputes) {
                        {"post_ops", ir::AttrValue(std::vector<std::string>{"relu", "relu"})},
                        {"post_alpha", ir::AttrValue(std::vector<float>{0.0f, 0.1f})},
                        {"post_beta", ir::AttrValue(std::vector<float>{0.0f, 0.0f})}};
-  ExpectRejected(MakeCase("_DenseFused", {rng.Random(DataType::kFloat, Shape{2, 3}), rng.Random(DataType::kFloat, Shape{3, 4})},
-                          attrs),
-                 "two relu post-ops with different parameters");
+  ExpectRejected(
+      MakeCase("_DenseFused", {rng.Random(DataType::kFloat, Shape{2, 3}), rng.Random(DataType::kFloat, Shape{3, 4})},
+               attrs),
+      "two relu post-ops with different parameters");
 }
 
 TEST(CpuDenseRejects, UnknownOpType) {
@@ -143,8 +146,9 @@ TEST(CpuDenseFallback, RunsReferenceForShapesItCannotPlan) {
 // depend on it.
 TEST(CpuDenseThreads, ResultsDoNotDependOnTheThreadBudget) {
   Rng rng(5);
-  Case c = MakeCase("MatMul", {rng.Random(DataType::kFloat, Shape{64, 300}), rng.Random(DataType::kFloat, Shape{300, 96})},
-                    {}, test::Tolerance{1e-4, 1e-4});
+  Case c =
+      MakeCase("MatMul", {rng.Random(DataType::kFloat, Shape{64, 300}), rng.Random(DataType::kFloat, Shape{300, 96})},
+               {}, test::Tolerance{1e-4, 1e-4});
   test::RunOptions options;
   options.thread_pool = test::TestThreadPool();
   EXPECT_TRUE(test::MatchesReference(Dense(), Host(), c.op, c.inputs, c.tolerance, options));

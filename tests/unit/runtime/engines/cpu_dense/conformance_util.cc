@@ -23,8 +23,7 @@ const HostCpuEngine& Host() {
   return *engine;
 }
 
-absl::StatusOr<Tensor> HostOp(const std::string& type, const std::vector<Value>& inputs,
-                              const ir::AttrMap& attrs) {
+absl::StatusOr<Tensor> HostOp(const std::string& type, const std::vector<Value>& inputs, const ir::AttrMap& attrs) {
   return test::RunOp1(Host(), type, inputs, attrs);
 }
 

@@ -4,7 +4,6 @@
 // blocks on hosts that otherwise run it channels-last, and computes what the
 // original graph computes on host_cpu; below the bound, or with the switch
 // off, the layouts stay as before.
-#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -13,11 +12,9 @@
 #include "runtime/engines/cpu_dense/channel_block.h"
 #include "runtime/engines/cpu_dense/graph_optimizer.h"
 #include "runtime/engines/cpu_dense/layout_pass.h"
-#include "runtime/engines/engine_registry.h"
-#include "runtime/engines/host_cpu/host_cpu_engine.h"
-#include "runtime/executor/dynamic_executor.h"
 #include "tests/testing/kernel_test_util.h"
 #include "tests/unit/runtime/engines/cpu_dense/pass_test_util.h"
+#include "tests/unit/runtime/engines/cpu_dense/placed_graph_test_util.h"
 
 namespace ge::engine::cpu_dense {
 namespace {
@@ -93,17 +90,8 @@ std::string BlockGraph(const Block& b) {
   return text;
 }
 
-class DepthwiseBlockTest : public ::testing::Test {
+class DepthwiseBlockTest : public PlacedGraphTest {
  protected:
-  static void SetUpTestSuite() {
-    engines_ = new EngineRegistry();
-    const char* dir = std::getenv("GED_BINARY_DIR");
-    const std::string plugins = std::string(dir != nullptr ? dir : ".") + "/lib/ged/engines/";
-    ASSERT_TRUE(engines_->LoadPlugin(plugins + "libge_engine_ge_local.so", {}).ok());
-    ASSERT_TRUE(engines_->AddEngine(std::make_unique<HostCpuEngine>(), {}).ok());
-    ASSERT_TRUE(engines_->AddEngine(std::make_unique<CpuDenseEngine>(), {}).ok());
-  }
-  static void TearDownTestSuite() { delete engines_; }
   void TearDown() override { SetDepthwiseBlocksEnabled(true); }
 
   // Random weights (small, so that ReLU6 does not saturate everywhere).
@@ -114,28 +102,6 @@ class DepthwiseBlockTest : public ::testing::Test {
       const Shape shape = n->op_desc().output(0).type.shape();
       n->mutable_op_desc().SetAttr(ir::kAttrValue, test::RandomTensor(DataType::kFloat, shape, seed++, -0.4, 0.4));
     });
-  }
-
-  static void Place(ir::Graph& g, bool dense) {
-    g.ForEachNode([&](ir::Node* n) {
-      for (Engine* e : engines_->ByCost()) {
-        if (!dense && e->attributes().name == "cpu_dense") continue;
-        if (e->info_store().CheckSupported(*n).ok()) {
-          n->mutable_op_desc().SetAttr(ir::kAttrEngineName, ir::AttrValue(e->attributes().name));
-          return;
-        }
-      }
-      ADD_FAILURE() << "no engine runs " << n->name();
-    });
-  }
-
-  static Tensor Run(const ir::Graph& g, const Tensor& x) {
-    auto exec = runtime::DynamicExecutor::Create(g, *engines_, {});
-    EXPECT_TRUE(exec.ok()) << exec.status();
-    if (!exec.ok()) return Tensor();
-    auto out = (*exec)->Run({x});
-    EXPECT_TRUE(out.ok()) << out.status();
-    return out.ok() ? (*out)[0].tensor() : Tensor();
   }
 
   // The optimized, placed and laid-out graph of `text`.
@@ -155,11 +121,7 @@ class DepthwiseBlockTest : public ::testing::Test {
     EXPECT_NE(n, nullptr) << name;
     return n == nullptr ? ir::Format::kND : n->op_desc().output(0).type.tensor().format;
   }
-
-  static EngineRegistry* engines_;
 };
-
-EngineRegistry* DepthwiseBlockTest::engines_ = nullptr;
 
 bool IsBlocked(ir::Format f) { return f == ir::Format::kNChw16c || f == ir::Format::kNChw8c; }
 

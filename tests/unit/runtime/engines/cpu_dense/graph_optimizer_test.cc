@@ -4,7 +4,6 @@
 // touches only the nodes placed on cpu_dense.
 #include "runtime/engines/cpu_dense/graph_optimizer.h"
 
-#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -13,11 +12,9 @@
 #include "base/ir/op_types.h"
 #include "runtime/engines/cpu_dense/channel_block.h"
 #include "runtime/engines/cpu_dense/channel_shuffle.h"
-#include "runtime/engines/engine_registry.h"
-#include "runtime/engines/host_cpu/host_cpu_engine.h"
-#include "runtime/executor/dynamic_executor.h"
 #include "tests/testing/kernel_test_util.h"
 #include "tests/unit/runtime/engines/cpu_dense/pass_test_util.h"
+#include "tests/unit/runtime/engines/cpu_dense/placed_graph_test_util.h"
 
 namespace ge::engine::cpu_dense {
 namespace {
@@ -50,18 +47,8 @@ constexpr char kNet[] = R"(graph main {
   out = NetOutput(sm)
 })";
 
-class GraphOptimizerTest : public ::testing::Test {
+class GraphOptimizerTest : public PlacedGraphTest {
  protected:
-  static void SetUpTestSuite() {
-    engines_ = new EngineRegistry();
-    const char* dir = std::getenv("GED_BINARY_DIR");
-    const std::string plugins = std::string(dir != nullptr ? dir : ".") + "/lib/ged/engines/";
-    ASSERT_TRUE(engines_->LoadPlugin(plugins + "libge_engine_ge_local.so", {}).ok());
-    ASSERT_TRUE(engines_->AddEngine(std::make_unique<HostCpuEngine>(), {}).ok());
-    ASSERT_TRUE(engines_->AddEngine(std::make_unique<CpuDenseEngine>(), {}).ok());
-  }
-  static void TearDownTestSuite() { delete engines_; }
-
   // Random weights in every Const but lo, hi and keep_*, positive statistics
   // in v*.
   static void FillWeights(ir::Graph& g) {
@@ -75,53 +62,12 @@ class GraphOptimizerTest : public ::testing::Test {
     });
   }
 
-  // Places every node on the cheapest engine that accepts it (what
-  // EnginePlacer does), skipping cpu_dense unless `dense`.
-  static void Place(ir::Graph& g, bool dense) {
-    g.ForEachNode([&](ir::Node* n) {
-      for (Engine* e : engines_->ByCost()) {
-        if (!dense && e->attributes().name == "cpu_dense") continue;
-        if (e->info_store().CheckSupported(*n).ok()) {
-          n->mutable_op_desc().SetAttr(ir::kAttrEngineName, ir::AttrValue(e->attributes().name));
-          return;
-        }
-      }
-      ADD_FAILURE() << "no engine runs " << n->name();
-    });
-  }
-
-  static Tensor Run(const ir::Graph& g, const Tensor& x) {
-    auto exec = runtime::DynamicExecutor::Create(g, *engines_, {});
-    EXPECT_TRUE(exec.ok()) << exec.status();
-    if (!exec.ok()) return Tensor();
-    auto out = (*exec)->Run({x});
-    EXPECT_TRUE(out.ok()) << out.status();
-    return out.ok() ? (*out)[0].tensor() : Tensor();
-  }
-
-  static std::vector<Tensor> RunAll(const ir::Graph& g, const Tensor& x) {
-    auto exec = runtime::DynamicExecutor::Create(g, *engines_, {});
-    EXPECT_TRUE(exec.ok()) << exec.status();
-    if (!exec.ok()) return {};
-    auto out = (*exec)->Run({x});
-    EXPECT_TRUE(out.ok()) << out.status();
-    std::vector<Tensor> tensors;
-    if (out.ok()) {
-      for (const auto& v : *out) tensors.push_back(v.tensor());
-    }
-    return tensors;
-  }
-
   static int Count(const ir::Graph& g, std::string_view type) {
     int n = 0;
     g.ForEachNode([&](ir::Node* node) { n += node->type() == type; });
     return n;
   }
-
-  static EngineRegistry* engines_;
 };
-
-EngineRegistry* GraphOptimizerTest::engines_ = nullptr;
 
 TEST_F(GraphOptimizerTest, OptimizedNetworkMatchesTheOriginal) {
   auto original = Parse(kNet);

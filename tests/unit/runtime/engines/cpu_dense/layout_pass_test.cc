@@ -59,7 +59,8 @@ TEST(LayoutPassTest, KeepsTheConvolutionLayoutBetweenDenseNodes) {
     out = NetOutput(gap, other, add_to_plain)
     add_to_plain = TransData(add) {_engine_name = "cpu_dense", dst_format = "ND", src_format = "F"} -> (f32[1,16,8,8])
     pool_to_plain = TransData(pool) {_engine_name = "cpu_dense", dst_format = "ND", src_format = "F"} -> (f32[1,16,4,4])
-  })", {{"@F", "@" + f}, {"\"F\"", "\"" + f + "\""}});
+  })",
+                                                   {{"@F", "@" + f}, {"\"F\"", "\"" + f + "\""}});
   EXPECT_EQ(ir::PrintGraph(*g), Canonical(expected));
   // Idempotent: the partitioner may run the optimizer on its own output.
   auto again = AssignBlockedLayouts(*g, OnDense, PassTestEngine().context());

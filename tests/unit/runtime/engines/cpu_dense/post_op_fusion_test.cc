@@ -228,9 +228,8 @@ TEST(PostOpFusionTest, RespectsTheFilter) {
     relu = Relu(mm) {_engine_name = "host_cpu"} -> (f32[4,8])
     out = NetOutput(relu)
   })";
-  const auto [out, changed] = Fuse(text, [](const ir::Node& n) {
-    return n.op_desc().GetAttrOr<std::string>("_engine_name", "") == "cpu_dense";
-  });
+  const auto [out, changed] = Fuse(
+      text, [](const ir::Node& n) { return n.op_desc().GetAttrOr<std::string>("_engine_name", "") == "cpu_dense"; });
   EXPECT_FALSE(changed);
   EXPECT_EQ(out, Canonical(text));
 }
