@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cstring>
@@ -65,11 +66,13 @@ class MappedFile {
     if (size_ > 0) munmap(data_, size_);
   }
   std::string_view bytes() const { return {static_cast<const char*>(data_), size_}; }
-  // Takes the pages out of the process's resident set (they stay in the
-  // page cache; a later read faults them back in). Read-only and private:
-  // nothing is lost.
-  void DropPages() const {
-    if (size_ > 0) madvise(data_, size_, MADV_DONTNEED);
+  // Takes the whole pages before byte `end` out of the process's resident
+  // set (they stay in the page cache; a later read faults them back in).
+  // Read-only and private: nothing is lost.
+  void DropPages(size_t end) const {
+    const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    const size_t bytes = std::min(end, size_) / page * page;
+    if (bytes > 0) madvise(data_, bytes, MADV_DONTNEED);
   }
 
  private:
@@ -91,7 +94,7 @@ absl::StatusOr<std::shared_ptr<const MappedFile>> MapModelFile(const std::string
     return InvalidArgument("ONNX model '", path, "' is ", size,
                            " bytes, over protobuf's 2 GiB limit; store its weights as external data");
   }
-  void* data = size == 0 ? nullptr : mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+  void* data = size == 0 ? nullptr : mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
   const int error = errno;
   close(fd);
   if (data == MAP_FAILED) return InvalidArgument("cannot map ONNX model '", path, "': ", std::strerror(error));
@@ -207,7 +210,7 @@ ModelSource ModelSource::File(std::string path) {
 absl::StatusOr<std::unique_ptr<ir::Graph>> Runtime::ImportOnnx(const ModelSource& source, const IngestOptions& options,
                                                                std::vector<std::string>* files) const {
   frontend::OnnxImportOptions import = frontend::OnnxImportOptionsFromMap(options.options);
-  import.after_parse = options.after_parse;
+  import.parsed_through = options.parsed_through;
   if (options.provenance == Provenance::kClient) {
     // The model as the client sent it, before the importer adds anything.
     import.check_model = [](const onnx::ModelProto& model) { return CheckClientOnnx(model);
@@ -302,10 +305,12 @@ absl::StatusOr<GraphSource> Runtime::DirectSource(const ModelSource& source, con
                 mapped_file]() -> absl::StatusOr<ImportedGraph> {
     IngestOptions ingest = options;
     if (mapped_file != nullptr) {
-      // The mapped file is hashed and parsed: its pages need not stay
-      // resident while the graph's tensors are made (a model's weights
-      // would otherwise be in memory three times at the import's peak).
-      ingest.after_parse = [mapped = mapped_file.get()] { mapped->DropPages(); };
+      // The mapped file's pages need not stay resident once read: those
+      // the digest read go now, the parser's as it moves on (a model's
+      // weights would otherwise be in memory two or three times at the
+      // import's peak: the file, the parsed model, the graph's tensors).
+      mapped_file->DropPages(mapped_file->bytes().size());
+      ingest.parsed_through = [mapped = mapped_file.get()](size_t end) { mapped->DropPages(end); };
     }
     GE_ASSIGN_OR_RETURN(IngestedModel model, AddModel(imported, ingest));
     if (after_import != nullptr) GE_RETURN_IF_ERROR(after_import(*model.graph));

@@ -133,8 +133,9 @@ struct IngestOptions {
   OptionMap options;
   // Prefixes errors ("session 3 graph 1").
   std::string label;
-  // ONNX bytes: called once they are parsed (OnnxImportOptions::after_parse).
-  std::function<void()> after_parse;
+  // ONNX bytes: called as they are parsed; the importer reads the bytes
+  // before `end` no more (OnnxImportOptions::parsed_through).
+  std::function<void(size_t end)> parsed_through;
 };
 
 // What AddModel returns: a source graph to compile, or a compiled model.

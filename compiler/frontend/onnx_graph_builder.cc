@@ -7,6 +7,9 @@
 #include "compiler/frontend/onnx_graph_builder.h"
 
 #include <map>
+#include <optional>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "base/ir/op_types.h"
@@ -163,7 +166,8 @@ class GraphBuilder {
   absl::StatusOr<ir::ValueType> TypeOf(const std::string& tensor) const;
   absl::StatusOr<ir::Node*> AddNode(ir::OpDesc op);
   absl::StatusOr<ir::Node*> AddDataNode(const std::string& tensor, int64_t index);
-  absl::Status AddInitializer(const onnx::TensorProto& init);
+  absl::Status AddInitializer(const onnx::TensorProto& init, int index);
+  absl::Status TakeDeferredValues();
   absl::Status AddExternalInitializer(const onnx::TensorProto& init);
   absl::Status ConvertNode(const onnx::NodeProto& node, int index);
   absl::Status ConvertCanonical(const onnx::NodeProto& node, int64_t opset, bool is_original,
@@ -188,6 +192,9 @@ class GraphBuilder {
   StringMap<ir::ValueType> known_types_;  // constants, whose types are exact
   StringMap<const onnx::TensorProto*> constants_;
   StringMap<const onnx::TensorProto*> initializers_;
+  // Consts whose values come from the model's initializer at the index once
+  // the nodes are converted (OnnxBuildContext::release_initializers).
+  std::vector<std::pair<ir::Node*, int>> deferred_values_;
   std::map<std::string, onnx::TypeProto> initializer_types_;  // stable addresses
   // What the graph's nodes and outputs read; built on the first
   // IsConsumed (only opset adapters ask).
@@ -311,16 +318,44 @@ absl::StatusOr<ir::Node*> GraphBuilder::AddDataNode(const std::string& tensor, i
   return AddNode(std::move(op));
 }
 
-absl::Status GraphBuilder::AddInitializer(const onnx::TensorProto& init) {
+absl::Status GraphBuilder::AddInitializer(const onnx::TensorProto& init, int index) {
   if (init.data_location() == onnx::TensorProto::EXTERNAL) return AddExternalInitializer(init);
-  GE_ASSIGN_OR_RETURN(Tensor value, TensorFromProto(init, "initializer"));
-  ir::TensorDesc desc(value.dtype(), value.shape());
+  // Adapters read initializers from the model while nodes convert, so a
+  // value whose bytes are to be freed is taken only after the last node.
+  constexpr size_t kDeferBytes = size_t{64} << 10;
+  const bool defer = parent_ == nullptr && model_.ctx.release_initializers != nullptr && init.has_raw_data() &&
+                     init.raw_data().size() >= kDeferBytes;
+  std::optional<Tensor> value;
+  ir::TensorDesc desc;
+  if (defer) {
+    const std::string label = StrCat("initializer '", init.name(), "'");
+    GE_ASSIGN_OR_RETURN(desc.dtype, DataTypeFromOnnx(init.data_type(), label));
+    GE_ASSIGN_OR_RETURN(desc.shape, ShapeFromProto(init, "initializer"));
+  } else {
+    GE_ASSIGN_OR_RETURN(value, TensorFromProto(init, "initializer"));
+    desc = ir::TensorDesc(value->dtype(), value->shape());
+  }
   known_types_[init.name()] = desc;
   ir::OpDesc op(namer_.Claim(init.name(), "Const", /*may_take_reserved=*/false),
                 std::string(ir::kConst));
   op.AddOutput(ir::IoDesc{init.name(), desc});
-  op.SetAttr(ir::kAttrValue, std::move(value));
-  return AddNode(std::move(op)).status();
+  if (value) op.SetAttr(ir::kAttrValue, *std::move(value));
+  GE_ASSIGN_OR_RETURN(ir::Node * node, AddNode(std::move(op)));
+  if (defer) deferred_values_.emplace_back(node, index);
+  return absl::OkStatus();
+}
+
+absl::Status GraphBuilder::TakeDeferredValues() {
+  if (deferred_values_.empty()) return absl::OkStatus();
+  onnx::GraphProto* main = model_.ctx.release_initializers->mutable_graph();
+  for (const auto& [node, index] : deferred_values_) {
+    onnx::TensorProto* init = main->mutable_initializer(index);
+    GE_ASSIGN_OR_RETURN(Tensor value, TensorFromProto(*init, "initializer"));
+    node->mutable_op_desc().SetAttr(ir::kAttrValue, std::move(value));
+    std::string().swap(*init->mutable_raw_data());
+  }
+  deferred_values_.clear();
+  return absl::OkStatus();
 }
 
 absl::Status GraphBuilder::AddExternalInitializer(const onnx::TensorProto& init) {
@@ -352,10 +387,12 @@ absl::Status GraphBuilder::BuildMain() {
     data->mutable_op_desc().SetAttr(kAttrDefaultValue, std::move(value));
     input_defaults.insert(input.name());
   }
-  for (const auto& init : proto_.initializer()) {
-    if (!input_defaults.contains(init.name())) GE_RETURN_IF_ERROR(AddInitializer(init));
+  for (int i = 0; i < proto_.initializer_size(); ++i) {
+    const onnx::TensorProto& init = proto_.initializer(i);
+    if (!input_defaults.contains(init.name())) GE_RETURN_IF_ERROR(AddInitializer(init, i));
   }
-  return BuildBody();
+  GE_RETURN_IF_ERROR(BuildBody());
+  return TakeDeferredValues();
 }
 
 absl::Status GraphBuilder::BuildSubgraph(const std::vector<std::string>& captures) {
@@ -370,8 +407,9 @@ absl::Status GraphBuilder::BuildSubgraph(const std::vector<std::string>& capture
   }
   StringSet inputs;
   for (const auto& input : proto_.input()) inputs.insert(input.name());
-  for (const auto& init : proto_.initializer()) {
-    if (!inputs.contains(init.name())) GE_RETURN_IF_ERROR(AddInitializer(init));
+  for (int i = 0; i < proto_.initializer_size(); ++i) {
+    const onnx::TensorProto& init = proto_.initializer(i);
+    if (!inputs.contains(init.name())) GE_RETURN_IF_ERROR(AddInitializer(init, i));
   }
   return BuildBody();
 }

@@ -21,6 +21,13 @@ struct OnnxBuildContext {
   std::string model_dir;                    // absolute, or empty
   const ops::OpRegistry* registry = nullptr;
   const OpsetAdapterTable* adapters = nullptr;
+  // The same model, writable, when the builder may free what it has
+  // converted (the importer's own copy, which nothing else reads while the
+  // graph is built): the main graph's large initializers then take their
+  // values after every node is converted, one at a time, each one's bytes
+  // freed in the model as soon as its Const holds them, so that an import
+  // holds about one copy of the weights instead of two.
+  onnx::ModelProto* release_initializers = nullptr;
 };
 
 // Builds the graph. Does not run ops::ValidateOp; fails on ops the registry

@@ -4,8 +4,13 @@
 // the frontend.
 #include "compiler/frontend/onnx_importer.h"
 
+#include <fcntl.h>
+
+#include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <climits>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -25,6 +30,7 @@
 #include "compiler/frontend/onnx_opset_adapter.h"
 #include "google/protobuf/arena.h"
 #include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/io/zero_copy_stream_impl.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "onnx/checker.h"
 #include "onnx/shape_inference/implementation.h"
@@ -179,7 +185,18 @@ absl::StatusOr<std::unique_ptr<ir::Graph>> ConvertChecked(const OnnxBuildContext
   return graph;
 }
 
-// Imports a model this file owns (shape inference writes into it).
+// Above this many bytes of inline initializer data, an import frees each
+// initializer's bytes once converted.
+constexpr size_t kReleaseInitializerBytes = size_t{64} << 20;
+
+size_t InitializerBytes(const onnx::GraphProto& graph) {
+  size_t bytes = 0;
+  for (const onnx::TensorProto& init : graph.initializer()) bytes += init.raw_data().size();
+  return bytes;
+}
+
+// Imports a model this file owns (shape inference writes into it, and the
+// conversion may free its initializers' bytes).
 absl::StatusOr<std::unique_ptr<ir::Graph>> ImportOwnedModel(onnx::ModelProto& model,
                                                             const std::string& model_dir,
                                                             const OnnxImportOptions& options) {
@@ -214,8 +231,12 @@ absl::StatusOr<std::unique_ptr<ir::Graph>> ImportOwnedModel(onnx::ModelProto& mo
   // second thread while the graph is built: 0.9 s of a million-node import
   // off the wall time. Its verdict still comes first, as when it ran before
   // the conversion: a model it rejects fails with its message.
+  // A weight-heavy model is checked first and then converted consuming its
+  // initializers (OnnxBuildContext::release_initializers): its peak memory
+  // is then about one copy of the weights, not two.
+  const bool release_initializers = InitializerBytes(model.graph()) >= kReleaseInitializerBytes;
   std::future<absl::Status> checker;
-  if (options.run_checker && infer_with_ged) {
+  if (options.run_checker && infer_with_ged && !release_initializers) {
     try {
       checker = std::async(std::launch::async, [&] { return RunOnnxChecker(model, dir); });
     } catch (const std::system_error&) {
@@ -236,6 +257,7 @@ absl::StatusOr<std::unique_ptr<ir::Graph>> ImportOwnedModel(onnx::ModelProto& mo
   context.model_dir = dir;
   context.registry = &registry;
   context.adapters = &BuiltinOpsetAdapters();
+  if (release_initializers) context.release_initializers = &model;
   absl::StatusOr<std::unique_ptr<ir::Graph>> graph =
       ConvertChecked(context, options, infer_with_ged, timer);
   if (checker.valid()) {
@@ -255,7 +277,10 @@ OnnxImportOptions OnnxImportOptionsFromMap(const OptionMap& options) {
   return import;
 }
 
-absl::StatusOr<std::string> ReadOnnxFile(const std::string& path) {
+namespace {
+
+// The size of the ONNX file at `path`, or why it cannot be read as one.
+absl::StatusOr<uintmax_t> CheckOnnxFile(const std::string& path) {
   std::error_code ec;
   const auto status = fs::status(path, ec);
   if (ec || !fs::exists(status)) return NotFound("ONNX model '", path, "' does not exist");
@@ -269,6 +294,13 @@ absl::StatusOr<std::string> ReadOnnxFile(const std::string& path) {
         "ONNX model '", path, "' is ", size,
         " bytes, over protobuf's 2 GiB limit; store its weights as external data");
   }
+  return size;
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> ReadOnnxFile(const std::string& path) {
+  GE_ASSIGN_OR_RETURN(const uintmax_t size, CheckOnnxFile(path));
   std::ifstream in(path, std::ios::binary);
   if (!in) return InvalidArgument("cannot open ONNX model '", path, "'");
   std::string bytes(size, '\0');
@@ -290,14 +322,56 @@ google::protobuf::ArenaOptions ModelArenaOptions() {
   return options;
 }
 
-absl::Status ParseOnnxModelInto(std::string_view bytes, std::string_view source,
-                                onnx::ModelProto& model) {
-  if (bytes.size() > static_cast<size_t>(INT_MAX)) {
-    return InvalidArgument("not a valid ONNX model: ", source, ": ", bytes.size(),
-                           " bytes is over protobuf's 2 GiB limit");
+// The bytes of an array, handed to the parser a chunk at a time; bytes two
+// chunks behind the parser are reported to `released` (the parser's stream
+// keeps at most the tail of the chunk before the current one).
+class ReleasingArrayStream : public google::protobuf::io::ZeroCopyInputStream {
+ public:
+  static constexpr int kChunk = 1 << 20;
+  static constexpr size_t kReleaseEvery = size_t{16} << 20;
+
+  ReleasingArrayStream(std::string_view bytes, const std::function<void(size_t)>* released)
+      : bytes_(bytes), released_(released) {}
+
+  bool Next(const void** data, int* size) override {
+    if (position_ >= bytes_.size()) return false;
+    const size_t begin = position_;
+    const size_t n = std::min(bytes_.size() - begin, static_cast<size_t>(kChunk));
+    *data = bytes_.data() + begin;
+    *size = static_cast<int>(n);
+    position_ += n;
+    if (released_ != nullptr && *released_ && begin >= 2 * static_cast<size_t>(kChunk)) {
+      const size_t behind = begin - 2 * static_cast<size_t>(kChunk);
+      if (behind >= reported_ + kReleaseEvery) {
+        (*released_)(behind);
+        reported_ = behind;
+      }
+    }
+    return true;
   }
-  google::protobuf::io::ArrayInputStream array(bytes.data(), static_cast<int>(bytes.size()));
-  google::protobuf::io::CodedInputStream coded(&array);
+  void BackUp(int count) override { position_ -= static_cast<size_t>(count); }
+  bool Skip(int count) override {
+    const size_t left = bytes_.size() - position_;
+    if (static_cast<size_t>(count) > left) {
+      position_ = bytes_.size();
+      return false;
+    }
+    position_ += static_cast<size_t>(count);
+    return true;
+  }
+  int64_t ByteCount() const override { return static_cast<int64_t>(position_); }
+
+ private:
+  std::string_view bytes_;
+  const std::function<void(size_t)>* released_;
+  size_t position_ = 0;
+  size_t reported_ = 0;
+};
+
+// Parses a whole model from `stream`; `source` names it in errors.
+absl::Status ParseOnnxStream(google::protobuf::io::ZeroCopyInputStream& stream, std::string_view source,
+                             onnx::ModelProto& model) {
+  google::protobuf::io::CodedInputStream coded(&stream);
   coded.SetTotalBytesLimit(INT_MAX);
   if (!model.ParseFromCodedStream(&coded) || !coded.ConsumedEntireMessage()) {
     return InvalidArgument("not a valid ONNX model: ", source,
@@ -309,6 +383,33 @@ absl::Status ParseOnnxModelInto(std::string_view bytes, std::string_view source,
     return InvalidArgument("not a valid ONNX model: ", source, ": ", StdView(basics.message()));
   }
   return absl::OkStatus();
+}
+
+absl::Status ParseOnnxModelInto(std::string_view bytes, std::string_view source, onnx::ModelProto& model,
+                                const std::function<void(size_t)>* parsed_through = nullptr) {
+  if (bytes.size() > static_cast<size_t>(INT_MAX)) {
+    return InvalidArgument("not a valid ONNX model: ", source, ": ", bytes.size(),
+                           " bytes is over protobuf's 2 GiB limit");
+  }
+  ReleasingArrayStream stream(bytes, parsed_through);
+  GE_RETURN_IF_ERROR(ParseOnnxStream(stream, source, model));
+  if (parsed_through != nullptr && *parsed_through) (*parsed_through)(bytes.size());
+  return absl::OkStatus();
+}
+
+// Parses the file at `path` as it is read (no copy of the whole file
+// beside the parsed model).
+absl::Status ParseOnnxFileInto(const std::string& path, onnx::ModelProto& model) {
+  GE_RETURN_IF_ERROR(CheckOnnxFile(path).status());
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return InvalidArgument("cannot open ONNX model '", path, "': ", std::strerror(errno));
+  google::protobuf::io::FileInputStream file(fd, 1 << 20);
+  file.SetCloseOnDelete(true);
+  absl::Status parsed = ParseOnnxStream(file, path, model);
+  if (file.GetErrno() != 0) {
+    return InvalidArgument("cannot read ONNX model '", path, "': ", std::strerror(file.GetErrno()));
+  }
+  return parsed;
 }
 
 }  // namespace
@@ -324,12 +425,9 @@ absl::StatusOr<std::unique_ptr<ir::Graph>> ImportOnnxFile(const std::string& pat
   StepTimer timer;
   absl::StatusOr<std::unique_ptr<ir::Graph>> graph;
   {
-    GE_ASSIGN_OR_RETURN(std::string bytes, ReadOnnxFile(path));
     google::protobuf::Arena arena(ModelArenaOptions());
     auto* model = google::protobuf::Arena::CreateMessage<onnx::ModelProto>(&arena);
-    GE_RETURN_IF_ERROR(ParseOnnxModelInto(bytes, path, *model));
-    bytes.clear();
-    bytes.shrink_to_fit();
+    GE_RETURN_IF_ERROR(ParseOnnxFileInto(path, *model));
     timer.Lap("read and parse");
     std::error_code ec;
     const std::string dir = fs::absolute(fs::path(path), ec).parent_path().string();
@@ -346,8 +444,7 @@ absl::StatusOr<std::unique_ptr<ir::Graph>> ImportOnnxBytes(std::string_view byte
                                                            const OnnxImportOptions& options) {
   google::protobuf::Arena arena(ModelArenaOptions());
   auto* model = google::protobuf::Arena::CreateMessage<onnx::ModelProto>(&arena);
-  GE_RETURN_IF_ERROR(ParseOnnxModelInto(bytes, "<bytes>", *model));
-  if (options.after_parse) options.after_parse();
+  GE_RETURN_IF_ERROR(ParseOnnxModelInto(bytes, "<bytes>", *model, &options.parsed_through));
   return ImportOwnedModel(*model, model_dir, options);
 }
 

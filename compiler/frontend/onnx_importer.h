@@ -108,11 +108,12 @@ struct OnnxImportOptions {
   // Runs on the model as parsed, before any other step (the daemon's checks
   // of a client's model, session/ingest.h); its error fails the import.
   std::function<absl::Status(const onnx::ModelProto&)> check_model;
-  // Called by ImportOnnxBytes once the bytes are parsed, when the importer
-  // reads them no more: a caller whose bytes are a file mapping drops its
-  // pages there, so that the parsed model and the graph's tensors are not
-  // resident on top of them.
-  std::function<void()> after_parse;
+  // Called by ImportOnnxBytes as the parser moves through the bytes: the
+  // importer reads the bytes before `end` no more. The last call, with `end`
+  // the size, comes once the bytes are parsed (none when they do not parse).
+  // A caller whose bytes are a file mapping drops those pages, so that the
+  // parsed model and the graph's tensors are not resident on top of them.
+  std::function<void(size_t end)> parsed_through;
 };
 
 // The import options the option map sets (ge.onnx_shape_inference; other

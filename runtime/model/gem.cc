@@ -580,6 +580,27 @@ absl::StatusOr<CompiledModel> ModelFromDef(const v1::CompiledModelDef& def, cons
   return model;
 }
 
+// Moves the large inline weights of `def`'s root graph into `tensors`, one
+// at a time, freeing each one's bytes in `def` as soon as its tensor holds
+// them: a weight-heavy model then peaks at about one copy of its weights
+// while it loads, instead of two (the parsed file and the graph).
+absl::Status TakeInlineWeights(v1::CompiledModelDef& def, NamedTensors& tensors) {
+  constexpr size_t kTakeBytes = size_t{64} << 10;
+  const std::string value_key(ir::kAttrValue);
+  for (v1::NodeDef& node : *def.mutable_graph()->mutable_nodes()) {
+    if (node.type() != ir::kConst) continue;
+    auto it = node.mutable_attrs()->find(value_key);
+    if (it == node.mutable_attrs()->end() || !it->second.has_t() || it->second.t().raw_data().size() < kTakeBytes) {
+      continue;
+    }
+    absl::StatusOr<Tensor> tensor = ir::TensorFromProto(it->second.t());
+    if (!tensor.ok()) return Annotate(tensor.status(), StrCat("the value of node '", node.name(), "'"));
+    node.mutable_attrs()->erase(it);
+    tensors.emplace_back(node.name(), *std::move(tensor));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<CompiledModel> LoadGem(const std::string& path, const engine::EngineRegistry& engines) {
@@ -601,7 +622,9 @@ absl::StatusOr<CompiledModel> LoadGem(const std::string& path, const engine::Eng
     std::memcpy(buffer->data(), bytes.data(), bytes.size());
     return Buffer::Wrap(buffer->data(), bytes.size(), [buffer] {});
   };
-  return ModelFromDef(def, path, ec ? std::string() : dir.string(), blobs);
+  NamedTensors tensors;
+  if (absl::Status taken = TakeInlineWeights(def, tensors); !taken.ok()) return Annotate(taken, path);
+  return ModelFromDef(def, path, ec ? std::string() : dir.string(), blobs, &tensors);
 }
 
 absl::StatusOr<CompiledModel> LoadGemFromBytes(std::string_view bytes, const std::string& label,
@@ -620,7 +643,9 @@ absl::StatusOr<CompiledModel> LoadGemFromBytes(std::string_view bytes, const std
     return InvalidArgument(label, " refers to prepared state in a separate file (", blob.file(),
                            "), which bytes cannot carry");
   };
-  absl::StatusOr<CompiledModel> model = ModelFromDef(def, label, "", no_blobs);
+  NamedTensors tensors;
+  if (absl::Status taken = TakeInlineWeights(def, tensors); !taken.ok()) return Annotate(taken, label);
+  absl::StatusOr<CompiledModel> model = ModelFromDef(def, label, "", no_blobs, &tensors);
   if (!model.ok()) return model.status();
   // A client's .gem cannot widen what the client may do.
   if (absl::Status allowed = CheckClientModel(*model); !allowed.ok()) return Annotate(allowed, label);

@@ -3,6 +3,9 @@
 #include "compiler/frontend/onnx_importer.h"
 
 #include <algorithm>
+#include <cstring>
+#include <string>
+#include <vector>
 
 #include "base/ir/op_types.h"
 #include "compiler/frontend/onnx_external_data.h"
@@ -99,23 +102,87 @@ TEST(OnnxImporterTest, FileAndBytesEntryPoints) {
   EXPECT_EQ(NodeNames(**from_file), NodeNames(**from_bytes));
 }
 
-TEST(OnnxImporterTest, AfterParseRunsOnceWhenTheBytesAreParsedAndNotForBytesThatDoNotParse) {
-  // The hook poisons the bytes: the import must not read them after it.
+TEST(OnnxImporterTest, ParsedThroughReportsTheBytesTheImportReadsNoMore) {
+  // The hook poisons what it is told the import will not read again: the
+  // import must still succeed, and the last call covers every byte.
   std::string bytes = Serialize(ConvNet());
-  int calls = 0;
+  std::vector<size_t> ends;
   OnnxImportOptions options;
-  options.after_parse = [&] {
-    ++calls;
-    std::fill(bytes.begin(), bytes.end(), '\xff');
+  options.parsed_through = [&](size_t end) {
+    ASSERT_LE(end, bytes.size());
+    ASSERT_TRUE(ends.empty() || end > ends.back());
+    ends.push_back(end);
+    std::fill(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(end), '\xff');
   };
   auto graph = ImportOnnxBytes(bytes, "", options);
   ASSERT_TRUE(graph.ok()) << graph.status();
-  EXPECT_EQ(calls, 1);
+  ASSERT_FALSE(ends.empty());
+  EXPECT_EQ(ends.back(), bytes.size());
   EXPECT_NE((*graph)->FindNode("conv1"), nullptr);
-  calls = 0;
-  options.after_parse = [&] { ++calls; };
+  ends.clear();
+  options.parsed_through = [&](size_t end) { ends.push_back(end); };
   EXPECT_FALSE(ImportOnnxBytes("not an onnx model", "", options).ok());
-  EXPECT_EQ(calls, 0);
+  EXPECT_TRUE(ends.empty());
+}
+
+// y = Reshape(x + big, [-1]) with `big` an initializer of `floats` values
+// i % 1000: large enough, the import frees its bytes as it converts it.
+onnx::ModelProto BigWeightModel(int64_t floats) {
+  onnx::ModelProto model = MakeModel(13);
+  onnx::GraphProto* g = model.mutable_graph();
+  AddInput(g, "x", kF32, {floats});
+  onnx::TensorProto* big = g->add_initializer();
+  big->set_name("big");
+  big->set_data_type(onnx::TensorProto::FLOAT);
+  big->add_dims(floats);
+  std::string* raw = big->mutable_raw_data();
+  raw->resize(static_cast<size_t>(floats) * 4);
+  for (int64_t i = 0; i < floats; ++i) {
+    const float v = static_cast<float>(i % 1000);
+    std::memcpy(raw->data() + i * 4, &v, 4);
+  }
+  AddInitializer(g, "shape", Tensor::FromVector<int64_t>({-1}, Shape{1}));
+  AddNode(g, "Add", {"x", "big"}, {"sum"}, "add");
+  AddNode(g, "Reshape", {"sum", "shape"}, {"y"}, "reshape");
+  AddOutputOfRank(g, "y", kF32, 1);
+  return model;
+}
+
+void ExpectBigWeight(const ir::Graph& graph, int64_t floats) {
+  const ir::Node* node = graph.FindNode("big");
+  ASSERT_NE(node, nullptr);
+  auto value = node->op_desc().GetAttr<Tensor>(ir::kAttrValue);
+  ASSERT_TRUE(value.has_value());
+  ASSERT_EQ(value->NumElements(), floats);
+  for (int64_t i : {int64_t{0}, int64_t{1}, int64_t{999}, int64_t{1000}, floats / 2 + 7, floats - 1}) {
+    EXPECT_EQ(value->data<float>()[i], static_cast<float>(i % 1000)) << i;
+  }
+  EXPECT_EQ(graph.FindNode("reshape")->op_desc().output(0).type.shape(), Shape{floats});
+}
+
+TEST(OnnxImporterTest, LargeModelsReportParsingProgressAndKeepTheirWeights) {
+  // 68 MiB of initializer: past the bound above which the import frees each
+  // initializer's bytes once converted, and reported to the hook before the
+  // end. Poisoning what the hook was told must not change the weights.
+  constexpr int64_t kFloats = int64_t{17} << 20;
+  std::string bytes = Serialize(BigWeightModel(kFloats));
+  std::vector<size_t> ends;
+  OnnxImportOptions options;
+  options.parsed_through = [&](size_t end) {
+    ends.push_back(end);
+    std::fill(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(end), '\xff');
+  };
+  auto graph = ImportOnnxBytes(bytes, "", options);
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  ASSERT_GE(ends.size(), 2u);
+  EXPECT_LT(ends.front(), bytes.size());
+  ExpectBigWeight(**graph, kFloats);
+  // The same from a model the caller keeps: the import works on its copy.
+  const onnx::ModelProto model = BigWeightModel(kFloats);
+  auto copied = ImportOnnxModel(model, "");
+  ASSERT_TRUE(copied.ok()) << copied.status();
+  ExpectBigWeight(**copied, kFloats);
+  EXPECT_EQ(model.graph().initializer(0).raw_data().size(), static_cast<size_t>(kFloats) * 4);
 }
 
 TEST(OnnxImporterTest, WithoutOnnxShapeInferenceOnlyDeclaredTypesAreSet) {
