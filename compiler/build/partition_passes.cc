@@ -279,6 +279,29 @@ void AddPartitionPasses(PassPipeline& pipeline, CompileState& state) {
                           StrCat("optimizer '", o, "' on each subgraph its engine gets"));
     }
   }
+  // Each engine's optimizers on the merged graph, in the registry's engine
+  // order (an excluded engine's do not run).
+  std::vector<std::string> before_build;
+  for (const std::string& engine_name : state.engines.Names()) {
+    engine::Engine* e = state.engines.Find(engine_name);
+    const auto& excluded = options.exclude_engines;
+    if (e == nullptr || std::find(excluded.begin(), excluded.end(), engine_name) != excluded.end()) continue;
+    for (engine::GraphOptimizer* optimizer : e->graph_optimizers()) {
+      std::string name = StrCat(optimizer->name(), ".OptimizeGraphBeforeBuild");
+      if (std::find(before_build.begin(), before_build.end(), name) != before_build.end()) continue;
+      before_build.push_back(name);
+      add(name, false, {},
+          StrCat("engine '", engine_name, "': its optimizer '", optimizer->name(), "' on the merged graph"),
+          [optimizer](ir::Graph& g) -> absl::StatusOr<bool> {
+            GE_ASSIGN_OR_RETURN(bool changed, optimizer->OptimizeGraphBeforeBuild(g));
+            for (ir::Graph* sub : g.subgraphs()) {
+              GE_ASSIGN_OR_RETURN(bool c, optimizer->OptimizeGraphBeforeBuild(*sub));
+              changed = changed || c;
+            }
+            return changed;
+          });
+    }
+  }
   add(
       "KeepPartitioned", true, [&options] { return options.keep_partitioned_graph; },
       "keep a copy of the partitioned tree (mixed static/dynamic loading, reports)",

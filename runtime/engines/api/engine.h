@@ -99,6 +99,15 @@ class GraphOptimizer {
     (void)graph;
     return false;
   }
+  // On the whole graph once the engine partitions have merged, before the
+  // partitioned form is kept and flattened (GE's OptimizeGraphBeforeBuild):
+  // on the root and every subgraph, each node placed for good and a Const
+  // its readers' unit reads directly again. An engine rewrites only nodes
+  // placed on it and Consts that only such nodes read.
+  virtual absl::StatusOr<bool> OptimizeGraphBeforeBuild(ir::Graph& graph) {
+    (void)graph;
+    return false;
+  }
   // Whether OptimizeFusedGraph might change a subgraph holding `node` (a
   // node placed on this engine, or on one of its atomic engines for a
   // composite one). Answering false for every node of a graph promises

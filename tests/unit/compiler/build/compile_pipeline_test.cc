@@ -108,6 +108,10 @@ TEST_F(CompilePipelineTest, ListsEveryStepInOrder) {
     EXPECT_GT(original, position("ConstantFoldingPass")) << o;
     EXPECT_LT(original, position("StagePartition")) << o;
     EXPECT_GT(position(o + ".OptimizeFusedGraph"), position("EnginePlacer2")) << o;
+    // And on the merged graph, before it is kept and flattened.
+    const int before_build = position(o + ".OptimizeGraphBeforeBuild");
+    EXPECT_GT(before_build, position("AtomicEnginePartition")) << o;
+    EXPECT_LT(before_build, position("KeepPartitioned")) << o;
   }
   for (const PassListing& p : *list) {
     const bool optional = p.name == "ConstantFoldingPass" || p.name == "QdqFusionPass" ||
