@@ -34,8 +34,10 @@ namespace ge::runtime {
 
 // 2: variables (VarManagerInfo), KIND_VARIABLE value references and a
 // mixed graph's partitioned form. 3: subgraph_shared_weights. 4: every
-// Const storage stored once (weight_aliases; gem_weights.h).
-inline constexpr uint32_t kGemFormatVersion = 4;
+// Const storage stored once (weight_aliases; gem_weights.h). 5: constant
+// GEMM weights may be stored in panel order (cpu_dense's _gemm_panels,
+// weight_panels.h), which a ged reading format 4 would take for plain.
+inline constexpr uint32_t kGemFormatVersion = 5;
 // The oldest format this ged reads (2: no subgraph_shared_weights).
 inline constexpr uint32_t kGemOldestReadableVersion = 2;
 

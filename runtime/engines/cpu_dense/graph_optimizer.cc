@@ -19,6 +19,7 @@
 #include "runtime/engines/cpu_dense/post_op_fusion.h"
 #include "runtime/engines/cpu_dense/post_ops.h"
 #include "runtime/engines/cpu_dense/reduce_to_pool.h"
+#include "runtime/engines/cpu_dense/weight_panels.h"
 
 namespace ge::engine::cpu_dense {
 namespace {
@@ -149,6 +150,10 @@ absl::StatusOr<bool> CpuDenseGraphOptimizer::OptimizeFusedGraph(ir::Graph& graph
   GE_ASSIGN_OR_RETURN(bool changed, OptimizeOne(graph, PlacedOnDense, /*fold=*/false));
   GE_ASSIGN_OR_RETURN(bool layouts, AssignBlockedLayouts(graph, PlacedOnDense, context_));
   return changed || layouts;
+}
+
+absl::StatusOr<bool> CpuDenseGraphOptimizer::OptimizeGraphBeforeBuild(ir::Graph& graph) {
+  return LayOutWeightPanels(graph, PlacedOnDense);
 }
 
 }  // namespace ge::engine::cpu_dense

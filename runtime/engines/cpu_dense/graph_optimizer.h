@@ -30,6 +30,11 @@
 // readers. It runs last, on the final nodes, and only after placement:
 // TransData and layouts are decided per engine. Running it again on its
 // own output changes nothing.
+//
+// OptimizeGraphBeforeBuild (the merged graph, where a Const reaches its
+// readers directly again) runs 5. LayOutWeightPanels (weight_panels.h):
+// constant B matrices of packed-path products stored as the panels the GEMM
+// reads, on the final nodes.
 #pragma once
 
 #include <string_view>
@@ -53,6 +58,8 @@ class CpuDenseGraphOptimizer final : public GraphOptimizer {
   std::string_view name() const override { return "cpu_dense"; }
   absl::StatusOr<bool> OptimizeOriginalGraph(ir::Graph& graph) override;
   absl::StatusOr<bool> OptimizeFusedGraph(ir::Graph& graph) override;
+  // 5. LayOutWeightPanels on the nodes placed on cpu_dense.
+  absl::StatusOr<bool> OptimizeGraphBeforeBuild(ir::Graph& graph) override;
   // Its rewrites start at Conv, MatMul, Gemm and fused dense nodes (post-op
   // fusion, constant inputs) and at nodes that start layouts.
   bool MayOptimizeFused(const ir::Node& node) const override;

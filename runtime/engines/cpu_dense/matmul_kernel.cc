@@ -22,6 +22,8 @@
 #include <algorithm>
 #include <cstring>
 #include <functional>
+#include <memory>
+#include <mutex>
 #include <numeric>
 #include <optional>
 #include <string_view>
@@ -48,6 +50,8 @@ struct GemmAttrs {
   bool is_gemm = false;
   bool trans_a = false, trans_b = false;
   float alpha = 1.0f, beta = 1.0f;
+  // B is a constant stored in panel order (kAttrGemmPanels, weight_panels.h).
+  bool b_panels = false;
 };
 
 GemmAttrs ReadGemmAttrs(const ir::OpDesc& base) {
@@ -134,11 +138,35 @@ class MatMulKernel final : public DenseKernel {
   // Whether the fused add's operand still lines up once the output's batch
   // dims are folded into its rows.
   bool CollapsibleAdd(const PlanRequest& r, const dims& dst) const;
+  // B as the product reads it off the packed path: `given` itself, or, for
+  // a B stored in panel order, its plain matrix (unpacked once per storage).
+  absl::StatusOr<Tensor> PlainB(const Tensor& given);
 
   GemmAttrs attrs_;
   PostOpChain chain_;
   PanelWeights panels_;  // the packed path's B, shared by every plan
+  // PlainB's last unpacking and the storage it was made from.
+  std::mutex plain_mu_;
+  std::shared_ptr<Buffer> plain_source_;
+  size_t plain_offset_ = 0;
+  Tensor plain_b_;
 };
+
+absl::StatusOr<Tensor> MatMulKernel::PlainB(const Tensor& given) {
+  if (!attrs_.b_panels) return given;
+  std::lock_guard<std::mutex> lock(plain_mu_);
+  if (plain_source_ != nullptr && plain_source_ == given.buffer() && plain_offset_ == given.byte_offset()) {
+    return plain_b_;
+  }
+  const Shape& b = given.shape();
+  const int64_t n = b.dim(attrs_.trans_b ? 0 : 1), k = b.dim(attrs_.trans_b ? 1 : 0);
+  GE_ASSIGN_OR_RETURN(Tensor plain, Tensor::Allocate(DataType::kFloat, b));
+  UnpackPanels(given.data<float>(), k, n, attrs_.trans_b, plain.data<float>());
+  plain_b_ = plain;
+  plain_source_ = given.buffer();
+  plain_offset_ = given.byte_offset();
+  return plain;
+}
 
 // Fills the A, B and destination descriptors of `plan` (B's stored and
 // preferred forms in b_md / b_any).
@@ -205,9 +233,20 @@ absl::StatusOr<std::unique_ptr<DenseKernel::Plan>> MatMulKernel::Build(const Pla
   for (int i = 1; i < 3; ++i) {
     if (r.has_input(i) && r.dtype(i) != r.dtype(0)) return NodeError(op(), "inputs must share a dtype");
   }
+  if (attrs_.b_panels) {
+    // Only the own path and oneDNN (after PlainB) read panels: never the
+    // reference kernel, so these shapes must plan.
+    const Shape& b = r.shape(1);
+    if (r.dtype(1) != DataType::kFloat || b.rank() != 2 || b.dim(attrs_.trans_b ? 0 : 1) % kGemmPanel != 0) {
+      return NodeError(op(), "B in panel order (", kAttrGemmPanels, ") must be an f32 matrix of whole panels, not ",
+                       DataTypeName(r.dtype(1)), b.ToString());
+    }
+  }
   auto plan = std::make_unique<MatMulPlan>();
   dnnl::memory::desc b_md, b_any;
-  GE_RETURN_IF_ERROR(Describe(r, *plan, b_md, b_any));
+  absl::Status described = Describe(r, *plan, b_md, b_any);
+  if (attrs_.b_panels && absl::IsUnimplemented(described)) return NodeError(op(), described.message());
+  GE_RETURN_IF_ERROR(described);
   const int64_t out_elements = plan->dst_md.get_size() / DataTypeSize(r.dtype(0));
   if (r.output_types[0].shape().IsFullyKnown() &&
       r.output_types[0].shape().NumElementsUnchecked() != out_elements) {
@@ -254,7 +293,7 @@ absl::StatusOr<std::unique_ptr<DenseKernel::Plan>> MatMulKernel::Build(const Pla
     plan->steps = ToGemmSteps(chain_);
     plan->add_ld = chain_.has_add() && plan->add_md.dims()[0] != 1 ? plan->n : 0;
     const Tensor* b = r.const_input(1);
-    if (b != nullptr) {
+    if (b != nullptr && !attrs_.b_panels) {
       bool packed = false;
       panels_.Get(*b, plan->k, plan->n, attrs_.trans_b, &packed);
       if (packed) WeightPacks().fetch_add(1, std::memory_order_relaxed);
@@ -289,7 +328,10 @@ absl::StatusOr<std::unique_ptr<DenseKernel::Plan>> MatMulKernel::Build(const Pla
   }
   plan->tail = std::move(split.steps);
   plan->weights.Init(eng(), b_md, pd.weights_desc(), constant_b);
-  if (const Tensor* b = r.const_input(1)) GE_RETURN_IF_ERROR(plan->weights.Preload(eng(), *b));
+  if (const Tensor* b = r.const_input(1)) {
+    GE_ASSIGN_OR_RETURN(Tensor plain, PlainB(*b));
+    GE_RETURN_IF_ERROR(plan->weights.Preload(eng(), plain));
+  }
   plan->scratchpad_md = pd.scratchpad_desc();
   plan->matmul = dnnl::matmul(pd);
   plan->workspace_bytes =
@@ -311,15 +353,18 @@ bool MatMulKernel::Packable(const PlanRequest& r, const MatMulPlan& plan) const 
 
 absl::Status MatMulKernel::RunPacked(MatMulPlan& plan, ExecuteContext& ctx) {
   GE_ASSIGN_OR_RETURN(Tensor y, ctx.Output(0));
-  bool packed = false;
-  const PanelWeights::Panels panels = panels_.Get(ctx.input(1), plan.k, plan.n, attrs_.trans_b, &packed);
-  if (packed) WeightPacks().fetch_add(1, std::memory_order_relaxed);
+  PanelWeights::Panels panels;  // held for the run
+  if (!attrs_.b_panels) {
+    bool packed = false;
+    panels = panels_.Get(ctx.input(1), plan.k, plan.n, attrs_.trans_b, &packed);
+    if (packed) WeightPacks().fetch_add(1, std::memory_order_relaxed);
+  }
   GemmArgs g{};
   g.a = ctx.input(0).data<float>();
   g.lda = plan.k;
   g.rows = plan.m;
   g.k = plan.k;
-  g.packed = panels->data();
+  g.packed = attrs_.b_panels ? ctx.input(1).data<float>() : panels->data();
   g.n = plan.n;
   g.c = y.data<float>();
   g.ldc = plan.n;
@@ -337,7 +382,8 @@ absl::Status MatMulKernel::Run(Plan& base_plan, ExecuteContext& ctx, Scratch& sc
   if (plan.packed) return RunPacked(plan, ctx);
   GE_ASSIGN_OR_RETURN(Tensor y, ctx.Output(0));
   dnnl::stream stream(eng());
-  GE_ASSIGN_OR_RETURN(dnnl::memory weights, plan.weights.Get(eng(), stream, ctx.input(1), scratch));
+  GE_ASSIGN_OR_RETURN(Tensor b, PlainB(ctx.input(1)));
+  GE_ASSIGN_OR_RETURN(dnnl::memory weights, plan.weights.Get(eng(), stream, b, scratch));
   if (plan.c_mode == CMode::kSum) BroadcastRows(ctx.input(2), y.raw_data(), plan.m, plan.n);
   std::unordered_map<int, dnnl::memory> args = {
       {DNNL_ARG_SRC, WrapTensor(plan.a_md, eng(), ctx.input(0))},
@@ -409,7 +455,9 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateMatMulKernel(const ir::OpDesc& op,
                                                            const ir::OpDesc& base,
                                                            PostOpChain chain,
                                                            const DenseContext& ctx) {
-  return std::unique_ptr<Kernel>(new MatMulKernel(op, ctx, ReadGemmAttrs(base), std::move(chain)));
+  GemmAttrs attrs = ReadGemmAttrs(base);
+  attrs.b_panels = op.GetAttrOr<bool>(kAttrGemmPanels, false);
+  return std::unique_ptr<Kernel>(new MatMulKernel(op, ctx, attrs, std::move(chain)));
 }
 
 void RegisterMatMulKernels(DenseKernelTable& table) {

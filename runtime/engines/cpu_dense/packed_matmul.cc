@@ -42,21 +42,39 @@ bool PanelWeights::PackedFrom(const Tensor& b, int64_t k, int64_t n, bool transp
   return packing_.PackedFrom(b, {k, n, transposed ? 1 : 0});
 }
 
-PanelWeights::Panels PanelWeights::Get(const Tensor& b, int64_t k, int64_t n, bool transposed, bool* packed) {
-  auto pack = [&](const Tensor& t) {
-    const int64_t panels = GemmPanels(n);
-    std::vector<float> out(static_cast<size_t>(panels * k * kGemmPanel), 0.0f);
-    const float* src = t.data<float>();
-    for (int64_t p = 0; p < panels; ++p) {
-      const int64_t cols = std::min(kGemmPanel, n - p * kGemmPanel);
-      for (int64_t i = 0; i < k; ++i) {
-        float* dst = out.data() + (p * k + i) * kGemmPanel;
-        for (int64_t x = 0; x < cols; ++x) {
-          const int64_t col = p * kGemmPanel + x;
-          dst[x] = transposed ? src[col * k + i] : src[i * n + col];
-        }
+void PackPanels(const float* b, int64_t k, int64_t n, bool transposed, float* panels) {
+  const int64_t count = GemmPanels(n);
+  for (int64_t p = 0; p < count; ++p) {
+    const int64_t cols = std::min(kGemmPanel, n - p * kGemmPanel);
+    for (int64_t i = 0; i < k; ++i) {
+      float* dst = panels + (p * k + i) * kGemmPanel;
+      for (int64_t x = 0; x < cols; ++x) {
+        const int64_t col = p * kGemmPanel + x;
+        dst[x] = transposed ? b[col * k + i] : b[i * n + col];
+      }
+      std::fill(dst + cols, dst + kGemmPanel, 0.0f);
+    }
+  }
+}
+
+void UnpackPanels(const float* panels, int64_t k, int64_t n, bool transposed, float* b) {
+  const int64_t count = GemmPanels(n);
+  for (int64_t p = 0; p < count; ++p) {
+    const int64_t cols = std::min(kGemmPanel, n - p * kGemmPanel);
+    for (int64_t i = 0; i < k; ++i) {
+      const float* src = panels + (p * k + i) * kGemmPanel;
+      for (int64_t x = 0; x < cols; ++x) {
+        const int64_t col = p * kGemmPanel + x;
+        (transposed ? b[col * k + i] : b[i * n + col]) = src[x];
       }
     }
+  }
+}
+
+PanelWeights::Panels PanelWeights::Get(const Tensor& b, int64_t k, int64_t n, bool transposed, bool* packed) {
+  auto pack = [&](const Tensor& t) {
+    std::vector<float> out(static_cast<size_t>(GemmPanels(n) * k * kGemmPanel));
+    PackPanels(t.data<float>(), k, n, transposed, out.data());
     return out;
   };
   return packing_.Get(b, {k, n, transposed ? 1 : 0}, pack, packed);

@@ -19,6 +19,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string_view>
 #include <vector>
 
 #include "base/tensor.h"
@@ -55,6 +56,18 @@ bool PackedGemmFits(int64_t m, int64_t k, int64_t n);
 
 // The chain as GemmSteps (every PostOpKind has one).
 std::vector<GemmStep> ToGemmSteps(const PostOpChain& chain);
+
+// `b` ([k, n] row-major, or [n, k] when transposed) written as
+// GemmPanels(n) panels of [k][kGemmPanel] at `panels`, zero-padded past n.
+void PackPanels(const float* b, int64_t k, int64_t n, bool transposed, float* panels);
+// The inverse: the [k, n] (or [n, k]) matrix of `panels` written at `b`.
+void UnpackPanels(const float* panels, int64_t k, int64_t n, bool transposed, float* b);
+
+// The attribute of a constant matrix stored in panel order (PackPanels,
+// n a multiple of kGemmPanel so that the panels hold exactly its k * n
+// values under its own dims), and of the MatMul / Gemm / `_DenseFused`
+// nodes reading it as B, which use it in place (weight_panels.h).
+inline constexpr std::string_view kAttrGemmPanels = "_gemm_panels";
 
 // B ([k, n], or [n, k] when transposed) packed into panels, shared by the
 // plans of one kernel.
