@@ -90,6 +90,7 @@ void RegisterVectorKernels(VectorKernelTable& table) {
   RegisterElementwiseKernels(table);
   RegisterReduceKernels(table);
   RegisterMovementKernels(table);
+  RegisterSelectionKernels(table);
   RegisterFusedElementwiseKernel(table);
 }
 

@@ -1,5 +1,6 @@
 // cpu_vector conformance generators: reductions and data movement.
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 
 #include "tests/unit/runtime/engines/conformance/vector_cases.h"
@@ -108,6 +109,22 @@ void AddReduceAndMovementCases(VectorCaseTable& t) {
     const DataType itype = rng.Bool() ? DataType::kInt32 : DataType::kInt64;
     Tensor indices = rng.Random(itype, ishape, static_cast<double>(-shape.dim(axis)), static_cast<double>(shape.dim(axis) - 1));
     return cpu_dense::MakeCase("Gather", {Values(rng, dtype, shape), indices}, {{"axis", ir::AttrValue(axis)}});
+  };
+  // Any axis (negative too), K from 0 to the axis' extent, both directions;
+  // floats rounded to integers so rows have ties.
+  t["TopK"] = [](Rng& rng, DataType dtype) -> std::optional<Case> {
+    const Shape shape = RandomShape(rng, 1, 4, 9);
+    const int64_t axis = rng.Int(0, shape.rank() - 1);
+    Tensor x = Values(rng, dtype, shape, -4.0, 4.0);
+    if (dtype == DataType::kFloat || dtype == DataType::kDouble || dtype == DataType::kFloat16) {
+      std::vector<double> v(static_cast<size_t>(x.NumElements()));
+      for (int64_t i = 0; i < x.NumElements(); ++i) v[static_cast<size_t>(i)] = std::round(x.GetAsDouble(i));
+      x = test::MakeTensor(dtype, v, shape);
+    }
+    const int64_t k = rng.Int(0, shape.dim(axis));
+    ir::AttrMap attrs = {{"axis", ir::AttrValue(rng.Bool() ? axis : axis - shape.rank())},
+                         {"largest", ir::AttrValue(int64_t{rng.Bool() ? 1 : 0})}};
+    return cpu_dense::MakeCase("TopK", {x, I64s({k})}, attrs, std::nullopt, 2);
   };
   // Indices of data's rank, at most data's extent on the other axes (any
   // extent, empty included, on the gathered one), negative ones too.
