@@ -6,6 +6,7 @@
 #include "base/logging.h"
 #include "base/status.h"
 #include "runtime/engines/cpu_vector/fused_elementwise.h"
+#include "runtime/engines/cpu_vector/gather_elements.h"
 #include "runtime/engines/cpu_vector/vector_kernel.h"
 
 namespace ge::engine::cpu_vector {
@@ -91,6 +92,7 @@ void RegisterVectorKernels(VectorKernelTable& table) {
   RegisterReduceKernels(table);
   RegisterMovementKernels(table);
   RegisterSelectionKernels(table);
+  RegisterGatherKernels(table);
   RegisterFusedElementwiseKernel(table);
 }
 

@@ -1,6 +1,5 @@
-// Data movement: Transpose, Slice, Expand, Concat, Split, Gather and
-// GatherElements, for
-// every fixed-size dtype (they copy bytes).
+// Data movement: Transpose, Slice, Expand, Concat, Split and Gather, for
+// every fixed-size dtype (they copy bytes; GatherElements: gather_elements.h).
 //
 // Transpose, Slice and Expand are one strided copy: the output walked in
 // order, each output dim reading the input with a stride (permuted,
@@ -368,81 +367,6 @@ class GatherKernel final : public Kernel {
   int64_t axis_;
 };
 
-// GatherElements: out[p] = data[p with its `axis` coordinate replaced by
-// indices[p]]; indices may be smaller than data along the other axes.
-// Rows of the indices (every axis but the last) split over the team; the
-// data offset of a row's first element is its coordinates times data's
-// strides, and along the last axis the offset steps by data's last stride
-// (or by indices[p] times it, on the last axis). host_cpu's reference ran
-// one element at a time on one thread, and put the region around it on the
-// dynamic executor (DGCNN's torch.gather of neighbours).
-class GatherElementsKernel final : public Kernel {
- public:
-  explicit GatherElementsKernel(const ir::OpDesc& op) : op_(op), axis_(sdk::IntAttr(op, "axis", 0)) {}
-
-  absl::Status Compute(ExecuteContext& ctx) override {
-    const Tensor& x = ctx.input(0);
-    const Tensor& ind = ctx.input(1);
-    const int64_t rank = x.shape().rank();
-    GE_ASSIGN_OR_RETURN(int64_t axis, sdk::NormalizeAxisFor(op_, axis_, rank));
-    if (ind.shape().rank() != rank) return NodeError(op_, "indices must have data's rank");
-    for (int64_t d = 0; d < rank; ++d) {
-      if (d != axis && ind.shape().dim(d) > x.shape().dim(d)) {
-        return NodeError(op_, "indices ", ind.shape().ToString(), " exceed data ", x.shape().ToString());
-      }
-    }
-    GE_ASSIGN_OR_RETURN(Tensor y, ctx.Output(0));
-    const int64_t n = ind.NumElements();
-    if (y.NumElements() != n) return NodeError(op_, "output does not match the indices");
-    if (n == 0) return absl::OkStatus();
-    const int64_t dim = x.shape().dim(axis);
-    const bool i64 = ind.dtype() == DataType::kInt64;
-    const auto index = [&](int64_t j) -> int64_t { return i64 ? ind.data<int64_t>()[j] : ind.data<int32_t>()[j]; };
-    for (int64_t j = 0; j < n; ++j) {
-      const int64_t v = index(j);
-      if (v < -dim || v >= dim) return NodeError(op_, "index ", v, " is out of range [", -dim, ", ", dim, ")");
-    }
-    std::vector<int64_t> stride(static_cast<size_t>(rank), 1);
-    for (int64_t d = rank - 1; d > 0; --d) stride[d - 1] = stride[d] * x.shape().dim(d);
-    const int64_t last = ind.shape().dim(rank - 1);
-    const int64_t rows = n / last;
-    const bool on_last = axis == rank - 1;
-    const auto run = [&](auto tag) {
-      using T = decltype(tag);
-      const T* src = static_cast<const T*>(x.raw_data());
-      T* dst = static_cast<T*>(y.raw_data());
-      Split(ctx.num_threads(), rows, last + 1, [&](int64_t b, int64_t e) {
-        for (int64_t r = b; r < e; ++r) {
-          // the row's coordinates (all but the last axis), innermost first
-          int64_t base = 0;
-          for (int64_t d = rank - 2, rest = r; d >= 0; --d) {
-            const int64_t c = rest % ind.shape().dim(d);
-            rest /= ind.shape().dim(d);
-            if (d != axis) base += c * stride[d];
-          }
-          for (int64_t i = 0; i < last; ++i) {
-            int64_t v = index(r * last + i);
-            if (v < 0) v += dim;
-            dst[r * last + i] = src[base + v * stride[axis] + (on_last ? 0 : i * stride[rank - 1])];
-          }
-        }
-      });
-    };
-    switch (DataTypeSize(x.dtype())) {
-      case 1: run(uint8_t{}); break;
-      case 2: run(uint16_t{}); break;
-      case 4: run(uint32_t{}); break;
-      case 8: run(uint64_t{}); break;
-      default: return NodeError(op_, "element size ", DataTypeSize(x.dtype()), " is not 1, 2, 4 or 8");
-    }
-    return absl::OkStatus();
-  }
-
- private:
-  ir::OpDesc op_;
-  int64_t axis_;
-};
-
 template <typename K>
 CreateFn Creator() {
   return [](const ir::OpDesc& op) -> absl::StatusOr<std::unique_ptr<Kernel>> { return std::unique_ptr<Kernel>(new K(op)); };
@@ -490,12 +414,6 @@ void RegisterMovementKernels(VectorKernelTable& table) {
                return CheckInputDtype(op, 1, kIndexSet);
              },
              Creator<GatherKernel>()});
-  table.Add({"GatherElements",
-             [](const ir::OpDesc& op) {
-               GE_RETURN_IF_ERROR(CheckInputDtype(op, 0, kCopySet));
-               return CheckInputDtype(op, 1, kIndexSet);
-             },
-             Creator<GatherElementsKernel>()});
 }
 
 }  // namespace ge::engine::cpu_vector

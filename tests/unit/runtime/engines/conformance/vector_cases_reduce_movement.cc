@@ -3,6 +3,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "runtime/engines/cpu_vector/gather_elements.h"
 #include "tests/unit/runtime/engines/conformance/vector_cases.h"
 
 namespace ge::engine::conformance {
@@ -139,6 +140,36 @@ void AddReduceAndMovementCases(VectorCaseTable& t) {
     const int64_t written = rng.Bool() ? axis : axis - shape.rank();
     return cpu_dense::MakeCase("GatherElements", {Values(rng, dtype, shape), indices},
                                {{"axis", ir::AttrValue(written)}});
+  };
+  // GatherElements of two Expands, read through zero strides: the sources
+  // broadcast to data_shape / indices_shape (dims of 1, leading dims
+  // dropped, the gathered axis included); the reference expands both and
+  // gathers on host_cpu.
+  t[std::string(cpu_vector::kGatherElementsBroadcastOp)] = [](Rng& rng, DataType dtype) -> std::optional<Case> {
+    const Shape data_shape = RandomShape(rng, 1, 4, 6, false);
+    const int64_t rank = data_shape.rank();
+    const int64_t axis = rng.Int(0, rank - 1);
+    Shape indices_shape = data_shape;
+    for (int64_t d = 0; d < rank; ++d) {
+      indices_shape.set_dim(d, d == axis ? rng.Int(0, 7) : rng.Int(1, data_shape.dim(d)));
+    }
+    const Shape data_from = BroadcastFrom(rng, data_shape);
+    const Shape indices_from = BroadcastFrom(rng, indices_shape);
+    const DataType itype = rng.Bool() ? DataType::kInt32 : DataType::kInt64;
+    const double extent = static_cast<double>(data_shape.dim(axis));
+    const Tensor data = Values(rng, dtype, data_from);
+    const Tensor indices = rng.Random(itype, indices_from, -extent, extent - 1);
+    const auto dims = [](const Shape& s) { return std::vector<int64_t>(s.span().begin(), s.span().end()); };
+    Case c = cpu_dense::MakeCase(std::string(cpu_vector::kGatherElementsBroadcastOp), {data, indices},
+                                 {{"axis", ir::AttrValue(axis)},
+                                  {std::string(cpu_vector::kAttrDataShape), ir::AttrValue(dims(data_shape))},
+                                  {std::string(cpu_vector::kAttrIndicesShape), ir::AttrValue(dims(indices_shape))}});
+    c.reference = [=]() -> absl::StatusOr<Tensor> {
+      GE_ASSIGN_OR_RETURN(Tensor d, test::RunOp1(cpu_dense::Host(), "Expand", {data, I64s(dims(data_shape))}));
+      GE_ASSIGN_OR_RETURN(Tensor i, test::RunOp1(cpu_dense::Host(), "Expand", {indices, I64s(dims(indices_shape))}));
+      return test::RunOp1(cpu_dense::Host(), "GatherElements", {d, i}, {{"axis", ir::AttrValue(axis)}});
+    };
+    return c;
   };
 }
 
