@@ -1,4 +1,4 @@
-// Selection: TopK over ordered keys.
+// Selection: TopK over ordered keys; ArgMax and ArgMin (below).
 //
 // Each element of a row becomes one unsigned *composite key* whose order is
 // the answer's order: the value's ordered bits in the high part (float bits
@@ -182,6 +182,94 @@ class TopKKernel final : public Kernel {
   bool largest_;
 };
 
+// ArgMax / ArgMin: per position off the axis, the index of the best value
+// along it, the first of equals (the last with select_last_index). The
+// comparison is the one ORT and host_cpu make element by element: a NaN
+// never beats the best so far, and one at index 0 stays. Work goes in tiles
+// of one outer index and up to kArgTile positions of the inner run: the
+// running best and index of each position sit in a small array and the
+// loop over the inner run is a blend the compiler vectorizes.
+constexpr int64_t kArgTile = 256;
+
+template <bool kMax>
+class ArgReduceKernel final : public Kernel {
+ public:
+  explicit ArgReduceKernel(const ir::OpDesc& op)
+      : op_(op), axis_(sdk::IntAttr(op, "axis", 0)), last_(sdk::IntAttr(op, "select_last_index", 0) != 0) {}
+
+  absl::Status Compute(ExecuteContext& ctx) override {
+    const Tensor& x = ctx.input(0);
+    const Shape& xs = x.shape();
+    GE_ASSIGN_OR_RETURN(int64_t axis, sdk::NormalizeAxisFor(op_, axis_, xs.rank()));
+    Tensor holder;
+    GE_ASSIGN_OR_RETURN(Tensor * y, OutputOf(ctx, 0, holder));
+    const int64_t n = xs.dim(axis);
+    const int64_t outer = sdk::DimProduct(xs.span(), 0, static_cast<size_t>(axis));
+    const int64_t inner = sdk::DimProduct(xs.span(), static_cast<size_t>(axis) + 1, static_cast<size_t>(xs.rank()));
+    if (y->NumElements() != outer * inner) return NodeError(op_, "output ", y->shape().ToString(), " does not match");
+    if (y->NumElements() == 0) return absl::OkStatus();
+    if (n == 0) return NodeError(op_, "cannot take the arg of an empty axis ", axis, " of ", xs.ToString());
+    const auto run = [&](auto tag) -> absl::Status {
+      using T = typename decltype(tag)::type;
+      if (last_) {
+        Rows<T, true>(x.data<T>(), y->data<int64_t>(), outer, n, inner, ctx);
+      } else {
+        Rows<T, false>(x.data<T>(), y->data<int64_t>(), outer, n, inner, ctx);
+      }
+      return absl::OkStatus();
+    };
+    switch (x.dtype()) {
+      case DataType::kFloat: return run(sdk::TypeTag<float>{});
+      case DataType::kDouble: return run(sdk::TypeTag<double>{});
+      case DataType::kFloat16: return run(sdk::TypeTag<Float16>{});
+      case DataType::kInt32: return run(sdk::TypeTag<int32_t>{});
+      case DataType::kInt64: return run(sdk::TypeTag<int64_t>{});
+      case DataType::kInt8: return run(sdk::TypeTag<int8_t>{});
+      case DataType::kUint8: return run(sdk::TypeTag<uint8_t>{});
+      default: return NodeError(op_, "dtype ", DataTypeName(x.dtype()), " is not supported");
+    }
+  }
+
+ private:
+  template <typename T, bool kLast>
+  static void Rows(const T* in, int64_t* out, int64_t outer, int64_t n, int64_t inner, ExecuteContext& ctx) {
+    using W = decltype(sdk::Widen(T{}));
+    const int64_t tiles_per_outer = (inner + kArgTile - 1) / kArgTile;
+    Split(ctx, outer * tiles_per_outer, n * std::min(inner, kArgTile), [&](int64_t begin, int64_t end) {
+      W best[kArgTile];
+      int64_t arg[kArgTile];
+      for (int64_t t = begin; t < end; ++t) {
+        const int64_t o = t / tiles_per_outer, j0 = (t % tiles_per_outer) * kArgTile;
+        const int64_t len = std::min(kArgTile, inner - j0);
+        const T* base = in + o * n * inner + j0;
+        for (int64_t j = 0; j < len; ++j) {
+          best[j] = sdk::Widen(base[j]);
+          arg[j] = 0;
+        }
+        for (int64_t i = 1; i < n; ++i) {
+          const T* row = base + i * inner;
+          for (int64_t j = 0; j < len; ++j) {
+            const W v = sdk::Widen(row[j]);
+            bool better;
+            if constexpr (kMax) {
+              better = kLast ? v >= best[j] : v > best[j];
+            } else {
+              better = kLast ? v <= best[j] : v < best[j];
+            }
+            best[j] = better ? v : best[j];
+            arg[j] = better ? i : arg[j];
+          }
+        }
+        std::copy(arg, arg + len, out + o * inner + j0);
+      }
+    });
+  }
+
+  ir::OpDesc op_;
+  int64_t axis_;
+  bool last_;
+};
+
 template <typename K>
 CreateFn Creator() {
   return [](const ir::OpDesc& op) -> absl::StatusOr<std::unique_ptr<Kernel>> {
@@ -198,6 +286,9 @@ void RegisterSelectionKernels(VectorKernelTable& table) {
                return CheckInputDtype(op, 1, {DataType::kInt64});
              },
              Creator<TopKKernel>()});
+  const CheckFn numeric = [](const ir::OpDesc& op) { return CheckInputDtype(op, 0, kNumericSet); };
+  table.Add({"ArgMax", numeric, Creator<ArgReduceKernel<true>>()});
+  table.Add({"ArgMin", numeric, Creator<ArgReduceKernel<false>>()});
 }
 
 }  // namespace ge::engine::cpu_vector

@@ -127,6 +127,20 @@ void AddReduceAndMovementCases(VectorCaseTable& t) {
                          {"largest", ir::AttrValue(int64_t{rng.Bool() ? 1 : 0})}};
     return cpu_dense::MakeCase("TopK", {x, I64s({k})}, attrs, std::nullopt, 2);
   };
+  for (const char* type : {"ArgMax", "ArgMin"}) {
+    t[type] = [type](Rng& rng, DataType dtype) -> std::optional<Case> {
+      const Shape shape = RandomShape(rng, 1, 4, 8, false);
+      const int64_t axis = rng.Int(0, shape.rank() - 1);
+      Tensor x = Values(rng, dtype, shape, -3.0, 3.0);
+      std::vector<double> v(static_cast<size_t>(x.NumElements()));
+      for (int64_t i = 0; i < x.NumElements(); ++i) v[static_cast<size_t>(i)] = std::round(x.GetAsDouble(i));
+      x = test::MakeTensor(dtype, v, shape);  // ties
+      ir::AttrMap attrs = {{"axis", ir::AttrValue(rng.Bool() ? axis : axis - shape.rank())},
+                           {"keepdims", ir::AttrValue(int64_t{rng.Bool() ? 1 : 0})},
+                           {"select_last_index", ir::AttrValue(int64_t{rng.Bool() ? 1 : 0})}};
+      return cpu_dense::MakeCase(type, {x}, attrs);
+    };
+  }
   // Indices of data's rank, at most data's extent on the other axes (any
   // extent, empty included, on the gathered one), negative ones too.
   t["GatherElements"] = [](Rng& rng, DataType dtype) -> std::optional<Case> {

@@ -1,4 +1,4 @@
-// cpu_vector's TopK against an independent reference (a stable sort of each
+// cpu_vector's TopK (and ArgMax / ArgMin, at the end) against an independent reference (a stable sort of each
 // row's indices by value, NaN above every number, ties to the lower index)
 // and against host_cpu: every dtype, both directions, any axis, K at its
 // edges, ties, NaN, -0 and rows long enough for the bounded path.
@@ -207,6 +207,90 @@ TEST(CpuVectorTopKTest, CheckSupportedTakesNumericTypesAndInt64K) {
   EXPECT_FALSE(store.CheckSupportedOp(op(b, K(1))).ok());
   const Tensor bf = test::RandomTensor(DataType::kBFloat16, Shape{2}, 1);
   EXPECT_FALSE(store.CheckSupportedOp(op(bf, K(1))).ok());
+}
+
+// ArgMax / ArgMin: the first (or last) index of the extreme non-NaN value,
+// 0 when the row starts with NaN (ORT's and host_cpu's answer).
+int64_t ArgReference(const std::vector<double>& row, bool max, bool last) {
+  if (std::isnan(row[0])) return 0;
+  int64_t arg = -1;
+  for (size_t i = 0; i < row.size(); ++i) {
+    if (std::isnan(row[i])) continue;
+    if (arg < 0) {
+      arg = static_cast<int64_t>(i);
+      continue;
+    }
+    const double b = row[static_cast<size_t>(arg)];
+    const bool better = max ? (row[i] > b || (last && row[i] == b)) : (row[i] < b || (last && row[i] == b));
+    if (better) arg = static_cast<int64_t>(i);
+  }
+  return arg < 0 ? 0 : arg;
+}
+
+void CheckArg(const Tensor& x, int64_t axis, bool max, bool last, bool keepdims, bool threaded = false) {
+  const std::string type = max ? "ArgMax" : "ArgMin";
+  SCOPED_TRACE(StrCat(type, " ", DataTypeName(x.dtype()), " ", x.shape().ToString(), " axis ", axis,
+                      last ? " last" : "", keepdims ? " keepdims" : ""));
+  const ir::AttrMap attrs = {{"axis", ir::AttrValue(axis)},
+                             {"keepdims", ir::AttrValue(int64_t{keepdims})},
+                             {"select_last_index", ir::AttrValue(int64_t{last})}};
+  test::RunOptions options;
+  if (threaded) options.thread_pool = test::TestThreadPool();
+  auto got = test::RunOp1(Vector(), type, {x}, attrs, options);
+  ASSERT_TRUE(got.ok()) << got.status();
+  const int64_t rank = x.shape().rank(), a = axis < 0 ? axis + rank : axis;
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < a; ++d) outer *= x.shape().dim(d);
+  for (int64_t d = a + 1; d < rank; ++d) inner *= x.shape().dim(d);
+  const int64_t n = x.shape().dim(a);
+  const std::vector<double> v = AsDoubles(x);
+  ASSERT_EQ(got->NumElements(), outer * inner);
+  for (int64_t o = 0; o < outer; ++o) {
+    for (int64_t i = 0; i < inner; ++i) {
+      std::vector<double> row(static_cast<size_t>(n));
+      for (int64_t j = 0; j < n; ++j) row[static_cast<size_t>(j)] = v[static_cast<size_t>((o * n + j) * inner + i)];
+      ASSERT_EQ(got->data<int64_t>()[o * inner + i], ArgReference(row, max, last)) << "at " << o << ", " << i;
+    }
+  }
+  ir::OpDesc op = test::OpBuilder(type, "n").Inputs({x}).Outputs(1).Build();
+  for (const auto& [k, val] : attrs) op.SetAttr(k, val);
+  EXPECT_TRUE(test::MatchesReference(Vector(), Host(), op, {x}, std::nullopt, options));
+}
+
+TEST(CpuVectorArgTest, TiesNanAxesAndKeepdims) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const Tensor x = Floats({1, nan, 3, 3, nan, -1, 2, -1, nan, 1, 0, 0, 5, 5, 1, 1}, Shape{2, 8});
+  for (bool max : {true, false}) {
+    for (bool last : {false, true}) {
+      for (int64_t axis : {0, 1, -1, -2}) {
+        CheckArg(x, axis, max, last, true);
+        CheckArg(x, axis, max, last, false);
+      }
+    }
+  }
+  auto got = test::RunOp1(Vector(), "ArgMax", {x}, {{"axis", ir::AttrValue(int64_t{1})}});
+  ASSERT_TRUE(got.ok()) << got.status();
+  EXPECT_TRUE(test::TensorEq(*got, Tensor::FromVector<int64_t>({2, 0}, Shape{2, 1})));
+}
+
+TEST(CpuVectorArgTest, EveryDtypeShapeAndLongInnerRuns) {
+  const DataType dtypes[] = {DataType::kFloat, DataType::kDouble, DataType::kFloat16, DataType::kInt32,
+                             DataType::kInt64, DataType::kInt8,   DataType::kUint8};
+  uint64_t seed = 40;
+  for (DataType dtype : dtypes) {
+    for (const Shape& shape : {Shape{1}, Shape{7}, Shape{3, 1, 5}, Shape{2, 9, 300}, Shape{4, 0, 3}}) {
+      Tensor x = test::RandomTensor(dtype, shape, ++seed, -3, 3);
+      std::vector<double> v = AsDoubles(x);
+      for (double& e : v) e = std::round(e);
+      x = test::MakeTensor(dtype, v, shape);
+      for (int64_t axis = -shape.rank(); axis < shape.rank(); ++axis) {
+        if (shape.dim(axis < 0 ? axis + shape.rank() : axis) == 0) continue;  // refused below
+        for (bool max : {true, false}) CheckArg(x, axis, max, axis % 2 == 0, axis % 3 == 0, true);
+      }
+    }
+  }
+  const Tensor empty_axis = test::RandomTensor(DataType::kFloat, Shape{2, 0}, 1);
+  EXPECT_FALSE(test::RunOp1(Vector(), "ArgMax", {empty_axis}, {{"axis", ir::AttrValue(int64_t{1})}}).ok());
 }
 
 }  // namespace
