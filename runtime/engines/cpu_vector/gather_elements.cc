@@ -1,4 +1,5 @@
-// GatherElements and `_GatherElementsBroadcast`: one strided walk.
+// GatherElements and `_GatherElementsBroadcast`: one strided walk; and
+// ScatterElements (below).
 //
 // out[p] = data[p with its `axis` coordinate replaced by indices[p]], where
 // data and indices are read through element strides: their own (row-major)
@@ -12,6 +13,8 @@
 #include "runtime/engines/cpu_vector/gather_elements.h"
 
 #include <algorithm>
+#include <cstring>
+#include <string>
 #include <vector>
 
 #include "base/ops/infer_util.h"
@@ -209,6 +212,164 @@ class GatherElementsBroadcastKernel final : public Kernel {
   std::vector<int64_t> data_shape_, indices_shape_;
 };
 
+// ScatterElements (reduction none, add or mul): the output is data, then
+// each update goes to its position with the `axis` coordinate replaced by
+// its index. Two updates can only meet when they share every coordinate
+// but the axis one, so the work splits by those: tiles of one outer index
+// (the axes before `axis`) and up to kScatterTile positions of the inner
+// run, each walking the axis in order. Every target so receives its updates
+// in the order of a row-major walk of the updates (host_cpu's order), so
+// sums round the same and the last of repeated targets wins with "none".
+constexpr int64_t kScatterTile = 256;
+
+enum class ScatterReduction { kNone, kAdd, kMul };
+
+class ScatterElementsKernel final : public Kernel {
+ public:
+  explicit ScatterElementsKernel(const ir::OpDesc& op)
+      : op_(op), axis_(sdk::IntAttr(op, "axis", 0)), reduction_(sdk::StringAttr(op, "reduction", "none")) {}
+
+  absl::Status Compute(ExecuteContext& ctx) override {
+    const Tensor& data = ctx.input(0);
+    const Tensor& ind = ctx.input(1);
+    const Tensor& upd = ctx.input(2);
+    const Shape& ds = data.shape();
+    const int64_t rank = ds.rank();
+    ScatterReduction red;
+    if (reduction_ == "none") {
+      red = ScatterReduction::kNone;
+    } else if (reduction_ == "add") {
+      red = ScatterReduction::kAdd;
+    } else if (reduction_ == "mul") {
+      red = ScatterReduction::kMul;
+    } else {
+      return NodeError(op_, "reduction '", reduction_, "' is not none, add or mul");
+    }
+    GE_ASSIGN_OR_RETURN(int64_t axis, sdk::NormalizeAxisFor(op_, axis_, rank));
+    if (upd.shape() != ind.shape()) {
+      return NodeError(op_, "updates ", upd.shape().ToString(), " and indices ", ind.shape().ToString(), " differ");
+    }
+    if (ind.shape().rank() != rank) return NodeError(op_, "indices must have data's rank");
+    for (int64_t d = 0; d < rank; ++d) {
+      if (d != axis && ind.shape().dim(d) > ds.dim(d)) {
+        return NodeError(op_, "indices ", ind.shape().ToString(), " exceed data ", ds.ToString(), " at dim ", d);
+      }
+    }
+    Tensor holder;
+    GE_ASSIGN_OR_RETURN(Tensor * y, OutputOf(ctx, 0, holder));
+    if (y->shape() != ds) return NodeError(op_, "output ", y->shape().ToString(), " is not data's shape");
+    const size_t bytes = static_cast<size_t>(data.NumElements()) * DataTypeSize(data.dtype());
+    if (bytes > 0 && y->raw_data() != data.raw_data()) std::memcpy(y->raw_data(), data.raw_data(), bytes);
+    if (ind.NumElements() == 0) return absl::OkStatus();
+    const int64_t extent = ds.dim(axis);
+    GE_RETURN_IF_ERROR(CheckIndices(op_, ind, extent));
+    // Updates as [outer, m, inner]; data offsets of each outer and inner
+    // coordinate (identity runs when the updates span data there).
+    const auto us = ind.shape().span();
+    const std::vector<int64_t> dstride = Strides(ds.span());
+    Plan plan;
+    plan.m = us[axis];
+    plan.axis_stride = dstride[axis];
+    plan.outer_off = Offsets(us, dstride, 0, axis);
+    plan.inner_off = Offsets(us, dstride, axis + 1, rank);
+    plan.extent = extent;
+    const int threads = ctx.num_threads();
+    const bool i64 = ind.dtype() == DataType::kInt64;
+    const auto by_type = [&](auto tag) -> absl::Status {
+      using T = typename decltype(tag)::type;
+      if (i64) {
+        Scatter<T, int64_t>(plan, red, ind.data<int64_t>(), upd.data<T>(), y->data<T>(), threads);
+      } else {
+        Scatter<T, int32_t>(plan, red, ind.data<int32_t>(), upd.data<T>(), y->data<T>(), threads);
+      }
+      return absl::OkStatus();
+    };
+    if (red == ScatterReduction::kNone) {
+      switch (DataTypeSize(data.dtype())) {
+        case 1: return by_type(sdk::TypeTag<uint8_t>{});
+        case 2: return by_type(sdk::TypeTag<uint16_t>{});
+        case 4: return by_type(sdk::TypeTag<uint32_t>{});
+        case 8: return by_type(sdk::TypeTag<uint64_t>{});
+        default: return NodeError(op_, "element size ", DataTypeSize(data.dtype()), " is not 1, 2, 4 or 8");
+      }
+    }
+    switch (data.dtype()) {
+      case DataType::kFloat: return by_type(sdk::TypeTag<float>{});
+      case DataType::kDouble: return by_type(sdk::TypeTag<double>{});
+      case DataType::kFloat16: return by_type(sdk::TypeTag<Float16>{});
+      case DataType::kInt32: return by_type(sdk::TypeTag<int32_t>{});
+      case DataType::kInt64: return by_type(sdk::TypeTag<int64_t>{});
+      case DataType::kInt8: return by_type(sdk::TypeTag<int8_t>{});
+      case DataType::kUint8: return by_type(sdk::TypeTag<uint8_t>{});
+      default: return NodeError(op_, "dtype ", DataTypeName(data.dtype()), " has no reduction here");
+    }
+  }
+
+ private:
+  struct Plan {
+    int64_t m = 0, axis_stride = 0, extent = 0;
+    std::vector<int64_t> outer_off, inner_off;
+  };
+
+  // Data offsets of every coordinate of the update dims [begin, end), in
+  // row-major order, through data's strides.
+  static std::vector<int64_t> Offsets(absl::Span<const int64_t> dims, const std::vector<int64_t>& strides,
+                                      int64_t begin, int64_t end) {
+    std::vector<int64_t> out = {0};
+    for (int64_t d = begin; d < end; ++d) {
+      std::vector<int64_t> next;
+      next.reserve(out.size() * static_cast<size_t>(dims[d]));
+      for (int64_t base : out) {
+        for (int64_t c = 0; c < dims[d]; ++c) next.push_back(base + c * strides[d]);
+      }
+      out = std::move(next);
+    }
+    return out;
+  }
+
+  template <typename T, typename I>
+  static void Scatter(const Plan& p, ScatterReduction red, const I* ind, const T* upd, T* out, int threads) {
+    const int64_t outer = static_cast<int64_t>(p.outer_off.size());
+    const int64_t inner = static_cast<int64_t>(p.inner_off.size());
+    const int64_t tiles = (inner + kScatterTile - 1) / kScatterTile;
+    Split(threads, outer * tiles, p.m * std::min(inner, kScatterTile), [&](int64_t begin, int64_t end) {
+      for (int64_t t = begin; t < end; ++t) {
+        const int64_t o = t / tiles, i0 = (t % tiles) * kScatterTile;
+        const int64_t i1 = std::min(inner, i0 + kScatterTile);
+        T* base = out + p.outer_off[static_cast<size_t>(o)];
+        for (int64_t j = 0; j < p.m; ++j) {
+          const int64_t row = (o * p.m + j) * inner;
+          for (int64_t i = i0; i < i1; ++i) {
+            int64_t v = static_cast<int64_t>(ind[row + i]);
+            v += v < 0 ? p.extent : 0;
+            T& dst = base[v * p.axis_stride + p.inner_off[static_cast<size_t>(i)]];
+            const T u = upd[row + i];
+            if (red == ScatterReduction::kNone) {
+              dst = u;
+            } else if (red == ScatterReduction::kAdd) {
+              if constexpr (sdk::kIsFloat<T>) {
+                dst = sdk::Narrow<T>(sdk::Widen(dst) + sdk::Widen(u));
+              } else {
+                dst = sdk::WrapAdd(dst, u);
+              }
+            } else {
+              if constexpr (sdk::kIsFloat<T>) {
+                dst = sdk::Narrow<T>(sdk::Widen(dst) * sdk::Widen(u));
+              } else {
+                dst = sdk::WrapMul(dst, u);
+              }
+            }
+          }
+        }
+      }
+    });
+  }
+
+  ir::OpDesc op_;
+  int64_t axis_;
+  std::string reduction_;
+};
+
 absl::Status InferBroadcast(ops::InferenceContext& ctx) {
   const auto data_shape = ctx.Attr<std::vector<int64_t>>(kAttrDataShape);
   const auto indices_shape = ctx.Attr<std::vector<int64_t>>(kAttrIndicesShape);
@@ -253,6 +414,20 @@ void RegisterGatherKernels(VectorKernelTable& table) {
   };
   table.Add({"GatherElements", check, [](const ir::OpDesc& op) -> absl::StatusOr<std::unique_ptr<Kernel>> {
                return std::unique_ptr<Kernel>(new GatherElementsKernel(op));
+             }});
+  table.Add({"ScatterElements",
+             [](const ir::OpDesc& op) -> absl::Status {
+               GE_RETURN_IF_ERROR(CheckInputDtype(op, 0, kCopySet));
+               GE_RETURN_IF_ERROR(CheckInputDtype(op, 1, kIndexSet));
+               GE_RETURN_IF_ERROR(CheckInputDtype(op, 2, kCopySet));
+               if (InputDtype(op, 2) != InputDtype(op, 0)) return Unsupported(op, "updates of another dtype");
+               const std::string reduction = sdk::StringAttr(op, "reduction", "none");
+               if (reduction == "none") return absl::OkStatus();
+               if (reduction != "add" && reduction != "mul") return Unsupported(op, "reduction ", reduction);
+               return CheckInputDtype(op, 0, kNumericSet);
+             },
+             [](const ir::OpDesc& op) -> absl::StatusOr<std::unique_ptr<Kernel>> {
+               return std::unique_ptr<Kernel>(new ScatterElementsKernel(op));
              }});
   table.Add({std::string(kGatherElementsBroadcastOp), check,
              [](const ir::OpDesc& op) -> absl::StatusOr<std::unique_ptr<Kernel>> {

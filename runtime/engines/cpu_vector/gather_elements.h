@@ -35,7 +35,7 @@ inline constexpr std::string_view kAttrIndicesShape = "indices_shape";
 // Registers the op's schema in `registry` unless it is there.
 absl::Status RegisterGatherElementsBroadcastOp(ops::OpRegistry& registry);
 
-// GatherElements and `_GatherElementsBroadcast` kernels.
+// GatherElements, `_GatherElementsBroadcast` and ScatterElements kernels.
 void RegisterGatherKernels(VectorKernelTable& table);
 
 // Rewrites every GatherElements of `graph` reading an Expand (as above);

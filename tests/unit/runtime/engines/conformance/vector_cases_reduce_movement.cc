@@ -141,6 +141,23 @@ void AddReduceAndMovementCases(VectorCaseTable& t) {
       return cpu_dense::MakeCase(type, {x}, attrs);
     };
   }
+  // Repeated targets are likely (few positions along the axis); updates of
+  // small integers so products stay exact.
+  t["ScatterElements"] = [](Rng& rng, DataType dtype) -> std::optional<Case> {
+    const Shape shape = RandomShape(rng, 1, 4, 6, false);
+    const int64_t axis = rng.Int(0, shape.rank() - 1);
+    Shape ishape = shape;
+    for (int64_t d = 0; d < shape.rank(); ++d) ishape.set_dim(d, d == axis ? rng.Int(0, 7) : rng.Int(1, shape.dim(d)));
+    const DataType itype = rng.Bool() ? DataType::kInt32 : DataType::kInt64;
+    const double extent = static_cast<double>(shape.dim(axis));
+    Tensor indices = rng.Random(itype, ishape, -extent, extent - 1);
+    const char* reduction =
+        dtype == DataType::kBool ? "none" : rng.Pick(std::vector<const char*>{"none", "add", "mul"});
+    return cpu_dense::MakeCase("ScatterElements",
+                               {Values(rng, dtype, shape, -2.0, 2.0), indices, Values(rng, dtype, ishape, -2.0, 2.0)},
+                               {{"axis", ir::AttrValue(rng.Bool() ? axis : axis - shape.rank())},
+                                {"reduction", ir::AttrValue(std::string(reduction))}});
+  };
   // Indices of data's rank, at most data's extent on the other axes (any
   // extent, empty included, on the gathered one), negative ones too.
   t["GatherElements"] = [](Rng& rng, DataType dtype) -> std::optional<Case> {
