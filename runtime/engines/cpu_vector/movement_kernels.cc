@@ -1,4 +1,4 @@
-// Data movement: Transpose, Slice, Expand, Concat, Split and Gather, for
+// Data movement: Transpose, Slice, Expand, Tile, Trilu, Concat, Split and Gather, for
 // every fixed-size dtype (they copy bytes; GatherElements: gather_elements.h).
 //
 // Transpose, Slice and Expand are one strided copy: the output walked in
@@ -328,6 +328,86 @@ class SplitKernel final : public Kernel {
   int64_t axis_;
 };
 
+// Tile: the output viewed as [r0, d0, r1, d1, ...] reads the input with
+// strides [0, s0, 0, s1, ...]: one strided copy (whole input rows by
+// memcpy when the last axis is not repeated).
+class TileKernel final : public Kernel {
+ public:
+  explicit TileKernel(const ir::OpDesc& op) : op_(op) {}
+
+  absl::Status Compute(ExecuteContext& ctx) override {
+    const Tensor& x = ctx.input(0);
+    const std::vector<int64_t> repeats = ctx.input(1).ToInt64Vector();
+    const int64_t rank = x.shape().rank();
+    if (static_cast<int64_t>(repeats.size()) != rank) return NodeError(op_, "repeats must have one entry per axis");
+    if (rank > 8) return NodeError(op_, "rank ", rank, " is above 8");
+    Tensor holder;
+    GE_ASSIGN_OR_RETURN(Tensor * y, OutputOf(ctx, 0, holder));
+    const std::vector<int64_t> in_strides = Strides(x.shape());
+    std::vector<int64_t> dims, strides;
+    for (int64_t d = 0; d < rank; ++d) {
+      if (repeats[d] < 0) return NodeError(op_, "repeats must not be negative");
+      if (y->shape().dim(d) != x.shape().dim(d) * repeats[d]) return NodeError(op_, "output does not match repeats");
+      dims.push_back(repeats[d]);
+      strides.push_back(0);
+      dims.push_back(x.shape().dim(d));
+      strides.push_back(in_strides[d]);
+    }
+    if (y->NumElements() == 0) return absl::OkStatus();
+    if (rank == 0) {
+      dims = {1};
+      strides = {1};
+    }
+    StridedCopy(dims, strides, 0, DataTypeSize(x.dtype()), static_cast<const char*>(x.raw_data()),
+                static_cast<char*>(y->raw_data()), ctx.num_threads());
+    return absl::OkStatus();
+  }
+
+ private:
+  ir::OpDesc op_;
+};
+
+// Trilu: per row of each matrix, the kept run (columns j with j - i >= k,
+// upper, or <= k, lower) copied and the rest zeroed (all-zero bytes are 0
+// in every dtype it takes).
+class TriluKernel final : public Kernel {
+ public:
+  explicit TriluKernel(const ir::OpDesc& op) : op_(op), upper_(sdk::IntAttr(op, "upper", 1) != 0) {}
+
+  absl::Status Compute(ExecuteContext& ctx) override {
+    const Tensor& x = ctx.input(0);
+    const int64_t rank = x.shape().rank();
+    if (rank < 2) return NodeError(op_, "input must have rank >= 2, got ", x.shape().ToString());
+    const int64_t k = ctx.has_input(1) ? ctx.input(1).GetAsInt64(0) : 0;
+    Tensor holder;
+    GE_ASSIGN_OR_RETURN(Tensor * y, OutputOf(ctx, 0, holder));
+    if (y->shape() != x.shape()) return NodeError(op_, "output does not match the input");
+    const int64_t rows = x.shape().dim(rank - 2), cols = x.shape().dim(rank - 1);
+    if (x.NumElements() == 0) return absl::OkStatus();
+    const int64_t mats = x.NumElements() / (rows * cols);
+    const size_t es = DataTypeSize(x.dtype());
+    const char* src = static_cast<const char*>(x.raw_data());
+    char* dst = static_cast<char*>(y->raw_data());
+    Split(ctx.num_threads(), mats * rows, cols, [&](int64_t begin, int64_t end) {
+      for (int64_t r = begin; r < end; ++r) {
+        const int64_t i = r % rows;
+        // kept columns [lo, hi)
+        const int64_t lo = upper_ ? std::clamp<int64_t>(i + k, 0, cols) : 0;
+        const int64_t hi = upper_ ? cols : std::clamp<int64_t>(i + k + 1, 0, cols);
+        const size_t row = static_cast<size_t>(r * cols) * es;
+        std::memset(dst + row, 0, static_cast<size_t>(lo) * es);
+        if (hi > lo) std::memcpy(dst + row + lo * es, src + row + lo * es, static_cast<size_t>(hi - lo) * es);
+        std::memset(dst + row + std::max(hi, lo) * es, 0, static_cast<size_t>(cols - std::max(hi, lo)) * es);
+      }
+    });
+    return absl::OkStatus();
+  }
+
+ private:
+  ir::OpDesc op_;
+  bool upper_;
+};
+
 class GatherKernel final : public Kernel {
  public:
   explicit GatherKernel(const ir::OpDesc& op) : op_(op), axis_(sdk::IntAttr(op, "axis", 0)) {}
@@ -408,6 +488,19 @@ void RegisterMovementKernels(VectorKernelTable& table) {
                return absl::OkStatus();
              },
              Creator<SplitKernel>()});
+  table.Add({"Tile",
+             [](const ir::OpDesc& op) {
+               GE_RETURN_IF_ERROR(CheckInputDtype(op, 0, kCopySet));
+               return CheckInputDtype(op, 1, {DataType::kInt64});
+             },
+             Creator<TileKernel>()});
+  table.Add({"Trilu",
+             [](const ir::OpDesc& op) {
+               GE_RETURN_IF_ERROR(CheckInputDtype(op, 0, kCopySet));
+               if (op.num_inputs() > 1) GE_RETURN_IF_ERROR(CheckInputDtype(op, 1, {DataType::kInt64}, true));
+               return absl::OkStatus();
+             },
+             Creator<TriluKernel>()});
   table.Add({"Gather",
              [](const ir::OpDesc& op) {
                GE_RETURN_IF_ERROR(CheckInputDtype(op, 0, kCopySet));

@@ -1,4 +1,4 @@
-// Selection: TopK over ordered keys; ArgMax and ArgMin (below).
+// Along one axis: TopK over ordered keys; ArgMax, ArgMin and CumSum (below).
 //
 // Each element of a row becomes one unsigned *composite key* whose order is
 // the answer's order: the value's ordered bits in the high part (float bits
@@ -270,6 +270,78 @@ class ArgReduceKernel final : public Kernel {
   bool last_;
 };
 
+// CumSum (exclusive, reverse): along the axis in order, the running sum in
+// host_cpu's compute type (float for f16, wrapping integers), so every
+// element equals the reference's. Tiles as ArgMax's: a running sum per
+// inner position, the inner run contiguous and vectorized.
+class CumSumKernel final : public Kernel {
+ public:
+  explicit CumSumKernel(const ir::OpDesc& op)
+      : op_(op), exclusive_(sdk::IntAttr(op, "exclusive", 0) != 0), reverse_(sdk::IntAttr(op, "reverse", 0) != 0) {}
+
+  absl::Status Compute(ExecuteContext& ctx) override {
+    const Tensor& x = ctx.input(0);
+    if (ctx.input(1).NumElements() != 1) return NodeError(op_, "axis must be a scalar");
+    GE_ASSIGN_OR_RETURN(int64_t axis, sdk::NormalizeAxisFor(op_, ctx.input(1).GetAsInt64(0), x.shape().rank()));
+    Tensor holder;
+    GE_ASSIGN_OR_RETURN(Tensor * y, OutputOf(ctx, 0, holder));
+    if (y->shape() != x.shape()) return NodeError(op_, "output does not match the input");
+    if (x.NumElements() == 0) return absl::OkStatus();
+    const auto dims = x.shape().span();
+    const int64_t n = dims[axis];
+    const int64_t outer = sdk::DimProduct(dims, 0, static_cast<size_t>(axis));
+    const int64_t inner = sdk::DimProduct(dims, static_cast<size_t>(axis) + 1, dims.size());
+    const auto run = [&](auto tag) -> absl::Status {
+      using T = typename decltype(tag)::type;
+      Scan<T>(x.data<T>(), y->data<T>(), outer, n, inner, ctx);
+      return absl::OkStatus();
+    };
+    switch (x.dtype()) {
+      case DataType::kFloat: return run(sdk::TypeTag<float>{});
+      case DataType::kDouble: return run(sdk::TypeTag<double>{});
+      case DataType::kFloat16: return run(sdk::TypeTag<Float16>{});
+      case DataType::kInt32: return run(sdk::TypeTag<int32_t>{});
+      case DataType::kInt64: return run(sdk::TypeTag<int64_t>{});
+      case DataType::kInt8: return run(sdk::TypeTag<int8_t>{});
+      case DataType::kUint8: return run(sdk::TypeTag<uint8_t>{});
+      default: return NodeError(op_, "dtype ", DataTypeName(x.dtype()), " is not supported");
+    }
+  }
+
+ private:
+  template <typename T>
+  void Scan(const T* in, T* out, int64_t outer, int64_t n, int64_t inner, ExecuteContext& ctx) const {
+    using W = decltype(sdk::Widen(T{}));
+    const int64_t tiles_per_outer = (inner + kArgTile - 1) / kArgTile;
+    Split(ctx, outer * tiles_per_outer, n * std::min(inner, kArgTile), [&](int64_t begin, int64_t end) {
+      W sum[kArgTile];
+      for (int64_t t = begin; t < end; ++t) {
+        const int64_t o = t / tiles_per_outer, j0 = (t % tiles_per_outer) * kArgTile;
+        const int64_t len = std::min(kArgTile, inner - j0);
+        std::fill(sum, sum + len, W{});
+        for (int64_t s = 0; s < n; ++s) {
+          const int64_t a = reverse_ ? n - 1 - s : s;
+          const T* src = in + (o * n + a) * inner + j0;
+          T* dst = out + (o * n + a) * inner + j0;
+          for (int64_t j = 0; j < len; ++j) {
+            const W v = sdk::Widen(src[j]);
+            if (exclusive_) {
+              dst[j] = sdk::Narrow<T>(sum[j]);
+              sum[j] = sdk::WrapAdd(sum[j], v);
+            } else {
+              sum[j] = sdk::WrapAdd(sum[j], v);
+              dst[j] = sdk::Narrow<T>(sum[j]);
+            }
+          }
+        }
+      }
+    });
+  }
+
+  ir::OpDesc op_;
+  bool exclusive_, reverse_;
+};
+
 template <typename K>
 CreateFn Creator() {
   return [](const ir::OpDesc& op) -> absl::StatusOr<std::unique_ptr<Kernel>> {
@@ -289,6 +361,12 @@ void RegisterSelectionKernels(VectorKernelTable& table) {
   const CheckFn numeric = [](const ir::OpDesc& op) { return CheckInputDtype(op, 0, kNumericSet); };
   table.Add({"ArgMax", numeric, Creator<ArgReduceKernel<true>>()});
   table.Add({"ArgMin", numeric, Creator<ArgReduceKernel<false>>()});
+  table.Add({"CumSum",
+             [](const ir::OpDesc& op) {
+               GE_RETURN_IF_ERROR(CheckInputDtype(op, 0, kNumericSet));
+               return CheckInputDtype(op, 1, {DataType::kInt32, DataType::kInt64});
+             },
+             Creator<CumSumKernel>()});
 }
 
 }  // namespace ge::engine::cpu_vector

@@ -158,6 +158,27 @@ void AddReduceAndMovementCases(VectorCaseTable& t) {
                                {{"axis", ir::AttrValue(rng.Bool() ? axis : axis - shape.rank())},
                                 {"reduction", ir::AttrValue(std::string(reduction))}});
   };
+  t["Tile"] = [](Rng& rng, DataType dtype) -> std::optional<Case> {
+    const Shape shape = RandomShape(rng, 1, 4, 5);
+    std::vector<int64_t> repeats;
+    for (int64_t d = 0; d < shape.rank(); ++d) repeats.push_back(rng.Int(0, 6) == 0 ? 0 : rng.Int(1, 3));
+    return cpu_dense::MakeCase("Tile", {Values(rng, dtype, shape), I64s(repeats)});
+  };
+  t["Trilu"] = [](Rng& rng, DataType dtype) -> std::optional<Case> {
+    const Shape shape = RandomShape(rng, 2, 4, 7);
+    std::vector<Value> inputs = {Values(rng, dtype, shape)};
+    if (rng.Int(0, 3) != 0) inputs.emplace_back(Tensor::Scalar<int64_t>(rng.Int(-8, 8)));
+    return cpu_dense::MakeCase("Trilu", std::move(inputs), {{"upper", ir::AttrValue(int64_t{rng.Bool() ? 1 : 0})}});
+  };
+  t["CumSum"] = [](Rng& rng, DataType dtype) -> std::optional<Case> {
+    const Shape shape = RandomShape(rng, 1, 4, 8);
+    const int64_t axis = rng.Int(0, shape.rank() - 1);
+    const Tensor a = rng.Bool() ? Tensor::Scalar<int64_t>(rng.Bool() ? axis : axis - shape.rank())
+                                : Tensor::Scalar<int32_t>(static_cast<int32_t>(axis));
+    return cpu_dense::MakeCase("CumSum", {Values(rng, dtype, shape), a},
+                               {{"exclusive", ir::AttrValue(int64_t{rng.Bool() ? 1 : 0})},
+                                {"reverse", ir::AttrValue(int64_t{rng.Bool() ? 1 : 0})}});
+  };
   // Indices of data's rank, at most data's extent on the other axes (any
   // extent, empty included, on the gathered one), negative ones too.
   t["GatherElements"] = [](Rng& rng, DataType dtype) -> std::optional<Case> {
