@@ -1,24 +1,25 @@
 // Along one axis: TopK over ordered keys; ArgMax, ArgMin and CumSum (below).
 //
-// Each element of a row becomes one unsigned *composite key* whose order is
-// the answer's order: the value's ordered bits in the high part (float bits
-// with the sign folded so that unsigned order is numeric order, -0 taken as
-// +0, every NaN one key above +inf; integers with the sign bit flipped;
-// inverted for `largest` = 0) and the complement of the index in the low 32
-// bits, so equal values put the lower index first and no two keys are equal.
+// Each element of a row becomes an ordered integer key (float bits with the
+// sign folded so that signed order is numeric order, -0 taken as +0, every
+// NaN one key above +inf; integers as they are; inverted for `largest` = 0),
+// and each candidate one unsigned *composite key*: the key in the high part
+// and the complement of the index in the low 32 bits, so equal values put
+// the lower index first and no two composites are equal.
 // Selecting the K largest keys of distinct integers then needs no tie or
 // NaN logic: ties go to the lower index as ONNX asks (ORT agrees), and NaN
 // counts as larger than every number (torch.topk's and numpy's order: first
 // for `largest`, last otherwise; ORT's order with NaN is unspecified).
 // Values are read back from the input by index, so NaN payloads survive.
 //
-// Keys are 64-bit for 1-, 2- and 4-byte types (f16 widened to f32) and
-// 128-bit for f64 and i64. A row much longer than K takes a bound first:
-// its 4K blocks each have a largest key, the K-th largest of those is no
+// Composites are 64-bit for 1-, 2- and 4-byte types (f16 widened to f32) and
+// 128-bit for f64 and i64. A row much longer than K takes a bound first
+// over the plain keys (vectorized passes): its blocks of up to 16 keys (at
+// least K blocks) each have a largest key, the K-th largest of those is no
 // larger than the row's K-th largest (the blocks' maxima are K distinct
 // elements at least that large), so only the keys at or above it (usually
-// little more than K) are sorted. Rows (contiguous or strided, any axis) go
-// to threads in blocks; each block keeps one key buffer.
+// little more than K) become composites and are sorted. Rows (contiguous or
+// strided, any axis) go to threads in blocks; each block keeps its buffers.
 #include <algorithm>
 #include <cstring>
 #include <memory>
@@ -33,82 +34,105 @@ namespace {
 
 using sdk::DataTypeSet;
 
-// Ordered 32-bit keys of a float: unsigned order is numeric order, -0 is +0,
-// every NaN is one key above +inf.
-inline uint32_t FloatKey(float v) {
-  uint32_t u;
-  std::memcpy(&u, &v, sizeof(u));
-  if (v != v) u = 0x7FC00000u;  // one NaN, above +inf (0x7F800000)
-  if (u == 0x80000000u) u = 0;  // -0 == +0
-  return (u & 0x80000000u) != 0 ? ~u : (u | 0x80000000u);
+// Ordered 32-bit keys, as signed integers: signed order is numeric order,
+// -0 is +0, every NaN is one key above +inf. Branch-free, so the loop that
+// fills a row's keys vectorizes (a sign-dependent branch mispredicted on
+// every other element of random data).
+inline int32_t FloatKey(float v) {
+  int32_t s;
+  std::memcpy(&s, &v, sizeof(s));
+  s = v != v ? 0x7FC00000 : s;          // one NaN, above +inf (0x7F800000)
+  s = s == INT32_MIN ? 0 : s;           // -0 == +0
+  return s ^ ((s >> 31) & 0x7FFFFFFF);  // negatives: larger magnitude, smaller key
 }
-inline uint64_t DoubleKey(double v) {
-  uint64_t u;
-  std::memcpy(&u, &v, sizeof(u));
-  if (v != v) u = 0x7FF8000000000000ull;
-  if (u == 0x8000000000000000ull) u = 0;
-  return (u & 0x8000000000000000ull) != 0 ? ~u : (u | 0x8000000000000000ull);
+inline int64_t DoubleKey(double v) {
+  int64_t s;
+  std::memcpy(&s, &v, sizeof(s));
+  s = v != v ? 0x7FF8000000000000ll : s;
+  s = s == INT64_MIN ? 0 : s;
+  return s ^ ((s >> 63) & 0x7FFFFFFFFFFFFFFFll);
 }
 
-// The ordered key of one element (value bits only) and the composite type.
+// The signed ordered key of one element, the composite (key, then the
+// complement of the index) and how many low bits hold the index.
 template <typename T>
 struct Keys {
+  using Key = int32_t;
   using Composite = uint64_t;
   static constexpr int kIndexBits = 32;
-  static uint64_t Of(T v) {
+  static int32_t Of(T v) {
     if constexpr (std::is_same_v<T, float>) {
       return FloatKey(v);
     } else if constexpr (std::is_same_v<T, Float16>) {
       return FloatKey(static_cast<float>(v));
-    } else if constexpr (std::is_signed_v<T>) {
-      return static_cast<uint32_t>(static_cast<int32_t>(v)) ^ 0x80000000u;
     } else {
-      return static_cast<uint32_t>(v);
+      return static_cast<int32_t>(v);
     }
   }
 };
 template <>
 struct Keys<double> {
+  using Key = int64_t;
   using Composite = unsigned __int128;
   static constexpr int kIndexBits = 64;
-  static uint64_t Of(double v) { return DoubleKey(v); }
+  static int64_t Of(double v) { return DoubleKey(v); }
 };
 template <>
 struct Keys<int64_t> {
+  using Key = int64_t;
   using Composite = unsigned __int128;
   static constexpr int kIndexBits = 64;
-  static uint64_t Of(int64_t v) { return static_cast<uint64_t>(v) ^ 0x8000000000000000ull; }
+  static int64_t Of(int64_t v) { return v; }
 };
 
-// The K largest composite keys of a row of n, largest first, in out[0..k).
-// `keys` holds the row's n keys (reordered on return); `scratch` is
-// workspace of at least n (for the bound's block maxima and candidates).
-template <typename C>
-void SelectLargest(C* keys, int64_t n, int64_t k, C* scratch, C* out) {
-  const auto desc = [](C a, C b) { return a > b; };
-  int64_t count = n;
-  C* cand = keys;
+// The K best of a row of n keys (already inverted for smallest, so the
+// largest keys are best), best first, ties to the lower index: the indices
+// into out[0..k). `maxima` has room for n keys, `cand` for n indices and
+// `comp` for n composites.
+// A row much longer than K takes a bound first: blocks of `bs` keys each
+// have a largest; the K-th largest of those maxima (K distinct elements) is
+// no larger than the row's K-th best, so only keys at or above it can be
+// among the best (usually little more than K of them).
+template <typename Key, typename C, int kIndexBits>
+void SelectBest(const Key* keys, int64_t n, int64_t k, Key* maxima, int64_t* cand, C* comp, int64_t* out) {
+  using U = std::make_unsigned_t<Key>;
+  const C low = (C{1} << kIndexBits) - 1;
+  const auto composite = [&](int64_t j) {
+    const U biased = static_cast<U>(keys[j]) ^ (U{1} << (sizeof(Key) * 8 - 1));  // signed order -> unsigned
+    return (static_cast<C>(biased) << kIndexBits) | (low - static_cast<C>(j));
+  };
+  int64_t count = 0;
   if (n >= 64 && k * 8 <= n) {
-    const int64_t blocks = 4 * k;
+    const int64_t bs = std::min<int64_t>(16, n / (2 * k));
+    const int64_t blocks = n / bs;  // the last block takes the tail
+    Key* order = maxima + blocks;   // a copy nth_element may reorder
     for (int64_t b = 0; b < blocks; ++b) {
-      const int64_t j0 = n * b / blocks, j1 = n * (b + 1) / blocks;
-      C m = keys[j0];
+      const int64_t j0 = b * bs, j1 = b + 1 == blocks ? n : j0 + bs;
+      Key m = keys[j0];
       for (int64_t j = j0 + 1; j < j1; ++j) m = keys[j] > m ? keys[j] : m;
-      scratch[b] = m;
+      maxima[b] = order[b] = m;
     }
-    std::nth_element(scratch, scratch + (k - 1), scratch + blocks, desc);
-    const C bound = scratch[k - 1];
-    // Branch-free compaction of the keys at or above the bound.
-    count = 0;
-    for (int64_t j = 0; j < n; ++j) {
-      scratch[count] = keys[j];
-      count += keys[j] >= bound ? 1 : 0;
+    std::nth_element(order, order + (k - 1), order + blocks, [](Key a, Key b) { return a > b; });
+    const Key bound = order[k - 1];
+    // Only blocks whose largest reaches the bound hold candidates (about K
+    // of them); their keys are compacted branch-free.
+    for (int64_t b = 0; b < blocks; ++b) {
+      if (maxima[b] < bound) continue;
+      const int64_t j1 = b + 1 == blocks ? n : (b + 1) * bs;
+      for (int64_t j = b * bs; j < j1; ++j) {
+        cand[count] = j;
+        count += keys[j] >= bound ? 1 : 0;
+      }
     }
-    cand = scratch;
+    for (int64_t c = 0; c < count; ++c) comp[c] = composite(cand[c]);
+  } else {
+    for (int64_t j = 0; j < n; ++j) comp[j] = composite(j);
+    count = n;
   }
-  if (count > k) std::nth_element(cand, cand + (k - 1), cand + count, desc);
-  std::sort(cand, cand + k, desc);
-  std::copy(cand, cand + k, out);
+  const auto desc = [](C a, C b) { return a > b; };
+  if (count > k) std::nth_element(comp, comp + (k - 1), comp + count, desc);
+  std::sort(comp, comp + k, desc);
+  for (int64_t j = 0; j < k; ++j) out[j] = static_cast<int64_t>(low - (comp[j] & low));
 }
 
 class TopKKernel final : public Kernel {
@@ -137,28 +161,28 @@ class TopKKernel final : public Kernel {
     const auto run = [&](auto tag) -> absl::Status {
       using T = typename decltype(tag)::type;
       using K = Keys<T>;
+      using Key = typename K::Key;
       using C = typename K::Composite;
       const T* in = x.data<T>();
       T* pv = values->data<T>();
       int64_t* pi = indices->data<int64_t>();
-      const C flip = largest_ ? C{0} : ~C{0} << K::kIndexBits;  // invert the value part for smallest
-      const C low = (C{1} << K::kIndexBits) - 1;
+      const Key flip = largest_ ? Key{0} : Key{-1};  // ~key: the smallest become the largest
       Split(ctx, outer * inner, n + k * 4, [&](int64_t begin, int64_t end) {
-        std::unique_ptr<C[]> buffer(new C[static_cast<size_t>(2 * n + k)]);
-        C* keys = buffer.get();
-        C* scratch = keys + n;
-        C* best = scratch + n;
+        std::vector<Key> keys(static_cast<size_t>(n)), maxima(static_cast<size_t>(n));
+        std::vector<int64_t> cand(static_cast<size_t>(n)), best(static_cast<size_t>(k));
+        std::unique_ptr<C[]> comp(new C[static_cast<size_t>(n)]);
         for (int64_t r = begin; r < end; ++r) {
           const int64_t o = r / inner, i = r % inner;
           const T* row = in + o * n * inner + i;
-          for (int64_t j = 0; j < n; ++j) {
-            keys[j] = ((static_cast<C>(K::Of(row[j * inner])) << K::kIndexBits) ^ flip) | (low - static_cast<C>(j));
+          if (inner == 1) {
+            for (int64_t j = 0; j < n; ++j) keys[j] = K::Of(row[j]) ^ flip;
+          } else {
+            for (int64_t j = 0; j < n; ++j) keys[j] = K::Of(row[j * inner]) ^ flip;
           }
-          SelectLargest(keys, n, k, scratch, best);
+          SelectBest<Key, C, K::kIndexBits>(keys.data(), n, k, maxima.data(), cand.data(), comp.get(), best.data());
           for (int64_t j = 0; j < k; ++j) {
-            const int64_t index = static_cast<int64_t>(low - (best[j] & low));
-            pv[(o * k + j) * inner + i] = row[index * inner];
-            pi[(o * k + j) * inner + i] = index;
+            pv[(o * k + j) * inner + i] = row[best[j] * inner];
+            pi[(o * k + j) * inner + i] = best[j];
           }
         }
       });
