@@ -1,5 +1,5 @@
 // GatherElements and `_GatherElementsBroadcast`: one strided walk; and
-// ScatterElements (below).
+// ScatterElements and ScatterND (below).
 //
 // out[p] = data[p with its `axis` coordinate replaced by indices[p]], where
 // data and indices are read through element strides: their own (row-major)
@@ -370,6 +370,122 @@ class ScatterElementsKernel final : public Kernel {
   std::string reduction_;
 };
 
+// ScatterND (reduction none, add, mul, max, min): the output is data, then
+// the slice of each index tuple, tuples in order. Repeated tuples meet only
+// at the same slice positions, so the work splits by slice position (tiles
+// of kScatterTile) and every tile walks all tuples in order: each target
+// takes its updates in host_cpu's order (sums round the same, the last
+// "none" wins). Index tuples are checked and turned into offsets first.
+class ScatterNDKernel final : public Kernel {
+ public:
+  explicit ScatterNDKernel(const ir::OpDesc& op) : op_(op), reduction_(sdk::StringAttr(op, "reduction", "none")) {}
+
+  absl::Status Compute(ExecuteContext& ctx) override {
+    const Tensor& data = ctx.input(0);
+    const Tensor& ind = ctx.input(1);
+    const Tensor& upd = ctx.input(2);
+    const Shape& ds = data.shape();
+    const Shape& is = ind.shape();
+    if (is.rank() < 1) return NodeError(op_, "indices must have rank >= 1");
+    const int64_t q = is.dim(is.rank() - 1);
+    if (q > ds.rank()) return NodeError(op_, "index tuples of length ", q, " do not fit data ", ds.ToString());
+    Shape want(is.span().subspan(0, is.rank() - 1));
+    for (int64_t d : ds.span().subspan(q)) want.push_back(d);
+    if (upd.shape() != want) return NodeError(op_, "updates ", upd.shape().ToString(), " must be ", want.ToString());
+    int red = 0;
+    for (const char* r : {"none", "add", "mul", "max", "min"}) {
+      if (reduction_ == r) break;
+      ++red;
+    }
+    if (red == 5) return NodeError(op_, "reduction '", reduction_, "' is not none, add, mul, max or min");
+    Tensor holder;
+    GE_ASSIGN_OR_RETURN(Tensor * y, OutputOf(ctx, 0, holder));
+    if (y->shape() != ds) return NodeError(op_, "output ", y->shape().ToString(), " is not data's shape");
+    const size_t bytes = static_cast<size_t>(data.NumElements()) * DataTypeSize(data.dtype());
+    if (bytes > 0 && y->raw_data() != data.raw_data()) std::memcpy(y->raw_data(), data.raw_data(), bytes);
+    const int64_t slice = sdk::DimProduct(ds.span(), static_cast<size_t>(q), static_cast<size_t>(ds.rank()));
+    const int64_t tuples = sdk::DimProduct(is.span(), 0, static_cast<size_t>(is.rank() - 1));
+    if (tuples == 0 || slice == 0) return absl::OkStatus();
+    const std::vector<int64_t> strides = Strides(ds.span());
+    std::vector<int64_t> offsets(static_cast<size_t>(tuples));
+    const int64_t* pi = ind.data<int64_t>();
+    for (int64_t t = 0; t < tuples; ++t) {
+      int64_t off = 0;
+      for (int64_t j = 0; j < q; ++j) {
+        const int64_t dim = ds.dim(j), v = pi[t * q + j];
+        if (v < -dim || v >= dim)
+          return NodeError(op_, "index ", v, " is out of range for dim ", j, " of ", ds.ToString());
+        off += (v < 0 ? v + dim : v) * strides[j];
+      }
+      offsets[static_cast<size_t>(t)] = off;
+    }
+    const int threads = ctx.num_threads();
+    const auto by_type = [&](auto tag) -> absl::Status {
+      using T = typename decltype(tag)::type;
+      const T* u = upd.data<T>();
+      T* out = y->data<T>();
+      const int64_t tiles = (slice + kScatterTile - 1) / kScatterTile;
+      Split(threads, tiles, tuples * std::min(slice, kScatterTile), [&](int64_t begin, int64_t end) {
+        for (int64_t tile = begin; tile < end; ++tile) {
+          const int64_t i0 = tile * kScatterTile, i1 = std::min(slice, i0 + kScatterTile);
+          for (int64_t t = 0; t < tuples; ++t) {
+            T* dst = out + offsets[static_cast<size_t>(t)];
+            const T* src = u + t * slice;
+            for (int64_t i = i0; i < i1; ++i) dst[i] = Combine(red, dst[i], src[i]);
+          }
+        }
+      });
+      return absl::OkStatus();
+    };
+    if (red == 0) {
+      switch (DataTypeSize(data.dtype())) {
+        case 1: return by_type(sdk::TypeTag<uint8_t>{});
+        case 2: return by_type(sdk::TypeTag<uint16_t>{});
+        case 4: return by_type(sdk::TypeTag<uint32_t>{});
+        case 8: return by_type(sdk::TypeTag<uint64_t>{});
+        default: return NodeError(op_, "element size ", DataTypeSize(data.dtype()), " is not 1, 2, 4 or 8");
+      }
+    }
+    switch (data.dtype()) {
+      case DataType::kFloat: return by_type(sdk::TypeTag<float>{});
+      case DataType::kDouble: return by_type(sdk::TypeTag<double>{});
+      case DataType::kFloat16: return by_type(sdk::TypeTag<Float16>{});
+      case DataType::kInt32: return by_type(sdk::TypeTag<int32_t>{});
+      case DataType::kInt64: return by_type(sdk::TypeTag<int64_t>{});
+      case DataType::kInt8: return by_type(sdk::TypeTag<int8_t>{});
+      case DataType::kUint8: return by_type(sdk::TypeTag<uint8_t>{});
+      default: return NodeError(op_, "dtype ", DataTypeName(data.dtype()), " has no reduction here");
+    }
+  }
+
+ private:
+  // host_cpu's combination: in the compute type, wrapping integers.
+  template <typename T>
+  static T Combine(int red, T a, T b) {
+    if (red == 0) return b;
+    const auto wa = sdk::Widen(a), wb = sdk::Widen(b);
+    switch (red) {
+      case 1:
+        if constexpr (sdk::kIsFloat<T>) {
+          return sdk::Narrow<T>(wa + wb);
+        } else {
+          return sdk::WrapAdd(a, b);
+        }
+      case 2:
+        if constexpr (sdk::kIsFloat<T>) {
+          return sdk::Narrow<T>(wa * wb);
+        } else {
+          return sdk::WrapMul(a, b);
+        }
+      case 3: return sdk::Narrow<T>(wb > wa ? wb : wa);
+      default: return sdk::Narrow<T>(wb < wa ? wb : wa);
+    }
+  }
+
+  ir::OpDesc op_;
+  std::string reduction_;
+};
+
 absl::Status InferBroadcast(ops::InferenceContext& ctx) {
   const auto data_shape = ctx.Attr<std::vector<int64_t>>(kAttrDataShape);
   const auto indices_shape = ctx.Attr<std::vector<int64_t>>(kAttrIndicesShape);
@@ -428,6 +544,22 @@ void RegisterGatherKernels(VectorKernelTable& table) {
              },
              [](const ir::OpDesc& op) -> absl::StatusOr<std::unique_ptr<Kernel>> {
                return std::unique_ptr<Kernel>(new ScatterElementsKernel(op));
+             }});
+  table.Add({"ScatterND",
+             [](const ir::OpDesc& op) -> absl::Status {
+               GE_RETURN_IF_ERROR(CheckInputDtype(op, 0, kCopySet));
+               GE_RETURN_IF_ERROR(CheckInputDtype(op, 1, {DataType::kInt64}));
+               GE_RETURN_IF_ERROR(CheckInputDtype(op, 2, kCopySet));
+               if (InputDtype(op, 2) != InputDtype(op, 0)) return Unsupported(op, "updates of another dtype");
+               const std::string reduction = sdk::StringAttr(op, "reduction", "none");
+               if (reduction == "none") return absl::OkStatus();
+               if (reduction != "add" && reduction != "mul" && reduction != "max" && reduction != "min") {
+                 return Unsupported(op, "reduction ", reduction);
+               }
+               return CheckInputDtype(op, 0, kNumericSet);
+             },
+             [](const ir::OpDesc& op) -> absl::StatusOr<std::unique_ptr<Kernel>> {
+               return std::unique_ptr<Kernel>(new ScatterNDKernel(op));
              }});
   table.Add({std::string(kGatherElementsBroadcastOp), check,
              [](const ir::OpDesc& op) -> absl::StatusOr<std::unique_ptr<Kernel>> {

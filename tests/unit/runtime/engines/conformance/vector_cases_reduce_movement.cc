@@ -158,6 +158,23 @@ void AddReduceAndMovementCases(VectorCaseTable& t) {
                                {{"axis", ir::AttrValue(rng.Bool() ? axis : axis - shape.rank())},
                                 {"reduction", ir::AttrValue(std::string(reduction))}});
   };
+  t["ScatterND"] = [](Rng& rng, DataType dtype) -> std::optional<Case> {
+    const Shape shape = RandomShape(rng, 1, 4, 5, false);
+    const int64_t q = rng.Int(1, shape.rank());
+    const int64_t tuples = rng.Int(0, 6);
+    std::vector<int64_t> idx;
+    for (int64_t t = 0; t < tuples; ++t) {
+      for (int64_t j = 0; j < q; ++j) idx.push_back(rng.Int(-shape.dim(j), shape.dim(j) - 1));
+    }
+    Shape us{tuples};
+    for (int64_t d = q; d < shape.rank(); ++d) us.push_back(shape.dim(d));
+    const char* reduction =
+        dtype == DataType::kBool ? "none" : rng.Pick(std::vector<const char*>{"none", "add", "mul", "max", "min"});
+    return cpu_dense::MakeCase(
+        "ScatterND",
+        {Values(rng, dtype, shape), Tensor::FromVector<int64_t>(idx, Shape{tuples, q}), Values(rng, dtype, us)},
+        {{"reduction", ir::AttrValue(std::string(reduction))}});
+  };
   t["Tile"] = [](Rng& rng, DataType dtype) -> std::optional<Case> {
     const Shape shape = RandomShape(rng, 1, 4, 5);
     std::vector<int64_t> repeats;

@@ -1,4 +1,4 @@
-// cpu_vector's ScatterElements against an element-by-element reference (the
+// cpu_vector's ScatterElements (and ScatterND, at the end) against an element-by-element reference (the
 // updates applied in row-major order) and against host_cpu: reductions
 // none, add and mul, repeated targets, every axis (negative too), updates
 // smaller than data off the axis, negative and int32 indices, several
@@ -145,6 +145,67 @@ TEST(CpuVectorScatterElementsTest, RefusesBadIndicesAndReductions) {
                       .Attr("reduction", ir::AttrValue(std::string("max")))
                       .Build();
   EXPECT_FALSE(Vector().vector_info_store().CheckSupportedOp(op).ok());
+}
+
+// ScatterND: index tuples of every depth, repeated tuples, negative
+// indices, every reduction, against host_cpu bit for bit; slices long
+// enough to split over threads.
+TEST(CpuVectorScatterNDTest, TuplesOfEveryDepthAndReductions) {
+  uint64_t seed = 90;
+  const Shape ds{4, 3, 5};
+  for (int64_t q = 1; q <= 3; ++q) {
+    for (DataType dtype : {DataType::kFloat, DataType::kInt64, DataType::kFloat16, DataType::kUint8}) {
+      const int64_t tuples = 6;
+      std::vector<int64_t> idx;
+      for (int64_t t = 0; t < tuples; ++t) {
+        for (int64_t j = 0; j < q; ++j) {
+          const int64_t dim = ds.dim(j);
+          idx.push_back((static_cast<int64_t>(seed * 7 + t * 3 + j) % (2 * dim)) - dim);  // negatives too
+        }
+        ++seed;
+      }
+      const Tensor ind = Tensor::FromVector<int64_t>(idx, Shape{2, 3, q});
+      Shape us{2, 3};
+      for (int64_t d = q; d < ds.rank(); ++d) us.push_back(ds.dim(d));
+      const Tensor data = Integers(dtype, ds, ++seed, 1, 4);
+      const Tensor upd = Integers(dtype, us, ++seed, 1, 3);
+      for (const char* reduction : {"none", "add", "mul", "max", "min"}) {
+        SCOPED_TRACE(StrCat("q ", q, " ", DataTypeName(dtype), " ", reduction));
+        ir::OpDesc op = test::OpBuilder("ScatterND", "n")
+                            .Inputs({data, ind, upd})
+                            .Outputs(1)
+                            .Attr("reduction", ir::AttrValue(std::string(reduction)))
+                            .Build();
+        EXPECT_TRUE(test::MatchesReference(Vector(), Host(), op, {data, ind, upd}, test::Tolerance{0, 0}));
+      }
+    }
+  }
+  // Repeated tuple: "none" keeps the last, "add" sums in order.
+  const Tensor data = Tensor::FromVector<float>({0, 0, 0}, Shape{3});
+  const Tensor ind = Tensor::FromVector<int64_t>({1, -2, 0}, Shape{3, 1});
+  const Tensor upd = Tensor::FromVector<float>({5, 7, 2}, Shape{3});
+  auto none = test::RunOp1(Vector(), "ScatterND", {data, ind, upd});
+  ASSERT_TRUE(none.ok()) << none.status();
+  EXPECT_TRUE(test::TensorEq(*none, Tensor::FromVector<float>({2, 7, 0}, Shape{3})));
+  auto add = test::RunOp1(Vector(), "ScatterND", {data, ind, upd}, {{"reduction", ir::AttrValue(std::string("add"))}});
+  ASSERT_TRUE(add.ok()) << add.status();
+  EXPECT_TRUE(test::TensorEq(*add, Tensor::FromVector<float>({2, 12, 0}, Shape{3})));
+  // Long slices over threads, many repeated tuples.
+  const Tensor big = test::RandomTensor(DataType::kFloat, Shape{16, 4096}, 3);
+  const Tensor rows = test::RandomTensor(DataType::kInt64, Shape{64, 1}, 4, -16, 15);
+  const Tensor vals = test::RandomTensor(DataType::kFloat, Shape{64, 4096}, 5);
+  ir::OpDesc op = test::OpBuilder("ScatterND", "n")
+                      .Inputs({big, rows, vals})
+                      .Outputs(1)
+                      .Attr("reduction", ir::AttrValue(std::string("add")))
+                      .Build();
+  test::RunOptions options;
+  options.thread_pool = test::TestThreadPool();
+  EXPECT_TRUE(test::MatchesReference(Vector(), Host(), op, {big, rows, vals}, test::Tolerance{0, 0}, options));
+  EXPECT_FALSE(
+      test::RunOp1(Vector(), "ScatterND",
+                   {data, Tensor::FromVector<int64_t>({3}, Shape{1, 1}), Tensor::FromVector<float>({1}, Shape{1})})
+          .ok());
 }
 
 }  // namespace
