@@ -81,6 +81,7 @@ absl::Status CpuVectorEngine::Initialize(const EngineOptions& options) {
     return InvalidArgument("ge.cpu_vector.isa must be auto or avx2, got '", isa, "'");
   }
   GE_RETURN_IF_ERROR(cpu_vector::SelectIsa(isa == "avx2"));
+  GE_RETURN_IF_ERROR(cpu_vector::RegisterGatherElementsBroadcastOp(ops::OpRegistry::Global()));
   return cpu_vector::RegisterFusedElementwiseOp(ops::OpRegistry::Global());
 }
 

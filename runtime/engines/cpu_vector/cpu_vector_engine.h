@@ -15,8 +15,10 @@
 // oneDNN cannot express, and the ops cpu_dense lacks.
 // CheckSupported accepts exactly the dtypes the ISA table has loops for.
 //
-// Its graph optimizer fuses groups of float element-wise ops into one
-// `_FusedElementwise` kernel each (elementwise_fusion.h).
+// Its graph optimizers read GatherElements' expanded inputs through zero
+// strides (`_GatherElementsBroadcast`, gather_elements.h) and fuse groups of
+// float element-wise ops into one `_FusedElementwise` kernel each
+// (elementwise_fusion.h).
 //
 // Its KernelBuilder puts its nodes on the StaticExecutor with a versioned
 // blob recording the types the task was built for; LoadKernel refuses a
@@ -30,6 +32,7 @@
 
 #include "runtime/engines/api/engine.h"
 #include "runtime/engines/cpu_vector/elementwise_fusion.h"
+#include "runtime/engines/cpu_vector/gather_elements.h"
 #include "runtime/engines/cpu_vector/vector_kernel.h"
 
 namespace ge::engine {
@@ -84,8 +87,10 @@ class CpuVectorEngine final : public Engine {
   const CpuVectorInfoStore& vector_info_store() const { return info_store_; }
   const KernelFactory& kernel_factory() const override { return factory_; }
   const KernelBuilder& kernel_builder() const override { return builder_; }
-  // Element-wise fusion (elementwise_fusion.h) on each cpu_vector subgraph.
-  std::vector<GraphOptimizer*> graph_optimizers() override { return {&fusion_}; }
+  // On each cpu_vector subgraph: GatherElements reading Expands through
+  // zero strides (gather_elements.h), then element-wise fusion
+  // (elementwise_fusion.h).
+  std::vector<GraphOptimizer*> graph_optimizers() override { return {&gather_, &fusion_}; }
 
  private:
   absl::Status attributes_error_;
@@ -93,6 +98,7 @@ class CpuVectorEngine final : public Engine {
   CpuVectorInfoStore info_store_;
   CpuVectorKernelFactory factory_;
   CpuVectorKernelBuilder builder_;
+  cpu_vector::GatherFromExpandOptimizer gather_;
   cpu_vector::ElementwiseFusionOptimizer fusion_;
 };
 

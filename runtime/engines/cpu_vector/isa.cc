@@ -6,6 +6,7 @@
 #include "base/logging.h"
 #include "base/status.h"
 #include "runtime/engines/cpu_vector/fused_elementwise.h"
+#include "runtime/engines/cpu_vector/gather_elements.h"
 #include "runtime/engines/cpu_vector/vector_kernel.h"
 
 namespace ge::engine::cpu_vector {
@@ -90,6 +91,8 @@ void RegisterVectorKernels(VectorKernelTable& table) {
   RegisterElementwiseKernels(table);
   RegisterReduceKernels(table);
   RegisterMovementKernels(table);
+  RegisterSelectionKernels(table);
+  RegisterGatherKernels(table);
   RegisterFusedElementwiseKernel(table);
 }
 

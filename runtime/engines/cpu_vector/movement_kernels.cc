@@ -1,6 +1,5 @@
-// Data movement: Transpose, Slice, Expand, Concat, Split, Gather and
-// GatherElements, for
-// every fixed-size dtype (they copy bytes).
+// Data movement: Transpose, Slice, Expand, Tile, Trilu, Concat, Split and Gather, for
+// every fixed-size dtype (they copy bytes; GatherElements: gather_elements.h).
 //
 // Transpose, Slice and Expand are one strided copy: the output walked in
 // order, each output dim reading the input with a stride (permuted,
@@ -329,6 +328,86 @@ class SplitKernel final : public Kernel {
   int64_t axis_;
 };
 
+// Tile: the output viewed as [r0, d0, r1, d1, ...] reads the input with
+// strides [0, s0, 0, s1, ...]: one strided copy (whole input rows by
+// memcpy when the last axis is not repeated).
+class TileKernel final : public Kernel {
+ public:
+  explicit TileKernel(const ir::OpDesc& op) : op_(op) {}
+
+  absl::Status Compute(ExecuteContext& ctx) override {
+    const Tensor& x = ctx.input(0);
+    const std::vector<int64_t> repeats = ctx.input(1).ToInt64Vector();
+    const int64_t rank = x.shape().rank();
+    if (static_cast<int64_t>(repeats.size()) != rank) return NodeError(op_, "repeats must have one entry per axis");
+    if (rank > 8) return NodeError(op_, "rank ", rank, " is above 8");
+    Tensor holder;
+    GE_ASSIGN_OR_RETURN(Tensor * y, OutputOf(ctx, 0, holder));
+    const std::vector<int64_t> in_strides = Strides(x.shape());
+    std::vector<int64_t> dims, strides;
+    for (int64_t d = 0; d < rank; ++d) {
+      if (repeats[d] < 0) return NodeError(op_, "repeats must not be negative");
+      if (y->shape().dim(d) != x.shape().dim(d) * repeats[d]) return NodeError(op_, "output does not match repeats");
+      dims.push_back(repeats[d]);
+      strides.push_back(0);
+      dims.push_back(x.shape().dim(d));
+      strides.push_back(in_strides[d]);
+    }
+    if (y->NumElements() == 0) return absl::OkStatus();
+    if (rank == 0) {
+      dims = {1};
+      strides = {1};
+    }
+    StridedCopy(dims, strides, 0, DataTypeSize(x.dtype()), static_cast<const char*>(x.raw_data()),
+                static_cast<char*>(y->raw_data()), ctx.num_threads());
+    return absl::OkStatus();
+  }
+
+ private:
+  ir::OpDesc op_;
+};
+
+// Trilu: per row of each matrix, the kept run (columns j with j - i >= k,
+// upper, or <= k, lower) copied and the rest zeroed (all-zero bytes are 0
+// in every dtype it takes).
+class TriluKernel final : public Kernel {
+ public:
+  explicit TriluKernel(const ir::OpDesc& op) : op_(op), upper_(sdk::IntAttr(op, "upper", 1) != 0) {}
+
+  absl::Status Compute(ExecuteContext& ctx) override {
+    const Tensor& x = ctx.input(0);
+    const int64_t rank = x.shape().rank();
+    if (rank < 2) return NodeError(op_, "input must have rank >= 2, got ", x.shape().ToString());
+    const int64_t k = ctx.has_input(1) ? ctx.input(1).GetAsInt64(0) : 0;
+    Tensor holder;
+    GE_ASSIGN_OR_RETURN(Tensor * y, OutputOf(ctx, 0, holder));
+    if (y->shape() != x.shape()) return NodeError(op_, "output does not match the input");
+    const int64_t rows = x.shape().dim(rank - 2), cols = x.shape().dim(rank - 1);
+    if (x.NumElements() == 0) return absl::OkStatus();
+    const int64_t mats = x.NumElements() / (rows * cols);
+    const size_t es = DataTypeSize(x.dtype());
+    const char* src = static_cast<const char*>(x.raw_data());
+    char* dst = static_cast<char*>(y->raw_data());
+    Split(ctx.num_threads(), mats * rows, cols, [&](int64_t begin, int64_t end) {
+      for (int64_t r = begin; r < end; ++r) {
+        const int64_t i = r % rows;
+        // kept columns [lo, hi)
+        const int64_t lo = upper_ ? std::clamp<int64_t>(i + k, 0, cols) : 0;
+        const int64_t hi = upper_ ? cols : std::clamp<int64_t>(i + k + 1, 0, cols);
+        const size_t row = static_cast<size_t>(r * cols) * es;
+        std::memset(dst + row, 0, static_cast<size_t>(lo) * es);
+        if (hi > lo) std::memcpy(dst + row + lo * es, src + row + lo * es, static_cast<size_t>(hi - lo) * es);
+        std::memset(dst + row + std::max(hi, lo) * es, 0, static_cast<size_t>(cols - std::max(hi, lo)) * es);
+      }
+    });
+    return absl::OkStatus();
+  }
+
+ private:
+  ir::OpDesc op_;
+  bool upper_;
+};
+
 class GatherKernel final : public Kernel {
  public:
   explicit GatherKernel(const ir::OpDesc& op) : op_(op), axis_(sdk::IntAttr(op, "axis", 0)) {}
@@ -360,81 +439,6 @@ class GatherKernel final : public Kernel {
         std::memcpy(dst + r * inner, src + (o * dim + v) * inner, static_cast<size_t>(inner));
       }
     });
-    return absl::OkStatus();
-  }
-
- private:
-  ir::OpDesc op_;
-  int64_t axis_;
-};
-
-// GatherElements: out[p] = data[p with its `axis` coordinate replaced by
-// indices[p]]; indices may be smaller than data along the other axes.
-// Rows of the indices (every axis but the last) split over the team; the
-// data offset of a row's first element is its coordinates times data's
-// strides, and along the last axis the offset steps by data's last stride
-// (or by indices[p] times it, on the last axis). host_cpu's reference ran
-// one element at a time on one thread, and put the region around it on the
-// dynamic executor (DGCNN's torch.gather of neighbours).
-class GatherElementsKernel final : public Kernel {
- public:
-  explicit GatherElementsKernel(const ir::OpDesc& op) : op_(op), axis_(sdk::IntAttr(op, "axis", 0)) {}
-
-  absl::Status Compute(ExecuteContext& ctx) override {
-    const Tensor& x = ctx.input(0);
-    const Tensor& ind = ctx.input(1);
-    const int64_t rank = x.shape().rank();
-    GE_ASSIGN_OR_RETURN(int64_t axis, sdk::NormalizeAxisFor(op_, axis_, rank));
-    if (ind.shape().rank() != rank) return NodeError(op_, "indices must have data's rank");
-    for (int64_t d = 0; d < rank; ++d) {
-      if (d != axis && ind.shape().dim(d) > x.shape().dim(d)) {
-        return NodeError(op_, "indices ", ind.shape().ToString(), " exceed data ", x.shape().ToString());
-      }
-    }
-    GE_ASSIGN_OR_RETURN(Tensor y, ctx.Output(0));
-    const int64_t n = ind.NumElements();
-    if (y.NumElements() != n) return NodeError(op_, "output does not match the indices");
-    if (n == 0) return absl::OkStatus();
-    const int64_t dim = x.shape().dim(axis);
-    const bool i64 = ind.dtype() == DataType::kInt64;
-    const auto index = [&](int64_t j) -> int64_t { return i64 ? ind.data<int64_t>()[j] : ind.data<int32_t>()[j]; };
-    for (int64_t j = 0; j < n; ++j) {
-      const int64_t v = index(j);
-      if (v < -dim || v >= dim) return NodeError(op_, "index ", v, " is out of range [", -dim, ", ", dim, ")");
-    }
-    std::vector<int64_t> stride(static_cast<size_t>(rank), 1);
-    for (int64_t d = rank - 1; d > 0; --d) stride[d - 1] = stride[d] * x.shape().dim(d);
-    const int64_t last = ind.shape().dim(rank - 1);
-    const int64_t rows = n / last;
-    const bool on_last = axis == rank - 1;
-    const auto run = [&](auto tag) {
-      using T = decltype(tag);
-      const T* src = static_cast<const T*>(x.raw_data());
-      T* dst = static_cast<T*>(y.raw_data());
-      Split(ctx.num_threads(), rows, last + 1, [&](int64_t b, int64_t e) {
-        for (int64_t r = b; r < e; ++r) {
-          // the row's coordinates (all but the last axis), innermost first
-          int64_t base = 0;
-          for (int64_t d = rank - 2, rest = r; d >= 0; --d) {
-            const int64_t c = rest % ind.shape().dim(d);
-            rest /= ind.shape().dim(d);
-            if (d != axis) base += c * stride[d];
-          }
-          for (int64_t i = 0; i < last; ++i) {
-            int64_t v = index(r * last + i);
-            if (v < 0) v += dim;
-            dst[r * last + i] = src[base + v * stride[axis] + (on_last ? 0 : i * stride[rank - 1])];
-          }
-        }
-      });
-    };
-    switch (DataTypeSize(x.dtype())) {
-      case 1: run(uint8_t{}); break;
-      case 2: run(uint16_t{}); break;
-      case 4: run(uint32_t{}); break;
-      case 8: run(uint64_t{}); break;
-      default: return NodeError(op_, "element size ", DataTypeSize(x.dtype()), " is not 1, 2, 4 or 8");
-    }
     return absl::OkStatus();
   }
 
@@ -484,18 +488,25 @@ void RegisterMovementKernels(VectorKernelTable& table) {
                return absl::OkStatus();
              },
              Creator<SplitKernel>()});
+  table.Add({"Tile",
+             [](const ir::OpDesc& op) {
+               GE_RETURN_IF_ERROR(CheckInputDtype(op, 0, kCopySet));
+               return CheckInputDtype(op, 1, {DataType::kInt64});
+             },
+             Creator<TileKernel>()});
+  table.Add({"Trilu",
+             [](const ir::OpDesc& op) {
+               GE_RETURN_IF_ERROR(CheckInputDtype(op, 0, kCopySet));
+               if (op.num_inputs() > 1) GE_RETURN_IF_ERROR(CheckInputDtype(op, 1, {DataType::kInt64}, true));
+               return absl::OkStatus();
+             },
+             Creator<TriluKernel>()});
   table.Add({"Gather",
              [](const ir::OpDesc& op) {
                GE_RETURN_IF_ERROR(CheckInputDtype(op, 0, kCopySet));
                return CheckInputDtype(op, 1, kIndexSet);
              },
              Creator<GatherKernel>()});
-  table.Add({"GatherElements",
-             [](const ir::OpDesc& op) {
-               GE_RETURN_IF_ERROR(CheckInputDtype(op, 0, kCopySet));
-               return CheckInputDtype(op, 1, kIndexSet);
-             },
-             Creator<GatherElementsKernel>()});
 }
 
 }  // namespace ge::engine::cpu_vector

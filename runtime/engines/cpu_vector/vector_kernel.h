@@ -131,6 +131,7 @@ absl::Status CheckSupported(const VectorKernelTable& table, const ir::OpDesc& op
 void RegisterElementwiseKernels(VectorKernelTable& table);
 void RegisterReduceKernels(VectorKernelTable& table);
 void RegisterMovementKernels(VectorKernelTable& table);
+void RegisterSelectionKernels(VectorKernelTable& table);
 void RegisterVectorKernels(VectorKernelTable& table);
 
 }  // namespace ge::engine::cpu_vector

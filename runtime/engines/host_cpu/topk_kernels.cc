@@ -1,5 +1,6 @@
 // TopK-11: along `axis`, the K largest (or smallest) values of each row
-// and their indices, best first, a tie to the lower index. Not a plain
+// and their indices, best first, a tie to the lower index, NaN above every
+// number. Not a plain
 // reference loop: k-nearest-neighbour graphs (DGCNN-style point clouds,
 // GNNs) run it over hundreds of rows of hundreds every layer, so rows go to
 // threads and long rows take a bound before they sort (RowSelector).
@@ -88,9 +89,17 @@ class TopKKernel final : public Kernel {
     }
 
    private:
-    static bool Beats(W v, W bound) { return kLargest ? v > bound : v < bound; }
+    // NaN counts as larger than every number (torch's and numpy's order;
+    // cpu_vector's TopK orders the same way), so it is best for `largest`
+    // and worst otherwise, and NaNs tie among themselves.
+    static bool Beats(W v, W bound) {
+      const bool vn = v != v, bn = bound != bound;
+      if (vn || bn) return vn != bn && (kLargest ? vn : bn);
+      return kLargest ? v > bound : v < bound;
+    }
     static bool Before(const P& a, const P& b) {
-      if (a.first != b.first) return Beats(a.first, b.first);
+      if (Beats(a.first, b.first)) return true;
+      if (Beats(b.first, a.first)) return false;
       return a.second < b.second;
     }
 

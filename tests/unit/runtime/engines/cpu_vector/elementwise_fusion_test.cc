@@ -219,7 +219,10 @@ TEST(ElementwiseFusionTest, OptimizerAnswersForFusableTypes) {
   ElementwiseFusionOptimizer opt;
   EXPECT_TRUE(opt.MayOptimizeFused(*g->FindNode("a")));
   EXPECT_FALSE(opt.MayOptimizeFused(*g->FindNode("b")));
-  EXPECT_EQ(Engine().graph_optimizers().size(), 1u);
+  // The engine runs the gather rewrite, then fusion.
+  ASSERT_EQ(Engine().graph_optimizers().size(), 2u);
+  EXPECT_EQ(Engine().graph_optimizers()[0]->name(), "cpu_vector_gather");
+  EXPECT_EQ(Engine().graph_optimizers()[1]->name(), "cpu_vector");
 }
 
 }  // namespace
