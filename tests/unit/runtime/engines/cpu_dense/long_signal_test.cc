@@ -34,9 +34,8 @@ struct ConvSpec1d {
 // The output of `s` on cpu_dense against host_cpu, and whether the kernel's
 // primitive was built by the long-signal rule.
 void CheckConv(const ConvSpec1d& s, Rng& rng) {
-  SCOPED_TRACE(::testing::Message() << "n" << s.n << " " << s.ic << "->" << s.oc << " w" << s.w << " k" << s.k
-                                    << " d" << s.dilation << " p" << s.pad << " s" << s.stride
-                                    << (s.fused ? " fused" : ""));
+  SCOPED_TRACE(::testing::Message() << "n" << s.n << " " << s.ic << "->" << s.oc << " w" << s.w << " k" << s.k << " d"
+                                    << s.dilation << " p" << s.pad << " s" << s.stride << (s.fused ? " fused" : ""));
   ir::AttrMap attrs = {{"pads", ir::AttrValue(std::vector<int64_t>{s.pad, s.pad})},
                        {"dilations", ir::AttrValue(std::vector<int64_t>{s.dilation})},
                        {"strides", ir::AttrValue(std::vector<int64_t>{s.stride})}};
@@ -114,11 +113,11 @@ TEST(BatchNorm1d, PlainThreeDimensionalInputsMatchTheReference) {
   for (const Shape& x : shapes) {
     const Shape c{x.dim(1)};
     for (float epsilon : {1e-5f, 0.1f}) {
-      Case bn = MakeCase("BatchNormalization",
-                         {rng.Random(DataType::kFloat, x, -3, 3), rng.Random(DataType::kFloat, c),
-                          rng.Random(DataType::kFloat, c), rng.Random(DataType::kFloat, c),
-                          rng.Random(DataType::kFloat, c, 0.1, 2.0)},
-                         {{"epsilon", ir::AttrValue(epsilon)}});
+      Case bn = MakeCase(
+          "BatchNormalization",
+          {rng.Random(DataType::kFloat, x, -3, 3), rng.Random(DataType::kFloat, c), rng.Random(DataType::kFloat, c),
+           rng.Random(DataType::kFloat, c), rng.Random(DataType::kFloat, c, 0.1, 2.0)},
+          {{"epsilon", ir::AttrValue(epsilon)}});
       EXPECT_TRUE(Conforms(bn)) << x.ToString() << " epsilon " << epsilon;
     }
   }
