@@ -247,7 +247,7 @@ bool IsStaticGraph(const ir::Graph& graph) {
 
 absl::StatusOr<StaticLayout> PlanStaticMemory(const ir::Graph& graph) {
   StaticLayout layout;
-  GE_ASSIGN_OR_RETURN(std::vector<ir::Node*> topological, graph.TopologicalOrder());
+  GE_ASSIGN_OR_RETURN(std::vector<ir::Node*> topological, EarliestUseOrder(graph));
   GE_ASSIGN_OR_RETURN(layout.order, StageOrder(std::move(topological)));
   for (const ir::Node* node : layout.order) GE_RETURN_IF_ERROR(CheckStaticNode(*node));
   GE_ASSIGN_OR_RETURN(layout.plan, PlanMemory(graph, layout.order));

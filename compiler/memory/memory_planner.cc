@@ -2,8 +2,14 @@
 #include "compiler/memory/memory_planner.h"
 
 #include <algorithm>
+#include <functional>
+#include <limits>
 #include <numeric>
+#include <queue>
+#include <set>
+#include <utility>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_format.h"
 #include "base/ir/inplace_attr.h"
 #include "base/ir/op_types.h"
@@ -212,6 +218,105 @@ class Planner {
 std::string Mib(int64_t bytes) { return absl::StrFormat("%.2f MiB", static_cast<double>(bytes) / (1 << 20)); }
 
 }  // namespace
+
+absl::StatusOr<std::vector<ir::Node*>> EarliestUseOrder(const ir::Graph& graph) {
+  GE_ASSIGN_OR_RETURN(std::vector<ir::Node*> topological, graph.TopologicalOrder());
+  struct State {
+    std::vector<ir::Node*> producers, consumers;  // in this graph
+    int pending = 0;                              // producers not run yet
+    int pending_own = 0;                          // of them, not appended
+    bool appended = false;                        // created after one of its consumers
+    bool ready = false, done = false;
+    int64_t wanted = std::numeric_limits<int64_t>::max();  // the earliest consumer asking for it
+  };
+  absl::flat_hash_map<const ir::Node*, State> state;
+  state.reserve(topological.size());
+  for (ir::Node* n : topological) state[n];
+  for (ir::Node* n : topological) {
+    State& s = state[n];
+    for (ir::Node* p : n->InNodes()) {
+      if (state.contains(p)) s.producers.push_back(p);
+    }
+    for (ir::Node* c : n->OutNodes()) {
+      if (!state.contains(c)) continue;
+      s.consumers.push_back(c);
+      s.appended = s.appended || (c->id() < n->id() && n->type() == ir::kTransData);
+    }
+  }
+  for (ir::Node* n : topological) {
+    State& s = state[n];
+    s.pending = static_cast<int>(s.producers.size());
+    for (const ir::Node* p : s.producers) s.pending_own += !state[p].appended;
+  }
+  using Entry = std::pair<int64_t, int64_t>;  // (position, id)
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> heap;
+  std::set<int64_t> idle;  // ready appended nodes nobody asked for yet, by id
+  absl::flat_hash_map<int64_t, ir::Node*> by_id;
+  by_id.reserve(topological.size());
+  for (ir::Node* n : topological) by_id[n->id()] = n;
+  auto make_ready = [&](ir::Node* n) {
+    State& s = state[n];
+    s.ready = true;
+    if (!s.appended) {
+      heap.emplace(n->id(), n->id());
+    } else if (s.wanted != std::numeric_limits<int64_t>::max()) {
+      heap.emplace(s.wanted, n->id());
+    } else {
+      idle.insert(n->id());
+    }
+  };
+  // A consumer at `position` waits only for appended producers: they (and
+  // the appended nodes they wait for) run as soon as they can, at its position.
+  std::function<void(ir::Node*, int64_t)> want = [&](ir::Node* c, int64_t position) {
+    for (ir::Node* p : state[c].producers) {
+      State& ps = state[p];
+      if (!ps.appended || ps.done || ps.wanted <= position) continue;
+      ps.wanted = position;
+      if (ps.ready) {
+        idle.erase(p->id());
+        heap.emplace(position, p->id());
+      }
+      want(p, position);
+    }
+  };
+  for (ir::Node* n : topological) {
+    const State& s = state[n];
+    if (s.pending == 0) make_ready(n);
+  }
+  for (ir::Node* n : topological) {
+    const State& s = state[n];
+    if (!s.appended && s.pending > 0 && s.pending_own == 0) want(n, n->id());
+  }
+  std::vector<ir::Node*> order;
+  order.reserve(topological.size());
+  while (!heap.empty() || !idle.empty()) {
+    if (heap.empty()) {  // nothing else can run: the first idle one
+      heap.emplace(*idle.begin(), *idle.begin());
+      idle.erase(idle.begin());
+    }
+    ir::Node* n = by_id.at(heap.top().second);
+    heap.pop();
+    State& s = state[n];
+    if (s.done) continue;  // pushed again when asked for earlier
+    s.done = true;
+    idle.erase(n->id());
+    order.push_back(n);
+    for (ir::Node* c : s.consumers) {
+      State& cs = state[c];
+      --cs.pending;
+      if (!s.appended) --cs.pending_own;
+      if (cs.pending == 0) {
+        make_ready(c);
+      } else if (!s.appended && cs.pending_own == 0 && !cs.appended) {
+        want(c, c->id());
+      }
+    }
+  }
+  if (order.size() != topological.size()) {
+    return Internal("earliest-use order lost ", topological.size() - order.size(), " node(s)");
+  }
+  return order;
+}
 
 std::string MemoryPlan::Summary() const {
   const double ratio = lower_bound > 0 ? static_cast<double>(arena_bytes) / static_cast<double>(lower_bound) : 1.0;

@@ -56,6 +56,18 @@ struct MemoryPlan {
   std::string Summary() const;
 };
 
+// The order a static graph runs in: topological, by node id (the order the
+// model listed its nodes), except that a node created after one of its
+// consumers (a pass appended it: a TransData, a fused node) waits until a
+// consumer has everything else it needs, then runs at that consumer's
+// position. Graph::TopologicalOrder breaks ties by id alone, so an appended
+// node ran after everything else that was ready: a layout conversion of one
+// operand shared by 81 Slice -> Mul -> ReduceMean chains (a correlation
+// volume) ran after all 81 Slices, whose outputs were then all live at once
+// (PWC-Net-like at batch 8: 238 MB at the peak step, 25 MB in the model's
+// order). FailedPrecondition on a cycle, as TopologicalOrder.
+absl::StatusOr<std::vector<ir::Node*>> EarliestUseOrder(const ir::Graph& graph);
+
 // Plans `graph` executed in `order` (a topological order of its nodes).
 // InvalidArgument naming the node when a value's shape is not fully known.
 absl::StatusOr<MemoryPlan> PlanMemory(const ir::Graph& graph, const std::vector<ir::Node*>& order);

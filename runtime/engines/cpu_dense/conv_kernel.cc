@@ -20,6 +20,10 @@
 // into the interior of a zeroed, padded buffer in the layout oneDNN picks
 // for an unpadded convolution over it (ExplicitPad).
 //
+// A 1-D convolution with long output rows runs on oneDNN's direct JIT
+// kernel in the layouts brgconv chose (LongSignalConv, dense_ops.h: brgconv's
+// primitive grows by about 1 KB per output sample).
+//
 // Small outputs with wide channels in channel-blocked layouts run the
 // engine's own loop instead (small_conv.h: ResNet's 7x7 stage), and so
 // do few output channels at high resolution into a plain destination
@@ -30,6 +34,7 @@
 #include <cstring>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 
 #include "base/ops/shape_utils.h"
@@ -125,6 +130,19 @@ void AppendConvPostOps(const PostOpChain& chain, dnnl::post_ops& ops) {
   }
 }
 
+}  // namespace
+
+bool LongSignalConv(const Shape& output) {
+  return output.rank() == 3 && output.IsFullyKnown() && output.dim(2) >= kLongSignalWidth;
+}
+
+std::atomic<int64_t>& LongSignalConvBuilds() {
+  static std::atomic<int64_t> builds{0};
+  return builds;
+}
+
+namespace {
+
 // The primitive descriptor of a convolution with layouts left to oneDNN,
 // or with the source in `fixed_src` and the destination in `fixed_dst`
 // where those are not kND (weights always `any`).
@@ -161,14 +179,27 @@ dnnl::convolution_forward::primitive_desc ConvPrimitiveDesc(
   using fwd = dnnl::convolution_forward;
   const auto prop = dnnl::prop_kind::forward_inference;
   const auto alg = dnnl::algorithm::convolution_direct;
-  if (bias) {
-    return fwd::primitive_desc(fwd::desc(prop, alg, src_any, wei_any, *bias, dst_any, Dims(g.strides),
-                                         dilations, Dims(g.pads_begin), Dims(g.pads_end)),
-                               attr, eng);
-  }
-  return fwd::primitive_desc(fwd::desc(prop, alg, src_any, wei_any, dst_any, Dims(g.strides), dilations,
-                                       Dims(g.pads_begin), Dims(g.pads_end)),
-                             attr, eng);
+  const auto desc = [&](const dnnl::memory::desc& src, const dnnl::memory::desc& dst) {
+    if (bias) {
+      return fwd::desc(prop, alg, src, wei_any, *bias, dst, Dims(g.strides), dilations, Dims(g.pads_begin),
+                       Dims(g.pads_end));
+    }
+    return fwd::desc(prop, alg, src, wei_any, dst, Dims(g.strides), dilations, Dims(g.pads_begin), Dims(g.pads_end));
+  };
+  fwd::primitive_desc pd(desc(src_any, dst_any), attr, eng);
+  if (!LongSignalConv(g.output) || std::string_view(pd.impl_info_str()).rfind("brgconv:", 0) != 0) return pd;
+  // The same layouts on the next direct JIT kernel, when oneDNN has one.
+  // (next_impl reads the operation descriptor: it must outlive the loop.)
+  const fwd::desc fixed = desc(pd.src_desc(), pd.dst_desc());
+  fwd::primitive_desc lean(fixed, attr, eng);
+  do {
+    const std::string_view impl = lean.impl_info_str();
+    if (impl.rfind("jit:", 0) == 0) {
+      LongSignalConvBuilds().fetch_add(1, std::memory_order_relaxed);
+      return lean;
+    }
+  } while (lean.next_impl());
+  return pd;
 }
 
 // The convolution without its padding, over the explicitly padded source

@@ -26,6 +26,18 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateMatMulKernel(const ir::OpDesc& op,
                                                            PostOpChain chain,
                                                            const DenseContext& ctx);
 
+// oneDNN 2.6's brgconv holds about 1 KB per output sample in a 1-D
+// convolution's primitive once the row is long (8 MB for 8 -> 8 channels
+// over 8,192 samples, 62 MB over 65,536: a vocoder's last stages), where its
+// direct JIT kernel holds 0.3 MB and takes the same CPU time (within 5%; 25%
+// more for 16 channels at kernel 3). A Conv whose output is [N, C, W] with
+// W >= kLongSignalWidth runs on that kernel, in the layouts brgconv chose,
+// when oneDNN has it (docs/design/cpu_dense.md, "Long 1-D signals").
+inline constexpr int64_t kLongSignalWidth = 2048;
+bool LongSignalConv(const Shape& output);
+// Convolution primitives built on the direct kernel by that rule (tests).
+std::atomic<int64_t>& LongSignalConvBuilds();
+
 // Support checks of the base ops (what cpu_dense's CheckSupported runs).
 absl::Status CheckConv(const ir::OpDesc& op, const DenseContext& ctx);
 absl::Status CheckMatMul(const ir::OpDesc& op, const DenseContext& ctx);

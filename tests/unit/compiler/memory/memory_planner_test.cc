@@ -4,7 +4,10 @@
 
 #include <map>
 #include <random>
+#include <string>
+#include <vector>
 
+#include "base/ir/op_types.h"
 #include "base/ir/text_format.h"
 #include "base/ops/op_registry.h"
 #include "gtest/gtest.h"
@@ -313,6 +316,73 @@ TEST(MemoryPlannerTest, RandomGraphsGetValidPlansNearTheLowerBound) {
     ExpectReadsSeeTheirValues(*order, p.plan);
     if (HasFailure()) return;
     EXPECT_LE(p.plan.arena_bytes, 2 * p.plan.lower_bound + 64) << text;
+  }
+}
+
+// EarliestUseOrder: a TransData a pass appended (a higher id than its
+// consumers) runs where its first consumer can, not after everything else
+// that is ready; the model's own nodes keep their order.
+TEST(EarliestUseOrder, AnAppendedConversionRunsAtItsFirstConsumer) {
+  auto parsed = ir::ParseGraph(R"(graph g {
+    a = Data() {index = 0} -> (f32[16])
+    b = Data() {index = 1} -> (f32[16])
+    s1 = Relu(b) -> (f32[16])
+    m1 = Mul(a, s1) -> (f32[16])
+    s2 = Sigmoid(b) -> (f32[16])
+    m2 = Mul(a, s2) -> (f32[16])
+    s3 = Tanh(b) -> (f32[16])
+    m3 = Mul(a, s3) -> (f32[16])
+    out = NetOutput(m1, m2, m3)
+  })");
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  ir::Graph& g = **parsed;
+  ir::Node* a = g.FindNode("a");
+  ir::OpDesc desc = g.FindNode("s1")->op_desc();
+  desc.set_name("t");
+  desc.set_type(std::string(ir::kTransData));
+  auto t = g.AddNode(desc);
+  ASSERT_TRUE(t.ok()) << t.status();
+  ASSERT_TRUE(g.AddEdge(a, 0, *t, 0).ok());
+  for (const char* m : {"m1", "m2", "m3"}) {
+    g.RemoveInputEdge(g.FindNode(m), 0);
+    ASSERT_TRUE(g.AddEdge(*t, 0, g.FindNode(m), 0).ok());
+  }
+  auto names = [](const std::vector<ir::Node*>& order) {
+    std::string out;
+    for (const ir::Node* n : order) out += (out.empty() ? "" : " ") + n->name();
+    return out;
+  };
+  auto by_id = g.TopologicalOrder();
+  ASSERT_TRUE(by_id.ok());
+  EXPECT_EQ(names(*by_id), "a b s1 s2 s3 t m1 m2 m3 out");  // every operand of the Muls first
+  auto order = EarliestUseOrder(g);
+  ASSERT_TRUE(order.ok()) << order.status();
+  EXPECT_EQ(names(*order), "a b s1 t m1 s2 m2 s3 m3 out");
+  auto plan = PlanMemory(g, *order);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  ExpectValid(*plan);
+  ExpectReadsSeeTheirValues(*order, *plan);
+}
+
+TEST(EarliestUseOrder, IsTheIdOrderWhenNoPassAppendedAConversion) {
+  std::mt19937 gen(7);
+  for (int trial = 0; trial < 20; ++trial) {
+    std::string text = "graph g {\n  x = Data() {index = 0} -> (f32[8])\n";
+    std::vector<std::string> values = {"x"};
+    for (int i = 0; i < 12; ++i) {
+      const std::string& l = values[gen() % values.size()];
+      const std::string& r = values[gen() % values.size()];
+      const std::string name = "v" + std::to_string(i);
+      text += "  " + name + " = Add(" + l + ", " + r + ") -> (f32[8])\n";
+      values.push_back(name);
+    }
+    text += "  out = NetOutput(" + values.back() + ")\n}";
+    auto parsed = ir::ParseGraph(text);
+    ASSERT_TRUE(parsed.ok()) << parsed.status();
+    auto by_id = (*parsed)->TopologicalOrder();
+    auto order = EarliestUseOrder(**parsed);
+    ASSERT_TRUE(by_id.ok() && order.ok());
+    EXPECT_EQ(*order, *by_id) << text;
   }
 }
 
