@@ -36,6 +36,15 @@ class ConcatKernel final : public DenseKernel {
   ConcatKernel(const ir::OpDesc& op, const DenseContext& ctx, int64_t axis) : DenseKernel(op, ctx), axis_(axis) {}
 
  private:
+  // Every input's elements (an absent one has none).
+  int64_t MemoryBoundElements(const PlanRequest& r) const override {
+    int64_t n = 0;
+    for (int i = 0; i < static_cast<int>(r.input_types.size()); ++i) {
+      if (r.has_input(i)) n += r.shape(i).NumElementsUnchecked();
+    }
+    return n;
+  }
+
   // One contiguous run: `bytes` from input `input` (an index into
   // ConcatPlan::inputs) at `src`, to the output at `dst`.
   struct Piece {

@@ -545,11 +545,11 @@ absl::Status ConvKernel::Run(Plan& base_plan, ExecuteContext& ctx, Scratch& scra
     void* buffer = scratch.Take(plan.src_md.get_size());
     std::memset(buffer, 0, plan.src_md.get_size());
     dnnl::memory interior(plan.src_interior, eng(), buffer);
-    plan.src_reorder->execute(stream, src, interior);
+    ExecuteReorder(*plan.src_reorder, stream, src, interior);
     src = dnnl::memory(plan.src_md, eng(), buffer);
   } else if (plan.src_reorder) {
     dnnl::memory tmp(plan.src_md, eng(), scratch.Take(plan.src_md.get_size()));
-    plan.src_reorder->execute(stream, src, tmp);
+    ExecuteReorder(*plan.src_reorder, stream, src, tmp);
     src = tmp;
   }
   GE_ASSIGN_OR_RETURN(dnnl::memory weights, plan.weights.Get(eng(), stream, ctx.input(1), scratch));
@@ -564,7 +564,7 @@ absl::Status ConvKernel::Run(Plan& base_plan, ExecuteContext& ctx, Scratch& scra
       void* copy = scratch.Take(plan.add_user.get_size());
       std::memcpy(copy, y.raw_data(), plan.add_user.get_size());
       dnnl::memory addend(plan.add_user, eng(), copy);
-      plan.add_reorder->execute(stream, addend, dst);
+      ExecuteReorder(*plan.add_reorder, stream, addend, dst);
     }
   } else if (plan.add_reorder) {
     dnnl::memory addend = WrapTensor(plan.add_user, eng(), ctx.input(kFusedAddInput));
@@ -580,7 +580,7 @@ absl::Status ConvKernel::Run(Plan& base_plan, ExecuteContext& ctx, Scratch& scra
       }
       addend = full;
     }
-    plan.add_reorder->execute(stream, addend, dst);
+    ExecuteReorder(*plan.add_reorder, stream, addend, dst);
   }
   std::unordered_map<int, dnnl::memory> args = {
       {DNNL_ARG_SRC, src},
@@ -595,7 +595,7 @@ absl::Status ConvKernel::Run(Plan& base_plan, ExecuteContext& ctx, Scratch& scra
     RunEltwiseTail(plan.tail, static_cast<float*>(dst.get_data_handle()),
                    static_cast<int64_t>(plan.dst_md.get_size() / sizeof(float)), omp_get_max_threads());
   }
-  if (plan.dst_reorder) plan.dst_reorder->execute(stream, dst, dst_user);
+  if (plan.dst_reorder) ExecuteReorder(*plan.dst_reorder, stream, dst, dst_user);
   stream.wait();
   return absl::OkStatus();
 }

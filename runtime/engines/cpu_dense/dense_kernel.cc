@@ -181,11 +181,16 @@ absl::StatusOr<DenseKernel::Entry*> DenseKernel::FindOrBuild(const PlanRequest& 
   auto it = plans_.find(key);
   if (it != plans_.end()) return &it->second;
   if (plans_.size() >= kMaxCachedPlans) plans_.clear();
-  absl::StatusOr<std::unique_ptr<Plan>> plan =
-      DnnlTry(op_, kCreation, [&] { return Build(request); });
+  const int64_t elements = MemoryBoundElements(request);
+  const bool serial = elements >= 0 && elements < kSerialElements;
+  absl::StatusOr<std::unique_ptr<Plan>> plan = DnnlTry(op_, kCreation, [&] {
+    const SerialScope scope(serial);  // oneDNN may fix a primitive's team when it creates it
+    return Build(request);
+  });
   Entry entry;
   if (plan.ok()) {
     entry.plan = *std::move(plan);
+    entry.plan->one_thread = serial;
   } else if (absl::IsUnimplemented(plan.status())) {
     GE_LOG_DEBUG("cpu_dense", "{}: using the reference kernel: {}", op_.name(),
                  plan.status().message());
@@ -221,6 +226,20 @@ absl::Status DenseKernel::Prepare(PrepareContext& ctx) {
 std::atomic<int64_t>& ReferenceRuns() {
   static std::atomic<int64_t> runs{0};
   return runs;
+}
+
+std::atomic<int64_t>& SerialRuns() {
+  static std::atomic<int64_t> runs{0};
+  return runs;
+}
+
+int64_t DenseKernel::MemoryBoundElements(const PlanRequest&) const { return -1; }
+
+void ExecuteReorder(const dnnl::reorder& reorder, dnnl::stream& stream, dnnl::memory& src, dnnl::memory& dst) {
+  int64_t elements = 1;
+  for (int64_t d : dst.get_desc().dims()) elements *= d;
+  const SerialScope serial(elements < kSerialElements);
+  reorder.execute(stream, src, dst);
 }
 
 absl::Status DenseKernel::RunReference(ExecuteContext& ctx, const PlanRequest& request) {
@@ -295,6 +314,8 @@ absl::Status DenseKernel::Compute(ExecuteContext& ctx) {
     base = own->data();
   }
   Scratch scratch(base, plan.workspace_bytes);
+  if (plan.one_thread) SerialRuns().fetch_add(1, std::memory_order_relaxed);
+  const SerialScope serial(plan.one_thread);
   return DnnlTry(op_, "execution", [&] { return Run(plan, ctx, scratch); });
 }
 

@@ -41,6 +41,16 @@ namespace ge::engine::cpu_dense {
 // The `_const_inputs` attribute: input indices whose values are constant.
 inline constexpr std::string_view kAttrConstInputs = "_const_inputs";
 
+// Memory-bound plans over fewer elements than this run on the calling thread
+// alone (DenseKernel::MemoryBoundElements, SerialScope). oneDNN splits a
+// reorder, an element-wise, binary, pooling, concatenation or normalization
+// primitive over the whole team however small it is; a quiet fork and join
+// costs about what 16K elements take on one thread, and on a loaded host
+// waking the second thread cost 30-100 us a primitive (a ConvLSTM step's
+// 2K-element reorders, a Loop body's 8K-element GELU: 2-3x the 1-thread run
+// time at 2 threads).
+inline constexpr int64_t kSerialElements = int64_t{1} << 14;
+
 // What every kernel of the engine shares: the oneDNN engine, whether this
 // CPU runs bf16 primitives, and the reference engine's kernel factory for
 // the fallback (Engine::SetReferenceEngine; null when no reference engine is
@@ -114,7 +124,18 @@ class DenseKernel : public Kernel {
   struct Plan {
     virtual ~Plan() = default;
     size_t workspace_bytes = 0;
+    // Built and run on the calling thread alone (fewer than kSerialElements
+    // memory-bound elements): set by the base class, not by Build.
+    bool one_thread = false;
   };
+
+  // The elements a plan's parallel loops split, for kernels whose work grows
+  // with their tensors alone (layout conversions, element-wise and binary
+  // ops, pooling, concatenation, normalizations); plans of fewer than
+  // kSerialElements are built and run on one thread. -1 (the default) leaves
+  // the team to the kernel (convolutions, products: their work is not their
+  // size). Called with every input's shape known.
+  virtual int64_t MemoryBoundElements(const PlanRequest& request) const;
 
   // Builds the plan for these shapes. Unimplemented means "run the
   // reference kernel for these shapes"; other errors fail the node.
@@ -148,11 +169,19 @@ class DenseKernel : public Kernel {
 // How many computes in this process ran a reference kernel instead of
 // oneDNN (tests check that supported cases never do).
 std::atomic<int64_t>& ReferenceRuns();
+// How many computes ran a serial plan (tests check which sizes do).
+std::atomic<int64_t>& SerialRuns();
 // How many times constant weights were packed (tests check: once per
 // weights tensor, not per run).
 std::atomic<int64_t>& WeightPacks();
 
 // Allocates every output (for kernels whose outputs are all empty).
 absl::Status ProduceEmptyOutputs(ExecuteContext& ctx);
+
+// Runs `reorder` from `src` into `dst`: on the calling thread alone when
+// `dst` holds fewer than kSerialElements elements (a kernel's own layout
+// conversions, e.g. a small convolution's source: the plan's team is for
+// the convolution).
+void ExecuteReorder(const dnnl::reorder& reorder, dnnl::stream& stream, dnnl::memory& src, dnnl::memory& dst);
 
 }  // namespace ge::engine::cpu_dense

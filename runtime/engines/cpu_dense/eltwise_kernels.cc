@@ -65,6 +65,8 @@ class EltwiseKernel final : public DenseKernel {
   }
 
  private:
+  int64_t MemoryBoundElements(const PlanRequest& r) const override { return r.shape(0).NumElementsUnchecked(); }
+
   struct EltwisePlan final : Plan {
     dnnl::memory::desc md;
     // By (alpha, beta): Clip's bounds are inputs and may change per run.
@@ -234,6 +236,12 @@ class BinaryKernel final : public DenseKernel {
       : DenseKernel(op, ctx), spec_(spec) {}
 
  private:
+  // The output's elements (-1 when the shapes do not broadcast: Build says why).
+  int64_t MemoryBoundElements(const PlanRequest& r) const override {
+    auto out = ops::BroadcastShapes(r.shape(0), r.shape(1));
+    return out.ok() ? out->NumElementsUnchecked() : -1;
+  }
+
   struct BinaryPlan final : Plan {
     dnnl::binary binary;
     dnnl::memory::desc src0_md, src1_md, dst_md, scratchpad_md;

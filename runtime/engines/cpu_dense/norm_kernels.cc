@@ -61,6 +61,8 @@ class BatchNormKernel final : public DenseKernel {
     Shape channels;
   };
 
+  int64_t MemoryBoundElements(const PlanRequest& r) const override { return r.shape(0).NumElementsUnchecked(); }
+
   // A node with a fused ReLU must not fall back to the reference kernel
   // (which would drop the ReLU; norm_relu_fusion.h): its refusals are
   // errors.
@@ -137,13 +139,11 @@ class BatchNormKernel final : public DenseKernel {
 
 // ---- LayerNormalization ----
 
-// LayerNorms of fewer elements than this run on the calling thread alone
-// (SerialScope): oneDNN's primitive splits its rows over the whole team
-// however few there are, and waking the second thread for 8 rows of 64
+// LayerNorms of fewer than kSerialElements run on the calling thread alone
+// (MemoryBoundElements): oneDNN's primitive splits its rows over the whole
+// team however few there are, and waking the second thread for 8 rows of 64
 // (mlp_tabular at batch 8) cost 8 ms per run at 2 threads on a loaded host
-// against 0.06 ms for the whole model at 1 thread; a quiet fork and join
-// costs about what 16K elements take on one thread.
-inline constexpr int64_t kSerialLayerNormElements = int64_t{1} << 14;
+// against 0.06 ms for the whole model at 1 thread.
 
 class LayerNormKernel final : public DenseKernel {
  public:
@@ -151,12 +151,13 @@ class LayerNormKernel final : public DenseKernel {
       : DenseKernel(op, ctx), axis_(sdk::IntAttr(op, "axis", -1)), epsilon_(sdk::FloatAttr(op, "epsilon", 1e-5f)) {}
 
  private:
+  int64_t MemoryBoundElements(const PlanRequest& r) const override { return r.shape(0).NumElementsUnchecked(); }
+
   struct LnPlan final : Plan {
     dnnl::layer_normalization_forward ln;
     dnnl::memory::desc data_md, scratchpad_md;
     Shape normalized;
     bool has_bias = false;
-    bool serial = false;  // fewer than kSerialLayerNormElements
   };
 
   absl::StatusOr<std::unique_ptr<Plan>> Build(const PlanRequest& r) override {
@@ -173,8 +174,6 @@ class LayerNormKernel final : public DenseKernel {
       }
     }
     plan->has_bias = r.has_input(2);
-    plan->serial = rows * cols < kSerialLayerNormElements;
-    const SerialScope serial(plan->serial);
     plan->data_md = PlainDesc(dnnl::memory::dims{rows, cols}, ToDnnlType(r.dtype(0)));
     dnnl::primitive_attr attr;
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
@@ -201,7 +200,6 @@ class LayerNormKernel final : public DenseKernel {
       GE_ASSIGN_OR_RETURN(args[DNNL_ARG_SHIFT], F32Vector(op(), eng(), ctx.input(2), plan.normalized, scratch));
     }
     dnnl::stream stream(eng());
-    const SerialScope serial(plan.serial);
     plan.ln.execute(stream, args);
     stream.wait();
     return absl::OkStatus();
@@ -219,6 +217,10 @@ class SoftmaxKernel final : public DenseKernel {
       : DenseKernel(op, ctx), axis_(sdk::IntAttr(op, "axis", -1)), log_(log) {}
 
  private:
+  // Fewer than kSerialElements: one thread (a beam's [4, 256] LogSoftmax per
+  // decoder step woke a team for microseconds of work).
+  int64_t MemoryBoundElements(const PlanRequest& r) const override { return r.shape(0).NumElementsUnchecked(); }
+
   struct SoftmaxPlan final : Plan {
     dnnl::softmax_v2_forward softmax;
     dnnl::memory::desc src_md, dst_md, scratchpad_md;
@@ -227,9 +229,6 @@ class SoftmaxKernel final : public DenseKernel {
     // (Strided) runs it instead, as [outer, axis, inner].
     bool strided = false;
     int64_t outer = 0, length = 0, inner = 0;
-    // Fewer than kSerialLayerNormElements: one thread (a beam's [4, 256]
-    // LogSoftmax per decoder step woke a team for microseconds of work).
-    bool serial = false;
   };
 
   absl::StatusOr<std::unique_ptr<Plan>> Build(const PlanRequest& r) override {
@@ -237,8 +236,6 @@ class SoftmaxKernel final : public DenseKernel {
     if (x.rank() > DNNL_MAX_NDIMS) return NodeUnimplemented(op(), "rank ", x.rank());
     GE_ASSIGN_OR_RETURN(int64_t axis, sdk::NormalizeAxisFor(op(), axis_, x.rank()));
     auto plan = std::make_unique<SoftmaxPlan>();
-    plan->serial = x.NumElementsUnchecked() < kSerialLayerNormElements;
-    const SerialScope serial(plan->serial);
     GE_ASSIGN_OR_RETURN(plan->src_md, FormatDesc(x, r.dtype(0), op().input(0).type.tensor().format));
     GE_ASSIGN_OR_RETURN(plan->dst_md, FormatDesc(x, r.dtype(0), op().output(0).type.tensor().format));
     dnnl::primitive_attr attr;
@@ -310,7 +307,6 @@ class SoftmaxKernel final : public DenseKernel {
       return absl::OkStatus();
     }
     dnnl::stream stream(eng());
-    const SerialScope serial(plan.serial);
     plan.softmax.execute(stream, {{DNNL_ARG_SRC, WrapTensor(plan.src_md, eng(), ctx.input(0))},
                                   {DNNL_ARG_DST, WrapTensor(plan.dst_md, eng(), y)},
                                   {DNNL_ARG_SCRATCHPAD, ScratchpadMemory(plan.scratchpad_md, eng(), scratch)}});

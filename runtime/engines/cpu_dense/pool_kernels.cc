@@ -82,6 +82,8 @@ class PoolKernel final : public DenseKernel {
       : DenseKernel(op, ctx), attrs_(std::move(attrs)), max_(max), include_pad_(include_pad) {}
 
  private:
+  int64_t MemoryBoundElements(const PlanRequest& r) const override { return r.shape(0).NumElementsUnchecked(); }
+
   struct PoolPlan final : Plan {
     dnnl::pooling_v2_forward pool;
     dnnl::memory::desc src_md, dst_md, scratchpad_md;
@@ -215,6 +217,8 @@ class GlobalPoolKernel final : public DenseKernel {
       : DenseKernel(op, ctx), max_(max) {}
 
  private:
+  int64_t MemoryBoundElements(const PlanRequest& r) const override { return r.shape(0).NumElementsUnchecked(); }
+
   struct ReducePlan final : Plan {
     dnnl::primitive reduce;  // a pooling or a reduction
     dnnl::memory::desc src_md, dst_md, scratchpad_md;

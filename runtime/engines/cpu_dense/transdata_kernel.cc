@@ -21,6 +21,8 @@ class TransDataKernel final : public DenseKernel {
       : DenseKernel(op, ctx), src_(src), dst_(dst) {}
 
  private:
+  int64_t MemoryBoundElements(const PlanRequest& r) const override { return r.shape(0).NumElementsUnchecked(); }
+
   struct ReorderPlan final : Plan {
     dnnl::reorder reorder;
     dnnl::memory::desc src_md, dst_md;
