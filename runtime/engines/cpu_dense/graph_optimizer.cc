@@ -13,6 +13,7 @@
 #include "runtime/engines/cpu_dense/conv_tap_trim.h"
 #include "runtime/engines/cpu_dense/dense_kernel.h"
 #include "runtime/engines/cpu_dense/einsum_lowering.h"
+#include "runtime/engines/cpu_dense/group_norm.h"
 #include "runtime/engines/cpu_dense/layout_pass.h"
 #include "runtime/engines/cpu_dense/norm_relu_fusion.h"
 #include "runtime/engines/cpu_dense/pad_fold.h"
@@ -98,11 +99,12 @@ absl::StatusOr<bool> CpuDenseGraphOptimizer::OptimizeOne(ir::Graph& graph, const
     GE_ASSIGN_OR_RETURN(bool folded_ahead, FoldBatchNormIntoConv(graph, can_rewrite));
     GE_ASSIGN_OR_RETURN(bool scaled, FoldConvChannelScale(graph, can_rewrite));
     const bool folded = folded_back || folded_ahead || scaled;
+    GE_ASSIGN_OR_RETURN(bool group_norms, FuseGroupNorms(graph, can_rewrite));
     GE_ASSIGN_OR_RETURN(bool pools, ReduceToGlobalPool(graph, can_rewrite));
     GE_ASSIGN_OR_RETURN(bool shuffles, FuseChannelShuffles(graph, can_rewrite));
     GE_ASSIGN_OR_RETURN(bool slices, FuseChannelSlices(graph, can_rewrite));
     GE_ASSIGN_OR_RETURN(bool views, FuseChannelsLastViews(graph, can_rewrite));
-    changed = einsums || pads || trimmed || folded || pools || shuffles || slices || views;
+    changed = einsums || pads || trimmed || folded || group_norms || pools || shuffles || slices || views;
   }
   // Before placement a convolution's chain (GELU's arithmetic, a residual
   // Add) fuses first, except an Add feeding a LayerNormalization

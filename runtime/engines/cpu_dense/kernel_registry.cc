@@ -75,6 +75,7 @@ void RegisterDenseKernels(DenseKernelTable& table) {
   RegisterChannelShuffleKernels(table);
   RegisterChannelsLastViewKernels(table);
   RegisterInstanceNormKernels(table);
+  RegisterGroupNormKernels(table);
   RegisterNormKernels(table);
   RegisterEltwiseKernels(table);
   RegisterBinaryKernels(table);

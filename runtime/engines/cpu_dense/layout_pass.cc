@@ -31,8 +31,9 @@ enum class Role { kNone, kConv, kDeconv, kInt8Conv, kFollow, kBinary, kInt8Binar
 // and channels (KeepsChannels); InstanceNormalization always (per-channel
 // parameters, like BatchNormalization). Resize and Pad follow channels-last
 // as well (one block of all C channels); InstanceNormalization does not, its
-// kernel reads plain and channel-blocked tensors only.
-constexpr std::array<std::string_view, 23> kFollowers = {"Relu",
+// kernel reads plain and channel-blocked tensors only. `_GroupNorm`
+// (group_norm.h) follows every layout.
+constexpr std::array<std::string_view, 24> kFollowers = {"Relu",
                                                          "LeakyRelu",
                                                          "Sigmoid",
                                                          "Tanh",
@@ -54,7 +55,8 @@ constexpr std::array<std::string_view, 23> kFollowers = {"Relu",
                                                          "DequantizeLinear",
                                                          "Resize",
                                                          "Pad",
-                                                         "InstanceNormalization"};
+                                                         "InstanceNormalization",
+                                                         "_GroupNorm"};
 constexpr std::array<std::string_view, 6> kBinaries = {"Add", "Sub", "Mul", "Div", "Max", "Min"};
 
 template <size_t N>
