@@ -8,6 +8,7 @@
 #include "base/ir/op_types.h"
 #include "base/status.h"
 #include "runtime/engines/cpu_dense/channel_shuffle.h"
+#include "runtime/engines/cpu_dense/channel_softmax.h"
 #include "runtime/engines/cpu_dense/channels_last_view.h"
 #include "runtime/engines/cpu_dense/conv_bn_fold.h"
 #include "runtime/engines/cpu_dense/conv_tap_trim.h"
@@ -100,11 +101,12 @@ absl::StatusOr<bool> CpuDenseGraphOptimizer::OptimizeOne(ir::Graph& graph, const
     GE_ASSIGN_OR_RETURN(bool scaled, FoldConvChannelScale(graph, can_rewrite));
     const bool folded = folded_back || folded_ahead || scaled;
     GE_ASSIGN_OR_RETURN(bool group_norms, FuseGroupNorms(graph, can_rewrite));
+    GE_ASSIGN_OR_RETURN(bool softmaxes, FuseChannelSoftmaxes(graph, can_rewrite));
     GE_ASSIGN_OR_RETURN(bool pools, ReduceToGlobalPool(graph, can_rewrite));
     GE_ASSIGN_OR_RETURN(bool shuffles, FuseChannelShuffles(graph, can_rewrite));
     GE_ASSIGN_OR_RETURN(bool slices, FuseChannelSlices(graph, can_rewrite));
     GE_ASSIGN_OR_RETURN(bool views, FuseChannelsLastViews(graph, can_rewrite));
-    changed = einsums || pads || trimmed || folded || group_norms || pools || shuffles || slices || views;
+    changed = einsums || pads || trimmed || folded || group_norms || softmaxes || pools || shuffles || slices || views;
   }
   // Before placement a convolution's chain (GELU's arithmetic, a residual
   // Add) fuses first, except an Add feeding a LayerNormalization

@@ -4,6 +4,7 @@
 #include <functional>
 #include <optional>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "base/ir/graph.h"
@@ -37,5 +38,10 @@ absl::StatusOr<ir::Node*> AddConst(ir::Graph& graph, std::string_view name_prefi
 
 // Removes `node` when nothing consumes it any more.
 void RemoveIfUnused(ir::Graph& graph, ir::Node* node);
+
+// Removes the producers of `ports` that nothing reads any more, and theirs
+// up the graph (a rewritten chain's constants and shape computations);
+// graph inputs (Data, PlaceHolder, InnerData) stay.
+void RemoveDeadProducers(ir::Graph& graph, std::vector<ir::OutPort> ports);
 
 }  // namespace ge::engine::cpu_dense

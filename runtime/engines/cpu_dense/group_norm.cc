@@ -178,23 +178,6 @@ std::optional<Match> MatchAt(ir::Node& norm, const NodeFilter& can_rewrite) {
   return m;
 }
 
-// Removes the producers of `ports` that nothing reads any more (and theirs,
-// up the graph): the chain's constants and shape computations.
-void RemoveDeadProducers(ir::Graph& graph, std::vector<ir::OutPort> ports) {
-  while (!ports.empty()) {
-    ir::Node* p = ports.back().node;
-    ports.pop_back();
-    if (p == nullptr || p->HasConsumers() || !p->control_outputs().empty() || p->type() == ir::kData ||
-        p->type() == ir::kPlaceHolder || p->type() == ir::kInnerData) {
-      continue;
-    }
-    for (int i = 0; i < p->num_inputs(); ++i) {
-      if (p->input(i)) ports.push_back(p->input(i));
-    }
-    graph.RemoveNode(p);
-  }
-}
-
 absl::Status Rewrite(ir::Graph& graph, const Match& m) {
   ir::Node* last = m.silu != nullptr ? m.silu : (m.affine.empty() ? m.reshape_out : m.affine.back());
   const std::string name = last->name();

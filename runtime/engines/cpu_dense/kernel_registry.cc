@@ -76,6 +76,7 @@ void RegisterDenseKernels(DenseKernelTable& table) {
   RegisterChannelsLastViewKernels(table);
   RegisterInstanceNormKernels(table);
   RegisterGroupNormKernels(table);
+  RegisterChannelSoftmaxKernels(table);
   RegisterNormKernels(table);
   RegisterEltwiseKernels(table);
   RegisterBinaryKernels(table);
