@@ -94,8 +94,9 @@ class ChannelSoftmaxKernel final : public DenseKernel {
       out.push_back(y.data<float>());
     }
     if (n == 0) return absl::OkStatus();
-    // Channels-last storage of one position per sample (X's dims past the
-    // channels all 1) is the plain storage: one walk reads either.
+    // Channels-last or whole-block channel-blocked storage of one position
+    // per sample (X's dims past the channels all 1) is the plain storage:
+    // one walk reads any of them.
     const float* x = xt.data<float>();
     probs_.resize(static_cast<size_t>(t));
     for (int64_t b = 0; b < n; ++b) {
@@ -140,7 +141,11 @@ absl::Status CheckChannelSoftmax(const ir::OpDesc& op, const DenseContext& /*ctx
     return true;
   }();
   const bool plain = in.format == ir::Format::kND || in.format == ir::Format::kNCHW || in.format == ir::Format::kNCDHW;
-  if (!plain && !(IsChannelsLast(in.format) && one_position)) {
+  // One position per sample: channels-last storage, and channel-blocked
+  // storage of whole blocks, is the plain storage.
+  const int64_t block = LayoutChannelBlock(in.format, s.unknown_rank() || s.rank() < 2 ? 1 : s.dim(1));
+  const bool whole_blocks = block > 1 && !s.unknown_rank() && s.rank() >= 2 && s.dim(1) > 0 && s.dim(1) % block == 0;
+  if (!plain && !(whole_blocks && one_position)) {
     return Unsupported(op, "input layout ", ir::FormatName(in.format));
   }
   for (const ir::IoDesc& o : op.outputs()) {

@@ -123,7 +123,11 @@ absl::StatusOr<bool> CpuDenseGraphOptimizer::OptimizeOne(ir::Graph& graph, const
       return can_rewrite(n) && n.type() != "MatMul" && n.type() != "Gemm" && !FeedsLayerNorm(n);
     };
     GE_ASSIGN_OR_RETURN(bool conv_fused, FusePostOps(graph, conv_chain, supported_));
-    changed = changed || conv_fused;
+    // A Split or Slice of a convolution's activated output (Conv ->
+    // BatchNormalization -> ReLU -> Split: ResNeSt's radix splits) reads a
+    // fused convolution only now.
+    GE_ASSIGN_OR_RETURN(bool late_slices, FuseChannelSlices(graph, can_rewrite));
+    changed = changed || conv_fused || late_slices;
   }
   GE_ASSIGN_OR_RETURN(bool fused, FusePostOps(graph, can_rewrite, supported_, /*residual_adds=*/!fold));
   // After placement only: a BatchNormalization's Relu becomes its attribute

@@ -420,8 +420,11 @@ class LayoutPass {
   // Whether `c` reads port `port` in layout `f` itself.
   bool Reads(const ir::Node& c, int port, ir::Format f) const {
     if (!on_dense_(c)) return false;
-    // One position per sample: channels-last storage is the plain storage.
-    if (c.type() == kChannelSoftmaxOp) return port == 0 && IsChannelsLast(f) && OnePosition(TypeOf(c.input(0)));
+    // One position per sample: channels-last storage, and channel-blocked
+    // storage of whole blocks, is the plain storage.
+    if (c.type() == kChannelSoftmaxOp) {
+      return port == 0 && (IsChannelsLast(f) || Block(f) > 1) && OnePosition(TypeOf(c.input(0)));
+    }
     if (c.type() == ir::kTransData) {  // reads the layout its src_format names
       return c.op_desc().GetAttrOr<std::string>("src_format", "") == ir::FormatName(f);
     }
