@@ -358,6 +358,11 @@ std::optional<Match> MatchAt(ir::Node& softmax, const NodeFilter& can_rewrite) {
   const int64_t batch = xt.shape().dim(0);
   auto xdims = SampleDims(xt, batch);
   if (!xdims || Product(*xdims) <= 0 || Product(*xdims) > kMaxChannelSoftmaxValues) return std::nullopt;
+  // X is a vector per sample ([N, T] or [N, T, 1, ...]: a pooled or 1x1
+  // convolution's logits), not a map or an attention's scores (cpu_fused's).
+  for (size_t d = 1; d < xdims->size(); ++d) {
+    if ((*xdims)[d] != 1) return std::nullopt;
+  }
   Indexed v{*xdims, Dims(static_cast<size_t>(Product(*xdims)))};
   std::iota(v.idx.begin(), v.idx.end(), int64_t{0});
   for (ir::Node* n : before) {

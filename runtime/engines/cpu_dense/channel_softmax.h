@@ -28,7 +28,9 @@
 // result goes through those and Gather, Split and Slice (constant, along
 // axes past the batch, step 1) until readers that are none of them: every
 // such op keeps the batch as axis 0, every dim but the batch known, X f32
-// with at most kMaxChannelSoftmaxValues values per sample, at least one
+// of one vector per sample ([N, T] or [N, T, 1, ...]: logits of a pooled
+// or 1x1 convolution, not a map or an attention's scores) with at most
+// kMaxChannelSoftmaxValues values, at least one
 // movement op. The movement is evaluated at compile time on index arrays
 // (which of X's values each output value is), so any order of those ops
 // becomes the same node. Only cpu_dense runs the op.

@@ -278,6 +278,15 @@ TEST_F(ChannelSoftmaxTest, LeavesSoftmaxesWithoutMovementOrOverTheBatch) {
         sm = Softmax(r) {axis = 0} -> (f32[2,2,5])
         out = NetOutput(sm)
       })",
+      // an attention's scores (a map per sample, cpu_fused's), through an Identity
+      R"(graph main {
+        x = Data() {index = 0} -> (f32[2,4,8,8])
+        sm = Softmax(x) {axis = -1} -> (f32[2,4,8,8])
+        d = Identity(sm) -> (f32[2,4,8,8])
+        v = Data() {index = 1} -> (f32[2,4,8,16])
+        y = MatMul(d, v) -> (f32[2,4,8,16])
+        out = NetOutput(y)
+      })",
       // too many values a sample
       R"(graph main {
         x = Data() {index = 0} -> (f32[1,40000])
