@@ -409,10 +409,10 @@ absl::Status Rewrite(ir::Graph& graph, ir::Node* softmax, const Match& m) {
     const ir::OutPort& leaf = m.leaves[j].first;
     GE_RETURN_IF_ERROR(graph.ReplaceAllUses(leaf.node, leaf.index, fused, static_cast<int>(j)));
   }
-  std::vector<ir::OutPort> inputs;
+  std::vector<std::string> inputs;
   for (ir::Node* n : m.nodes) {
     for (int i = 1; i < n->num_inputs(); ++i) {
-      if (n->input(i)) inputs.push_back(n->input(i));
+      if (n->input(i)) inputs.push_back(n->input(i).node->name());
     }
   }
   for (auto it = m.nodes.rbegin(); it != m.nodes.rend(); ++it) graph.RemoveNode(*it);

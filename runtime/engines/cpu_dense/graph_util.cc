@@ -62,16 +62,16 @@ void RemoveIfUnused(ir::Graph& graph, ir::Node* node) {
   }
 }
 
-void RemoveDeadProducers(ir::Graph& graph, std::vector<ir::OutPort> ports) {
-  while (!ports.empty()) {
-    ir::Node* p = ports.back().node;
-    ports.pop_back();
+void RemoveDeadProducers(ir::Graph& graph, std::vector<std::string> names) {
+  while (!names.empty()) {
+    ir::Node* p = graph.FindNode(names.back());
+    names.pop_back();
     if (p == nullptr || p->HasConsumers() || !p->control_outputs().empty() || p->type() == ir::kData ||
         p->type() == ir::kPlaceHolder || p->type() == ir::kInnerData) {
       continue;
     }
     for (int i = 0; i < p->num_inputs(); ++i) {
-      if (p->input(i)) ports.push_back(p->input(i));
+      if (p->input(i)) names.push_back(p->input(i).node->name());
     }
     graph.RemoveNode(p);
   }

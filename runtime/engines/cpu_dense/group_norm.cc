@@ -207,13 +207,13 @@ absl::Status Rewrite(ir::Graph& graph, const Match& m) {
     chain.push_back(m.sigmoid);
     chain.push_back(m.silu);
   }
-  std::vector<ir::OutPort> inputs;
+  std::vector<std::string> inputs;
   for (ir::Node* n : chain) {
     for (int i = 0; i < n->num_inputs(); ++i) {
       const ir::OutPort p = n->input(i);
       bool inside = false;
       for (ir::Node* o : chain) inside = inside || p.node == o;
-      if (p && !inside && p.node != x.node) inputs.push_back(p);
+      if (p && !inside && p.node != x.node) inputs.push_back(p.node->name());
     }
   }
   for (auto it = chain.rbegin(); it != chain.rend(); ++it) graph.RemoveNode(*it);
