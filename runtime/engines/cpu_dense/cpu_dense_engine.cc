@@ -7,8 +7,10 @@
 #include "base/status.h"
 #include "runtime/engines/api/attributes.h"
 #include "runtime/engines/cpu_dense/channel_shuffle.h"
+#include "runtime/engines/cpu_dense/channel_softmax.h"
 #include "runtime/engines/cpu_dense/channels_last_view.h"
 #include "runtime/engines/cpu_dense/dense_fused_op.h"
+#include "runtime/engines/cpu_dense/group_norm.h"
 #include "runtime/engines/cpu_dense/prepared_weights.h"
 
 namespace ge::engine {
@@ -111,6 +113,8 @@ absl::Status CpuDenseEngine::Initialize(const EngineOptions& options) {
   GE_RETURN_IF_ERROR(init_status_);
   GE_RETURN_IF_ERROR(cpu_dense::RegisterChannelShuffleOp(ops::OpRegistry::Global()));
   GE_RETURN_IF_ERROR(cpu_dense::RegisterChannelsLastViewOp(ops::OpRegistry::Global()));
+  GE_RETURN_IF_ERROR(cpu_dense::RegisterGroupNormOp(ops::OpRegistry::Global()));
+  GE_RETURN_IF_ERROR(cpu_dense::RegisterChannelSoftmaxOp(ops::OpRegistry::Global()));
   return cpu_dense::RegisterDenseFusedOp(ops::OpRegistry::Global());
 }
 

@@ -8,11 +8,13 @@
 #include "base/ir/op_types.h"
 #include "base/status.h"
 #include "runtime/engines/cpu_dense/channel_shuffle.h"
+#include "runtime/engines/cpu_dense/channel_softmax.h"
 #include "runtime/engines/cpu_dense/channels_last_view.h"
 #include "runtime/engines/cpu_dense/conv_bn_fold.h"
 #include "runtime/engines/cpu_dense/conv_tap_trim.h"
 #include "runtime/engines/cpu_dense/dense_kernel.h"
 #include "runtime/engines/cpu_dense/einsum_lowering.h"
+#include "runtime/engines/cpu_dense/group_norm.h"
 #include "runtime/engines/cpu_dense/layout_pass.h"
 #include "runtime/engines/cpu_dense/norm_relu_fusion.h"
 #include "runtime/engines/cpu_dense/pad_fold.h"
@@ -99,11 +101,13 @@ absl::StatusOr<bool> CpuDenseGraphOptimizer::OptimizeOne(ir::Graph& graph, const
     GE_ASSIGN_OR_RETURN(bool folded_ahead, FoldBatchNormIntoConv(graph, can_rewrite));
     GE_ASSIGN_OR_RETURN(bool scaled, FoldConvChannelScale(graph, can_rewrite));
     const bool folded = folded_back || folded_ahead || scaled;
+    GE_ASSIGN_OR_RETURN(bool group_norms, FuseGroupNorms(graph, can_rewrite));
+    GE_ASSIGN_OR_RETURN(bool softmaxes, FuseChannelSoftmaxes(graph, can_rewrite));
     GE_ASSIGN_OR_RETURN(bool pools, ReduceToGlobalPool(graph, can_rewrite));
     GE_ASSIGN_OR_RETURN(bool shuffles, FuseChannelShuffles(graph, can_rewrite));
     GE_ASSIGN_OR_RETURN(bool slices, FuseChannelSlices(graph, can_rewrite));
     GE_ASSIGN_OR_RETURN(bool views, FuseChannelsLastViews(graph, can_rewrite));
-    changed = einsums || pads || trimmed || folded || pools || shuffles || slices || views;
+    changed = einsums || pads || trimmed || folded || group_norms || softmaxes || pools || shuffles || slices || views;
   }
   // Before placement a convolution's chain (GELU's arithmetic, a residual
   // Add) fuses first, except an Add feeding a LayerNormalization
@@ -120,7 +124,11 @@ absl::StatusOr<bool> CpuDenseGraphOptimizer::OptimizeOne(ir::Graph& graph, const
       return can_rewrite(n) && n.type() != "MatMul" && n.type() != "Gemm" && !FeedsLayerNorm(n);
     };
     GE_ASSIGN_OR_RETURN(bool conv_fused, FusePostOps(graph, conv_chain, supported_));
-    changed = changed || conv_fused;
+    // A Split or Slice of a convolution's activated output (Conv ->
+    // BatchNormalization -> ReLU -> Split: ResNeSt's radix splits) reads a
+    // fused convolution only now.
+    GE_ASSIGN_OR_RETURN(bool late_slices, FuseChannelSlices(graph, can_rewrite));
+    changed = changed || conv_fused || late_slices;
   }
   GE_ASSIGN_OR_RETURN(bool fused, FusePostOps(graph, can_rewrite, supported_, /*residual_adds=*/!fold));
   // After placement only: a BatchNormalization's Relu becomes its attribute

@@ -9,6 +9,10 @@
 // (cpu_fused's add + layer norm claims the residual Add). The steps:
 //   1. ConvBatchNormFold: Conv + BatchNormalization with constant
 //      parameters become one Conv (engine-neutral: any engine benefits);
+//      then (among others) GroupNorms and ChannelSoftmaxes (group_norm.h,
+//      channel_softmax.h): torch's GroupNorm export and attention over
+//      branches become cpu_dense nodes that keep channels-last tensors
+//      channels-last;
 //   2. PostOpFusion: Conv / MatMul / Gemm + Add / activations / GELU become
 //      `_DenseFused` nodes, which only cpu_dense runs, so it creates them
 //      only where CheckSupported accepts them (the compiler runs an

@@ -10,8 +10,8 @@ namespace ge::engine::cpu_dense {
 namespace {
 
 bool IsStorageView(std::string_view type) {
-  static constexpr std::array<std::string_view, 5> kViews = {ir::kIdentity, "Reshape", "Squeeze",
-                                                             "Unsqueeze", "Flatten"};
+  static constexpr std::array<std::string_view, 5> kViews = {ir::kIdentity, "Reshape", "Squeeze", "Unsqueeze",
+                                                             "Flatten"};
   for (std::string_view v : kViews) {
     if (v == type) return true;
   }
@@ -59,6 +59,21 @@ absl::StatusOr<ir::Node*> AddConst(ir::Graph& graph, std::string_view name_prefi
 void RemoveIfUnused(ir::Graph& graph, ir::Node* node) {
   if (node != nullptr && !node->HasConsumers() && node->control_outputs().empty()) {
     graph.RemoveNode(node);
+  }
+}
+
+void RemoveDeadProducers(ir::Graph& graph, std::vector<std::string> names) {
+  while (!names.empty()) {
+    ir::Node* p = graph.FindNode(names.back());
+    names.pop_back();
+    if (p == nullptr || p->HasConsumers() || !p->control_outputs().empty() || p->type() == ir::kData ||
+        p->type() == ir::kPlaceHolder || p->type() == ir::kInnerData) {
+      continue;
+    }
+    for (int i = 0; i < p->num_inputs(); ++i) {
+      if (p->input(i)) names.push_back(p->input(i).node->name());
+    }
+    graph.RemoveNode(p);
   }
 }
 

@@ -3,7 +3,9 @@
 
 #include <functional>
 #include <optional>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "base/ir/graph.h"
@@ -37,5 +39,12 @@ absl::StatusOr<ir::Node*> AddConst(ir::Graph& graph, std::string_view name_prefi
 
 // Removes `node` when nothing consumes it any more.
 void RemoveIfUnused(ir::Graph& graph, ir::Node* node);
+
+// Removes the nodes named `names` that nothing reads any more, and their
+// producers up the graph likewise (a rewritten chain's constants and shape
+// computations); graph inputs (Data, PlaceHolder, InnerData) stay. Names,
+// not pointers: one producer may be listed twice (a shape constant read by
+// two Reshapes), and a removed node's name finds nothing.
+void RemoveDeadProducers(ir::Graph& graph, std::vector<std::string> names);
 
 }  // namespace ge::engine::cpu_dense

@@ -75,6 +75,8 @@ void RegisterDenseKernels(DenseKernelTable& table) {
   RegisterChannelShuffleKernels(table);
   RegisterChannelsLastViewKernels(table);
   RegisterInstanceNormKernels(table);
+  RegisterGroupNormKernels(table);
+  RegisterChannelSoftmaxKernels(table);
   RegisterNormKernels(table);
   RegisterEltwiseKernels(table);
   RegisterBinaryKernels(table);

@@ -58,6 +58,8 @@ void RegisterDepthSpaceKernels(DenseKernelTable& table);
 void RegisterChannelShuffleKernels(DenseKernelTable& table);
 void RegisterChannelsLastViewKernels(DenseKernelTable& table);
 void RegisterInstanceNormKernels(DenseKernelTable& table);
+void RegisterGroupNormKernels(DenseKernelTable& table);
+void RegisterChannelSoftmaxKernels(DenseKernelTable& table);
 void RegisterNormKernels(DenseKernelTable& table);
 void RegisterEltwiseKernels(DenseKernelTable& table);
 void RegisterBinaryKernels(DenseKernelTable& table);

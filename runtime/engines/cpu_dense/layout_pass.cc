@@ -18,6 +18,7 @@
 #include "runtime/engines/cpu_dense/dense_ops.h"
 #include "runtime/engines/cpu_dense/channel_block.h"
 #include "runtime/engines/cpu_dense/channel_shuffle.h"
+#include "runtime/engines/cpu_dense/channel_softmax.h"
 #include "runtime/engines/cpu_dense/post_ops.h"
 
 namespace ge::engine::cpu_dense {
@@ -31,8 +32,9 @@ enum class Role { kNone, kConv, kDeconv, kInt8Conv, kFollow, kBinary, kInt8Binar
 // and channels (KeepsChannels); InstanceNormalization always (per-channel
 // parameters, like BatchNormalization). Resize and Pad follow channels-last
 // as well (one block of all C channels); InstanceNormalization does not, its
-// kernel reads plain and channel-blocked tensors only.
-constexpr std::array<std::string_view, 23> kFollowers = {"Relu",
+// kernel reads plain and channel-blocked tensors only. `_GroupNorm`
+// (group_norm.h) follows every layout.
+constexpr std::array<std::string_view, 24> kFollowers = {"Relu",
                                                          "LeakyRelu",
                                                          "Sigmoid",
                                                          "Tanh",
@@ -54,7 +56,8 @@ constexpr std::array<std::string_view, 23> kFollowers = {"Relu",
                                                          "DequantizeLinear",
                                                          "Resize",
                                                          "Pad",
-                                                         "InstanceNormalization"};
+                                                         "InstanceNormalization",
+                                                         "_GroupNorm"};
 constexpr std::array<std::string_view, 6> kBinaries = {"Add", "Sub", "Mul", "Div", "Max", "Min"};
 
 template <size_t N>
@@ -167,6 +170,15 @@ bool LargeDepthwise(const ir::Node& n) {
   absl::StatusOr<ops::WindowAttrs> attrs = ops::WindowAttrsFromOp(base);
   if (!attrs.ok() || attrs->group != x.shape.dim(1)) return false;
   return x.shape.NumElementsUnchecked() * static_cast<int64_t>(sizeof(float)) >= kLargeDepthwiseBytes;
+}
+
+// A tensor of known rank whose dims past the channels are all 1.
+bool OnePosition(const ir::ValueType& type) {
+  if (!type.is_tensor() || type.shape().unknown_rank() || type.shape().rank() < 3) return false;
+  for (int64_t d = 2; d < type.shape().rank(); ++d) {
+    if (type.shape().dim(d) != 1) return false;
+  }
+  return true;
 }
 
 bool Commutative(const ir::Node& n) {
@@ -408,6 +420,11 @@ class LayoutPass {
   // Whether `c` reads port `port` in layout `f` itself.
   bool Reads(const ir::Node& c, int port, ir::Format f) const {
     if (!on_dense_(c)) return false;
+    // One position per sample: channels-last storage, and channel-blocked
+    // storage of whole blocks, is the plain storage.
+    if (c.type() == kChannelSoftmaxOp) {
+      return port == 0 && (IsChannelsLast(f) || Block(f) > 1) && OnePosition(TypeOf(c.input(0)));
+    }
     if (c.type() == ir::kTransData) {  // reads the layout its src_format names
       return c.op_desc().GetAttrOr<std::string>("src_format", "") == ir::FormatName(f);
     }
@@ -495,8 +512,7 @@ bool DepthwiseBlocksEnabled() { return DepthwiseBlocksSwitch().load(std::memory_
 
 void SetDepthwiseBlocksEnabled(bool on) { DepthwiseBlocksSwitch().store(on, std::memory_order_relaxed); }
 
-absl::StatusOr<bool> AssignBlockedLayouts(ir::Graph& graph, const NodeFilter& on_dense,
-                                          const DenseContext& context) {
+absl::StatusOr<bool> AssignBlockedLayouts(ir::Graph& graph, const NodeFilter& on_dense, const DenseContext& context) {
   return LayoutPass(graph, on_dense, context).Run();
 }
 

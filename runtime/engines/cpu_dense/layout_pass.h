@@ -20,6 +20,9 @@
 //   * GlobalAveragePool / GlobalMaxPool read any layout and write plain;
 //   * `_ChannelShuffle` (channel_shuffle.h) writes its input's layout when
 //     that is channels-last;
+//   * `_GroupNorm` (group_norm.h) writes the layout its input has, like
+//     the unary ops; `_ChannelSoftmax` (channel_softmax.h) reads a
+//     channels-last input of one position per sample in place;
 //   * `_ChannelsLastView` (channels_last_view.h) writes channels-last by
 //     definition (its output format is set when it is formed), so layouts
 //     start there too: a convolution reads it in place, other readers get a

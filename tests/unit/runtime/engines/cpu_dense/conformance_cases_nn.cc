@@ -2,6 +2,7 @@
 // kernels: random ranks, axes, parameter broadcasts, operand broadcasting
 // (the forms the engine accepts), scalars and zero-sized tensors.
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 #include "base/ops/shape_utils.h"
@@ -367,6 +368,85 @@ std::vector<Case> ConcatCases(Rng& rng) {
 
 }  // namespace
 
+// `_GroupNorm` (group_norm.h) on plain tensors: ranks 3 to 5, groups 1 to C,
+// batches, one position, with and without SiLU; the reference spells the
+// definition out in double (host_cpu has no such op). The layouts:
+// group_norm_test.cc.
+std::vector<Case> GroupNormCases(Rng& rng) {
+  std::vector<Case> cases;
+  for (int trial = 0; trial < 12; ++trial) {
+    const int64_t rank = 3 + trial % 3, g = rng.Int(1, 4), c = g * rng.Int(1, 6);
+    std::vector<int64_t> dims = {rng.Int(1, 3), c};
+    for (int64_t d = 2; d < rank; ++d) dims.push_back(trial % 4 == 3 ? 1 : rng.Int(1, 7));
+    const Tensor x = rng.Random(DataType::kFloat, Shape(dims));
+    const Tensor scale = rng.Random(DataType::kFloat, Shape{c});
+    const Tensor bias = rng.Random(DataType::kFloat, Shape{c});
+    const bool silu = trial % 2 == 1;
+    ir::AttrMap attrs = {{"num_groups", ir::AttrValue(g)}, {"epsilon", ir::AttrValue(1e-5f)}};
+    if (silu) attrs["activation"] = ir::AttrValue(std::string("silu"));
+    Case cs = MakeCase("_GroupNorm", {x, scale, bias}, std::move(attrs), test::Tolerance{1e-4, 1e-4});
+    cs.reference = [x, scale, bias, g, silu]() -> absl::StatusOr<Tensor> {
+      const int64_t n = x.shape().dim(0), ch = x.shape().dim(1), inner = x.NumElements() / (n * ch);
+      const int64_t per = ch / g * inner;
+      GE_ASSIGN_OR_RETURN(Tensor out, Tensor::Allocate(DataType::kFloat, x.shape()));
+      for (int64_t b = 0; b < n * g; ++b) {
+        const float* in = x.data<float>() + b * per;
+        double mean = 0, var = 0;
+        for (int64_t i = 0; i < per; ++i) mean += in[i];
+        mean /= static_cast<double>(per);
+        for (int64_t i = 0; i < per; ++i) var += (in[i] - mean) * (in[i] - mean);
+        var /= static_cast<double>(per);
+        for (int64_t i = 0; i < per; ++i) {
+          const int64_t channel = (b % g) * (ch / g) + i / inner;
+          double v =
+              (in[i] - mean) / std::sqrt(var + 1e-5) * scale.data<float>()[channel] + bias.data<float>()[channel];
+          if (silu) v /= 1.0 + std::exp(-v);
+          out.data<float>()[b * per + i] = static_cast<float>(v);
+        }
+      }
+      return out;
+    };
+    cases.push_back(std::move(cs));
+  }
+  return cases;
+}
+
+// `_ChannelSoftmax` (channel_softmax.h) with one output: random groups of a
+// sample's values and random sources (repeats allowed), [N, T] and
+// [N, T, 1, 1] inputs; the reference spells the grouped softmax out.
+std::vector<Case> ChannelSoftmaxCases(Rng& rng) {
+  std::vector<Case> cases;
+  for (int trial = 0; trial < 10; ++trial) {
+    const int64_t n = rng.Int(1, 3), t = rng.Int(1, 40), groups = rng.Int(1, t), size = rng.Int(1, 50);
+    std::vector<int64_t> group(static_cast<size_t>(t)), source(static_cast<size_t>(size));
+    for (int64_t i = 0; i < t; ++i) group[i] = i < groups ? i : rng.Int(0, groups - 1);
+    for (int64_t i = 0; i < size; ++i) source[i] = rng.Int(0, t - 1);
+    const Tensor x = rng.Random(DataType::kFloat, trial % 2 == 0 ? Shape{n, t} : Shape{n, t, 1, 1});
+    Case cs = MakeCase("_ChannelSoftmax", {x},
+                       {{"groups", ir::AttrValue(group)},
+                        {"sources", ir::AttrValue(source)},
+                        {"ranks", ir::AttrValue(std::vector<int64_t>{1})},
+                        {"dims", ir::AttrValue(std::vector<int64_t>{size})}},
+                       test::Tolerance{1e-6, 1e-5});
+    cs.reference = [x, group, source, n, t, size]() -> absl::StatusOr<Tensor> {
+      GE_ASSIGN_OR_RETURN(Tensor out, Tensor::Allocate(DataType::kFloat, Shape{n, size}));
+      for (int64_t b = 0; b < n; ++b) {
+        const float* in = x.data<float>() + b * t;
+        for (int64_t i = 0; i < size; ++i) {
+          double sum = 0;
+          for (int64_t j = 0; j < t; ++j) {
+            if (group[j] == group[source[i]]) sum += std::exp(static_cast<double>(in[j]));
+          }
+          out.data<float>()[b * size + i] = static_cast<float>(std::exp(static_cast<double>(in[source[i]])) / sum);
+        }
+      }
+      return out;
+    };
+    cases.push_back(std::move(cs));
+  }
+  return cases;
+}
+
 void AddNnCases(CaseTable& table) {
   table["TransData"] = TransDataCases;
   table["Concat"] = ConcatCases;
@@ -378,6 +458,8 @@ void AddNnCases(CaseTable& table) {
   }
   table["_ChannelShuffle"] = ChannelShuffleCases;
   table["_ChannelsLastView"] = ChannelsLastViewCases;
+  table["_GroupNorm"] = GroupNormCases;
+  table["_ChannelSoftmax"] = ChannelSoftmaxCases;
   table["LayerNormalization"] = LayerNormCases;
   for (const char* type : {"Softmax", "LogSoftmax"}) {
     table[type] = [type](Rng& rng) { return SoftmaxCases(rng, type); };
