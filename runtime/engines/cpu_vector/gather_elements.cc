@@ -293,16 +293,7 @@ class ScatterElementsKernel final : public Kernel {
         default: return NodeError(op_, "element size ", DataTypeSize(data.dtype()), " is not 1, 2, 4 or 8");
       }
     }
-    switch (data.dtype()) {
-      case DataType::kFloat: return by_type(sdk::TypeTag<float>{});
-      case DataType::kDouble: return by_type(sdk::TypeTag<double>{});
-      case DataType::kFloat16: return by_type(sdk::TypeTag<Float16>{});
-      case DataType::kInt32: return by_type(sdk::TypeTag<int32_t>{});
-      case DataType::kInt64: return by_type(sdk::TypeTag<int64_t>{});
-      case DataType::kInt8: return by_type(sdk::TypeTag<int8_t>{});
-      case DataType::kUint8: return by_type(sdk::TypeTag<uint8_t>{});
-      default: return NodeError(op_, "dtype ", DataTypeName(data.dtype()), " has no reduction here");
-    }
+    return sdk::DispatchType<SelectionTypes>(data.dtype(), op_, by_type);
   }
 
  private:
@@ -446,16 +437,7 @@ class ScatterNDKernel final : public Kernel {
         default: return NodeError(op_, "element size ", DataTypeSize(data.dtype()), " is not 1, 2, 4 or 8");
       }
     }
-    switch (data.dtype()) {
-      case DataType::kFloat: return by_type(sdk::TypeTag<float>{});
-      case DataType::kDouble: return by_type(sdk::TypeTag<double>{});
-      case DataType::kFloat16: return by_type(sdk::TypeTag<Float16>{});
-      case DataType::kInt32: return by_type(sdk::TypeTag<int32_t>{});
-      case DataType::kInt64: return by_type(sdk::TypeTag<int64_t>{});
-      case DataType::kInt8: return by_type(sdk::TypeTag<int8_t>{});
-      case DataType::kUint8: return by_type(sdk::TypeTag<uint8_t>{});
-      default: return NodeError(op_, "dtype ", DataTypeName(data.dtype()), " has no reduction here");
-    }
+    return sdk::DispatchType<SelectionTypes>(data.dtype(), op_, by_type);
   }
 
  private:

@@ -188,16 +188,7 @@ class TopKKernel final : public Kernel {
       });
       return absl::OkStatus();
     };
-    switch (x.dtype()) {
-      case DataType::kFloat: return run(sdk::TypeTag<float>{});
-      case DataType::kDouble: return run(sdk::TypeTag<double>{});
-      case DataType::kFloat16: return run(sdk::TypeTag<Float16>{});
-      case DataType::kInt32: return run(sdk::TypeTag<int32_t>{});
-      case DataType::kInt64: return run(sdk::TypeTag<int64_t>{});
-      case DataType::kInt8: return run(sdk::TypeTag<int8_t>{});
-      case DataType::kUint8: return run(sdk::TypeTag<uint8_t>{});
-      default: return NodeError(op_, "dtype ", DataTypeName(x.dtype()), " is not supported");
-    }
+    return sdk::DispatchType<SelectionTypes>(x.dtype(), op_, run);
   }
 
  private:
@@ -242,16 +233,7 @@ class ArgReduceKernel final : public Kernel {
       }
       return absl::OkStatus();
     };
-    switch (x.dtype()) {
-      case DataType::kFloat: return run(sdk::TypeTag<float>{});
-      case DataType::kDouble: return run(sdk::TypeTag<double>{});
-      case DataType::kFloat16: return run(sdk::TypeTag<Float16>{});
-      case DataType::kInt32: return run(sdk::TypeTag<int32_t>{});
-      case DataType::kInt64: return run(sdk::TypeTag<int64_t>{});
-      case DataType::kInt8: return run(sdk::TypeTag<int8_t>{});
-      case DataType::kUint8: return run(sdk::TypeTag<uint8_t>{});
-      default: return NodeError(op_, "dtype ", DataTypeName(x.dtype()), " is not supported");
-    }
+    return sdk::DispatchType<SelectionTypes>(x.dtype(), op_, run);
   }
 
  private:
@@ -320,16 +302,7 @@ class CumSumKernel final : public Kernel {
       Scan<T>(x.data<T>(), y->data<T>(), outer, n, inner, ctx);
       return absl::OkStatus();
     };
-    switch (x.dtype()) {
-      case DataType::kFloat: return run(sdk::TypeTag<float>{});
-      case DataType::kDouble: return run(sdk::TypeTag<double>{});
-      case DataType::kFloat16: return run(sdk::TypeTag<Float16>{});
-      case DataType::kInt32: return run(sdk::TypeTag<int32_t>{});
-      case DataType::kInt64: return run(sdk::TypeTag<int64_t>{});
-      case DataType::kInt8: return run(sdk::TypeTag<int8_t>{});
-      case DataType::kUint8: return run(sdk::TypeTag<uint8_t>{});
-      default: return NodeError(op_, "dtype ", DataTypeName(x.dtype()), " is not supported");
-    }
+    return sdk::DispatchType<SelectionTypes>(x.dtype(), op_, run);
   }
 
  private:

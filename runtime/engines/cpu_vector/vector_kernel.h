@@ -18,6 +18,7 @@
 #include "base/dtype.h"
 #include "base/ir/op_desc.h"
 #include "base/strings.h"
+#include "runtime/engines/sdk/kernel_util.h"
 #include "runtime/engines/sdk/parallel.h"
 #include "runtime/engines/api/kernel.h"
 #include "runtime/engines/cpu_vector/isa_kernels.h"
@@ -25,6 +26,10 @@
 #include "runtime/engines/sdk/kernel_table.h"
 
 namespace ge::engine::cpu_vector {
+
+// The element types TopK, ArgMax / ArgMin and the scatters' reductions
+// compare and combine (sdk::DispatchType).
+using SelectionTypes = sdk::TypeList<float, double, Float16, int32_t, int64_t, int8_t, uint8_t>;
 
 inline constexpr std::string_view kEngineName = "cpu_vector";
 
