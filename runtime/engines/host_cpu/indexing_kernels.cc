@@ -6,6 +6,7 @@
 // element size), which detection models run on millions of elements.
 #include <algorithm>
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 #include "runtime/engines/host_cpu/kernel_registry.h"
@@ -170,6 +171,26 @@ class GatherElementsKernel final : public Kernel {
   int64_t axis_;
 };
 
+// A scatter's add / mul reduction of one element: integers wrap (in
+// unsigned arithmetic: signed overflow is undefined), floats compute in
+// their compute type.
+template <typename T>
+T ReduceAdd(T a, T b) {
+  if constexpr (std::is_integral_v<T>) {
+    return WrapAdd(a, b);
+  } else {
+    return Narrow<T>(Widen(a) + Widen(b));
+  }
+}
+template <typename T>
+T ReduceMul(T a, T b) {
+  if constexpr (std::is_integral_v<T>) {
+    return WrapMul(a, b);
+  } else {
+    return Narrow<T>(Widen(a) * Widen(b));
+  }
+}
+
 class ScatterElementsKernel final : public Kernel {
  public:
   explicit ScatterElementsKernel(const ir::OpDesc& op)
@@ -209,7 +230,7 @@ class ScatterElementsKernel final : public Kernel {
       const T* u = updates.data<T>();
       ForEachElement(m, indices, [&](int64_t j, int64_t at) {
         T& o = out[at];
-        o = add ? Narrow<T>(Widen(o) + Widen(u[j])) : Narrow<T>(Widen(o) * Widen(u[j]));
+        o = add ? ReduceAdd(o, u[j]) : ReduceMul(o, u[j]);
       });
       return absl::OkStatus();
     });
@@ -564,8 +585,8 @@ class ScatterNDKernel final : public Kernel {
         for (int64_t i = 0; i < slice; ++i) {
           T& o = out[offsets[t] + i];
           const auto a = Widen(o), b = Widen(u[t * slice + i]);
-          if (reduction_ == "add") o = Narrow<T>(a + b);
-          else if (reduction_ == "mul") o = Narrow<T>(a * b);
+          if (reduction_ == "add") o = ReduceAdd(o, u[t * slice + i]);
+          else if (reduction_ == "mul") o = ReduceMul(o, u[t * slice + i]);
           else if (reduction_ == "max") o = Narrow<T>(b > a ? b : a);
           else o = Narrow<T>(b < a ? b : a);
         }
