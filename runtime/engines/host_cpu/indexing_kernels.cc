@@ -584,11 +584,17 @@ class ScatterNDKernel final : public Kernel {
       for (int64_t t = 0; t < tuples; ++t) {
         for (int64_t i = 0; i < slice; ++i) {
           T& o = out[offsets[t] + i];
-          const auto a = Widen(o), b = Widen(u[t * slice + i]);
-          if (reduction_ == "add") o = ReduceAdd(o, u[t * slice + i]);
-          else if (reduction_ == "mul") o = ReduceMul(o, u[t * slice + i]);
-          else if (reduction_ == "max") o = Narrow<T>(b > a ? b : a);
-          else o = Narrow<T>(b < a ? b : a);
+          const T v = u[t * slice + i];
+          const auto a = Widen(o), b = Widen(v);
+          if (reduction_ == "add") {
+            o = ReduceAdd(o, v);
+          } else if (reduction_ == "mul") {
+            o = ReduceMul(o, v);
+          } else if (reduction_ == "max") {
+            o = Narrow<T>(b > a ? b : a);
+          } else {
+            o = Narrow<T>(b < a ? b : a);
+          }
         }
       }
       return absl::OkStatus();
