@@ -10,6 +10,7 @@
 #include "runtime/engines/host_cpu/host_cpu_engine.h"
 #include "runtime/engines/plugin_loader.h"
 #include "tests/testing/kernel_test_util.h"
+#include "tests/unit/runtime/engines/cpu_vector/vector_test_engines.h"
 
 namespace ge::engine::cpu_vector {
 namespace {
@@ -17,19 +18,6 @@ namespace {
 std::string PluginPath() {
   const char* dir = std::getenv("GED_BINARY_DIR");
   return std::string(dir != nullptr ? dir : ".") + "/lib/ged/engines/libge_engine_cpu_vector.so";
-}
-
-const CpuVectorEngine& Vector() {
-  static const CpuVectorEngine* e = [] {
-    auto* engine = new CpuVectorEngine();
-    EXPECT_TRUE(engine->Initialize({}).ok());
-    return engine;
-  }();
-  return *e;
-}
-const HostCpuEngine& Host() {
-  static const HostCpuEngine* e = new HostCpuEngine();
-  return *e;
 }
 
 ir::OpDesc Typed(const std::string& type, const std::vector<Value>& inputs, const ir::AttrMap& attrs = {}) {

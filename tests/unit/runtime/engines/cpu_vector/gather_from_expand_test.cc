@@ -14,22 +14,10 @@
 #include "runtime/engines/host_cpu/host_cpu_engine.h"
 #include "tests/testing/kernel_test_util.h"
 #include "tests/unit/compiler/partition/exec_test_util.h"
+#include "tests/unit/runtime/engines/cpu_vector/vector_test_engines.h"
 
 namespace ge::engine::cpu_vector {
 namespace {
-
-const CpuVectorEngine& Vector() {
-  static const CpuVectorEngine* e = [] {
-    auto* engine = new CpuVectorEngine();
-    EXPECT_TRUE(engine->Initialize({}).ok());
-    return engine;
-  }();
-  return *e;
-}
-const HostCpuEngine& Host() {
-  static const HostCpuEngine* e = new HostCpuEngine();
-  return *e;
-}
 
 std::unique_ptr<ir::Graph> Parse(std::string_view text) {
   auto g = ir::ParseGraph(text);
