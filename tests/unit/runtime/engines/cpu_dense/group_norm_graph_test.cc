@@ -20,19 +20,7 @@ namespace {
 
 class GroupNormGraphTest : public PlacedGraphTest {
  protected:
-  static void FillWeights(ir::Graph& g) {
-    uint64_t seed = 300;
-    g.ForEachNode([&](ir::Node* n) {
-      if (n->type() != ir::kConst || !n->name().starts_with("w")) return;
-      const Shape shape = n->op_desc().output(0).type.shape();
-      n->mutable_op_desc().SetAttr(ir::kAttrValue, test::RandomTensor(DataType::kFloat, shape, seed++, -0.5, 1.0));
-    });
-  }
-  static int Count(const ir::Graph& g, std::string_view type) {
-    int n = 0;
-    g.ForEachNode([&](ir::Node* node) { n += node->type() == type; });
-    return n;
-  }
+  static void FillWeights(ir::Graph& g) { FillConsts(g, "w", 300, -0.5, 1.0); }
 };
 
 // conv -> GroupNorm(G) [-> SiLU] -> conv, and a second GroupNorm without

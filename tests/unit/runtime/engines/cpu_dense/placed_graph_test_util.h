@@ -6,15 +6,18 @@
 #include <cstdlib>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/ir/graph.h"
+#include "base/ir/op_types.h"
 #include "base/tensor.h"
 #include "gtest/gtest.h"
 #include "runtime/engines/cpu_dense/cpu_dense_engine.h"
 #include "runtime/engines/engine_registry.h"
 #include "runtime/engines/host_cpu/host_cpu_engine.h"
 #include "runtime/executor/dynamic_executor.h"
+#include "tests/testing/kernel_test_util.h"
 
 namespace ge::engine::cpu_dense {
 
@@ -66,6 +69,23 @@ class PlacedGraphTest : public ::testing::Test {
   static Tensor Run(const ir::Graph& g, const Tensor& x) {
     std::vector<Tensor> all = RunAll(g, x);
     return all.empty() ? Tensor() : all[0];
+  }
+
+  // Seeded random values, uniform in [lo, hi), for every Const whose name
+  // starts with `prefix` (seeds count up from `seed` in node order).
+  static void FillConsts(ir::Graph& g, std::string_view prefix, uint64_t seed, double lo, double hi) {
+    g.ForEachNode([&](ir::Node* n) {
+      if (n->type() != ir::kConst || !n->name().starts_with(prefix)) return;
+      const Shape shape = n->op_desc().output(0).type.shape();
+      n->mutable_op_desc().SetAttr(ir::kAttrValue, test::RandomTensor(DataType::kFloat, shape, seed++, lo, hi));
+    });
+  }
+
+  // How many nodes of `g` (root only) have this type.
+  static int Count(const ir::Graph& g, std::string_view type) {
+    int n = 0;
+    g.ForEachNode([&](ir::Node* node) { n += node->type() == type; });
+    return n;
   }
 
   static inline EngineRegistry* engines_ = nullptr;

@@ -53,12 +53,7 @@ class WeightPanelsTest : public PlacedGraphTest {
 
   static std::unique_ptr<ir::Graph> Placed(const std::string& text) {
     auto g = Parse(text);
-    uint64_t seed = 40;
-    g->ForEachNode([&](ir::Node* n) {
-      if (n->type() != ir::kConst) return;
-      const Shape shape = n->op_desc().output(0).type.shape();
-      n->mutable_op_desc().SetAttr(ir::kAttrValue, test::RandomTensor(DataType::kFloat, shape, seed++, -0.5, 0.5));
-    });
+    FillConsts(*g, "", 40, -0.5, 0.5);
     Place(*g, /*dense=*/true);
     return g;
   }
